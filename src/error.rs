@@ -1,0 +1,237 @@
+//! Errors: what the peer got wrong ([`Error`]) versus what the local caller
+//! got wrong ([`UsageError`]).
+
+use std::fmt;
+
+use http::StatusCode;
+
+/// A protocol error by the peer: malformed, ambiguous or oversized input.
+///
+/// After such an error the connection must be closed; the decoder stays in
+/// its failed state and returns the same error again. [`Error::status`]
+/// suggests the status code a server should answer with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    kind: ErrorKind,
+}
+
+/// What was wrong with the peer's input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The method is not a token.
+    InvalidMethod,
+    /// The request-target has a byte outside its grammar, or a form that
+    /// does not fit the method (authority-form without CONNECT, `*` without
+    /// OPTIONS).
+    InvalidTarget,
+    /// The start line is not `method SP target SP version` /
+    /// `version SP status SP reason`.
+    InvalidStartLine,
+    /// The HTTP-version is malformed (`HTTP/1.10`, `http/1.1`, ...).
+    InvalidVersion,
+    /// A well-formed version this implementation does not speak (HTTP/0.9,
+    /// HTTP/2.0 in a request line).
+    UnsupportedVersion,
+    /// The status code is not three digits.
+    InvalidStatus,
+    /// The reason phrase has a forbidden byte.
+    InvalidReason,
+    /// A field name is empty or has a byte that is not a tchar.
+    InvalidFieldName,
+    /// A field line has no colon.
+    MissingColon,
+    /// Whitespace between a field name and the colon (RFC 9112 section 5.1).
+    WhitespaceBeforeColon,
+    /// A field value has a forbidden byte (a control character, bare CR).
+    InvalidFieldValue,
+    /// A line folded with obs-fold where it is not accepted.
+    ObsFold,
+    /// A line ended with LF alone, or a CR not followed by LF.
+    BareLineFeed,
+    /// An HTTP/1.1 request without `Host`, or with more than one.
+    InvalidHost,
+    /// `Content-Length` is not 1*DIGIT, overflows, or appears more than once.
+    InvalidContentLength,
+    /// A request with both `Transfer-Encoding` and `Content-Length`.
+    ContentLengthWithTransferEncoding,
+    /// `Transfer-Encoding` in a request whose final coding is not `chunked`,
+    /// or that applies `chunked` more than once.
+    InvalidTransferEncoding,
+    /// A transfer coding other than `chunked` in a request.
+    UnsupportedTransferCoding,
+    /// `Transfer-Encoding` in an HTTP/1.0 message.
+    TransferEncodingInHttp10,
+    /// A chunk size that is not 1*HEXDIG or overflows 64 bits.
+    InvalidChunkSize,
+    /// A chunk extension that does not follow its grammar.
+    InvalidChunkExtension,
+    /// Chunk data not followed by exactly CRLF.
+    MissingChunkCrlf,
+    /// A trailer field that is malformed or may not appear in a trailer
+    /// section (framing, routing, connection control).
+    InvalidTrailer,
+    /// The head is larger than [`Limits::max_head_bytes`](crate::Limits::max_head_bytes).
+    HeadTooLarge,
+    /// More field lines than [`Limits::max_fields`](crate::Limits::max_fields).
+    TooManyFields,
+    /// The request-target is longer than [`Limits::max_target_bytes`](crate::Limits::max_target_bytes).
+    TargetTooLong,
+    /// A chunk-size line longer than [`Limits::max_chunk_line_bytes`](crate::Limits::max_chunk_line_bytes).
+    ChunkLineTooLong,
+    /// A trailer section larger than [`Limits::max_trailer_bytes`](crate::Limits::max_trailer_bytes).
+    TrailersTooLarge,
+    /// More 1xx responses than [`Limits::max_interim_responses`](crate::Limits::max_interim_responses).
+    TooManyInterimResponses,
+    /// The peer closed the connection in the middle of a message.
+    UnexpectedEof,
+}
+
+impl ErrorKind {
+    /// The status code a server should answer this error with.
+    pub fn status(self) -> StatusCode {
+        use ErrorKind::*;
+        match self {
+            UnsupportedVersion => StatusCode::HTTP_VERSION_NOT_SUPPORTED,
+            UnsupportedTransferCoding => StatusCode::NOT_IMPLEMENTED,
+            TargetTooLong => StatusCode::URI_TOO_LONG,
+            HeadTooLarge | TooManyFields | TrailersTooLarge => {
+                StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE
+            }
+            ChunkLineTooLong => StatusCode::PAYLOAD_TOO_LARGE,
+            _ => StatusCode::BAD_REQUEST,
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        use ErrorKind::*;
+        match self {
+            InvalidMethod => "invalid method",
+            InvalidTarget => "invalid request-target",
+            InvalidStartLine => "malformed start line",
+            InvalidVersion => "invalid HTTP version",
+            UnsupportedVersion => "unsupported HTTP version",
+            InvalidStatus => "invalid status code",
+            InvalidReason => "invalid reason phrase",
+            InvalidFieldName => "invalid field name",
+            MissingColon => "field line without a colon",
+            WhitespaceBeforeColon => "whitespace before the colon of a field line",
+            InvalidFieldValue => "invalid field value",
+            ObsFold => "obsolete line folding",
+            BareLineFeed => "line not ended by CRLF",
+            InvalidHost => "missing or repeated Host",
+            InvalidContentLength => "invalid Content-Length",
+            ContentLengthWithTransferEncoding => "both Transfer-Encoding and Content-Length",
+            InvalidTransferEncoding => "Transfer-Encoding does not end in a single chunked",
+            UnsupportedTransferCoding => "unsupported transfer coding",
+            TransferEncodingInHttp10 => "Transfer-Encoding in an HTTP/1.0 message",
+            InvalidChunkSize => "invalid chunk size",
+            InvalidChunkExtension => "invalid chunk extension",
+            MissingChunkCrlf => "chunk data not followed by CRLF",
+            InvalidTrailer => "invalid or forbidden trailer field",
+            HeadTooLarge => "head too large",
+            TooManyFields => "too many field lines",
+            TargetTooLong => "request-target too long",
+            ChunkLineTooLong => "chunk-size line too long",
+            TrailersTooLarge => "trailer section too large",
+            TooManyInterimResponses => "too many interim responses",
+            UnexpectedEof => "connection closed inside a message",
+        }
+    }
+}
+
+impl Error {
+    pub(crate) fn new(kind: ErrorKind) -> Self {
+        Error { kind }
+    }
+
+    /// What was wrong.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+
+    /// The status code a server should answer with (400, 413, 414, 431, 501
+    /// or 505).
+    pub fn status(&self) -> StatusCode {
+        self.kind.status()
+    }
+}
+
+impl From<ErrorKind> for Error {
+    fn from(kind: ErrorKind) -> Self {
+        Error::new(kind)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "HTTP/1.1 protocol error: {}", self.kind.describe())
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// A mistake by the local caller, never caused by what the peer sent.
+///
+/// The message being sent is left as it was before the call that failed,
+/// so nothing malformed reaches the peer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum UsageError {
+    /// More body bytes than the declared `Content-Length`.
+    BodyTooLong {
+        /// The declared length.
+        declared: u64,
+        /// The bytes that would have been sent in all.
+        attempted: u64,
+    },
+    /// The message was finished before the declared `Content-Length` was sent.
+    BodyTooShort {
+        /// The declared length.
+        declared: u64,
+        /// The bytes sent.
+        sent: u64,
+    },
+    /// Body data or trailers for a message whose framing has no body.
+    BodyNotAllowed,
+    /// Trailers on a message that is not chunked.
+    TrailersNotAllowed,
+    /// A trailer field that may not be sent in a trailer section.
+    ForbiddenTrailer,
+    /// The caller-supplied framing fields contradict each other or the
+    /// message (two `Content-Length` values, `Transfer-Encoding` to an
+    /// HTTP/1.0 peer, a `Transfer-Encoding` not ending in `chunked`, ...).
+    InvalidFraming,
+    /// A head, data or end was sent when the state does not allow it (data
+    /// before a head, a second head, anything after the end).
+    WrongState,
+    /// A start-line element that cannot be written (a reason phrase or
+    /// version that HTTP/1.1 cannot carry).
+    InvalidHead,
+}
+
+impl fmt::Display for UsageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            UsageError::BodyTooLong {
+                declared,
+                attempted,
+            } => write!(
+                f,
+                "body longer than its Content-Length ({attempted} > {declared})"
+            ),
+            UsageError::BodyTooShort { declared, sent } => write!(
+                f,
+                "message finished before its Content-Length ({sent} < {declared})"
+            ),
+            UsageError::BodyNotAllowed => f.write_str("this message cannot have a body"),
+            UsageError::TrailersNotAllowed => f.write_str("trailers need a chunked body"),
+            UsageError::ForbiddenTrailer => f.write_str("field not allowed in a trailer section"),
+            UsageError::InvalidFraming => f.write_str("contradictory framing fields"),
+            UsageError::WrongState => f.write_str("call not allowed in the current state"),
+            UsageError::InvalidHead => f.write_str("head cannot be written as HTTP/1.1"),
+        }
+    }
+}
+
+impl std::error::Error for UsageError {}

@@ -1,0 +1,306 @@
+//! The body-length decision of RFC 9112 section 6.3, as pure functions.
+//!
+//! Both decoders call these functions on a parsed head; nothing else in the
+//! crate decides how long a message body is. `docs/framing.md` has the table.
+
+use http::header::{CONNECTION, CONTENT_LENGTH, HeaderMap, HeaderValue, TRANSFER_ENCODING};
+use http::{Method, StatusCode, Version};
+
+use crate::error::ErrorKind;
+use crate::keep_alive::{CloseReason, KeepAlive};
+
+/// How the body of a message is delimited.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BodyKind {
+    /// No body at all (a request without framing fields, a response to HEAD,
+    /// 1xx, 204, 304, a 2xx answer to CONNECT).
+    Empty,
+    /// Exactly this many bytes (`Content-Length`).
+    Length(u64),
+    /// The chunked transfer coding.
+    Chunked,
+    /// Everything until the peer closes the connection (responses only).
+    CloseDelimited,
+}
+
+impl BodyKind {
+    /// `true` when the message has no body bytes (`Empty` or `Length(0)`).
+    pub fn is_empty(self) -> bool {
+        matches!(self, BodyKind::Empty | BodyKind::Length(0))
+    }
+}
+
+/// The framing of a message: its body kind and the verdict it implies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Framing {
+    /// How the body is delimited.
+    pub body: BodyKind,
+    /// `Some` when the framing alone forbids reusing the connection
+    /// (close-delimited body, Transfer-Encoding with Content-Length).
+    pub close: Option<CloseReason>,
+}
+
+impl Framing {
+    const fn of(body: BodyKind) -> Self {
+        Framing { body, close: None }
+    }
+}
+
+/// What the request a response answers tells about the response's framing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum RequestKind {
+    /// Any method other than HEAD and CONNECT.
+    #[default]
+    Other,
+    /// HEAD: the response never has a body.
+    Head,
+    /// CONNECT: a 2xx response switches the connection to a tunnel.
+    Connect,
+}
+
+impl RequestKind {
+    /// The kind of a request method.
+    pub fn of(method: &Method) -> Self {
+        if method == Method::HEAD {
+            RequestKind::Head
+        } else if method == Method::CONNECT {
+            RequestKind::Connect
+        } else {
+            RequestKind::Other
+        }
+    }
+}
+
+/// What a response does to the exchange, besides its body framing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResponseClass {
+    /// 1xx other than 101: an interim response; the final one follows.
+    Interim,
+    /// 101 Switching Protocols, or 2xx to CONNECT: HTTP ends after the head.
+    Switch,
+    /// A final response.
+    Final,
+}
+
+/// Classifies a response status for the request it answers.
+pub fn response_class(request: RequestKind, status: StatusCode) -> ResponseClass {
+    if status == StatusCode::SWITCHING_PROTOCOLS
+        || (request == RequestKind::Connect && status.is_success())
+    {
+        ResponseClass::Switch
+    } else if status.is_informational() {
+        ResponseClass::Interim
+    } else {
+        ResponseClass::Final
+    }
+}
+
+/// The framing of a request (RFC 9112 section 6.3 items 3, 4 (request), 6
+/// and 7).
+///
+/// Strict: `Transfer-Encoding` with `Content-Length` is refused, as is
+/// `Transfer-Encoding` in HTTP/1.0 or with any coding but one final
+/// `chunked`; `Content-Length` must be one field line of 1*DIGIT.
+pub fn request_framing(version: Version, headers: &HeaderMap) -> Result<Framing, ErrorKind> {
+    let te = headers.get_all(TRANSFER_ENCODING);
+    if te.iter().next().is_some() {
+        if version == Version::HTTP_10 {
+            return Err(ErrorKind::TransferEncodingInHttp10);
+        }
+        if headers.contains_key(CONTENT_LENGTH) {
+            return Err(ErrorKind::ContentLengthWithTransferEncoding);
+        }
+        return match transfer_codings(te.iter())? {
+            Codings::Chunked => Ok(Framing::of(BodyKind::Chunked)),
+            // "gzip, chunked": framed, but a coding this crate cannot remove.
+            Codings::ChunkedOverOthers => Err(ErrorKind::UnsupportedTransferCoding),
+            Codings::NotChunked => Err(ErrorKind::InvalidTransferEncoding),
+        };
+    }
+    match content_length(headers)? {
+        Some(n) => Ok(Framing::of(BodyKind::Length(n))),
+        None => Ok(Framing::of(BodyKind::Empty)),
+    }
+}
+
+/// The framing of a response to a request of the given kind (RFC 9112
+/// section 6.3 items 1 to 5 and 8).
+///
+/// Responses to HEAD, 1xx, 204, 304 and 2xx to CONNECT have no body whatever
+/// their fields say. `Transfer-Encoding` wins over `Content-Length`, and the
+/// connection is then not reused. A final coding other than `chunked` makes
+/// the body close-delimited.
+pub fn response_framing(
+    request: RequestKind,
+    status: StatusCode,
+    version: Version,
+    headers: &HeaderMap,
+) -> Result<Framing, ErrorKind> {
+    if request == RequestKind::Head
+        || status.is_informational()
+        || status == StatusCode::NO_CONTENT
+        || status == StatusCode::NOT_MODIFIED
+        || (request == RequestKind::Connect && status.is_success())
+    {
+        return Ok(Framing::of(BodyKind::Empty));
+    }
+    let te = headers.get_all(TRANSFER_ENCODING);
+    if te.iter().next().is_some() {
+        if version == Version::HTTP_10 {
+            return Err(ErrorKind::TransferEncodingInHttp10);
+        }
+        let conflict = headers.contains_key(CONTENT_LENGTH);
+        return match transfer_codings(te.iter())? {
+            // Other codings stay in the body for the application to remove.
+            Codings::Chunked | Codings::ChunkedOverOthers => Ok(Framing {
+                body: BodyKind::Chunked,
+                close: conflict.then_some(CloseReason::FramingConflict),
+            }),
+            Codings::NotChunked => Ok(Framing {
+                body: BodyKind::CloseDelimited,
+                close: Some(CloseReason::CloseDelimited),
+            }),
+        };
+    }
+    match content_length(headers)? {
+        Some(n) => Ok(Framing::of(BodyKind::Length(n))),
+        None => Ok(Framing {
+            body: BodyKind::CloseDelimited,
+            close: Some(CloseReason::CloseDelimited),
+        }),
+    }
+}
+
+/// The keep-alive verdict a message's version and `Connection` field give
+/// (RFC 9112 section 9.3), before its framing is considered.
+pub fn connection_verdict(version: Version, headers: &HeaderMap) -> KeepAlive {
+    let mut close = false;
+    let mut keep_alive = false;
+    for value in headers.get_all(CONNECTION) {
+        for token in list_elements(value.as_bytes()) {
+            if token.eq_ignore_ascii_case(b"close") {
+                close = true;
+            } else if token.eq_ignore_ascii_case(b"keep-alive") {
+                keep_alive = true;
+            }
+        }
+    }
+    if close {
+        KeepAlive::Close(CloseReason::PeerClose)
+    } else if version == Version::HTTP_10 && !keep_alive {
+        KeepAlive::Close(CloseReason::Http10)
+    } else {
+        KeepAlive::Reusable
+    }
+}
+
+/// `true` when a `Connection` field lists `token` (case-insensitive).
+pub fn connection_has(headers: &HeaderMap, token: &[u8]) -> bool {
+    headers
+        .get_all(CONNECTION)
+        .iter()
+        .any(|v| list_elements(v.as_bytes()).any(|t| t.eq_ignore_ascii_case(token)))
+}
+
+/// The non-empty elements of a comma-separated list, trimmed of spaces and
+/// tabs (RFC 9110 section 5.6.1).
+pub(crate) fn list_elements(value: &[u8]) -> impl Iterator<Item = &[u8]> {
+    value
+        .split(|&b| b == b',')
+        .map(trim_ows)
+        .filter(|e| !e.is_empty())
+}
+
+pub(crate) fn trim_ows(mut s: &[u8]) -> &[u8] {
+    while let [b' ' | b'\t', rest @ ..] = s {
+        s = rest;
+    }
+    while let [rest @ .., b' ' | b'\t'] = s {
+        s = rest;
+    }
+    s
+}
+
+enum Codings {
+    /// Exactly `chunked`.
+    Chunked,
+    /// Other codings, then `chunked` last.
+    ChunkedOverOthers,
+    /// The final coding is not `chunked`.
+    NotChunked,
+}
+
+/// Reads the transfer-coding list across all `Transfer-Encoding` lines.
+/// `chunked` twice, an empty list or a coding that is not a token is an
+/// error whatever the role.
+fn transfer_codings<'a>(
+    values: impl Iterator<Item = &'a HeaderValue>,
+) -> Result<Codings, ErrorKind> {
+    let mut chunked_seen = false;
+    let mut last_chunked = false;
+    let mut others = false;
+    for value in values {
+        for coding in list_elements(value.as_bytes()) {
+            if coding.eq_ignore_ascii_case(b"chunked") {
+                if chunked_seen {
+                    // RFC 9112 section 7: chunked is applied at most once.
+                    return Err(ErrorKind::InvalidTransferEncoding);
+                }
+                chunked_seen = true;
+                last_chunked = true;
+            } else {
+                // A coding is a token, optionally with parameters.
+                let name = coding.split(|&b| b == b';').next().unwrap_or(coding);
+                if !is_token(trim_ows(name)) {
+                    return Err(ErrorKind::InvalidTransferEncoding);
+                }
+                others = true;
+                last_chunked = false;
+            }
+        }
+    }
+    Ok(match (last_chunked, others) {
+        (true, false) => Codings::Chunked,
+        (true, true) => Codings::ChunkedOverOthers,
+        (false, true) => Codings::NotChunked,
+        // An empty list names no coding at all.
+        (false, false) => return Err(ErrorKind::InvalidTransferEncoding),
+    })
+}
+
+/// The value of the single `Content-Length` field, if any.
+///
+/// Strict: exactly one field line whose value is 1*DIGIT without sign, and
+/// no overflow. A repeated field or a list, even of equal values, is refused
+/// (RFC 9110 section 8.6 lets a recipient reject them).
+fn content_length(headers: &HeaderMap) -> Result<Option<u64>, ErrorKind> {
+    let mut values = headers.get_all(CONTENT_LENGTH).iter();
+    let Some(first) = values.next() else {
+        return Ok(None);
+    };
+    if values.next().is_some() {
+        return Err(ErrorKind::InvalidContentLength);
+    }
+    parse_decimal(trim_ows(first.as_bytes()))
+        .map(Some)
+        .ok_or(ErrorKind::InvalidContentLength)
+}
+
+/// Parses 1*DIGIT into a u64, refusing signs, spaces and overflow.
+pub(crate) fn parse_decimal(digits: &[u8]) -> Option<u64> {
+    if digits.is_empty() {
+        return None;
+    }
+    let mut n: u64 = 0;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        n = n.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+    }
+    Some(n)
+}
+
+pub(crate) fn is_token(s: &[u8]) -> bool {
+    !s.is_empty() && s.iter().all(|&b| crate::head::chars::is_tchar(b))
+}

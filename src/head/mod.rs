@@ -1,0 +1,4 @@
+//! The head parser: finds the lines of a head with memchr and turns them into
+//! `http` types whose field values are slices of the input.
+
+pub(crate) mod chars;

@@ -1,0 +1,67 @@
+//! The keep-alive verdict of RFC 9112 section 9.3.
+
+/// Whether a connection may carry another message after the current one.
+///
+/// The verdict of a message is known once its head is decoded (it depends on
+/// the version, the `Connection` field and the body framing) and final when
+/// its last body byte has been decoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum KeepAlive {
+    /// Another message may follow on this connection.
+    Reusable,
+    /// The connection must close after this message, for the given reason.
+    Close(CloseReason),
+}
+
+impl KeepAlive {
+    /// `true` for [`KeepAlive::Reusable`].
+    pub fn is_reusable(self) -> bool {
+        matches!(self, KeepAlive::Reusable)
+    }
+
+    /// The reason to close, if the verdict is to close.
+    pub fn close_reason(self) -> Option<CloseReason> {
+        match self {
+            KeepAlive::Reusable => None,
+            KeepAlive::Close(reason) => Some(reason),
+        }
+    }
+
+    /// Combines two verdicts: reusable only if both are; otherwise the first
+    /// reason to close wins.
+    pub fn and(self, other: KeepAlive) -> KeepAlive {
+        match self {
+            KeepAlive::Reusable => other,
+            close => close,
+        }
+    }
+}
+
+/// Why a connection cannot be reused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum CloseReason {
+    /// The peer sent `Connection: close`.
+    PeerClose,
+    /// The local side asked for `Connection: close`.
+    LocalClose,
+    /// An HTTP/1.0 message without `Connection: keep-alive`.
+    Http10,
+    /// The body is delimited by the connection closing.
+    CloseDelimited,
+    /// A response carried both `Transfer-Encoding` and `Content-Length`; it
+    /// was framed by `Transfer-Encoding`, but the connection is not trusted
+    /// for another message (RFC 9112 section 6.3).
+    FramingConflict,
+    /// A request body was not read to its end.
+    UnreadBody,
+    /// The server refused an `Expect: 100-continue` request body.
+    RejectedContinue,
+    /// The peer violated the protocol.
+    ProtocolError,
+    /// The connection switched to another protocol (101 Switching Protocols
+    /// or a 2xx answer to CONNECT).
+    Upgraded,
+    /// The peer closed its side of the connection.
+    PeerEof,
+}
