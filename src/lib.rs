@@ -2,13 +2,17 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unreachable_pub)]
 
+pub mod decode;
 mod error;
 pub mod framing;
 mod head;
 mod keep_alive;
 mod limits;
+mod reason;
 
+pub use decode::{Event, RequestDecoder, ResponseDecoder};
 pub use error::{Error, ErrorKind, UsageError};
 pub use framing::{BodyKind, RequestKind};
 pub use keep_alive::{CloseReason, KeepAlive};
 pub use limits::Limits;
+pub use reason::ReasonPhrase;

@@ -1,0 +1,38 @@
+//! The reason phrase of a status line, kept when it is not the canonical one.
+
+use bytes::Bytes;
+
+/// The reason phrase a response carried, as a response extension.
+///
+/// `http::Response` has no place for the reason phrase; the decoder inserts
+/// this extension when the phrase differs from the canonical reason of the
+/// status code (so the common case costs nothing), and the encoder writes it
+/// instead of the canonical reason when present.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ReasonPhrase(Bytes);
+
+impl ReasonPhrase {
+    /// A reason phrase from bytes, if they are HTAB, SP, VCHAR or obs-text.
+    pub fn new(bytes: impl Into<Bytes>) -> Option<Self> {
+        let bytes = bytes.into();
+        bytes
+            .iter()
+            .all(|&b| crate::head::chars::is_text(b))
+            .then_some(ReasonPhrase(bytes))
+    }
+
+    /// The bytes of the phrase.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+
+    pub(crate) fn from_validated(bytes: Bytes) -> Self {
+        ReasonPhrase(bytes)
+    }
+}
+
+impl AsRef<[u8]> for ReasonPhrase {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
