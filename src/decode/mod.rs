@@ -140,6 +140,9 @@ impl Core {
                     .scanner
                     .find_end(buf, self.limits.max_head_bytes, max_lines)
                 {
+                    // An empty line where a start line belongs (a leading
+                    // CRLF before a status line, a bare LF before a request).
+                    Ok(Some(_)) if self.scanner.in_first_line() => Err(ErrorKind::InvalidStartLine),
                     Ok(Some(len)) => Ok(Step::Head(len)),
                     Ok(None) if self.eof => {
                         if buf.is_empty() {
