@@ -78,7 +78,10 @@ mod tests {
 
     #[test]
     fn target_refuses_space_controls_fragment_and_non_ascii() {
-        for b in [b' ', b'\t', b'\r', b'\n', 0, 0x7f, b'#', b'"', b'<', b'>', b'{', b'}', b'|', b'\\', b'^', b'`', 0x80, 0xff] {
+        for b in [
+            b' ', b'\t', b'\r', b'\n', 0, 0x7f, b'#', b'"', b'<', b'>', b'{', b'}', b'|', b'\\',
+            b'^', b'`', 0x80, 0xff,
+        ] {
             assert!(!is_target_char(b), "byte {b:#x}");
         }
         for b in b"/a-Z_9.~!$&'()*+,;=%:@?[]" {
