@@ -2,6 +2,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unreachable_pub)]
 
+pub mod decode;
 pub mod encode;
 mod error;
 pub mod framing;
@@ -11,6 +12,7 @@ mod limits;
 mod reason;
 pub mod segments;
 
+pub use decode::{Event, RequestDecoder, ResponseDecoder};
 pub use encode::{EncoderConfig, EncoderState, RequestEncoder, ResponseContext, ResponseEncoder};
 pub use error::{Error, ErrorKind, UsageError};
 pub use framing::{BodyKind, RequestKind};

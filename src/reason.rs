@@ -1,19 +1,13 @@
-//! The reason phrase of a status line, carried as a response extension.
-
-use std::fmt;
+//! The reason phrase of a status line, kept when it is not the canonical one.
 
 use bytes::Bytes;
 
-use crate::error::UsageError;
-use crate::head::chars::is_text;
-
-/// The reason phrase of a status line (`Not Found` in `HTTP/1.1 404 Not
-/// Found`), as a response extension.
+/// The reason phrase a response carried, as a response extension.
 ///
-/// `http::Response` has no place for a reason phrase, so it travels in the
-/// response's extensions. The response decoder inserts the phrase it read;
-/// the response encoder writes the phrase it finds, and the canonical phrase
-/// of the status code when there is none.
+/// `http::Response` has no place for the reason phrase; the decoder inserts
+/// this extension when the phrase differs from the canonical reason of the
+/// status code (so the common case costs nothing), and the encoder writes it
+/// instead of the canonical reason when present.
 ///
 /// The bytes are always valid: HTAB, SP, VCHAR or obs-text (RFC 9112
 /// section 4), possibly empty.
@@ -23,31 +17,22 @@ use crate::head::chars::is_text;
 ///
 /// let mut res = http::Response::new(());
 /// res.extensions_mut().insert(ReasonPhrase::new("Everything Fine").unwrap());
-/// assert!(ReasonPhrase::new("bad\r\nline").is_err());
+/// assert!(ReasonPhrase::new("bad\r\nline").is_none());
 /// ```
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ReasonPhrase(Bytes);
 
 impl ReasonPhrase {
-    /// A reason phrase, if every byte is HTAB, SP, VCHAR or obs-text;
-    /// otherwise [`UsageError::InvalidHead`].
-    pub fn new(phrase: impl Into<Bytes>) -> Result<Self, UsageError> {
-        let phrase = phrase.into();
-        if phrase.iter().all(|&b| is_text(b)) {
-            Ok(ReasonPhrase(phrase))
-        } else {
-            Err(UsageError::InvalidHead)
-        }
+    /// A reason phrase from bytes, if they are HTAB, SP, VCHAR or obs-text.
+    pub fn new(bytes: impl Into<Bytes>) -> Option<Self> {
+        let bytes = bytes.into();
+        bytes
+            .iter()
+            .all(|&b| crate::head::chars::is_text(b))
+            .then_some(ReasonPhrase(bytes))
     }
 
-    /// A reason phrase from bytes the caller has already checked.
-    #[allow(dead_code)]
-    pub(crate) fn from_checked(phrase: Bytes) -> Self {
-        debug_assert!(phrase.iter().all(|&b| is_text(b)));
-        ReasonPhrase(phrase)
-    }
-
-    /// The phrase's bytes.
+    /// The bytes of the phrase.
     pub fn as_bytes(&self) -> &[u8] {
         &self.0
     }
@@ -57,20 +42,18 @@ impl ReasonPhrase {
         std::str::from_utf8(&self.0).ok()
     }
 
-    /// The phrase's bytes, without a copy.
+    /// The bytes of the phrase, without a copy.
     pub fn into_bytes(self) -> Bytes {
         self.0
+    }
+
+    pub(crate) fn from_validated(bytes: Bytes) -> Self {
+        ReasonPhrase(bytes)
     }
 }
 
 impl AsRef<[u8]> for ReasonPhrase {
     fn as_ref(&self) -> &[u8] {
         &self.0
-    }
-}
-
-impl fmt::Debug for ReasonPhrase {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "ReasonPhrase({:?})", String::from_utf8_lossy(&self.0))
     }
 }

@@ -2,3 +2,5 @@
 //! `http` types whose field values are slices of the input.
 
 pub(crate) mod chars;
+pub(crate) mod parse;
+pub(crate) mod scan;

@@ -1,0 +1,378 @@
+//! Body decoders: Content-Length countdown, chunked, and until close.
+
+use bytes::{Buf, Bytes, BytesMut};
+use http::header::{HeaderMap, HeaderName};
+use memchr::memchr;
+
+use crate::error::ErrorKind;
+use crate::head::chars::{is_tchar, is_text};
+use crate::head::parse;
+use crate::head::scan::{LineScanner, Overflow};
+use crate::limits::Limits;
+
+/// What a body decoder produced.
+#[derive(Debug)]
+pub(crate) enum BodyEvent {
+    Data(Bytes),
+    Trailers(HeaderMap),
+    /// The body is complete.
+    Done,
+    /// More input is needed.
+    NeedMore,
+}
+
+/// The body being decoded.
+#[derive(Debug)]
+pub(crate) enum BodyDecoder {
+    /// Bytes left of a Content-Length body.
+    Length(u64),
+    Chunked(Chunked),
+    /// Until the peer closes.
+    UntilClose,
+}
+
+impl BodyDecoder {
+    /// Produces the next body event from `buf`. `eof` says the peer closed:
+    /// it completes a close-delimited body and is an error in any other.
+    pub(crate) fn decode(
+        &mut self,
+        buf: &mut BytesMut,
+        limits: &Limits,
+        eof: bool,
+    ) -> Result<BodyEvent, ErrorKind> {
+        let event = match self {
+            BodyDecoder::Length(0) => BodyEvent::Done,
+            BodyDecoder::Length(remaining) => {
+                if buf.is_empty() {
+                    BodyEvent::NeedMore
+                } else {
+                    let n = usize::try_from(*remaining)
+                        .unwrap_or(usize::MAX)
+                        .min(buf.len());
+                    *remaining -= n as u64;
+                    BodyEvent::Data(buf.split_to(n).freeze())
+                }
+            }
+            BodyDecoder::Chunked(chunked) => chunked.decode(buf, limits)?,
+            BodyDecoder::UntilClose => {
+                if !buf.is_empty() {
+                    BodyEvent::Data(buf.split().freeze())
+                } else if eof {
+                    BodyEvent::Done
+                } else {
+                    BodyEvent::NeedMore
+                }
+            }
+        };
+        if eof && matches!(event, BodyEvent::NeedMore) {
+            return Err(ErrorKind::UnexpectedEof);
+        }
+        Ok(event)
+    }
+
+    /// `true` once every body byte has been handed out (what remains of a
+    /// chunked body, if anything, is framing).
+    pub(crate) fn data_complete(&self) -> bool {
+        match self {
+            BodyDecoder::Length(n) => *n == 0,
+            BodyDecoder::Chunked(c) => matches!(c.state, ChunkState::Done),
+            BodyDecoder::UntilClose => false,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ChunkState {
+    /// Reading a chunk-size line; `usize` bytes of it already searched.
+    Size(usize),
+    /// Bytes left of the current chunk's data.
+    Data(u64),
+    /// The CRLF after chunk data.
+    DataEnd,
+    /// The trailer section after the last chunk.
+    Trailers,
+    /// Body complete.
+    Done,
+}
+
+/// The chunked transfer coding (RFC 9112 section 7.1).
+#[derive(Debug)]
+pub(crate) struct Chunked {
+    state: ChunkState,
+    trailers: LineScanner,
+}
+
+impl Chunked {
+    pub(crate) fn new() -> Self {
+        Chunked {
+            state: ChunkState::Size(0),
+            trailers: LineScanner::default(),
+        }
+    }
+
+    fn decode(&mut self, buf: &mut BytesMut, limits: &Limits) -> Result<BodyEvent, ErrorKind> {
+        loop {
+            match self.state {
+                ChunkState::Size(searched) => {
+                    let window = buf.len().min(limits.max_chunk_line_bytes);
+                    let Some(i) = memchr(b'\n', &buf[searched..window]) else {
+                        if window == limits.max_chunk_line_bytes && buf.len() >= window {
+                            return Err(ErrorKind::ChunkLineTooLong);
+                        }
+                        self.state = ChunkState::Size(window);
+                        return Ok(BodyEvent::NeedMore);
+                    };
+                    let lf = searched + i;
+                    if lf == 0 || buf[lf - 1] != b'\r' {
+                        return Err(ErrorKind::BareLineFeed);
+                    }
+                    let size = chunk_size_line(&buf[..lf - 1])?;
+                    buf.advance(lf + 1);
+                    if size == 0 {
+                        self.trailers.reset();
+                        self.state = ChunkState::Trailers;
+                    } else {
+                        self.state = ChunkState::Data(size);
+                    }
+                }
+                ChunkState::Data(remaining) => {
+                    if buf.is_empty() {
+                        return Ok(BodyEvent::NeedMore);
+                    }
+                    let n = usize::try_from(remaining)
+                        .unwrap_or(usize::MAX)
+                        .min(buf.len());
+                    let left = remaining - n as u64;
+                    self.state = if left == 0 {
+                        ChunkState::DataEnd
+                    } else {
+                        ChunkState::Data(left)
+                    };
+                    return Ok(BodyEvent::Data(buf.split_to(n).freeze()));
+                }
+                ChunkState::DataEnd => match &buf[..buf.len().min(2)] {
+                    b"\r\n" => {
+                        buf.advance(2);
+                        self.state = ChunkState::Size(0);
+                    }
+                    [] | b"\r" => return Ok(BodyEvent::NeedMore),
+                    _ => return Err(ErrorKind::MissingChunkCrlf),
+                },
+                ChunkState::Trailers => {
+                    let len = match self.trailers.find_end(
+                        buf,
+                        limits.max_trailer_bytes,
+                        limits.max_fields,
+                    ) {
+                        Ok(Some(len)) => len,
+                        Ok(None) => return Ok(BodyEvent::NeedMore),
+                        Err(Overflow::Bytes) => return Err(ErrorKind::TrailersTooLarge),
+                        Err(Overflow::Lines) => return Err(ErrorKind::TooManyFields),
+                    };
+                    let section = buf.split_to(len).freeze();
+                    parse::check_final_crlf(&section, len)?;
+                    self.state = ChunkState::Done;
+                    let ends = self.trailers.ends();
+                    if ends.is_empty() {
+                        return Ok(BodyEvent::Done);
+                    }
+                    let mut map = HeaderMap::with_capacity(ends.len());
+                    parse::fields(&section, ends, 0, false, &mut map)?;
+                    if map.keys().any(forbidden_in_trailers) {
+                        return Err(ErrorKind::InvalidTrailer);
+                    }
+                    return Ok(BodyEvent::Trailers(map));
+                }
+                ChunkState::Done => return Ok(BodyEvent::Done),
+            }
+        }
+    }
+}
+
+/// Fields that may not appear in a trailer section: they would change the
+/// framing, the routing or the connection after the fact (RFC 9110 section
+/// 6.5.1). A trailer section carrying one is refused.
+pub fn forbidden_in_trailers(name: &HeaderName) -> bool {
+    use http::header::*;
+    [
+        CONTENT_LENGTH,
+        TRANSFER_ENCODING,
+        HOST,
+        TRAILER,
+        CONNECTION,
+        TE,
+        UPGRADE,
+        EXPECT,
+        CONTENT_TYPE,
+        CONTENT_ENCODING,
+        CONTENT_RANGE,
+        AUTHORIZATION,
+        PROXY_AUTHORIZATION,
+        SET_COOKIE,
+        COOKIE,
+    ]
+    .contains(name)
+        || name.as_str() == "keep-alive"
+        || name.as_str() == "proxy-connection"
+}
+
+fn hex(b: u8) -> Option<u64> {
+    match b {
+        b'0'..=b'9' => Some(u64::from(b - b'0')),
+        b'a'..=b'f' => Some(u64::from(b - b'a' + 10)),
+        b'A'..=b'F' => Some(u64::from(b - b'A' + 10)),
+        _ => None,
+    }
+}
+
+/// Parses `chunk-size [ chunk-ext ]` (without its CRLF):
+/// `1*HEXDIG *( BWS ";" BWS ext-name [ BWS "=" BWS ( token / quoted-string ) ] )`.
+fn chunk_size_line(line: &[u8]) -> Result<u64, ErrorKind> {
+    let mut size: u64 = 0;
+    let mut i = 0;
+    while let Some(d) = line.get(i).copied().and_then(hex) {
+        size = size
+            .checked_mul(16)
+            .and_then(|s| s.checked_add(d))
+            .ok_or(ErrorKind::InvalidChunkSize)?;
+        i += 1;
+    }
+    if i == 0 {
+        return Err(ErrorKind::InvalidChunkSize);
+    }
+    if i < line.len() && !matches!(line[i], b';' | b' ' | b'\t') {
+        return Err(ErrorKind::InvalidChunkSize);
+    }
+    chunk_extensions(&line[i..])?;
+    Ok(size)
+}
+
+fn skip_bws(s: &[u8], mut i: usize) -> usize {
+    while i < s.len() && matches!(s[i], b' ' | b'\t') {
+        i += 1;
+    }
+    i
+}
+
+fn chunk_extensions(ext: &[u8]) -> Result<(), ErrorKind> {
+    let bad = ErrorKind::InvalidChunkExtension;
+    let mut i = 0;
+    while i < ext.len() {
+        i = skip_bws(ext, i);
+        if ext.get(i) != Some(&b';') {
+            return Err(bad);
+        }
+        i = skip_bws(ext, i + 1);
+        let name_start = i;
+        while i < ext.len() && is_tchar(ext[i]) {
+            i += 1;
+        }
+        if i == name_start {
+            return Err(bad);
+        }
+        let after_name = i;
+        i = skip_bws(ext, i);
+        if ext.get(i) == Some(&b'=') {
+            i = skip_bws(ext, i + 1);
+            if ext.get(i) == Some(&b'"') {
+                i = quoted_string_end(ext, i + 1).ok_or(bad)?;
+            } else {
+                let value_start = i;
+                while i < ext.len() && is_tchar(ext[i]) {
+                    i += 1;
+                }
+                if i == value_start {
+                    return Err(bad);
+                }
+            }
+        } else {
+            // Whitespace only counts as BWS when something follows it.
+            i = after_name;
+        }
+    }
+    Ok(())
+}
+
+/// The index after the closing quote of a quoted-string whose content starts
+/// at `i`, or `None` if it is not closed on this line or holds a control.
+fn quoted_string_end(s: &[u8], mut i: usize) -> Option<usize> {
+    while i < s.len() {
+        match s[i] {
+            b'"' => return Some(i + 1),
+            b'\\' => {
+                if !s.get(i + 1).is_some_and(|&b| is_text(b)) {
+                    return None;
+                }
+                i += 2;
+            }
+            b if is_text(b) => i += 1,
+            _ => return None,
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunk_sizes() {
+        assert_eq!(chunk_size_line(b"0"), Ok(0));
+        assert_eq!(chunk_size_line(b"001B"), Ok(27));
+        assert_eq!(chunk_size_line(b"ffffffffffffffff"), Ok(u64::MAX));
+        for bad in [
+            &b""[..],
+            b"+3",
+            b"-3",
+            b"0x3",
+            b"3 ",
+            b"3\t",
+            b" 3",
+            b"g",
+            b"10000000000000000",
+            b"3 4",
+        ] {
+            assert!(
+                chunk_size_line(bad).is_err(),
+                "{:?}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+    }
+
+    #[test]
+    fn chunk_extensions_follow_the_grammar() {
+        for good in [
+            &b"5;sig=abc123"[..],
+            b"3 ;a = b",
+            b"0\t; z",
+            b"6;flag;q=\"semi;colon\"",
+            b"1;a=\"esc\\\"aped\"",
+            b"1;a;b;c=d",
+        ] {
+            assert!(
+                chunk_size_line(good).is_ok(),
+                "{:?}",
+                String::from_utf8_lossy(good)
+            );
+        }
+        for bad in [
+            &b"3;"[..],
+            b"3;a=",
+            b"3;a=\"open",
+            b"3;a b",
+            b"3;a= ",
+            b"3;a ",
+            b"3;=b",
+            b"3;a=\"x\x01\"",
+            b"3;a=b c",
+        ] {
+            assert!(
+                chunk_size_line(bad).is_err(),
+                "{:?}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+    }
+}

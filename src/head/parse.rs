@@ -1,0 +1,269 @@
+//! Turning the lines of a complete head into `http` types.
+//!
+//! Field values are `Bytes` slices of the frozen head: no copy. Values are
+//! validated by `HeaderValue::from_maybe_shared` (one pass: HTAB, SP, VCHAR,
+//! obs-text), names by `HeaderName::from_bytes` (tchar only).
+
+use bytes::{Bytes, BytesMut};
+use http::header::{Entry, HeaderMap, HeaderName, HeaderValue};
+use http::{Method, StatusCode, Uri, Version};
+use memchr::memchr;
+
+use super::chars::{is_target_char, is_tchar, is_text};
+use crate::error::ErrorKind;
+use crate::framing::trim_ows;
+
+/// The content of line `i` of a section, without its CRLF.
+#[inline]
+pub(crate) fn line(section: &[u8], ends: &[usize], i: usize) -> Result<(usize, usize), ErrorKind> {
+    let start = if i == 0 { 0 } else { ends[i - 1] + 1 };
+    let lf = ends[i];
+    if lf == start || section[lf - 1] != b'\r' {
+        return Err(ErrorKind::BareLineFeed);
+    }
+    Ok((start, lf - 1))
+}
+
+/// Checks the CRLF of the empty line that ends a section of `len` bytes.
+#[inline]
+pub(crate) fn check_final_crlf(section: &[u8], len: usize) -> Result<(), ErrorKind> {
+    if len >= 2 && section[len - 2] == b'\r' {
+        Ok(())
+    } else {
+        Err(ErrorKind::BareLineFeed)
+    }
+}
+
+/// What a request line holds.
+pub(crate) struct RequestLine {
+    pub(crate) method: Method,
+    pub(crate) uri: Uri,
+    pub(crate) version: Version,
+}
+
+/// Parses `method SP request-target SP HTTP-version` (RFC 9112 section 3).
+pub(crate) fn request_line(
+    head: &Bytes,
+    start: usize,
+    end: usize,
+    max_target: usize,
+) -> Result<RequestLine, ErrorKind> {
+    let line = &head[start..end];
+    // method = token
+    let mut m = 0;
+    while m < line.len() && is_tchar(line[m]) {
+        m += 1;
+    }
+    if m == line.len() || line[m] != b' ' {
+        return Err(if m == 0 || line.get(m).is_some_and(|&b| b != b' ') {
+            ErrorKind::InvalidMethod
+        } else {
+            ErrorKind::InvalidStartLine
+        });
+    }
+    if m == 0 {
+        return Err(ErrorKind::InvalidMethod);
+    }
+    let method = Method::from_bytes(&line[..m]).map_err(|_| ErrorKind::InvalidMethod)?;
+
+    // request-target SP HTTP-version: the version is the last 8 bytes.
+    let rest = &line[m + 1..];
+    if rest.len() < 10 || rest[rest.len() - 9] != b' ' {
+        return Err(ErrorKind::InvalidStartLine);
+    }
+    let target_len = rest.len() - 9;
+    let version = version(&rest[target_len + 1..])?;
+    if version != Version::HTTP_10 && version != Version::HTTP_11 {
+        return Err(ErrorKind::UnsupportedVersion);
+    }
+    let target = &rest[..target_len];
+    if target_len > max_target {
+        return Err(ErrorKind::TargetTooLong);
+    }
+    if !target.iter().all(|&b| is_target_char(b)) {
+        return Err(ErrorKind::InvalidTarget);
+    }
+    let uri = target_uri(
+        &method,
+        head.slice(start + m + 1..start + m + 1 + target_len),
+    )?;
+    Ok(RequestLine {
+        method,
+        uri,
+        version,
+    })
+}
+
+/// Checks the form of the request-target against the method (RFC 9112
+/// section 3.2) and builds the `Uri` without copying it.
+fn target_uri(method: &Method, target: Bytes) -> Result<Uri, ErrorKind> {
+    let first = target[0];
+    let connect = method == Method::CONNECT;
+    if first == b'/' {
+        if connect {
+            return Err(ErrorKind::InvalidTarget);
+        }
+    } else if &target[..] == b"*" {
+        if method != Method::OPTIONS {
+            return Err(ErrorKind::InvalidTarget);
+        }
+    } else if !connect {
+        // absolute-form: scheme ":" hier-part, with an authority.
+        let colon = memchr(b':', &target).ok_or(ErrorKind::InvalidTarget)?;
+        if !target[..colon].first().is_some_and(u8::is_ascii_alphabetic)
+            || !target[..colon]
+                .iter()
+                .all(|&b| b.is_ascii_alphanumeric() || b == b'+' || b == b'-' || b == b'.')
+            || !target[colon + 1..].starts_with(b"//")
+        {
+            return Err(ErrorKind::InvalidTarget);
+        }
+    }
+    let uri = Uri::from_maybe_shared(target).map_err(|_| ErrorKind::InvalidTarget)?;
+    if connect {
+        // authority-form: host ":" port, nothing else.
+        if uri.scheme().is_some()
+            || uri.path_and_query().is_some_and(|p| !p.as_str().is_empty())
+            || uri
+                .authority()
+                .is_none_or(|a| a.port().is_none() || a.as_str().contains('@'))
+        {
+            return Err(ErrorKind::InvalidTarget);
+        }
+    } else if first != b'/' && first != b'*' && uri.authority().is_none() {
+        return Err(ErrorKind::InvalidTarget);
+    }
+    Ok(uri)
+}
+
+/// Parses `HTTP/DIGIT.DIGIT`. HTTP/1.x with x >= 1 is HTTP/1.1 (RFC 9110
+/// section 2.5); other majors are reported as such for the caller to refuse.
+pub(crate) fn version(v: &[u8]) -> Result<Version, ErrorKind> {
+    if v == b"HTTP/1.1" {
+        return Ok(Version::HTTP_11);
+    }
+    match v {
+        [b'H', b'T', b'T', b'P', b'/', major, b'.', minor]
+            if major.is_ascii_digit() && minor.is_ascii_digit() =>
+        {
+            Ok(match (major, minor) {
+                (b'1', b'0') => Version::HTTP_10,
+                (b'1', _) => Version::HTTP_11,
+                (b'0', b'9') => Version::HTTP_09,
+                (b'2', _) => Version::HTTP_2,
+                _ => Version::HTTP_3,
+            })
+        }
+        _ => Err(ErrorKind::InvalidVersion),
+    }
+}
+
+/// What a status line holds.
+pub(crate) struct StatusLine {
+    pub(crate) version: Version,
+    pub(crate) status: StatusCode,
+    /// Offsets of the reason phrase in the head.
+    pub(crate) reason: (usize, usize),
+}
+
+/// Parses `HTTP-version SP status-code SP [ reason-phrase ]` (RFC 9112
+/// section 4). The SP after the status code is required.
+pub(crate) fn status_line(head: &[u8], start: usize, end: usize) -> Result<StatusLine, ErrorKind> {
+    let line = &head[start..end];
+    if line.len() < 13 || line[8] != b' ' || line[12] != b' ' {
+        if line.len() >= 8 {
+            version(&line[..8])?;
+        }
+        return Err(if line.len() >= 12 && line[8] == b' ' {
+            ErrorKind::InvalidStatus
+        } else {
+            ErrorKind::InvalidStartLine
+        });
+    }
+    let version = version(&line[..8])?;
+    if version != Version::HTTP_10 && version != Version::HTTP_11 {
+        return Err(ErrorKind::UnsupportedVersion);
+    }
+    let code = &line[9..12];
+    if !code.iter().all(u8::is_ascii_digit) {
+        return Err(ErrorKind::InvalidStatus);
+    }
+    let status = StatusCode::from_bytes(code).map_err(|_| ErrorKind::InvalidStatus)?;
+    if !line[13..].iter().all(|&b| is_text(b)) {
+        return Err(ErrorKind::InvalidReason);
+    }
+    Ok(StatusLine {
+        version,
+        status,
+        reason: (start + 13, end),
+    })
+}
+
+/// Parses field lines `first..ends.len()` of a section into `map`.
+///
+/// `fold` decides obs-fold (a line starting with SP or HTAB): `false`
+/// refuses it, `true` replaces it with one SP (RFC 9112 section 5.2).
+pub(crate) fn fields(
+    section: &Bytes,
+    ends: &[usize],
+    first: usize,
+    fold: bool,
+    map: &mut HeaderMap,
+) -> Result<(), ErrorKind> {
+    let mut last: Option<HeaderName> = None;
+    for i in first..ends.len() {
+        let (start, end) = line(section, ends, i)?;
+        let text = &section[start..end];
+        if text[0] == b' ' || text[0] == b'\t' {
+            match (&last, fold) {
+                (Some(name), true) => {
+                    fold_into(map, name, trim_ows(text))?;
+                    continue;
+                }
+                _ => return Err(ErrorKind::ObsFold),
+            }
+        }
+        let colon = memchr(b':', text).ok_or(ErrorKind::MissingColon)?;
+        let name = &text[..colon];
+        let name = HeaderName::from_bytes(name).map_err(|_| match name.last() {
+            Some(b' ' | b'\t') => ErrorKind::WhitespaceBeforeColon,
+            _ => ErrorKind::InvalidFieldName,
+        })?;
+        let mut vs = start + colon + 1;
+        let mut ve = end;
+        while vs < ve && matches!(section[vs], b' ' | b'\t') {
+            vs += 1;
+        }
+        while ve > vs && matches!(section[ve - 1], b' ' | b'\t') {
+            ve -= 1;
+        }
+        let value = HeaderValue::from_maybe_shared(section.slice(vs..ve))
+            .map_err(|_| ErrorKind::InvalidFieldValue)?;
+        if fold {
+            map.append(name.clone(), value);
+            last = Some(name);
+        } else {
+            map.append(name, value);
+        }
+    }
+    Ok(())
+}
+
+/// Appends an obs-fold continuation to the last value of `name`.
+fn fold_into(map: &mut HeaderMap, name: &HeaderName, more: &[u8]) -> Result<(), ErrorKind> {
+    if let Entry::Occupied(mut entry) = map.entry(name) {
+        if let Some(value) = entry.iter_mut().last() {
+            let mut joined = BytesMut::with_capacity(value.len() + 1 + more.len());
+            joined.extend_from_slice(value.as_bytes());
+            if !more.is_empty() {
+                if !joined.is_empty() {
+                    joined.extend_from_slice(b" ");
+                }
+                joined.extend_from_slice(more);
+            }
+            *value = HeaderValue::from_maybe_shared(joined.freeze())
+                .map_err(|_| ErrorKind::InvalidFieldValue)?;
+        }
+    }
+    Ok(())
+}

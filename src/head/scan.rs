@@ -1,0 +1,78 @@
+//! Finding the end of a head or a trailer section without rescanning.
+
+use bytes::BytesMut;
+use memchr::memchr;
+
+/// Which bound a section ran into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Overflow {
+    /// More bytes than allowed before the empty line.
+    Bytes,
+    /// More lines than allowed.
+    Lines,
+}
+
+/// Finds the lines of a section (a head, or a trailer section) that ends
+/// with an empty line. Between calls it remembers where it stopped, so each
+/// byte of a section is searched once however the section arrives.
+#[derive(Debug, Default)]
+pub(crate) struct LineScanner {
+    /// Offset (from the start of the section) where the next search begins.
+    pos: usize,
+    /// Offsets of the LF ending each non-empty line found so far.
+    ends: Vec<usize>,
+}
+
+impl LineScanner {
+    /// Forgets the current section; keeps the allocation.
+    pub(crate) fn reset(&mut self) {
+        self.pos = 0;
+        self.ends.clear();
+    }
+
+    /// Offsets of the LF of each non-empty line of the completed section.
+    pub(crate) fn ends(&self) -> &[usize] {
+        &self.ends
+    }
+
+    /// Looks for the empty line that ends the section starting at `buf[0]`.
+    ///
+    /// Returns the length of the section including its final empty line, or
+    /// `None` when more input is needed. Only the first `max_bytes` bytes of
+    /// the section are ever searched, and at most `max_lines` non-empty lines
+    /// are accepted, so the outcome does not depend on how the bytes were
+    /// split into reads.
+    pub(crate) fn find_end(
+        &mut self,
+        buf: &BytesMut,
+        max_bytes: usize,
+        max_lines: usize,
+    ) -> Result<Option<usize>, Overflow> {
+        let window = buf.len().min(max_bytes);
+        while self.pos < window {
+            let Some(i) = memchr(b'\n', &buf[self.pos..window]) else {
+                break;
+            };
+            let lf = self.pos + i;
+            let start = self.ends.last().map_or(0, |&e| e + 1);
+            self.pos = lf + 1;
+            if lf == start || (lf == start + 1 && buf[start] == b'\r') {
+                return Ok(Some(lf + 1));
+            }
+            if self.ends.len() == max_lines {
+                return Err(Overflow::Lines);
+            }
+            self.ends.push(lf);
+        }
+        self.pos = window;
+        if window == max_bytes && buf.len() >= max_bytes {
+            return Err(Overflow::Bytes);
+        }
+        Ok(None)
+    }
+
+    /// `true` while no line of the current section has ended.
+    pub(crate) fn in_first_line(&self) -> bool {
+        self.ends.is_empty()
+    }
+}
