@@ -130,6 +130,10 @@ impl Segments {
     /// the threshold, otherwise queued as its own segment without a copy.
     /// An empty `data` queues nothing.
     pub fn push_bytes(&mut self, data: Bytes) {
+        if data.is_empty() {
+            // An empty segment would make `chunk` empty while bytes remain.
+            return;
+        }
         if data.len() < self.threshold {
             self.push_slice(&data);
         } else {

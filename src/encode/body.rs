@@ -3,8 +3,8 @@
 
 use bytes::Bytes;
 use http::HeaderMap;
-use http::header::HeaderName;
 
+use crate::decode::forbidden_in_trailers;
 use crate::error::UsageError;
 use crate::framing::BodyKind;
 use crate::segments::Segments;
@@ -102,7 +102,7 @@ impl BodyEncoder {
             if !matches!(self, BodyEncoder::Chunked | BodyEncoder::Discard { .. }) {
                 return Err(UsageError::TrailersNotAllowed);
             }
-            if trailers.keys().any(is_forbidden_trailer) {
+            if trailers.keys().any(forbidden_in_trailers) {
                 return Err(UsageError::ForbiddenTrailer);
             }
         }
@@ -133,50 +133,6 @@ impl BodyEncoder {
         }
         Ok(())
     }
-}
-
-/// `true` for fields a trailer section may not carry: framing, routing,
-/// connection control, request modifiers, authentication, and the fields
-/// that describe how the content is processed (RFC 9110 section 6.5.1).
-pub(crate) fn is_forbidden_trailer(name: &HeaderName) -> bool {
-    const FORBIDDEN: &[&str] = &[
-        "content-length",
-        "transfer-encoding",
-        "host",
-        "trailer",
-        "connection",
-        "keep-alive",
-        "proxy-connection",
-        "te",
-        "upgrade",
-        "expect",
-        "max-forwards",
-        "range",
-        "if-match",
-        "if-none-match",
-        "if-modified-since",
-        "if-unmodified-since",
-        "if-range",
-        "cache-control",
-        "pragma",
-        "authorization",
-        "proxy-authorization",
-        "www-authenticate",
-        "proxy-authenticate",
-        "cookie",
-        "set-cookie",
-        "content-encoding",
-        "content-type",
-        "content-range",
-        "age",
-        "date",
-        "expires",
-        "location",
-        "retry-after",
-        "vary",
-    ];
-    // `http` keeps names lowercase.
-    FORBIDDEN.contains(&name.as_str())
 }
 
 /// Formats `{n:x}\r\n` into `buf` and returns its length.
