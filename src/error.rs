@@ -208,6 +208,9 @@ pub enum UsageError {
     /// A start-line element that cannot be written (a reason phrase or
     /// version that HTTP/1.1 cannot carry).
     InvalidHead,
+    /// An interim (1xx) response to an HTTP/1.0 peer, which cannot read one
+    /// (RFC 9110 section 15.2).
+    InterimToHttp10,
 }
 
 impl fmt::Display for UsageError {
@@ -230,6 +233,7 @@ impl fmt::Display for UsageError {
             UsageError::InvalidFraming => f.write_str("contradictory framing fields"),
             UsageError::WrongState => f.write_str("call not allowed in the current state"),
             UsageError::InvalidHead => f.write_str("head cannot be written as HTTP/1.1"),
+            UsageError::InterimToHttp10 => f.write_str("no 1xx response to an HTTP/1.0 peer"),
         }
     }
 }

@@ -3,16 +3,20 @@
 #![warn(missing_docs, unreachable_pub)]
 
 pub mod decode;
+pub mod encode;
 mod error;
 pub mod framing;
 mod head;
 mod keep_alive;
 mod limits;
 mod reason;
+pub mod segments;
 
 pub use decode::{Event, RequestDecoder, ResponseDecoder};
+pub use encode::{EncoderConfig, EncoderState, RequestEncoder, ResponseContext, ResponseEncoder};
 pub use error::{Error, ErrorKind, UsageError};
 pub use framing::{BodyKind, RequestKind};
 pub use keep_alive::{CloseReason, KeepAlive};
 pub use limits::Limits;
 pub use reason::ReasonPhrase;
+pub use segments::Segments;

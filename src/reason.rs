@@ -8,6 +8,17 @@ use bytes::Bytes;
 /// this extension when the phrase differs from the canonical reason of the
 /// status code (so the common case costs nothing), and the encoder writes it
 /// instead of the canonical reason when present.
+///
+/// The bytes are always valid: HTAB, SP, VCHAR or obs-text (RFC 9112
+/// section 4), possibly empty.
+///
+/// ```
+/// use h1proto::ReasonPhrase;
+///
+/// let mut res = http::Response::new(());
+/// res.extensions_mut().insert(ReasonPhrase::new("Everything Fine").unwrap());
+/// assert!(ReasonPhrase::new("bad\r\nline").is_none());
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ReasonPhrase(Bytes);
 
@@ -24,6 +35,16 @@ impl ReasonPhrase {
     /// The bytes of the phrase.
     pub fn as_bytes(&self) -> &[u8] {
         &self.0
+    }
+
+    /// The phrase, if it is UTF-8 (obs-text may make it not).
+    pub fn as_str(&self) -> Option<&str> {
+        std::str::from_utf8(&self.0).ok()
+    }
+
+    /// The bytes of the phrase, without a copy.
+    pub fn into_bytes(self) -> Bytes {
+        self.0
     }
 
     pub(crate) fn from_validated(bytes: Bytes) -> Self {

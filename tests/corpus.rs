@@ -70,8 +70,14 @@ fn pieces(v: &Value) -> (Vec<u8>, Vec<usize>) {
 }
 
 fn trim(v: &[u8]) -> &[u8] {
-    let s = v.iter().position(|b| !b" \t".contains(b)).unwrap_or(v.len());
-    let e = v.iter().rposition(|b| !b" \t".contains(b)).map_or(s, |e| e + 1);
+    let s = v
+        .iter()
+        .position(|b| !b" \t".contains(b))
+        .unwrap_or(v.len());
+    let e = v
+        .iter()
+        .rposition(|b| !b" \t".contains(b))
+        .map_or(s, |e| e + 1);
     &v[s..e.max(s)]
 }
 
@@ -155,7 +161,12 @@ fn response_start(r: &Response<()>, with_reason: bool) -> Vec<String> {
     if with_reason {
         let reason = match r.extensions().get::<ReasonPhrase>() {
             Some(p) => p.as_bytes().to_vec(),
-            None => r.status().canonical_reason().unwrap_or("").as_bytes().to_vec(),
+            None => r
+                .status()
+                .canonical_reason()
+                .unwrap_or("")
+                .as_bytes()
+                .to_vec(),
         };
         s.push(format!("{reason:?}"));
     }
@@ -166,8 +177,10 @@ fn response_start(r: &Response<()>, with_reason: bool) -> Vec<String> {
 trait Decoder {
     type Head;
     fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Event<Self::Head>>, h1proto::Error>;
-    fn decode_eof(&mut self, buf: &mut BytesMut)
-    -> Result<Option<Event<Self::Head>>, h1proto::Error>;
+    fn decode_eof(
+        &mut self,
+        buf: &mut BytesMut,
+    ) -> Result<Option<Event<Self::Head>>, h1proto::Error>;
     fn is_idle(&self) -> bool;
     fn is_switched(&self) -> bool;
     fn is_closed(&self) -> bool;
@@ -303,19 +316,34 @@ fn matches(expected: &Outcome, actual: &Outcome, reject_status: &[u16]) -> Resul
             return Err(format!("message {i}: start {:?} != {:?}", a.start, e.start));
         }
         // Per name, values in arrival order (HeaderMap groups by name).
-        for (what, ef, af) in [("header", &e.headers, &a.headers), ("trailer", &e.trailers, &a.trailers)] {
+        for (what, ef, af) in [
+            ("header", &e.headers, &a.headers),
+            ("trailer", &e.trailers, &a.trailers),
+        ] {
             let mut names: Vec<&String> = ef.iter().map(|(n, _)| n).collect();
             names.extend(af.iter().map(|(n, _)| n));
             names.sort();
             names.dedup();
             for n in names {
-                let ev: Vec<&[u8]> = ef.iter().filter(|(k, _)| k == n).map(|(_, v)| &v[..]).collect();
-                let av: Vec<&[u8]> = af.iter().filter(|(k, _)| k == n).map(|(_, v)| &v[..]).collect();
+                let ev: Vec<&[u8]> = ef
+                    .iter()
+                    .filter(|(k, _)| k == n)
+                    .map(|(_, v)| &v[..])
+                    .collect();
+                let av: Vec<&[u8]> = af
+                    .iter()
+                    .filter(|(k, _)| k == n)
+                    .map(|(_, v)| &v[..])
+                    .collect();
                 if ev != av {
                     return Err(format!(
                         "message {i}: {what} {n}: {:?} != {:?}",
-                        av.iter().map(|v| String::from_utf8_lossy(v)).collect::<Vec<_>>(),
-                        ev.iter().map(|v| String::from_utf8_lossy(v)).collect::<Vec<_>>()
+                        av.iter()
+                            .map(|v| String::from_utf8_lossy(v))
+                            .collect::<Vec<_>>(),
+                        ev.iter()
+                            .map(|v| String::from_utf8_lossy(v))
+                            .collect::<Vec<_>>()
                     ));
                 }
             }
@@ -328,7 +356,10 @@ fn matches(expected: &Outcome, actual: &Outcome, reject_status: &[u16]) -> Resul
             ));
         }
         if e.keep_alive.is_some() && e.keep_alive != a.keep_alive {
-            return Err(format!("message {i}: keep_alive {:?} != {:?}", a.keep_alive, e.keep_alive));
+            return Err(format!(
+                "message {i}: keep_alive {:?} != {:?}",
+                a.keep_alive, e.keep_alive
+            ));
         }
     }
     let then_ok = match expected.then.as_str() {
@@ -376,7 +407,9 @@ fn splits(raw_len: usize, piece_cuts: &[usize], seed: u64) -> Vec<(String, Vec<u
             break;
         }
         let n = 1 + (rng.next() % 8) as usize;
-        let mut cuts: Vec<usize> = (0..n).map(|_| 1 + (rng.next() as usize % (raw_len - 1))).collect();
+        let mut cuts: Vec<usize> = (0..n)
+            .map(|_| 1 + (rng.next() as usize % (raw_len - 1)))
+            .collect();
         cuts.sort();
         cuts.dedup();
         ways.push((format!("random-{round}"), cuts));
@@ -387,9 +420,17 @@ fn splits(raw_len: usize, piece_cuts: &[usize], seed: u64) -> Vec<(String, Vec<u
 fn run_case(case: &Value) -> Result<(), String> {
     let side = case["side"].as_str().unwrap();
     let (raw, piece_cuts) = pieces(&case["raw"]);
-    let peer_closes = case.get("peer_closes").and_then(Value::as_bool).unwrap_or(false);
+    let peer_closes = case
+        .get("peer_closes")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
     let mut candidates = vec![expected_outcome(side, case)];
-    for alt in case.get("alternatives").and_then(Value::as_array).into_iter().flatten() {
+    for alt in case
+        .get("alternatives")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         let mut alt = alt.clone();
         if alt.get("rest").is_none() {
             if let Some(r) = case.get("rest") {
@@ -407,16 +448,24 @@ fn run_case(case: &Value) -> Result<(), String> {
         .map(|a| a.iter().map(|s| s.as_u64().unwrap() as u16).collect())
         .unwrap_or_default();
     let with_reason = |m: &Value| m.get("reason").is_some();
-    let seed = case["id"].as_str().unwrap().bytes().fold(0xcbf29ce484222325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100000001b3)
-    });
+    let seed = case["id"]
+        .as_str()
+        .unwrap()
+        .bytes()
+        .fold(0xcbf29ce484222325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x100000001b3)
+        });
 
     let mut first: Option<(String, Outcome)> = None;
     for (way, cuts) in splits(raw.len(), &piece_cuts, seed) {
         let actual = if side == "request" {
-            run(RequestDecoder::new(Limits::default()), &raw, &cuts, peer_closes, &|r: &Request<()>| {
-                (request_start(r), header_list(r.headers()))
-            })
+            run(
+                RequestDecoder::new(Limits::default()),
+                &raw,
+                &cuts,
+                peer_closes,
+                &|r: &Request<()>| (request_start(r), header_list(r.headers())),
+            )
         } else {
             let mut dec = ResponseDecoder::new(Limits::default());
             let methods: Vec<String> = case
@@ -429,12 +478,20 @@ fn run_case(case: &Value) -> Result<(), String> {
             }
             // A reason is compared only where the corpus gives one: decide per
             // message by position.
-            let reasons: Vec<bool> = case["messages"].as_array().unwrap().iter().map(with_reason).collect();
+            let reasons: Vec<bool> = case["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(with_reason)
+                .collect();
             let counter = std::cell::Cell::new(0usize);
             run(dec, &raw, &cuts, peer_closes, &|r: &Response<()>| {
                 let i = counter.get();
                 counter.set(i + 1);
-                (response_start(r, reasons.get(i).copied().unwrap_or(false)), header_list(r.headers()))
+                (
+                    response_start(r, reasons.get(i).copied().unwrap_or(false)),
+                    header_list(r.headers()),
+                )
             })
         };
         let errors: Vec<String> = candidates
@@ -448,7 +505,9 @@ fn run_case(case: &Value) -> Result<(), String> {
         match &first {
             None => first = Some((way, actual)),
             Some((w, o)) if *o != actual => {
-                return Err(format!("fed {way} the outcome differs from fed {w}: {actual:?} vs {o:?}"));
+                return Err(format!(
+                    "fed {way} the outcome differs from fed {w}: {actual:?} vs {o:?}"
+                ));
             }
             _ => {}
         }
@@ -481,7 +540,11 @@ fn main() {
     for file in corpus_files() {
         let text = std::fs::read_to_string(&file).unwrap();
         let (mut p, mut f) = (0, 0);
-        for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        for (n, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
             let case: Value = serde_json::from_str(line)
                 .unwrap_or_else(|e| panic!("{}:{}: {e}", file.display(), n + 1));
             let id = case["id"].as_str().unwrap_or("?").to_owned();

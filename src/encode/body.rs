@@ -1,0 +1,185 @@
+//! Body framers: how body bytes, the end of a body and trailers are written
+//! for each framing.
+
+use bytes::Bytes;
+use http::HeaderMap;
+
+use crate::decode::forbidden_in_trailers;
+use crate::error::UsageError;
+use crate::framing::BodyKind;
+use crate::segments::Segments;
+
+/// The body framer of the message being sent.
+#[derive(Debug, Clone)]
+pub(crate) enum BodyEncoder {
+    /// No body may follow (1xx, 204, 304, 2xx to CONNECT, a request
+    /// without framing fields). Empty writes are accepted.
+    Empty,
+    /// A response to HEAD: the head announced a body that is not sent.
+    /// Bytes are counted against `declared` and dropped, or refused when
+    /// `strict`.
+    Discard {
+        declared: Option<u64>,
+        seen: u64,
+        strict: bool,
+    },
+    /// `Content-Length: declared`.
+    Length { declared: u64, sent: u64 },
+    /// `Transfer-Encoding: chunked`.
+    Chunked,
+    /// Delimited by closing the connection: data passes through.
+    Close,
+}
+
+impl BodyEncoder {
+    /// How the body is delimited on the wire.
+    pub(crate) fn kind(&self) -> BodyKind {
+        match self {
+            BodyEncoder::Empty | BodyEncoder::Discard { .. } => BodyKind::Empty,
+            BodyEncoder::Length { declared, .. } => BodyKind::Length(*declared),
+            BodyEncoder::Chunked => BodyKind::Chunked,
+            BodyEncoder::Close => BodyKind::CloseDelimited,
+        }
+    }
+
+    /// Checks that `len` more body bytes may be sent, without sending them.
+    pub(crate) fn check_data(&self, len: u64) -> Result<(), UsageError> {
+        match *self {
+            _ if len == 0 => Ok(()),
+            BodyEncoder::Empty => Err(UsageError::BodyNotAllowed),
+            BodyEncoder::Discard { strict: true, .. } => Err(UsageError::BodyNotAllowed),
+            BodyEncoder::Discard {
+                declared: Some(declared),
+                seen: sent,
+                ..
+            }
+            | BodyEncoder::Length { declared, sent } => {
+                let attempted = sent.saturating_add(len);
+                if attempted > declared {
+                    Err(UsageError::BodyTooLong {
+                        declared,
+                        attempted,
+                    })
+                } else {
+                    Ok(())
+                }
+            }
+            BodyEncoder::Discard { .. } | BodyEncoder::Chunked | BodyEncoder::Close => Ok(()),
+        }
+    }
+
+    /// Queues body bytes, or refuses them leaving `out` untouched.
+    pub(crate) fn data(&mut self, out: &mut Segments, data: Bytes) -> Result<(), UsageError> {
+        let len = data.len() as u64;
+        self.check_data(len)?;
+        if len == 0 {
+            // Never a zero-size chunk: it would end a chunked body.
+            return Ok(());
+        }
+        match self {
+            BodyEncoder::Empty => {}
+            BodyEncoder::Discard { seen, .. } => *seen += len,
+            BodyEncoder::Length { sent, .. } => {
+                *sent += len;
+                out.push_bytes(data);
+            }
+            BodyEncoder::Chunked => {
+                let mut line = [0u8; 18];
+                let n = hex_line(&mut line, len);
+                out.push_slice(&line[..n]);
+                out.push_bytes(data);
+                out.push_slice(b"\r\n");
+            }
+            BodyEncoder::Close => out.push_bytes(data),
+        }
+        Ok(())
+    }
+
+    /// Checks that the body may end here with these trailers.
+    pub(crate) fn check_finish(&self, trailers: Option<&HeaderMap>) -> Result<(), UsageError> {
+        let trailers = trailers.filter(|t| !t.is_empty());
+        if let Some(trailers) = trailers {
+            if !matches!(self, BodyEncoder::Chunked | BodyEncoder::Discard { .. }) {
+                return Err(UsageError::TrailersNotAllowed);
+            }
+            if trailers.keys().any(forbidden_in_trailers) {
+                return Err(UsageError::ForbiddenTrailer);
+            }
+        }
+        if let BodyEncoder::Length { declared, sent } = *self {
+            if sent < declared {
+                return Err(UsageError::BodyTooShort { declared, sent });
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends the body: the last-chunk and trailer section for chunked,
+    /// nothing otherwise. Leaves `out` untouched on error.
+    pub(crate) fn finish(
+        &mut self,
+        out: &mut Segments,
+        trailers: Option<&HeaderMap>,
+    ) -> Result<(), UsageError> {
+        self.check_finish(trailers)?;
+        if let BodyEncoder::Chunked = self {
+            out.push_slice(b"0\r\n");
+            if let Some(trailers) = trailers {
+                for (name, value) in trailers {
+                    super::head::write_field(out, name.as_str().as_bytes(), value.as_bytes());
+                }
+            }
+            out.push_slice(b"\r\n");
+        }
+        Ok(())
+    }
+}
+
+/// Formats `{n:x}\r\n` into `buf` and returns its length.
+fn hex_line(buf: &mut [u8; 18], mut n: u64) -> usize {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut digits = [0u8; 16];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = HEX[(n & 0xf) as usize];
+        n >>= 4;
+        if n == 0 {
+            break;
+        }
+    }
+    let len = digits.len() - i;
+    buf[..len].copy_from_slice(&digits[i..]);
+    buf[len..len + 2].copy_from_slice(b"\r\n");
+    len + 2
+}
+
+/// Formats `n` in decimal into `buf` and returns the digits.
+pub(crate) fn decimal(buf: &mut [u8; 20], mut n: u64) -> &[u8] {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    &buf[i..]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_and_decimal() {
+        let mut b = [0u8; 18];
+        for n in [0u64, 1, 15, 16, 1024, u64::MAX] {
+            let len = hex_line(&mut b, n);
+            assert_eq!(&b[..len], format!("{n:x}\r\n").as_bytes());
+            let mut d = [0u8; 20];
+            assert_eq!(decimal(&mut d, n), n.to_string().as_bytes());
+        }
+    }
+}

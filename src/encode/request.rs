@@ -1,0 +1,269 @@
+//! The client side: requests to bytes.
+
+use bytes::Bytes;
+use http::header::{HOST, HeaderMap};
+use http::request::Parts;
+use http::{Method, Request, Version};
+
+use super::body::BodyEncoder;
+use super::head::{
+    Added, CallerFraming, TargetForm, caller_framing, target_form, version_bytes, write_fields,
+    write_request_line,
+};
+use super::response::check_full;
+use super::{After, EncoderConfig, EncoderState, State};
+use crate::error::UsageError;
+use crate::framing::{BodyKind, connection_verdict};
+use crate::keep_alive::{CloseReason, KeepAlive};
+use crate::segments::Segments;
+
+/// Encodes requests into an output queue of [`Segments`].
+///
+/// The request-target form follows the URI: origin-form (`/path?query`) for
+/// a URI without scheme and authority, absolute-form
+/// (`http://host/path`, as sent to proxies) for a URI with both,
+/// authority-form (`host:port`) for CONNECT, and `*` for an OPTIONS whose
+/// URI is `*`. An HTTP/1.1 request without a `Host` field gets one from the
+/// URI's authority; without either it is refused
+/// ([`UsageError::InvalidHead`]).
+///
+/// ```
+/// use bytes::Buf;
+/// use h1proto::{EncoderConfig, RequestEncoder};
+///
+/// let mut enc = RequestEncoder::new(EncoderConfig::default());
+/// let req = http::Request::post("http://example.com/upload").body("data").unwrap();
+/// enc.send_request(req).unwrap();
+/// let out = enc.output();
+/// let bytes = out.copy_to_bytes(out.remaining());
+/// assert_eq!(
+///     &bytes[..],
+///     b"POST http://example.com/upload HTTP/1.1\r\nhost: example.com\r\ncontent-length: 4\r\n\r\ndata"
+/// );
+/// ```
+#[derive(Debug)]
+pub struct RequestEncoder {
+    out: Segments,
+    state: State,
+    keep_alive: KeepAlive,
+}
+
+struct Plan {
+    version: &'static [u8],
+    form: TargetForm,
+    host: Option<usize>,
+    added: Added,
+    body: BodyEncoder,
+    keep_alive: KeepAlive,
+}
+
+impl RequestEncoder {
+    /// A new encoder with an empty output queue.
+    pub fn new(config: EncoderConfig) -> Self {
+        RequestEncoder {
+            out: Segments::with_threshold(config.coalesce_threshold),
+            state: State::Ready,
+            keep_alive: KeepAlive::Reusable,
+        }
+    }
+
+    /// Queues a complete request: its head and its whole body.
+    ///
+    /// Without framing fields from the caller, a non-empty body gets
+    /// `Content-Length`; an empty one gets `Content-Length: 0` for POST,
+    /// PUT and PATCH and no framing field otherwise.
+    ///
+    /// # Errors
+    ///
+    /// A [`UsageError`] when the request cannot be sent as it is; the output
+    /// queue is left untouched.
+    pub fn send_request<B: Into<Bytes>>(&mut self, req: Request<B>) -> Result<(), UsageError> {
+        let (parts, body) = req.into_parts();
+        let body: Bytes = body.into();
+        self.ready()?;
+        let plan = plan(&parts, Some(body.len() as u64))?;
+        let keep_alive = plan.keep_alive;
+        let mut enc = self.write_head(&parts, plan);
+        enc.data(&mut self.out, body)?;
+        enc.finish(&mut self.out, None)?;
+        self.keep_alive = keep_alive;
+        self.state = State::after(After::Verdict(keep_alive));
+        Ok(())
+    }
+
+    /// Queues a request head whose body follows with
+    /// [`send_data`](Self::send_data) and [`finish`](Self::finish), and
+    /// returns the body framing. Without framing fields from the caller the
+    /// body is chunked (an HTTP/1.0 request must then give
+    /// `Content-Length`).
+    ///
+    /// # Errors
+    ///
+    /// A [`UsageError`] when the head cannot be sent; the output queue is
+    /// left untouched.
+    pub fn send_head(&mut self, req: Request<()>) -> Result<BodyKind, UsageError> {
+        self.ready()?;
+        let (parts, ()) = req.into_parts();
+        let plan = plan(&parts, None)?;
+        let keep_alive = plan.keep_alive;
+        let body = self.write_head(&parts, plan);
+        let kind = body.kind();
+        self.keep_alive = keep_alive;
+        self.state = State::Body {
+            body,
+            after: After::Verdict(keep_alive),
+        };
+        Ok(kind)
+    }
+
+    /// Queues body data of the request being streamed. An empty `data`
+    /// queues nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`UsageError::WrongState`] without a head in progress;
+    /// [`UsageError::BodyTooLong`] past the declared `Content-Length`. The
+    /// output queue is left untouched.
+    pub fn send_data(&mut self, data: impl Into<Bytes>) -> Result<(), UsageError> {
+        match &mut self.state {
+            State::Body { body, .. } => body.data(&mut self.out, data.into()),
+            _ => Err(UsageError::WrongState),
+        }
+    }
+
+    /// Ends the request being streamed, with trailers if it is chunked.
+    ///
+    /// # Errors
+    ///
+    /// As [`ResponseEncoder::finish`](crate::ResponseEncoder::finish).
+    pub fn finish(&mut self, trailers: Option<HeaderMap>) -> Result<(), UsageError> {
+        let State::Body { body, after } = &mut self.state else {
+            return Err(UsageError::WrongState);
+        };
+        body.finish(&mut self.out, trailers.as_ref())?;
+        self.state = State::after(*after);
+        Ok(())
+    }
+
+    /// The output queue: drain it into the connection.
+    pub fn output(&mut self) -> &mut Segments {
+        &mut self.out
+    }
+
+    /// Where the encoder is: ready for a head, inside a body, or closed.
+    pub fn state(&self) -> EncoderState {
+        self.state.public()
+    }
+
+    /// `true` when no request is in progress.
+    pub fn is_finished(&self) -> bool {
+        !matches!(self.state, State::Body { .. })
+    }
+
+    /// The framing of the body in progress, if any.
+    pub fn body_kind(&self) -> Option<BodyKind> {
+        match &self.state {
+            State::Body { body, .. } => Some(body.kind()),
+            _ => None,
+        }
+    }
+
+    /// The keep-alive verdict of the last request sent: `Close` when it
+    /// said `Connection: close` or was HTTP/1.0 without `keep-alive`.
+    pub fn keep_alive(&self) -> KeepAlive {
+        self.keep_alive
+    }
+
+    fn ready(&self) -> Result<(), UsageError> {
+        match self.state {
+            State::Ready => Ok(()),
+            _ => Err(UsageError::WrongState),
+        }
+    }
+
+    fn write_head(&mut self, parts: &Parts, plan: Plan) -> BodyEncoder {
+        write_request_line(
+            &mut self.out,
+            &parts.method,
+            &parts.uri,
+            plan.form,
+            plan.version,
+        );
+        let host = plan
+            .host
+            .and_then(|at| parts.uri.authority().map(|a| &a.as_str().as_bytes()[at..]));
+        write_fields(&mut self.out, &parts.headers, host, &plan.added);
+        plan.body
+    }
+}
+
+impl Default for RequestEncoder {
+    fn default() -> Self {
+        Self::new(EncoderConfig::default())
+    }
+}
+
+/// Decides how a request is written; `full` is the body length when the
+/// whole body is known.
+fn plan(parts: &Parts, full: Option<u64>) -> Result<Plan, UsageError> {
+    let version = version_bytes(parts.version)?;
+    let http10 = parts.version == Version::HTTP_10;
+    let form = target_form(&parts.method, &parts.uri)?;
+    let headers = &parts.headers;
+    let host = match headers.get_all(HOST).iter().count() {
+        0 => match parts.uri.authority() {
+            // The Host field never carries userinfo.
+            Some(a) => Some(a.as_str().rfind('@').map_or(0, |at| at + 1)),
+            None if http10 => None,
+            None => return Err(UsageError::InvalidHead),
+        },
+        1 => None,
+        _ => return Err(UsageError::InvalidHead),
+    };
+    let mut added = Added::default();
+    let body = match caller_framing(headers, http10, false)? {
+        CallerFraming::Length(n) => {
+            if let Some(len) = full {
+                check_full(n, len)?;
+            }
+            BodyEncoder::Length {
+                declared: n,
+                sent: 0,
+            }
+        }
+        CallerFraming::Chunked => BodyEncoder::Chunked,
+        CallerFraming::Close => return Err(UsageError::InvalidFraming),
+        CallerFraming::None => match full {
+            Some(len)
+                if len > 0
+                    || parts.method == Method::POST
+                    || parts.method == Method::PUT
+                    || parts.method == Method::PATCH =>
+            {
+                added.content_length = Some(len);
+                BodyEncoder::Length {
+                    declared: len,
+                    sent: 0,
+                }
+            }
+            Some(_) => BodyEncoder::Empty,
+            None if http10 => return Err(UsageError::InvalidFraming),
+            None => {
+                added.chunked = true;
+                BodyEncoder::Chunked
+            }
+        },
+    };
+    let keep_alive = match connection_verdict(parts.version, headers) {
+        KeepAlive::Close(CloseReason::PeerClose) => KeepAlive::Close(CloseReason::LocalClose),
+        other => other,
+    };
+    Ok(Plan {
+        version,
+        form,
+        host,
+        added,
+        body,
+        keep_alive,
+    })
+}

@@ -1,0 +1,286 @@
+//! The output queue: an ordered list of byte segments, drained by the caller.
+//!
+//! Everything an encoder produces (heads, chunk-size lines, body data,
+//! trailers) is appended to a [`Segments`] queue. Nothing leaves it until the
+//! caller drains it, so every write is corked: a head and the body writes
+//! queued before a drain go out in one vectored write.
+//!
+//! # The contiguity contract
+//!
+//! - Pieces shorter than the coalescing threshold, and all framing bytes
+//!   (status and request lines, fields, chunk-size lines, CRLFs, the
+//!   last-chunk and trailers), are copied into one contiguous tail buffer.
+//!   A head with a small body is therefore one segment.
+//! - A [`Bytes`] at least as long as the threshold becomes a segment of its
+//!   own, without a copy: the very allocation the caller handed over.
+//! - [`Buf::chunks_vectored`] and [`Segments::io_slices`] return the
+//!   remaining bytes in order, without gaps, as many segments as fit in the
+//!   destination. This queue is never a `bytes::Chain`.
+//!
+//! # Allocation
+//!
+//! The tail buffer keeps its capacity across messages: once the queue has
+//! been drained completely, the next write reuses the same allocation, so a
+//! server in steady state allocates nothing to encode a response.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::io::IoSlice;
+
+use bytes::{Buf, Bytes, BytesMut};
+
+/// The default coalescing threshold: 8 KiB. `docs/benchmarks.md` has the
+/// measurements behind it.
+pub const DEFAULT_COALESCE_THRESHOLD: usize = 8 * 1024;
+
+/// Capacity the tail buffer is given back after a full drain, so that a
+/// typical head and a small body fit without growing it.
+const MIN_TAIL_CAPACITY: usize = 8 * 1024;
+
+/// The output queue of an encoder: an ordered list of byte segments that
+/// implements [`Buf`].
+///
+/// Drain it with [`io_slices`](Self::io_slices) (or
+/// [`chunks_vectored`](Buf::chunks_vectored)), one `write_vectored`, then
+/// [`advance`](Buf::advance) by the number of bytes written:
+///
+/// ```
+/// use std::io::{IoSlice, Write};
+/// use bytes::{Buf, Bytes};
+/// use h1proto::Segments;
+///
+/// let mut out = Segments::new();
+/// out.push_slice(b"HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\n");
+/// out.push_bytes(Bytes::from_static(b"hello"));
+///
+/// let mut socket: Vec<u8> = Vec::new();
+/// while out.has_remaining() {
+///     let mut slices = [IoSlice::new(&[]); 16];
+///     let n = out.io_slices(&mut slices);
+///     let written = socket.write_vectored(&slices[..n]).unwrap();
+///     out.advance(written);
+/// }
+/// assert!(socket.ends_with(b"\r\n\r\nhello"));
+/// ```
+pub struct Segments {
+    /// Sealed segments, in order; all of them come before `tail`.
+    sealed: VecDeque<Bytes>,
+    /// The contiguous buffer small pieces are copied into; always last.
+    tail: BytesMut,
+    /// Bytes not yet drained, over `sealed` and `tail`.
+    remaining: usize,
+    /// `Bytes` at least this long become their own segment.
+    threshold: usize,
+}
+
+impl Segments {
+    /// An empty queue with the default coalescing threshold
+    /// ([`DEFAULT_COALESCE_THRESHOLD`]). Allocates nothing until written to.
+    pub fn new() -> Self {
+        Self::with_threshold(DEFAULT_COALESCE_THRESHOLD)
+    }
+
+    /// An empty queue that copies `Bytes` shorter than `threshold` into its
+    /// tail buffer and queues longer ones as their own segments. A
+    /// threshold of 0 never copies a `Bytes`; `usize::MAX` always does.
+    pub fn with_threshold(threshold: usize) -> Self {
+        Segments {
+            sealed: VecDeque::new(),
+            tail: BytesMut::new(),
+            remaining: 0,
+            threshold,
+        }
+    }
+
+    /// The coalescing threshold.
+    pub fn threshold(&self) -> usize {
+        self.threshold
+    }
+
+    /// Bytes not yet drained (the same as [`Buf::remaining`]).
+    pub fn len(&self) -> usize {
+        self.remaining
+    }
+
+    /// `true` when everything queued has been drained.
+    pub fn is_empty(&self) -> bool {
+        self.remaining == 0
+    }
+
+    /// The number of contiguous segments left to drain: the number of
+    /// `IoSlice`s a complete vectored write of the queue needs.
+    pub fn segment_count(&self) -> usize {
+        self.sealed.len() + usize::from(!self.tail.is_empty())
+    }
+
+    /// Fills `dst` with the remaining bytes, in order, one slice per
+    /// segment, and returns how many slices it filled. When `dst` is shorter
+    /// than [`segment_count`](Self::segment_count), the slices hold a prefix
+    /// of the queue; no segment is ever skipped.
+    pub fn io_slices<'a>(&'a self, dst: &mut [IoSlice<'a>]) -> usize {
+        let mut n = 0;
+        for (slot, chunk) in dst.iter_mut().zip(self.chunks()) {
+            *slot = IoSlice::new(chunk);
+            n += 1;
+        }
+        n
+    }
+
+    /// Queues `data`: copied into the tail buffer when it is shorter than
+    /// the threshold, otherwise queued as its own segment without a copy.
+    /// An empty `data` queues nothing.
+    pub fn push_bytes(&mut self, data: Bytes) {
+        if data.is_empty() {
+            // An empty segment would make `chunk` empty while bytes remain.
+            return;
+        }
+        if data.len() < self.threshold {
+            self.push_slice(&data);
+        } else {
+            self.seal_tail();
+            self.remaining += data.len();
+            self.sealed.push_back(data);
+        }
+    }
+
+    /// Copies `data` into the tail buffer, after everything queued so far.
+    pub fn push_slice(&mut self, data: &[u8]) {
+        if data.is_empty() {
+            return;
+        }
+        self.tail.extend_from_slice(data);
+        self.remaining += data.len();
+    }
+
+    /// Moves the tail buffer's bytes into a sealed segment so a large
+    /// segment can follow them. The split shares the tail's allocation.
+    fn seal_tail(&mut self) {
+        if !self.tail.is_empty() {
+            let head = self.tail.split().freeze();
+            self.sealed.push_back(head);
+        }
+    }
+
+    /// The remaining segments, in order.
+    fn chunks(&self) -> impl Iterator<Item = &[u8]> {
+        self.sealed
+            .iter()
+            .map(|b| &b[..])
+            .chain((!self.tail.is_empty()).then_some(&self.tail[..]))
+    }
+
+    /// Called when everything has been drained: gives the tail buffer its
+    /// whole allocation back. Every sealed segment split from it has been
+    /// dropped by then (they were dropped as they were drained), so this
+    /// reclaims without allocating.
+    fn reclaim(&mut self) {
+        self.tail.clear();
+        let _ = self.tail.try_reclaim(MIN_TAIL_CAPACITY);
+    }
+}
+
+impl Default for Segments {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl fmt::Debug for Segments {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Segments")
+            .field("remaining", &self.remaining)
+            .field("segments", &self.segment_count())
+            .field("threshold", &self.threshold)
+            .finish()
+    }
+}
+
+impl Buf for Segments {
+    fn remaining(&self) -> usize {
+        self.remaining
+    }
+
+    fn chunk(&self) -> &[u8] {
+        match self.sealed.front() {
+            Some(first) => first,
+            None => &self.tail,
+        }
+    }
+
+    fn chunks_vectored<'a>(&'a self, dst: &mut [IoSlice<'a>]) -> usize {
+        self.io_slices(dst)
+    }
+
+    /// Consumes `cnt` bytes, across as many segments as needed.
+    ///
+    /// # Panics
+    ///
+    /// Like every [`Buf`], when `cnt` is more than [`Buf::remaining`].
+    fn advance(&mut self, mut cnt: usize) {
+        assert!(
+            cnt <= self.remaining,
+            "advance past the end of Segments ({cnt} > {})",
+            self.remaining
+        );
+        self.remaining -= cnt;
+        while cnt > 0 {
+            match self.sealed.front_mut() {
+                Some(first) if cnt >= first.len() => {
+                    cnt -= first.len();
+                    self.sealed.pop_front();
+                }
+                Some(first) => {
+                    first.advance(cnt);
+                    cnt = 0;
+                }
+                None => {
+                    self.tail.advance(cnt);
+                    cnt = 0;
+                }
+            }
+        }
+        if self.remaining == 0 {
+            self.reclaim();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_pieces_coalesce_and_large_ones_stay_whole() {
+        let mut s = Segments::with_threshold(16);
+        s.push_slice(b"head\r\n");
+        s.push_bytes(Bytes::from_static(b"small"));
+        assert_eq!(s.segment_count(), 1);
+        let big = Bytes::from(vec![7u8; 32]);
+        let ptr = big.as_ptr();
+        s.push_bytes(big);
+        s.push_slice(b"\r\n");
+        assert_eq!(s.segment_count(), 3);
+        let mut slices = [IoSlice::new(&[]); 4];
+        assert_eq!(s.io_slices(&mut slices), 3);
+        assert_eq!(&*slices[0], b"head\r\nsmall");
+        assert_eq!(slices[1].as_ptr(), ptr);
+        assert_eq!(&*slices[2], b"\r\n");
+    }
+
+    #[test]
+    fn advance_across_segments_and_reuse() {
+        let mut s = Segments::with_threshold(4);
+        s.push_slice(b"ab");
+        s.push_bytes(Bytes::from_static(b"cdefg"));
+        s.push_slice(b"hi");
+        s.advance(3);
+        assert_eq!(s.chunk(), b"defg");
+        s.advance(5);
+        assert_eq!(s.chunk(), b"i");
+        s.advance(1);
+        assert!(s.is_empty());
+        assert_eq!(s.segment_count(), 0);
+        s.push_slice(b"again");
+        assert_eq!(s.chunk(), b"again");
+    }
+}
