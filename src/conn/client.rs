@@ -36,9 +36,9 @@ use crate::segments::Segments;
 /// use h1proto::{ClientConnection, Config, Event};
 ///
 /// let mut conn = ClientConnection::new(Config::default());
-/// let req = http::Request::head("http://example.com/").body(()).unwrap();
+/// let req = http::Request::head("http://example.com/").body("").unwrap();
 /// conn.send_request(req).unwrap();
-/// let req = http::Request::get("/next").header("host", "example.com").body(()).unwrap();
+/// let req = http::Request::get("/next").header("host", "example.com").body("").unwrap();
 /// conn.send_request(req).unwrap();
 /// let output = conn.output();
 /// let written = output.remaining(); // write_vectored the segments here
@@ -150,7 +150,10 @@ impl ClientConnection {
         if let Some(err) = &self.error {
             return Err(err.clone());
         }
-        if !matches!(self.recv, State::Head | State::Body | State::Idle) {
+        // A response without a body is complete with its head (`Done`), but
+        // its `End` is still to be returned.
+        let end_due = self.recv == State::Done && self.decoder.is_body_complete();
+        if !matches!(self.recv, State::Head | State::Body | State::Idle) && !end_due {
             return Ok(None);
         }
         let decoded = if self.eof {

@@ -136,6 +136,9 @@ impl ServerConnection {
             }
             match self.recv {
                 State::Idle | State::Head | State::Body => {}
+                // A request without a body is complete with its head, but
+                // its `End` is still to be returned.
+                State::Done if self.decoder.is_body_complete() => {}
                 _ => return Ok(None),
             }
             if self.recv == State::Body && self.expect == Continue::Waiting {
