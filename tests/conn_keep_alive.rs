@@ -335,3 +335,30 @@ fn the_client_end_comes_without_input_after_the_last_data() {
     assert!(pair.client_in.is_empty());
     assert_eq!(support::end_of(&events[2]), Some(KeepAlive::Reusable));
 }
+
+#[test]
+fn the_client_closes_after_its_own_close_even_if_the_server_ignores_it() {
+    let mut pair = Pair::new();
+    let req = Request::get("/")
+        .header("host", "example.com")
+        .header("connection", "close")
+        .body("")
+        .unwrap();
+    pair.client.send_request(req).unwrap();
+    pair.drain_client();
+    // A server that does not echo `Connection: close`.
+    pair.inject_to_client(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+    let events = pair.poll_client().unwrap();
+    assert_eq!(responses(&events), vec![(200, b"ok".to_vec())]);
+    assert!(pair.client.is_closed());
+    assert_eq!(pair.client.recv_state(), State::MustClose);
+    assert_eq!(pair.client.send_state(), State::MustClose);
+    assert_eq!(
+        pair.client.keep_alive(),
+        KeepAlive::Close(CloseReason::LocalClose)
+    );
+    assert_eq!(
+        pair.client.send_request(get("/again")),
+        Err(UsageError::WrongState)
+    );
+}

@@ -206,6 +206,13 @@ impl ClientConnection {
             Event::End(verdict) => {
                 self.in_flight.pop_front();
                 self.recv = self.recv.next(Input::BodyEnd).unwrap_or(self.recv);
+                // After the answer to the last request sent, that request's
+                // own `Connection: close` counts too, whatever the server said.
+                let verdict = if self.in_flight.is_empty() {
+                    verdict.and(self.encoder.keep_alive())
+                } else {
+                    *verdict
+                };
                 match verdict {
                     KeepAlive::Close(CloseReason::Upgraded) => {
                         self.recv = State::Switched;
@@ -225,6 +232,10 @@ impl ClientConnection {
                         self.recv = State::Done.next(Input::Reuse).expect("table: reuse");
                         if !self.in_flight.is_empty() {
                             self.recv = State::Head;
+                        } else if self.send == State::Done {
+                            // The CONNECT held the send side back for a
+                            // tunnel; it was refused, so requests may follow.
+                            self.send = State::Done.next(Input::Reuse).expect("table: reuse");
                         }
                     }
                 }

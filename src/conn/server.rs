@@ -384,7 +384,7 @@ impl ServerConnection {
         let class = response_class(ex.kind, status);
         if status.is_informational() && ex.version == Version::HTTP_10 {
             // RFC 9110 section 15.2: no 1xx to an HTTP/1.0 client.
-            return Err(UsageError::InvalidHead);
+            return Err(UsageError::InterimToHttp10);
         }
         if class == ResponseClass::Switch {
             if status == StatusCode::SWITCHING_PROTOCOLS && !ex.upgrade {
