@@ -174,6 +174,8 @@ impl ClientConnection {
             }
             Err(err) => {
                 self.recv = State::Error;
+                // No request may follow on a connection that must close.
+                self.send = self.send.next(Input::Fail).unwrap_or(self.send);
                 self.error = Some(err.clone());
                 return Err(err);
             }

@@ -338,6 +338,10 @@ impl ServerConnection {
     /// The verdict for the current exchange: the request's, the response's
     /// and any local decision. Final once both messages are complete.
     pub fn keep_alive(&self) -> KeepAlive {
+        if self.error.is_some() {
+            // The request's verdict was decided before its body failed.
+            return KeepAlive::Close(CloseReason::ProtocolError);
+        }
         let mut verdict = match self.exchange {
             Some(ex) => ex.verdict,
             None => self.decoder.keep_alive(),
