@@ -181,28 +181,25 @@ impl ClientConnection {
             }
         };
         match &event {
-            Event::Interim(res) => {
-                if res.status() == StatusCode::CONTINUE {
-                    self.waiting_continue = false;
-                }
+            Event::Interim(res) if res.status() == StatusCode::CONTINUE => {
+                self.waiting_continue = false;
             }
-            Event::Head { head, body } => {
+            Event::Head { body, .. } => {
                 self.waiting_continue = false;
                 if self.send == State::Body {
                     // A final answer before the request was sent: stop.
                     self.send_stopped = true;
                     self.close.get_or_insert(CloseReason::EarlyResponse);
-                    self.send = State::MustClose;
+                    self.send = State::Body
+                        .next(Input::MustClose)
+                        .expect("table: must close");
                 }
-                let input = if self.decoder.keep_alive() == KeepAlive::Close(CloseReason::Upgraded)
-                {
-                    Input::HeadOnly
-                } else if body.is_empty() {
+                // A 101 or a 2xx to CONNECT is decoded with an empty body.
+                let input = if body.is_empty() {
                     Input::HeadOnly
                 } else {
                     Input::HeadWithBody
                 };
-                let _ = head;
                 self.recv = State::Head.next(input).unwrap_or(State::Error);
             }
             Event::End(verdict) => {

@@ -200,9 +200,9 @@ impl ServerConnection {
                 Event::Data(data) if draining => {
                     self.drained += data.len() as u64;
                     if self.drained > self.config.max_drain_bytes {
+                        // The body did not end: close (cycle moves Body
+                        // to MustClose through the table).
                         self.close = Some(CloseReason::UnreadBody);
-                        self.decoder.close();
-                        self.recv = State::Done;
                         self.cycle();
                         return Ok(None);
                     }
@@ -319,8 +319,8 @@ impl ServerConnection {
             });
         ctx.keep_alive = KeepAlive::Close(CloseReason::ProtocolError);
         self.encoder.send_response(res, ctx)?;
-        self.send = State::MustClose;
-        self.recv = State::Error;
+        self.send = self.send.next(Input::MustClose).unwrap_or(State::MustClose);
+        self.recv = self.recv.next(Input::Fail).unwrap_or(State::Error);
         Ok(())
     }
 
