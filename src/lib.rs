@@ -1,4 +1,103 @@
-//! h1proto: sans-IO HTTP/1.1.
+//! Sans-IO HTTP/1.1 (RFC 9110 semantics, RFC 9112 syntax) as state machines.
+//!
+//! h1proto owns the protocol; the caller owns the socket, the clock and the
+//! threads. Bytes read from the peer go in through a caller-owned
+//! [`BytesMut`](bytes::BytesMut) and come out as events: message heads as
+//! `http::Request<()>` / `http::Response<()>` whose field values are slices
+//! of the input, body data as `Bytes` split from the buffer (no copy),
+//! trailers, and an end-of-message event carrying the keep-alive verdict.
+//! Messages to send go in as `http` types and come out as an ordered list
+//! of byte [`Segments`], ready for one vectored write: small pieces are
+//! coalesced into one contiguous buffer, large bodies pass by reference, and
+//! nothing leaves until the caller drains the queue.
+//!
+//! # A server run loop
+//!
+//! ```
+//! use bytes::{Buf, BytesMut};
+//! use h1proto::{Config, Event, ServerConnection};
+//! use std::io::{IoSlice, Read, Write};
+//!
+//! fn serve(mut socket: impl Read + Write) -> std::io::Result<()> {
+//!     let mut conn = ServerConnection::new(Config::default());
+//!     let mut buf = BytesMut::with_capacity(8 * 1024);
+//!     let mut body = Vec::new();
+//!     loop {
+//!         // 1. Events from what has been read so far.
+//!         loop {
+//!             match conn.poll_event(&mut buf) {
+//!                 Ok(Some(Event::Data(data))) => body.extend_from_slice(&data),
+//!                 Ok(Some(Event::End(_))) => {
+//!                     // 2. Answer: a HEAD request gets the head only.
+//!                     let res = http::Response::new(format!("{} bytes\n", body.len()));
+//!                     conn.send_response(res).expect("a response is due");
+//!                     body.clear();
+//!                 }
+//!                 Ok(Some(_)) => {}
+//!                 Ok(None) => break,
+//!                 Err(err) => {
+//!                     let _ = conn.send_error_response(&err);
+//!                     break;
+//!                 }
+//!             }
+//!         }
+//!         // 3. Everything queued leaves in vectored writes.
+//!         let out = conn.output();
+//!         while out.has_remaining() {
+//!             let mut slices = [IoSlice::new(&[]); 16];
+//!             let n = out.io_slices(&mut slices);
+//!             let written = socket.write_vectored(&slices[..n])?;
+//!             out.advance(written);
+//!         }
+//!         // 4. Close when the verdict says so.
+//!         if conn.is_closed() {
+//!             return Ok(());
+//!         }
+//!         // 5. Read more; 0 bytes means the peer closed.
+//!         buf.reserve(4096);
+//!         let start = buf.len();
+//!         buf.resize(start + 4096, 0);
+//!         let n = socket.read(&mut buf[start..])?;
+//!         buf.truncate(start + n);
+//!         if n == 0 {
+//!             conn.recv_eof();
+//!         }
+//!     }
+//! }
+//!
+//! // Two pipelined requests and a close, through an in-memory "socket".
+//! struct Mem(std::io::Cursor<Vec<u8>>, Vec<u8>);
+//! impl Read for Mem {
+//!     fn read(&mut self, b: &mut [u8]) -> std::io::Result<usize> { self.0.read(b) }
+//! }
+//! impl Write for Mem {
+//!     fn write(&mut self, b: &[u8]) -> std::io::Result<usize> { self.1.write(b) }
+//!     fn flush(&mut self) -> std::io::Result<()> { Ok(()) }
+//! }
+//! let input = b"POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc\
+//!               GET /b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+//! let mut sock = Mem(std::io::Cursor::new(input.to_vec()), Vec::new());
+//! serve(&mut sock).unwrap();
+//! let wire = String::from_utf8(sock.1).unwrap();
+//! assert!(wire.starts_with("HTTP/1.1 200 OK\r\ncontent-length: 8\r\n\r\n3 bytes\n"));
+//! assert!(wire.contains("connection: close"));
+//! ```
+//!
+//! # The parts
+//!
+//! | layer | types | use it alone for |
+//! |---|---|---|
+//! | decoding | [`RequestDecoder`], [`ResponseDecoder`], [`Event`] | parsing captured traffic, a proxy's receive side |
+//! | encoding | [`RequestEncoder`], [`ResponseEncoder`], [`Segments`] | writing messages with your own state handling |
+//! | framing | [`framing`] | the RFC 9112 section 6.3 body-length decision as pure functions |
+//! | connections | [`ServerConnection`], [`ClientConnection`], [`conn::State`] | servers and clients: keep-alive, pipelining, HEAD, 100-continue, upgrades |
+//!
+//! Errors are split by who caused them: [`Error`] is the peer's (malformed
+//! or oversized input, with a suggested status code), [`UsageError`] the
+//! local caller's. Nothing reachable from peer input panics, and what the
+//! decoder buffers is bounded by [`Limits`]. The `docs/` folder of the
+//! repository explains the framing table, the limits, the parsing decisions
+//! and the state machine.
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unreachable_pub)]
 

@@ -6,13 +6,23 @@ use h1proto::conn::state::{TRANSITIONS, diagram_mermaid, table_markdown};
 fn section<'a>(doc: &'a str, name: &str) -> &'a str {
     let start = format!("<!-- {name}:start -->\n");
     let end = format!("<!-- {name}:end -->");
-    let from = doc.find(&start).unwrap_or_else(|| panic!("no {name} start marker")) + start.len();
-    let to = doc[from..].find(&end).unwrap_or_else(|| panic!("no {name} end marker")) + from;
+    let from = doc
+        .find(&start)
+        .unwrap_or_else(|| panic!("no {name} start marker"))
+        + start.len();
+    let to = doc[from..]
+        .find(&end)
+        .unwrap_or_else(|| panic!("no {name} end marker"))
+        + from;
     &doc[from..to]
 }
 
 fn doc() -> String {
-    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/state-machine.md")).unwrap()
+    std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/state-machine.md"
+    ))
+    .unwrap()
 }
 
 #[test]

@@ -83,8 +83,19 @@ impl BodyDecoder {
     pub(crate) fn data_complete(&self) -> bool {
         match self {
             BodyDecoder::Length(n) => *n == 0,
-            BodyDecoder::Chunked(c) => matches!(c.state, ChunkState::Done),
+            BodyDecoder::Chunked(c) => {
+                matches!(c.state, ChunkState::Done) && !matches!(c.pending, Some(Err(_)))
+            }
             BodyDecoder::UntilClose => false,
+        }
+    }
+
+    /// `true` when the body is complete and nothing is left to return:
+    /// the `End` of the message is next.
+    pub(crate) fn finished(&self) -> bool {
+        match self {
+            BodyDecoder::Chunked(c) => self.data_complete() && !c.has_pending_trailers(),
+            _ => self.data_complete(),
         }
     }
 }
@@ -108,6 +119,8 @@ enum ChunkState {
 pub(crate) struct Chunked {
     state: ChunkState,
     trailers: LineScanner,
+    /// Trailers (or an error) found while looking ahead after data.
+    pending: Option<Result<HeaderMap, ErrorKind>>,
 }
 
 impl Chunked {
@@ -115,10 +128,42 @@ impl Chunked {
         Chunked {
             state: ChunkState::Size(0),
             trailers: LineScanner::default(),
+            pending: None,
         }
     }
 
     fn decode(&mut self, buf: &mut BytesMut, limits: &Limits) -> Result<BodyEvent, ErrorKind> {
+        if let Some(pending) = self.pending.take() {
+            return pending.map(BodyEvent::Trailers);
+        }
+        let event = self.run(buf, limits, false)?;
+        if matches!(event, BodyEvent::Data(_)) && self.state == ChunkState::DataEnd {
+            // Look past the chunk just handed out: if the last-chunk and the
+            // trailer section are already buffered, the body is known to be
+            // complete together with its last data. Trailers or an error
+            // found on the way are returned by the next call.
+            match self.run(buf, limits, true) {
+                Ok(BodyEvent::Trailers(map)) => self.pending = Some(Ok(map)),
+                Err(kind) => self.pending = Some(Err(kind)),
+                Ok(_) => {}
+            }
+        }
+        Ok(event)
+    }
+
+    /// `true` when trailers or an error found ahead are still to be returned.
+    pub(crate) fn has_pending_trailers(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// Runs the chunked state machine until it produces an event. With
+    /// `framing_only`, stops with `NeedMore` instead of producing data.
+    fn run(
+        &mut self,
+        buf: &mut BytesMut,
+        limits: &Limits,
+        framing_only: bool,
+    ) -> Result<BodyEvent, ErrorKind> {
         loop {
             match self.state {
                 ChunkState::Size(searched) => {
@@ -144,7 +189,7 @@ impl Chunked {
                     }
                 }
                 ChunkState::Data(remaining) => {
-                    if buf.is_empty() {
+                    if buf.is_empty() || framing_only {
                         return Ok(BodyEvent::NeedMore);
                     }
                     let n = usize::try_from(remaining)

@@ -114,7 +114,7 @@ impl Core {
             }
             State::Body(body) => match body.decode(buf, &self.limits, self.eof)? {
                 BodyEvent::Data(data) => {
-                    if body.data_complete() {
+                    if body.finished() {
                         self.state = State::Ending;
                     }
                     Ok(Step::Event(Event::Data(data)))
@@ -310,10 +310,10 @@ impl DecodeHead for ResponseDecoder {
 ///
 /// let Some(Event::Head { head, .. }) = dec.decode(&mut buf)? else { panic!() };
 /// assert_eq!(head.uri().path(), "/echo");
-/// assert_eq!(dec.decode(&mut buf)?, Some(Event::Data("hello".into())));
+/// assert!(matches!(dec.decode(&mut buf)?, Some(Event::Data(d)) if d == "hello"));
 /// assert!(dec.is_body_complete()); // known with the last byte, no extra read
-/// assert_eq!(dec.decode(&mut buf)?, Some(Event::End(KeepAlive::Reusable)));
-/// assert_eq!(dec.decode(&mut buf)?, None); // need more input
+/// assert!(matches!(dec.decode(&mut buf)?, Some(Event::End(KeepAlive::Reusable))));
+/// assert!(dec.decode(&mut buf)?.is_none()); // need more input
 /// # Ok::<(), h1proto::Error>(())
 /// ```
 #[derive(Debug)]
