@@ -64,4 +64,7 @@ pub enum CloseReason {
     Upgraded,
     /// The peer closed its side of the connection.
     PeerEof,
+    /// A final response arrived before the request was completely sent:
+    /// the client stops sending, and the connection cannot be reused.
+    EarlyResponse,
 }

@@ -2,6 +2,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unreachable_pub)]
 
+pub mod conn;
 pub mod decode;
 pub mod encode;
 mod error;
@@ -12,6 +13,7 @@ mod limits;
 mod reason;
 pub mod segments;
 
+pub use conn::{ClientConnection, Config, ServerConnection};
 pub use decode::{Event, RequestDecoder, ResponseDecoder};
 pub use encode::{EncoderConfig, EncoderState, RequestEncoder, ResponseContext, ResponseEncoder};
 pub use error::{Error, ErrorKind, UsageError};

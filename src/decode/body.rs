@@ -70,6 +70,14 @@ impl BodyDecoder {
         Ok(event)
     }
 
+    /// Bytes left of a Content-Length body.
+    pub(crate) fn remaining_len(&self) -> Option<u64> {
+        match self {
+            BodyDecoder::Length(n) => Some(*n),
+            _ => None,
+        }
+    }
+
     /// `true` once every body byte has been handed out (what remains of a
     /// chunked body, if anything, is framing).
     pub(crate) fn data_complete(&self) -> bool {

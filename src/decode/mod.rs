@@ -243,6 +243,16 @@ macro_rules! shared_queries {
             matches!(self.core.state, State::Switched)
         }
 
+        /// Body bytes still to come of a `Content-Length` body; `None` for
+        /// other framings or between messages.
+        pub fn remaining_body_len(&self) -> Option<u64> {
+            match &self.core.state {
+                State::Body(body) => body.remaining_len(),
+                State::Ending => Some(0),
+                _ => None,
+            }
+        }
+
         /// The limits this decoder enforces.
         pub fn limits(&self) -> &Limits {
             &self.core.limits

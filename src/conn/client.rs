@@ -1,0 +1,342 @@
+//! The client side: requests out, responses in.
+
+use std::collections::VecDeque;
+
+use bytes::{Bytes, BytesMut};
+use http::header::{EXPECT, HeaderMap};
+use http::{Request, Response, StatusCode};
+
+use super::Config;
+use super::state::{Input, State};
+use crate::decode::{Event, ResponseDecoder};
+use crate::encode::RequestEncoder;
+use crate::error::{Error, UsageError};
+use crate::framing::{BodyKind, RequestKind};
+use crate::keep_alive::{CloseReason, KeepAlive};
+use crate::segments::Segments;
+
+/// The client side of an HTTP/1.1 connection.
+///
+/// Sends requests with a [`RequestEncoder`] and decodes responses with a
+/// [`ResponseDecoder`] that it tells the method of every request sent, so a
+/// response to HEAD is read without a body and a 2xx to CONNECT switches to
+/// a tunnel without the caller saying so. Several requests may be sent
+/// before their responses are read (pipelining); each response is matched
+/// to its request in order. Once a response is complete and the verdict
+/// allows it, the next one is expected at once: nothing has to be called to
+/// recycle the connection.
+///
+/// If a final response arrives while a request body is still being sent,
+/// the client stops sending: later [`send_data`](Self::send_data) and
+/// [`finish`](Self::finish) calls for that request queue nothing, and the
+/// connection closes after the response (RFC 9112 section 9.5).
+///
+/// ```
+/// use bytes::{Buf, BytesMut};
+/// use h1proto::{ClientConnection, Config, Event};
+///
+/// let mut conn = ClientConnection::new(Config::default());
+/// let req = http::Request::head("http://example.com/").body("").unwrap();
+/// conn.send_request(req).unwrap();
+/// let req = http::Request::get("/next").header("host", "example.com").body("").unwrap();
+/// conn.send_request(req).unwrap();
+/// let output = conn.output();
+/// let written = output.remaining(); // write_vectored the segments here
+/// output.advance(written);
+///
+/// // The two responses, as read from the socket:
+/// let mut buf = BytesMut::from(
+///     &b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"[..],
+/// );
+/// let mut events = Vec::new();
+/// while let Some(event) = conn.poll_event(&mut buf)? {
+///     events.push(event);
+/// }
+/// // Head, End (the answer to HEAD has no body), Head, Data, End.
+/// assert_eq!(events.len(), 5);
+/// assert!(matches!(events[3], Event::Data(ref d) if d == "hello"));
+/// # Ok::<(), h1proto::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct ClientConnection {
+    decoder: ResponseDecoder,
+    encoder: RequestEncoder,
+    send: State,
+    recv: State,
+    /// Requests sent whose final response is not complete, oldest first.
+    in_flight: VecDeque<RequestKind>,
+    waiting_continue: bool,
+    /// The request being sent was answered early: its rest is dropped.
+    send_stopped: bool,
+    close: Option<CloseReason>,
+    error: Option<Error>,
+    eof: bool,
+}
+
+impl ClientConnection {
+    /// A connection with the given settings.
+    pub fn new(config: Config) -> Self {
+        ClientConnection {
+            decoder: ResponseDecoder::new(config.limits.clone()),
+            encoder: RequestEncoder::new(config.encoder.clone()),
+            send: State::Idle,
+            recv: State::Idle,
+            in_flight: VecDeque::new(),
+            waiting_continue: false,
+            send_stopped: false,
+            close: None,
+            error: None,
+            eof: false,
+        }
+    }
+
+    /// Queues a complete request (head and body).
+    pub fn send_request<B: Into<Bytes>>(&mut self, req: Request<B>) -> Result<(), UsageError> {
+        self.ready_to_send()?;
+        let kind = RequestKind::of(req.method());
+        let method = req.method().clone();
+        self.encoder.send_request(req)?;
+        self.sent_head(kind, &method, true, false);
+        Ok(())
+    }
+
+    /// Queues a request head; the body follows with
+    /// [`send_data`](Self::send_data) and [`finish`](Self::finish). With
+    /// `Expect: 100-continue`, [`is_waiting_for_continue`](Self::is_waiting_for_continue)
+    /// says whether the server has answered yet; how long to wait before
+    /// sending the body anyway is the caller's decision.
+    pub fn send_head(&mut self, req: Request<()>) -> Result<BodyKind, UsageError> {
+        self.ready_to_send()?;
+        let kind = RequestKind::of(req.method());
+        let method = req.method().clone();
+        let expect = req
+            .headers()
+            .get(EXPECT)
+            .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
+        let body = self.encoder.send_head(req)?;
+        let finished = self.encoder.is_finished();
+        self.sent_head(kind, &method, finished, expect && !finished);
+        Ok(body)
+    }
+
+    /// Queues body bytes of the request being sent.
+    pub fn send_data(&mut self, data: impl Into<Bytes>) -> Result<(), UsageError> {
+        if self.send_stopped {
+            return Ok(());
+        }
+        if self.send != State::Body {
+            return Err(UsageError::WrongState);
+        }
+        self.encoder.send_data(data)
+    }
+
+    /// Ends the request being sent, with trailers if it is chunked.
+    pub fn finish(&mut self, trailers: Option<HeaderMap>) -> Result<(), UsageError> {
+        if self.send_stopped {
+            return Ok(());
+        }
+        if self.send != State::Body {
+            return Err(UsageError::WrongState);
+        }
+        self.encoder.finish(trailers)?;
+        self.send = State::Done;
+        self.cycle_send();
+        Ok(())
+    }
+
+    /// Decodes the next response event from `buf`, splitting off the bytes
+    /// it uses. `Ok(None)`: read more bytes (or nothing is expected).
+    pub fn poll_event(&mut self, buf: &mut BytesMut) -> Result<Option<Event<Response<()>>>, Error> {
+        if let Some(err) = &self.error {
+            return Err(err.clone());
+        }
+        // A response without a body is complete with its head (`Done`), but
+        // its `End` is still to be returned.
+        let end_due = self.recv == State::Done && self.decoder.is_body_complete();
+        if !matches!(self.recv, State::Head | State::Body | State::Idle) && !end_due {
+            return Ok(None);
+        }
+        let decoded = if self.eof {
+            self.decoder.decode_eof(buf)
+        } else {
+            self.decoder.decode(buf)
+        };
+        let event = match decoded {
+            Ok(Some(event)) => event,
+            Ok(None) => {
+                if self.eof && self.decoder.is_closed() && self.recv == State::Idle {
+                    self.recv = State::Closed;
+                    if !self.send.is_final() {
+                        self.send = State::Closed;
+                    }
+                }
+                return Ok(None);
+            }
+            Err(err) => {
+                self.recv = State::Error;
+                // No request may follow on a connection that must close.
+                self.send = self.send.next(Input::Fail).unwrap_or(self.send);
+                self.error = Some(err.clone());
+                return Err(err);
+            }
+        };
+        match &event {
+            Event::Interim(res) if res.status() == StatusCode::CONTINUE => {
+                self.waiting_continue = false;
+            }
+            Event::Head { body, .. } => {
+                self.waiting_continue = false;
+                if self.send == State::Body {
+                    // A final answer before the request was sent: stop.
+                    self.send_stopped = true;
+                    self.close.get_or_insert(CloseReason::EarlyResponse);
+                    self.send = State::Body
+                        .next(Input::MustClose)
+                        .expect("table: must close");
+                }
+                // A 101 or a 2xx to CONNECT is decoded with an empty body.
+                let input = if body.is_empty() {
+                    Input::HeadOnly
+                } else {
+                    Input::HeadWithBody
+                };
+                self.recv = State::Head.next(input).unwrap_or(State::Error);
+            }
+            Event::End(verdict) => {
+                self.in_flight.pop_front();
+                self.recv = self.recv.next(Input::BodyEnd).unwrap_or(self.recv);
+                // After the answer to the last request sent, that request's
+                // own `Connection: close` counts too, whatever the server said.
+                let verdict = if self.in_flight.is_empty() {
+                    verdict.and(self.encoder.keep_alive())
+                } else {
+                    *verdict
+                };
+                match verdict {
+                    KeepAlive::Close(CloseReason::Upgraded) => {
+                        self.recv = State::Switched;
+                        self.send = State::Switched;
+                    }
+                    KeepAlive::Close(_) => {
+                        self.recv = State::MustClose;
+                        if !self.send.is_final() {
+                            self.send = State::MustClose;
+                        }
+                    }
+                    KeepAlive::Reusable if self.close.is_some() => {
+                        self.recv = State::MustClose;
+                        self.send = State::MustClose;
+                    }
+                    KeepAlive::Reusable => {
+                        self.recv = State::Done.next(Input::Reuse).expect("table: reuse");
+                        if !self.in_flight.is_empty() {
+                            self.recv = State::Head;
+                        } else if self.send == State::Done {
+                            // The CONNECT held the send side back for a
+                            // tunnel; it was refused, so requests may follow.
+                            self.send = State::Done.next(Input::Reuse).expect("table: reuse");
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(Some(event))
+    }
+
+    /// Tells the connection that the server closed its side: the bytes in
+    /// the buffer are all there will be. Keep calling
+    /// [`poll_event`](Self::poll_event) until it returns `Ok(None)`.
+    pub fn recv_eof(&mut self) {
+        self.eof = true;
+    }
+
+    /// `true` while a request sent with `Expect: 100-continue` has had
+    /// neither `100 Continue` nor a final response.
+    pub fn is_waiting_for_continue(&self) -> bool {
+        self.waiting_continue
+    }
+
+    /// Requests sent whose final response has not been completely decoded.
+    pub fn requests_in_flight(&self) -> usize {
+        self.in_flight.len()
+    }
+
+    /// The queued output: drain it with a vectored write, then `advance`.
+    pub fn output(&mut self) -> &mut Segments {
+        self.encoder.output()
+    }
+
+    /// The verdict on the connection so far: the requests', the responses'
+    /// and any early response.
+    pub fn keep_alive(&self) -> KeepAlive {
+        let mut verdict = self.encoder.keep_alive().and(self.decoder.keep_alive());
+        if let Some(reason) = self.close {
+            verdict = verdict.and(KeepAlive::Close(reason));
+        }
+        verdict
+    }
+
+    /// The state of the requests direction.
+    pub fn send_state(&self) -> State {
+        self.send
+    }
+
+    /// The state of the responses direction.
+    pub fn recv_state(&self) -> State {
+        self.recv
+    }
+
+    /// `true` when no further request can be sent or response read: close
+    /// the socket once the output is drained.
+    pub fn is_closed(&self) -> bool {
+        let over = |s: State| matches!(s, State::MustClose | State::Closed | State::Error);
+        self.recv == State::Error || (over(self.recv) && over(self.send))
+    }
+
+    /// `true` once a 101 or a 2xx answer to CONNECT was decoded: the bytes
+    /// left in the read buffer belong to the new protocol.
+    pub fn is_switched(&self) -> bool {
+        self.recv == State::Switched
+    }
+
+    fn ready_to_send(&self) -> Result<(), UsageError> {
+        if self.send == State::Idle {
+            Ok(())
+        } else {
+            Err(UsageError::WrongState)
+        }
+    }
+
+    fn sent_head(
+        &mut self,
+        kind: RequestKind,
+        method: &http::Method,
+        finished: bool,
+        expect: bool,
+    ) {
+        self.decoder.expect_response_to(method);
+        self.in_flight.push_back(kind);
+        self.send_stopped = false;
+        self.waiting_continue = expect;
+        if self.recv == State::Idle {
+            self.recv = State::Idle.next(Input::HeadDue).expect("table: head due");
+        }
+        self.send = if finished { State::Done } else { State::Body };
+        self.cycle_send();
+    }
+
+    /// After a request is complete: another may follow at once
+    /// (pipelining) unless the request said the connection closes or opened
+    /// a tunnel.
+    fn cycle_send(&mut self) {
+        if self.send != State::Done {
+            return;
+        }
+        let tunnel = self.in_flight.back() == Some(&RequestKind::Connect);
+        self.send = match self.encoder.keep_alive() {
+            KeepAlive::Reusable if !tunnel => State::Done.next(Input::Reuse).expect("table: reuse"),
+            _ => State::Done,
+        };
+    }
+}
