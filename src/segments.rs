@@ -29,9 +29,9 @@ use std::io::IoSlice;
 
 use bytes::{Buf, Bytes, BytesMut};
 
-/// The default coalescing threshold: 8 KiB. `docs/benchmarks.md` has the
+/// The default coalescing threshold: 4 KiB. `docs/benchmarks.md` has the
 /// measurements behind it.
-pub const DEFAULT_COALESCE_THRESHOLD: usize = 8 * 1024;
+pub const DEFAULT_COALESCE_THRESHOLD: usize = 4 * 1024;
 
 /// Capacity the tail buffer is given back after a full drain, so that a
 /// typical head and a small body fit without growing it.

@@ -104,8 +104,10 @@ fn http10_peer_with_reusable_verdict_gets_keep_alive() {
 #[test]
 fn close_verdict_adds_connection_close_once() {
     let mut enc = ResponseEncoder::default();
-    let mut c = ResponseContext::default();
-    c.keep_alive = KeepAlive::Close(CloseReason::PeerClose);
+    let c = ResponseContext {
+        keep_alive: KeepAlive::Close(CloseReason::PeerClose),
+        ..ResponseContext::default()
+    };
     enc.send_response(Response::new("x"), c).unwrap();
     assert!(take(enc.output()).contains("connection: close\r\n"));
     assert_eq!(enc.keep_alive(), KeepAlive::Close(CloseReason::PeerClose));

@@ -93,7 +93,7 @@ pub use response::ResponseEncoder;
 pub struct EncoderConfig {
     /// Body `Bytes` shorter than this are copied into the output queue's
     /// contiguous tail buffer; longer ones are queued as their own segment
-    /// without a copy. Default: 8 KiB
+    /// without a copy. Default: 4 KiB
     /// ([`DEFAULT_COALESCE_THRESHOLD`](crate::segments::DEFAULT_COALESCE_THRESHOLD)).
     pub coalesce_threshold: usize,
     /// Refuse body bytes for a response to HEAD with
