@@ -214,13 +214,16 @@ macro_rules! impl_decoder {
 impl_decoder!(RequestDecoder, Request<()>);
 impl_decoder!(ResponseDecoder, Response<()>);
 
+/// The start line and fields of a decoded head, as the corpus compares them.
+type StartAndFields = (Vec<String>, Vec<(String, Vec<u8>)>);
+
 /// Feeds `raw` in pieces cut at `cuts` and collects the outcome.
 fn run<D: Decoder>(
     mut dec: D,
     raw: &[u8],
     cuts: &[usize],
     peer_closes: bool,
-    start: &dyn Fn(&D::Head) -> (Vec<String>, Vec<(String, Vec<u8>)>),
+    start: &dyn Fn(&D::Head) -> StartAndFields,
 ) -> Outcome {
     let mut buf = BytesMut::new();
     let mut messages: Vec<Message> = Vec::new();
