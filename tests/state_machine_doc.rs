@@ -17,12 +17,24 @@ fn section<'a>(doc: &'a str, name: &str) -> &'a str {
     &doc[from..to]
 }
 
+const DOC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/state-machine.md");
+
+/// The document; with `H1PROTO_BLESS_DOCS=1`, first rewritten from the code
+/// (run that after changing the table, then review the diff).
 fn doc() -> String {
-    std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/docs/state-machine.md"
-    ))
-    .unwrap()
+    let text = std::fs::read_to_string(DOC).unwrap();
+    if std::env::var_os("H1PROTO_BLESS_DOCS").is_none() {
+        return text;
+    }
+    let table = section(&text, "table").to_owned();
+    let diagram = section(&text, "diagram").to_owned();
+    let text = text.replacen(&table, &table_markdown(), 1).replacen(
+        &diagram,
+        &format!("```mermaid\n{}```\n", diagram_mermaid()),
+        1,
+    );
+    std::fs::write(DOC, &text).unwrap();
+    text
 }
 
 #[test]

@@ -139,7 +139,7 @@ impl ClientConnection {
             return Err(UsageError::WrongState);
         }
         self.encoder.finish(trailers)?;
-        self.send = State::Done;
+        self.send.go(Input::BodyEnd);
         self.cycle_send();
         Ok(())
     }
@@ -165,17 +165,15 @@ impl ClientConnection {
             Ok(Some(event)) => event,
             Ok(None) => {
                 if self.eof && self.decoder.is_closed() && self.recv == State::Idle {
-                    self.recv = State::Closed;
-                    if !self.send.is_final() {
-                        self.send = State::Closed;
-                    }
+                    self.recv.go(Input::Close);
+                    self.send.try_go(Input::Close);
                 }
                 return Ok(None);
             }
             Err(err) => {
-                self.recv = State::Error;
+                self.recv.go(Input::Fail);
                 // No request may follow on a connection that must close.
-                self.send = self.send.next(Input::Fail).unwrap_or(self.send);
+                self.send.try_go(Input::Fail);
                 self.error = Some(err.clone());
                 return Err(err);
             }
@@ -190,9 +188,7 @@ impl ClientConnection {
                     // A final answer before the request was sent: stop.
                     self.send_stopped = true;
                     self.close.get_or_insert(CloseReason::EarlyResponse);
-                    self.send = State::Body
-                        .next(Input::MustClose)
-                        .expect("table: must close");
+                    self.send.go(Input::MustClose);
                 }
                 // A 101 or a 2xx to CONNECT is decoded with an empty body.
                 let input = if body.is_empty() {
@@ -200,11 +196,11 @@ impl ClientConnection {
                 } else {
                     Input::HeadWithBody
                 };
-                self.recv = State::Head.next(input).unwrap_or(State::Error);
+                self.recv.go(input);
             }
             Event::End(verdict) => {
                 self.in_flight.pop_front();
-                self.recv = self.recv.next(Input::BodyEnd).unwrap_or(self.recv);
+                self.recv.try_go(Input::BodyEnd);
                 // After the answer to the last request sent, that request's
                 // own `Connection: close` counts too, whatever the server said.
                 let verdict = if self.in_flight.is_empty() {
@@ -214,27 +210,25 @@ impl ClientConnection {
                 };
                 match verdict {
                     KeepAlive::Close(CloseReason::Upgraded) => {
-                        self.recv = State::Switched;
-                        self.send = State::Switched;
+                        self.recv.go(Input::Switch);
+                        self.send.go(Input::Switch);
                     }
                     KeepAlive::Close(_) => {
-                        self.recv = State::MustClose;
-                        if !self.send.is_final() {
-                            self.send = State::MustClose;
-                        }
+                        self.recv.go(Input::MustClose);
+                        self.send.try_go(Input::MustClose);
                     }
                     KeepAlive::Reusable if self.close.is_some() => {
-                        self.recv = State::MustClose;
-                        self.send = State::MustClose;
+                        self.recv.go(Input::MustClose);
+                        self.send.try_go(Input::MustClose);
                     }
                     KeepAlive::Reusable => {
-                        self.recv = State::Done.next(Input::Reuse).expect("table: reuse");
+                        self.recv.go(Input::Reuse);
                         if !self.in_flight.is_empty() {
-                            self.recv = State::Head;
+                            self.recv.go(Input::HeadDue);
                         } else if self.send == State::Done {
                             // The CONNECT held the send side back for a
                             // tunnel; it was refused, so requests may follow.
-                            self.send = State::Done.next(Input::Reuse).expect("table: reuse");
+                            self.send.go(Input::Reuse);
                         }
                     }
                 }
@@ -320,9 +314,13 @@ impl ClientConnection {
         self.send_stopped = false;
         self.waiting_continue = expect;
         if self.recv == State::Idle {
-            self.recv = State::Idle.next(Input::HeadDue).expect("table: head due");
+            self.recv.go(Input::HeadDue);
         }
-        self.send = if finished { State::Done } else { State::Body };
+        self.send.go(if finished {
+            Input::HeadOnly
+        } else {
+            Input::HeadWithBody
+        });
         self.cycle_send();
     }
 
@@ -334,9 +332,8 @@ impl ClientConnection {
             return;
         }
         let tunnel = self.in_flight.back() == Some(&RequestKind::Connect);
-        self.send = match self.encoder.keep_alive() {
-            KeepAlive::Reusable if !tunnel => State::Done.next(Input::Reuse).expect("table: reuse"),
-            _ => State::Done,
-        };
+        if !tunnel && self.encoder.keep_alive().is_reusable() {
+            self.send.go(Input::Reuse);
+        }
     }
 }

@@ -154,15 +154,15 @@ impl ServerConnection {
                 Ok(None) => {
                     if self.decoder.is_closed() && self.recv == State::Idle {
                         // The peer closed between requests.
-                        self.recv = self.recv.next(Input::Close).unwrap_or(State::Closed);
-                        self.send = State::Closed;
+                        self.recv.go(Input::Close);
+                        self.send.go(Input::Close);
                     } else if self.recv == State::Idle && !buf.is_empty() {
-                        self.recv = State::Head;
+                        self.recv.go(Input::HeadDue);
                     }
                     return Ok(None);
                 }
                 Err(err) => {
-                    self.recv = State::Error;
+                    self.recv.go(Input::Fail);
                     self.error = Some(err.clone());
                     return Err(err);
                 }
@@ -194,8 +194,8 @@ impl ServerConnection {
                     } else {
                         Input::HeadWithBody
                     };
-                    self.recv = State::Idle.next(input).expect("table: head from idle");
-                    self.send = State::Idle.next(Input::HeadDue).expect("table: head due");
+                    self.recv.go(input);
+                    self.send.go(Input::HeadDue);
                 }
                 Event::Data(data) if draining => {
                     self.drained += data.len() as u64;
@@ -210,7 +210,7 @@ impl ServerConnection {
                 }
                 Event::Trailers(_) if draining => continue,
                 Event::End(_) => {
-                    self.recv = self.recv.next(Input::BodyEnd).unwrap_or(self.recv);
+                    self.recv.try_go(Input::BodyEnd);
                     self.cycle();
                     if draining {
                         continue;
@@ -287,7 +287,7 @@ impl ServerConnection {
             return Err(UsageError::WrongState);
         }
         self.encoder.finish(trailers)?;
-        self.send = State::Done;
+        self.send.go(Input::BodyEnd);
         self.cycle();
         Ok(())
     }
@@ -319,8 +319,8 @@ impl ServerConnection {
             });
         ctx.keep_alive = KeepAlive::Close(CloseReason::ProtocolError);
         self.encoder.send_response(res, ctx)?;
-        self.send = self.send.next(Input::MustClose).unwrap_or(State::MustClose);
-        self.recv = self.recv.next(Input::Fail).unwrap_or(State::Error);
+        self.send.try_go(Input::MustClose);
+        self.recv.try_go(Input::Fail);
         Ok(())
     }
 
@@ -437,21 +437,21 @@ impl ServerConnection {
         let kind = self.exchange.map_or(RequestKind::Other, |ex| ex.kind);
         match response_class(kind, status) {
             ResponseClass::Interim => {
-                self.send = self.send.next(Input::Interim).unwrap_or(self.send);
+                self.send.go(Input::Interim);
                 if status == StatusCode::CONTINUE {
                     self.expect = Continue::Sent;
                 }
             }
             ResponseClass::Switch => {
-                self.send = State::Switched;
-                self.recv = self.recv.next(Input::Switch).unwrap_or(State::Switched);
+                self.send.go(Input::Switch);
+                self.recv.go(Input::Switch);
                 self.decoder.close();
             }
             ResponseClass::Final if finished => {
-                self.send = State::Done;
+                self.send.go(Input::HeadOnly);
                 self.cycle();
             }
-            ResponseClass::Final => self.send = State::Body,
+            ResponseClass::Final => self.send.go(Input::HeadWithBody),
         }
     }
 
@@ -464,19 +464,16 @@ impl ServerConnection {
         }
         match (self.recv, self.keep_alive()) {
             (State::Done, KeepAlive::Reusable) => {
-                self.recv = State::Done.next(Input::Reuse).expect("table: reuse");
-                self.send = State::Done.next(Input::Reuse).expect("table: reuse");
+                self.recv.go(Input::Reuse);
+                self.send.go(Input::Reuse);
                 self.exchange = None;
                 self.expect = Continue::None;
                 self.drained = 0;
             }
-            (recv, KeepAlive::Close(_)) => {
-                if let Some(next) = recv.next(Input::MustClose) {
+            (_, KeepAlive::Close(_)) => {
+                if self.recv.try_go(Input::MustClose) {
                     self.decoder.close();
-                    self.recv = next;
-                    self.send = State::Done
-                        .next(Input::MustClose)
-                        .expect("table: must close");
+                    self.send.go(Input::MustClose);
                 }
             }
             // Early response: poll_event drains the rest of the request.

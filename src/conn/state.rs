@@ -69,6 +69,7 @@ pub const TRANSITIONS: &[(State, Input, State)] = &[
     (S::Idle, I::HeadOnly, S::Done),
     (S::Idle, I::MustClose, S::MustClose),
     (S::Idle, I::Close, S::Closed),
+    (S::Idle, I::Switch, S::Switched),
     (S::Head, I::Interim, S::Head),
     (S::Head, I::HeadWithBody, S::Body),
     (S::Head, I::HeadOnly, S::Done),
@@ -96,6 +97,25 @@ impl State {
             .iter()
             .find(|(from, on, _)| *from == self && *on == input)
             .map(|&(_, _, to)| to)
+    }
+
+    /// Moves along the table. The connection code asks only for listed
+    /// transitions; an unlisted one is a bug, caught by a debug assertion
+    /// (release builds leave the state unchanged).
+    pub(crate) fn go(&mut self, input: Input) {
+        let moved = self.try_go(input);
+        debug_assert!(moved, "no transition from {self} on {input}");
+    }
+
+    /// Moves along the table if it lists `input` for this state.
+    pub(crate) fn try_go(&mut self, input: Input) -> bool {
+        match self.next(input) {
+            Some(next) => {
+                *self = next;
+                true
+            }
+            None => false,
+        }
     }
 
     /// `true` in the states after which no further message passes.
