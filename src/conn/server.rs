@@ -470,11 +470,9 @@ impl ServerConnection {
                 self.expect = Continue::None;
                 self.drained = 0;
             }
-            (_, KeepAlive::Close(_)) => {
-                if self.recv.try_go(Input::MustClose) {
-                    self.decoder.close();
-                    self.send.go(Input::MustClose);
-                }
+            (_, KeepAlive::Close(_)) if self.recv.try_go(Input::MustClose) => {
+                self.decoder.close();
+                self.send.go(Input::MustClose);
             }
             // Early response: poll_event drains the rest of the request.
             _ => {}
