@@ -47,7 +47,9 @@ pub enum ErrorKind {
     InvalidFieldValue,
     /// A line folded with obs-fold where it is not accepted.
     ObsFold,
-    /// A line ended with LF alone, or a CR not followed by LF.
+    /// A line ended with LF alone (every line must end with CRLF). A CR
+    /// inside a line is reported by the element it is in (field value,
+    /// target, reason phrase).
     BareLineFeed,
     /// An HTTP/1.1 request without `Host`, or with more than one.
     InvalidHost,
