@@ -71,11 +71,14 @@ mod head;
 mod request;
 mod response;
 
+use bytes::Bytes;
+use http::header::HeaderMap;
 use http::{Request, Version};
 
+use crate::error::UsageError;
 use crate::framing::{BodyKind, RequestKind, connection_verdict};
 use crate::keep_alive::{CloseReason, KeepAlive};
-use crate::segments::DEFAULT_COALESCE_THRESHOLD;
+use crate::segments::{DEFAULT_COALESCE_THRESHOLD, Segments};
 
 pub use request::RequestEncoder;
 pub use response::ResponseEncoder;
@@ -200,6 +203,60 @@ impl State {
         match after {
             After::Interim | After::Verdict(KeepAlive::Reusable) => State::Ready,
             After::Verdict(KeepAlive::Close(reason)) => State::Closed(reason),
+        }
+    }
+}
+
+/// What both encoders keep: the output queue, where the message being sent
+/// stands, and the verdict of the last message. The body-sending half of
+/// the API lives here once; the encoders add their heads.
+#[derive(Debug)]
+struct Sender {
+    out: Segments,
+    state: State,
+    keep_alive: KeepAlive,
+}
+
+impl Sender {
+    fn new(config: &EncoderConfig) -> Self {
+        Sender {
+            out: Segments::with_threshold(config.coalesce_threshold),
+            state: State::Ready,
+            keep_alive: KeepAlive::Reusable,
+        }
+    }
+
+    fn ready(&self) -> Result<(), UsageError> {
+        match self.state {
+            State::Ready => Ok(()),
+            _ => Err(UsageError::WrongState),
+        }
+    }
+
+    fn send_data(&mut self, data: Bytes) -> Result<(), UsageError> {
+        match &mut self.state {
+            State::Body { body, .. } => body.data(&mut self.out, data),
+            _ => Err(UsageError::WrongState),
+        }
+    }
+
+    fn finish(&mut self, trailers: Option<&HeaderMap>) -> Result<(), UsageError> {
+        let State::Body { body, after } = &mut self.state else {
+            return Err(UsageError::WrongState);
+        };
+        body.finish(&mut self.out, trailers)?;
+        self.state = State::after(*after);
+        Ok(())
+    }
+
+    fn is_finished(&self) -> bool {
+        !matches!(self.state, State::Body { .. })
+    }
+
+    fn body_kind(&self) -> Option<BodyKind> {
+        match &self.state {
+            State::Body { body, .. } => Some(body.kind()),
+            _ => None,
         }
     }
 }

@@ -11,7 +11,7 @@ use super::head::{
     write_request_line,
 };
 use super::response::check_full;
-use super::{After, EncoderConfig, EncoderState, State};
+use super::{After, EncoderConfig, EncoderState, Sender, State};
 use crate::error::UsageError;
 use crate::framing::{BodyKind, connection_verdict};
 use crate::keep_alive::{CloseReason, KeepAlive};
@@ -43,9 +43,7 @@ use crate::segments::Segments;
 /// ```
 #[derive(Debug)]
 pub struct RequestEncoder {
-    out: Segments,
-    state: State,
-    keep_alive: KeepAlive,
+    tx: Sender,
 }
 
 struct Plan {
@@ -61,9 +59,7 @@ impl RequestEncoder {
     /// A new encoder with an empty output queue.
     pub fn new(config: EncoderConfig) -> Self {
         RequestEncoder {
-            out: Segments::with_threshold(config.coalesce_threshold),
-            state: State::Ready,
-            keep_alive: KeepAlive::Reusable,
+            tx: Sender::new(&config),
         }
     }
 
@@ -80,14 +76,14 @@ impl RequestEncoder {
     pub fn send_request<B: Into<Bytes>>(&mut self, req: Request<B>) -> Result<(), UsageError> {
         let (parts, body) = req.into_parts();
         let body: Bytes = body.into();
-        self.ready()?;
+        self.tx.ready()?;
         let plan = plan(&parts, Some(body.len() as u64))?;
         let keep_alive = plan.keep_alive;
         let mut enc = self.write_head(&parts, plan);
-        enc.data(&mut self.out, body)?;
-        enc.finish(&mut self.out, None)?;
-        self.keep_alive = keep_alive;
-        self.state = State::after(After::Verdict(keep_alive));
+        enc.data(&mut self.tx.out, body)?;
+        enc.finish(&mut self.tx.out, None)?;
+        self.tx.keep_alive = keep_alive;
+        self.tx.state = State::after(After::Verdict(keep_alive));
         Ok(())
     }
 
@@ -102,14 +98,14 @@ impl RequestEncoder {
     /// A [`UsageError`] when the head cannot be sent; the output queue is
     /// left untouched.
     pub fn send_head(&mut self, req: Request<()>) -> Result<BodyKind, UsageError> {
-        self.ready()?;
+        self.tx.ready()?;
         let (parts, ()) = req.into_parts();
         let plan = plan(&parts, None)?;
         let keep_alive = plan.keep_alive;
         let body = self.write_head(&parts, plan);
         let kind = body.kind();
-        self.keep_alive = keep_alive;
-        self.state = State::Body {
+        self.tx.keep_alive = keep_alive;
+        self.tx.state = State::Body {
             body,
             after: After::Verdict(keep_alive),
         };
@@ -125,10 +121,7 @@ impl RequestEncoder {
     /// [`UsageError::BodyTooLong`] past the declared `Content-Length`. The
     /// output queue is left untouched.
     pub fn send_data(&mut self, data: impl Into<Bytes>) -> Result<(), UsageError> {
-        match &mut self.state {
-            State::Body { body, .. } => body.data(&mut self.out, data.into()),
-            _ => Err(UsageError::WrongState),
-        }
+        self.tx.send_data(data.into())
     }
 
     /// Ends the request being streamed, with trailers if it is chunked.
@@ -137,53 +130,38 @@ impl RequestEncoder {
     ///
     /// As [`ResponseEncoder::finish`](crate::ResponseEncoder::finish).
     pub fn finish(&mut self, trailers: Option<HeaderMap>) -> Result<(), UsageError> {
-        let State::Body { body, after } = &mut self.state else {
-            return Err(UsageError::WrongState);
-        };
-        body.finish(&mut self.out, trailers.as_ref())?;
-        self.state = State::after(*after);
-        Ok(())
+        self.tx.finish(trailers.as_ref())
     }
 
     /// The output queue: drain it into the connection.
     pub fn output(&mut self) -> &mut Segments {
-        &mut self.out
+        &mut self.tx.out
     }
 
     /// Where the encoder is: ready for a head, inside a body, or closed.
     pub fn state(&self) -> EncoderState {
-        self.state.public()
+        self.tx.state.public()
     }
 
     /// `true` when no request is in progress.
     pub fn is_finished(&self) -> bool {
-        !matches!(self.state, State::Body { .. })
+        self.tx.is_finished()
     }
 
     /// The framing of the body in progress, if any.
     pub fn body_kind(&self) -> Option<BodyKind> {
-        match &self.state {
-            State::Body { body, .. } => Some(body.kind()),
-            _ => None,
-        }
+        self.tx.body_kind()
     }
 
     /// The keep-alive verdict of the last request sent: `Close` when it
     /// said `Connection: close` or was HTTP/1.0 without `keep-alive`.
     pub fn keep_alive(&self) -> KeepAlive {
-        self.keep_alive
-    }
-
-    fn ready(&self) -> Result<(), UsageError> {
-        match self.state {
-            State::Ready => Ok(()),
-            _ => Err(UsageError::WrongState),
-        }
+        self.tx.keep_alive
     }
 
     fn write_head(&mut self, parts: &Parts, plan: Plan) -> BodyEncoder {
         write_request_line(
-            &mut self.out,
+            &mut self.tx.out,
             &parts.method,
             &parts.uri,
             plan.form,
@@ -192,7 +170,7 @@ impl RequestEncoder {
         let host = plan
             .host
             .and_then(|at| parts.uri.authority().map(|a| &a.as_str().as_bytes()[at..]));
-        write_fields(&mut self.out, &parts.headers, host, &plan.added);
+        write_fields(&mut self.tx.out, &parts.headers, host, &plan.added);
         plan.body
     }
 }

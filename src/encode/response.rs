@@ -10,7 +10,7 @@ use super::head::{
     Added, CallerFraming, caller_framing, is_http10, says_close, says_keep_alive, version_bytes,
     write_fields, write_status_line,
 };
-use super::{After, EncoderConfig, EncoderState, ResponseContext, State};
+use super::{After, EncoderConfig, EncoderState, ResponseContext, Sender, State};
 use crate::error::UsageError;
 use crate::framing::{BodyKind, RequestKind};
 use crate::keep_alive::{CloseReason, KeepAlive};
@@ -28,9 +28,7 @@ use crate::segments::Segments;
 #[derive(Debug)]
 pub struct ResponseEncoder {
     config: EncoderConfig,
-    out: Segments,
-    state: State,
-    keep_alive: KeepAlive,
+    tx: Sender,
 }
 
 /// The decisions made for a response head before anything is written.
@@ -44,12 +42,9 @@ struct Plan {
 impl ResponseEncoder {
     /// A new encoder with an empty output queue.
     pub fn new(config: EncoderConfig) -> Self {
-        let out = Segments::with_threshold(config.coalesce_threshold);
         ResponseEncoder {
+            tx: Sender::new(&config),
             config,
-            out,
-            state: State::Ready,
-            keep_alive: KeepAlive::Reusable,
         }
     }
 
@@ -73,13 +68,13 @@ impl ResponseEncoder {
     ) -> Result<(), UsageError> {
         let (parts, body) = res.into_parts();
         let body: Bytes = body.into();
-        self.ready()?;
+        self.tx.ready()?;
         let plan = self.plan(&parts, &ctx, Some(body.len() as u64))?;
         let mut enc = self.write_head(&parts, plan.version, &plan.added, plan.body);
-        enc.data(&mut self.out, body)?;
-        enc.finish(&mut self.out, None)?;
-        self.keep_alive = verdict(plan.after, self.keep_alive);
-        self.state = State::after(plan.after);
+        enc.data(&mut self.tx.out, body)?;
+        enc.finish(&mut self.tx.out, None)?;
+        self.tx.keep_alive = verdict(plan.after, self.tx.keep_alive);
+        self.tx.state = State::after(plan.after);
         Ok(())
     }
 
@@ -106,20 +101,20 @@ impl ResponseEncoder {
         res: Response<()>,
         ctx: ResponseContext,
     ) -> Result<BodyKind, UsageError> {
-        self.ready()?;
+        self.tx.ready()?;
         let (parts, ()) = res.into_parts();
         let plan = self.plan(&parts, &ctx, None)?;
         let body = self.write_head(&parts, plan.version, &plan.added, plan.body);
         let kind = body.kind();
-        self.keep_alive = verdict(plan.after, self.keep_alive);
+        self.tx.keep_alive = verdict(plan.after, self.tx.keep_alive);
         let switch = matches!(
             plan.after,
             After::Verdict(KeepAlive::Close(CloseReason::Upgraded))
         );
         if plan.after == After::Interim || switch {
-            self.state = State::after(plan.after);
+            self.tx.state = State::after(plan.after);
         } else {
-            self.state = State::Body {
+            self.tx.state = State::Body {
                 body,
                 after: plan.after,
             };
@@ -137,10 +132,7 @@ impl ResponseEncoder {
     /// [`UsageError::BodyNotAllowed`] for a response that has no body. The
     /// output queue is left untouched.
     pub fn send_data(&mut self, data: impl Into<Bytes>) -> Result<(), UsageError> {
-        match &mut self.state {
-            State::Body { body, .. } => body.data(&mut self.out, data.into()),
-            _ => Err(UsageError::WrongState),
-        }
+        self.tx.send_data(data.into())
     }
 
     /// Ends the response being streamed, with trailers if it is chunked
@@ -155,48 +147,33 @@ impl ResponseEncoder {
     /// [`UsageError::WrongState`] without a head in progress. The output
     /// queue is left untouched.
     pub fn finish(&mut self, trailers: Option<HeaderMap>) -> Result<(), UsageError> {
-        let State::Body { body, after } = &mut self.state else {
-            return Err(UsageError::WrongState);
-        };
-        body.finish(&mut self.out, trailers.as_ref())?;
-        self.state = State::after(*after);
-        Ok(())
+        self.tx.finish(trailers.as_ref())
     }
 
     /// The output queue: drain it into the connection.
     pub fn output(&mut self) -> &mut Segments {
-        &mut self.out
+        &mut self.tx.out
     }
 
     /// Where the encoder is: ready for a head, inside a body, or closed.
     pub fn state(&self) -> EncoderState {
-        self.state.public()
+        self.tx.state.public()
     }
 
     /// `true` when no response is in progress.
     pub fn is_finished(&self) -> bool {
-        !matches!(self.state, State::Body { .. })
+        self.tx.is_finished()
     }
 
     /// The framing of the body in progress, if any.
     pub fn body_kind(&self) -> Option<BodyKind> {
-        match &self.state {
-            State::Body { body, .. } => Some(body.kind()),
-            _ => None,
-        }
+        self.tx.body_kind()
     }
 
     /// The keep-alive verdict of the last final response sent (known from
     /// its head on): whether the connection may carry another exchange.
     pub fn keep_alive(&self) -> KeepAlive {
-        self.keep_alive
-    }
-
-    fn ready(&self) -> Result<(), UsageError> {
-        match self.state {
-            State::Ready => Ok(()),
-            _ => Err(UsageError::WrongState),
-        }
+        self.tx.keep_alive
     }
 
     fn write_head(
@@ -213,8 +190,8 @@ impl ResponseEncoder {
                 .canonical_reason()
                 .map_or(&b""[..], str::as_bytes),
         };
-        write_status_line(&mut self.out, version, parts.status, reason);
-        write_fields(&mut self.out, &parts.headers, None, added);
+        write_status_line(&mut self.tx.out, version, parts.status, reason);
+        write_fields(&mut self.tx.out, &parts.headers, None, added);
         body
     }
 
