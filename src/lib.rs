@@ -101,6 +101,8 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unreachable_pub)]
 
+#[cfg(any(feature = "blocking", feature = "tokio"))]
+pub mod adapter;
 pub mod conn;
 pub mod decode;
 pub mod encode;

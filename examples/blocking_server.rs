@@ -1,0 +1,99 @@
+//! A blocking HTTP/1.1 server, one thread per connection, on the `blocking`
+//! adapter.
+//!
+//! ```sh
+//! cargo run --example blocking_server -- --addr 127.0.0.1:8080
+//! ```
+//!
+//! Routes (the same as `hello_server`): `GET` and `HEAD /` answer
+//! `Hello, World!`; `POST /echo` streams the request body back (honouring
+//! `Expect: 100-continue`); anything else is `404 Not Found`.
+
+use std::io::{self, Read, Write};
+use std::net::{TcpListener, TcpStream};
+
+use bytes::Bytes;
+use h1proto::Config;
+use h1proto::adapter::blocking::{Server, lingering_close, serve_streaming};
+use http::header::{CONTENT_LENGTH, CONTENT_TYPE};
+use http::{Method, Request, Response, StatusCode};
+
+fn main() -> io::Result<()> {
+    let addr = parse_addr(std::env::args().skip(1))?;
+    let listener = TcpListener::bind(&addr)?;
+    println!("Listening on http://{}/", listener.local_addr()?);
+    run(listener)
+}
+
+/// `--addr HOST:PORT`, by default 127.0.0.1:8080.
+pub fn parse_addr(mut args: impl Iterator<Item = String>) -> io::Result<String> {
+    let mut addr = String::from("127.0.0.1:8080");
+    while let Some(arg) = args.next() {
+        match (arg.as_str(), args.next()) {
+            ("--addr", Some(value)) => addr = value,
+            _ => {
+                let msg = "usage: blocking_server [--addr HOST:PORT]";
+                return Err(io::Error::new(io::ErrorKind::InvalidInput, msg));
+            }
+        }
+    }
+    Ok(addr)
+}
+
+/// Accepts connections forever, each served on its own thread.
+pub fn run(listener: TcpListener) -> io::Result<()> {
+    for stream in listener.incoming() {
+        match stream {
+            Ok(stream) => {
+                std::thread::spawn(move || handle(stream));
+            }
+            Err(err) => eprintln!("accept: {err}"),
+        }
+    }
+    Ok(())
+}
+
+/// Serves one connection to its end, then closes it.
+pub fn handle(stream: TcpStream) {
+    let _ = stream.set_nodelay(true);
+    if let Err(err) = serve_streaming(&stream, Config::default(), route) {
+        // A peer's protocol error was already answered; note the rest.
+        if err.kind() != io::ErrorKind::InvalidData {
+            eprintln!("connection: {err}");
+        }
+    }
+    lingering_close(&stream);
+}
+
+/// Answers one request.
+pub fn route<S: Read + Write>(req: Request<()>, server: &mut Server<S>) -> io::Result<()> {
+    let (method, path) = (req.method(), req.uri().path());
+    if (method == Method::GET || method == Method::HEAD) && path == "/" {
+        let res = Response::builder()
+            .header(CONTENT_TYPE, "text/plain")
+            .body(Bytes::from_static(b"Hello, World!"));
+        server.send_response(res.expect("a valid response"))
+    } else if method == Method::POST && path == "/echo" {
+        // Accept the body before answering: a final response sent to a
+        // client that waits for `100 Continue` would refuse it.
+        server.send_continue();
+        let mut res = Response::builder();
+        for name in [CONTENT_LENGTH, CONTENT_TYPE] {
+            if let Some(value) = req.headers().get(&name) {
+                res = res.header(name, value);
+            }
+        }
+        // Without a Content-Length the echo is chunked.
+        server.send_head(res.body(()).expect("a valid response"))?;
+        while let Some(data) = server.read_data()? {
+            server.send_data(data)?;
+        }
+        server.finish(None)
+    } else {
+        let res = Response::builder()
+            .status(StatusCode::NOT_FOUND)
+            .header(CONTENT_TYPE, "text/plain")
+            .body(Bytes::from_static(b"Not Found\n"));
+        server.send_response(res.expect("a valid response"))
+    }
+}

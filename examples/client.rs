@@ -1,0 +1,141 @@
+//! Fetches URLs like curl, on the `blocking` adapter: the body goes to
+//! standard output; `-v` prints the status line and fields on standard
+//! error; `-I` sends HEAD; `-d DATA` POSTs `DATA`. URLs on the same host and
+//! port share one connection while the server keeps it open.
+//!
+//! ```sh
+//! cargo run --example client -- -v http://127.0.0.1:8080/ http://127.0.0.1:8080/nope
+//! ```
+
+use std::error::Error;
+use std::io::{self, Write};
+
+use bytes::Bytes;
+use h1proto::adapter::blocking::Client;
+use http::header::{CONTENT_TYPE, HOST, USER_AGENT};
+use http::{Method, Request, Uri};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (stdout, stderr) = (io::stdout(), io::stderr());
+    if let Err(err) = run(&args, &mut stdout.lock(), &mut stderr.lock()) {
+        eprintln!("client: {err}");
+        std::process::exit(1);
+    }
+}
+
+/// What the command line asks for.
+#[derive(Debug, Default)]
+pub struct Options {
+    /// `-v`: status line and fields on standard error.
+    pub verbose: bool,
+    /// `-I`: HEAD instead of GET.
+    pub head: bool,
+    /// `-d DATA`: POST `DATA`.
+    pub data: Option<String>,
+    /// The URLs, fetched in order.
+    pub urls: Vec<Uri>,
+}
+
+/// Reads `-v`, `-I`, `-d DATA` and URLs.
+pub fn parse_args(args: &[String]) -> Result<Options, Box<dyn Error>> {
+    let mut opts = Options::default();
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "-v" => opts.verbose = true,
+            "-I" => opts.head = true,
+            "-d" => opts.data = Some(args.next().ok_or("-d needs DATA")?.clone()),
+            url => {
+                let uri: Uri = url.parse()?;
+                if uri.scheme_str() != Some("http") || uri.host().is_none() {
+                    return Err(format!("{url}: only http://HOST[:PORT]/PATH URLs").into());
+                }
+                opts.urls.push(uri);
+            }
+        }
+    }
+    if opts.urls.is_empty() {
+        return Err("usage: client [-v] [-I] [-d DATA] URL...".into());
+    }
+    Ok(opts)
+}
+
+/// Fetches every URL of `args`, writing bodies to `out` and, with `-v`,
+/// what a verbose curl would say to `err`.
+pub fn run(
+    args: &[String],
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<(), Box<dyn Error>> {
+    let opts = parse_args(args)?;
+    // The open connection and the host:port it goes to.
+    let mut open: Option<(String, Client<std::net::TcpStream>)> = None;
+    for uri in &opts.urls {
+        let host = uri.host().unwrap_or_default();
+        let port = uri.port_u16().unwrap_or(80);
+        let target = format!("{host}:{port}");
+        let authority = uri.authority().map_or(host, |a| a.as_str());
+        let path = uri.path_and_query().map_or("/", |p| p.as_str());
+
+        let (method, body) = match (&opts.data, opts.head) {
+            (_, true) => (Method::HEAD, Bytes::new()),
+            (Some(data), false) => (Method::POST, Bytes::from(data.clone())),
+            (None, false) => (Method::GET, Bytes::new()),
+        };
+        let mut req = Request::builder()
+            .method(method)
+            .uri(path)
+            .header(HOST, authority)
+            .header(USER_AGENT, "h1proto-client/0.1");
+        if opts.data.is_some() && !opts.head {
+            req = req.header(CONTENT_TYPE, "application/x-www-form-urlencoded");
+        }
+        let req = req.body(body)?;
+
+        let reuse = matches!(&open, Some((t, c)) if *t == target && c.is_reusable());
+        if reuse {
+            if opts.verbose {
+                writeln!(err, "* Re-using existing connection to {target}")?;
+            }
+        } else {
+            open = Some((target.clone(), Client::connect(&target)?));
+            if opts.verbose {
+                writeln!(err, "* Connected to {target}")?;
+            }
+        }
+        let (_, client) = open.as_mut().expect("a connection is open");
+        if opts.verbose {
+            writeln!(err, "> {} {} {:?}", req.method(), path, req.version())?;
+            for (name, value) in req.headers() {
+                writeln!(
+                    err,
+                    "> {name}: {}",
+                    String::from_utf8_lossy(value.as_bytes())
+                )?;
+            }
+            writeln!(err, ">")?;
+        }
+        let res = client.send(req)?;
+        if opts.verbose {
+            writeln!(err, "< {:?} {}", res.version(), res.status())?;
+            for (name, value) in res.headers() {
+                writeln!(
+                    err,
+                    "< {name}: {}",
+                    String::from_utf8_lossy(value.as_bytes())
+                )?;
+            }
+            writeln!(err, "<")?;
+        }
+        out.write_all(res.body())?;
+        out.flush()?;
+        if !client.is_reusable() {
+            if opts.verbose {
+                writeln!(err, "* Closing connection to {target}")?;
+            }
+            open = None;
+        }
+    }
+    Ok(())
+}
