@@ -1,0 +1,201 @@
+//! The client example and the client adapters against `python3 -m
+//! http.server` and against the blocking example server.
+
+mod interop_support;
+
+#[path = "../examples/client.rs"]
+#[allow(dead_code, unreachable_pub)]
+mod client;
+
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use interop_support::{KillOnDrop, Kind, TempDir, start, tool};
+
+/// `python3 -m http.server` serving a temporary directory on 127.0.0.1:0.
+struct PythonServer {
+    port: u16,
+    _child: KillOnDrop,
+    _dir: TempDir,
+}
+
+fn python_server(files: &[(&str, &[u8])]) -> PythonServer {
+    let dir = TempDir::new("http-server");
+    for (name, data) in files {
+        std::fs::write(dir.0.join(name), data).unwrap();
+    }
+    let mut child = tool("python3")
+        .args([
+            "-u",
+            "-m",
+            "http.server",
+            "0",
+            "--bind",
+            "127.0.0.1",
+            "--directory",
+        ])
+        .arg(&dir.0)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("python3 -m http.server");
+    let stdout = child.stdout.take().unwrap();
+    let child = KillOnDrop(child);
+    // "Serving HTTP on 127.0.0.1 port 40123 (http://127.0.0.1:40123/) ..."
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let line = rx
+        .recv_timeout(Duration::from_secs(20))
+        .expect("http.server did not start");
+    let port = line
+        .split_whitespace()
+        .skip_while(|w| *w != "port")
+        .nth(1)
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no port in {line:?}"));
+    PythonServer {
+        port,
+        _child: child,
+        _dir: dir,
+    }
+}
+
+fn run_client(args: &[String]) -> (Vec<u8>, String) {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let started = Instant::now();
+    client::run(args, &mut out, &mut err).unwrap_or_else(|e| panic!("client {args:?}: {e}"));
+    assert!(started.elapsed() < Duration::from_secs(20));
+    (out, String::from_utf8(err).unwrap())
+}
+
+fn args(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+#[test]
+fn client_example_against_python_http_server() {
+    let server = python_server(&[("a.txt", b"first file\n"), ("b.txt", b"second\n")]);
+    let a = format!("http://127.0.0.1:{}/a.txt", server.port);
+    let b = format!("http://127.0.0.1:{}/b.txt", server.port);
+    let (out, err) = run_client(&args(&["-v", &a, &b]));
+    assert_eq!(out, b"first file\nsecond\n");
+    // http.server answers HTTP/1.0 and closes: one connection per URL.
+    assert!(err.contains("< HTTP/1.0 200 OK"), "{err}");
+    assert_eq!(err.matches("* Connected to").count(), 2, "{err}");
+
+    let (out, err) = run_client(&args(&["-v", "-I", &a]));
+    assert!(out.is_empty());
+    assert!(err.contains("< content-length: 11"), "{err}");
+
+    let (out, err) = run_client(&args(&[
+        "-v",
+        &format!("http://127.0.0.1:{}/missing", server.port),
+    ]));
+    assert!(err.contains("< HTTP/1.0 404"), "{err}");
+    assert!(!out.is_empty());
+}
+
+#[test]
+fn client_example_against_blocking_server() {
+    let (addr, counters) = start(Kind::Blocking);
+    let root = format!("http://{addr}/");
+    let echo = format!("http://{addr}/echo");
+    let (out, err) = run_client(&args(&["-v", &root, &format!("http://{addr}/x"), &root]));
+    assert_eq!(out, b"Hello, World!Not Found\nHello, World!");
+    assert_eq!(
+        err.matches("* Re-using existing connection").count(),
+        2,
+        "{err}"
+    );
+    assert_eq!(counters.accepted(), 1);
+
+    let (out, _) = run_client(&args(&["-d", "name=value", &echo, &echo]));
+    assert_eq!(out, b"name=valuename=value");
+    assert_eq!(counters.accepted(), 2);
+
+    let (out, err) = run_client(&args(&["-v", "-I", &root]));
+    assert!(out.is_empty());
+    assert!(
+        err.contains("< HTTP/1.1 200 OK") && err.contains("< content-length: 13"),
+        "{err}"
+    );
+}
+
+#[test]
+fn blocking_client_adapter_reuses_while_allowed() {
+    use h1proto::adapter::blocking::Client;
+    let (addr, counters) = start(Kind::Tokio);
+    let mut c = Client::connect(addr).unwrap();
+    for i in 0..50 {
+        let req = http::Request::post("/echo")
+            .header("host", addr.to_string())
+            .body(format!("message {i}"))
+            .unwrap();
+        let res = c.send(req).unwrap();
+        assert_eq!(res.body(), format!("message {i}").as_bytes());
+        assert!(c.is_reusable());
+    }
+    let req = http::Request::get("/")
+        .header("host", addr.to_string())
+        .header("connection", "close")
+        .body("")
+        .unwrap();
+    assert_eq!(c.send(req).unwrap().body(), "Hello, World!");
+    assert!(!c.is_reusable(), "the request said close");
+    assert_eq!(counters.accepted(), 1);
+
+    // Against HTTP/1.0 without keep-alive: not reusable after one response.
+    let server = python_server(&[("f", b"file")]);
+    let mut c = Client::connect(("127.0.0.1", server.port)).unwrap();
+    let req = http::Request::get("/f")
+        .header("host", "x")
+        .body("")
+        .unwrap();
+    assert_eq!(c.send(req).unwrap().body(), "file");
+    assert!(!c.is_reusable());
+}
+
+#[test]
+fn tokio_client_adapter_against_both() {
+    use h1proto::adapter::tokio::Client;
+    let (addr, counters) = start(Kind::Blocking);
+    let server = python_server(&[("f", b"tokio file")]);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let mut c = Client::connect(addr).await.unwrap();
+        for _ in 0..20 {
+            let req = http::Request::get("/")
+                .header("host", "x")
+                .body("")
+                .unwrap();
+            assert_eq!(c.send(req).await.unwrap().body(), "Hello, World!");
+            let req = http::Request::head("/")
+                .header("host", "x")
+                .body("")
+                .unwrap();
+            let res = c.send(req).await.unwrap();
+            assert!(res.body().is_empty());
+            assert_eq!(res.headers()["content-length"], "13");
+            assert!(c.is_reusable());
+        }
+        let mut c = Client::connect(("127.0.0.1", server.port)).await.unwrap();
+        let req = http::Request::get("/f")
+            .header("host", "x")
+            .body("")
+            .unwrap();
+        let res = c.send(req).await.unwrap();
+        assert_eq!(res.version(), http::Version::HTTP_10);
+        assert_eq!(res.body(), "tokio file");
+        assert!(!c.is_reusable());
+    });
+    assert_eq!(counters.accepted(), 1);
+}
