@@ -57,8 +57,13 @@ pub fn run(listener: TcpListener) -> io::Result<()> {
 pub fn handle(stream: TcpStream) {
     let _ = stream.set_nodelay(true);
     if let Err(err) = serve_streaming(&stream, Config::default(), route) {
-        // A peer's protocol error was already answered; note the rest.
-        if err.kind() != io::ErrorKind::InvalidData {
+        // A peer's protocol error was already answered, and peers may
+        // vanish; note the rest.
+        use io::ErrorKind::*;
+        if !matches!(
+            err.kind(),
+            InvalidData | ConnectionReset | BrokenPipe | UnexpectedEof
+        ) {
             eprintln!("connection: {err}");
         }
     }

@@ -59,8 +59,13 @@ pub async fn handle(stream: TcpStream) {
     let _ = stream.set_nodelay(true);
     let mut server = Server::new(stream, Config::default());
     if let Err(err) = serve(&mut server).await {
-        // A peer's protocol error was already answered; note the rest.
-        if err.kind() != io::ErrorKind::InvalidData {
+        // A peer's protocol error was already answered, and peers may
+        // vanish; note the rest.
+        use io::ErrorKind::*;
+        if !matches!(
+            err.kind(),
+            InvalidData | ConnectionReset | BrokenPipe | UnexpectedEof
+        ) {
             eprintln!("connection: {err}");
         }
     }
