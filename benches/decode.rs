@@ -1,0 +1,106 @@
+//! Full request decoding into `http` types, `End` included: h1proto's
+//! `RequestDecoder` (one decoder reused across messages, as a connection
+//! keeps it) beside httparse followed by building the `http` types and
+//! splitting the body off the same buffer.
+//!
+//! `cargo bench --bench decode -- --warm-up-time 1 --measurement-time 3`
+//!
+//! Both contenders get the message in a `BytesMut` cloned in the untimed
+//! setup, and both end with an `http::Request<()>` and the body as `Bytes`.
+//! The baseline trusts `Content-Length` as it finds it (no duplicate,
+//! Transfer-Encoding or Host checks), so it does less than h1proto.
+//! Allocations per request are printed before the timings.
+
+mod common;
+
+use std::hint::black_box;
+
+use bytes::{Buf, Bytes, BytesMut};
+use common::corpus::{self, MIX, Message};
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use h1proto::{Event, Limits, RequestDecoder};
+use http::Request;
+use http::header::CONTENT_LENGTH;
+
+/// h1proto: `Head`, `Data` if there is a body, `End`.
+fn h1proto(dec: &mut RequestDecoder, mut buf: BytesMut) -> (Request<()>, Option<Bytes>, BytesMut) {
+    let head = match dec.decode(&mut buf) {
+        Ok(Some(Event::Head { head, .. })) => head,
+        other => panic!("no head: {other:?}"),
+    };
+    let mut body = None;
+    loop {
+        match dec.decode(&mut buf) {
+            Ok(Some(Event::Data(data))) => body = Some(data),
+            Ok(Some(Event::End(_))) => return (head, body, buf),
+            other => panic!("no end: {other:?}"),
+        }
+    }
+}
+
+/// httparse + `http` types, then the body split off by `Content-Length`.
+fn baseline(mut buf: BytesMut) -> (Request<()>, Option<Bytes>, BytesMut) {
+    let (head, len) = corpus::httparse_http_request(&buf);
+    buf.advance(len);
+    let body = match head.headers().get(CONTENT_LENGTH) {
+        Some(value) => {
+            let n: usize = value.to_str().unwrap().parse().unwrap();
+            Some(buf.split_to(n).freeze())
+        }
+        None => None,
+    };
+    (head, body, buf)
+}
+
+fn requests(c: &mut Criterion) {
+    let messages: Vec<&Message> = MIX.iter().filter(|m| m.request).collect();
+    let mut dec = RequestDecoder::new(Limits::default());
+
+    for message in &messages {
+        let wire = BytesMut::from(&common::wire(message)[..]);
+        // Same request, same body, everything consumed.
+        let (ours, our_body, rest) = h1proto(&mut dec, wire.clone());
+        let (theirs, their_body, their_rest) = baseline(wire.clone());
+        assert_eq!(ours.method(), theirs.method());
+        assert_eq!(ours.uri(), theirs.uri());
+        assert_eq!(ours.headers(), theirs.headers());
+        assert_eq!(our_body, their_body);
+        assert!(rest.is_empty() && their_rest.is_empty());
+
+        let name = message.name;
+        common::report_batched(
+            &format!("decode/{name}/h1proto"),
+            || wire.clone(),
+            |buf| h1proto(&mut dec, buf),
+        );
+        common::report_batched(
+            &format!("decode/{name}/httparse+http"),
+            || wire.clone(),
+            baseline,
+        );
+    }
+
+    let mut group = c.benchmark_group("decode");
+    for message in &messages {
+        let wire = BytesMut::from(&common::wire(message)[..]);
+        group.throughput(Throughput::Bytes(wire.len() as u64));
+        group.bench_function(format!("{}/h1proto", message.name), |b| {
+            b.iter_batched(
+                || wire.clone(),
+                |buf| h1proto(&mut dec, black_box(buf)),
+                BatchSize::SmallInput,
+            )
+        });
+        group.bench_function(format!("{}/httparse+http", message.name), |b| {
+            b.iter_batched(
+                || wire.clone(),
+                |buf| baseline(black_box(buf)),
+                BatchSize::SmallInput,
+            )
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, requests);
+criterion_main!(benches);
