@@ -1,0 +1,99 @@
+//! Runs one parsing operation N times, for `scripts/callgrind.sh`, which
+//! counts the instructions with `valgrind --tool=callgrind` at two values
+//! of N and divides the difference: instructions per message, repeatable
+//! on a noisy machine where timings are not.
+//!
+//! `callgrind_probe OPERATION MESSAGE ITERATIONS`
+//!
+//! OPERATION is one of:
+//!
+//! - `h1proto`: one decoder and one read buffer reused across messages, as
+//!   a connection keeps them. Each iteration copies the message into the
+//!   buffer (what `read` would do), decodes `Head` then `End` (and the
+//!   48-byte body of the POST), and drops the head.
+//! - `refill`: only that copy into the buffer, to show its share.
+//! - `httparse`: `httparse::Request::parse` / `Response::parse` alone.
+//! - `httparse+http`: httparse, then the `http` types built the usual way.
+//! - `memchr`: a memchr count of b'\n' over the head (the floor).
+//!
+//! MESSAGE is a name from the mix (`curl_get`, `browser_get`, `pico_703`,
+//! `post_json`, `response_nginx`, `response_cdn`).
+
+#[path = "../benches/common/corpus.rs"]
+mod corpus;
+
+use std::hint::black_box;
+
+use bytes::BytesMut;
+use h1proto::{Event, Limits, RequestDecoder, ResponseDecoder};
+use http::Method;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let [_, op, name, iterations] = &args[..] else {
+        eprintln!("usage: callgrind_probe OPERATION MESSAGE ITERATIONS");
+        std::process::exit(2);
+    };
+    let iterations: u64 = iterations.parse().expect("ITERATIONS");
+    let message = *corpus::MIX
+        .iter()
+        .find(|m| m.name == name)
+        .unwrap_or_else(|| panic!("no message {name}"));
+    let mut wire = message.head.to_vec();
+    if message.head == corpus::POST_JSON {
+        wire.extend_from_slice(corpus::POST_JSON_BODY);
+    }
+
+    // Everything below is set up identically whatever N is, so the
+    // difference between two runs is the loop alone.
+    let mut req_dec = RequestDecoder::new(Limits::default());
+    let mut res_dec = ResponseDecoder::new(Limits::default());
+    let mut buf = BytesMut::with_capacity(8 * 1024);
+    let mut sink = 0usize;
+
+    for _ in 0..iterations {
+        let input = black_box(&wire[..]);
+        sink += match op.as_str() {
+            "h1proto" if message.request => {
+                buf.extend_from_slice(input);
+                let head = match req_dec.decode(&mut buf) {
+                    Ok(Some(Event::Head { head, .. })) => head,
+                    other => panic!("{other:?}"),
+                };
+                loop {
+                    match req_dec.decode(&mut buf) {
+                        Ok(Some(Event::Data(data))) => drop(black_box(data)),
+                        Ok(Some(Event::End(_))) => break,
+                        other => panic!("{other:?}"),
+                    }
+                }
+                black_box(head).headers().len()
+            }
+            "h1proto" => {
+                buf.extend_from_slice(input);
+                res_dec.expect_response_to(&Method::HEAD);
+                let head = match res_dec.decode(&mut buf) {
+                    Ok(Some(Event::Head { head, .. })) => head,
+                    other => panic!("{other:?}"),
+                };
+                assert!(matches!(res_dec.decode(&mut buf), Ok(Some(Event::End(_)))));
+                black_box(head).headers().len()
+            }
+            "refill" => {
+                buf.extend_from_slice(input);
+                let n = black_box(&buf).len();
+                buf.clear();
+                n
+            }
+            "httparse" if message.request => corpus::httparse_request(black_box(message.head)),
+            "httparse" => corpus::httparse_response(black_box(message.head)),
+            "httparse+http" if message.request => {
+                black_box(corpus::httparse_http_request(black_box(message.head))).1
+            }
+            "httparse+http" => black_box(corpus::httparse_http_response(black_box(message.head))).1,
+            "memchr" => corpus::floor(black_box(message.head)),
+            other => panic!("no operation {other}"),
+        };
+    }
+    println!("{sink}");
+}

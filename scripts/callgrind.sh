@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Instructions per message for h1proto and the baselines, counted with
+# valgrind's callgrind: repeatable where timings on a shared machine are not.
+#
+#   scripts/callgrind.sh            # the whole table
+#   N1=200 N2=2200 scripts/callgrind.sh
+#
+# Each (operation, message) is run twice, with N1 and N2 iterations; the
+# difference of the two instruction totals divided by N2 - N1 is the cost of
+# one iteration in steady state (start-up, set-up and the first iterations,
+# where buffers grow, cancel out). See examples/callgrind_probe.rs for what
+# each operation does.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+N1=${N1:-200}
+N2=${N2:-1200}
+TARGET=${CARGO_TARGET_DIR:-target}
+
+command -v valgrind >/dev/null || { echo "valgrind is required (apt-get install -y valgrind)" >&2; exit 1; }
+cargo build --release --example callgrind_probe >&2
+PROBE="$TARGET/release/examples/callgrind_probe"
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+# Total instructions of one run.
+instructions() {
+    local out="$WORK/out"
+    valgrind --tool=callgrind --callgrind-out-file="$out" "$PROBE" "$@" >/dev/null 2>"$WORK/err" \
+        || { cat "$WORK/err" >&2; exit 1; }
+    awk '/^(summary|totals):/ { print $2; exit }' "$out"
+}
+
+per_message() {
+    local a b
+    a=$(instructions "$1" "$2" "$N1")
+    b=$(instructions "$1" "$2" "$N2")
+    echo $(( (b - a) / (N2 - N1) ))
+}
+
+MESSAGES="curl_get browser_get pico_703 post_json response_nginx response_cdn"
+OPS="h1proto refill httparse httparse+http memchr"
+
+printf '| message | %s | %s | %s | %s | %s | h1proto / httparse | h1proto / httparse+http |\n' $OPS
+echo '|---|---|---|---|---|---|---|---|'
+declare -A sum
+for m in $MESSAGES; do
+    row="| $m"
+    declare -A v
+    for op in $OPS; do
+        v[$op]=$(per_message "$op" "$m")
+        sum[$op]=$(( ${sum[$op]:-0} + ${v[$op]} ))
+        row="$row | ${v[$op]}"
+    done
+    r1=$(awk -v a="${v[h1proto]}" -v b="${v[httparse]}" 'BEGIN { printf "%.2f", a / b }')
+    r2=$(awk -v a="${v[h1proto]}" -v b="${v[httparse+http]}" 'BEGIN { printf "%.2f", a / b }')
+    echo "$row | $r1 | $r2 |"
+done
+row="| mix (mean of 6)"
+for op in $OPS; do
+    row="$row | $(( ${sum[$op]} / 6 ))"
+done
+r1=$(awk -v a="${sum[h1proto]}" -v b="${sum[httparse]}" 'BEGIN { printf "%.2f", a / b }')
+r2=$(awk -v a="${sum[h1proto]}" -v b="${sum[httparse+http]}" 'BEGIN { printf "%.2f", a / b }')
+echo "$row | $r1 | $r2 |"
+echo
+echo "instructions per message (callgrind Ir), N2=$N2 - N1=$N1 iterations;" \
+     "$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(rustc --version), $(date -u +%Y-%m-%d)"
