@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# hello_server (h1proto) against a hyper 1.x hello server under wrk, on
+# 127.0.0.1, in one run, interleaved A B A B: plain keep-alive
+# (wrk -t1 -c50) and 16-deep pipelining (a wrk Lua script). Prints
+# requests/s, server CPU per request (utime + stime from /proc/PID/stat,
+# before and after each load) and the ratio h1proto / hyper.
+#
+#   scripts/bench-wrk.sh                 # 5 s per load, 2 rounds
+#   DURATION=10 ROUNDS=3 scripts/bench-wrk.sh
+#   WRITES=1 scripts/bench-wrk.sh        # also count writes per request (strace)
+#
+# Both servers send the same bytes (`content-type: text/plain`,
+# `content-length: 13`, `Hello, World!`, no `date`), run tokio's
+# multi-threaded runtime and set TCP_NODELAY. Requests/s drift 20-30%
+# between runs on shared machines: compare only the figures of one run.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+DURATION=${DURATION:-5}
+ROUNDS=${ROUNDS:-2}
+CONNECTIONS=${CONNECTIONS:-50}
+DEPTH=${DEPTH:-16}
+PORT_A=${PORT_A:-18080}
+PORT_B=${PORT_B:-18081}
+WRITES=${WRITES:-0}
+TARGET=${CARGO_TARGET_DIR:-target}
+
+if ! command -v wrk >/dev/null; then
+    echo "installing wrk" >&2
+    SUDO=; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+    $SUDO apt-get update >&2 && $SUDO apt-get install -y wrk >&2
+fi
+
+cargo build --release --example hello_server --example hyper_hello >&2
+BIN="$TARGET/release/examples"
+WORK=$(mktemp -d)
+SERVER_PID=
+cleanup() {
+    [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null || true
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+cat >"$WORK/pipeline.lua" <<'LUA'
+-- Sends DEPTH requests in one write and waits for all DEPTH responses.
+init = function(args)
+   local depth = tonumber(args[1]) or 16
+   local r = {}
+   for i = 1, depth do
+      r[i] = wrk.format()
+   end
+   req = table.concat(r)
+end
+
+request = function()
+   return req
+end
+LUA
+
+TICKS=$(getconf CLK_TCK)
+
+# utime + stime of a process, in clock ticks (fields 14 and 15 of
+# /proc/PID/stat, counted after the command name in parentheses).
+cpu_ticks() {
+    sed 's/^.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'
+}
+
+start_server() { # name port
+    local bin=hello_server
+    [ "$1" = hyper ] && bin=hyper_hello
+    "$BIN/$bin" --addr "127.0.0.1:$2" >"$WORK/$1.log" 2>&1 &
+    SERVER_PID=$!
+    for _ in $(seq 100); do
+        if curl -s -o /dev/null "http://127.0.0.1:$2/"; then return; fi
+        sleep 0.05
+    done
+    echo "$1 did not start" >&2
+    exit 1
+}
+
+stop_server() {
+    kill "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+    SERVER_PID=
+}
+
+# One bounded load against one server; appends "mode server rps us_per_req".
+run_one() { # mode name port
+    local mode=$1 name=$2 port=$3 args=()
+    [ "$mode" = pipelined ] && args=(-s "$WORK/pipeline.lua" -- "$DEPTH")
+    start_server "$name" "$port"
+    local before after out requests rps
+    before=$(cpu_ticks "$SERVER_PID")
+    out=$(wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" "http://127.0.0.1:$port/" "${args[@]}")
+    after=$(cpu_ticks "$SERVER_PID")
+    stop_server
+    requests=$(echo "$out" | awk '/requests in/ { print $1 }')
+    rps=$(echo "$out" | awk '/^Requests\/sec/ { print $2 }')
+    if echo "$out" | grep -q "Non-2xx\|Socket errors"; then
+        echo "$out" | grep "Non-2xx\|Socket errors" | sed "s/^/$name $mode: /" >&2
+    fi
+    local us
+    us=$(awk -v t=$((after - before)) -v hz="$TICKS" -v n="$requests" \
+        'BEGIN { printf "%.2f", t / hz / n * 1e6 }')
+    printf '%s %s %s %s\n' "$mode" "$name" "$rps" "$us" >>"$WORK/results"
+    printf '| %s | %s | %s | %.0f | %s |\n' "$mode" "$name" "$round" "$rps" "$us"
+}
+
+echo "| load | server | round | requests/s | server CPU µs/request |"
+echo "|---|---|---|---|---|"
+for mode in keep-alive pipelined; do
+    for round in $(seq "$ROUNDS"); do
+        run_one "$mode" h1proto "$PORT_A"
+        run_one "$mode" hyper "$PORT_B"
+    done
+done
+
+echo
+echo "| load | h1proto requests/s | hyper requests/s | ratio h1proto / hyper | h1proto CPU µs/req | hyper CPU µs/req | CPU ratio hyper / h1proto |"
+echo "|---|---|---|---|---|---|---|"
+for mode in keep-alive pipelined; do
+    awk -v mode="$mode" '
+        $1 == mode { rps[$2] += $3; us[$2] += $4; n[$2]++ }
+        END {
+            a = rps["h1proto"] / n["h1proto"]; b = rps["hyper"] / n["hyper"]
+            ca = us["h1proto"] / n["h1proto"]; cb = us["hyper"] / n["hyper"]
+            printf "| %s | %.0f | %.0f | %.2f | %.2f | %.2f | %.2f |\n", mode, a, b, a / b, ca, cb, cb / ca
+        }' "$WORK/results"
+done
+
+if [ "$WRITES" = 1 ] && command -v strace >/dev/null; then
+    echo
+    echo "| load | server | requests | write syscalls | writes/request |"
+    echo "|---|---|---|---|---|"
+    for mode in keep-alive pipelined; do
+        for name in h1proto hyper; do
+            port=$PORT_A; [ "$name" = hyper ] && port=$PORT_B
+            args=(); [ "$mode" = pipelined ] && args=(-s "$WORK/pipeline.lua" -- "$DEPTH")
+            start_server "$name" "$port"
+            strace -f -c -e trace=write,writev,sendto,sendmsg -o "$WORK/strace" -p "$SERVER_PID" 2>/dev/null &
+            spid=$!
+            sleep 0.5
+            out=$(wrk -t1 -c"$CONNECTIONS" -d2s "http://127.0.0.1:$port/" "${args[@]}")
+            kill -INT "$spid"; wait "$spid" 2>/dev/null || true
+            stop_server
+            requests=$(echo "$out" | awk '/requests in/ { print $1 }')
+            writes=$(awk '$NF ~ /^(write|writev|sendto|sendmsg)$/ { s += $4 } END { print s + 0 }' "$WORK/strace")
+            printf '| %s | %s | %s | %s | %s |\n' "$mode" "$name" "$requests" "$writes" \
+                "$(awk -v w="$writes" -v n="$requests" 'BEGIN { printf "%.3f", w / n }')"
+        done
+    done
+fi
+
+echo
+echo "wrk -t1 -c$CONNECTIONS -d${DURATION}s (pipelined: depth $DEPTH), $ROUNDS rounds A B A B;" \
+     "$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(date -u +%Y-%m-%d)"
