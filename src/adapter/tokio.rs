@@ -5,7 +5,8 @@
 //! to `Response<Bytes>`; [`Server`] lets the application stream bodies;
 //! [`Client`] sends requests on one connection while its verdict allows.
 //! Only tokio's `io-util`, `net` and `time` features are used; the runtime
-//! is the application's.
+//! is the application's, and needs its timers enabled ([`Server::close`]
+//! bounds its lingering with `tokio::time`).
 //!
 //! ```no_run
 //! use h1proto::Config;
