@@ -113,6 +113,11 @@ fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
                     format!("{id}-streamed-split"),
                     with(&[eof | 4, 2, 0, 7, 0, 20]),
                 ));
+                out.push((
+                    "server_connection",
+                    format!("{id}-early-answer"),
+                    with(&[eof | 8, 1, 0, 3]),
+                ));
                 let lower = raw.to_ascii_lowercase();
                 let te = b"transfer-encoding: chunked\r\n";
                 if let Some(at) = lower.windows(te.len()).position(|w| w == te) {

@@ -930,7 +930,11 @@ fn invalid_versions_are_refused() {
         &[Method::GET],
         UnsupportedVersion,
     );
-    response_refused(b"HTTP/1.10 200 OK\r\n\r\n", &[Method::GET], InvalidStartLine);
+    response_refused(
+        b"HTTP/1.10 200 OK\r\n\r\n",
+        &[Method::GET],
+        InvalidStartLine,
+    );
 }
 
 /// Rule REQUEST-LINE: exactly one SP between method, target and version;

@@ -748,6 +748,7 @@ fn run_server(limits: &Limits, ctl: u8, msg: &[u8], cuts: &[usize], eof: bool) -
     let budget = 4 * msg.len() + 64;
     let mut polls = 0;
     let mut connect = false;
+    let mut answered = false;
     let mut parts: Vec<&[u8]> = pieces(msg, cuts);
     if eof {
         parts.push(&[]);
@@ -764,12 +765,19 @@ fn run_server(limits: &Limits, ctl: u8, msg: &[u8], cuts: &[usize], eof: bool) -
             match conn.poll_event(&mut buf) {
                 Ok(Some(ev)) => {
                     let ev = norm_request(ev);
+                    let head = matches!(ev, Ev::Request(..));
                     let end = matches!(ev, Ev::End(_));
                     if let Ev::Request(method, ..) = &ev {
                         connect = method == "CONNECT";
+                        answered = false;
                     }
                     push(&mut out.events, ev);
-                    if end {
+                    // ctl bit 3: answer at the head, before reading the body
+                    // (the early-response path: the body is then drained or
+                    // the connection closes); otherwise at the end.
+                    let early = ctl & 8 != 0 && !connect;
+                    if !answered && ((head && early) || end) {
+                        answered = true;
                         let r = if connect {
                             // A 2xx to CONNECT has no body: the tunnel opens.
                             conn.send_response(Response::new(Bytes::new()))
@@ -781,8 +789,8 @@ fn run_server(limits: &Limits, ctl: u8, msg: &[u8], cuts: &[usize], eof: bool) -
                                 .and_then(|()| conn.send_data(Bytes::from_static(b"streamed")))
                                 .and_then(|()| conn.finish(None))
                         };
-                        // A response is due after every request's End.
-                        assert!(r.is_ok(), "answering a complete request: {r:?}");
+                        // A response is due after every request's head.
+                        assert!(r.is_ok(), "answering a request: {r:?}");
                         out.calls
                             .push(format!("respond {r:?} {:?}", conn.keep_alive()));
                     }
