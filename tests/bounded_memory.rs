@@ -468,3 +468,50 @@ fn endless_pipelined_requests() {
     assert_eq!(r.error, None, "{r:?}");
     assert!(r.max_held < 128, "{r:?}");
 }
+
+// ------------------------------------------------------------- draining
+
+/// A server that answered before reading the request body drains at most
+/// `max_drain_bytes` of it before closing (as Go's net/http does). The
+/// bound must hold for the bytes read from the peer, not only for the body
+/// data inside them: otherwise a client sends one-byte chunks each carrying
+/// the longest chunk extension the limit allows, and the server reads about
+/// 4 KiB of framing per counted byte, a 256 KiB drain becoming ~1 GiB of
+/// reading (Go's CVE-2023-39326 is this amplification).
+#[test]
+fn draining_an_unread_body_is_bounded_by_bytes_read() {
+    use h1proto::{Config, ServerConnection};
+    let config = Config::default();
+    let max_drain = config.max_drain_bytes as usize;
+    let limits = config.limits.clone();
+    let mut conn = ServerConnection::new(config);
+    let mut buf = BytesMut::from(chunked_head());
+    let Ok(Some(Event::Head { .. })) = conn.poll_event(&mut buf) else {
+        panic!("no head")
+    };
+    // The application answers without reading the body.
+    conn.send_response(http::Response::new(bytes::Bytes::from_static(b"no\n")))
+        .unwrap();
+    let ext = "e".repeat(limits.max_chunk_line_bytes - "1;\r\n".len());
+    let unit = format!("1;{ext}\r\na\r\n");
+    let mut read = 0usize;
+    // Feed up to 4x the drain bound of wire bytes; the server must have
+    // stopped draining (decided to close) well before that.
+    while read < 4 * max_drain && !conn.is_closed() {
+        buf.extend_from_slice(unit.as_bytes());
+        read += unit.len();
+        while let Some(ev) = conn.poll_event(&mut buf).expect("a valid body") {
+            assert!(!matches!(ev, Event::Head { .. }), "a second request");
+        }
+    }
+    assert!(
+        conn.is_closed(),
+        "after reading {read} bytes of an unread body ({} bytes of data) the \
+         server still drains (max_drain_bytes {max_drain})",
+        read / unit.len()
+    );
+    assert!(
+        read <= 2 * max_drain,
+        "drained {read} bytes (max {max_drain})"
+    );
+}
