@@ -147,7 +147,7 @@ where
 /// [`next_request`](Self::next_request), then the body and the response.
 ///
 /// Output is queued and leaves when the server is about to wait for the
-/// peer (or when more than [`FLUSH_THRESHOLD`](super::FLUSH_THRESHOLD)
+/// peer (or when more than [`FLUSH_THRESHOLD`]
 /// bytes are queued), so the responses to pipelined requests read together
 /// leave together.
 #[derive(Debug)]

@@ -121,7 +121,7 @@ where
 /// ```
 ///
 /// Output is queued and leaves when the server is about to wait for the
-/// peer (or when more than [`FLUSH_THRESHOLD`](super::FLUSH_THRESHOLD)
+/// peer (or when more than [`FLUSH_THRESHOLD`]
 /// bytes are queued), so the responses to pipelined requests read together
 /// leave together.
 #[derive(Debug)]
@@ -271,8 +271,8 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Server<S> {
 
     /// Ends the connection: writes what is queued, shuts down the sending
     /// side, then reads and discards what the client still sends (at most
-    /// [`LINGER_BYTES`](super::LINGER_BYTES) for at most
-    /// [`LINGER_TIME`](super::LINGER_TIME)) so that it reads the last
+    /// [`LINGER_BYTES`] for at most
+    /// [`LINGER_TIME`]) so that it reads the last
     /// response rather than a reset (RFC 9112 section 9.6). Errors are
     /// ignored: the connection is over either way.
     pub async fn close(mut self) {
