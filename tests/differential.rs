@@ -327,13 +327,16 @@ fn line_end() -> impl Strategy<Value = &'static [u8]> {
     ]
 }
 
+/// A field line: name, separator (`": "`, `" : "`, ...), value, line end.
+type FieldLine = (Vec<u8>, &'static str, Vec<u8>, &'static [u8]);
+
 #[derive(Debug, Clone)]
 struct Spec {
     method: String,
     target: Vec<u8>,
     version: &'static str,
     host: usize,
-    fields: Vec<(Vec<u8>, &'static str, Vec<u8>, &'static [u8])>,
+    fields: Vec<FieldLine>,
     request_line_end: &'static [u8],
     final_end: &'static [u8],
     fold: Option<usize>,
