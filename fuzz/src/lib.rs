@@ -602,9 +602,12 @@ pub fn oracle_chunked(b: &[u8], limits: &Limits) -> Oracle {
         }
     }
     // trailer-section: *( field-line CRLF ) CRLF, at most max_trailer_bytes
-    // and max_fields lines.
+    // and max_fields lines. Like a head, the section is judged once its
+    // end (an empty line, CRLF or a bare LF) is there: a bare LF inside it
+    // refuses it then, not before (docs/security.md, note N2).
     let start = i;
     let mut lines = 0;
+    let mut bare_lf = false;
     loop {
         let Some(lf) = b[i..].iter().position(|&c| c == b'\n') else {
             return if b.len() - start >= limits.max_trailer_bytes {
@@ -619,7 +622,7 @@ pub fn oracle_chunked(b: &[u8], limits: &Limits) -> Oracle {
         }
         let line = &b[i..i + lf];
         if line.is_empty() || line == b"\r" {
-            if line.is_empty() {
+            if line.is_empty() || bare_lf {
                 return Oracle::Reject { data };
             }
             return Oracle::Complete {
@@ -629,9 +632,10 @@ pub fn oracle_chunked(b: &[u8], limits: &Limits) -> Oracle {
             };
         }
         lines += 1;
-        if lines > limits.max_fields || line.last() != Some(&b'\r') {
+        if lines > limits.max_fields {
             return Oracle::Reject { data };
         }
+        bare_lf |= line.last() != Some(&b'\r');
         i = end;
     }
 }
