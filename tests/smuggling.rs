@@ -1094,3 +1094,51 @@ fn limits_give_their_statuses() {
         &small,
     );
 }
+
+/// Rule UNSOLICITED: a client connection refuses response bytes when no
+/// request is in flight. HTTP/1.1 has no unsolicited responses; one that
+/// is decoded anyway is matched to the next request the client sends
+/// (response queue poisoning: an extra response injected by a broken or
+/// hostile upstream answers someone else's request). Open finding F2.
+#[test]
+fn client_refuses_responses_nobody_asked_for() {
+    use bytes::Buf;
+    use h1proto::ClientConnection;
+    // Nothing sent yet.
+    let mut conn = ClientConnection::new(Config::default());
+    let mut buf = BytesMut::from(&b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi"[..]);
+    let first = conn.poll_event(&mut buf);
+    assert!(
+        first.is_err(),
+        "a response with no request in flight was decoded: {first:?}"
+    );
+    assert!(conn.is_closed());
+
+    // One request sent, two responses received: the second is refused.
+    let mut conn = ClientConnection::new(Config::default());
+    let req = http::Request::get("/a")
+        .header("host", "example.com")
+        .body(bytes::Bytes::new())
+        .unwrap();
+    conn.send_request(req).unwrap();
+    let out = conn.output();
+    out.advance(out.remaining());
+    let mut buf = BytesMut::from(
+        &b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhiHTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nevil"[..],
+    );
+    let mut heads = 0;
+    let mut error = None;
+    loop {
+        match conn.poll_event(&mut buf) {
+            Ok(Some(Event::Head { .. })) => heads += 1,
+            Ok(Some(_)) => {}
+            Ok(None) => break,
+            Err(e) => {
+                error = Some(e);
+                break;
+            }
+        }
+    }
+    assert_eq!(heads, 1, "a second, unrequested response was decoded");
+    assert!(error.is_some(), "the extra response was not refused");
+}
