@@ -1142,3 +1142,41 @@ fn client_refuses_responses_nobody_asked_for() {
     assert_eq!(heads, 1, "a second, unrequested response was decoded");
     assert!(error.is_some(), "the extra response was not refused");
 }
+
+/// Rule UPGRADE-ASKED: a client switches protocols only when its request
+/// offered one (`Upgrade`); a 101 to any other request is refused (RFC 9110
+/// sections 7.8 and 15.2.2: a server MUST NOT switch to a protocol the
+/// client did not indicate). Otherwise a server, or anything that can
+/// inject one response, takes the rest of the connection out of HTTP.
+/// Open finding F3.
+#[test]
+fn client_refuses_a_switch_it_did_not_ask_for() {
+    use bytes::Buf;
+    use h1proto::ClientConnection;
+    let mut conn = ClientConnection::new(Config::default());
+    let req = http::Request::get("/")
+        .header("host", "example.com")
+        .body(bytes::Bytes::new())
+        .unwrap();
+    conn.send_request(req).unwrap();
+    let out = conn.output();
+    out.advance(out.remaining());
+    let mut buf = BytesMut::from(
+        &b"HTTP/1.1 101 Switching Protocols\r\nConnection: upgrade\r\nUpgrade: evil\r\n\r\nraw bytes"[..],
+    );
+    let mut result = Ok(());
+    loop {
+        match conn.poll_event(&mut buf) {
+            Ok(Some(_)) => {}
+            Ok(None) => break,
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
+        }
+    }
+    assert!(
+        result.is_err() && !conn.is_switched(),
+        "a 101 to a request without Upgrade switched the connection"
+    );
+}
