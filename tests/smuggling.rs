@@ -1180,3 +1180,17 @@ fn client_refuses_a_switch_it_did_not_ask_for() {
         "a 101 to a request without Upgrade switched the connection"
     );
 }
+
+/// Rule NO-SPLITTING: nothing the encoders accept can put a CR or LF into
+/// a head they write (response splitting, RFC 9112 section 11.1): field
+/// values, reason phrases, targets and methods are validated types.
+#[test]
+fn encoders_cannot_write_line_breaks_into_a_head() {
+    assert!(h1proto::ReasonPhrase::new(&b"OK\r\nSet-Cookie: a=b"[..]).is_none());
+    assert!(h1proto::ReasonPhrase::new(&b"OK\nX"[..]).is_none());
+    assert!(http::HeaderValue::from_bytes(b"a\r\nb: c").is_err());
+    assert!(http::HeaderValue::from_bytes(b"a\rb").is_err());
+    assert!(http::HeaderName::from_bytes(b"a\r\nb").is_err());
+    assert!("/a\r\nb".parse::<http::Uri>().is_err());
+    assert!(Method::from_bytes(b"GET\r\n").is_err());
+}
