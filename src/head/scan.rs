@@ -1,7 +1,7 @@
 //! Finding the end of a head or a trailer section without rescanning.
 
 use bytes::BytesMut;
-use memchr::memchr;
+use memchr::memchr_iter;
 
 /// Which bound a section ran into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,14 +49,14 @@ impl LineScanner {
         max_lines: usize,
     ) -> Result<Option<usize>, Overflow> {
         let window = buf.len().min(max_bytes);
-        while self.pos < window {
-            let Some(i) = memchr(b'\n', &buf[self.pos..window]) else {
-                break;
-            };
-            let lf = self.pos + i;
+        let from = self.pos.min(window);
+        // One iterator over the unsearched bytes: memchr's vector loop runs
+        // across line boundaries instead of restarting for every line.
+        for i in memchr_iter(b'\n', &buf[from..window]) {
+            let lf = from + i;
             let start = self.ends.last().map_or(0, |&e| e + 1);
-            self.pos = lf + 1;
             if lf == start || (lf == start + 1 && buf[start] == b'\r') {
+                self.pos = lf + 1;
                 return Ok(Some(lf + 1));
             }
             if self.ends.len() == max_lines {
