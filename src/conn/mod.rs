@@ -38,8 +38,9 @@ pub struct Config {
     /// How output is framed and coalesced.
     pub encoder: EncoderConfig,
     /// Server only: how many bytes of a request body the application left
-    /// unread are read and discarded after the response, so that the
-    /// connection can be reused. Past this, the connection closes. A body
+    /// unread are read off the connection and discarded after the response
+    /// (chunk framing counts, so many tiny chunks cannot stretch it), so that
+    /// the connection can be reused. Past this, the connection closes. A body
     /// whose declared length exceeds it makes the response carry
     /// `Connection: close` at once. Default: 256 KiB (as Go's net/http).
     pub max_drain_bytes: u64,

@@ -144,11 +144,27 @@ impl ServerConnection {
             if self.recv == State::Body && self.expect == Continue::Waiting {
                 self.send_continue_inner();
             }
+            // After an early response the rest of the request is read and
+            // discarded, bounded by the bytes it takes off the wire (chunk
+            // framing included), not by its data alone.
+            let draining = self.send == State::Done;
+            let before = buf.len();
             let decoded = if self.eof {
                 self.decoder.decode_eof(buf)
             } else {
                 self.decoder.decode(buf)
             };
+            if draining {
+                self.drained += (before - buf.len()) as u64;
+                let ended = matches!(decoded, Ok(Some(Event::End(_))));
+                if self.drained > self.config.max_drain_bytes && decoded.is_ok() && !ended {
+                    // The body did not end in time: close (cycle moves Body
+                    // to MustClose through the table).
+                    self.close = Some(CloseReason::UnreadBody);
+                    self.cycle();
+                    return Ok(None);
+                }
+            }
             let event = match decoded {
                 Ok(Some(event)) => event,
                 Ok(None) => {
@@ -167,7 +183,6 @@ impl ServerConnection {
                     return Err(err);
                 }
             };
-            let draining = self.send == State::Done;
             match &event {
                 Event::Head { head, body } => {
                     let upgrade = head.headers().contains_key(UPGRADE)
@@ -197,18 +212,7 @@ impl ServerConnection {
                     self.recv.go(input);
                     self.send.go(Input::HeadDue);
                 }
-                Event::Data(data) if draining => {
-                    self.drained += data.len() as u64;
-                    if self.drained > self.config.max_drain_bytes {
-                        // The body did not end: close (cycle moves Body
-                        // to MustClose through the table).
-                        self.close = Some(CloseReason::UnreadBody);
-                        self.cycle();
-                        return Ok(None);
-                    }
-                    continue;
-                }
-                Event::Trailers(_) if draining => continue,
+                Event::Data(_) | Event::Trailers(_) if draining => continue,
                 Event::End(_) => {
                     self.recv.try_go(Input::BodyEnd);
                     self.cycle();

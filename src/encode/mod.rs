@@ -2,7 +2,7 @@
 //!
 //! A [`ResponseEncoder`] (server side) or [`RequestEncoder`] (client side)
 //! turns a message into HTTP/1.1 bytes and appends them to its output queue,
-//! a [`Segments`](crate::Segments). Nothing is written anywhere: the caller drains the queue
+//! a [`Segments`]. Nothing is written anywhere: the caller drains the queue
 //! into its socket with a vectored write whenever it likes, and everything
 //! queued since the last drain leaves together (writes are always corked).
 //!
@@ -23,7 +23,7 @@
 //! an HTTP/1.1 peer; a close-delimited body and `Connection: close` when
 //! streaming a response to an HTTP/1.0 peer. Framing fields the caller gave
 //! are kept and enforced: writing more or fewer bytes than the declared
-//! `Content-Length` is a [`UsageError`](crate::UsageError), never a truncation. A call that
+//! `Content-Length` is a [`UsageError`], never a truncation. A call that
 //! fails leaves the output queue and the encoder as they were.
 //!
 //! Responses to HEAD, 1xx, 204, 304 and 2xx answers to CONNECT are a head
@@ -100,7 +100,7 @@ pub struct EncoderConfig {
     /// ([`crate::segments::DEFAULT_COALESCE_THRESHOLD`]).
     pub coalesce_threshold: usize,
     /// Refuse body bytes for a response to HEAD with
-    /// [`UsageError::BodyNotAllowed`](crate::UsageError::BodyNotAllowed)
+    /// [`UsageError::BodyNotAllowed`]
     /// instead of counting and dropping them. Default: `false`, so a
     /// handler written for GET answers HEAD unchanged.
     pub strict_head_body: bool,
