@@ -87,6 +87,11 @@ pub enum ErrorKind {
     TooManyInterimResponses,
     /// The peer closed the connection in the middle of a message.
     UnexpectedEof,
+    /// A response arrived on a client connection with no request in flight.
+    UnsolicitedResponse,
+    /// A 101 Switching Protocols answered a request that offered no
+    /// `Upgrade` (RFC 9110 section 7.8).
+    UnexpectedSwitch,
 }
 
 impl ErrorKind {
@@ -101,6 +106,8 @@ impl ErrorKind {
                 StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE
             }
             ChunkLineTooLong => StatusCode::PAYLOAD_TOO_LARGE,
+            // Errors of a response: what a gateway answers its own client.
+            UnsolicitedResponse | UnexpectedSwitch => StatusCode::BAD_GATEWAY,
             _ => StatusCode::BAD_REQUEST,
         }
     }
@@ -138,6 +145,8 @@ impl ErrorKind {
             TrailersTooLarge => "trailer section too large",
             TooManyInterimResponses => "too many interim responses",
             UnexpectedEof => "connection closed inside a message",
+            UnsolicitedResponse => "response with no request in flight",
+            UnexpectedSwitch => "protocol switch the request did not offer",
         }
     }
 }

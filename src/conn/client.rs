@@ -3,17 +3,35 @@
 use std::collections::VecDeque;
 
 use bytes::{Bytes, BytesMut};
-use http::header::{EXPECT, HeaderMap};
+use http::header::{EXPECT, HeaderMap, UPGRADE};
 use http::{Request, Response, StatusCode};
 
 use super::Config;
 use super::state::{Input, State};
 use crate::decode::{Event, ResponseDecoder};
 use crate::encode::RequestEncoder;
-use crate::error::{Error, UsageError};
+use crate::error::{Error, ErrorKind, UsageError};
 use crate::framing::{BodyKind, RequestKind};
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::segments::Segments;
+
+/// What the client remembers of a request whose response is due.
+#[derive(Debug, Clone, Copy)]
+struct Sent {
+    kind: RequestKind,
+    /// It offered a protocol switch (`Upgrade` with `Connection: upgrade`).
+    upgrade: bool,
+}
+
+impl Sent {
+    fn of<B>(req: &Request<B>) -> Self {
+        Sent {
+            kind: RequestKind::of(req.method()),
+            upgrade: req.headers().contains_key(UPGRADE)
+                && crate::framing::connection_has(req.headers(), b"upgrade"),
+        }
+    }
+}
 
 /// The client side of an HTTP/1.1 connection.
 ///
@@ -64,7 +82,7 @@ pub struct ClientConnection {
     send: State,
     recv: State,
     /// Requests sent whose final response is not complete, oldest first.
-    in_flight: VecDeque<RequestKind>,
+    in_flight: VecDeque<Sent>,
     waiting_continue: bool,
     /// The request being sent was answered early: its rest is dropped.
     send_stopped: bool,
@@ -93,10 +111,10 @@ impl ClientConnection {
     /// Queues a complete request (head and body).
     pub fn send_request<B: Into<Bytes>>(&mut self, req: Request<B>) -> Result<(), UsageError> {
         self.ready_to_send()?;
-        let kind = RequestKind::of(req.method());
+        let sent = Sent::of(&req);
         let method = req.method().clone();
         self.encoder.send_request(req)?;
-        self.sent_head(kind, &method, true, false);
+        self.sent_head(sent, &method, true, false);
         Ok(())
     }
 
@@ -107,7 +125,7 @@ impl ClientConnection {
     /// sending the body anyway is the caller's decision.
     pub fn send_head(&mut self, req: Request<()>) -> Result<BodyKind, UsageError> {
         self.ready_to_send()?;
-        let kind = RequestKind::of(req.method());
+        let sent = Sent::of(&req);
         let method = req.method().clone();
         let expect = req
             .headers()
@@ -115,7 +133,7 @@ impl ClientConnection {
             .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
         let body = self.encoder.send_head(req)?;
         let finished = self.encoder.is_finished();
-        self.sent_head(kind, &method, finished, expect && !finished);
+        self.sent_head(sent, &method, finished, expect && !finished);
         Ok(body)
     }
 
@@ -156,6 +174,11 @@ impl ClientConnection {
         if !matches!(self.recv, State::Head | State::Body | State::Idle) && !end_due {
             return Ok(None);
         }
+        if self.recv == State::Idle && self.in_flight.is_empty() && !buf.is_empty() {
+            // HTTP/1.1 has no unsolicited responses: one decoded anyway would
+            // answer the next request sent (response queue poisoning).
+            return Err(self.fail(ErrorKind::UnsolicitedResponse.into()));
+        }
         let decoded = if self.eof {
             self.decoder.decode_eof(buf)
         } else {
@@ -170,19 +193,19 @@ impl ClientConnection {
                 }
                 return Ok(None);
             }
-            Err(err) => {
-                self.recv.go(Input::Fail);
-                // No request may follow on a connection that must close.
-                self.send.try_go(Input::Fail);
-                self.error = Some(err.clone());
-                return Err(err);
-            }
+            Err(err) => return Err(self.fail(err)),
         };
         match &event {
             Event::Interim(res) if res.status() == StatusCode::CONTINUE => {
                 self.waiting_continue = false;
             }
-            Event::Head { body, .. } => {
+            Event::Head { head, body } => {
+                if head.status() == StatusCode::SWITCHING_PROTOCOLS
+                    && !self.in_flight.front().is_some_and(|s| s.upgrade)
+                {
+                    // RFC 9110 section 7.8: no switch the client did not offer.
+                    return Err(self.fail(ErrorKind::UnexpectedSwitch.into()));
+                }
                 self.waiting_continue = false;
                 if self.send == State::Body {
                     // A final answer before the request was sent: stop.
@@ -302,15 +325,18 @@ impl ClientConnection {
         }
     }
 
-    fn sent_head(
-        &mut self,
-        kind: RequestKind,
-        method: &http::Method,
-        finished: bool,
-        expect: bool,
-    ) {
+    /// A protocol error: nothing more is sent or decoded.
+    fn fail(&mut self, err: Error) -> Error {
+        self.recv.try_go(Input::Fail);
+        // No request may follow on a connection that must close.
+        self.send.try_go(Input::Fail);
+        self.error = Some(err.clone());
+        err
+    }
+
+    fn sent_head(&mut self, sent: Sent, method: &http::Method, finished: bool, expect: bool) {
         self.decoder.expect_response_to(method);
-        self.in_flight.push_back(kind);
+        self.in_flight.push_back(sent);
         self.send_stopped = false;
         self.waiting_continue = expect;
         if self.recv == State::Idle {
@@ -331,7 +357,10 @@ impl ClientConnection {
         if self.send != State::Done {
             return;
         }
-        let tunnel = self.in_flight.back() == Some(&RequestKind::Connect);
+        let tunnel = self
+            .in_flight
+            .back()
+            .is_some_and(|s| s.kind == RequestKind::Connect);
         if !tunnel && self.encoder.keep_alive().is_reusable() {
             self.send.go(Input::Reuse);
         }
