@@ -11,6 +11,9 @@
 #[allow(unreachable_pub, missing_docs)]
 mod harness;
 
+#[path = "../fuzz/src/differential.rs"]
+mod differential;
+
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
@@ -23,6 +26,7 @@ const TARGETS: &[&str] = &[
     "server_connection",
     "client_connection",
     "roundtrip",
+    "differential",
 ];
 
 fn run_target(target: &str, data: &[u8]) {
@@ -33,6 +37,11 @@ fn run_target(target: &str, data: &[u8]) {
         "server_connection" => harness::server_connection(data),
         "client_connection" => harness::client_connection(data),
         "roundtrip" => harness::roundtrip(data),
+        "differential" => {
+            if let Err(difference) = differential::compare(data) {
+                panic!("{difference}");
+            }
+        }
         other => panic!("unknown target {other}"),
     }
 }
@@ -108,6 +117,7 @@ fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
                 out.push(("request_decoder", id.clone(), with(&[eof])));
                 out.push(("request_decoder", format!("{id}-small"), with(&[small])));
                 out.push(("server_connection", id.clone(), with(&[eof, 0])));
+                out.push(("differential", id.clone(), raw.clone()));
                 out.push((
                     "server_connection",
                     format!("{id}-streamed-split"),
@@ -245,6 +255,11 @@ fn client_connection_inputs() {
 #[test]
 fn roundtrip_inputs() {
     replay("roundtrip");
+}
+
+#[test]
+fn differential_inputs() {
+    replay("differential");
 }
 
 #[test]
