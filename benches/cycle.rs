@@ -166,7 +166,11 @@ impl Baseline {
         // Client: parse the response, split the body off.
         let (head, len) = corpus::httparse_http_response(&self.client_in);
         self.client_in.advance(len);
-        let n: usize = head.headers()[CONTENT_LENGTH].to_str().unwrap().parse().unwrap();
+        let n: usize = head.headers()[CONTENT_LENGTH]
+            .to_str()
+            .unwrap()
+            .parse()
+            .unwrap();
         let body = self.client_in.split_to(n).freeze();
         body.len()
     }

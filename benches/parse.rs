@@ -60,7 +60,10 @@ impl Reused {
     /// `Head` then `End`; returns the buffer so that dropping it is not timed.
     fn decode(&mut self, message: &Message, mut buf: BytesMut) -> (usize, BytesMut) {
         let n = if message.request {
-            common::h1proto_request(&mut self.req, &mut buf).0.headers().len()
+            common::h1proto_request(&mut self.req, &mut buf)
+                .0
+                .headers()
+                .len()
         } else {
             common::h1proto_response_head(&mut self.res, &mut buf)
                 .headers()
@@ -80,9 +83,15 @@ fn httparse_only(message: &Message) -> usize {
 
 fn httparse_http(message: &Message) -> usize {
     if message.request {
-        corpus::httparse_http_request(message.head).0.headers().len()
+        corpus::httparse_http_request(message.head)
+            .0
+            .headers()
+            .len()
     } else {
-        corpus::httparse_http_response(message.head).0.headers().len()
+        corpus::httparse_http_response(message.head)
+            .0
+            .headers()
+            .len()
     }
 }
 
@@ -149,9 +158,7 @@ fn heads(c: &mut Criterion) {
                 BatchSize::SmallInput,
             )
         });
-        group.bench_function("httparse", |b| {
-            b.iter(|| httparse_only(black_box(message)))
-        });
+        group.bench_function("httparse", |b| b.iter(|| httparse_only(black_box(message))));
         group.bench_function("httparse+http", |b| {
             b.iter(|| httparse_http(black_box(message)))
         });

@@ -90,12 +90,36 @@ pub struct Message {
 
 /// The six heads of the mix, requests first.
 pub const MIX: [Message; 6] = [
-    Message { name: "curl_get", head: CURL_GET, request: true },
-    Message { name: "browser_get", head: BROWSER_GET, request: true },
-    Message { name: "pico_703", head: PICO_703, request: true },
-    Message { name: "post_json", head: POST_JSON, request: true },
-    Message { name: "response_nginx", head: RESPONSE_HEAD, request: false },
-    Message { name: "response_cdn", head: RESPONSE_CDN, request: false },
+    Message {
+        name: "curl_get",
+        head: CURL_GET,
+        request: true,
+    },
+    Message {
+        name: "browser_get",
+        head: BROWSER_GET,
+        request: true,
+    },
+    Message {
+        name: "pico_703",
+        head: PICO_703,
+        request: true,
+    },
+    Message {
+        name: "post_json",
+        head: POST_JSON,
+        request: true,
+    },
+    Message {
+        name: "response_nginx",
+        head: RESPONSE_HEAD,
+        request: false,
+    },
+    Message {
+        name: "response_cdn",
+        head: RESPONSE_CDN,
+        request: false,
+    },
 ];
 
 /// Bare httparse: borrowed slices, no `http` types, no framing.

@@ -48,7 +48,10 @@ static GLOBAL: Counting = Counting;
 
 /// Allocations and bytes allocated so far.
 pub fn counters() -> (u64, u64) {
-    (ALLOCS.load(Ordering::Relaxed), BYTES.load(Ordering::Relaxed))
+    (
+        ALLOCS.load(Ordering::Relaxed),
+        BYTES.load(Ordering::Relaxed),
+    )
 }
 
 /// Iterations of the counted loop.
