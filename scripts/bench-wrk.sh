@@ -31,8 +31,12 @@ if ! command -v wrk >/dev/null; then
     $SUDO apt-get update >&2 && $SUDO apt-get install -y wrk >&2
 fi
 
-cargo build --release --example hello_server --example hyper_hello >&2
+cargo build --release --example hello_server >&2
+# The hyper baseline is a crate of its own, so h1proto never builds hyper.
+CARGO_TARGET_DIR="$TARGET/hyper-hello" \
+    cargo build --release --manifest-path bench/hyper-hello/Cargo.toml >&2
 BIN="$TARGET/release/examples"
+HYPER_BIN="$TARGET/hyper-hello/release/hyper-hello"
 WORK=$(mktemp -d)
 SERVER_PID=
 cleanup() {
@@ -66,9 +70,9 @@ cpu_ticks() {
 }
 
 start_server() { # name port
-    local bin=hello_server
-    [ "$1" = hyper ] && bin=hyper_hello
-    "$BIN/$bin" --addr "127.0.0.1:$2" >"$WORK/$1.log" 2>&1 &
+    local bin="$BIN/hello_server"
+    [ "$1" = hyper ] && bin=$HYPER_BIN
+    "$bin" --addr "127.0.0.1:$2" >"$WORK/$1.log" 2>&1 &
     SERVER_PID=$!
     for _ in $(seq 100); do
         if curl -s -o /dev/null "http://127.0.0.1:$2/"; then return; fi

@@ -6,7 +6,7 @@
 //! `pipeline_flush` off).
 //!
 //! ```sh
-//! cargo run --release --example hyper_hello -- --addr 127.0.0.1:8081
+//! cargo run --release --manifest-path bench/hyper-hello/Cargo.toml -- --addr 127.0.0.1:8081
 //! ```
 
 use std::convert::Infallible;
