@@ -1194,3 +1194,39 @@ fn encoders_cannot_write_line_breaks_into_a_head() {
     assert!("/a\r\nb".parse::<http::Uri>().is_err());
     assert!(Method::from_bytes(b"GET\r\n").is_err());
 }
+
+/// Rule RESPONSE-TE: a response's coding list is validated as a request's
+/// (chunked at most once, a non-empty list of tokens); a final coding other
+/// than chunked makes the body close-delimited and the connection close.
+#[test]
+fn response_transfer_encoding_is_validated() {
+    for te in [
+        "chunked, chunked",
+        "",
+        " , ",
+        "\"chunked\"",
+        "gz(ip), chunked",
+    ] {
+        response_refused(
+            format!("HTTP/1.1 200 OK\r\nTransfer-Encoding: {te}\r\n\r\n0\r\n\r\n").as_bytes(),
+            &[Method::GET],
+            InvalidTransferEncoding,
+        );
+    }
+    response_refused(
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+        &[Method::GET],
+        InvalidTransferEncoding,
+    );
+    let run = response_accepted(
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, gzip\r\n\r\nabc",
+        &[Method::GET],
+    );
+    assert_eq!(
+        run.events,
+        vec![
+            Ev::Head("200".into(), BodyKind::CloseDelimited),
+            Ev::Data(b"abc".to_vec())
+        ]
+    );
+}
