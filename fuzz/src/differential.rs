@@ -138,7 +138,15 @@ fn target_is_refusable(method: &str, target: &str) -> bool {
                         .is_none_or(|a| a.port().is_none() || a.as_str().contains('@'))
                     || uri.path_and_query().is_some_and(|p| !p.as_str().is_empty())
             } else {
-                !target.contains("://") || uri.authority().is_none()
+                // scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ), then "://".
+                let scheme = target.split(':').next().unwrap_or("");
+                let scheme_ok = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+                    && scheme
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c));
+                !scheme_ok
+                    || !target[scheme.len()..].starts_with("://")
+                    || uri.authority().is_none()
             }
         }
     }
