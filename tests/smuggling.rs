@@ -1099,7 +1099,7 @@ fn limits_give_their_statuses() {
 /// request is in flight. HTTP/1.1 has no unsolicited responses; one that
 /// is decoded anyway is matched to the next request the client sends
 /// (response queue poisoning: an extra response injected by a broken or
-/// hostile upstream answers someone else's request). Open finding F2.
+/// hostile upstream answers someone else's request). Finding F2, fixed.
 #[test]
 fn client_refuses_responses_nobody_asked_for() {
     use bytes::Buf;
@@ -1108,10 +1108,9 @@ fn client_refuses_responses_nobody_asked_for() {
     let mut conn = ClientConnection::new(Config::default());
     let mut buf = BytesMut::from(&b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi"[..]);
     let first = conn.poll_event(&mut buf);
-    assert!(
-        first.is_err(),
-        "a response with no request in flight was decoded: {first:?}"
-    );
+    let err = first.expect_err("a response with no request in flight was decoded");
+    assert_eq!(err.kind(), UnsolicitedResponse);
+    assert_eq!(err.status(), 502);
     assert!(conn.is_closed());
 
     // One request sent, two responses received: the second is refused.
@@ -1140,7 +1139,8 @@ fn client_refuses_responses_nobody_asked_for() {
         }
     }
     assert_eq!(heads, 1, "a second, unrequested response was decoded");
-    assert!(error.is_some(), "the extra response was not refused");
+    let err = error.expect("the extra response was not refused");
+    assert_eq!(err.kind(), UnsolicitedResponse);
 }
 
 /// Rule UPGRADE-ASKED: a client switches protocols only when its request
@@ -1148,7 +1148,7 @@ fn client_refuses_responses_nobody_asked_for() {
 /// sections 7.8 and 15.2.2: a server MUST NOT switch to a protocol the
 /// client did not indicate). Otherwise a server, or anything that can
 /// inject one response, takes the rest of the connection out of HTTP.
-/// Open finding F3.
+/// Finding F3, fixed.
 #[test]
 fn client_refuses_a_switch_it_did_not_ask_for() {
     use bytes::Buf;
@@ -1176,9 +1176,12 @@ fn client_refuses_a_switch_it_did_not_ask_for() {
         }
     }
     assert!(
-        result.is_err() && !conn.is_switched(),
+        !conn.is_switched(),
         "a 101 to a request without Upgrade switched the connection"
     );
+    let err = result.expect_err("a 101 to a request without Upgrade was accepted");
+    assert_eq!(err.kind(), UnexpectedSwitch);
+    assert_eq!(err.status(), 502);
 }
 
 /// Rule NO-SPLITTING: nothing the encoders accept can put a CR or LF into
