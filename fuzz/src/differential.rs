@@ -246,7 +246,12 @@ pub fn compare(raw: &[u8]) -> Result<Option<Allowed>, String> {
             let ended = [raw, &b"\r\n\r\n"[..]].concat();
             match h1proto_parse(&ended).0 {
                 Parsed::Error(_) => Ok(Some(Allowed::Deferred)),
-                _ => Err(format!("h1proto waits where httparse refuses: {}", show())),
+                // Once ended, h1proto accepts: only a documented leniency
+                // (an HTTP/1.x minor above 1) may explain httparse's refusal.
+                Parsed::Head(ours) => explain_acceptance(&ended, &ours)
+                    .map(Some)
+                    .ok_or_else(|| format!("h1proto waits where httparse refuses: {}", show())),
+                Parsed::Partial => Err(format!("h1proto waits where httparse refuses: {}", show())),
             }
         }
         (Parsed::Error(_), Parsed::Head(b)) => explain_refusal(raw, kind.unwrap(), b)
