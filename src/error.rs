@@ -162,7 +162,8 @@ impl Error {
     }
 
     /// The status code a server should answer with (400, 413, 414, 431, 501
-    /// or 505).
+    /// or 505); for a bad response on a client connection, the 502 a gateway
+    /// would give its own client.
     pub fn status(&self) -> StatusCode {
         self.kind.status()
     }
