@@ -41,7 +41,7 @@ pub struct Framing {
 }
 
 impl Framing {
-    const fn of(body: BodyKind) -> Self {
+    pub(crate) const fn of(body: BodyKind) -> Self {
         Framing { body, close: None }
     }
 }
@@ -187,7 +187,17 @@ pub fn connection_verdict(version: Version, headers: &HeaderMap) -> KeepAlive {
     }
     if close {
         KeepAlive::Close(CloseReason::PeerClose)
-    } else if version == Version::HTTP_10 && !keep_alive {
+    } else if keep_alive {
+        KeepAlive::Reusable
+    } else {
+        version_verdict(version)
+    }
+}
+
+/// The verdict of a message without a `Connection` field: HTTP/1.1
+/// connections persist, HTTP/1.0 ones close.
+pub(crate) fn version_verdict(version: Version) -> KeepAlive {
+    if version == Version::HTTP_10 {
         KeepAlive::Close(CloseReason::Http10)
     } else {
         KeepAlive::Reusable

@@ -335,6 +335,10 @@ impl ClientConnection {
     }
 
     fn sent_head(&mut self, sent: Sent, method: &http::Method, finished: bool, expect: bool) {
+        // The request's field map serves the response's head.
+        if let Some(map) = self.encoder.reclaim_fields() {
+            self.decoder.recycle_fields(map);
+        }
         self.decoder.expect_response_to(method);
         self.in_flight.push_back(sent);
         self.send_stopped = false;

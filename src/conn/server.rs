@@ -438,6 +438,10 @@ impl ServerConnection {
     }
 
     fn after_head(&mut self, status: StatusCode, finished: bool) {
+        // The response's field map serves the next request's head.
+        if let Some(map) = self.encoder.reclaim_fields() {
+            self.decoder.recycle_fields(map);
+        }
         let kind = self.exchange.map_or(RequestKind::Other, |ex| ex.kind);
         match response_class(kind, status) {
             ResponseClass::Interim => {

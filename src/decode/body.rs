@@ -6,6 +6,7 @@ use memchr::memchr;
 
 use crate::error::ErrorKind;
 use crate::head::chars::{is_tchar, is_text};
+use crate::head::names::NameCache;
 use crate::head::parse;
 use crate::head::scan::{LineScanner, Overflow};
 use crate::limits::Limits;
@@ -38,6 +39,7 @@ impl BodyDecoder {
         &mut self,
         buf: &mut BytesMut,
         limits: &Limits,
+        names: &mut NameCache,
         eof: bool,
     ) -> Result<BodyEvent, ErrorKind> {
         let event = match self {
@@ -53,7 +55,7 @@ impl BodyDecoder {
                     BodyEvent::Data(buf.split_to(n).freeze())
                 }
             }
-            BodyDecoder::Chunked(chunked) => chunked.decode(buf, limits)?,
+            BodyDecoder::Chunked(chunked) => chunked.decode(buf, limits, names)?,
             BodyDecoder::UntilClose => {
                 if !buf.is_empty() {
                     BodyEvent::Data(buf.split().freeze())
@@ -132,17 +134,22 @@ impl Chunked {
         }
     }
 
-    fn decode(&mut self, buf: &mut BytesMut, limits: &Limits) -> Result<BodyEvent, ErrorKind> {
+    fn decode(
+        &mut self,
+        buf: &mut BytesMut,
+        limits: &Limits,
+        names: &mut NameCache,
+    ) -> Result<BodyEvent, ErrorKind> {
         if let Some(pending) = self.pending.take() {
             return pending.map(BodyEvent::Trailers);
         }
-        let event = self.run(buf, limits, false)?;
+        let event = self.run(buf, limits, names, false)?;
         if matches!(event, BodyEvent::Data(_)) && self.state == ChunkState::DataEnd {
             // Look past the chunk just handed out: if the last-chunk and the
             // trailer section are already buffered, the body is known to be
             // complete together with its last data. Trailers or an error
             // found on the way are returned by the next call.
-            match self.run(buf, limits, true) {
+            match self.run(buf, limits, names, true) {
                 Ok(BodyEvent::Trailers(map)) => self.pending = Some(Ok(map)),
                 Err(kind) => self.pending = Some(Err(kind)),
                 Ok(_) => {}
@@ -162,6 +169,7 @@ impl Chunked {
         &mut self,
         buf: &mut BytesMut,
         limits: &Limits,
+        names: &mut NameCache,
         framing_only: bool,
     ) -> Result<BodyEvent, ErrorKind> {
         loop {
@@ -230,7 +238,7 @@ impl Chunked {
                         return Ok(BodyEvent::Done);
                     }
                     let mut map = HeaderMap::with_capacity(ends.len());
-                    parse::fields(&section, ends, 0, false, &mut map)?;
+                    parse::fields(&section, ends, 0, false, names, &mut map)?;
                     if map.keys().any(forbidden_in_trailers) {
                         return Err(ErrorKind::InvalidTrailer);
                     }

@@ -16,14 +16,15 @@ mod body;
 use std::collections::VecDeque;
 
 use bytes::{Buf, Bytes, BytesMut};
-use http::header::{HOST, HeaderMap};
+use http::header::HeaderMap;
 use http::{Method, Request, Response, Version};
 
 use crate::error::{Error, ErrorKind};
 use crate::framing::{
     self, BodyKind, Framing, RequestKind, ResponseClass, connection_verdict, response_class,
 };
-use crate::head::parse;
+use crate::head::names::NameCache;
+use crate::head::parse::{self, Seen};
 use crate::head::scan::{LineScanner, Overflow};
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::limits::Limits;
@@ -77,6 +78,9 @@ struct Core {
     limits: Limits,
     state: State,
     scanner: LineScanner,
+    names: NameCache,
+    /// An empty field map to decode the next head into.
+    spare: Option<HeaderMap>,
     verdict: KeepAlive,
     eof: bool,
 }
@@ -94,6 +98,8 @@ impl Core {
             limits,
             state: State::Head,
             scanner: LineScanner::default(),
+            names: NameCache::default(),
+            spare: None,
             verdict: KeepAlive::Reusable,
             eof: false,
         }
@@ -112,7 +118,7 @@ impl Core {
                 };
                 Ok(Step::Event(Event::End(self.verdict)))
             }
-            State::Body(body) => match body.decode(buf, &self.limits, self.eof)? {
+            State::Body(body) => match body.decode(buf, &self.limits, &mut self.names, self.eof)? {
                 BodyEvent::Data(data) => {
                     if body.finished() {
                         self.state = State::Ending;
@@ -190,6 +196,17 @@ impl Core {
         };
     }
 
+    /// A map for the `fields` fields of a head: the recycled one if any.
+    fn field_map(spare: &mut Option<HeaderMap>, fields: usize) -> HeaderMap {
+        match spare.take() {
+            Some(mut map) => {
+                map.reserve(fields);
+                map
+            }
+            None => HeaderMap::with_capacity(fields),
+        }
+    }
+
     fn fail(&mut self, kind: ErrorKind) -> Error {
         self.state = State::Failed(kind);
         self.verdict = KeepAlive::Close(CloseReason::ProtocolError);
@@ -202,6 +219,16 @@ impl Core {
             State::Ending => true,
             _ => false,
         }
+    }
+}
+
+/// The connection verdict of a head, from its `Connection` field when the
+/// parser saw one, else from its version alone.
+fn verdict_of(seen: &Seen, version: Version, headers: &HeaderMap) -> KeepAlive {
+    if seen.connection {
+        connection_verdict(version, headers)
+    } else {
+        framing::version_verdict(version)
     }
 }
 
@@ -250,6 +277,18 @@ macro_rules! shared_queries {
                 State::Body(body) => body.remaining_len(),
                 State::Ending => Some(0),
                 _ => None,
+            }
+        }
+
+        /// Gives the decoder a field map no longer needed (the fields of a
+        /// message just sent, say): it is emptied, and the next head is
+        /// decoded into it instead of a new map, saving the map's two
+        /// allocations. A map with room for more than twice
+        /// [`Limits::max_fields`] fields is dropped instead of kept.
+        pub fn recycle_fields(&mut self, mut map: HeaderMap) {
+            if map.capacity() <= self.core.limits.max_fields.saturating_mul(2) {
+                map.clear();
+                self.core.spare = Some(map);
             }
         }
 
@@ -354,15 +393,21 @@ impl RequestDecoder {
         parse::check_final_crlf(&head, len)?;
         let (start, end) = parse::line(&head, ends, 0)?;
         let line = parse::request_line(&head, start, end, self.core.limits.max_target_bytes)?;
-        let mut headers = HeaderMap::with_capacity(ends.len() - 1);
-        parse::fields(&head, ends, 1, false, &mut headers)?;
+        let fields = ends.len() - 1;
+        let mut headers = Core::field_map(&mut self.core.spare, fields);
+        let seen = parse::fields(&head, ends, 1, false, &mut self.core.names, &mut headers)?;
 
-        let hosts = headers.get_all(HOST).iter().count();
-        if hosts > 1 || (hosts == 0 && line.version == Version::HTTP_11) {
+        if seen.hosts > 1 || (seen.hosts == 0 && line.version == Version::HTTP_11) {
             return Err(ErrorKind::InvalidHost);
         }
-        let framing = framing::request_framing(line.version, &headers)?;
-        let verdict = connection_verdict(line.version, &headers);
+        // Framing and connection fields are looked up only when the parser
+        // saw them.
+        let framing = if seen.framing {
+            framing::request_framing(line.version, &headers)?
+        } else {
+            Framing::of(BodyKind::Empty)
+        };
+        let verdict = verdict_of(&seen, line.version, &headers);
 
         let mut request = Request::new(());
         *request.method_mut() = line.method;
@@ -460,14 +505,18 @@ impl ResponseDecoder {
         parse::check_final_crlf(&head, len)?;
         let (start, end) = parse::line(&head, ends, 0)?;
         let line = parse::status_line(&head, start, end)?;
-        let mut headers = HeaderMap::with_capacity(ends.len() - 1);
+        let fields = ends.len() - 1;
+        let mut headers = Core::field_map(&mut self.core.spare, fields);
         // RFC 9112 section 5.2: a user agent replaces obs-fold with SP.
-        parse::fields(&head, ends, 1, true, &mut headers)?;
+        let seen = parse::fields(&head, ends, 1, true, &mut self.core.names, &mut headers)?;
 
         let request = self.in_flight.front().copied().unwrap_or_default();
         let class = response_class(request, line.status);
-        let framing = framing::response_framing(request, line.status, line.version, &headers)?;
-        let verdict = connection_verdict(line.version, &headers);
+        let none = HeaderMap::new();
+        let framing_fields = if seen.framing { &headers } else { &none };
+        let framing =
+            framing::response_framing(request, line.status, line.version, framing_fields)?;
+        let verdict = verdict_of(&seen, line.version, &headers);
 
         let mut response = Response::new(());
         *response.status_mut() = line.status;
@@ -517,6 +566,7 @@ impl ResponseDecoder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use http::header::HOST;
 
     #[test]
     fn bytes_of_the_head_are_not_copied() {

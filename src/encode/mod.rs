@@ -215,6 +215,8 @@ struct Sender {
     out: Segments,
     state: State,
     keep_alive: KeepAlive,
+    /// The emptied field map of the last head written, for reuse.
+    spare: Option<HeaderMap>,
 }
 
 impl Sender {
@@ -223,7 +225,15 @@ impl Sender {
             out: Segments::with_threshold(config.coalesce_threshold),
             state: State::Ready,
             keep_alive: KeepAlive::Reusable,
+            spare: None,
         }
+    }
+
+    /// Keeps the field map of a head just written, emptied, so that its
+    /// allocations can serve another message (see `reclaim_fields`).
+    fn keep(&mut self, mut fields: HeaderMap) {
+        fields.clear();
+        self.spare = Some(fields);
     }
 
     fn ready(&self) -> Result<(), UsageError> {

@@ -84,6 +84,7 @@ impl RequestEncoder {
         enc.finish(&mut self.tx.out, None)?;
         self.tx.keep_alive = keep_alive;
         self.tx.state = State::after(After::Verdict(keep_alive));
+        self.tx.keep(parts.headers);
         Ok(())
     }
 
@@ -103,6 +104,7 @@ impl RequestEncoder {
         let plan = plan(&parts, None)?;
         let keep_alive = plan.keep_alive;
         let body = self.write_head(&parts, plan);
+        self.tx.keep(parts.headers);
         let kind = body.kind();
         self.tx.keep_alive = keep_alive;
         self.tx.state = State::Body {
@@ -146,6 +148,15 @@ impl RequestEncoder {
     /// `true` when no request is in progress.
     pub fn is_finished(&self) -> bool {
         self.tx.is_finished()
+    }
+
+    /// Takes the field map of the last head queued, emptied but with its
+    /// allocations, for reuse: a connection hands it to its
+    /// [`ResponseDecoder`](crate::ResponseDecoder) with `recycle_fields`, so the next
+    /// head it decodes allocates no map. `None` once taken, or before any
+    /// head.
+    pub fn reclaim_fields(&mut self) -> Option<HeaderMap> {
+        self.tx.spare.take()
     }
 
     /// The framing of the body in progress, if any.

@@ -75,6 +75,7 @@ impl ResponseEncoder {
         enc.finish(&mut self.tx.out, None)?;
         self.tx.keep_alive = verdict(plan.after, self.tx.keep_alive);
         self.tx.state = State::after(plan.after);
+        self.tx.keep(parts.headers);
         Ok(())
     }
 
@@ -105,6 +106,7 @@ impl ResponseEncoder {
         let (parts, ()) = res.into_parts();
         let plan = self.plan(&parts, &ctx, None)?;
         let body = self.write_head(&parts, plan.version, &plan.added, plan.body);
+        self.tx.keep(parts.headers);
         let kind = body.kind();
         self.tx.keep_alive = verdict(plan.after, self.tx.keep_alive);
         let switch = matches!(
@@ -163,6 +165,15 @@ impl ResponseEncoder {
     /// `true` when no response is in progress.
     pub fn is_finished(&self) -> bool {
         self.tx.is_finished()
+    }
+
+    /// Takes the field map of the last head queued, emptied but with its
+    /// allocations, for reuse: a connection hands it to its
+    /// [`RequestDecoder`](crate::RequestDecoder) with `recycle_fields`, so the next
+    /// head it decodes allocates no map. `None` once taken, or before any
+    /// head.
+    pub fn reclaim_fields(&mut self) -> Option<HeaderMap> {
+        self.tx.spare.take()
     }
 
     /// The framing of the body in progress, if any.

@@ -2,5 +2,6 @@
 //! `http` types whose field values are slices of the input.
 
 pub(crate) mod chars;
+pub(crate) mod names;
 pub(crate) mod parse;
 pub(crate) mod scan;

@@ -10,6 +10,7 @@ use http::{Method, StatusCode, Uri, Version};
 use memchr::memchr;
 
 use super::chars::{is_target_char, is_tchar, is_text};
+use super::names::{NameCache, Role};
 use crate::error::ErrorKind;
 use crate::framing::trim_ows;
 
@@ -199,7 +200,20 @@ pub(crate) fn status_line(head: &[u8], start: usize, end: usize) -> Result<Statu
     })
 }
 
-/// Parses field lines `first..ends.len()` of a section into `map`.
+/// What the parser noticed in a field section while parsing it: enough to
+/// skip looking up framing and connection fields that are not there.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Seen {
+    /// `Host` field lines.
+    pub(crate) hosts: usize,
+    /// A `Content-Length` or `Transfer-Encoding` field line.
+    pub(crate) framing: bool,
+    /// A `Connection` field line.
+    pub(crate) connection: bool,
+}
+
+/// Parses field lines `first..ends.len()` of a section into `map`, with
+/// names found through `names`.
 ///
 /// `fold` decides obs-fold (a line starting with SP or HTAB): `false`
 /// refuses it, `true` replaces it with one SP (RFC 9112 section 5.2).
@@ -208,8 +222,10 @@ pub(crate) fn fields(
     ends: &[usize],
     first: usize,
     fold: bool,
+    names: &mut NameCache,
     map: &mut HeaderMap,
-) -> Result<(), ErrorKind> {
+) -> Result<Seen, ErrorKind> {
+    let mut seen = Seen::default();
     let mut last: Option<HeaderName> = None;
     for i in first..ends.len() {
         let (start, end) = line(section, ends, i)?;
@@ -223,12 +239,23 @@ pub(crate) fn fields(
                 _ => return Err(ErrorKind::ObsFold),
             }
         }
-        let colon = memchr(b':', text).ok_or(ErrorKind::MissingColon)?;
-        let name = &text[..colon];
-        let name = HeaderName::from_bytes(name).map_err(|_| match name.last() {
+        // Names are short: a plain loop finds the colon sooner than a
+        // vectorised search can start.
+        let colon = text
+            .iter()
+            .position(|&b| b == b':')
+            .ok_or(ErrorKind::MissingColon)?;
+        let raw = &text[..colon];
+        let (name, role) = names.get(raw).ok_or_else(|| match raw.last() {
             Some(b' ' | b'\t') => ErrorKind::WhitespaceBeforeColon,
             _ => ErrorKind::InvalidFieldName,
         })?;
+        match role {
+            Role::Other => {}
+            Role::Host => seen.hosts += 1,
+            Role::Framing => seen.framing = true,
+            Role::Connection => seen.connection = true,
+        }
         let mut vs = start + colon + 1;
         let mut ve = end;
         while vs < ve && matches!(section[vs], b' ' | b'\t') {
@@ -246,7 +273,7 @@ pub(crate) fn fields(
             map.append(name, value);
         }
     }
-    Ok(())
+    Ok(seen)
 }
 
 /// Appends an obs-fold continuation to the last value of `name`.

@@ -1,0 +1,172 @@
+//! Field names seen before on the same connection.
+//!
+//! A peer sends the same field names, spelt the same way and mostly in the
+//! same order, in every message of a connection. [`NameCache`] keeps the
+//! names it has turned into `HeaderName`s together with the bytes they were
+//! spelt with, so the next message's names are found by one byte comparison
+//! instead of being lowercased, matched against the standard names and, for
+//! the names `http` does not know, copied into a new allocation.
+//!
+//! The search starts after the entry that matched last, so a peer that sends
+//! its fields in a fixed order finds each name at the first try.
+
+use http::header::{CONNECTION, CONTENT_LENGTH, HOST, HeaderName, TRANSFER_ENCODING};
+
+/// Entries kept at most.
+const CAPACITY: usize = 32;
+/// Longer names are not kept: the cache holds at most `CAPACITY * MAX_LEN`
+/// bytes of spellings.
+const MAX_LEN: usize = 64;
+
+/// What a field name means to the parser, decided once per cached name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// Nothing the parser acts on.
+    Other,
+    /// `Host`.
+    Host,
+    /// `Content-Length` or `Transfer-Encoding`.
+    Framing,
+    /// `Connection`.
+    Connection,
+}
+
+impl Role {
+    pub(crate) fn of(name: &HeaderName) -> Role {
+        if name == HOST {
+            Role::Host
+        } else if name == CONTENT_LENGTH || name == TRANSFER_ENCODING {
+            Role::Framing
+        } else if name == CONNECTION {
+            Role::Connection
+        } else {
+            Role::Other
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Entry {
+    /// The name as the peer spelt it.
+    spelling: Box<[u8]>,
+    name: HeaderName,
+    role: Role,
+}
+
+/// Field names already parsed on this connection (see the module docs).
+#[derive(Debug, Default)]
+pub(crate) struct NameCache {
+    entries: Vec<Entry>,
+    /// Where the next search starts: after the last match.
+    next: usize,
+    /// The entry a new name replaces once the cache is full.
+    evict: usize,
+}
+
+impl NameCache {
+    /// The `HeaderName` for `raw` (the bytes before a colon), with its role,
+    /// or `None` when `raw` is not a valid field name.
+    #[inline]
+    pub(crate) fn get(&mut self, raw: &[u8]) -> Option<(HeaderName, Role)> {
+        let n = self.entries.len();
+        let mut i = self.next;
+        for _ in 0..n {
+            if i >= n {
+                i = 0;
+            }
+            let entry = &self.entries[i];
+            if *entry.spelling == *raw {
+                self.next = i + 1;
+                return Some((entry.name.clone(), entry.role));
+            }
+            i += 1;
+        }
+        self.insert(raw)
+    }
+
+    #[cold]
+    fn insert(&mut self, raw: &[u8]) -> Option<(HeaderName, Role)> {
+        let name = HeaderName::from_bytes(raw).ok()?;
+        let role = Role::of(&name);
+        if raw.len() <= MAX_LEN {
+            let entry = Entry {
+                spelling: raw.into(),
+                name: name.clone(),
+                role,
+            };
+            if self.entries.len() < CAPACITY {
+                self.entries.push(entry);
+                self.next = self.entries.len();
+            } else {
+                self.entries[self.evict] = entry;
+                self.next = self.evict + 1;
+                self.evict = (self.evict + 1) % CAPACITY;
+            }
+        }
+        Some((name, role))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_is_the_same_whether_cached_or_not() {
+        let mut cache = NameCache::default();
+        for raw in [
+            &b"Host"[..],
+            b"X-Custom",
+            b"host",
+            b"HOST",
+            b"X-Custom",
+            b"Host",
+        ] {
+            let (name, role) = cache.get(raw).unwrap();
+            assert_eq!(name, HeaderName::from_bytes(raw).unwrap());
+            assert_eq!(role, Role::of(&name));
+        }
+        // Each spelling is kept once.
+        assert_eq!(cache.entries.len(), 4);
+    }
+
+    #[test]
+    fn invalid_names_are_refused_and_not_kept() {
+        let mut cache = NameCache::default();
+        assert!(cache.get(b"Bad Name").is_none());
+        assert!(cache.get(b"").is_none());
+        assert!(cache.entries.is_empty());
+    }
+
+    #[test]
+    fn the_cache_stays_bounded() {
+        let mut cache = NameCache::default();
+        for i in 0..1000 {
+            let raw = format!("x-name-{i}");
+            let (name, _) = cache.get(raw.as_bytes()).unwrap();
+            assert_eq!(name.as_str(), raw);
+        }
+        assert_eq!(cache.entries.len(), CAPACITY);
+        let long = vec![b'a'; MAX_LEN + 1];
+        assert!(cache.get(&long).is_some());
+        assert!(cache.entries.iter().all(|e| e.spelling.len() <= MAX_LEN));
+        // Recent names are still found after eviction.
+        let (name, _) = cache.get(b"x-name-999").unwrap();
+        assert_eq!(name.as_str(), "x-name-999");
+    }
+
+    #[test]
+    fn roles() {
+        let mut cache = NameCache::default();
+        for (raw, role) in [
+            (&b"Host"[..], Role::Host),
+            (b"content-length", Role::Framing),
+            (b"Transfer-Encoding", Role::Framing),
+            (b"CONNECTION", Role::Connection),
+            (b"Accept", Role::Other),
+        ] {
+            assert_eq!(cache.get(raw).unwrap().1, role);
+            assert_eq!(cache.get(raw).unwrap().1, role);
+        }
+    }
+}
