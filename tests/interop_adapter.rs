@@ -1,6 +1,8 @@
 //! The adapters' I/O contract on an in-memory stream that records every
-//! call: pipelined requests read together are answered in one
-//! `write_vectored`, and the README's hand-written loop does the same.
+//! call: pipelined requests read together are answered in one write (the
+//! README's hand-written loop too), one segment goes out with a plain
+//! `write` and more with `write_vectored`, and bytes survive one-byte reads
+//! and short writes.
 
 use std::io::{self, IoSlice, Read, Write};
 use std::pin::Pin;
@@ -193,4 +195,187 @@ mod readme {
             if n == 0 { conn.recv_eof(); }
         }
     }
+}
+
+/// Hands out `input` at most `read_max` bytes per read, then EOF; accepts
+/// at most `write_max` bytes per write call; keeps what it accepted and
+/// counts plain and vectored write calls.
+struct Trickle {
+    input: Vec<u8>,
+    read_max: usize,
+    write_max: usize,
+    output: Vec<u8>,
+    writes: usize,
+    vectored_writes: usize,
+}
+
+impl Trickle {
+    fn new(input: &[u8], read_max: usize, write_max: usize) -> Self {
+        Trickle {
+            input: input.to_vec(),
+            read_max,
+            write_max,
+            output: Vec::new(),
+            writes: 0,
+            vectored_writes: 0,
+        }
+    }
+
+    fn take_input(&mut self, room: usize) -> Vec<u8> {
+        let n = room.min(self.read_max).min(self.input.len());
+        self.input.drain(..n).collect()
+    }
+
+    fn accept(&mut self, bufs: &[IoSlice<'_>]) -> usize {
+        let mut room = self.write_max;
+        for buf in bufs {
+            let n = buf.len().min(room);
+            self.output.extend_from_slice(&buf[..n]);
+            room -= n;
+        }
+        self.write_max - room
+    }
+}
+
+impl Read for Trickle {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let data = self.take_input(buf.len());
+        buf[..data.len()].copy_from_slice(&data);
+        Ok(data.len())
+    }
+}
+
+impl Write for Trickle {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.writes += 1;
+        Ok(self.accept(&[IoSlice::new(buf)]))
+    }
+    fn write_vectored(&mut self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
+        self.vectored_writes += 1;
+        Ok(self.accept(bufs))
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl tokio::io::AsyncRead for Trickle {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        let data = this.take_input(buf.remaining());
+        buf.put_slice(&data);
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl tokio::io::AsyncWrite for Trickle {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Poll::Ready(self.get_mut().write(buf))
+    }
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        bufs: &[IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Poll::Ready(self.get_mut().write_vectored(bufs))
+    }
+    fn is_write_vectored(&self) -> bool {
+        true
+    }
+    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+    fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+}
+
+const BIG_AND_SMALL: &[u8] = b"GET /big HTTP/1.1\r\nHost: x\r\n\r\n\
+    GET /small HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+
+/// 20000 bytes, each the index modulo 251: a byte out of place shows.
+fn big_body() -> Bytes {
+    (0..20_000u32).map(|i| (i % 251) as u8).collect()
+}
+
+fn big_or_small(req: http::Request<Bytes>) -> http::Response<Bytes> {
+    match req.uri().path() {
+        "/big" => http::Response::new(big_body()),
+        _ => http::Response::new(Bytes::from_static(b"small")),
+    }
+}
+
+/// The bodies of the responses in `output`, each framed by its
+/// `content-length`.
+fn bodies(mut output: &[u8]) -> Vec<Vec<u8>> {
+    let mut bodies = Vec::new();
+    while !output.is_empty() {
+        let end = output
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .expect("a complete head")
+            + 4;
+        let head = String::from_utf8_lossy(&output[..end]).to_string();
+        assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
+        let length: usize = head
+            .split("\r\n")
+            .find_map(|line| line.strip_prefix("content-length: "))
+            .expect("a content-length")
+            .parse()
+            .unwrap();
+        bodies.push(output[end..end + length].to_vec());
+        output = &output[end + length..];
+    }
+    bodies
+}
+
+fn check_big_and_small(io: &Trickle) {
+    assert_eq!(bodies(&io.output), [big_body().to_vec(), b"small".to_vec()]);
+}
+
+#[test]
+fn blocking_one_byte_reads_and_short_writes_keep_every_byte() {
+    let mut io = Trickle::new(BIG_AND_SMALL, 1, 1000);
+    h1proto::adapter::blocking::serve(&mut io, Config::default(), big_or_small).unwrap();
+    check_big_and_small(&io);
+}
+
+#[test]
+fn tokio_one_byte_reads_and_short_writes_keep_every_byte() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut io = Trickle::new(BIG_AND_SMALL, 1, 1000);
+    rt.block_on(async {
+        h1proto::adapter::tokio::serve(&mut io, Config::default(), |req| async move {
+            big_or_small(req)
+        })
+        .await
+        .unwrap();
+    });
+    check_big_and_small(&io);
+}
+
+/// A response in one contiguous segment goes out with a plain `write`,
+/// one with a large body as its own segment with `write_vectored`.
+#[test]
+fn one_segment_is_a_plain_write_and_more_are_vectored() {
+    let small = b"GET /small HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    let mut io = Trickle::new(small, usize::MAX, usize::MAX);
+    h1proto::adapter::blocking::serve(&mut io, Config::default(), big_or_small).unwrap();
+    assert_eq!((io.writes, io.vectored_writes), (1, 0));
+
+    let mut io = Trickle::new(BIG_AND_SMALL, usize::MAX, usize::MAX);
+    h1proto::adapter::blocking::serve(&mut io, Config::default(), big_or_small).unwrap();
+    assert_eq!((io.writes, io.vectored_writes), (0, 1));
+    check_big_and_small(&io);
 }

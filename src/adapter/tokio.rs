@@ -38,14 +38,18 @@ use super::{peer_closed, protocol_error, usage_error};
 use crate::conn::State;
 use crate::{BodyKind, ClientConnection, Config, Error, Event, Segments, ServerConnection};
 
-/// Writes everything queued in `out`: one `write_vectored` per batch of
-/// segments, looping on partial writes.
+/// Writes everything queued in `out`, looping on partial writes: one
+/// `write` when it is one contiguous segment (a head with a small body, or
+/// the coalesced responses to pipelined requests), otherwise one
+/// `write_vectored` per batch of segments.
 pub async fn write_segments<W: AsyncWrite + Unpin + ?Sized>(
     io: &mut W,
     out: &mut Segments,
 ) -> io::Result<()> {
     while out.has_remaining() {
-        let written = {
+        let written = if out.segment_count() == 1 {
+            io.write(out.chunk()).await?
+        } else {
             let mut slices = [IoSlice::new(&[]); 64];
             let n = out.io_slices(&mut slices);
             io.write_vectored(&slices[..n]).await?
