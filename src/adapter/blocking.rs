@@ -62,22 +62,36 @@ pub fn write_segments<W: Write + ?Sized>(io: &mut W, out: &mut Segments) -> io::
     Ok(())
 }
 
-/// Reads up to [`READ_SIZE`] more bytes into `buf`; `Ok(0)` is the peer's EOF.
-fn read_into<R: Read + ?Sized>(io: &mut R, buf: &mut BytesMut) -> io::Result<usize> {
-    let start = buf.len();
-    buf.resize(start + READ_SIZE, 0);
-    loop {
-        match io.read(&mut buf[start..]) {
-            Ok(n) => {
-                buf.truncate(start + n);
-                return Ok(n);
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => {
-                buf.truncate(start);
-                return Err(e);
+/// The destination of a connection's reads: [`READ_SIZE`] bytes, zeroed
+/// once. `Read` needs an initialized destination; zeroing `READ_SIZE`
+/// bytes of the connection's buffer before every read would cost more than
+/// copying what a read returns (often a head of a few dozen bytes).
+struct Scratch(Box<[u8]>);
+
+impl Scratch {
+    fn new() -> Self {
+        Scratch(vec![0; READ_SIZE].into_boxed_slice())
+    }
+
+    /// Reads up to [`READ_SIZE`] more bytes and appends them to `buf`;
+    /// `Ok(0)` is the peer's EOF.
+    fn read_into<R: Read + ?Sized>(&mut self, io: &mut R, buf: &mut BytesMut) -> io::Result<usize> {
+        loop {
+            match io.read(&mut self.0) {
+                Ok(n) => {
+                    buf.extend_from_slice(&self.0[..n]);
+                    return Ok(n);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
             }
         }
+    }
+}
+
+impl std::fmt::Debug for Scratch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Scratch({} bytes)", self.0.len())
     }
 }
 
@@ -162,6 +176,7 @@ pub struct Server<S> {
     io: S,
     conn: ServerConnection,
     buf: BytesMut,
+    scratch: Scratch,
     eof: bool,
     body_done: bool,
     trailers: Option<HeaderMap>,
@@ -175,6 +190,7 @@ impl<S: Read + Write> Server<S> {
             io,
             conn: ServerConnection::new(config),
             buf: BytesMut::with_capacity(READ_SIZE),
+            scratch: Scratch::new(),
             eof: false,
             body_done: true,
             trailers: None,
@@ -330,7 +346,7 @@ impl<S: Read + Write> Server<S> {
     /// Writes what is queued, then reads more.
     fn fill(&mut self) -> io::Result<()> {
         self.flush()?;
-        if read_into(&mut self.io, &mut self.buf)? == 0 {
+        if self.scratch.read_into(&mut self.io, &mut self.buf)? == 0 {
             self.eof = true;
             self.conn.recv_eof();
         }
@@ -360,6 +376,7 @@ pub struct Client<S> {
     io: S,
     conn: ClientConnection,
     buf: BytesMut,
+    scratch: Scratch,
     eof: bool,
 }
 
@@ -379,6 +396,7 @@ impl<S: Read + Write> Client<S> {
             io,
             conn: ClientConnection::new(config),
             buf: BytesMut::with_capacity(READ_SIZE),
+            scratch: Scratch::new(),
             eof: false,
         }
     }
@@ -400,7 +418,7 @@ impl<S: Read + Write> Client<S> {
                 Ok(Some(_)) => {}
                 Ok(None) if self.eof => return Err(peer_closed()),
                 Ok(None) => {
-                    if read_into(&mut self.io, &mut self.buf)? == 0 {
+                    if self.scratch.read_into(&mut self.io, &mut self.buf)? == 0 {
                         self.eof = true;
                         self.conn.recv_eof();
                     }
