@@ -14,8 +14,8 @@ use std::io;
 use bytes::Bytes;
 use h1proto::Config;
 use h1proto::adapter::tokio::Server;
-use http::header::{CONTENT_LENGTH, CONTENT_TYPE};
-use http::{Method, Response, StatusCode};
+use http::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderValue};
+use http::{Method, Request, Response, StatusCode};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -74,13 +74,11 @@ pub async fn handle(stream: TcpStream) {
 
 /// Answers requests until the connection is over.
 pub async fn serve<S: AsyncRead + AsyncWrite + Unpin>(server: &mut Server<S>) -> io::Result<()> {
-    while let Some(req) = server.next_request().await? {
+    while let Some(mut req) = server.next_request().await? {
         let (method, path) = (req.method(), req.uri().path());
         if (method == Method::GET || method == Method::HEAD) && path == "/" {
-            let res = Response::builder()
-                .header(CONTENT_TYPE, "text/plain")
-                .body(Bytes::from_static(b"Hello, World!"));
-            server.send_response(res.expect("a valid response"))?;
+            let res = text(&mut req, StatusCode::OK, b"Hello, World!");
+            server.send_response(res)?;
         } else if method == Method::POST && path == "/echo" {
             // Accept the body before answering: a final response sent to a
             // client that waits for `100 Continue` would refuse it.
@@ -98,12 +96,22 @@ pub async fn serve<S: AsyncRead + AsyncWrite + Unpin>(server: &mut Server<S>) ->
             }
             server.finish(None)?;
         } else {
-            let res = Response::builder()
-                .status(StatusCode::NOT_FOUND)
-                .header(CONTENT_TYPE, "text/plain")
-                .body(Bytes::from_static(b"Not Found\n"));
-            server.send_response(res.expect("a valid response"))?;
+            let res = text(&mut req, StatusCode::NOT_FOUND, b"Not Found\n");
+            server.send_response(res)?;
         }
     }
     Ok(())
+}
+
+/// A `text/plain` response. Its fields go into the request's `HeaderMap`,
+/// emptied: that storage is reused rather than a new map allocated, and
+/// the static field value and body are not copied either.
+fn text(req: &mut Request<()>, status: StatusCode, body: &'static [u8]) -> Response<Bytes> {
+    let mut headers = std::mem::take(req.headers_mut());
+    headers.clear();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/plain"));
+    let mut res = Response::new(Bytes::from_static(body));
+    *res.status_mut() = status;
+    *res.headers_mut() = headers;
+    res
 }
