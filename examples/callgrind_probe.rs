@@ -11,6 +11,9 @@
 //!   a connection keeps them. Each iteration copies the message into the
 //!   buffer (what `read` would do), decodes `Head` then `End` (and the
 //!   48-byte body of the POST), and drops the head.
+//! - `h1proto+recycle`: the same, then the head's field map is handed back
+//!   with `recycle_fields`, as a `ServerConnection` hands back each
+//!   response's map: the next head is decoded into it.
 //! - `refill`: only that copy into the buffer, to show its share.
 //! - `httparse`: `httparse::Request::parse` / `Response::parse` alone.
 //! - `httparse+http`: httparse, then the `http` types built the usual way.
@@ -54,7 +57,7 @@ fn main() {
     for _ in 0..iterations {
         let input = black_box(&wire[..]);
         sink += match op.as_str() {
-            "h1proto" if message.request => {
+            "h1proto" | "h1proto+recycle" if message.request => {
                 buf.extend_from_slice(input);
                 let head = match req_dec.decode(&mut buf) {
                     Ok(Some(Event::Head { head, .. })) => head,
@@ -67,9 +70,13 @@ fn main() {
                         other => panic!("{other:?}"),
                     }
                 }
-                black_box(head).headers().len()
+                let n = black_box(&head).headers().len();
+                if op == "h1proto+recycle" {
+                    req_dec.recycle_fields(head.into_parts().0.headers);
+                }
+                n
             }
-            "h1proto" => {
+            "h1proto" | "h1proto+recycle" => {
                 buf.extend_from_slice(input);
                 res_dec.expect_response_to(&Method::HEAD);
                 let head = match res_dec.decode(&mut buf) {
@@ -77,7 +84,11 @@ fn main() {
                     other => panic!("{other:?}"),
                 };
                 assert!(matches!(res_dec.decode(&mut buf), Ok(Some(Event::End(_)))));
-                black_box(head).headers().len()
+                let n = black_box(&head).headers().len();
+                if op == "h1proto+recycle" {
+                    res_dec.recycle_fields(head.into_parts().0.headers);
+                }
+                n
             }
             "refill" => {
                 buf.extend_from_slice(input);

@@ -64,6 +64,30 @@ pub(crate) struct NameCache {
 }
 
 impl NameCache {
+    /// The name of the field line `line`, with its role and the offset of
+    /// the colon that ends it. `Err(())` when the line has no colon, `Ok(None)`
+    /// when the bytes before it are not a valid field name.
+    ///
+    /// The entry after the last match is tried first, against the line
+    /// itself: when the peer repeats its order, the name and the colon are
+    /// found by one comparison, without searching for the colon.
+    #[inline]
+    pub(crate) fn name_of(&mut self, line: &[u8]) -> Result<Option<(HeaderName, Role, usize)>, ()> {
+        if let Some(entry) = self.entries.get(self.next) {
+            let n = entry.spelling.len();
+            if line.get(n) == Some(&b':') && line[..n] == *entry.spelling {
+                self.next += 1;
+                return Ok(Some((entry.name.clone(), entry.role, n)));
+            }
+        }
+        // Names are short: a plain loop finds the colon sooner than a
+        // vectorised search can start.
+        let colon = line.iter().position(|&b| b == b':').ok_or(())?;
+        Ok(self
+            .get(&line[..colon])
+            .map(|(name, role)| (name, role, colon)))
+    }
+
     /// The `HeaderName` for `raw` (the bytes before a colon), with its role,
     /// or `None` when `raw` is not a valid field name.
     #[inline]
@@ -153,6 +177,24 @@ mod tests {
         // Recent names are still found after eviction.
         let (name, _) = cache.get(b"x-name-999").unwrap();
         assert_eq!(name.as_str(), "x-name-999");
+    }
+
+    #[test]
+    fn the_predicted_name_matches_only_up_to_the_colon() {
+        let mut cache = NameCache::default();
+        cache.name_of(b"X-A: 1").unwrap().unwrap();
+        cache.name_of(b"Accept: */*").unwrap().unwrap();
+        // "X-A" is the entry tried first for the next line.
+        cache.next = 0;
+        let (name, _, colon) = cache.name_of(b"X-AB: 2").unwrap().unwrap();
+        assert_eq!((name.as_str(), colon), ("x-ab", 4));
+        cache.next = 0;
+        let (name, _, colon) = cache.name_of(b"X-A:3").unwrap().unwrap();
+        assert_eq!((name.as_str(), colon), ("x-a", 3));
+        cache.next = 0;
+        assert!(cache.name_of(b"X-A 3").is_err());
+        cache.next = 0;
+        assert!(cache.name_of(b"X-A :3").unwrap().is_none());
     }
 
     #[test]

@@ -239,32 +239,28 @@ pub(crate) fn fields(
                 _ => return Err(ErrorKind::ObsFold),
             }
         }
-        // Names are short: a plain loop finds the colon sooner than a
-        // vectorised search can start.
-        let colon = text
-            .iter()
-            .position(|&b| b == b':')
-            .ok_or(ErrorKind::MissingColon)?;
-        let raw = &text[..colon];
-        let (name, role) = names.get(raw).ok_or_else(|| match raw.last() {
-            Some(b' ' | b'\t') => ErrorKind::WhitespaceBeforeColon,
-            _ => ErrorKind::InvalidFieldName,
-        })?;
+        let (name, role, colon) = match names.name_of(text) {
+            Ok(Some(found)) => found,
+            Ok(None) => {
+                let colon = memchr(b':', text).unwrap_or(0);
+                return Err(match text[..colon].last() {
+                    Some(b' ' | b'\t') => ErrorKind::WhitespaceBeforeColon,
+                    _ => ErrorKind::InvalidFieldName,
+                });
+            }
+            Err(()) => return Err(ErrorKind::MissingColon),
+        };
         match role {
             Role::Other => {}
             Role::Host => seen.hosts += 1,
             Role::Framing => seen.framing = true,
             Role::Connection => seen.connection = true,
         }
-        let mut vs = start + colon + 1;
-        let mut ve = end;
-        while vs < ve && matches!(section[vs], b' ' | b'\t') {
-            vs += 1;
-        }
-        while ve > vs && matches!(section[ve - 1], b' ' | b'\t') {
-            ve -= 1;
-        }
-        let value = HeaderValue::from_maybe_shared(section.slice(vs..ve))
+        // The value without the OWS around it (RFC 9112 section 5).
+        let after = &text[colon + 1..];
+        let value = trim_ows(after);
+        let vs = start + colon + 1 + leading_ows(after);
+        let value = HeaderValue::from_maybe_shared(section.slice(vs..vs + value.len()))
             .map_err(|_| ErrorKind::InvalidFieldValue)?;
         if fold {
             map.append(name.clone(), value);
@@ -274,6 +270,12 @@ pub(crate) fn fields(
         }
     }
     Ok(seen)
+}
+
+/// How many SP and HTAB bytes `s` starts with.
+#[inline]
+fn leading_ows(s: &[u8]) -> usize {
+    s.iter().take_while(|&&b| b == b' ' || b == b'\t').count()
 }
 
 /// Appends an obs-fold continuation to the last value of `name`.
