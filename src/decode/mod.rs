@@ -207,10 +207,10 @@ impl Core {
         }
     }
 
-    fn fail(&mut self, kind: ErrorKind) -> Error {
+    /// Records a protocol error: it is returned again on every call.
+    fn failed(&mut self, kind: ErrorKind) {
         self.state = State::Failed(kind);
         self.verdict = KeepAlive::Close(CloseReason::ProtocolError);
-        Error::new(kind)
     }
 
     fn is_body_complete(&self) -> bool {
@@ -373,16 +373,16 @@ impl RequestDecoder {
     /// `Ok(None)`: more input is needed (or, once [`is_closed`](Self::is_closed),
     /// no further message will be decoded and the bytes are left in `buf`).
     pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Event<Request<()>>>, Error> {
-        match self.decode_inner(buf) {
-            Ok(event) => Ok(event),
-            Err(kind) => Err(self.core.fail(kind)),
+        // Returned as it is rather than re-wrapped, which would copy the
+        // (large) event once more.
+        let result = self.decode_inner(buf);
+        if let Err(error) = &result {
+            self.core.failed(error.kind());
         }
+        result
     }
 
-    fn decode_inner(
-        &mut self,
-        buf: &mut BytesMut,
-    ) -> Result<Option<Event<Request<()>>>, ErrorKind> {
+    fn decode_inner(&mut self, buf: &mut BytesMut) -> Result<Option<Event<Request<()>>>, Error> {
         let len = match self.core.step(buf, true)? {
             Step::Event(event) => return Ok(Some(event)),
             Step::NeedMore => return Ok(None),
@@ -398,7 +398,7 @@ impl RequestDecoder {
         let seen = parse::fields(&head, ends, 1, false, &mut self.core.names, &mut headers)?;
 
         if seen.hosts > 1 || (seen.hosts == 0 && line.version == Version::HTTP_11) {
-            return Err(ErrorKind::InvalidHost);
+            return Err(ErrorKind::InvalidHost.into());
         }
         // Framing and connection fields are looked up only when the parser
         // saw them.
@@ -485,16 +485,16 @@ impl ResponseDecoder {
     /// `Ok(None)`: more input is needed (or, once [`is_closed`](Self::is_closed),
     /// no further message will be decoded and the bytes are left in `buf`).
     pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Event<Response<()>>>, Error> {
-        match self.decode_inner(buf) {
-            Ok(event) => Ok(event),
-            Err(kind) => Err(self.core.fail(kind)),
+        // Returned as it is rather than re-wrapped, which would copy the
+        // (large) event once more.
+        let result = self.decode_inner(buf);
+        if let Err(error) = &result {
+            self.core.failed(error.kind());
         }
+        result
     }
 
-    fn decode_inner(
-        &mut self,
-        buf: &mut BytesMut,
-    ) -> Result<Option<Event<Response<()>>>, ErrorKind> {
+    fn decode_inner(&mut self, buf: &mut BytesMut) -> Result<Option<Event<Response<()>>>, Error> {
         let len = match self.core.step(buf, false)? {
             Step::Event(event) => return Ok(Some(event)),
             Step::NeedMore => return Ok(None),
@@ -533,7 +533,7 @@ impl ResponseDecoder {
             ResponseClass::Interim => {
                 self.interim += 1;
                 if self.interim > self.core.limits.max_interim_responses {
-                    return Err(ErrorKind::TooManyInterimResponses);
+                    return Err(ErrorKind::TooManyInterimResponses.into());
                 }
                 self.core.scanner.reset();
                 Ok(Some(Event::Interim(response)))
