@@ -3,10 +3,11 @@
 //! Both decoders call these functions on a parsed head; nothing else in the
 //! crate decides how long a message body is. `docs/framing.md` has the table.
 
-use http::header::{CONNECTION, CONTENT_LENGTH, HeaderMap, HeaderValue, TRANSFER_ENCODING};
+use http::header::{CONNECTION, HeaderMap, HeaderValue, TRANSFER_ENCODING};
 use http::{Method, StatusCode, Version};
 
 use crate::error::ErrorKind;
+use crate::head::names::Role;
 use crate::keep_alive::{CloseReason, KeepAlive};
 
 /// How the body of a message is delimited.
@@ -102,22 +103,31 @@ pub fn response_class(request: RequestKind, status: StatusCode) -> ResponseClass
 /// `Transfer-Encoding` in HTTP/1.0 or with any coding but one final
 /// `chunked`; `Content-Length` must be one field line of 1*DIGIT.
 pub fn request_framing(version: Version, headers: &HeaderMap) -> Result<Framing, ErrorKind> {
-    let te = headers.get_all(TRANSFER_ENCODING);
-    if te.iter().next().is_some() {
+    request_framing_of(version, &Seen::of(headers), headers)
+}
+
+/// [`request_framing`] from the framing fields already gathered in `seen`;
+/// `headers` is consulted only for the codings of a `Transfer-Encoding`.
+pub(crate) fn request_framing_of(
+    version: Version,
+    seen: &Seen,
+    headers: &HeaderMap,
+) -> Result<Framing, ErrorKind> {
+    if seen.transfer_encoding {
         if version == Version::HTTP_10 {
             return Err(ErrorKind::TransferEncodingInHttp10);
         }
-        if headers.contains_key(CONTENT_LENGTH) {
+        if seen.content_length.is_some() {
             return Err(ErrorKind::ContentLengthWithTransferEncoding);
         }
-        return match transfer_codings(te.iter())? {
+        return match transfer_codings(headers.get_all(TRANSFER_ENCODING).iter())? {
             Codings::Chunked => Ok(Framing::of(BodyKind::Chunked)),
             // "gzip, chunked": framed, but a coding this crate cannot remove.
             Codings::ChunkedOverOthers => Err(ErrorKind::UnsupportedTransferCoding),
             Codings::NotChunked => Err(ErrorKind::InvalidTransferEncoding),
         };
     }
-    match content_length(headers)? {
+    match seen.content_length()? {
         Some(n) => Ok(Framing::of(BodyKind::Length(n))),
         None => Ok(Framing::of(BodyKind::Empty)),
     }
@@ -136,6 +146,19 @@ pub fn response_framing(
     version: Version,
     headers: &HeaderMap,
 ) -> Result<Framing, ErrorKind> {
+    response_framing_of(request, status, version, &Seen::of(headers), headers)
+}
+
+/// [`response_framing`] from the framing fields already gathered in
+/// `seen`; `headers` is consulted only for the codings of a
+/// `Transfer-Encoding`.
+pub(crate) fn response_framing_of(
+    request: RequestKind,
+    status: StatusCode,
+    version: Version,
+    seen: &Seen,
+    headers: &HeaderMap,
+) -> Result<Framing, ErrorKind> {
     if request == RequestKind::Head
         || status.is_informational()
         || status == StatusCode::NO_CONTENT
@@ -144,13 +167,12 @@ pub fn response_framing(
     {
         return Ok(Framing::of(BodyKind::Empty));
     }
-    let te = headers.get_all(TRANSFER_ENCODING);
-    if te.iter().next().is_some() {
+    if seen.transfer_encoding {
         if version == Version::HTTP_10 {
             return Err(ErrorKind::TransferEncodingInHttp10);
         }
-        let conflict = headers.contains_key(CONTENT_LENGTH);
-        return match transfer_codings(te.iter())? {
+        let conflict = seen.content_length.is_some();
+        return match transfer_codings(headers.get_all(TRANSFER_ENCODING).iter())? {
             // Other codings stay in the body for the application to remove.
             Codings::Chunked | Codings::ChunkedOverOthers => Ok(Framing {
                 body: BodyKind::Chunked,
@@ -162,12 +184,76 @@ pub fn response_framing(
             }),
         };
     }
-    match content_length(headers)? {
+    match seen.content_length()? {
         Some(n) => Ok(Framing::of(BodyKind::Length(n))),
         None => Ok(Framing {
             body: BodyKind::CloseDelimited,
             close: Some(CloseReason::CloseDelimited),
         }),
+    }
+}
+
+/// What the framing and the keep-alive verdict depend on, gathered in one
+/// pass: by the parser while it reads the field lines, or by [`Seen::of`]
+/// from a map.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Seen {
+    /// `Host` field lines.
+    pub(crate) hosts: usize,
+    /// `None` without `Content-Length`; `Some(Some(n))` for exactly one
+    /// field line of 1*DIGIT; `Some(None)` for anything else (repeated,
+    /// empty, not a number, a list).
+    pub(crate) content_length: Option<Option<u64>>,
+    /// A `Transfer-Encoding` field line.
+    pub(crate) transfer_encoding: bool,
+    /// A `Connection` field line.
+    pub(crate) connection: bool,
+}
+
+impl Seen {
+    /// Gathers from a map, in one pass over its entries (no lookups: the
+    /// maps an application builds are small).
+    pub(crate) fn of(headers: &HeaderMap) -> Seen {
+        let mut seen = Seen::default();
+        for (name, value) in headers {
+            seen.note(Role::of(name), value.as_bytes());
+        }
+        seen
+    }
+
+    /// Notes a field line of the given role, with its value.
+    #[inline]
+    pub(crate) fn note(&mut self, role: Role, value: &[u8]) {
+        match role {
+            Role::Other => {}
+            Role::Host => self.hosts += 1,
+            Role::ContentLength => self.content_length_line(value),
+            Role::TransferEncoding => self.transfer_encoding = true,
+            Role::Connection => self.connection = true,
+        }
+    }
+
+    /// Notes a `Content-Length` field line with this value.
+    #[inline(never)]
+    fn content_length_line(&mut self, value: &[u8]) {
+        self.content_length = Some(match self.content_length {
+            None => parse_decimal(trim_ows(value)),
+            // Strict: one field line only, even with equal values.
+            Some(_) => None,
+        });
+    }
+
+    /// The body length `Content-Length` gives, if any.
+    ///
+    /// Strict: exactly one field line whose value is 1*DIGIT without sign,
+    /// and no overflow. A repeated field or a list, even of equal values, is
+    /// refused (RFC 9110 section 8.6 lets a recipient reject them).
+    fn content_length(&self) -> Result<Option<u64>, ErrorKind> {
+        match self.content_length {
+            None => Ok(None),
+            Some(Some(n)) => Ok(Some(n)),
+            Some(None) => Err(ErrorKind::InvalidContentLength),
+        }
     }
 }
 
@@ -276,24 +362,6 @@ fn transfer_codings<'a>(
         // An empty list names no coding at all.
         (false, false) => return Err(ErrorKind::InvalidTransferEncoding),
     })
-}
-
-/// The value of the single `Content-Length` field, if any.
-///
-/// Strict: exactly one field line whose value is 1*DIGIT without sign, and
-/// no overflow. A repeated field or a list, even of equal values, is refused
-/// (RFC 9110 section 8.6 lets a recipient reject them).
-fn content_length(headers: &HeaderMap) -> Result<Option<u64>, ErrorKind> {
-    let mut values = headers.get_all(CONTENT_LENGTH).iter();
-    let Some(first) = values.next() else {
-        return Ok(None);
-    };
-    if values.next().is_some() {
-        return Err(ErrorKind::InvalidContentLength);
-    }
-    parse_decimal(trim_ows(first.as_bytes()))
-        .map(Some)
-        .ok_or(ErrorKind::InvalidContentLength)
 }
 
 /// Parses 1*DIGIT into a u64, refusing signs, spaces and overflow.

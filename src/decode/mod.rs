@@ -20,11 +20,12 @@ use http::header::HeaderMap;
 use http::{Method, Request, Response, Version};
 
 use crate::error::{Error, ErrorKind};
+use crate::framing::Seen;
 use crate::framing::{
     self, BodyKind, Framing, RequestKind, ResponseClass, connection_verdict, response_class,
 };
 use crate::head::names::NameCache;
-use crate::head::parse::{self, Seen};
+use crate::head::parse;
 use crate::head::scan::{LineScanner, Overflow};
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::limits::Limits;
@@ -400,13 +401,9 @@ impl RequestDecoder {
         if seen.hosts > 1 || (seen.hosts == 0 && line.version == Version::HTTP_11) {
             return Err(ErrorKind::InvalidHost.into());
         }
-        // Framing and connection fields are looked up only when the parser
-        // saw them.
-        let framing = if seen.framing {
-            framing::request_framing(line.version, &headers)?
-        } else {
-            Framing::of(BodyKind::Empty)
-        };
+        // Decided from what the parser saw: the map is searched only for
+        // the codings of a Transfer-Encoding and the tokens of a Connection.
+        let framing = framing::request_framing_of(line.version, &seen, &headers)?;
         let verdict = verdict_of(&seen, line.version, &headers);
 
         let mut request = Request::new(());
@@ -512,10 +509,8 @@ impl ResponseDecoder {
 
         let request = self.in_flight.front().copied().unwrap_or_default();
         let class = response_class(request, line.status);
-        let none = HeaderMap::new();
-        let framing_fields = if seen.framing { &headers } else { &none };
         let framing =
-            framing::response_framing(request, line.status, line.version, framing_fields)?;
+            framing::response_framing_of(request, line.status, line.version, &seen, &headers)?;
         let verdict = verdict_of(&seen, line.version, &headers);
 
         let mut response = Response::new(());

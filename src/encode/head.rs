@@ -5,7 +5,7 @@ use http::header::{CONTENT_LENGTH, HeaderMap, TRANSFER_ENCODING};
 use http::{Method, StatusCode, Uri, Version};
 
 use crate::error::UsageError;
-use crate::framing::{self, BodyKind, RequestKind, connection_has};
+use crate::framing::{self, BodyKind, RequestKind, Seen, connection_has};
 use crate::segments::Segments;
 
 use super::body::decimal;
@@ -28,11 +28,12 @@ pub(crate) enum CallerFraming {
 /// message is HTTP/1.0 or goes to an HTTP/1.0 peer: no `Transfer-Encoding`.
 pub(crate) fn caller_framing(
     headers: &HeaderMap,
+    seen: &Seen,
     http10: bool,
     response: bool,
 ) -> Result<CallerFraming, UsageError> {
-    let has_te = headers.contains_key(TRANSFER_ENCODING);
-    let has_cl = headers.contains_key(CONTENT_LENGTH);
+    let has_te = seen.transfer_encoding;
+    let has_cl = seen.content_length.is_some();
     if !has_te && !has_cl {
         return Ok(CallerFraming::None);
     }
@@ -41,7 +42,7 @@ pub(crate) fn caller_framing(
     }
     if has_cl {
         // Strict: one field line of 1*DIGIT, as the decoders require.
-        return match framing::request_framing(Version::HTTP_11, headers) {
+        return match framing::request_framing_of(Version::HTTP_11, seen, headers) {
             Ok(f) => match f.body {
                 BodyKind::Length(n) => Ok(CallerFraming::Length(n)),
                 _ => Err(UsageError::InvalidFraming),
@@ -53,15 +54,16 @@ pub(crate) fn caller_framing(
     // crate's request decoder accepts). Responses: any list of codings;
     // one not ending in `chunked` makes the body close-delimited.
     if !response {
-        return match framing::request_framing(Version::HTTP_11, headers) {
+        return match framing::request_framing_of(Version::HTTP_11, seen, headers) {
             Ok(f) if f.body == BodyKind::Chunked => Ok(CallerFraming::Chunked),
             _ => Err(UsageError::InvalidFraming),
         };
     }
-    match framing::response_framing(
+    match framing::response_framing_of(
         RequestKind::Other,
         StatusCode::OK,
         Version::HTTP_11,
+        seen,
         headers,
     ) {
         Ok(f) => match f.body {
@@ -244,11 +246,11 @@ pub(crate) fn write_request_line(
 }
 
 /// `true` when the caller's `Connection` field lists `close`.
-pub(crate) fn says_close(headers: &HeaderMap) -> bool {
-    connection_has(headers, b"close")
+pub(crate) fn says_close(headers: &HeaderMap, seen: &Seen) -> bool {
+    seen.connection && connection_has(headers, b"close")
 }
 
 /// `true` when the caller's `Connection` field lists `keep-alive`.
-pub(crate) fn says_keep_alive(headers: &HeaderMap) -> bool {
-    connection_has(headers, b"keep-alive")
+pub(crate) fn says_keep_alive(headers: &HeaderMap, seen: &Seen) -> bool {
+    seen.connection && connection_has(headers, b"keep-alive")
 }

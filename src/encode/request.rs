@@ -1,7 +1,7 @@
 //! The client side: requests to bytes.
 
 use bytes::Bytes;
-use http::header::{HOST, HeaderMap};
+use http::header::HeaderMap;
 use http::request::Parts;
 use http::{Method, Request, Version};
 
@@ -13,7 +13,7 @@ use super::head::{
 use super::response::check_full;
 use super::{After, EncoderConfig, EncoderState, Sender, State};
 use crate::error::UsageError;
-use crate::framing::{BodyKind, connection_verdict};
+use crate::framing::{BodyKind, Seen, connection_verdict, version_verdict};
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::segments::Segments;
 
@@ -199,7 +199,9 @@ fn plan(parts: &Parts, full: Option<u64>) -> Result<Plan, UsageError> {
     let http10 = parts.version == Version::HTTP_10;
     let form = target_form(&parts.method, &parts.uri)?;
     let headers = &parts.headers;
-    let host = match headers.get_all(HOST).iter().count() {
+    // The caller's framing, Host and Connection fields, in one pass.
+    let seen = Seen::of(headers);
+    let host = match seen.hosts {
         0 => match parts.uri.authority() {
             // The Host field never carries userinfo.
             Some(a) => Some(a.as_str().rfind('@').map_or(0, |at| at + 1)),
@@ -210,7 +212,7 @@ fn plan(parts: &Parts, full: Option<u64>) -> Result<Plan, UsageError> {
         _ => return Err(UsageError::InvalidHead),
     };
     let mut added = Added::default();
-    let body = match caller_framing(headers, http10, false)? {
+    let body = match caller_framing(headers, &seen, http10, false)? {
         CallerFraming::Length(n) => {
             if let Some(len) = full {
                 check_full(n, len)?;
@@ -243,7 +245,12 @@ fn plan(parts: &Parts, full: Option<u64>) -> Result<Plan, UsageError> {
             }
         },
     };
-    let keep_alive = match connection_verdict(parts.version, headers) {
+    let verdict = if seen.connection {
+        connection_verdict(parts.version, headers)
+    } else {
+        version_verdict(parts.version)
+    };
+    let keep_alive = match verdict {
         KeepAlive::Close(CloseReason::PeerClose) => KeepAlive::Close(CloseReason::LocalClose),
         other => other,
     };

@@ -12,7 +12,7 @@ use super::head::{
 };
 use super::{After, EncoderConfig, EncoderState, ResponseContext, Sender, State};
 use crate::error::UsageError;
-use crate::framing::{BodyKind, RequestKind};
+use crate::framing::{BodyKind, RequestKind, Seen};
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::reason::ReasonPhrase;
 use crate::segments::Segments;
@@ -255,7 +255,9 @@ impl ResponseEncoder {
             });
         }
 
-        let caller_close = says_close(headers);
+        // The caller's framing and Connection fields, in one pass.
+        let seen = Seen::of(headers);
+        let caller_close = says_close(headers, &seen);
         let mut keep_alive = ctx.keep_alive;
         if caller_close {
             keep_alive = keep_alive.and(KeepAlive::Close(CloseReason::LocalClose));
@@ -274,13 +276,13 @@ impl ResponseEncoder {
             }
             // A 304 may carry the Content-Length of the selected
             // representation; it is never chunked.
-            match caller_framing(headers, false, true)? {
+            match caller_framing(headers, &seen, false, true)? {
                 CallerFraming::Length(_) | CallerFraming::None => {}
                 CallerFraming::Chunked | CallerFraming::Close => added.strip_te = true,
             }
             body = BodyEncoder::Empty;
         } else if ctx.request == RequestKind::Head {
-            let caller = caller_framing(headers, http10, true)?;
+            let caller = caller_framing(headers, &seen, http10, true)?;
             let declared = match caller {
                 CallerFraming::Length(n) => {
                     if let Some(len) = full.filter(|&len| len > 0) {
@@ -303,7 +305,7 @@ impl ResponseEncoder {
                 strict: self.config.strict_head_body,
             };
         } else {
-            body = match caller_framing(headers, http10, true)? {
+            body = match caller_framing(headers, &seen, http10, true)? {
                 CallerFraming::Length(n) => {
                     if let Some(len) = full {
                         check_full(n, len)?;
@@ -336,7 +338,7 @@ impl ResponseEncoder {
         }
         match keep_alive {
             KeepAlive::Close(_) => added.close = !caller_close,
-            KeepAlive::Reusable => added.keep_alive = http10 && !says_keep_alive(headers),
+            KeepAlive::Reusable => added.keep_alive = http10 && !says_keep_alive(headers, &seen),
         }
         Ok(Plan {
             version,

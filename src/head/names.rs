@@ -25,8 +25,10 @@ pub(crate) enum Role {
     Other,
     /// `Host`.
     Host,
-    /// `Content-Length` or `Transfer-Encoding`.
-    Framing,
+    /// `Content-Length`.
+    ContentLength,
+    /// `Transfer-Encoding`.
+    TransferEncoding,
     /// `Connection`.
     Connection,
 }
@@ -35,8 +37,10 @@ impl Role {
     pub(crate) fn of(name: &HeaderName) -> Role {
         if name == HOST {
             Role::Host
-        } else if name == CONTENT_LENGTH || name == TRANSFER_ENCODING {
-            Role::Framing
+        } else if name == CONTENT_LENGTH {
+            Role::ContentLength
+        } else if name == TRANSFER_ENCODING {
+            Role::TransferEncoding
         } else if name == CONNECTION {
             Role::Connection
         } else {
@@ -202,8 +206,8 @@ mod tests {
         let mut cache = NameCache::default();
         for (raw, role) in [
             (&b"Host"[..], Role::Host),
-            (b"content-length", Role::Framing),
-            (b"Transfer-Encoding", Role::Framing),
+            (b"content-length", Role::ContentLength),
+            (b"Transfer-Encoding", Role::TransferEncoding),
             (b"CONNECTION", Role::Connection),
             (b"Accept", Role::Other),
         ] {

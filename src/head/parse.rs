@@ -10,9 +10,9 @@ use http::{Method, StatusCode, Uri, Version};
 use memchr::memchr;
 
 use super::chars::{is_target_char, is_tchar, is_text};
-use super::names::{NameCache, Role};
+use super::names::NameCache;
 use crate::error::ErrorKind;
-use crate::framing::trim_ows;
+use crate::framing::{Seen, trim_ows};
 
 /// The content of line `i` of a section, without its CRLF.
 #[inline]
@@ -200,18 +200,6 @@ pub(crate) fn status_line(head: &[u8], start: usize, end: usize) -> Result<Statu
     })
 }
 
-/// What the parser noticed in a field section while parsing it: enough to
-/// skip looking up framing and connection fields that are not there.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Seen {
-    /// `Host` field lines.
-    pub(crate) hosts: usize,
-    /// A `Content-Length` or `Transfer-Encoding` field line.
-    pub(crate) framing: bool,
-    /// A `Connection` field line.
-    pub(crate) connection: bool,
-}
-
 /// Parses field lines `first..ends.len()` of a section into `map`, with
 /// names found through `names`.
 ///
@@ -250,16 +238,11 @@ pub(crate) fn fields(
             }
             Err(()) => return Err(ErrorKind::MissingColon),
         };
-        match role {
-            Role::Other => {}
-            Role::Host => seen.hosts += 1,
-            Role::Framing => seen.framing = true,
-            Role::Connection => seen.connection = true,
-        }
         // The value without the OWS around it (RFC 9112 section 5).
         let after = &text[colon + 1..];
         let value = trim_ows(after);
         let vs = start + colon + 1 + leading_ows(after);
+        seen.note(role, value);
         let value = HeaderValue::from_maybe_shared(section.slice(vs..vs + value.len()))
             .map_err(|_| ErrorKind::InvalidFieldValue)?;
         if fold {
