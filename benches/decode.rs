@@ -9,7 +9,9 @@
 //! setup, and both end with an `http::Request<()>` and the body as `Bytes`.
 //! The baseline trusts `Content-Length` as it finds it (no duplicate,
 //! Transfer-Encoding or Host checks), so it does less than h1proto.
-//! Allocations per request are printed before the timings.
+//! Allocations per request are printed before the timings. The
+//! `h1proto+recycle` rows hand each request's field map back to the decoder
+//! (`recycle_fields`), as a server connection does with its responses' maps.
 
 mod common;
 
@@ -19,8 +21,8 @@ use bytes::{Buf, Bytes, BytesMut};
 use common::corpus::{self, MIX, Message};
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use h1proto::{Event, Limits, RequestDecoder};
-use http::Request;
 use http::header::CONTENT_LENGTH;
+use http::{Method, Request};
 
 /// h1proto: `Head`, `Data` if there is a body, `End`.
 fn h1proto(dec: &mut RequestDecoder, mut buf: BytesMut) -> (Request<()>, Option<Bytes>, BytesMut) {
@@ -36,6 +38,16 @@ fn h1proto(dec: &mut RequestDecoder, mut buf: BytesMut) -> (Request<()>, Option<
             other => panic!("no end: {other:?}"),
         }
     }
+}
+
+/// h1proto, then the request's field map handed back to the decoder once
+/// the application is done with it, as a `ServerConnection` hands back each
+/// response's map: the next head is decoded into it.
+fn h1proto_recycle(dec: &mut RequestDecoder, buf: BytesMut) -> (Method, Option<Bytes>, BytesMut) {
+    let (head, body, rest) = h1proto(dec, buf);
+    let (parts, ()) = head.into_parts();
+    dec.recycle_fields(parts.headers);
+    (parts.method, body, rest)
 }
 
 /// httparse + `http` types, then the body split off by `Content-Length`.
@@ -74,6 +86,11 @@ fn requests(c: &mut Criterion) {
             |buf| h1proto(&mut dec, buf),
         );
         common::report_batched(
+            &format!("decode/{name}/h1proto+recycle"),
+            || wire.clone(),
+            |buf| h1proto_recycle(&mut dec, buf),
+        );
+        common::report_batched(
             &format!("decode/{name}/httparse+http"),
             || wire.clone(),
             baseline,
@@ -88,6 +105,13 @@ fn requests(c: &mut Criterion) {
             b.iter_batched(
                 || wire.clone(),
                 |buf| h1proto(&mut dec, black_box(buf)),
+                BatchSize::SmallInput,
+            )
+        });
+        group.bench_function(format!("{}/h1proto+recycle", message.name), |b| {
+            b.iter_batched(
+                || wire.clone(),
+                |buf| h1proto_recycle(&mut dec, black_box(buf)),
                 BatchSize::SmallInput,
             )
         });
