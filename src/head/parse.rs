@@ -240,8 +240,9 @@ pub(crate) fn fields(
         };
         // The value without the OWS around it (RFC 9112 section 5).
         let after = &text[colon + 1..];
-        let value = trim_ows(after);
-        let vs = start + colon + 1 + leading_ows(after);
+        let (a, b) = ows_bounds(after);
+        let value = &after[a..b];
+        let vs = start + colon + 1 + a;
         seen.note(role, value);
         let value = HeaderValue::from_maybe_shared(section.slice(vs..vs + value.len()))
             .map_err(|_| ErrorKind::InvalidFieldValue)?;
@@ -255,10 +256,18 @@ pub(crate) fn fields(
     Ok(seen)
 }
 
-/// How many SP and HTAB bytes `s` starts with.
+/// The bounds of `s` without its leading and trailing SP and HTAB.
 #[inline]
-fn leading_ows(s: &[u8]) -> usize {
-    s.iter().take_while(|&&b| b == b' ' || b == b'\t').count()
+fn ows_bounds(s: &[u8]) -> (usize, usize) {
+    let mut a = 0;
+    while a < s.len() && (s[a] == b' ' || s[a] == b'\t') {
+        a += 1;
+    }
+    let mut b = s.len();
+    while b > a && (s[b - 1] == b' ' || s[b - 1] == b'\t') {
+        b -= 1;
+    }
+    (a, b)
 }
 
 /// Appends an obs-fold continuation to the last value of `name`.
