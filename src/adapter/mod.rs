@@ -9,8 +9,9 @@
 //!
 //! - output is written only when the adapter is about to wait for input (or
 //!   when more than [`FLUSH_THRESHOLD`] bytes are queued), so responses to
-//!   pipelined requests that arrived in one read leave in one
-//!   `write_vectored` (looped on partial writes);
+//!   pipelined requests that arrived in one read leave in one write
+//!   (`write` when the queue is one contiguous segment, `write_vectored`
+//!   when it is more; looped on partial writes);
 //! - reads go into the caller's buffer [`READ_SIZE`] bytes at a time, so what
 //!   is buffered from a peer stays within the connection's
 //!   [`Limits`](crate::Limits) plus one read;
