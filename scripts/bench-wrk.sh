@@ -8,6 +8,13 @@
 #   scripts/bench-wrk.sh                 # 5 s per load, 2 rounds
 #   DURATION=10 ROUNDS=3 scripts/bench-wrk.sh
 #   WRITES=1 scripts/bench-wrk.sh        # also count writes per request (strace)
+#   PIN=1 scripts/bench-wrk.sh           # server on CPU 0, wrk on CPU 1 (taskset)
+#
+# Unpinned, the server's worker threads and wrk share the cores and
+# requests/s depend on how they are scheduled. With PIN=1 each server has
+# one core to itself (tokio then starts one worker, for both servers alike)
+# and wrk another: the server is the bottleneck, so requests/s follow its
+# CPU per request.
 #
 # Both servers send the same bytes (`content-type: text/plain`,
 # `content-length: 13`, `Hello, World!`, no `date`), run tokio's
@@ -23,6 +30,13 @@ DEPTH=${DEPTH:-16}
 PORT_A=${PORT_A:-18080}
 PORT_B=${PORT_B:-18081}
 WRITES=${WRITES:-0}
+PIN=${PIN:-0}
+SERVER_ON=()
+CLIENT_ON=()
+if [ "$PIN" = 1 ]; then
+    SERVER_ON=(taskset -c 0)
+    CLIENT_ON=(taskset -c 1)
+fi
 TARGET=${CARGO_TARGET_DIR:-target}
 
 if ! command -v wrk >/dev/null; then
@@ -72,7 +86,7 @@ cpu_ticks() {
 start_server() { # name port
     local bin="$BIN/hello_server"
     [ "$1" = hyper ] && bin=$HYPER_BIN
-    "$bin" --addr "127.0.0.1:$2" >"$WORK/$1.log" 2>&1 &
+    "${SERVER_ON[@]}" "$bin" --addr "127.0.0.1:$2" >"$WORK/$1.log" 2>&1 &
     SERVER_PID=$!
     for _ in $(seq 100); do
         if curl -s -o /dev/null "http://127.0.0.1:$2/"; then return; fi
@@ -95,7 +109,7 @@ run_one() { # mode name port
     start_server "$name" "$port"
     local before after out requests rps
     before=$(cpu_ticks "$SERVER_PID")
-    out=$(wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" "http://127.0.0.1:$port/" "${args[@]}")
+    out=$("${CLIENT_ON[@]}" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" "http://127.0.0.1:$port/" "${args[@]}")
     after=$(cpu_ticks "$SERVER_PID")
     stop_server
     requests=$(echo "$out" | awk '/requests in/ { print $1 }')
@@ -144,7 +158,7 @@ if [ "$WRITES" = 1 ] && command -v strace >/dev/null; then
             strace -f -c -e trace=write,writev,sendto,sendmsg -o "$WORK/strace" -p "$SERVER_PID" 2>/dev/null &
             spid=$!
             sleep 0.5
-            out=$(wrk -t1 -c"$CONNECTIONS" -d2s "http://127.0.0.1:$port/" "${args[@]}")
+            out=$("${CLIENT_ON[@]}" wrk -t1 -c"$CONNECTIONS" -d2s "http://127.0.0.1:$port/" "${args[@]}")
             kill -INT "$spid"; wait "$spid" 2>/dev/null || true
             stop_server
             requests=$(echo "$out" | awk '/requests in/ { print $1 }')
@@ -156,5 +170,6 @@ if [ "$WRITES" = 1 ] && command -v strace >/dev/null; then
 fi
 
 echo
-echo "wrk -t1 -c$CONNECTIONS -d${DURATION}s (pipelined: depth $DEPTH), $ROUNDS rounds A B A B;" \
+pinned=; [ "$PIN" = 1 ] && pinned=" server on CPU 0, wrk on CPU 1;"
+echo "wrk -t1 -c$CONNECTIONS -d${DURATION}s (pipelined: depth $DEPTH), $ROUNDS rounds A B A B;$pinned" \
      "$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(date -u +%Y-%m-%d)"
