@@ -14,6 +14,10 @@
 //! - `h1proto+recycle`: the same, then the head's field map is handed back
 //!   with `recycle_fields`, as a `ServerConnection` hands back each
 //!   response's map: the next head is decoded into it.
+//! - `server` (requests only): a whole exchange on one `ServerConnection`,
+//!   as `hello_server` makes it: the request copied into the read buffer and
+//!   polled to its `End`, then `Hello, World!` answered in the request's own
+//!   field map, and the output drained.
 //! - `refill`: only that copy into the buffer, to show its share.
 //! - `httparse`: `httparse::Request::parse` / `Response::parse` alone.
 //! - `httparse+http`: httparse, then the `http` types built the usual way.
@@ -27,9 +31,10 @@ mod corpus;
 
 use std::hint::black_box;
 
-use bytes::BytesMut;
-use h1proto::{Event, Limits, RequestDecoder, ResponseDecoder};
-use http::Method;
+use bytes::{Buf, Bytes, BytesMut};
+use h1proto::{Config, Event, Limits, RequestDecoder, ResponseDecoder, ServerConnection};
+use http::header::{CONTENT_TYPE, HeaderValue};
+use http::{Method, Response};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -51,6 +56,7 @@ fn main() {
     // difference between two runs is the loop alone.
     let mut req_dec = RequestDecoder::new(Limits::default());
     let mut res_dec = ResponseDecoder::new(Limits::default());
+    let mut server = ServerConnection::new(Config::default());
     let mut buf = BytesMut::with_capacity(8 * 1024);
     let mut sink = 0usize;
 
@@ -88,6 +94,28 @@ fn main() {
                 if op == "h1proto+recycle" {
                     res_dec.recycle_fields(head.into_parts().0.headers);
                 }
+                n
+            }
+            "server" if message.request => {
+                buf.extend_from_slice(input);
+                let mut req = None;
+                while let Some(event) = server.poll_event(&mut buf).expect("a valid request") {
+                    match event {
+                        Event::Head { head, .. } => req = Some(head),
+                        Event::End(_) => break,
+                        _ => {}
+                    }
+                }
+                let mut req = req.expect("a head");
+                let mut headers = std::mem::take(req.headers_mut());
+                headers.clear();
+                headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/plain"));
+                let mut res = Response::new(Bytes::from_static(b"Hello, World!"));
+                *res.headers_mut() = headers;
+                server.send_response(res).expect("a valid response");
+                let out = server.output();
+                let n = out.remaining();
+                out.advance(n);
                 n
             }
             "refill" => {

@@ -165,7 +165,9 @@ impl ServerConnection {
                     return Ok(None);
                 }
             }
-            let event = match decoded {
+            // The event is looked at in place and returned as it is: moving
+            // it out and wrapping it again would copy a whole request.
+            let event = match &decoded {
                 Ok(Some(event)) => event,
                 Ok(None) => {
                     if self.decoder.is_closed() && self.recv == State::Idle {
@@ -180,12 +182,15 @@ impl ServerConnection {
                 Err(err) => {
                     self.recv.go(Input::Fail);
                     self.error = Some(err.clone());
-                    return Err(err);
+                    return decoded;
                 }
             };
-            match &event {
+            match event {
                 Event::Head { head, body } => {
-                    let upgrade = head.headers().contains_key(UPGRADE)
+                    // An upgrade is offered by `Upgrade` with `Connection:
+                    // upgrade`; most requests have no Connection field.
+                    let upgrade = self.decoder.fields_seen().connection
+                        && head.headers().contains_key(UPGRADE)
                         && crate::framing::connection_has(head.headers(), b"upgrade");
                     self.exchange = Some(Exchange {
                         kind: RequestKind::of(head.method()),
@@ -222,7 +227,7 @@ impl ServerConnection {
                 }
                 _ => {}
             }
-            return Ok(Some(event));
+            return decoded;
         }
     }
 

@@ -80,6 +80,8 @@ struct Core {
     state: State,
     scanner: LineScanner,
     names: NameCache,
+    /// What the last head's fields held, as the parser noted it.
+    seen: Seen,
     /// An empty field map to decode the next head into.
     spare: Option<HeaderMap>,
     verdict: KeepAlive,
@@ -100,6 +102,7 @@ impl Core {
             state: State::Head,
             scanner: LineScanner::default(),
             names: NameCache::default(),
+            seen: Seen::default(),
             spare: None,
             verdict: KeepAlive::Reusable,
             eof: false,
@@ -362,6 +365,12 @@ pub struct RequestDecoder {
 }
 
 impl RequestDecoder {
+    /// What the fields of the last head held (`Host`, framing and
+    /// `Connection` lines), as the parser noted them.
+    pub(crate) fn fields_seen(&self) -> &Seen {
+        &self.core.seen
+    }
+
     /// A decoder enforcing `limits`.
     pub fn new(limits: Limits) -> Self {
         RequestDecoder {
@@ -405,6 +414,7 @@ impl RequestDecoder {
         // the codings of a Transfer-Encoding and the tokens of a Connection.
         let framing = framing::request_framing_of(line.version, &seen, &headers)?;
         let verdict = verdict_of(&seen, line.version, &headers);
+        self.core.seen = seen;
 
         let mut request = Request::new(());
         *request.method_mut() = line.method;
@@ -512,6 +522,7 @@ impl ResponseDecoder {
         let framing =
             framing::response_framing_of(request, line.status, line.version, &seen, &headers)?;
         let verdict = verdict_of(&seen, line.version, &headers);
+        self.core.seen = seen;
 
         let mut response = Response::new(());
         *response.status_mut() = line.status;
