@@ -184,7 +184,9 @@ impl ClientConnection {
         } else {
             self.decoder.decode(buf)
         };
-        let event = match decoded {
+        // The event is looked at in place and returned as it is: moving it
+        // out and wrapping it again would copy a whole response.
+        let event = match &decoded {
             Ok(Some(event)) => event,
             Ok(None) => {
                 if self.eof && self.decoder.is_closed() && self.recv == State::Idle {
@@ -193,9 +195,12 @@ impl ClientConnection {
                 }
                 return Ok(None);
             }
-            Err(err) => return Err(self.fail(err)),
+            Err(err) => {
+                let err = err.clone();
+                return Err(self.fail(err));
+            }
         };
-        match &event {
+        match event {
             Event::Interim(res) if res.status() == StatusCode::CONTINUE => {
                 self.waiting_continue = false;
             }
@@ -258,7 +263,7 @@ impl ClientConnection {
             }
             _ => {}
         }
-        Ok(Some(event))
+        decoded
     }
 
     /// Tells the connection that the server closed its side: the bytes in
