@@ -16,7 +16,7 @@ use http::header::{CONNECTION, CONTENT_LENGTH, HOST, HeaderName, TRANSFER_ENCODI
 const CAPACITY: usize = 32;
 /// Longer names are not kept: the cache holds at most `CAPACITY * MAX_LEN`
 /// bytes of spellings.
-const MAX_LEN: usize = 64;
+const MAX_LEN: usize = 32;
 
 /// What a field name means to the parser, decided once per cached name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,23 +51,31 @@ impl Role {
 
 #[derive(Debug)]
 struct Entry {
-    /// The name as the peer spelt it.
-    spelling: Box<[u8]>,
     name: HeaderName,
     role: Role,
+    /// Where the name as the peer spelt it sits in `NameCache::spellings`.
+    start: u16,
+    len: u8,
 }
 
 /// Field names already parsed on this connection (see the module docs).
+///
+/// Two allocations, made by the first name kept (the entries, and one
+/// buffer holding every spelling), and a few more only for a peer with more
+/// than 16 names or 256 bytes of them.
 #[derive(Debug, Default)]
 pub(crate) struct NameCache {
     entries: Vec<Entry>,
+    spellings: Vec<u8>,
     /// Where the next search starts: after the last match.
     next: usize,
-    /// The entry a new name replaces once the cache is full.
-    evict: usize,
 }
 
 impl NameCache {
+    fn spelling(&self, entry: &Entry) -> &[u8] {
+        &self.spellings[usize::from(entry.start)..][..usize::from(entry.len)]
+    }
+
     /// The name of the field line `line`, with its role and the offset of
     /// the colon that ends it. `Err(())` when the line has no colon, `Ok(None)`
     /// when the bytes before it are not a valid field name.
@@ -78,8 +86,8 @@ impl NameCache {
     #[inline]
     pub(crate) fn name_of(&mut self, line: &[u8]) -> Result<Option<(HeaderName, Role, usize)>, ()> {
         if let Some(entry) = self.entries.get(self.next) {
-            let n = entry.spelling.len();
-            if line.get(n) == Some(&b':') && line[..n] == *entry.spelling {
+            let n = usize::from(entry.len);
+            if line.get(n) == Some(&b':') && line[..n] == *self.spelling(entry) {
                 self.next += 1;
                 return Ok(Some((entry.name.clone(), entry.role, n)));
             }
@@ -103,7 +111,7 @@ impl NameCache {
                 i = 0;
             }
             let entry = &self.entries[i];
-            if *entry.spelling == *raw {
+            if usize::from(entry.len) == raw.len() && self.spelling(entry) == raw {
                 self.next = i + 1;
                 return Some((entry.name.clone(), entry.role));
             }
@@ -117,19 +125,26 @@ impl NameCache {
         let name = HeaderName::from_bytes(raw).ok()?;
         let role = Role::of(&name);
         if raw.len() <= MAX_LEN {
-            let entry = Entry {
-                spelling: raw.into(),
+            if self.entries.len() == CAPACITY {
+                // Full: a peer with this many names starts over (rare, and
+                // it keeps the memory bounded without bookkeeping).
+                self.entries.clear();
+                self.spellings.clear();
+            }
+            if self.entries.capacity() == 0 {
+                // Room for a browser's names at once; more grows as needed.
+                self.entries.reserve_exact(16);
+                self.spellings.reserve_exact(256);
+            }
+            let start = u16::try_from(self.spellings.len()).ok()?;
+            self.spellings.extend_from_slice(raw);
+            self.entries.push(Entry {
                 name: name.clone(),
                 role,
-            };
-            if self.entries.len() < CAPACITY {
-                self.entries.push(entry);
-                self.next = self.entries.len();
-            } else {
-                self.entries[self.evict] = entry;
-                self.next = self.evict + 1;
-                self.evict = (self.evict + 1) % CAPACITY;
-            }
+                start,
+                len: u8::try_from(raw.len()).ok()?,
+            });
+            self.next = self.entries.len();
         }
         Some((name, role))
     }
@@ -174,11 +189,12 @@ mod tests {
             let (name, _) = cache.get(raw.as_bytes()).unwrap();
             assert_eq!(name.as_str(), raw);
         }
-        assert_eq!(cache.entries.len(), CAPACITY);
+        assert!(cache.entries.len() <= CAPACITY);
+        assert!(cache.spellings.len() <= CAPACITY * MAX_LEN);
         let long = vec![b'a'; MAX_LEN + 1];
         assert!(cache.get(&long).is_some());
-        assert!(cache.entries.iter().all(|e| e.spelling.len() <= MAX_LEN));
-        // Recent names are still found after eviction.
+        assert!(cache.entries.iter().all(|e| usize::from(e.len) <= MAX_LEN));
+        // Recent names are still found after the cache started over.
         let (name, _) = cache.get(b"x-name-999").unwrap();
         assert_eq!(name.as_str(), "x-name-999");
     }
