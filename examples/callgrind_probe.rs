@@ -14,6 +14,8 @@
 //! - `h1proto+recycle`: the same, then the head's field map is handed back
 //!   with `recycle_fields`, as a `ServerConnection` hands back each
 //!   response's map: the next head is decoded into it.
+//! - `h1proto-fresh`: like `h1proto`, with a new decoder for every message
+//!   (a connection that carries one message: nothing learned is reused).
 //! - `server` (requests only): a whole exchange on one `ServerConnection`,
 //!   as `hello_server` makes it: the request copied into the read buffer and
 //!   polled to its `End`, then `Hello, World!` answered in the request's own
@@ -62,8 +64,12 @@ fn main() {
 
     for _ in 0..iterations {
         let input = black_box(&wire[..]);
+        if op == "h1proto-fresh" {
+            req_dec = RequestDecoder::new(Limits::default());
+            res_dec = ResponseDecoder::new(Limits::default());
+        }
         sink += match op.as_str() {
-            "h1proto" | "h1proto+recycle" if message.request => {
+            "h1proto" | "h1proto+recycle" | "h1proto-fresh" if message.request => {
                 buf.extend_from_slice(input);
                 let head = match req_dec.decode(&mut buf) {
                     Ok(Some(Event::Head { head, .. })) => head,
@@ -82,7 +88,7 @@ fn main() {
                 }
                 n
             }
-            "h1proto" | "h1proto+recycle" => {
+            "h1proto" | "h1proto+recycle" | "h1proto-fresh" => {
                 buf.extend_from_slice(input);
                 res_dec.expect_response_to(&Method::HEAD);
                 let head = match res_dec.decode(&mut buf) {

@@ -39,14 +39,14 @@ per_message() {
 }
 
 MESSAGES="curl_get browser_get pico_703 post_json response_nginx response_cdn"
-OPS="h1proto h1proto+recycle refill httparse httparse+http memchr"
+OPS="h1proto h1proto+recycle h1proto-fresh refill httparse httparse+http memchr"
 
 # Speed-ups: the baseline's instructions divided by h1proto's (above 1:
 # h1proto is faster).
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b / a }'; }
 
-printf '| message | %s | %s | %s | %s | %s | %s | speed-up vs httparse+http | with recycle |\n' $OPS
-echo '|---|---|---|---|---|---|---|---|---|'
+printf '| message | %s | %s | %s | %s | %s | %s | %s | speed-up vs httparse+http | with recycle | fresh |\n' $OPS
+echo '|---|---|---|---|---|---|---|---|---|---|---|'
 declare -A sum
 for m in $MESSAGES; do
     row="| $m"
@@ -56,13 +56,13 @@ for m in $MESSAGES; do
         sum[$op]=$(( ${sum[$op]:-0} + ${v[$op]} ))
         row="$row | ${v[$op]}"
     done
-    echo "$row | $(ratio "${v[h1proto]}" "${v[httparse+http]}") | $(ratio "${v[h1proto+recycle]}" "${v[httparse+http]}") |"
+    echo "$row | $(ratio "${v[h1proto]}" "${v[httparse+http]}") | $(ratio "${v[h1proto+recycle]}" "${v[httparse+http]}") | $(ratio "${v[h1proto-fresh]}" "${v[httparse+http]}") |"
 done
 row="| mix (mean of 6)"
 for op in $OPS; do
     row="$row | $(( ${sum[$op]} / 6 ))"
 done
-echo "$row | $(ratio "${sum[h1proto]}" "${sum[httparse+http]}") | $(ratio "${sum[h1proto+recycle]}" "${sum[httparse+http]}") |"
+echo "$row | $(ratio "${sum[h1proto]}" "${sum[httparse+http]}") | $(ratio "${sum[h1proto+recycle]}" "${sum[httparse+http]}") | $(ratio "${sum[h1proto-fresh]}" "${sum[httparse+http]}") |"
 echo
 echo "instructions per message (callgrind Ir), N2=$N2 - N1=$N1 iterations;" \
      "$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(rustc --version), $(date -u +%Y-%m-%d)"
