@@ -116,7 +116,10 @@ impl Core {
             State::Closed | State::Switched => Ok(Step::NeedMore),
             State::Ending => {
                 self.state = match self.verdict {
-                    KeepAlive::Reusable => State::Head,
+                    KeepAlive::Reusable => {
+                        self.names.keep_names();
+                        State::Head
+                    }
                     KeepAlive::Close(CloseReason::Upgraded) => State::Switched,
                     KeepAlive::Close(_) => State::Closed,
                 };

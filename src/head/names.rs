@@ -69,9 +69,18 @@ pub(crate) struct NameCache {
     spellings: Vec<u8>,
     /// Where the next search starts: after the last match.
     next: usize,
+    /// Whether new names are kept: from a connection's second message on.
+    keeping: bool,
 }
 
 impl NameCache {
+    /// Keeps the names of the messages to come. A decoder calls it when a
+    /// message ends and another may follow: a connection that carries one
+    /// message never pays for the cache.
+    pub(crate) fn keep_names(&mut self) {
+        self.keeping = true;
+    }
+
     fn spelling(&self, entry: &Entry) -> &[u8] {
         &self.spellings[usize::from(entry.start)..][..usize::from(entry.len)]
     }
@@ -124,7 +133,7 @@ impl NameCache {
     fn insert(&mut self, raw: &[u8]) -> Option<(HeaderName, Role)> {
         let name = HeaderName::from_bytes(raw).ok()?;
         let role = Role::of(&name);
-        if raw.len() <= MAX_LEN {
+        if self.keeping && raw.len() <= MAX_LEN {
             if self.entries.len() == CAPACITY {
                 // Full: a peer with this many names starts over (rare, and
                 // it keeps the memory bounded without bookkeeping).
@@ -157,6 +166,7 @@ mod tests {
     #[test]
     fn a_name_is_the_same_whether_cached_or_not() {
         let mut cache = NameCache::default();
+        cache.keep_names();
         for raw in [
             &b"Host"[..],
             b"X-Custom",
@@ -174,8 +184,20 @@ mod tests {
     }
 
     #[test]
+    fn nothing_is_kept_before_a_second_message_may_come() {
+        let mut cache = NameCache::default();
+        let (name, role) = cache.get(b"X-Custom").unwrap();
+        assert_eq!((name.as_str(), role), ("x-custom", Role::Other));
+        assert!(cache.entries.is_empty() && cache.spellings.capacity() == 0);
+        cache.keep_names();
+        cache.get(b"X-Custom").unwrap();
+        assert_eq!(cache.entries.len(), 1);
+    }
+
+    #[test]
     fn invalid_names_are_refused_and_not_kept() {
         let mut cache = NameCache::default();
+        cache.keep_names();
         assert!(cache.get(b"Bad Name").is_none());
         assert!(cache.get(b"").is_none());
         assert!(cache.entries.is_empty());
@@ -184,6 +206,7 @@ mod tests {
     #[test]
     fn the_cache_stays_bounded() {
         let mut cache = NameCache::default();
+        cache.keep_names();
         for i in 0..1000 {
             let raw = format!("x-name-{i}");
             let (name, _) = cache.get(raw.as_bytes()).unwrap();
@@ -202,6 +225,7 @@ mod tests {
     #[test]
     fn the_predicted_name_matches_only_up_to_the_colon() {
         let mut cache = NameCache::default();
+        cache.keep_names();
         cache.name_of(b"X-A: 1").unwrap().unwrap();
         cache.name_of(b"Accept: */*").unwrap().unwrap();
         // "X-A" is the entry tried first for the next line.
@@ -220,6 +244,7 @@ mod tests {
     #[test]
     fn roles() {
         let mut cache = NameCache::default();
+        cache.keep_names();
         for (raw, role) in [
             (&b"Host"[..], Role::Host),
             (b"content-length", Role::ContentLength),
