@@ -15,7 +15,9 @@ use crate::limits::Limits;
 #[derive(Debug)]
 pub(crate) enum BodyEvent {
     Data(Bytes),
-    Trailers(HeaderMap),
+    /// Boxed: trailers are rare, and the event stays small for the data
+    /// path.
+    Trailers(Box<HeaderMap>),
     /// The body is complete.
     Done,
     /// More input is needed.
@@ -122,7 +124,7 @@ pub(crate) struct Chunked {
     state: ChunkState,
     trailers: LineScanner,
     /// Trailers (or an error) found while looking ahead after data.
-    pending: Option<Result<HeaderMap, ErrorKind>>,
+    pending: Option<Result<Box<HeaderMap>, ErrorKind>>,
 }
 
 impl Chunked {
@@ -172,23 +174,29 @@ impl Chunked {
         names: &mut NameCache,
         framing_only: bool,
     ) -> Result<BodyEvent, ErrorKind> {
+        // Framing bytes passed over but not yet split off `buf`: they leave
+        // with the data that follows them, or before returning, so a chunk
+        // costs one split of the buffer rather than one per framing piece.
+        let mut skip = 0;
         loop {
             match self.state {
                 ChunkState::Size(searched) => {
-                    let window = buf.len().min(limits.max_chunk_line_bytes);
-                    let Some(i) = memchr(b'\n', &buf[searched..window]) else {
-                        if window == limits.max_chunk_line_bytes && buf.len() >= window {
+                    let line = &buf[skip..];
+                    let window = line.len().min(limits.max_chunk_line_bytes);
+                    let Some(i) = memchr(b'\n', &line[searched..window]) else {
+                        if window == limits.max_chunk_line_bytes && line.len() >= window {
                             return Err(ErrorKind::ChunkLineTooLong);
                         }
+                        buf.advance(skip);
                         self.state = ChunkState::Size(window);
                         return Ok(BodyEvent::NeedMore);
                     };
                     let lf = searched + i;
-                    if lf == 0 || buf[lf - 1] != b'\r' {
+                    if lf == 0 || line[lf - 1] != b'\r' {
                         return Err(ErrorKind::BareLineFeed);
                     }
-                    let size = chunk_size_line(&buf[..lf - 1])?;
-                    buf.advance(lf + 1);
+                    let size = chunk_size_line(&line[..lf - 1])?;
+                    skip += lf + 1;
                     if size == 0 {
                         self.trailers.reset();
                         self.state = ChunkState::Trailers;
@@ -197,29 +205,36 @@ impl Chunked {
                     }
                 }
                 ChunkState::Data(remaining) => {
-                    if buf.is_empty() || framing_only {
+                    if buf.len() == skip || framing_only {
+                        buf.advance(skip);
                         return Ok(BodyEvent::NeedMore);
                     }
                     let n = usize::try_from(remaining)
                         .unwrap_or(usize::MAX)
-                        .min(buf.len());
+                        .min(buf.len() - skip);
                     let left = remaining - n as u64;
                     self.state = if left == 0 {
                         ChunkState::DataEnd
                     } else {
                         ChunkState::Data(left)
                     };
-                    return Ok(BodyEvent::Data(buf.split_to(n).freeze()));
+                    let mut data = buf.split_to(skip + n).freeze();
+                    data.advance(skip);
+                    return Ok(BodyEvent::Data(data));
                 }
-                ChunkState::DataEnd => match &buf[..buf.len().min(2)] {
+                ChunkState::DataEnd => match &buf[skip..buf.len().min(skip + 2)] {
                     b"\r\n" => {
-                        buf.advance(2);
+                        skip += 2;
                         self.state = ChunkState::Size(0);
                     }
-                    [] | b"\r" => return Ok(BodyEvent::NeedMore),
+                    [] | b"\r" => {
+                        buf.advance(skip);
+                        return Ok(BodyEvent::NeedMore);
+                    }
                     _ => return Err(ErrorKind::MissingChunkCrlf),
                 },
                 ChunkState::Trailers => {
+                    buf.advance(skip);
                     let len = match self.trailers.find_end(
                         buf,
                         limits.max_trailer_bytes,
@@ -242,9 +257,12 @@ impl Chunked {
                     if map.keys().any(forbidden_in_trailers) {
                         return Err(ErrorKind::InvalidTrailer);
                     }
-                    return Ok(BodyEvent::Trailers(map));
+                    return Ok(BodyEvent::Trailers(Box::new(map)));
                 }
-                ChunkState::Done => return Ok(BodyEvent::Done),
+                ChunkState::Done => {
+                    buf.advance(skip);
+                    return Ok(BodyEvent::Done);
+                }
             }
         }
     }

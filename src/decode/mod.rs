@@ -134,7 +134,7 @@ impl Core {
                 }
                 BodyEvent::Trailers(map) => {
                     self.state = State::Ending;
-                    Ok(Step::Event(Event::Trailers(map)))
+                    Ok(Step::Event(Event::Trailers(*map)))
                 }
                 BodyEvent::Done => {
                     self.state = State::Ending;
