@@ -469,6 +469,38 @@ fn endless_pipelined_requests() {
     assert!(r.max_held < 128, "{r:?}");
 }
 
+/// What a decoder keeps between messages (field names, a recycled map)
+/// stays bounded when every request brings names never seen before, short
+/// and long, and each head's map is handed back.
+#[test]
+fn endless_requests_with_new_field_names() {
+    let mut dec = RequestDecoder::new(Limits::default());
+    let mut buf = BytesMut::new();
+    let mut baseline = None;
+    for i in 0..50_000u32 {
+        let head = format!(
+            "GET / HTTP/1.1\r\nHost: a\r\nX-N{i}: 1\r\nX-Long-{i:0>40}: 2\r\nx-n{i}: 3\r\n\r\n"
+        );
+        buf.extend_from_slice(head.as_bytes());
+        let Ok(Some(Event::Head { head, .. })) = dec.decode(&mut buf) else {
+            panic!("no head at request {i}")
+        };
+        assert_eq!(head.headers().len(), 4);
+        assert!(matches!(dec.decode(&mut buf), Ok(Some(Event::End(_)))));
+        dec.recycle_fields(head.into_parts().0.headers);
+        if i == 1_000 {
+            baseline = Some(live());
+        }
+        if let Some(base) = baseline {
+            let grown = live() - base;
+            assert!(
+                grown <= 16 * 1024,
+                "{grown} more bytes live after {i} requests"
+            );
+        }
+    }
+}
+
 // ------------------------------------------------------------- draining
 
 /// A server that answered before reading the request body drains at most
