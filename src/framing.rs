@@ -243,6 +243,15 @@ impl Seen {
         });
     }
 
+    /// Replaces the value of the `Content-Length` line just noted with what
+    /// an obs-fold continuation made of it (responses only). A length
+    /// already refused stays refused.
+    pub(crate) fn content_length_folded(&mut self, value: &[u8]) {
+        if let Some(Some(_)) = self.content_length {
+            self.content_length = Some(parse_decimal(trim_ows(value)));
+        }
+    }
+
     /// The body length `Content-Length` gives, if any.
     ///
     /// Strict: exactly one field line whose value is 1*DIGIT without sign,

@@ -588,6 +588,17 @@ fn obs_fold_in_responses_is_one_space() {
     assert_eq!(run.events[0], Ev::Head("200".into(), BodyKind::Length(2)));
     // Right after the status line there is nothing to fold into.
     response_refused(b"HTTP/1.1 200 OK\r\n X: a\r\n\r\n", &[Method::GET], ObsFold);
+    // A fold continues a Content-Length value: the length is the joined
+    // value ("5 6", refused), never the first line's alone.
+    response_refused(
+        b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n 6\r\n\r\nhello6",
+        &[Method::GET],
+        InvalidContentLength,
+    );
+    // An empty continuation leaves the value as it was.
+    let raw = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n \r\n\r\nok";
+    let run = response_accepted(raw, &[Method::GET]);
+    assert_eq!(run.events[0], Ev::Head("200".into(), BodyKind::Length(2)));
 }
 
 /// Rule WS-COLON: whitespace between a field name and the colon is refused

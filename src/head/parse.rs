@@ -10,7 +10,7 @@ use http::{Method, StatusCode, Uri, Version};
 use memchr::memchr;
 
 use super::chars::{is_target_char, is_tchar, is_text};
-use super::names::NameCache;
+use super::names::{NameCache, Role};
 use crate::error::ErrorKind;
 use crate::framing::{Seen, trim_ows};
 
@@ -214,14 +214,18 @@ pub(crate) fn fields(
     map: &mut HeaderMap,
 ) -> Result<Seen, ErrorKind> {
     let mut seen = Seen::default();
-    let mut last: Option<HeaderName> = None;
+    let mut last: Option<(HeaderName, Role)> = None;
     for i in first..ends.len() {
         let (start, end) = line(section, ends, i)?;
         let text = &section[start..end];
         if text[0] == b' ' || text[0] == b'\t' {
             match (&last, fold) {
-                (Some(name), true) => {
-                    fold_into(map, name, trim_ows(text))?;
+                (Some((name, role)), true) => {
+                    let joined = fold_into(map, name, trim_ows(text))?;
+                    if let (Some(joined), Role::ContentLength) = (joined, role) {
+                        // The length is the folded value, not the first line's.
+                        seen.content_length_folded(joined.as_bytes());
+                    }
                     continue;
                 }
                 _ => return Err(ErrorKind::ObsFold),
@@ -248,7 +252,7 @@ pub(crate) fn fields(
             .map_err(|_| ErrorKind::InvalidFieldValue)?;
         if fold {
             map.append(name.clone(), value);
-            last = Some(name);
+            last = Some((name, role));
         } else {
             map.append(name, value);
         }
@@ -270,8 +274,13 @@ fn ows_bounds(s: &[u8]) -> (usize, usize) {
     (a, b)
 }
 
-/// Appends an obs-fold continuation to the last value of `name`.
-fn fold_into(map: &mut HeaderMap, name: &HeaderName, more: &[u8]) -> Result<(), ErrorKind> {
+/// Appends an obs-fold continuation to the last value of `name`; returns
+/// the joined value.
+fn fold_into(
+    map: &mut HeaderMap,
+    name: &HeaderName,
+    more: &[u8],
+) -> Result<Option<HeaderValue>, ErrorKind> {
     if let Entry::Occupied(mut entry) = map.entry(name) {
         if let Some(value) = entry.iter_mut().last() {
             let mut joined = BytesMut::with_capacity(value.len() + 1 + more.len());
@@ -284,7 +293,8 @@ fn fold_into(map: &mut HeaderMap, name: &HeaderName, more: &[u8]) -> Result<(), 
             }
             *value = HeaderValue::from_maybe_shared(joined.freeze())
                 .map_err(|_| ErrorKind::InvalidFieldValue)?;
+            return Ok(Some(value.clone()));
         }
     }
-    Ok(())
+    Ok(None)
 }
