@@ -42,7 +42,7 @@ pub struct Framing {
 }
 
 impl Framing {
-    pub(crate) const fn of(body: BodyKind) -> Self {
+    const fn of(body: BodyKind) -> Self {
         Framing { body, close: None }
     }
 }
@@ -289,9 +289,23 @@ pub fn connection_verdict(version: Version, headers: &HeaderMap) -> KeepAlive {
     }
 }
 
+/// [`connection_verdict`] from the fields gathered in `seen`: `headers` is
+/// searched only when it has a `Connection` field.
+pub(crate) fn connection_verdict_of(
+    version: Version,
+    seen: &Seen,
+    headers: &HeaderMap,
+) -> KeepAlive {
+    if seen.connection {
+        connection_verdict(version, headers)
+    } else {
+        version_verdict(version)
+    }
+}
+
 /// The verdict of a message without a `Connection` field: HTTP/1.1
 /// connections persist, HTTP/1.0 ones close.
-pub(crate) fn version_verdict(version: Version) -> KeepAlive {
+fn version_verdict(version: Version) -> KeepAlive {
     if version == Version::HTTP_10 {
         KeepAlive::Close(CloseReason::Http10)
     } else {

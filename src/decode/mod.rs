@@ -21,9 +21,7 @@ use http::{Method, Request, Response, Version};
 
 use crate::error::{Error, ErrorKind};
 use crate::framing::Seen;
-use crate::framing::{
-    self, BodyKind, Framing, RequestKind, ResponseClass, connection_verdict, response_class,
-};
+use crate::framing::{self, BodyKind, Framing, RequestKind, ResponseClass, response_class};
 use crate::head::names::NameCache;
 use crate::head::parse;
 use crate::head::scan::{LineScanner, Overflow};
@@ -229,16 +227,6 @@ impl Core {
     }
 }
 
-/// The connection verdict of a head, from its `Connection` field when the
-/// parser saw one, else from its version alone.
-fn verdict_of(seen: &Seen, version: Version, headers: &HeaderMap) -> KeepAlive {
-    if seen.connection {
-        connection_verdict(version, headers)
-    } else {
-        framing::version_verdict(version)
-    }
-}
-
 macro_rules! shared_queries {
     () => {
         /// The keep-alive verdict of the current message (or of the last one,
@@ -416,7 +404,7 @@ impl RequestDecoder {
         // Decided from what the parser saw: the map is searched only for
         // the codings of a Transfer-Encoding and the tokens of a Connection.
         let framing = framing::request_framing_of(line.version, &seen, &headers)?;
-        let verdict = verdict_of(&seen, line.version, &headers);
+        let verdict = framing::connection_verdict_of(line.version, &seen, &headers);
         self.core.seen = seen;
 
         let mut request = Request::new(());
@@ -524,7 +512,7 @@ impl ResponseDecoder {
         let class = response_class(request, line.status);
         let framing =
             framing::response_framing_of(request, line.status, line.version, &seen, &headers)?;
-        let verdict = verdict_of(&seen, line.version, &headers);
+        let verdict = framing::connection_verdict_of(line.version, &seen, &headers);
         self.core.seen = seen;
 
         let mut response = Response::new(());

@@ -13,7 +13,7 @@ use super::head::{
 use super::response::check_full;
 use super::{After, EncoderConfig, EncoderState, Sender, State};
 use crate::error::UsageError;
-use crate::framing::{BodyKind, Seen, connection_verdict, version_verdict};
+use crate::framing::{BodyKind, Seen, connection_verdict_of};
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::segments::Segments;
 
@@ -245,12 +245,7 @@ fn plan(parts: &Parts, full: Option<u64>) -> Result<Plan, UsageError> {
             }
         },
     };
-    let verdict = if seen.connection {
-        connection_verdict(parts.version, headers)
-    } else {
-        version_verdict(parts.version)
-    };
-    let keep_alive = match verdict {
+    let keep_alive = match connection_verdict_of(parts.version, &seen, headers) {
         KeepAlive::Close(CloseReason::PeerClose) => KeepAlive::Close(CloseReason::LocalClose),
         other => other,
     };
