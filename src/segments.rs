@@ -71,6 +71,22 @@ pub struct Segments {
     remaining: usize,
     /// `Bytes` at least this long become their own segment.
     threshold: usize,
+    /// Bytes queued since the queue was made: the [`Mark`] of its end.
+    queued: u64,
+}
+
+/// A position in a [`Segments`] queue: the number of bytes queued before
+/// it since the queue was made. Taken with [`Segments::mark`] before
+/// queueing a message, it lets the message be withdrawn or amended while
+/// none of it has been drained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Mark(u64);
+
+impl Mark {
+    /// The position `n` bytes after this one.
+    pub fn offset(self, n: u64) -> Mark {
+        Mark(self.0 + n)
+    }
 }
 
 impl Segments {
@@ -89,6 +105,7 @@ impl Segments {
             tail: BytesMut::new(),
             remaining: 0,
             threshold,
+            queued: 0,
         }
     }
 
@@ -139,6 +156,7 @@ impl Segments {
         } else {
             self.seal_tail();
             self.remaining += data.len();
+            self.queued += data.len() as u64;
             self.sealed.push_back(data);
         }
     }
@@ -150,6 +168,122 @@ impl Segments {
         }
         self.tail.extend_from_slice(data);
         self.remaining += data.len();
+        self.queued += data.len() as u64;
+    }
+
+    /// The position after everything queued so far.
+    pub fn mark(&self) -> Mark {
+        Mark(self.queued)
+    }
+
+    /// Bytes drained since the queue was made.
+    fn drained(&self) -> u64 {
+        self.queued - self.remaining as u64
+    }
+
+    /// `true` while nothing queued at or after `mark` has been drained:
+    /// what was queued from there on can still be withdrawn or amended.
+    pub fn is_undrained(&self, mark: Mark) -> bool {
+        self.drained() <= mark.0 && mark.0 <= self.queued
+    }
+
+    /// Withdraws everything queued at and after `mark`, if none of it has
+    /// been drained; returns whether it did. The mark is then the end of
+    /// the queue again.
+    pub fn truncate(&mut self, mark: Mark) -> bool {
+        if !self.is_undrained(mark) {
+            return false;
+        }
+        let mut cut = (self.queued - mark.0) as usize;
+        self.remaining -= cut;
+        self.queued = mark.0;
+        let from_tail = cut.min(self.tail.len());
+        self.tail.truncate(self.tail.len() - from_tail);
+        cut -= from_tail;
+        while cut > 0 {
+            let Some(last) = self.sealed.back_mut() else {
+                break;
+            };
+            if cut >= last.len() {
+                cut -= last.len();
+                self.sealed.pop_back();
+            } else {
+                last.truncate(last.len() - cut);
+                cut = 0;
+            }
+        }
+        // Whatever sealed segment now ends the queue is followed by an
+        // empty tail, as after `seal_tail`.
+        if self.remaining == 0 {
+            self.reclaim();
+        }
+        true
+    }
+
+    /// Replaces the `remove` bytes queued at `mark` with `data`, if none of
+    /// what was queued from `mark` on has been drained; returns whether it
+    /// did. Everything queued after the replaced bytes follows `data`.
+    pub fn splice(&mut self, mark: Mark, remove: usize, data: &[u8]) -> bool {
+        if !self.is_undrained(mark) || mark.0 + remove as u64 > self.queued {
+            return false;
+        }
+        // The bytes from `mark` to the end, taken out and queued again
+        // after `data`: rare (a graceful shutdown amending a queued head),
+        // so simplicity wins over copying less.
+        let mut rest: Vec<Bytes> = Vec::new();
+        let mut cut = (self.queued - mark.0) as usize;
+        let from_tail = cut.min(self.tail.len());
+        rest.push(self.tail.split_off(self.tail.len() - from_tail).freeze());
+        cut -= from_tail;
+        while cut > 0 {
+            let Some(mut last) = self.sealed.pop_back() else {
+                break;
+            };
+            if cut >= last.len() {
+                cut -= last.len();
+                rest.push(last);
+            } else {
+                rest.push(last.split_off(last.len() - cut));
+                self.sealed.push_back(last);
+                cut = 0;
+            }
+        }
+        let moved: usize = rest.iter().map(Bytes::len).sum();
+        self.remaining -= moved;
+        self.queued -= moved as u64;
+        self.push_slice(data);
+        let mut skip = remove;
+        for mut piece in rest.into_iter().rev() {
+            let n = skip.min(piece.len());
+            piece.advance(n);
+            skip -= n;
+            self.push_bytes(piece);
+        }
+        true
+    }
+
+    /// The bytes queued from `mark` on, up to the end of the segment that
+    /// holds it; empty when `mark` was drained or is the end of the queue.
+    pub fn chunk_at(&self, mark: Mark) -> &[u8] {
+        if !self.is_undrained(mark) {
+            return &[];
+        }
+        let mut skip = (mark.0 - self.drained()) as usize;
+        for chunk in self.chunks() {
+            if skip < chunk.len() {
+                return &chunk[skip..];
+            }
+            skip -= chunk.len();
+        }
+        &[]
+    }
+
+    /// Gives the tail buffer's allocation back when nothing is queued: an
+    /// idle connection holds no output buffer.
+    pub fn release(&mut self) {
+        if self.remaining == 0 {
+            self.tail = BytesMut::new();
+        }
     }
 
     /// Moves the tail buffer's bytes into a sealed segment so a large
@@ -265,6 +399,40 @@ mod tests {
         assert_eq!(&*slices[0], b"head\r\nsmall");
         assert_eq!(slices[1].as_ptr(), ptr);
         assert_eq!(&*slices[2], b"\r\n");
+    }
+
+    #[test]
+    fn a_queued_message_can_be_withdrawn_or_amended_until_drained() {
+        let mut s = Segments::with_threshold(4);
+        s.push_slice(b"first;");
+        let mark = s.mark();
+        s.push_slice(b"head\r\n\r\n");
+        s.push_bytes(Bytes::from_static(b"large body"));
+        s.push_slice(b"x");
+        assert_eq!(s.chunk_at(mark), b"head\r\n\r\n");
+        assert!(s.splice(mark.offset(4), 0, b"+ins"));
+        assert!(s.splice(mark.offset(12), 5, b"LARGE"));
+        let mut copy = Vec::new();
+        for c in s.chunks() {
+            copy.extend_from_slice(c);
+        }
+        assert_eq!(copy, b"first;head+ins\r\n\r\nLARGE bodyx");
+        assert_eq!(s.len(), copy.len());
+        assert!(s.truncate(mark));
+        assert_eq!(s.len(), 6);
+        assert_eq!(s.chunk(), b"first;");
+        s.push_slice(b"again");
+        s.advance(7);
+        // Drained past the mark: nothing before the drain point moves.
+        assert!(!s.truncate(mark));
+        assert!(!s.splice(mark, 0, b"late"));
+        assert_eq!(s.chunk(), b"gain");
+        assert!(s.truncate(s.mark()));
+        let end = s.mark();
+        s.push_bytes(Bytes::from_static(b"0123456789"));
+        assert!(s.truncate(end));
+        assert_eq!(s.len(), 4);
+        assert_eq!(s.segment_count(), 1);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 mod support;
 
-use bytes::BytesMut;
+use bytes::{Buf, BytesMut};
 use h1proto::conn::State;
 use h1proto::{CloseReason, Config, ErrorKind, Event, KeepAlive, ServerConnection, UsageError};
 use http::Response;
@@ -118,16 +118,44 @@ fn an_invalid_chunk_size_mid_body() {
 }
 
 #[test]
-fn no_error_response_once_a_response_is_started() {
+fn an_undrained_response_is_withdrawn_for_the_error_response() {
     let mut server = ServerConnection::new(Config::default());
     let mut buf =
         BytesMut::from(&b"POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"[..]);
     poll_server(&mut server, &mut buf).unwrap();
+    // An echo: the head and the first piece queued before the body fails.
     server.send_head(Response::new(())).unwrap();
     server.send_data("partial").unwrap();
     buf.extend_from_slice(b"1\r\nx\r\nQ\r\n");
     let err = poll_server(&mut server, &mut buf).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidChunkSize);
+    server.send_error_response(&err).unwrap();
+    let wire = support::drain(server.output()).text();
+    assert!(wire.starts_with("HTTP/1.1 400 Bad Request\r\n"), "{wire}");
+    assert!(
+        !wire.contains("200 OK") && !wire.contains("partial"),
+        "{wire}"
+    );
+    assert!(wire.contains("\r\nconnection: close\r\n"), "{wire}");
+    assert!(server.is_closed());
+    assert_eq!(
+        server.keep_alive(),
+        KeepAlive::Close(CloseReason::ProtocolError)
+    );
+}
+
+#[test]
+fn no_error_response_once_a_response_has_started_to_leave() {
+    let mut server = ServerConnection::new(Config::default());
+    let mut buf =
+        BytesMut::from(&b"POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"[..]);
+    poll_server(&mut server, &mut buf).unwrap();
+    server.send_head(Response::new(())).unwrap();
+    // One byte of the head reaches the socket.
+    server.output().advance(1);
+    server.send_data("partial").unwrap();
+    buf.extend_from_slice(b"1\r\nx\r\nQ\r\n");
+    let err = poll_server(&mut server, &mut buf).unwrap_err();
     let before = server.output().len();
     assert_eq!(
         server.send_error_response(&err),

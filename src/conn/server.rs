@@ -11,7 +11,7 @@ use crate::encode::{ResponseContext, ResponseEncoder};
 use crate::error::{Error, UsageError};
 use crate::framing::{BodyKind, RequestKind, ResponseClass, response_class};
 use crate::keep_alive::{CloseReason, KeepAlive};
-use crate::segments::Segments;
+use crate::segments::{Mark, Segments};
 
 /// What the server knows about the request it is answering.
 #[derive(Debug, Clone, Copy)]
@@ -98,6 +98,10 @@ pub struct ServerConnection {
     drained: u64,
     /// A reason to close decided locally or by an early response.
     close: Option<CloseReason>,
+    /// Where the final response to the current request starts in the
+    /// output: while none of it has been drained it can be withdrawn (for
+    /// an error response) or amended (`Connection: close`).
+    response: Option<Mark>,
     error: Option<Error>,
     eof: bool,
 }
@@ -115,6 +119,7 @@ impl ServerConnection {
             expect: Continue::None,
             drained: 0,
             close: None,
+            response: None,
             error: None,
             eof: false,
         }
@@ -265,9 +270,10 @@ impl ServerConnection {
     /// and sends no body bytes.
     pub fn send_response<B: Into<Bytes>>(&mut self, res: Response<B>) -> Result<(), UsageError> {
         let status = res.status();
-        let ctx = self.prepare(status)?;
+        let ctx = self.prepare(status, true)?;
+        let mark = self.encoder.output().mark();
         self.encoder.send_response(res, ctx)?;
-        self.after_head(status, true);
+        self.after_head(status, true, mark);
         Ok(())
     }
 
@@ -276,9 +282,10 @@ impl ServerConnection {
     /// the framing chosen for the body.
     pub fn send_head(&mut self, res: Response<()>) -> Result<BodyKind, UsageError> {
         let status = res.status();
-        let ctx = self.prepare(status)?;
+        let ctx = self.prepare(status, false)?;
+        let mark = self.encoder.output().mark();
         let kind = self.encoder.send_head(res, ctx)?;
-        self.after_head(status, self.encoder.is_finished());
+        self.after_head(status, self.encoder.is_finished(), mark);
         Ok(kind)
     }
 
@@ -302,13 +309,29 @@ impl ServerConnection {
     }
 
     /// Queues the response a protocol error calls for: its suggested
-    /// status, a short text body and `Connection: close`. Nothing is queued
-    /// if a response to the current request was already started.
+    /// status, a short text body and `Connection: close`.
+    ///
+    /// A response to the current request that was queued but not yet
+    /// drained, not even in part, is withdrawn first and replaced: output
+    /// is corked, so the peer never sees it. A response that has started
+    /// to leave cannot be taken back; then nothing is queued.
+    ///
+    /// # Errors
+    ///
+    /// [`UsageError::WrongState`] when part of a response to the current
+    /// request has already been drained.
     pub fn send_error_response(&mut self, error: &Error) -> Result<(), UsageError> {
-        if !matches!(self.send, State::Idle | State::Head | State::Error)
-            || self.encoder.body_kind().is_some()
-        {
-            return Err(UsageError::WrongState);
+        let started = !matches!(self.send, State::Idle | State::Head | State::Error)
+            || self.encoder.body_kind().is_some();
+        if started {
+            match self.response {
+                Some(mark) if self.encoder.output().truncate(mark) => {
+                    self.encoder.abandon();
+                    self.send.go(Input::Withdraw);
+                    self.response = None;
+                }
+                _ => return Err(UsageError::WrongState),
+            }
         }
         let status = error.status();
         let mut res = Response::new(Bytes::from(format!("{error}\n")));
@@ -334,9 +357,26 @@ impl ServerConnection {
     }
 
     /// Asks for the connection to close after the current exchange: the
-    /// response carries `Connection: close`.
+    /// response carries `Connection: close`. When its head is already
+    /// queued but none of it has been drained, the field is added to the
+    /// queued head; once the head has started to leave, the connection
+    /// still closes after the response, without announcing it.
     pub fn close_after_response(&mut self) {
         self.close.get_or_insert(CloseReason::LocalClose);
+        if let Some(mark) = self.response {
+            if self.encoder.keep_alive().is_reusable() {
+                let out = self.encoder.output();
+                // The head was written here, in one piece: it ends at the
+                // first empty line after its start.
+                if let Some(end) = memchr::memmem::find(out.chunk_at(mark), b"\r\n\r\n") {
+                    let at = mark.offset(end as u64 + 2);
+                    out.splice(at, 0, b"connection: close\r\n");
+                }
+            }
+        }
+        if self.send == State::Done {
+            self.cycle();
+        }
     }
 
     /// The queued output: drain it with a vectored write, then `advance`.
@@ -389,7 +429,13 @@ impl ServerConnection {
 
     /// Checks that a response with `status` may be sent now, and builds the
     /// context the encoder frames it by.
-    fn prepare(&mut self, status: StatusCode) -> Result<ResponseContext, UsageError> {
+    /// `complete`: the response's body is given with its head, so the
+    /// response ends with this call.
+    fn prepare(
+        &mut self,
+        status: StatusCode,
+        complete: bool,
+    ) -> Result<ResponseContext, UsageError> {
         if self.send != State::Head {
             return Err(UsageError::WrongState);
         }
@@ -413,12 +459,11 @@ impl ServerConnection {
                 // The client held its body back and was refused.
                 self.close.get_or_insert(CloseReason::RejectedContinue);
                 self.expect = Continue::None;
-            } else if self.recv == State::Body
-                && self
-                    .decoder
-                    .remaining_body_len()
-                    .is_some_and(|n| n > self.config.max_drain_bytes)
-            {
+            } else if complete && self.unread_past_drain_bound() {
+                // The response ends now and the body it leaves unread is
+                // declared too long to drain: closing is already known.
+                // A streamed response decides at its end instead, since
+                // the application may still read the whole body.
                 self.close.get_or_insert(CloseReason::UnreadBody);
             }
         }
@@ -442,13 +487,27 @@ impl ServerConnection {
         }
     }
 
-    fn after_head(&mut self, status: StatusCode, finished: bool) {
+    /// `true` while the request body is being received and the bytes its
+    /// `Content-Length` still declares exceed what may be drained.
+    fn unread_past_drain_bound(&self) -> bool {
+        self.recv == State::Body
+            && self
+                .decoder
+                .remaining_body_len()
+                .is_some_and(|n| n > self.config.max_drain_bytes)
+    }
+
+    fn after_head(&mut self, status: StatusCode, finished: bool, mark: Mark) {
         // The response's field map serves the next request's head.
         if let Some(map) = self.encoder.reclaim_fields() {
             self.decoder.recycle_fields(map);
         }
         let kind = self.exchange.map_or(RequestKind::Other, |ex| ex.kind);
-        match response_class(kind, status) {
+        let class = response_class(kind, status);
+        if class != ResponseClass::Interim {
+            self.response = Some(mark);
+        }
+        match class {
             ResponseClass::Interim => {
                 self.send.go(Input::Interim);
                 if status == StatusCode::CONTINUE {
@@ -475,6 +534,11 @@ impl ServerConnection {
         if self.send != State::Done {
             return;
         }
+        if self.unread_past_drain_bound() {
+            // The response is complete; what the request still declares
+            // is more than may be drained.
+            self.close.get_or_insert(CloseReason::UnreadBody);
+        }
         match (self.recv, self.keep_alive()) {
             (State::Done, KeepAlive::Reusable) => {
                 self.recv.go(Input::Reuse);
@@ -482,6 +546,7 @@ impl ServerConnection {
                 self.exchange = None;
                 self.expect = Continue::None;
                 self.drained = 0;
+                self.response = None;
             }
             (_, KeepAlive::Close(_)) if self.recv.try_go(Input::MustClose) => {
                 self.decoder.close();

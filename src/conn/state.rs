@@ -56,6 +56,9 @@ pub enum Input {
     Close,
     /// A protocol error or a failed send.
     Fail,
+    /// A response queued but not yet drained was withdrawn (to be
+    /// replaced by an error response): its head is due again.
+    Withdraw,
 }
 
 use Input as I;
@@ -76,6 +79,8 @@ pub const TRANSITIONS: &[(State, Input, State)] = &[
     (S::Head, I::Switch, S::Switched),
     (S::Head, I::MustClose, S::MustClose),
     (S::Body, I::BodyEnd, S::Done),
+    (S::Body, I::Withdraw, S::Head),
+    (S::Done, I::Withdraw, S::Head),
     (S::Body, I::MustClose, S::MustClose),
     (S::Done, I::Reuse, S::Idle),
     (S::Done, I::MustClose, S::MustClose),

@@ -263,6 +263,12 @@ impl Sender {
         !matches!(self.state, State::Body { .. })
     }
 
+    /// Forgets the message in progress (its bytes were withdrawn from the
+    /// output queue): the next head may be sent.
+    fn abandon(&mut self) {
+        self.state = State::Ready;
+    }
+
     fn body_kind(&self) -> Option<BodyKind> {
         match &self.state {
             State::Body { body, .. } => Some(body.kind()),

@@ -152,6 +152,13 @@ impl ResponseEncoder {
         self.tx.finish(trailers.as_ref())
     }
 
+    /// Forgets the response in progress or just completed, whose bytes the
+    /// connection withdrew from the output queue: the next head may be
+    /// sent.
+    pub(crate) fn abandon(&mut self) {
+        self.tx.abandon();
+    }
+
     /// The output queue: drain it into the connection.
     pub fn output(&mut self) -> &mut Segments {
         &mut self.tx.out
