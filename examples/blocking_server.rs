@@ -1,5 +1,5 @@
-//! A blocking HTTP/1.1 server, one thread per connection, on the `blocking`
-//! adapter.
+//! A blocking HTTP/1.1 server, one thread per connection, on the
+//! `blocking` adapter.
 //!
 //! ```sh
 //! cargo run --example blocking_server -- --addr 127.0.0.1:8080
@@ -7,105 +7,136 @@
 //!
 //! Routes (the same as `hello_server`): `GET` and `HEAD /` answer
 //! `Hello, World!`; `POST /echo` streams the request body back (honouring
-//! `Expect: 100-continue`); anything else is `404 Not Found`.
+//! `Expect: 100-continue`); anything else is `404 Not Found`. The session
+//! defaults apply (`h1proto::Timeouts`); `--header-timeout SECS` and
+//! `--idle-timeout SECS` override two of them, so slow and idle peers give
+//! their threads back. On SIGINT or SIGTERM the server stops accepting,
+//! lets every connection finish the exchange it is in, and exits.
 
-use std::io::{self, Read, Write};
-use std::net::{TcpListener, TcpStream};
+#[path = "common/mod.rs"]
+#[allow(clippy::duplicate_mod)] // the interop tests load both servers
+mod common;
 
-use bytes::Bytes;
+use std::io;
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
 use h1proto::Config;
-use h1proto::adapter::blocking::{Server, lingering_close, serve_streaming};
-use http::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderValue};
-use http::{Method, Request, Response, StatusCode};
+use h1proto::adapter::blocking::{Server, Transport};
+use http::{Method, StatusCode};
+
+use common::parse_args;
 
 fn main() -> io::Result<()> {
-    let addr = parse_addr(std::env::args().skip(1))?;
-    let listener = TcpListener::bind(&addr)?;
-    println!("Listening on http://{}/", listener.local_addr()?);
-    run(listener)
+    let args = parse_args("blocking_server", std::env::args().skip(1))?;
+    let listener = TcpListener::bind(&args.addr)?;
+    let addr = listener.local_addr()?;
+    println!("Listening on http://{addr}/");
+    let stop = Arc::new(AtomicBool::new(false));
+    on_stop_signal(stop.clone(), addr);
+    run(listener, args.config, stop)
 }
 
-/// `--addr HOST:PORT`, by default 127.0.0.1:8080.
-pub fn parse_addr(mut args: impl Iterator<Item = String>) -> io::Result<String> {
-    let mut addr = String::from("127.0.0.1:8080");
-    while let Some(arg) = args.next() {
-        match (arg.as_str(), args.next()) {
-            ("--addr", Some(value)) => addr = value,
-            _ => {
-                let msg = "usage: blocking_server [--addr HOST:PORT]";
-                return Err(io::Error::new(io::ErrorKind::InvalidInput, msg));
+/// Sets `stop` on SIGINT or SIGTERM, then wakes the accept loop with a
+/// connection of its own. The signals are waited for on a thread of
+/// their own (with tokio's signal handling, the one dependency at hand).
+fn on_stop_signal(stop: Arc<AtomicBool>, addr: SocketAddr) {
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a signal runtime");
+        rt.block_on(async {
+            #[cfg(unix)]
+            {
+                use tokio::signal::unix::{SignalKind, signal};
+                let mut term = signal(SignalKind::terminate()).expect("a SIGTERM handler");
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
             }
+            #[cfg(not(unix))]
+            let _ = tokio::signal::ctrl_c().await;
+        });
+        stop.store(true, Ordering::SeqCst);
+        let _ = TcpStream::connect(addr);
+    });
+}
+
+/// Accepts connections, each served on its own thread, until `stop` is
+/// set; then waits (up to 30 s) for the connections to finish.
+pub fn run(listener: TcpListener, config: Config, stop: Arc<AtomicBool>) -> io::Result<()> {
+    let live = Arc::new(AtomicUsize::new(0));
+    for stream in listener.incoming() {
+        if stop.load(Ordering::SeqCst) {
+            break;
+        }
+        let stream = match stream {
+            Ok(stream) => stream,
+            Err(err) => {
+                eprintln!("accept: {err}");
+                continue;
+            }
+        };
+        let (config, stop, done) = (config.clone(), stop.clone(), live.clone());
+        live.fetch_add(1, Ordering::SeqCst);
+        let spawned = std::thread::Builder::new().spawn(move || {
+            handle(stream, config, stop);
+            done.fetch_sub(1, Ordering::SeqCst);
+        });
+        if let Err(err) = spawned {
+            // The connection is dropped; the server goes on.
+            live.fetch_sub(1, Ordering::SeqCst);
+            eprintln!("spawn: {err}");
         }
     }
-    Ok(addr)
-}
-
-/// Accepts connections forever, each served on its own thread.
-pub fn run(listener: TcpListener) -> io::Result<()> {
-    for stream in listener.incoming() {
-        match stream {
-            Ok(stream) => {
-                std::thread::spawn(move || handle(stream));
-            }
-            Err(err) => eprintln!("accept: {err}"),
-        }
+    drop(listener);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while live.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
     }
     Ok(())
 }
 
-/// Serves one connection to its end, then closes it.
-pub fn handle(stream: TcpStream) {
+/// Serves one connection to its end, then closes it; a graceful shutdown
+/// starts when `stop` is set.
+pub fn handle(stream: TcpStream, config: Config, stop: Arc<AtomicBool>) {
     let _ = stream.set_nodelay(true);
-    if let Err(err) = serve_streaming(&stream, Config::default(), route) {
-        // A peer's protocol error was already answered, and peers may
-        // vanish; note the rest.
-        use io::ErrorKind::*;
-        if !matches!(
-            err.kind(),
-            InvalidData | ConnectionReset | BrokenPipe | UnexpectedEof
-        ) {
+    let mut server = Server::new(stream, config);
+    server.shutdown_on(stop);
+    if let Err(err) = serve(&mut server) {
+        if common::worth_logging(&err) {
             eprintln!("connection: {err}");
         }
     }
-    lingering_close(&stream);
+    server.close();
 }
 
-/// Answers one request.
-pub fn route<S: Read + Write>(mut req: Request<()>, server: &mut Server<S>) -> io::Result<()> {
-    let (method, path) = (req.method(), req.uri().path());
-    if (method == Method::GET || method == Method::HEAD) && path == "/" {
-        server.send_response(text(&mut req, StatusCode::OK, b"Hello, World!"))
-    } else if method == Method::POST && path == "/echo" {
-        // Accept the body before answering: a final response sent to a
-        // client that waits for `100 Continue` would refuse it.
-        server.send_continue();
-        let mut res = Response::builder();
-        for name in [CONTENT_LENGTH, CONTENT_TYPE] {
-            if let Some(value) = req.headers().get(&name) {
-                res = res.header(name, value);
+/// Answers requests until the connection is over.
+pub fn serve<S: Transport>(server: &mut Server<S>) -> io::Result<()> {
+    while let Some(mut req) = server.next_request()? {
+        let (method, path) = (req.method(), req.uri().path());
+        if (method == Method::GET || method == Method::HEAD) && path == "/" {
+            server.send_response(common::text(&mut req, StatusCode::OK, b"Hello, World!"))?;
+        } else if method == Method::POST && path == "/echo" {
+            // Accept the body before answering: a final response sent to a
+            // client that waits for `100 Continue` would refuse it.
+            server.session().send_continue();
+            server.send_head(common::echo_head(&req))?;
+            while let Some(data) = server.read_data()? {
+                server.send_data(data)?;
             }
+            server.finish(None)?;
+        } else {
+            server.send_response(common::text(
+                &mut req,
+                StatusCode::NOT_FOUND,
+                b"Not Found\n",
+            ))?;
         }
-        // Without a Content-Length the echo is chunked.
-        server.send_head(res.body(()).expect("a valid response"))?;
-        while let Some(data) = server.read_data()? {
-            server.send_data(data)?;
-        }
-        server.finish(None)
-    } else {
-        let res = text(&mut req, StatusCode::NOT_FOUND, b"Not Found\n");
-        server.send_response(res)
     }
-}
-
-/// A `text/plain` response. Its fields go into the request's `HeaderMap`,
-/// emptied: that storage is reused rather than a new map allocated, and
-/// the static field value and body are not copied either.
-fn text(req: &mut Request<()>, status: StatusCode, body: &'static [u8]) -> Response<Bytes> {
-    let mut headers = std::mem::take(req.headers_mut());
-    headers.clear();
-    headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/plain"));
-    let mut res = Response::new(Bytes::from_static(body));
-    *res.status_mut() = status;
-    *res.headers_mut() = headers;
-    res
+    Ok(())
 }

@@ -93,7 +93,10 @@ pub fn run(
         }
         let req = req.body(body)?;
 
-        let reuse = matches!(&open, Some((t, c)) if *t == target && c.is_reusable());
+        let reuse = match &mut open {
+            Some((t, c)) => *t == target && c.is_reusable(),
+            None => false,
+        };
         if reuse {
             if opts.verbose {
                 writeln!(err, "* Re-using existing connection to {target}")?;

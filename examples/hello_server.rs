@@ -7,65 +7,97 @@
 //!
 //! Routes (the same as `blocking_server`): `GET` and `HEAD /` answer
 //! `Hello, World!`; `POST /echo` streams the request body back (honouring
-//! `Expect: 100-continue`); anything else is `404 Not Found`.
+//! `Expect: 100-continue`); anything else is `404 Not Found`. The session
+//! defaults apply (`h1proto::Timeouts`); `--header-timeout SECS` and
+//! `--idle-timeout SECS` override two of them. On SIGINT or SIGTERM the
+//! server stops accepting, lets every connection finish the exchange it
+//! is in (answering with `Connection: close`), and exits.
+
+#[path = "common/mod.rs"]
+#[allow(clippy::duplicate_mod)] // the interop tests load both servers
+mod common;
 
 use std::io;
+use std::time::Duration;
 
-use bytes::Bytes;
 use h1proto::Config;
 use h1proto::adapter::tokio::Server;
-use http::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderValue};
-use http::{Method, Request, Response, StatusCode};
+use http::{Method, StatusCode};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+
+use common::parse_args;
 
 #[tokio::main]
 async fn main() -> io::Result<()> {
-    let addr = parse_addr(std::env::args().skip(1))?;
-    let listener = TcpListener::bind(&addr).await?;
+    let args = parse_args("hello_server", std::env::args().skip(1))?;
+    let listener = TcpListener::bind(&args.addr).await?;
     println!("Listening on http://{}/", listener.local_addr()?);
-    run(listener).await
+    let (stop, stopped) = watch::channel(false);
+    tokio::spawn(async move {
+        stop_signal().await;
+        let _ = stop.send(true);
+    });
+    run(listener, args.config, stopped).await
 }
 
-/// `--addr HOST:PORT`, by default 127.0.0.1:8080.
-pub fn parse_addr(mut args: impl Iterator<Item = String>) -> io::Result<String> {
-    let mut addr = String::from("127.0.0.1:8080");
-    while let Some(arg) = args.next() {
-        match (arg.as_str(), args.next()) {
-            ("--addr", Some(value)) => addr = value,
-            _ => {
-                let msg = "usage: hello_server [--addr HOST:PORT]";
-                return Err(io::Error::new(io::ErrorKind::InvalidInput, msg));
-            }
+/// SIGINT or SIGTERM.
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut term = signal(SignalKind::terminate()).expect("a SIGTERM handler");
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
         }
     }
-    Ok(addr)
+    #[cfg(not(unix))]
+    let _ = tokio::signal::ctrl_c().await;
 }
 
-/// Accepts connections forever, each served by its own task.
-pub async fn run(listener: TcpListener) -> io::Result<()> {
+/// Accepts connections, each served by its own task, until `stop` turns
+/// true; then waits (up to 30 s) for the connections to finish.
+pub async fn run(
+    listener: TcpListener,
+    config: Config,
+    mut stop: watch::Receiver<bool>,
+) -> io::Result<()> {
+    let mut tasks = JoinSet::new();
+    let conn_stop = stop.clone();
     loop {
-        match listener.accept().await {
-            Ok((stream, _)) => {
-                tokio::spawn(handle(stream));
-            }
-            Err(err) => eprintln!("accept: {err}"),
+        tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    tasks.spawn(handle(stream, config.clone(), conn_stop.clone()));
+                }
+                Err(err) => eprintln!("accept: {err}"),
+            },
+            _ = stop.wait_for(|&stop| stop) => break,
         }
+        while tasks.try_join_next().is_some() {}
     }
+    drop(listener);
+    let drain = async { while tasks.join_next().await.is_some() {} };
+    let _ = tokio::time::timeout(Duration::from_secs(30), drain).await;
+    Ok(())
 }
 
-/// Serves one connection to its end, then closes it.
-pub async fn handle(stream: TcpStream) {
+/// Serves one connection to its end, then closes it; a graceful shutdown
+/// starts when `stop` turns true.
+pub async fn handle(stream: TcpStream, config: Config, mut stop: watch::Receiver<bool>) {
     let _ = stream.set_nodelay(true);
-    let mut server = Server::new(stream, Config::default());
+    let mut server = Server::new(stream, config);
+    server.shutdown_on(async move {
+        if stop.wait_for(|&stop| stop).await.is_err() {
+            // The sender is gone: no shutdown will ever be asked for.
+            std::future::pending::<()>().await;
+        }
+    });
     if let Err(err) = serve(&mut server).await {
-        // A peer's protocol error was already answered, and peers may
-        // vanish; note the rest.
-        use io::ErrorKind::*;
-        if !matches!(
-            err.kind(),
-            InvalidData | ConnectionReset | BrokenPipe | UnexpectedEof
-        ) {
+        if common::worth_logging(&err) {
             eprintln!("connection: {err}");
         }
     }
@@ -77,41 +109,23 @@ pub async fn serve<S: AsyncRead + AsyncWrite + Unpin>(server: &mut Server<S>) ->
     while let Some(mut req) = server.next_request().await? {
         let (method, path) = (req.method(), req.uri().path());
         if (method == Method::GET || method == Method::HEAD) && path == "/" {
-            let res = text(&mut req, StatusCode::OK, b"Hello, World!");
-            server.send_response(res)?;
+            server.send_response(common::text(&mut req, StatusCode::OK, b"Hello, World!"))?;
         } else if method == Method::POST && path == "/echo" {
             // Accept the body before answering: a final response sent to a
             // client that waits for `100 Continue` would refuse it.
-            server.send_continue();
-            let mut res = Response::builder();
-            for name in [CONTENT_LENGTH, CONTENT_TYPE] {
-                if let Some(value) = req.headers().get(&name) {
-                    res = res.header(name, value);
-                }
-            }
-            // Without a Content-Length the echo is chunked.
-            server.send_head(res.body(()).expect("a valid response"))?;
+            server.session().send_continue();
+            server.send_head(common::echo_head(&req))?;
             while let Some(data) = server.read_data().await? {
                 server.send_data(data).await?;
             }
             server.finish(None)?;
         } else {
-            let res = text(&mut req, StatusCode::NOT_FOUND, b"Not Found\n");
-            server.send_response(res)?;
+            server.send_response(common::text(
+                &mut req,
+                StatusCode::NOT_FOUND,
+                b"Not Found\n",
+            ))?;
         }
     }
     Ok(())
-}
-
-/// A `text/plain` response. Its fields go into the request's `HeaderMap`,
-/// emptied: that storage is reused rather than a new map allocated, and
-/// the static field value and body are not copied either.
-fn text(req: &mut Request<()>, status: StatusCode, body: &'static [u8]) -> Response<Bytes> {
-    let mut headers = std::mem::take(req.headers_mut());
-    headers.clear();
-    headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/plain"));
-    let mut res = Response::new(Bytes::from_static(body));
-    *res.status_mut() = status;
-    *res.headers_mut() = headers;
-    res
 }

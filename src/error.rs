@@ -92,6 +92,18 @@ pub enum ErrorKind {
     /// A 101 Switching Protocols answered a request that offered no
     /// `Upgrade` (RFC 9110 section 7.8).
     UnexpectedSwitch,
+    /// A request head did not arrive within its timeout
+    /// ([`Timeouts::head`](crate::Timeouts::head)).
+    HeadTimeout,
+    /// A body stopped arriving for longer than its timeout
+    /// ([`Timeouts::body`](crate::Timeouts::body)).
+    BodyTimeout,
+    /// The peer took no output for longer than the write timeout
+    /// ([`Timeouts::write`](crate::Timeouts::write)): it stopped reading.
+    WriteTimeout,
+    /// A response head did not arrive within its timeout
+    /// ([`Timeouts::head`](crate::Timeouts::head), client side).
+    ResponseTimeout,
 }
 
 impl ErrorKind {
@@ -106,8 +118,10 @@ impl ErrorKind {
                 StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE
             }
             ChunkLineTooLong => StatusCode::PAYLOAD_TOO_LARGE,
+            HeadTimeout | BodyTimeout | WriteTimeout => StatusCode::REQUEST_TIMEOUT,
             // Errors of a response: what a gateway answers its own client.
             UnsolicitedResponse | UnexpectedSwitch => StatusCode::BAD_GATEWAY,
+            ResponseTimeout => StatusCode::GATEWAY_TIMEOUT,
             _ => StatusCode::BAD_REQUEST,
         }
     }
@@ -147,6 +161,10 @@ impl ErrorKind {
             UnexpectedEof => "connection closed inside a message",
             UnsolicitedResponse => "response with no request in flight",
             UnexpectedSwitch => "protocol switch the request did not offer",
+            HeadTimeout => "request head not received in time",
+            BodyTimeout => "body stopped arriving",
+            WriteTimeout => "peer stopped reading",
+            ResponseTimeout => "response head not received in time",
         }
     }
 }
@@ -161,9 +179,9 @@ impl Error {
         self.kind
     }
 
-    /// The status code a server should answer with (400, 413, 414, 431, 501
-    /// or 505); for a bad response on a client connection, the 502 a gateway
-    /// would give its own client.
+    /// The status code a server should answer with (400, 408, 413, 414,
+    /// 431, 501 or 505); for a bad or late response on a client
+    /// connection, the 502 or 504 a gateway would give its own client.
     pub fn status(&self) -> StatusCode {
         self.kind.status()
     }

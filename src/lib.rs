@@ -113,6 +113,7 @@ mod keep_alive;
 mod limits;
 mod reason;
 pub mod segments;
+mod session;
 
 pub use conn::{ClientConnection, Config, ServerConnection};
 pub use decode::{Event, RequestDecoder, ResponseDecoder};
@@ -123,3 +124,7 @@ pub use keep_alive::{CloseReason, KeepAlive};
 pub use limits::Limits;
 pub use reason::ReasonPhrase;
 pub use segments::Segments;
+pub use session::{
+    ClientSession, InterimResponses, Io, ServerSession, Session, SessionError, Step, Timeouts,
+    TrailerFields,
+};

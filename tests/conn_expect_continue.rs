@@ -28,7 +28,7 @@ fn expecting_pair() -> Pair {
             ..
         })
     ));
-    assert!(pair.server.client_waits_for_continue());
+    assert!(pair.server.is_waiting_for_continue());
     assert!(
         pair.server.output().is_empty(),
         "nothing before the app asks"
@@ -47,7 +47,7 @@ fn polling_the_body_sends_100_continue_once() {
                 .is_none()
         );
     }
-    assert!(!pair.server.client_waits_for_continue());
+    assert!(!pair.server.is_waiting_for_continue());
     let out = pair.drain_server();
     assert_eq!(out.text(), "HTTP/1.1 100 Continue\r\n\r\n");
     assert_eq!(pair.server.send_state(), State::Head);
@@ -109,7 +109,7 @@ fn a_final_response_first_refuses_the_body_and_closes() {
         KeepAlive::Close(CloseReason::RejectedContinue)
     );
     assert!(pair.server.is_closed());
-    assert!(!pair.server.client_waits_for_continue());
+    assert!(!pair.server.is_waiting_for_continue());
     let out = pair.drain_server();
     assert_eq!(
         out.text(),
@@ -149,7 +149,7 @@ fn no_continue_without_expect_or_after_the_body_arrived() {
     let mut pair = Pair::new();
     pair.inject_to_server(b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\n");
     pair.poll_server().unwrap();
-    assert!(!pair.server.client_waits_for_continue());
+    assert!(!pair.server.is_waiting_for_continue());
     pair.server.send_continue();
     assert!(pair.server.output().is_empty());
     // A second final response to the same request is refused.

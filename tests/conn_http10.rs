@@ -106,7 +106,7 @@ fn no_interim_response_goes_to_an_http10_client() {
         b"POST / HTTP/1.0\r\nConnection: keep-alive\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n",
     );
     assert_eq!(events.len(), 1, "{events:?}");
-    assert!(!server.client_waits_for_continue());
+    assert!(!server.is_waiting_for_continue());
     server.send_continue();
     assert!(server.output().is_empty());
     for code in [100, 102, 103] {

@@ -46,6 +46,8 @@ impl Write for Recorder {
     }
 }
 
+impl h1proto::adapter::blocking::Transport for Recorder {}
+
 impl tokio::io::AsyncRead for Recorder {
     fn poll_read(
         self: Pin<&mut Self>,
@@ -258,6 +260,8 @@ impl Write for Trickle {
         Ok(())
     }
 }
+
+impl h1proto::adapter::blocking::Transport for Trickle {}
 
 impl tokio::io::AsyncRead for Trickle {
     fn poll_read(

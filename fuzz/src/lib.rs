@@ -800,7 +800,10 @@ fn run_server(limits: &Limits, ctl: u8, msg: &[u8], cuts: &[usize], eof: bool) -
                     }
                 }
                 Ok(None) => {
-                    drain(conn.output(), &mut out.output);
+                    // The output is drained only at the end: a response
+                    // still queued when the request turns out malformed
+                    // is withdrawn for the error response, and whether it
+                    // is still queued must not depend on the split.
                     if !conn.is_closed() && !conn.is_switched() {
                         let bound = conn_bound(limits);
                         assert!(
@@ -824,6 +827,7 @@ fn run_server(limits: &Limits, ctl: u8, msg: &[u8], cuts: &[usize], eof: bool) -
             }
         }
     }
+    drain(conn.output(), &mut out.output);
     out.leftover = Some(buf.to_vec());
     out
 }

@@ -1,11 +1,11 @@
-//! A blocking driver over `std::io::{Read, Write}` (feature `blocking`).
+//! A blocking driver over `std::io` (feature `blocking`).
 //!
-//! [`serve`] answers the requests of one connection with a function from
-//! `Request<Bytes>` to `Response<Bytes>`; [`serve_streaming`] and [`Server`]
-//! let the application read the request body and write the response body
-//! piece by piece; [`Client`] sends requests and reads their responses on
-//! one connection while its verdict allows reuse. The stream is anything
-//! that reads and writes: a `TcpStream`, `&TcpStream`, a TLS stream.
+//! [`Server`] and [`Client`] run a [`ServerSession`] / [`ClientSession`]
+//! over a stream that can read, write, time out and half-close
+//! ([`Transport`]: `TcpStream`, `&TcpStream`, a Unix socket, or your own
+//! type). Every protocol decision is the session's; this module only
+//! does the I/O it asks for. [`serve`] answers each request of a
+//! connection with a function from `Request<Bytes>` to `Response<Bytes>`.
 //!
 //! ```no_run
 //! use std::net::TcpListener;
@@ -17,10 +17,9 @@
 //!     let stream = stream?;
 //!     std::thread::spawn(move || {
 //!         stream.set_nodelay(true).ok();
-//!         let _ = blocking::serve(&stream, Config::default(), |req| {
+//!         blocking::serve(stream, Config::default(), |req| {
 //!             http::Response::new(format!("{} {}\n", req.method(), req.uri()).into())
-//!         });
-//!         blocking::lingering_close(&stream);
+//!         })
 //!     });
 //! }
 //! # Ok::<(), std::io::Error>(())
@@ -28,335 +27,330 @@
 
 use std::io::{self, IoSlice, Read, Write};
 use std::net::{Shutdown, TcpStream, ToSocketAddrs};
-use std::time::Instant;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
-use bytes::{Buf, Bytes, BytesMut};
+use bytes::{Bytes, BytesMut};
 use http::{HeaderMap, Request, Response};
 
-use super::{FLUSH_THRESHOLD, LINGER_BYTES, LINGER_TIME, READ_SIZE};
-use super::{peer_closed, protocol_error, usage_error};
-use crate::conn::State;
-use crate::{BodyKind, ClientConnection, Config, Error, Event, Segments, ServerConnection};
+use super::{into_io, usage};
+use crate::{BodyKind, ClientSession, Config, Io, ServerSession, Session, SessionError, Step};
 
-/// Writes everything queued in `out`, looping on partial writes: one
-/// `write` when it is one contiguous segment (a head with a small body, or
-/// the coalesced responses to pipelined requests), otherwise one
-/// `write_vectored` per batch of segments.
-pub fn write_segments<W: Write + ?Sized>(io: &mut W, out: &mut Segments) -> io::Result<()> {
-    while out.has_remaining() {
-        let result = if out.segment_count() == 1 {
-            io.write(out.chunk())
-        } else {
-            let mut slices = [IoSlice::new(&[]); 64];
-            let n = out.io_slices(&mut slices);
-            io.write_vectored(&slices[..n])
-        };
-        let written = match result {
-            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
-            Ok(written) => written,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        out.advance(written);
+/// What a blocking driver needs of a stream besides reading and writing:
+/// a bound on how long one read or write blocks, and shutting down the
+/// sending half (for the lingering close). Both default to doing nothing,
+/// for streams that cannot (timeouts then only fire between reads).
+pub trait Transport: Read + Write {
+    /// Makes the next reads and writes give up after `wait` (`None`:
+    /// block for as long as it takes).
+    ///
+    /// # Errors
+    ///
+    /// The timeout could not be set.
+    fn set_timeout(&mut self, wait: Option<Duration>) -> io::Result<()> {
+        let _ = wait;
+        Ok(())
     }
-    Ok(())
+
+    /// Shuts down the sending half.
+    ///
+    /// # Errors
+    ///
+    /// The stream could not be shut down.
+    fn shutdown_write(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
-/// The destination of a connection's reads: [`READ_SIZE`] bytes, zeroed
-/// once. `Read` needs an initialized destination; zeroing `READ_SIZE`
-/// bytes of the connection's buffer before every read would cost more than
-/// copying what a read returns (often a head of a few dozen bytes).
-struct Scratch(Box<[u8]>);
-
-impl Scratch {
-    fn new() -> Self {
-        Scratch(vec![0; READ_SIZE].into_boxed_slice())
+impl<T: Transport + ?Sized> Transport for &mut T {
+    fn set_timeout(&mut self, wait: Option<Duration>) -> io::Result<()> {
+        (**self).set_timeout(wait)
     }
 
-    /// Reads up to [`READ_SIZE`] more bytes and appends them to `buf`;
-    /// `Ok(0)` is the peer's EOF.
-    fn read_into<R: Read + ?Sized>(&mut self, io: &mut R, buf: &mut BytesMut) -> io::Result<usize> {
+    fn shutdown_write(&mut self) -> io::Result<()> {
+        (**self).shutdown_write()
+    }
+}
+
+macro_rules! socket_transport {
+    ($($t:ty),*) => {$(
+        impl Transport for $t {
+            fn set_timeout(&mut self, wait: Option<Duration>) -> io::Result<()> {
+                self.set_read_timeout(wait)?;
+                self.set_write_timeout(wait)
+            }
+
+            fn shutdown_write(&mut self) -> io::Result<()> {
+                self.shutdown(Shutdown::Write)
+            }
+        }
+    )*};
+}
+
+socket_transport!(TcpStream, &TcpStream);
+#[cfg(unix)]
+socket_transport!(std::os::unix::net::UnixStream);
+
+/// How often a connection waiting for its peer looks at its shutdown
+/// flag, at least.
+const SHUTDOWN_POLL: Duration = Duration::from_millis(200);
+
+/// A session and the stream it runs over.
+struct Driver<S, T> {
+    io: S,
+    session: T,
+    /// Reads land here first: `Read` needs an initialized destination,
+    /// and zeroing the session's buffer before every read would cost more
+    /// than copying what a read returns.
+    scratch: Box<[u8]>,
+    /// The timeout last set on the stream.
+    timeout: Option<Duration>,
+    shutdown: Option<Arc<AtomicBool>>,
+}
+
+impl<S: Transport, T: Session> Driver<S, T> {
+    fn new(io: S, session: T, read_size: usize) -> Self {
+        let scratch = vec![0; read_size.max(1)].into_boxed_slice();
+        Driver {
+            io,
+            session,
+            scratch,
+            timeout: None,
+            shutdown: None,
+        }
+    }
+
+    /// Makes a session call until it is ready, doing the I/O it asks for.
+    fn run<V>(
+        &mut self,
+        mut call: impl FnMut(&mut T, Instant) -> Result<Step<V>, SessionError>,
+    ) -> io::Result<V> {
         loop {
-            match io.read(&mut self.0) {
-                Ok(n) => {
-                    buf.extend_from_slice(&self.0[..n]);
-                    return Ok(n);
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
+            if self
+                .shutdown
+                .as_ref()
+                .is_some_and(|f| f.load(Ordering::Relaxed))
+            {
+                self.shutdown = None;
+                self.session.shutdown(Instant::now());
+            }
+            match call(&mut self.session, Instant::now()).map_err(into_io)? {
+                Step::Ready(value) => return Ok(value),
+                Step::Io(step) => self.perform(step)?,
             }
         }
     }
-}
 
-impl std::fmt::Debug for Scratch {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Scratch({} bytes)", self.0.len())
-    }
-}
-
-/// Closes a server's TCP connection the way RFC 9112 section 9.6 asks:
-/// shuts down the sending side, then reads and discards what the client
-/// still sends (at most [`LINGER_BYTES`], for at most [`LINGER_TIME`]) so
-/// that the client reads the last response rather than a reset. Errors are
-/// ignored: the connection is over either way.
-pub fn lingering_close(stream: &TcpStream) {
-    if stream.shutdown(Shutdown::Write).is_err() {
-        return;
-    }
-    let deadline = Instant::now() + LINGER_TIME;
-    let mut scratch = [0u8; 8192];
-    let mut discarded = 0;
-    while discarded < LINGER_BYTES {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() || stream.set_read_timeout(Some(left)).is_err() {
-            break;
+    /// One I/O, bounded by the session's deadline.
+    fn perform(&mut self, step: Io) -> io::Result<()> {
+        let now = Instant::now();
+        let mut wait = self
+            .session
+            .poll_timeout()
+            .map(|at| at.saturating_duration_since(now));
+        if self.shutdown.is_some() {
+            wait = Some(wait.map_or(SHUTDOWN_POLL, |w| w.min(SHUTDOWN_POLL)));
         }
-        match (&*stream).read(&mut scratch) {
-            Ok(0) => break,
-            Ok(n) => discarded += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(_) => break,
+        if wait == Some(Duration::ZERO) {
+            self.session.handle_timeout(now);
+            return Ok(());
         }
+        // Setting a timeout is a system call: only when the one set would
+        // wake too late, or far too early.
+        if wait != self.timeout
+            && (wait < self.timeout || wait.zip(self.timeout).is_none_or(|(w, t)| t < w / 2))
+        {
+            self.io.set_timeout(wait)?;
+            self.timeout = wait;
+        }
+        let result = match step {
+            Io::Read => self.io.read(&mut self.scratch),
+            // One contiguous segment (a head with a small body, or the
+            // answers to pipelined requests): a plain write.
+            Io::Write if self.session.output().segment_count() == 1 => {
+                self.io.write(bytes::Buf::chunk(self.session.output()))
+            }
+            Io::Write => {
+                let mut slices = [IoSlice::new(&[]); 64];
+                let n = self.session.output().io_slices(&mut slices);
+                self.io.write_vectored(&slices[..n])
+            }
+            _ => self.io.shutdown_write().map(|()| 0),
+        };
+        let now = Instant::now();
+        match (result, step) {
+            (Err(e), _)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                self.session.handle_timeout(now);
+            }
+            (Err(e), _) if e.kind() == io::ErrorKind::Interrupted => {}
+            (Err(e), _) => return Err(e),
+            (Ok(n), Io::Read) => {
+                self.session
+                    .read_buf()
+                    .extend_from_slice(&self.scratch[..n]);
+                self.session.handle_read(n, now);
+            }
+            (Ok(0), Io::Write) => return Err(io::ErrorKind::WriteZero.into()),
+            (Ok(n), Io::Write) => self.session.handle_write(n, now),
+            (Ok(_), _) => {}
+        }
+        Ok(())
     }
 }
 
-/// Serves one connection: each request is read with its whole body and
-/// answered with what `handler` returns. Returns when the connection is
-/// over (the verdict was to close, the peer closed, or the connection
-/// switched protocols); a peer's protocol error is answered with its
-/// status and `Connection: close`, then returned as
-/// [`InvalidData`](io::ErrorKind::InvalidData).
+/// Serves one connection: each request is read with its whole body
+/// (trailers in its extensions as [`TrailerFields`](crate::TrailerFields))
+/// and answered with what `handler` returns; the connection is then
+/// closed the way its session decides. A peer's protocol error or timeout
+/// is answered by the session, then returned (see [`into_io`]).
 ///
-/// Bodies are collected in memory whatever their size: use
-/// [`serve_streaming`] or [`Server`] for large ones.
+/// # Errors
+///
+/// An I/O error, or the peer's error or timeout that ended the connection.
 pub fn serve<S, F>(io: S, config: Config, mut handler: F) -> io::Result<()>
 where
-    S: Read + Write,
+    S: Transport,
     F: FnMut(Request<Bytes>) -> Response<Bytes>,
 {
-    serve_streaming(io, config, |req, server| {
-        let body = server.read_body()?;
-        let (parts, ()) = req.into_parts();
-        server.send_response(handler(Request::from_parts(parts, body)))
-    })
-}
-
-/// Serves one connection with a handler that streams: it gets each request
-/// head and the [`Server`], reads the body with [`Server::read_data`] and
-/// answers with [`Server::send_response`], or [`Server::send_head`],
-/// [`Server::send_data`] and [`Server::finish`]. A body the handler leaves
-/// unread is drained or the connection closed, as the connection decides.
-/// A handler error ends the connection (after an error response if a peer's
-/// protocol error caused it and no response was started).
-pub fn serve_streaming<S, F>(io: S, config: Config, mut handler: F) -> io::Result<()>
-where
-    S: Read + Write,
-    F: FnMut(Request<()>, &mut Server<S>) -> io::Result<()>,
-{
     let mut server = Server::new(io, config);
-    while let Some(req) = server.next_request()? {
-        if let Err(err) = handler(req, &mut server) {
-            server.fail();
-            return Err(err);
+    let result = (|| {
+        while let Some(req) = server.next_full_request()? {
+            server.send_response(handler(req))?;
         }
-    }
-    Ok(())
+        Ok(())
+    })();
+    server.close();
+    result
 }
 
-/// One server connection over a blocking stream, driven by the caller:
-/// [`next_request`](Self::next_request), then the body and the response.
-///
-/// Output is queued and leaves when the server is about to wait for the
-/// peer (or when more than [`FLUSH_THRESHOLD`]
-/// bytes are queued), so the responses to pipelined requests read together
-/// leave together.
-#[derive(Debug)]
-pub struct Server<S> {
-    io: S,
-    conn: ServerConnection,
-    buf: BytesMut,
-    scratch: Scratch,
-    eof: bool,
-    body_done: bool,
-    trailers: Option<HeaderMap>,
-    error: Option<Error>,
-}
+/// One server connection over a blocking stream, driven by the
+/// application: [`next_request`](Self::next_request), then the body and
+/// the response, and [`close`](Self::close) at the end.
+pub struct Server<S>(Driver<S, ServerSession>);
 
-impl<S: Read + Write> Server<S> {
-    /// A server connection over `io`.
+impl<S: Transport> Server<S> {
+    /// A server session over `io`, for a connection made now.
     pub fn new(io: S, config: Config) -> Self {
-        Server {
+        let read_size = config.read_size;
+        Server(Driver::new(
             io,
-            conn: ServerConnection::new(config),
-            buf: BytesMut::with_capacity(READ_SIZE),
-            scratch: Scratch::new(),
-            eof: false,
-            body_done: true,
-            trailers: None,
-            error: None,
-        }
+            ServerSession::new(config, Instant::now()),
+            read_size,
+        ))
     }
 
-    /// The next request head, once the previous response is complete.
-    /// `Ok(None)`: the connection is over; the output has been written.
-    /// On a peer's protocol error, the error response is written and the
-    /// error returned ([`InvalidData`](io::ErrorKind::InvalidData)).
+    /// Starts a graceful shutdown of this connection once `flag` is set;
+    /// a connection waiting for its peer notices within 200 ms.
+    pub fn shutdown_on(&mut self, flag: Arc<AtomicBool>) {
+        self.0.shutdown = Some(flag);
+    }
+
+    /// [`ServerSession::next_request`].
+    ///
+    /// # Errors
+    ///
+    /// As [`serve`].
     pub fn next_request(&mut self) -> io::Result<Option<Request<()>>> {
-        if self.response_due() {
-            return Err(usage_error(crate::UsageError::WrongState));
-        }
-        loop {
-            match self.conn.poll_event(&mut self.buf) {
-                Ok(Some(Event::Head { head, .. })) => {
-                    self.body_done = false;
-                    self.trailers = None;
-                    return Ok(Some(head));
-                }
-                // The end of a request already answered.
-                Ok(Some(_)) => {}
-                Ok(None) => {
-                    if self.conn.is_closed() || self.conn.is_switched() || self.eof {
-                        self.flush()?;
-                        return Ok(None);
-                    }
-                    self.fill()?;
-                }
-                Err(err) => {
-                    self.error = Some(err);
-                    return Err(self.fail());
-                }
-            }
-        }
+        self.0.run(ServerSession::next_request)
     }
 
-    /// The next piece of the current request's body; `Ok(None)` at its end
-    /// (or once the response is complete: the rest is the connection's to
-    /// drain). Sends `100 Continue` first if the client waits for it.
+    /// [`ServerSession::next_full_request`].
+    ///
+    /// # Errors
+    ///
+    /// As [`serve`].
+    pub fn next_full_request(&mut self) -> io::Result<Option<Request<Bytes>>> {
+        self.0.run(ServerSession::next_full_request)
+    }
+
+    /// [`ServerSession::read_data`].
+    ///
+    /// # Errors
+    ///
+    /// As [`serve`].
     pub fn read_data(&mut self) -> io::Result<Option<Bytes>> {
-        if self.body_done || !self.response_due() {
-            return Ok(None);
-        }
-        loop {
-            match self.conn.poll_event(&mut self.buf) {
-                Ok(Some(Event::Data(data))) => return Ok(Some(data)),
-                Ok(Some(Event::Trailers(fields))) => self.trailers = Some(fields),
-                Ok(Some(Event::End(_))) => {
-                    self.body_done = true;
-                    return Ok(None);
-                }
-                Ok(Some(_)) => {}
-                Ok(None) if self.eof => return Err(peer_closed()),
-                Ok(None) => self.fill()?,
-                Err(err) => {
-                    self.error = Some(err.clone());
-                    return Err(protocol_error(err));
-                }
-            }
-        }
+        self.0.run(ServerSession::read_data)
     }
 
-    /// The rest of the current request's body, in one `Bytes` (without a
-    /// copy when it arrived in one piece).
+    /// [`ServerSession::read_body`].
+    ///
+    /// # Errors
+    ///
+    /// As [`serve`].
     pub fn read_body(&mut self) -> io::Result<Bytes> {
-        let mut pieces = Vec::new();
-        while let Some(data) = self.read_data()? {
-            pieces.push(data);
-        }
-        Ok(match pieces.len() {
-            0 => Bytes::new(),
-            1 => pieces.pop().unwrap_or_default(),
-            _ => pieces.concat().into(),
-        })
+        self.0.run(ServerSession::read_body)
     }
 
-    /// The trailer fields of the current request, once its body is read.
-    pub fn trailers(&self) -> Option<&HeaderMap> {
-        self.trailers.as_ref()
-    }
-
-    /// `true` when the client sent `Expect: 100-continue` and waits.
-    /// Reading the body sends `100 Continue`; a final response refuses it.
-    pub fn client_waits_for_continue(&self) -> bool {
-        self.conn.client_waits_for_continue()
-    }
-
-    /// Queues `100 Continue` if the client waits for it, accepting the
-    /// body before the final response is sent.
-    pub fn send_continue(&mut self) {
-        self.conn.send_continue();
-    }
-
-    /// Queues a complete response to the current request.
+    /// [`ServerSession::send_response`], queued.
+    ///
+    /// # Errors
+    ///
+    /// A [`UsageError`](crate::UsageError) as `InvalidInput`.
     pub fn send_response<B: Into<Bytes>>(&mut self, res: Response<B>) -> io::Result<()> {
-        self.conn.send_response(res).map_err(usage_error)
+        self.0.session.send_response(res).map_err(usage)
     }
 
-    /// Queues a response head; the body follows with
-    /// [`send_data`](Self::send_data) and [`finish`](Self::finish).
+    /// [`ServerSession::send_head`], queued.
+    ///
+    /// # Errors
+    ///
+    /// A [`UsageError`](crate::UsageError) as `InvalidInput`.
     pub fn send_head(&mut self, res: Response<()>) -> io::Result<BodyKind> {
-        self.conn.send_head(res).map_err(usage_error)
+        self.0.session.send_head(res).map_err(usage)
     }
 
-    /// Queues response body bytes; writes when much is queued.
+    /// [`ServerSession::send_data`]; writes while too much is queued.
+    ///
+    /// # Errors
+    ///
+    /// A usage error, or an I/O error while writing.
     pub fn send_data(&mut self, data: impl Into<Bytes>) -> io::Result<()> {
-        self.conn.send_data(data).map_err(usage_error)?;
-        if self.conn.output().len() > FLUSH_THRESHOLD {
-            self.flush()?;
-        }
-        Ok(())
+        self.0.session.send_data(data).map_err(usage)?;
+        self.0.run(|s, now| Ok(s.poll_flush(now)))
     }
 
-    /// Ends the response, with trailers if it is chunked.
+    /// [`ServerSession::finish`], queued.
+    ///
+    /// # Errors
+    ///
+    /// A [`UsageError`](crate::UsageError) as `InvalidInput`.
     pub fn finish(&mut self, trailers: Option<HeaderMap>) -> io::Result<()> {
-        self.conn.finish(trailers).map_err(usage_error)
+        self.0.session.finish(trailers).map_err(usage)
     }
 
-    /// Writes everything queued now.
-    pub fn flush(&mut self) -> io::Result<()> {
-        write_segments(&mut self.io, self.conn.output())?;
-        self.io.flush()
+    /// Writes what is queued, lingers if the session says so, and closes.
+    /// Errors are ignored: the connection is over either way.
+    pub fn close(mut self) {
+        let _ = self.0.run(|s, now| Ok(s.close(now)));
     }
 
-    /// The connection, for what this driver does not expose.
-    pub fn connection(&mut self) -> &mut ServerConnection {
-        &mut self.conn
+    /// The session, for what this driver does not expose
+    /// (`send_continue`, `trailers`, queries).
+    pub fn session(&mut self) -> &mut ServerSession {
+        &mut self.0.session
     }
 
-    /// The stream and the bytes read but not decoded (after a protocol
-    /// switch, the new protocol's first bytes).
-    pub fn into_parts(self) -> (S, BytesMut) {
-        (self.io, self.buf)
-    }
-
-    fn response_due(&self) -> bool {
-        matches!(self.conn.send_state(), State::Head | State::Body)
-    }
-
-    /// After a failure: the error response if one is due, written out.
-    fn fail(&mut self) -> io::Error {
-        let Some(err) = self.error.take() else {
-            return usage_error(crate::UsageError::WrongState);
-        };
-        let _ = self.conn.send_error_response(&err);
-        let _ = self.flush();
-        protocol_error(err)
-    }
-
-    /// Writes what is queued, then reads more.
-    fn fill(&mut self) -> io::Result<()> {
-        self.flush()?;
-        if self.scratch.read_into(&mut self.io, &mut self.buf)? == 0 {
-            self.eof = true;
-            self.conn.recv_eof();
-        }
-        Ok(())
+    /// After a protocol switch: writes what is queued, then hands over the
+    /// stream and the bytes read past the switch.
+    ///
+    /// # Errors
+    ///
+    /// A write error.
+    pub fn into_parts(mut self) -> io::Result<(S, BytesMut)> {
+        self.0.run(|s, now| Ok(s.close(now)))?;
+        Ok((self.0.io, self.0.session.take_read_buf()))
     }
 }
 
-/// A client connection over a blocking stream: one request at a time, each
-/// answered before the next is sent, on one connection while the verdict
-/// allows ([`is_reusable`](Self::is_reusable)).
+/// A client connection over a blocking stream. Requests may be queued with
+/// [`send_request`](Self::send_request) before their responses are read
+/// (pipelining); [`send`](Self::send) sends one and reads its response.
 ///
 /// ```no_run
 /// use h1proto::adapter::blocking::Client;
@@ -365,23 +359,16 @@ impl<S: Read + Write> Server<S> {
 /// let req = http::Request::get("/").header("host", "127.0.0.1:8080").body("")?;
 /// let res = client.send(req)?;
 /// println!("{} {:?}", res.status(), res.body());
-/// if client.is_reusable() {
-///     let req = http::Request::head("/").header("host", "127.0.0.1:8080").body("")?;
-///     client.send(req)?;
-/// }
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Debug)]
-pub struct Client<S> {
-    io: S,
-    conn: ClientConnection,
-    buf: BytesMut,
-    scratch: Scratch,
-    eof: bool,
-}
+pub struct Client<S>(Driver<S, ClientSession>);
 
 impl Client<TcpStream> {
     /// Connects with `TCP_NODELAY` and the default [`Config`].
+    ///
+    /// # Errors
+    ///
+    /// Connecting failed.
     pub fn connect<A: ToSocketAddrs>(addr: A) -> io::Result<Self> {
         let stream = TcpStream::connect(addr)?;
         stream.set_nodelay(true)?;
@@ -389,65 +376,83 @@ impl Client<TcpStream> {
     }
 }
 
-impl<S: Read + Write> Client<S> {
-    /// A client connection over `io`.
+impl<S: Transport> Client<S> {
+    /// A client session over `io`.
     pub fn new(io: S, config: Config) -> Self {
-        Client {
+        let read_size = config.read_size;
+        Client(Driver::new(
             io,
-            conn: ClientConnection::new(config),
-            buf: BytesMut::with_capacity(READ_SIZE),
-            scratch: Scratch::new(),
-            eof: false,
-        }
+            ClientSession::new(config, Instant::now()),
+            read_size,
+        ))
     }
 
-    /// Sends `req` and reads its response with the whole body. Interim
-    /// responses are skipped; trailers are dropped. The request needs a
-    /// `Host` field or an absolute URI (sent in absolute form).
+    /// Sends `req` and reads its final response with the whole body
+    /// (interim responses and trailers are in its extensions, see
+    /// [`ClientSession::next_full_response`]).
+    ///
+    /// # Errors
+    ///
+    /// A usage error, an I/O error, the server's protocol error or
+    /// timeout, or the connection closing before the response.
     pub fn send<B: Into<Bytes>>(&mut self, req: Request<B>) -> io::Result<Response<Bytes>> {
-        self.conn.send_request(req).map_err(usage_error)?;
-        write_segments(&mut self.io, self.conn.output())?;
-        self.io.flush()?;
-        let mut head = None;
-        let mut pieces = Vec::new();
-        loop {
-            match self.conn.poll_event(&mut self.buf) {
-                Ok(Some(Event::Head { head: h, .. })) => head = Some(h),
-                Ok(Some(Event::Data(data))) => pieces.push(data),
-                Ok(Some(Event::End(_))) => break,
-                Ok(Some(_)) => {}
-                Ok(None) if self.eof => return Err(peer_closed()),
-                Ok(None) => {
-                    if self.scratch.read_into(&mut self.io, &mut self.buf)? == 0 {
-                        self.eof = true;
-                        self.conn.recv_eof();
-                    }
-                }
-                Err(err) => return Err(protocol_error(err)),
-            }
-        }
-        let head = head.ok_or_else(peer_closed)?;
-        let body = match pieces.len() {
-            0 => Bytes::new(),
-            1 => pieces.pop().unwrap_or_default(),
-            _ => pieces.concat().into(),
-        };
-        let (parts, ()) = head.into_parts();
-        Ok(Response::from_parts(parts, body))
+        self.send_request(req)?;
+        self.next_full_response()?
+            .ok_or_else(|| io::ErrorKind::UnexpectedEof.into())
     }
 
-    /// `true` while another request may be sent on this connection.
-    pub fn is_reusable(&self) -> bool {
-        !self.eof && !self.conn.is_closed() && self.conn.keep_alive().is_reusable()
+    /// [`ClientSession::send_request`]: queued, written when the client
+    /// next waits for a response.
+    ///
+    /// # Errors
+    ///
+    /// A [`UsageError`](crate::UsageError) as `InvalidInput`.
+    pub fn send_request<B: Into<Bytes>>(&mut self, req: Request<B>) -> io::Result<()> {
+        self.0.session.send_request(req).map_err(usage)
     }
 
-    /// The connection, for what this driver does not expose.
-    pub fn connection(&mut self) -> &mut ClientConnection {
-        &mut self.conn
+    /// [`ClientSession::next_response`].
+    ///
+    /// # Errors
+    ///
+    /// As [`send`](Self::send).
+    pub fn next_response(&mut self) -> io::Result<Option<Response<()>>> {
+        self.0.run(ClientSession::next_response)
+    }
+
+    /// [`ClientSession::next_full_response`].
+    ///
+    /// # Errors
+    ///
+    /// As [`send`](Self::send).
+    pub fn next_full_response(&mut self) -> io::Result<Option<Response<Bytes>>> {
+        self.0.run(ClientSession::next_full_response)
+    }
+
+    /// [`ClientSession::read_data`].
+    ///
+    /// # Errors
+    ///
+    /// As [`send`](Self::send).
+    pub fn read_data(&mut self) -> io::Result<Option<Bytes>> {
+        self.0.run(ClientSession::read_data)
+    }
+
+    /// `true` while another request may be sent (the idle timeout is
+    /// checked first).
+    pub fn is_reusable(&mut self) -> bool {
+        self.0.session.handle_timeout(Instant::now());
+        self.0.session.is_reusable()
+    }
+
+    /// The session, for what this driver does not expose.
+    pub fn session(&mut self) -> &mut ClientSession {
+        &mut self.0.session
     }
 
     /// The stream and the bytes read but not decoded.
-    pub fn into_parts(self) -> (S, BytesMut) {
-        (self.io, self.buf)
+    pub fn into_parts(mut self) -> (S, BytesMut) {
+        let buf = self.0.session.take_read_buf();
+        (self.0.io, buf)
     }
 }

@@ -1,12 +1,12 @@
-//! An async driver over tokio's `AsyncRead + AsyncWrite` (feature `tokio`).
+//! A driver over tokio's `AsyncRead + AsyncWrite` (feature `tokio`).
 //!
-//! The same shape as [`blocking`](super::blocking): [`serve`] answers the
-//! requests of one connection with an async function from `Request<Bytes>`
-//! to `Response<Bytes>`; [`Server`] lets the application stream bodies;
-//! [`Client`] sends requests on one connection while its verdict allows.
-//! Only tokio's `io-util`, `net` and `time` features are used; the runtime
-//! is the application's, and needs its timers enabled ([`Server::close`]
-//! bounds its lingering with `tokio::time`).
+//! [`Server`] and [`Client`] run a [`ServerSession`] / [`ClientSession`]
+//! over any tokio stream: every protocol decision, timeouts included, is
+//! the session's; this module only reads, writes, sleeps until the
+//! session's deadline and closes. [`serve`] answers each request of a
+//! connection with an async function from `Request<Bytes>` to
+//! `Response<Bytes>`. Only tokio's `io-util`, `net` and `time` features
+//! are used; the runtime is the application's and needs its timers.
 //!
 //! ```no_run
 //! use h1proto::Config;
@@ -25,60 +25,108 @@
 //! # }
 //! ```
 
-use std::future::Future;
+use std::future::{Future, poll_fn};
 use std::io::{self, IoSlice};
+use std::pin::{Pin, pin};
+use std::task::Poll;
+use std::time::Instant;
 
-use bytes::{Buf, Bytes, BytesMut};
+use bytes::{Bytes, BytesMut};
 use http::{HeaderMap, Request, Response};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpStream, ToSocketAddrs};
 
-use super::{FLUSH_THRESHOLD, LINGER_BYTES, LINGER_TIME, READ_SIZE};
-use super::{peer_closed, protocol_error, usage_error};
-use crate::conn::State;
-use crate::{BodyKind, ClientConnection, Config, Error, Event, Segments, ServerConnection};
+use super::{into_io, usage};
+use crate::{BodyKind, ClientSession, Config, Io, ServerSession, Session, SessionError, Step};
 
-/// Writes everything queued in `out`, looping on partial writes: one
-/// `write` when it is one contiguous segment (a head with a small body, or
-/// the coalesced responses to pipelined requests), otherwise one
-/// `write_vectored` per batch of segments.
-pub async fn write_segments<W: AsyncWrite + Unpin + ?Sized>(
-    io: &mut W,
-    out: &mut Segments,
-) -> io::Result<()> {
-    while out.has_remaining() {
-        let written = if out.segment_count() == 1 {
-            io.write(out.chunk()).await?
-        } else {
-            let mut slices = [IoSlice::new(&[]); 64];
-            let n = out.io_slices(&mut slices);
-            io.write_vectored(&slices[..n]).await?
-        };
-        if written == 0 {
-            return Err(io::ErrorKind::WriteZero.into());
+/// A signal that starts a graceful shutdown when it completes.
+type Signal = Pin<Box<dyn Future<Output = ()> + Send>>;
+
+/// A session and the stream it runs over.
+struct Driver<S, T> {
+    io: S,
+    session: T,
+    shutdown: Option<Signal>,
+}
+
+impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T> {
+    /// Makes a session call until it is ready, doing the I/O it asks for.
+    async fn run<V>(
+        &mut self,
+        mut call: impl FnMut(&mut T, Instant) -> Result<Step<V>, SessionError>,
+    ) -> io::Result<V> {
+        loop {
+            match call(&mut self.session, Instant::now()).map_err(into_io)? {
+                Step::Ready(value) => return Ok(value),
+                Step::Io(step) => self.perform(step).await?,
+            }
         }
-        out.advance(written);
     }
-    Ok(())
+
+    /// One I/O, raced against the session's deadline and the shutdown
+    /// signal.
+    async fn perform(&mut self, step: Io) -> io::Result<()> {
+        let Driver {
+            io,
+            session,
+            shutdown,
+        } = self;
+        let deadline = session.poll_timeout();
+        let sleep = deadline.map(|at| tokio::time::sleep_until(at.into()));
+        let mut sleep = pin!(sleep);
+        let done = {
+            let mut work = pin!(async {
+                match step {
+                    Io::Read => io.read_buf(session.read_buf()).await,
+                    Io::Write if session.output().segment_count() == 1 => {
+                        io.write(bytes::Buf::chunk(session.output())).await
+                    }
+                    Io::Write => {
+                        let mut slices = [IoSlice::new(&[]); 64];
+                        let n = session.output().io_slices(&mut slices);
+                        io.write_vectored(&slices[..n]).await
+                    }
+                    _ => io.shutdown().await.map(|()| 0),
+                }
+            });
+            poll_fn(|cx| {
+                if let Some(signal) = shutdown {
+                    if signal.as_mut().poll(cx).is_ready() {
+                        return Poll::Ready(None);
+                    }
+                }
+                if let Some(sleep) = sleep.as_mut().as_pin_mut() {
+                    if sleep.poll(cx).is_ready() {
+                        return Poll::Ready(Some(Err(io::ErrorKind::TimedOut.into())));
+                    }
+                }
+                work.as_mut().poll(cx).map(Some)
+            })
+            .await
+        };
+        let now = Instant::now();
+        match (done, step) {
+            (None, _) => {
+                *shutdown = None;
+                session.shutdown(now);
+            }
+            (Some(Err(e)), _) if e.kind() == io::ErrorKind::TimedOut => session.handle_timeout(now),
+            (Some(Err(e)), _) => return Err(e),
+            (Some(Ok(0)), Io::Write) => return Err(io::ErrorKind::WriteZero.into()),
+            (Some(Ok(n)), Io::Read) => session.handle_read(n, now),
+            (Some(Ok(n)), Io::Write) => session.handle_write(n, now),
+            (Some(Ok(_)), _) => {}
+        }
+        Ok(())
+    }
 }
 
-/// Reads more bytes into `buf`; `Ok(0)` is the peer's EOF.
-async fn read_into<R: AsyncRead + Unpin + ?Sized>(
-    io: &mut R,
-    buf: &mut BytesMut,
-) -> io::Result<usize> {
-    buf.reserve(READ_SIZE);
-    io.read_buf(buf).await
-}
-
-/// Serves one connection: each request is read with its whole body and
-/// answered with what `handler` returns, then the connection is closed
-/// (lingering close, see [`Server::close`]). A peer's protocol error is
-/// answered with its status and `Connection: close`, then returned as
-/// [`InvalidData`](io::ErrorKind::InvalidData).
-///
-/// Bodies are collected in memory whatever their size: drive a [`Server`]
-/// for large ones.
+/// Serves one connection: each request is read with its whole body
+/// (trailers in its extensions as [`TrailerFields`](crate::TrailerFields))
+/// and answered with what `handler` returns; the connection is then
+/// closed the way its session decides. A peer's protocol error or timeout
+/// is answered by the session, then returned (see [`into_io`] for the
+/// mapping to `io::Error`).
 pub async fn serve<S, F, Fut>(io: S, config: Config, mut handler: F) -> io::Result<()>
 where
     S: AsyncRead + AsyncWrite + Unpin,
@@ -86,26 +134,23 @@ where
     Fut: Future<Output = Response<Bytes>>,
 {
     let mut server = Server::new(io, config);
-    let result = async {
-        while let Some(req) = server.next_request().await? {
-            let body = server.read_body().await?;
-            let (parts, ()) = req.into_parts();
-            let res = handler(Request::from_parts(parts, body)).await;
-            server.send_response(res)?;
+    let mut result = Ok(());
+    while let Some(req) = server.next_full_request().await.transpose() {
+        result = match req {
+            Ok(req) => server.send_response(handler(req).await),
+            Err(err) => Err(err),
+        };
+        if result.is_err() {
+            break;
         }
-        Ok(())
-    }
-    .await;
-    if result.is_err() {
-        server.fail().await;
     }
     server.close().await;
     result
 }
 
-/// One server connection over an async stream, driven by the caller:
+/// One server connection over an async stream, driven by the application:
 /// [`next_request`](Self::next_request), then the body and the response,
-/// and [`close`](Self::close) at the end. This is the streaming interface.
+/// and [`close`](Self::close) at the end.
 ///
 /// ```no_run
 /// use h1proto::adapter::tokio::Server;
@@ -123,228 +168,102 @@ where
 /// # Ok(())
 /// # }
 /// ```
-///
-/// Output is queued and leaves when the server is about to wait for the
-/// peer (or when more than [`FLUSH_THRESHOLD`]
-/// bytes are queued), so the responses to pipelined requests read together
-/// leave together.
-#[derive(Debug)]
-pub struct Server<S> {
-    io: S,
-    conn: ServerConnection,
-    buf: BytesMut,
-    eof: bool,
-    body_done: bool,
-    trailers: Option<HeaderMap>,
-    error: Option<Error>,
-}
+pub struct Server<S>(Driver<S, ServerSession>);
 
 impl<S: AsyncRead + AsyncWrite + Unpin> Server<S> {
-    /// A server connection over `io`.
+    /// A server session over `io`, for a connection made now.
     pub fn new(io: S, config: Config) -> Self {
-        Server {
+        let session = ServerSession::new(config, Instant::now());
+        Server(Driver {
             io,
-            conn: ServerConnection::new(config),
-            buf: BytesMut::with_capacity(READ_SIZE),
-            eof: false,
-            body_done: true,
-            trailers: None,
-            error: None,
-        }
-    }
-
-    /// The next request head, once the previous response is complete.
-    /// `Ok(None)`: the connection is over; the output has been written.
-    /// On a peer's protocol error, the error response is written and the
-    /// error returned ([`InvalidData`](io::ErrorKind::InvalidData)).
-    pub async fn next_request(&mut self) -> io::Result<Option<Request<()>>> {
-        if self.response_due() {
-            return Err(usage_error(crate::UsageError::WrongState));
-        }
-        loop {
-            match self.conn.poll_event(&mut self.buf) {
-                Ok(Some(Event::Head { head, .. })) => {
-                    self.body_done = false;
-                    self.trailers = None;
-                    return Ok(Some(head));
-                }
-                // The end of a request already answered.
-                Ok(Some(_)) => {}
-                Ok(None) => {
-                    if self.conn.is_closed() || self.conn.is_switched() || self.eof {
-                        self.flush().await?;
-                        return Ok(None);
-                    }
-                    self.fill().await?;
-                }
-                Err(err) => {
-                    self.error = Some(err);
-                    return Err(self.fail().await);
-                }
-            }
-        }
-    }
-
-    /// The next piece of the current request's body; `Ok(None)` at its end
-    /// (or once the response is complete: the rest is the connection's to
-    /// drain). Sends `100 Continue` first if the client waits for it.
-    pub async fn read_data(&mut self) -> io::Result<Option<Bytes>> {
-        if self.body_done || !self.response_due() {
-            return Ok(None);
-        }
-        loop {
-            match self.conn.poll_event(&mut self.buf) {
-                Ok(Some(Event::Data(data))) => return Ok(Some(data)),
-                Ok(Some(Event::Trailers(fields))) => self.trailers = Some(fields),
-                Ok(Some(Event::End(_))) => {
-                    self.body_done = true;
-                    return Ok(None);
-                }
-                Ok(Some(_)) => {}
-                Ok(None) if self.eof => return Err(peer_closed()),
-                Ok(None) => self.fill().await?,
-                Err(err) => {
-                    self.error = Some(err.clone());
-                    return Err(protocol_error(err));
-                }
-            }
-        }
-    }
-
-    /// The rest of the current request's body, in one `Bytes` (without a
-    /// copy when it arrived in one piece).
-    pub async fn read_body(&mut self) -> io::Result<Bytes> {
-        let mut pieces = Vec::new();
-        while let Some(data) = self.read_data().await? {
-            pieces.push(data);
-        }
-        Ok(match pieces.len() {
-            0 => Bytes::new(),
-            1 => pieces.pop().unwrap_or_default(),
-            _ => pieces.concat().into(),
+            session,
+            shutdown: None,
         })
     }
 
-    /// The trailer fields of the current request, once its body is read.
-    pub fn trailers(&self) -> Option<&HeaderMap> {
-        self.trailers.as_ref()
+    /// Starts a graceful shutdown of this connection when `signal`
+    /// completes (a `tokio::sync::watch` change, a `Notify`, ...).
+    pub fn shutdown_on(&mut self, signal: impl Future<Output = ()> + Send + 'static) {
+        self.0.shutdown = Some(Box::pin(signal));
     }
 
-    /// `true` when the client sent `Expect: 100-continue` and waits.
-    /// Reading the body sends `100 Continue`; a final response refuses it.
-    pub fn client_waits_for_continue(&self) -> bool {
-        self.conn.client_waits_for_continue()
+    /// [`ServerSession::next_request`].
+    pub async fn next_request(&mut self) -> io::Result<Option<Request<()>>> {
+        self.0.run(ServerSession::next_request).await
     }
 
-    /// Queues `100 Continue` if the client waits for it, accepting the
-    /// body before the final response is sent.
-    pub fn send_continue(&mut self) {
-        self.conn.send_continue();
+    /// [`ServerSession::next_full_request`].
+    pub async fn next_full_request(&mut self) -> io::Result<Option<Request<Bytes>>> {
+        self.0.run(ServerSession::next_full_request).await
     }
 
-    /// Queues a complete response to the current request.
+    /// [`ServerSession::read_data`].
+    pub async fn read_data(&mut self) -> io::Result<Option<Bytes>> {
+        self.0.run(ServerSession::read_data).await
+    }
+
+    /// [`ServerSession::read_body`].
+    pub async fn read_body(&mut self) -> io::Result<Bytes> {
+        self.0.run(ServerSession::read_body).await
+    }
+
+    /// [`ServerSession::send_response`].
     pub fn send_response<B: Into<Bytes>>(&mut self, res: Response<B>) -> io::Result<()> {
-        self.conn.send_response(res).map_err(usage_error)
+        self.0.session.send_response(res).map_err(usage)
     }
 
-    /// Queues a response head; the body follows with
-    /// [`send_data`](Self::send_data) and [`finish`](Self::finish).
+    /// [`ServerSession::send_head`].
     pub fn send_head(&mut self, res: Response<()>) -> io::Result<BodyKind> {
-        self.conn.send_head(res).map_err(usage_error)
+        self.0.session.send_head(res).map_err(usage)
     }
 
-    /// Queues response body bytes; writes when much is queued.
+    /// [`ServerSession::send_data`], then waits while too much is queued.
     pub async fn send_data(&mut self, data: impl Into<Bytes>) -> io::Result<()> {
-        self.conn.send_data(data).map_err(usage_error)?;
-        if self.conn.output().len() > FLUSH_THRESHOLD {
-            self.flush().await?;
-        }
-        Ok(())
+        self.0.session.send_data(data).map_err(usage)?;
+        self.0.run(|s, now| Ok(s.poll_flush(now))).await
     }
 
-    /// Ends the response, with trailers if it is chunked.
+    /// [`ServerSession::finish`].
     pub fn finish(&mut self, trailers: Option<HeaderMap>) -> io::Result<()> {
-        self.conn.finish(trailers).map_err(usage_error)
+        self.0.session.finish(trailers).map_err(usage)
     }
 
-    /// Writes everything queued now.
-    pub async fn flush(&mut self) -> io::Result<()> {
-        write_segments(&mut self.io, self.conn.output()).await?;
-        self.io.flush().await
-    }
-
-    /// Ends the connection: writes what is queued, shuts down the sending
-    /// side, then reads and discards what the client still sends (at most
-    /// [`LINGER_BYTES`] for at most
-    /// [`LINGER_TIME`]) so that it reads the last
-    /// response rather than a reset (RFC 9112 section 9.6). Errors are
-    /// ignored: the connection is over either way.
+    /// Writes what is queued, lingers if the session says so, and closes
+    /// the stream (after a protocol switch, see [`into_parts`](Self::into_parts)
+    /// instead). Errors are ignored: the connection is over either way.
     pub async fn close(mut self) {
-        if self.flush().await.is_err() || self.io.shutdown().await.is_err() {
-            return;
-        }
-        let mut scratch = [0u8; 8192];
-        let linger = async {
-            let mut discarded = 0;
-            while discarded < LINGER_BYTES {
-                match self.io.read(&mut scratch).await {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => discarded += n,
-                }
-            }
-        };
-        let _ = tokio::time::timeout(LINGER_TIME, linger).await;
+        let _ = self.0.run(|s, now| Ok(s.close(now))).await;
     }
 
-    /// The connection, for what this driver does not expose.
-    pub fn connection(&mut self) -> &mut ServerConnection {
-        &mut self.conn
+    /// The session, for what this driver does not expose
+    /// (`send_continue`, `trailers`, queries).
+    pub fn session(&mut self) -> &mut ServerSession {
+        &mut self.0.session
     }
 
-    /// The stream and the bytes read but not decoded (after a protocol
-    /// switch, the new protocol's first bytes).
-    pub fn into_parts(self) -> (S, BytesMut) {
-        (self.io, self.buf)
-    }
-
-    fn response_due(&self) -> bool {
-        matches!(self.conn.send_state(), State::Head | State::Body)
-    }
-
-    /// After a failure: the error response if one is due, written out.
-    async fn fail(&mut self) -> io::Error {
-        let Some(err) = self.error.take() else {
-            return usage_error(crate::UsageError::WrongState);
-        };
-        let _ = self.conn.send_error_response(&err);
-        let _ = self.flush().await;
-        protocol_error(err)
-    }
-
-    /// Writes what is queued, then reads more.
-    async fn fill(&mut self) -> io::Result<()> {
-        self.flush().await?;
-        if read_into(&mut self.io, &mut self.buf).await? == 0 {
-            self.eof = true;
-            self.conn.recv_eof();
-        }
-        Ok(())
+    /// After a protocol switch: writes what is queued, then hands over the
+    /// stream and the bytes read past the switch.
+    ///
+    /// # Errors
+    ///
+    /// A write error.
+    pub async fn into_parts(mut self) -> io::Result<(S, BytesMut)> {
+        self.0.run(|s, now| Ok(s.close(now))).await?;
+        Ok((self.0.io, self.0.session.take_read_buf()))
     }
 }
 
-/// A client connection over an async stream: one request at a time, each
-/// answered before the next is sent, on one connection while the verdict
-/// allows ([`is_reusable`](Self::is_reusable)).
-#[derive(Debug)]
-pub struct Client<S> {
-    io: S,
-    conn: ClientConnection,
-    buf: BytesMut,
-    eof: bool,
-}
+/// A client connection over an async stream. Requests may be queued with
+/// [`send_request`](Self::send_request) before their responses are read
+/// (pipelining); [`send`](Self::send) sends one and reads its response.
+pub struct Client<S>(Driver<S, ClientSession>);
 
 impl Client<TcpStream> {
     /// Connects with `TCP_NODELAY` and the default [`Config`].
+    ///
+    /// # Errors
+    ///
+    /// Connecting failed.
     pub async fn connect<A: ToSocketAddrs>(addr: A) -> io::Result<Self> {
         let stream = TcpStream::connect(addr).await?;
         stream.set_nodelay(true)?;
@@ -353,63 +272,66 @@ impl Client<TcpStream> {
 }
 
 impl<S: AsyncRead + AsyncWrite + Unpin> Client<S> {
-    /// A client connection over `io`.
+    /// A client session over `io`.
     pub fn new(io: S, config: Config) -> Self {
-        Client {
+        let session = ClientSession::new(config, Instant::now());
+        Client(Driver {
             io,
-            conn: ClientConnection::new(config),
-            buf: BytesMut::with_capacity(READ_SIZE),
-            eof: false,
-        }
+            session,
+            shutdown: None,
+        })
     }
 
-    /// Sends `req` and reads its response with the whole body. Interim
-    /// responses are skipped; trailers are dropped. The request needs a
-    /// `Host` field or an absolute URI (sent in absolute form).
+    /// Sends `req` and reads its final response with the whole body
+    /// ([`ClientSession::next_full_response`]: interim responses and
+    /// trailers are in its extensions).
+    ///
+    /// # Errors
+    ///
+    /// As [`send_request`](Self::send_request) and
+    /// [`next_full_response`](Self::next_full_response).
     pub async fn send<B: Into<Bytes>>(&mut self, req: Request<B>) -> io::Result<Response<Bytes>> {
-        self.conn.send_request(req).map_err(usage_error)?;
-        write_segments(&mut self.io, self.conn.output()).await?;
-        self.io.flush().await?;
-        let mut head = None;
-        let mut pieces = Vec::new();
-        loop {
-            match self.conn.poll_event(&mut self.buf) {
-                Ok(Some(Event::Head { head: h, .. })) => head = Some(h),
-                Ok(Some(Event::Data(data))) => pieces.push(data),
-                Ok(Some(Event::End(_))) => break,
-                Ok(Some(_)) => {}
-                Ok(None) if self.eof => return Err(peer_closed()),
-                Ok(None) => {
-                    if read_into(&mut self.io, &mut self.buf).await? == 0 {
-                        self.eof = true;
-                        self.conn.recv_eof();
-                    }
-                }
-                Err(err) => return Err(protocol_error(err)),
-            }
-        }
-        let head = head.ok_or_else(peer_closed)?;
-        let body = match pieces.len() {
-            0 => Bytes::new(),
-            1 => pieces.pop().unwrap_or_default(),
-            _ => pieces.concat().into(),
-        };
-        let (parts, ()) = head.into_parts();
-        Ok(Response::from_parts(parts, body))
+        self.send_request(req)?;
+        let res = self.next_full_response().await?;
+        res.ok_or_else(|| io::ErrorKind::UnexpectedEof.into())
     }
 
-    /// `true` while another request may be sent on this connection.
-    pub fn is_reusable(&self) -> bool {
-        !self.eof && !self.conn.is_closed() && self.conn.keep_alive().is_reusable()
+    /// [`ClientSession::send_request`]: queued, written when the client
+    /// next waits for a response.
+    pub fn send_request<B: Into<Bytes>>(&mut self, req: Request<B>) -> io::Result<()> {
+        self.0.session.send_request(req).map_err(usage)
     }
 
-    /// The connection, for what this driver does not expose.
-    pub fn connection(&mut self) -> &mut ClientConnection {
-        &mut self.conn
+    /// [`ClientSession::next_response`].
+    pub async fn next_response(&mut self) -> io::Result<Option<Response<()>>> {
+        self.0.run(ClientSession::next_response).await
+    }
+
+    /// [`ClientSession::next_full_response`].
+    pub async fn next_full_response(&mut self) -> io::Result<Option<Response<Bytes>>> {
+        self.0.run(ClientSession::next_full_response).await
+    }
+
+    /// [`ClientSession::read_data`].
+    pub async fn read_data(&mut self) -> io::Result<Option<Bytes>> {
+        self.0.run(ClientSession::read_data).await
+    }
+
+    /// `true` while another request may be sent (the idle timeout is
+    /// checked first).
+    pub fn is_reusable(&mut self) -> bool {
+        self.0.session.handle_timeout(Instant::now());
+        self.0.session.is_reusable()
+    }
+
+    /// The session, for what this driver does not expose.
+    pub fn session(&mut self) -> &mut ClientSession {
+        &mut self.0.session
     }
 
     /// The stream and the bytes read but not decoded.
-    pub fn into_parts(self) -> (S, BytesMut) {
-        (self.io, self.buf)
+    pub fn into_parts(mut self) -> (S, BytesMut) {
+        let buf = self.0.session.take_read_buf();
+        (self.0.io, buf)
     }
 }

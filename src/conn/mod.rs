@@ -26,10 +26,16 @@ pub use client::ClientConnection;
 pub use server::ServerConnection;
 pub use state::{Input, State};
 
+use std::time::Duration;
+
 use crate::encode::EncoderConfig;
 use crate::limits::Limits;
+use crate::session::Timeouts;
 
-/// Settings of a [`ServerConnection`] or [`ClientConnection`].
+/// Settings of a connection ([`ServerConnection`], [`ClientConnection`])
+/// and of the session around it
+/// ([`ServerSession`](crate::ServerSession),
+/// [`ClientSession`](crate::ClientSession)).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Config {
@@ -40,10 +46,31 @@ pub struct Config {
     /// Server only: how many bytes of a request body the application left
     /// unread are read off the connection and discarded after the response
     /// (chunk framing counts, so many tiny chunks cannot stretch it), so that
-    /// the connection can be reused. Past this, the connection closes. A body
-    /// whose declared length exceeds it makes the response carry
-    /// `Connection: close` at once. Default: 256 KiB (as Go's net/http).
+    /// the connection can be reused. Past this, the connection closes. A
+    /// complete response that leaves unread a body whose declared length
+    /// exceeds it carries `Connection: close`. Default: 256 KiB (as Go's
+    /// net/http).
     pub max_drain_bytes: u64,
+    /// Sessions only: how long to wait for the peer, and what each timeout
+    /// does.
+    pub timeouts: Timeouts,
+    /// Sessions only: the bytes asked for by each read from the peer.
+    /// Default: 16 KiB.
+    pub read_size: usize,
+    /// Sessions only: queued output past which sending body data waits for
+    /// the output to be written, bounding what a streaming sender buffers.
+    /// Output below it leaves when the session next waits for the peer, so
+    /// the answers to pipelined requests read together leave together.
+    /// Default: 64 KiB.
+    pub flush_threshold: usize,
+    /// Sessions only: how much the lingering close reads and discards at
+    /// most. Default: 1 MiB.
+    pub linger_bytes: usize,
+    /// Sessions only: after this long without the peer sending anything,
+    /// the connection gives back its read buffer (keeping only the bytes
+    /// it holds) and its output buffer, so that idle and stalled
+    /// connections cost little memory. Default: 1 s.
+    pub release_after: Duration,
 }
 
 impl Config {
@@ -53,6 +80,11 @@ impl Config {
             limits: Limits::default(),
             encoder: EncoderConfig::default(),
             max_drain_bytes: 256 * 1024,
+            timeouts: Timeouts::new(),
+            read_size: 16 * 1024,
+            flush_threshold: 64 * 1024,
+            linger_bytes: 1024 * 1024,
+            release_after: Duration::from_secs(1),
         }
     }
 }

@@ -245,7 +245,7 @@ impl ServerConnection {
 
     /// `true` when the client sent `Expect: 100-continue` and is waiting for
     /// `100 Continue` (or a final response) before sending the body.
-    pub fn client_waits_for_continue(&self) -> bool {
+    pub fn is_waiting_for_continue(&self) -> bool {
         self.expect == Continue::Waiting
     }
 

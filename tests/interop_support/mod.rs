@@ -66,7 +66,7 @@ pub fn start(kind: Kind) -> (SocketAddr, Arc<Counters>) {
                     c.accepted.fetch_add(1, Ordering::SeqCst);
                     let c = c.clone();
                     std::thread::spawn(move || {
-                        blocking_server::handle(stream);
+                        blocking_server::handle(stream, config(), Default::default());
                         c.finished.fetch_add(1, Ordering::SeqCst);
                     });
                 }
@@ -88,8 +88,9 @@ pub fn start(kind: Kind) -> (SocketAddr, Arc<Counters>) {
                         };
                         c.accepted.fetch_add(1, Ordering::SeqCst);
                         let c = c.clone();
+                        let stop = tokio::sync::watch::channel(false).1;
                         tokio::spawn(async move {
-                            hello_server::handle(stream).await;
+                            hello_server::handle(stream, config(), stop).await;
                             c.finished.fetch_add(1, Ordering::SeqCst);
                         });
                     }
@@ -98,6 +99,14 @@ pub fn start(kind: Kind) -> (SocketAddr, Arc<Counters>) {
         }
     }
     (addr, counters)
+}
+
+/// The settings the example servers run with in these tests: the
+/// defaults, with a short lingering close so that tests end quickly.
+pub fn config() -> h1proto::Config {
+    let mut config = h1proto::Config::default();
+    config.timeouts.linger = Duration::from_millis(500);
+    config
 }
 
 /// A command for an external tool that the tests need. A missing tool is a

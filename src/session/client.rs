@@ -1,0 +1,506 @@
+//! The client session: a [`ClientConnection`] with its read buffer, timers
+//! and pipelining.
+
+use std::time::Instant;
+
+use bytes::{Bytes, BytesMut};
+use http::header::HeaderMap;
+use http::{Request, Response, StatusCode};
+
+use super::timer::{Knobs, ReadBuf, Waiting, after, earliest};
+use super::{InterimResponses, Io, Session, SessionError, Step, TrailerFields, concat};
+use crate::conn::{ClientConnection, Config, State};
+use crate::decode::Event;
+use crate::error::{Error, ErrorKind, UsageError};
+use crate::framing::BodyKind;
+use crate::segments::Segments;
+
+/// What a client session waits for when a deadline passes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Timer {
+    /// No request in flight: the pooled connection is closed.
+    Idle,
+    /// The head of the response due.
+    Head,
+    /// More of a response body.
+    Body,
+    /// The peer to take more output.
+    Write,
+    /// Time to give the buffers back.
+    Release,
+}
+
+/// The client side of a connection, with every decision above the
+/// protocol machine made: the session a client driver runs.
+///
+/// Requests are queued with [`send_request`](Self::send_request) (or
+/// [`send_head`](Self::send_head), [`send_data`](Self::send_data) and
+/// [`finish`](Self::finish)); several may be queued before their responses
+/// are read (pipelining). Responses are read in order with
+/// [`next_response`](Self::next_response), which hands out interim (1xx)
+/// heads too, then [`read_data`](Self::read_data) or
+/// [`read_body`](Self::read_body); [`next_full_response`](Self::next_full_response)
+/// does both and keeps interim heads and trailers in the response's
+/// extensions ([`InterimResponses`], [`TrailerFields`]). Queued requests
+/// are written when the session next waits for the server.
+///
+/// Time: the response head must arrive within `Timeouts::head` of the
+/// session starting to wait for it, each body read within
+/// `Timeouts::body`; a connection with no request in flight is closed
+/// after `Timeouts::idle` (the idle timeout of a connection pool), which a
+/// pool notices through [`poll_timeout`](Self::poll_timeout) and
+/// [`handle_timeout`](Self::handle_timeout).
+#[derive(Debug)]
+pub struct ClientSession {
+    conn: ClientConnection,
+    read: ReadBuf,
+    knobs: Knobs,
+    waiting: Waiting,
+    /// No further request: the connection closes.
+    closed: bool,
+    /// [`Io::Close`] was handed out: the session is over.
+    over: bool,
+    /// Since when the connection has had no request in flight.
+    idle_since: Instant,
+    /// Since when the session waits for the head of the response due.
+    head_since: Option<Instant>,
+    /// The application has read the current response's body to its end.
+    body_done: bool,
+    pieces: Vec<Bytes>,
+    trailers: Option<HeaderMap>,
+    /// What `next_full_response` gathers while it reads.
+    interim: Vec<Response<()>>,
+    head: Option<Response<()>>,
+    eof: bool,
+    failure: Option<Error>,
+}
+
+impl ClientSession {
+    /// A session for a connection made at `now`.
+    pub fn new(config: Config, now: Instant) -> Self {
+        let knobs = Knobs::of(&config);
+        ClientSession {
+            read: ReadBuf::new(knobs.read_size),
+            conn: ClientConnection::new(config),
+            knobs,
+            waiting: Waiting::No,
+            closed: false,
+            over: false,
+            idle_since: now,
+            head_since: None,
+            body_done: true,
+            pieces: Vec::new(),
+            trailers: None,
+            interim: Vec::new(),
+            head: None,
+            eof: false,
+            failure: None,
+        }
+    }
+
+    // ---- The application's side --------------------------------------
+
+    /// Queues a complete request. Requests may be queued while earlier
+    /// responses are still due (pipelining); they are written when the
+    /// session next waits for the server.
+    ///
+    /// # Errors
+    ///
+    /// As [`ClientConnection::send_request`], and
+    /// [`UsageError::WrongState`] once the session is closed.
+    pub fn send_request<B: Into<Bytes>>(&mut self, req: Request<B>) -> Result<(), UsageError> {
+        self.open()?;
+        self.conn.send_request(req)
+    }
+
+    /// Queues a request head; the body follows with
+    /// [`send_data`](Self::send_data) and [`finish`](Self::finish).
+    ///
+    /// # Errors
+    ///
+    /// As [`ClientConnection::send_head`], and [`UsageError::WrongState`]
+    /// once the session is closed.
+    pub fn send_head(&mut self, req: Request<()>) -> Result<BodyKind, UsageError> {
+        self.open()?;
+        self.conn.send_head(req)
+    }
+
+    /// Queues request body bytes (see
+    /// [`poll_flush`](Self::poll_flush) for backpressure).
+    ///
+    /// # Errors
+    ///
+    /// As [`ClientConnection::send_data`].
+    pub fn send_data(&mut self, data: impl Into<Bytes>) -> Result<(), UsageError> {
+        self.conn.send_data(data)
+    }
+
+    /// Ends the request, with trailers if it is chunked.
+    ///
+    /// # Errors
+    ///
+    /// As [`ClientConnection::finish`].
+    pub fn finish(&mut self, trailers: Option<HeaderMap>) -> Result<(), UsageError> {
+        self.conn.finish(trailers)
+    }
+
+    /// Backpressure for a streaming sender: [`Io::Write`] while more than
+    /// `Config::flush_threshold` bytes are queued.
+    pub fn poll_flush(&mut self, now: Instant) -> Step<()> {
+        if !self.closed && self.conn.output().len() > self.knobs.flush_threshold {
+            self.wait(Waiting::Write(now));
+            Step::Io(Io::Write)
+        } else {
+            Step::Ready(())
+        }
+    }
+
+    /// Writes every queued request now, for a caller that wants them on
+    /// the wire before it waits for anything.
+    pub fn poll_write_all(&mut self, now: Instant) -> Step<()> {
+        if !self.closed && !self.conn.output().is_empty() {
+            self.wait(Waiting::Write(now));
+            Step::Io(Io::Write)
+        } else {
+            Step::Ready(())
+        }
+    }
+
+    /// The next response head: an interim (1xx other than 101) one, after
+    /// which the final response to the same request follows, or a final
+    /// one, whose body [`read_data`](Self::read_data) reads. What is left
+    /// unread of the previous response's body is skipped. `Ready(None)`:
+    /// no request is waiting for its response.
+    ///
+    /// # Errors
+    ///
+    /// [`SessionError::Peer`] for a response the server got wrong, one
+    /// that did not come in time, or a connection closed before it came.
+    pub fn next_response(
+        &mut self,
+        now: Instant,
+    ) -> Result<Step<Option<Response<()>>>, SessionError> {
+        if let Some(err) = self.failure.take() {
+            return Err(err.into());
+        }
+        if self.closed {
+            return Ok(Step::Ready(None));
+        }
+        loop {
+            let due = self.conn.requests_in_flight() > 0;
+            if !due && self.body_done {
+                return Ok(Step::Ready(None));
+            }
+            match self.conn.poll_event(&mut self.read.buf) {
+                Ok(Some(Event::Interim(head))) => {
+                    self.head_since = None;
+                    return Ok(Step::Ready(Some(head)));
+                }
+                Ok(Some(Event::Head { head, .. })) => {
+                    self.head_since = None;
+                    self.body_done = false;
+                    self.pieces.clear();
+                    self.trailers = None;
+                    return Ok(Step::Ready(Some(head)));
+                }
+                Ok(Some(Event::End(_))) => self.ended(now),
+                Ok(Some(_)) => {}
+                Ok(None) => {
+                    if self.conn.is_switched() || (!due && self.body_done) {
+                        return Ok(Step::Ready(None));
+                    }
+                    if self.eof || self.conn.is_closed() {
+                        return Err(self.fail(ErrorKind::UnexpectedEof.into()).into());
+                    }
+                    return Ok(Step::Io(self.wait_for_input(now, true)));
+                }
+                Err(err) => return Err(self.fail(err).into()),
+            }
+        }
+    }
+
+    /// The next piece of the current response's body; `Ready(None)` at its
+    /// end.
+    ///
+    /// # Errors
+    ///
+    /// [`SessionError::Peer`] for a malformed body, one that stopped
+    /// arriving, or a connection closed inside it.
+    pub fn read_data(&mut self, now: Instant) -> Result<Step<Option<Bytes>>, SessionError> {
+        if let Some(err) = self.failure.take() {
+            return Err(err.into());
+        }
+        if self.body_done || self.closed {
+            return Ok(Step::Ready(None));
+        }
+        loop {
+            match self.conn.poll_event(&mut self.read.buf) {
+                Ok(Some(Event::Data(data))) => return Ok(Step::Ready(Some(data))),
+                Ok(Some(Event::Trailers(fields))) => self.trailers = Some(fields),
+                Ok(Some(Event::End(_))) => {
+                    self.ended(now);
+                    return Ok(Step::Ready(None));
+                }
+                Ok(Some(_)) => {}
+                Ok(None) if self.eof => {
+                    return Err(self.fail(ErrorKind::UnexpectedEof.into()).into());
+                }
+                Ok(None) => return Ok(Step::Io(self.wait_for_input(now, false))),
+                Err(err) => return Err(self.fail(err).into()),
+            }
+        }
+    }
+
+    /// The rest of the current response's body in one `Bytes`.
+    ///
+    /// # Errors
+    ///
+    /// As [`read_data`](Self::read_data).
+    pub fn read_body(&mut self, now: Instant) -> Result<Step<Bytes>, SessionError> {
+        loop {
+            match self.read_data(now)? {
+                Step::Ready(Some(data)) => self.pieces.push(data),
+                Step::Ready(None) => return Ok(Step::Ready(concat(&mut self.pieces))),
+                Step::Io(io) => return Ok(Step::Io(io)),
+            }
+        }
+    }
+
+    /// The next final response with its whole body. The interim responses
+    /// before it are in its extensions as [`InterimResponses`], its
+    /// trailers as [`TrailerFields`]. `Ready(None)`: no request is waiting
+    /// for its response.
+    ///
+    /// # Errors
+    ///
+    /// As [`next_response`](Self::next_response) and
+    /// [`read_data`](Self::read_data).
+    pub fn next_full_response(
+        &mut self,
+        now: Instant,
+    ) -> Result<Step<Option<Response<Bytes>>>, SessionError> {
+        while self.head.is_none() {
+            match self.next_response(now)? {
+                Step::Ready(Some(head)) if is_interim(&head) => self.interim.push(head),
+                Step::Ready(Some(head)) => self.head = Some(head),
+                Step::Ready(None) => return Ok(Step::Ready(None)),
+                Step::Io(io) => return Ok(Step::Io(io)),
+            }
+        }
+        let body = match self.read_body(now)? {
+            Step::Ready(body) => body,
+            Step::Io(io) => return Ok(Step::Io(io)),
+        };
+        let Some(head) = self.head.take() else {
+            return Ok(Step::Ready(None));
+        };
+        let (mut parts, ()) = head.into_parts();
+        if !self.interim.is_empty() {
+            let interim = std::mem::take(&mut self.interim);
+            parts.extensions.insert(InterimResponses(interim));
+        }
+        if let Some(trailers) = self.trailers.take() {
+            parts.extensions.insert(TrailerFields(trailers));
+        }
+        Ok(Step::Ready(Some(Response::from_parts(parts, body))))
+    }
+
+    /// The trailer fields of the current response, once its body is read.
+    pub fn trailers(&self) -> Option<&HeaderMap> {
+        self.trailers.as_ref()
+    }
+
+    /// Closes the connection: the driver closes the socket. Requests queued
+    /// and not written are dropped; a client has nothing to linger for.
+    pub fn close(&mut self, _now: Instant) -> Step<()> {
+        self.closed = true;
+        self.waiting = Waiting::No;
+        if std::mem::replace(&mut self.over, true) {
+            Step::Ready(())
+        } else {
+            Step::Io(Io::Close)
+        }
+    }
+
+    // ---- Queries -----------------------------------------------------
+
+    /// `true` while another request may be queued: the connection is
+    /// open, the server has not closed it, and nothing said it must close.
+    pub fn is_reusable(&self) -> bool {
+        !self.closed && !self.eof && !self.conn.is_closed() && self.conn.keep_alive().is_reusable()
+    }
+
+    /// `true` once the connection is over for HTTP (closed, failed, or
+    /// its idle time ran out).
+    pub fn is_closed(&self) -> bool {
+        self.closed || self.conn.is_closed()
+    }
+
+    /// `true` once a 101 or a 2xx answer to CONNECT was received: the
+    /// socket and [`take_read_buf`](Self::take_read_buf) belong to the new
+    /// protocol.
+    pub fn is_switched(&self) -> bool {
+        self.conn.is_switched()
+    }
+
+    /// `true` while a request sent with `Expect: 100-continue` has had
+    /// neither `100 Continue` nor a final response.
+    pub fn is_waiting_for_continue(&self) -> bool {
+        self.conn.is_waiting_for_continue()
+    }
+
+    /// The bytes read but not decoded, leaving the session's buffer empty.
+    pub fn take_read_buf(&mut self) -> BytesMut {
+        std::mem::take(&mut self.read.buf)
+    }
+
+    /// The connection inside, for queries.
+    pub fn connection(&self) -> &ClientConnection {
+        &self.conn
+    }
+
+    // ---- Inside ------------------------------------------------------
+
+    fn open(&self) -> Result<(), UsageError> {
+        if self.closed {
+            Err(UsageError::WrongState)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// A response ended: with nothing more in flight, the connection is
+    /// idle from now.
+    fn ended(&mut self, now: Instant) {
+        self.body_done = true;
+        if self.conn.requests_in_flight() == 0 {
+            self.idle_since = now;
+        }
+    }
+
+    fn wait(&mut self, what: Waiting) {
+        let same = matches!(
+            (self.waiting, what),
+            (Waiting::Read(_), Waiting::Read(_)) | (Waiting::Write(_), Waiting::Write(_))
+        );
+        if !same {
+            self.waiting = what;
+        }
+    }
+
+    /// Queued requests are written before the session waits for an answer.
+    fn wait_for_input(&mut self, now: Instant, head: bool) -> Io {
+        if !self.conn.output().is_empty() {
+            self.wait(Waiting::Write(now));
+            return Io::Write;
+        }
+        if head {
+            self.head_since.get_or_insert(now);
+        }
+        self.wait(Waiting::Read(now));
+        Io::Read
+    }
+
+    fn fail(&mut self, err: Error) -> Error {
+        self.closed = true;
+        err
+    }
+
+    fn time_out(&mut self, kind: ErrorKind) {
+        let err = self.fail(kind.into());
+        self.failure = Some(err);
+    }
+
+    fn timer(&self) -> Option<(Instant, Timer)> {
+        let t = &self.knobs.timeouts;
+        if self.closed {
+            return None;
+        }
+        let idle = self.conn.requests_in_flight() == 0 && self.body_done;
+        match self.waiting {
+            Waiting::Write(since) => after(since, t.write).map(|at| (at, Timer::Write)),
+            Waiting::No if idle => {
+                let close = after(self.idle_since, t.idle).map(|at| (at, Timer::Idle));
+                let release = (!self.read.released)
+                    .then(|| after(self.idle_since, Some(self.knobs.release_after)))
+                    .flatten()
+                    .map(|at| (at, Timer::Release));
+                earliest(close, release)
+            }
+            Waiting::No => None,
+            Waiting::Read(since) => {
+                let expiry = if self.conn.recv_state() == State::Body {
+                    after(since, t.body).map(|at| (at, Timer::Body))
+                } else {
+                    after(self.head_since.unwrap_or(since), t.head).map(|at| (at, Timer::Head))
+                };
+                let release = (!self.read.released)
+                    .then(|| after(since, Some(self.knobs.release_after)))
+                    .flatten()
+                    .map(|at| (at, Timer::Release));
+                earliest(expiry, release)
+            }
+        }
+    }
+}
+
+/// `true` for a 1xx response after which the final one follows.
+fn is_interim(head: &Response<()>) -> bool {
+    head.status().is_informational() && head.status() != StatusCode::SWITCHING_PROTOCOLS
+}
+
+impl Session for ClientSession {
+    fn read_buf(&mut self) -> &mut BytesMut {
+        self.read.for_read(self.knobs.read_size)
+    }
+
+    fn handle_read(&mut self, n: usize, _now: Instant) {
+        self.waiting = Waiting::No;
+        if n == 0 {
+            self.eof = true;
+            self.conn.recv_eof();
+        } else {
+            self.read.released = false;
+        }
+    }
+
+    fn output(&mut self) -> &mut Segments {
+        self.conn.output()
+    }
+
+    fn handle_write(&mut self, n: usize, _now: Instant) {
+        let out = self.conn.output();
+        let n = n.min(out.len());
+        bytes::Buf::advance(out, n);
+        self.waiting = Waiting::No;
+    }
+
+    fn poll_timeout(&self) -> Option<Instant> {
+        self.timer().map(|(at, _)| at)
+    }
+
+    fn handle_timeout(&mut self, now: Instant) {
+        let Some((at, timer)) = self.timer() else {
+            return;
+        };
+        if now < at {
+            return;
+        }
+        match timer {
+            Timer::Release => self.read.release(self.conn.output()),
+            Timer::Idle => self.closed = true,
+            Timer::Head => self.time_out(ErrorKind::ResponseTimeout),
+            Timer::Body => self.time_out(ErrorKind::BodyTimeout),
+            Timer::Write => self.time_out(ErrorKind::WriteTimeout),
+        }
+        self.waiting = Waiting::No;
+    }
+
+    /// A client has no exchange to finish before closing: an idle
+    /// connection closes at once, a busy one when its responses are in.
+    fn shutdown(&mut self, _now: Instant) {
+        if self.conn.requests_in_flight() == 0 && self.body_done {
+            self.closed = true;
+        }
+    }
+}

@@ -1,0 +1,242 @@
+//! Sessions: every protocol decision between a connection and a socket,
+//! time included.
+//!
+//! A [`ServerSession`] or [`ClientSession`] wraps a connection together
+//! with its read buffer, its timers and its closing policy. It does no I/O
+//! and reads no clock: the driver (a few dozen lines for any runtime) passes
+//! the time in as `now` and does only what the session asks, as an [`Io`]:
+//! read into [`read_buf`](ServerSession::read_buf), write
+//! [`output`](ServerSession::output), shut down the sending half, or close.
+//! The deadline to wake up at comes out of
+//! [`poll_timeout`](ServerSession::poll_timeout) (the quinn-proto model).
+//!
+//! The application's calls (`next_request`, `read_data`, `next_response`,
+//! `close`, ...) return a [`Step`]: the answer when it is ready, or the
+//! [`Io`] that must happen first. A driver's whole loop is therefore:
+//!
+//! 1. call the session method the application wants;
+//! 2. on [`Step::Ready`], hand the value to the application;
+//! 3. on [`Step::Io`], do that I/O, waiting no later than
+//!    [`poll_timeout`](ServerSession::poll_timeout); report it with
+//!    `handle_read` / `handle_write`, or call `handle_timeout` when the
+//!    deadline passed first; then go to 1.
+//!
+//! What the session decides, so that no driver has to: when `100 Continue`
+//! is sent, the error response (and withdrawing a queued response it
+//! replaces), when output must be written before waiting for the peer and
+//! when it is held back, when a body read is done, the timeouts and what
+//! each does on expiry, graceful shutdown, the lingering close, and
+//! letting an idle connection's buffers go. `docs/sessions.md` has the
+//! policy in full.
+
+mod client;
+mod server;
+mod timer;
+
+pub use client::ClientSession;
+pub use server::ServerSession;
+
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use bytes::{Bytes, BytesMut};
+use http::{HeaderMap, Response};
+
+use crate::segments::Segments;
+
+use crate::error::{Error, UsageError};
+
+/// The driver's side of a session: where to read into, what to write,
+/// and when to wake up. Both [`ServerSession`] and [`ClientSession`]
+/// implement it, so that a driver for a runtime is written once for both.
+pub trait Session {
+    /// Where to read into after [`Io::Read`]: the session's buffer, with
+    /// room for one read (`Config::read_size` bytes, or a few hundred once
+    /// an idle connection gave its buffers back). Append what is read,
+    /// then call [`handle_read`](Self::handle_read).
+    fn read_buf(&mut self) -> &mut BytesMut;
+
+    /// Reports a read: `n` bytes were appended to
+    /// [`read_buf`](Self::read_buf); 0 means the peer closed its side.
+    fn handle_read(&mut self, n: usize, now: Instant);
+
+    /// What to write after [`Io::Write`]: drain it with a vectored write
+    /// (`Segments::io_slices`), then report with
+    /// [`handle_write`](Self::handle_write).
+    fn output(&mut self) -> &mut Segments;
+
+    /// Reports a write: takes the `n` bytes written off the front of
+    /// [`output`](Self::output).
+    fn handle_write(&mut self, n: usize, now: Instant);
+
+    /// When the driver must call [`handle_timeout`](Self::handle_timeout)
+    /// at the latest while it waits for the I/O the session asked for (or,
+    /// for an idle client connection, while it sits in a pool). `None`: no
+    /// deadline.
+    fn poll_timeout(&self) -> Option<Instant>;
+
+    /// Acts on the deadline that passed, if any by `now` (the table on
+    /// [`Timeouts`]). The application's pending call, made again, reports
+    /// a timeout as [`SessionError::Peer`] with a timeout
+    /// [`ErrorKind`](crate::ErrorKind).
+    fn handle_timeout(&mut self, now: Instant);
+
+    /// Starts a graceful shutdown: the exchange in progress is finished,
+    /// an idle connection closes at once.
+    fn shutdown(&mut self, now: Instant);
+}
+
+/// The I/O a session needs before it can go on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Io {
+    /// Read from the peer into `read_buf()`, then call
+    /// `handle_read(n, now)` with the number of bytes read (0: the peer
+    /// closed its side).
+    Read,
+    /// Write `output()` (a vectored write), then call
+    /// `handle_write(n, now)` with the number of bytes written.
+    Write,
+    /// Shut down the sending half of the socket (the lingering close
+    /// begins: the session keeps reading and discarding for a while), then
+    /// call the session again.
+    Shutdown,
+    /// Close the socket: the session is over.
+    Close,
+}
+
+/// The result of a session call: the value, or the I/O that must happen
+/// before the call is made again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[must_use]
+pub enum Step<T> {
+    /// The call is complete.
+    Ready(T),
+    /// Do this I/O, then make the same call again.
+    Io(Io),
+}
+
+/// A session call that failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SessionError {
+    /// The peer broke the protocol or was too slow. The session has queued
+    /// the response the error calls for, if any can still be sent, and
+    /// closes: call `close` until it is done.
+    Peer(Error),
+    /// The local caller used the session wrongly; nothing was changed.
+    Usage(UsageError),
+}
+
+impl From<Error> for SessionError {
+    fn from(err: Error) -> Self {
+        SessionError::Peer(err)
+    }
+}
+
+impl From<UsageError> for SessionError {
+    fn from(err: UsageError) -> Self {
+        SessionError::Usage(err)
+    }
+}
+
+impl fmt::Display for SessionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SessionError::Peer(err) => err.fmt(f),
+            SessionError::Usage(err) => err.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for SessionError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SessionError::Peer(err) => Some(err),
+            SessionError::Usage(err) => Some(err),
+        }
+    }
+}
+
+/// How long a session waits for its peer.
+///
+/// `None` disables a timeout. The defaults suit a server open to the
+/// internet and a client talking to servers it does not control.
+///
+/// | timeout | server | client | default |
+/// |---|---|---|---|
+/// | [`head`](Self::head) | from a new connection, or from the first byte of a later request, to the end of the request head; on expiry a partly received head gets `408` and the connection closes, a connection that sent nothing is closed | from the moment the request is written (or the previous response ends) to the end of the response head | 20 s |
+/// | [`idle`](Self::idle) | between exchanges on a keep-alive connection; on expiry the connection is closed | an idle pooled connection with no request in flight is closed | 60 s |
+/// | [`body`](Self::body) | between two reads that bring request body bytes; on expiry `408` if no response has left yet, then close | the same for response bodies | 60 s |
+/// | [`write`](Self::write) | between two writes that take output, while output is waiting (a peer that stops reading); on expiry the connection is closed at once | the same | 60 s |
+/// | [`linger`](Self::linger) | the lingering close: how long to keep reading and discarding after the last response | not used | 2 s |
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Timeouts {
+    /// Receiving a head (see the table above).
+    pub head: Option<Duration>,
+    /// A keep-alive connection with no exchange in progress.
+    pub idle: Option<Duration>,
+    /// Progress while receiving a body.
+    pub body: Option<Duration>,
+    /// Progress while writing output.
+    pub write: Option<Duration>,
+    /// The lingering close (RFC 9112 section 9.6).
+    pub linger: Duration,
+}
+
+impl Timeouts {
+    /// The defaults (see the table on [`Timeouts`]).
+    pub const fn new() -> Self {
+        Timeouts {
+            head: Some(Duration::from_secs(20)),
+            idle: Some(Duration::from_secs(60)),
+            body: Some(Duration::from_secs(60)),
+            write: Some(Duration::from_secs(60)),
+            linger: Duration::from_secs(2),
+        }
+    }
+
+    /// No timeout at all, and no lingering: for tests and for peers the
+    /// caller trusts.
+    pub const fn none() -> Self {
+        Timeouts {
+            head: None,
+            idle: None,
+            body: None,
+            write: None,
+            linger: Duration::ZERO,
+        }
+    }
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts::new()
+    }
+}
+
+/// The trailer fields of a message whose body was collected whole
+/// (`next_full_request`, `next_full_response`), kept in its extensions so
+/// that nothing the peer sent is dropped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrailerFields(pub HeaderMap);
+
+/// The interim (1xx) responses that came before a final response whose
+/// body was collected whole, in order, kept in its extensions.
+#[derive(Debug, Clone, Default)]
+pub struct InterimResponses(pub Vec<Response<()>>);
+
+/// The pieces of a body in one `Bytes`, copying only when there are
+/// several.
+pub(crate) fn concat(pieces: &mut Vec<Bytes>) -> Bytes {
+    match pieces.len() {
+        0 => Bytes::new(),
+        1 => pieces.pop().unwrap_or_default(),
+        _ => {
+            let whole = pieces.concat();
+            pieces.clear();
+            whole.into()
+        }
+    }
+}

@@ -1,0 +1,587 @@
+//! The server session: a [`ServerConnection`] with its read buffer, timers
+//! and closing policy.
+
+use std::time::Instant;
+
+use bytes::{Bytes, BytesMut};
+use http::header::HeaderMap;
+use http::{Request, Response};
+
+use super::timer::{Knobs, ReadBuf, Waiting, after, earliest};
+use super::{Io, Session, SessionError, Step, TrailerFields, concat};
+use crate::conn::{Config, ServerConnection, State};
+use crate::decode::Event;
+use crate::error::{Error, ErrorKind, UsageError};
+use crate::framing::BodyKind;
+use crate::segments::Segments;
+
+/// What a server session waits for when a deadline passes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Timer {
+    /// A keep-alive connection between exchanges.
+    Idle,
+    /// The rest of a request head (or, on a new connection, any of it).
+    Head,
+    /// More of a request body.
+    Body,
+    /// The peer to take more output.
+    Write,
+    /// The end of the lingering close.
+    Linger,
+    /// Time to give the buffers back.
+    Release,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Serving requests.
+    Open,
+    /// No more requests: write what is queued, then close (lingering if
+    /// `linger`).
+    Closing { linger: bool },
+    /// The sending half is shut down; reading and discarding until the
+    /// peer closes, `until` passes or `discarded` reaches the bound.
+    Lingering { until: Instant, discarded: usize },
+    /// Over (or, after a protocol switch, handed to the driver).
+    Closed,
+}
+
+/// The server side of a connection, with every decision above the
+/// protocol machine made: the session a driver runs.
+///
+/// The application asks for each request with
+/// [`next_request`](Self::next_request), reads its body with
+/// [`read_data`](Self::read_data) (or [`read_body`](Self::read_body)), and
+/// answers with [`send_response`](Self::send_response) or
+/// [`send_head`](Self::send_head), [`send_data`](Self::send_data) and
+/// [`finish`](Self::finish). When the connection is over,
+/// [`close`](Self::close) writes what is left and closes, lingering when
+/// the peer may still be sending. Every call that may need I/O returns a
+/// [`Step`]; see the [crate documentation](crate#sessions) for the loop
+/// a driver runs around it.
+///
+/// ```
+/// use std::time::Instant;
+/// use bytes::Buf;
+/// use h1proto::{Config, Io, ServerSession, Session, Step};
+///
+/// let mut session = ServerSession::new(Config::default(), Instant::now());
+/// let mut input: &[u8] = b"GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n";
+/// let mut wire = Vec::new();
+/// // A driver over an in-memory "socket": it does what the session asks.
+/// let mut drive = |session: &mut ServerSession, io: Io| match io {
+///     Io::Read => {
+///         session.read_buf().extend_from_slice(input);
+///         session.handle_read(input.len(), Instant::now()); // 0: the peer closed
+///         input = &[];
+///     }
+///     Io::Write => {
+///         let out = session.output();
+///         let n = out.chunk().len(); // a socket write may take less
+///         wire.extend_from_slice(&out.chunk()[..n]);
+///         session.handle_write(n, Instant::now());
+///     }
+///     _ => {} // Io::Shutdown, Io::Close: nothing to do in memory
+/// };
+/// loop {
+///     match session.next_request(Instant::now())? {
+///         Step::Ready(Some(_request)) => {
+///             session.send_response(http::Response::new("hello")).unwrap();
+///         }
+///         Step::Ready(None) => break,
+///         Step::Io(io) => drive(&mut session, io),
+///     }
+/// }
+/// while let Step::Io(io) = session.close(Instant::now()) {
+///     drive(&mut session, io);
+/// }
+/// assert!(wire.ends_with(b"connection: close\r\n\r\nhello"));
+/// # Ok::<(), h1proto::SessionError>(())
+/// ```
+#[derive(Debug)]
+pub struct ServerSession {
+    conn: ServerConnection,
+    read: ReadBuf,
+    knobs: Knobs,
+    phase: Phase,
+    waiting: Waiting,
+    /// When the connection was made: the first head's deadline runs from
+    /// here.
+    started: Instant,
+    /// When the first byte of the head being received arrived.
+    head_since: Option<Instant>,
+    /// Request heads handed to the application.
+    requests: u64,
+    /// The application has read the current request's body to its end.
+    body_done: bool,
+    /// The body pieces `read_body` has collected so far.
+    pieces: Vec<Bytes>,
+    /// The head `next_full_request` holds while it reads the body.
+    head: Option<Request<()>>,
+    trailers: Option<HeaderMap>,
+    eof: bool,
+    shutdown: bool,
+    /// A timeout to report to the application's next call.
+    failure: Option<Error>,
+}
+
+impl ServerSession {
+    /// A session for a connection made at `now`.
+    pub fn new(config: Config, now: Instant) -> Self {
+        let knobs = Knobs::of(&config);
+        ServerSession {
+            read: ReadBuf::new(knobs.read_size),
+            conn: ServerConnection::new(config),
+            knobs,
+            phase: Phase::Open,
+            waiting: Waiting::No,
+            started: now,
+            head_since: None,
+            requests: 0,
+            body_done: true,
+            pieces: Vec::new(),
+            head: None,
+            trailers: None,
+            eof: false,
+            shutdown: false,
+            failure: None,
+        }
+    }
+
+    // ---- The application's side --------------------------------------
+
+    /// The next request head, once the previous exchange is answered.
+    /// `Ready(None)`: no further request comes on this connection (call
+    /// [`close`](Self::close)).
+    ///
+    /// # Errors
+    ///
+    /// [`SessionError::Peer`] for a request the peer got wrong or sent too
+    /// slowly (the error response is queued; call
+    /// [`close`](Self::close)); [`SessionError::Usage`] with
+    /// [`UsageError::WrongState`] while the current request is not
+    /// answered yet.
+    pub fn next_request(
+        &mut self,
+        now: Instant,
+    ) -> Result<Step<Option<Request<()>>>, SessionError> {
+        if let Some(err) = self.failure.take() {
+            return Err(err.into());
+        }
+        if self.phase != Phase::Open {
+            return Ok(Step::Ready(None));
+        }
+        if self.response_due() {
+            return Err(UsageError::WrongState.into());
+        }
+        loop {
+            match self.conn.poll_event(&mut self.read.buf) {
+                Ok(Some(Event::Head { head, body })) => {
+                    self.requests += 1;
+                    self.head_since = None;
+                    self.body_done = false;
+                    self.pieces.clear();
+                    self.trailers = None;
+                    let _ = body;
+                    return Ok(Step::Ready(Some(head)));
+                }
+                // The rest of a request already answered.
+                Ok(Some(_)) => {}
+                Ok(None) => {
+                    if self.conn.is_closed() || self.conn.is_switched() {
+                        self.phase = Phase::Closing { linger: !self.eof };
+                        return Ok(Step::Ready(None));
+                    }
+                    if self.shutdown && self.is_between_requests() {
+                        self.phase = Phase::Closing { linger: false };
+                        return Ok(Step::Ready(None));
+                    }
+                    return Ok(Step::Io(self.wait_for_input(now)));
+                }
+                Err(err) => return Err(self.fail(err).into()),
+            }
+        }
+    }
+
+    /// The next piece of the current request's body; `Ready(None)` at its
+    /// end (or once the response is complete: what is left is the
+    /// session's to drain or refuse). A client waiting for `100 Continue`
+    /// is sent it first.
+    ///
+    /// # Errors
+    ///
+    /// [`SessionError::Peer`] for a malformed body, or one that stopped
+    /// arriving (the error response is queued where one can still be
+    /// sent; call [`close`](Self::close)).
+    pub fn read_data(&mut self, now: Instant) -> Result<Step<Option<Bytes>>, SessionError> {
+        if let Some(err) = self.failure.take() {
+            return Err(err.into());
+        }
+        if self.body_done || self.phase != Phase::Open || !self.response_due() {
+            return Ok(Step::Ready(None));
+        }
+        loop {
+            match self.conn.poll_event(&mut self.read.buf) {
+                Ok(Some(Event::Data(data))) => return Ok(Step::Ready(Some(data))),
+                Ok(Some(Event::Trailers(fields))) => self.trailers = Some(fields),
+                Ok(Some(Event::End(_))) => {
+                    self.body_done = true;
+                    return Ok(Step::Ready(None));
+                }
+                Ok(Some(_)) => {}
+                Ok(None) if self.eof => {
+                    return Err(self.fail(ErrorKind::UnexpectedEof.into()).into());
+                }
+                Ok(None) => return Ok(Step::Io(self.wait_for_input(now))),
+                Err(err) => return Err(self.fail(err).into()),
+            }
+        }
+    }
+
+    /// The rest of the current request's body in one `Bytes` (without a
+    /// copy when it arrived in one piece).
+    ///
+    /// # Errors
+    ///
+    /// As [`read_data`](Self::read_data).
+    pub fn read_body(&mut self, now: Instant) -> Result<Step<Bytes>, SessionError> {
+        loop {
+            match self.read_data(now)? {
+                Step::Ready(Some(data)) => self.pieces.push(data),
+                Step::Ready(None) => return Ok(Step::Ready(concat(&mut self.pieces))),
+                Step::Io(io) => return Ok(Step::Io(io)),
+            }
+        }
+    }
+
+    /// The next request with its whole body: [`next_request`](Self::next_request)
+    /// and [`read_body`](Self::read_body) in one call, for applications
+    /// that answer complete requests. Its trailers, if any, are in its
+    /// extensions as [`TrailerFields`].
+    ///
+    /// # Errors
+    ///
+    /// As [`next_request`](Self::next_request) and
+    /// [`read_data`](Self::read_data).
+    pub fn next_full_request(
+        &mut self,
+        now: Instant,
+    ) -> Result<Step<Option<Request<Bytes>>>, SessionError> {
+        if self.body_done {
+            match self.next_request(now)? {
+                Step::Ready(Some(head)) => self.head = Some(head),
+                Step::Ready(None) => return Ok(Step::Ready(None)),
+                Step::Io(io) => return Ok(Step::Io(io)),
+            }
+        }
+        let body = match self.read_body(now)? {
+            Step::Ready(body) => body,
+            Step::Io(io) => return Ok(Step::Io(io)),
+        };
+        let head = self.head.take().ok_or(UsageError::WrongState)?;
+        let (mut parts, ()) = head.into_parts();
+        if let Some(trailers) = self.trailers.take() {
+            parts.extensions.insert(TrailerFields(trailers));
+        }
+        Ok(Step::Ready(Some(Request::from_parts(parts, body))))
+    }
+
+    /// The trailer fields of the current request, once its body is read.
+    pub fn trailers(&self) -> Option<&HeaderMap> {
+        self.trailers.as_ref()
+    }
+
+    /// `true` while the client sent `Expect: 100-continue` and waits for
+    /// `100 Continue` or a final response before sending the body.
+    /// Reading the body sends `100 Continue`; a final response first
+    /// refuses the body.
+    pub fn is_waiting_for_continue(&self) -> bool {
+        self.conn.is_waiting_for_continue()
+    }
+
+    /// Queues `100 Continue` if the client waits for it.
+    pub fn send_continue(&mut self) {
+        self.conn.send_continue();
+    }
+
+    /// Queues a complete response to the current request.
+    ///
+    /// # Errors
+    ///
+    /// As [`ServerConnection::send_response`].
+    pub fn send_response<B: Into<Bytes>>(&mut self, res: Response<B>) -> Result<(), UsageError> {
+        self.conn.send_response(res)
+    }
+
+    /// Queues a response head; the body follows with
+    /// [`send_data`](Self::send_data) and [`finish`](Self::finish).
+    ///
+    /// # Errors
+    ///
+    /// As [`ServerConnection::send_head`].
+    pub fn send_head(&mut self, res: Response<()>) -> Result<BodyKind, UsageError> {
+        self.conn.send_head(res)
+    }
+
+    /// Queues response body bytes. Past `Config::flush_threshold` queued
+    /// bytes, [`poll_flush`](Self::poll_flush) asks for a write before
+    /// more is queued.
+    ///
+    /// # Errors
+    ///
+    /// As [`ServerConnection::send_data`].
+    pub fn send_data(&mut self, data: impl Into<Bytes>) -> Result<(), UsageError> {
+        self.conn.send_data(data)
+    }
+
+    /// Ends the response, with trailers if it is chunked.
+    ///
+    /// # Errors
+    ///
+    /// As [`ServerConnection::finish`].
+    pub fn finish(&mut self, trailers: Option<HeaderMap>) -> Result<(), UsageError> {
+        self.conn.finish(trailers)
+    }
+
+    /// Backpressure for a streaming sender: [`Io::Write`] while more than
+    /// `Config::flush_threshold` bytes are queued, `Ready` once fewer are.
+    pub fn poll_flush(&mut self, now: Instant) -> Step<()> {
+        if self.phase != Phase::Closed && self.conn.output().len() > self.knobs.flush_threshold {
+            self.wait(Waiting::Write(now));
+            Step::Io(Io::Write)
+        } else {
+            Step::Ready(())
+        }
+    }
+
+    /// Ends the connection: writes what is queued, then closes, lingering
+    /// first (shut down the sending half, read and discard for a while)
+    /// when the peer may still be sending, so that it reads the last
+    /// response rather than a reset (RFC 9112 section 9.6). After a
+    /// protocol switch, writes what is queued and returns `Ready` without
+    /// closing: the socket and [`take_read_buf`](Self::take_read_buf)
+    /// belong to the new protocol.
+    pub fn close(&mut self, now: Instant) -> Step<()> {
+        loop {
+            match self.phase {
+                Phase::Open => self.phase = Phase::Closing { linger: !self.eof },
+                Phase::Closing { linger } => {
+                    if !self.conn.output().is_empty() {
+                        self.wait(Waiting::Write(now));
+                        return Step::Io(Io::Write);
+                    }
+                    if self.conn.is_switched() {
+                        self.phase = Phase::Closed;
+                        return Step::Ready(());
+                    }
+                    if linger && !self.eof && !self.knobs.timeouts.linger.is_zero() {
+                        self.read.buf.clear();
+                        self.phase = Phase::Lingering {
+                            until: now + self.knobs.timeouts.linger,
+                            discarded: 0,
+                        };
+                        return Step::Io(Io::Shutdown);
+                    }
+                    self.phase = Phase::Closed;
+                    return Step::Io(Io::Close);
+                }
+                Phase::Lingering { discarded, .. } => {
+                    if self.eof || discarded >= self.knobs.linger_bytes {
+                        self.phase = Phase::Closed;
+                        return Step::Io(Io::Close);
+                    }
+                    self.wait(Waiting::Read(now));
+                    return Step::Io(Io::Read);
+                }
+                Phase::Closed => return Step::Ready(()),
+            }
+        }
+    }
+
+    // ---- Queries -----------------------------------------------------
+
+    /// `true` once the session is over: [`close`](Self::close) has
+    /// nothing more to do.
+    pub fn is_closed(&self) -> bool {
+        self.phase == Phase::Closed
+    }
+
+    /// `true` once a 101 or a 2xx to CONNECT was sent: after
+    /// [`close`](Self::close) has written the output, the socket and the
+    /// bytes in [`take_read_buf`](Self::take_read_buf) belong to the new
+    /// protocol.
+    pub fn is_switched(&self) -> bool {
+        self.conn.is_switched()
+    }
+
+    /// The bytes read but not decoded (after a protocol switch, the new
+    /// protocol's first bytes), leaving the session's buffer empty.
+    pub fn take_read_buf(&mut self) -> BytesMut {
+        std::mem::take(&mut self.read.buf)
+    }
+
+    /// The connection inside, for queries.
+    pub fn connection(&self) -> &ServerConnection {
+        &self.conn
+    }
+
+    // ---- Inside ------------------------------------------------------
+
+    /// A response to the current request is due or being sent.
+    fn response_due(&self) -> bool {
+        matches!(self.conn.send_state(), State::Head | State::Body)
+    }
+
+    /// No exchange in progress and nothing of a next request received.
+    fn is_between_requests(&self) -> bool {
+        self.conn.recv_state() == State::Idle && self.read.buf.is_empty()
+    }
+
+    fn wait(&mut self, what: Waiting) {
+        // A wait already under way keeps its start: a deadline is not
+        // pushed back by asking again.
+        let same = matches!(
+            (self.waiting, what),
+            (Waiting::Read(_), Waiting::Read(_)) | (Waiting::Write(_), Waiting::Write(_))
+        );
+        if !same {
+            self.waiting = what;
+        }
+    }
+
+    /// The I/O that brings more input: queued output is written first, so
+    /// that the peer is never left waiting for an answer (or for
+    /// `100 Continue`) while the session waits for it.
+    fn wait_for_input(&mut self, now: Instant) -> Io {
+        if self.conn.output().is_empty() {
+            self.wait(Waiting::Read(now));
+            Io::Read
+        } else {
+            self.wait(Waiting::Write(now));
+            Io::Write
+        }
+    }
+
+    /// A peer's protocol error: the response it calls for is queued (in
+    /// place of a response not yet drained), and the session closes.
+    fn fail(&mut self, err: Error) -> Error {
+        let _ = self.conn.send_error_response(&err);
+        self.phase = Phase::Closing { linger: !self.eof };
+        err
+    }
+
+    fn time_out(&mut self, kind: ErrorKind) {
+        let err = self.fail(kind.into());
+        self.failure = Some(err);
+    }
+
+    /// The deadline of what the session waits for, and what it is.
+    fn timer(&self) -> Option<(Instant, Timer)> {
+        let t = &self.knobs.timeouts;
+        match (self.phase, self.waiting) {
+            (Phase::Closed, _) | (_, Waiting::No) => None,
+            (Phase::Lingering { until, .. }, _) => Some((until, Timer::Linger)),
+            (_, Waiting::Write(since)) => after(since, t.write).map(|at| (at, Timer::Write)),
+            (_, Waiting::Read(since)) => {
+                let expiry = if self.is_between_requests() {
+                    if self.requests == 0 {
+                        after(self.started, t.head).map(|at| (at, Timer::Head))
+                    } else {
+                        after(since, t.idle).map(|at| (at, Timer::Idle))
+                    }
+                } else {
+                    match self.conn.recv_state() {
+                        State::Idle | State::Head => {
+                            let start = match self.requests {
+                                0 => self.started,
+                                _ => self.head_since.unwrap_or(since),
+                            };
+                            after(start, t.head).map(|at| (at, Timer::Head))
+                        }
+                        State::Body => after(since, t.body).map(|at| (at, Timer::Body)),
+                        _ => None,
+                    }
+                };
+                let release = (!self.read.released)
+                    .then(|| after(since, Some(self.knobs.release_after)))
+                    .flatten()
+                    .map(|at| (at, Timer::Release));
+                earliest(expiry, release)
+            }
+        }
+    }
+}
+
+impl Session for ServerSession {
+    fn read_buf(&mut self) -> &mut BytesMut {
+        self.read.for_read(self.knobs.read_size)
+    }
+
+    fn handle_read(&mut self, n: usize, now: Instant) {
+        self.waiting = Waiting::No;
+        if n == 0 {
+            self.eof = true;
+            self.conn.recv_eof();
+            return;
+        }
+        self.read.released = false;
+        if let Phase::Lingering { discarded, .. } = &mut self.phase {
+            *discarded += n;
+            self.read.buf.clear();
+            return;
+        }
+        if self.conn.recv_state() == State::Idle && self.read.buf.len() == n {
+            // The first bytes of a head.
+            self.head_since = Some(now);
+        }
+    }
+
+    fn output(&mut self) -> &mut Segments {
+        self.conn.output()
+    }
+
+    fn handle_write(&mut self, n: usize, _now: Instant) {
+        let out = self.conn.output();
+        let n = n.min(out.len());
+        bytes::Buf::advance(out, n);
+        self.waiting = Waiting::No;
+    }
+
+    fn poll_timeout(&self) -> Option<Instant> {
+        self.timer().map(|(at, _)| at)
+    }
+
+    fn handle_timeout(&mut self, now: Instant) {
+        let Some((at, timer)) = self.timer() else {
+            return;
+        };
+        if now < at {
+            return;
+        }
+        match timer {
+            Timer::Release => self.read.release(self.conn.output()),
+            Timer::Linger => self.phase = Phase::Closing { linger: false },
+            Timer::Idle => self.phase = Phase::Closing { linger: false },
+            Timer::Head if self.requests == 0 && self.read.buf.is_empty() => {
+                // A new connection that sent nothing: nothing to answer.
+                self.phase = Phase::Closing { linger: false };
+            }
+            Timer::Head => self.time_out(ErrorKind::HeadTimeout),
+            Timer::Body => self.time_out(ErrorKind::BodyTimeout),
+            Timer::Write => {
+                // The peer stopped reading: what is queued cannot leave.
+                let out = self.conn.output();
+                let n = out.len();
+                bytes::Buf::advance(out, n);
+                self.failure = Some(ErrorKind::WriteTimeout.into());
+                self.phase = Phase::Closing { linger: false };
+            }
+        }
+        self.waiting = Waiting::No;
+    }
+
+    fn shutdown(&mut self, _now: Instant) {
+        self.shutdown = true;
+        self.conn.close_after_response();
+    }
+}

@@ -1,0 +1,111 @@
+//! Deadlines: what a session waits for, and until when.
+
+use std::time::{Duration, Instant};
+
+use bytes::BytesMut;
+
+use crate::conn::Config;
+use crate::segments::Segments;
+
+use super::Timeouts;
+
+/// `since + timeout`, or `None` without a timeout (or past the clock's
+/// range, which is as good as never).
+pub(super) fn after(since: Instant, timeout: Option<Duration>) -> Option<Instant> {
+    timeout.and_then(|t| since.checked_add(t))
+}
+
+/// The earlier of two deadlines, each with what expires.
+pub(super) fn earliest<T>(
+    a: Option<(Instant, T)>,
+    b: Option<(Instant, T)>,
+) -> Option<(Instant, T)> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(if b.0 < a.0 { b } else { a }),
+        (a, b) => a.or(b),
+    }
+}
+
+/// The I/O a session asked for and is waiting on, with when it started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Waiting {
+    /// Nothing: the application has the next move.
+    No,
+    /// A read, asked for at this time (or since the last read that
+    /// brought bytes).
+    Read(Instant),
+    /// A write, asked for at this time (or since the last write that took
+    /// bytes).
+    Write(Instant),
+}
+
+/// The bytes asked for by a read once the buffers were given back: enough
+/// for a small head in one read, little for an idle connection to hold.
+pub(super) const RELEASED_READ: usize = 512;
+
+/// The read buffer and the idle-release policy both sessions share.
+#[derive(Debug)]
+pub(super) struct ReadBuf {
+    pub(super) buf: BytesMut,
+    /// The buffers were given back: reads ask for [`RELEASED_READ`].
+    pub(super) released: bool,
+}
+
+impl ReadBuf {
+    pub(super) fn new(capacity: usize) -> Self {
+        ReadBuf {
+            buf: BytesMut::with_capacity(capacity),
+            released: false,
+        }
+    }
+
+    /// The buffer, with room for one read of `read_size` bytes (or less
+    /// once released).
+    pub(super) fn for_read(&mut self, read_size: usize) -> &mut BytesMut {
+        let want = if self.released {
+            RELEASED_READ
+        } else {
+            read_size
+        };
+        if self.buf.capacity() - self.buf.len() < want {
+            self.buf.reserve(want);
+        }
+        &mut self.buf
+    }
+
+    /// Gives back what the buffers hold beyond their bytes: the read
+    /// buffer keeps only what it has received, the output buffer nothing.
+    pub(super) fn release(&mut self, output: &mut Segments) {
+        if !self.released {
+            self.released = true;
+            self.buf = if self.buf.is_empty() {
+                BytesMut::new()
+            } else {
+                BytesMut::from(&self.buf[..])
+            };
+            output.release();
+        }
+    }
+}
+
+/// The session settings kept besides the connection's.
+#[derive(Debug, Clone)]
+pub(super) struct Knobs {
+    pub(super) timeouts: Timeouts,
+    pub(super) read_size: usize,
+    pub(super) flush_threshold: usize,
+    pub(super) linger_bytes: usize,
+    pub(super) release_after: Duration,
+}
+
+impl Knobs {
+    pub(super) fn of(config: &Config) -> Self {
+        Knobs {
+            timeouts: config.timeouts,
+            read_size: config.read_size.max(1),
+            flush_threshold: config.flush_threshold,
+            linger_bytes: config.linger_bytes,
+            release_after: config.release_after,
+        }
+    }
+}
