@@ -100,22 +100,16 @@ const SHUTDOWN_POLL: Duration = Duration::from_millis(200);
 struct Driver<S, T> {
     io: S,
     session: T,
-    /// Reads land here first: `Read` needs an initialized destination,
-    /// and zeroing the session's buffer before every read would cost more
-    /// than copying what a read returns.
-    scratch: Box<[u8]>,
     /// The timeout last set on the stream.
     timeout: Option<Duration>,
     shutdown: Option<Arc<AtomicBool>>,
 }
 
 impl<S: Transport, T: Session> Driver<S, T> {
-    fn new(io: S, session: T, read_size: usize) -> Self {
-        let scratch = vec![0; read_size.max(1)].into_boxed_slice();
+    fn new(io: S, session: T) -> Self {
         Driver {
             io,
             session,
-            scratch,
             timeout: None,
             shutdown: None,
         }
@@ -165,14 +159,23 @@ impl<S: Transport, T: Session> Driver<S, T> {
             self.timeout = wait;
         }
         let result = match step {
-            Io::Read => self.io.read(&mut self.scratch),
+            Io::Read => {
+                // `Read` wants initialized bytes: the room the session
+                // offers is zeroed (it is small unless reads fill it).
+                let buf = self.session.read_buf();
+                let len = buf.len();
+                buf.resize(buf.capacity(), 0);
+                let read = self.io.read(&mut buf[len..]);
+                buf.truncate(len + *read.as_ref().unwrap_or(&0));
+                read
+            }
             // One contiguous segment (a head with a small body, or the
             // answers to pipelined requests): a plain write.
             Io::Write if self.session.output().segment_count() == 1 => {
                 self.io.write(bytes::Buf::chunk(self.session.output()))
             }
             Io::Write => {
-                let mut slices = [IoSlice::new(&[]); 64];
+                let mut slices = [IoSlice::new(&[]); 16];
                 let n = self.session.output().io_slices(&mut slices);
                 self.io.write_vectored(&slices[..n])
             }
@@ -190,12 +193,7 @@ impl<S: Transport, T: Session> Driver<S, T> {
             }
             (Err(e), _) if e.kind() == io::ErrorKind::Interrupted => {}
             (Err(e), _) => return Err(e),
-            (Ok(n), Io::Read) => {
-                self.session
-                    .read_buf()
-                    .extend_from_slice(&self.scratch[..n]);
-                self.session.handle_read(n, now);
-            }
+            (Ok(n), Io::Read) => self.session.handle_read(n, now),
             (Ok(0), Io::Write) => return Err(io::ErrorKind::WriteZero.into()),
             (Ok(n), Io::Write) => self.session.handle_write(n, now),
             (Ok(_), _) => {}
@@ -237,12 +235,7 @@ pub struct Server<S>(Driver<S, ServerSession>);
 impl<S: Transport> Server<S> {
     /// A server session over `io`, for a connection made now.
     pub fn new(io: S, config: Config) -> Self {
-        let read_size = config.read_size;
-        Server(Driver::new(
-            io,
-            ServerSession::new(config, Instant::now()),
-            read_size,
-        ))
+        Server(Driver::new(io, ServerSession::new(config, Instant::now())))
     }
 
     /// Starts a graceful shutdown of this connection once `flag` is set;
@@ -379,12 +372,7 @@ impl Client<TcpStream> {
 impl<S: Transport> Client<S> {
     /// A client session over `io`.
     pub fn new(io: S, config: Config) -> Self {
-        let read_size = config.read_size;
-        Client(Driver::new(
-            io,
-            ClientSession::new(config, Instant::now()),
-            read_size,
-        ))
+        Client(Driver::new(io, ClientSession::new(config, Instant::now())))
     }
 
     /// Sends `req` and reads its final response with the whole body

@@ -82,7 +82,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T> {
                         io.write(bytes::Buf::chunk(session.output())).await
                     }
                     Io::Write => {
-                        let mut slices = [IoSlice::new(&[]); 64];
+                        let mut slices = [IoSlice::new(&[]); 16];
                         let n = session.output().io_slices(&mut slices);
                         io.write_vectored(&slices[..n]).await
                     }
@@ -231,7 +231,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Server<S> {
     /// Writes what is queued, lingers if the session says so, and closes
     /// the stream (after a protocol switch, see [`into_parts`](Self::into_parts)
     /// instead). Errors are ignored: the connection is over either way.
-    pub async fn close(mut self) {
+    pub async fn close(&mut self) {
         let _ = self.0.run(|s, now| Ok(s.close(now))).await;
     }
 

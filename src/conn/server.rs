@@ -87,7 +87,8 @@ enum Continue {
 /// ```
 #[derive(Debug)]
 pub struct ServerConnection {
-    config: Config,
+    /// `Config::max_drain_bytes`.
+    max_drain: u64,
     decoder: RequestDecoder,
     encoder: ResponseEncoder,
     recv: State,
@@ -112,7 +113,7 @@ impl ServerConnection {
         ServerConnection {
             decoder: RequestDecoder::new(config.limits.clone()),
             encoder: ResponseEncoder::new(config.encoder.clone()),
-            config,
+            max_drain: config.max_drain_bytes,
             recv: State::Idle,
             send: State::Idle,
             exchange: None,
@@ -162,7 +163,7 @@ impl ServerConnection {
             if draining {
                 self.drained += (before - buf.len()) as u64;
                 let ended = matches!(decoded, Ok(Some(Event::End(_))));
-                if self.drained > self.config.max_drain_bytes && decoded.is_ok() && !ended {
+                if self.drained > self.max_drain && decoded.is_ok() && !ended {
                     // The body did not end in time: close (cycle moves Body
                     // to MustClose through the table).
                     self.close = Some(CloseReason::UnreadBody);
@@ -494,7 +495,7 @@ impl ServerConnection {
             && self
                 .decoder
                 .remaining_body_len()
-                .is_some_and(|n| n > self.config.max_drain_bytes)
+                .is_some_and(|n| n > self.max_drain)
     }
 
     fn after_head(&mut self, status: StatusCode, finished: bool, mark: Mark) {

@@ -70,7 +70,7 @@ pub struct ClientSession {
     trailers: Option<HeaderMap>,
     /// What `next_full_response` gathers while it reads.
     interim: Vec<Response<()>>,
-    head: Option<Response<()>>,
+    head: Option<Box<Response<()>>>,
     eof: bool,
     failure: Option<Error>,
 }
@@ -80,7 +80,7 @@ impl ClientSession {
     pub fn new(config: Config, now: Instant) -> Self {
         let knobs = Knobs::of(&config);
         ClientSession {
-            read: ReadBuf::new(knobs.read_size),
+            read: ReadBuf::new(),
             conn: ClientConnection::new(config),
             knobs,
             waiting: Waiting::No,
@@ -282,7 +282,7 @@ impl ClientSession {
         while self.head.is_none() {
             match self.next_response(now)? {
                 Step::Ready(Some(head)) if is_interim(&head) => self.interim.push(head),
-                Step::Ready(Some(head)) => self.head = Some(head),
+                Step::Ready(Some(head)) => self.head = Some(Box::new(head)),
                 Step::Ready(None) => return Ok(Step::Ready(None)),
                 Step::Io(io) => return Ok(Step::Io(io)),
             }
@@ -294,7 +294,7 @@ impl ClientSession {
         let Some(head) = self.head.take() else {
             return Ok(Step::Ready(None));
         };
-        let (mut parts, ()) = head.into_parts();
+        let (mut parts, ()) = (*head).into_parts();
         if !self.interim.is_empty() {
             let interim = std::mem::take(&mut self.interim);
             parts.extensions.insert(InterimResponses(interim));
@@ -460,7 +460,7 @@ impl Session for ClientSession {
             self.eof = true;
             self.conn.recv_eof();
         } else {
-            self.read.released = false;
+            self.read.read(n);
         }
     }
 

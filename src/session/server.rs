@@ -117,7 +117,7 @@ pub struct ServerSession {
     /// The body pieces `read_body` has collected so far.
     pieces: Vec<Bytes>,
     /// The head `next_full_request` holds while it reads the body.
-    head: Option<Request<()>>,
+    head: Option<Box<Request<()>>>,
     trailers: Option<HeaderMap>,
     eof: bool,
     shutdown: bool,
@@ -130,7 +130,7 @@ impl ServerSession {
     pub fn new(config: Config, now: Instant) -> Self {
         let knobs = Knobs::of(&config);
         ServerSession {
-            read: ReadBuf::new(knobs.read_size),
+            read: ReadBuf::new(),
             conn: ServerConnection::new(config),
             knobs,
             phase: Phase::Open,
@@ -269,7 +269,7 @@ impl ServerSession {
     ) -> Result<Step<Option<Request<Bytes>>>, SessionError> {
         if self.body_done {
             match self.next_request(now)? {
-                Step::Ready(Some(head)) => self.head = Some(head),
+                Step::Ready(Some(head)) => self.head = Some(Box::new(head)),
                 Step::Ready(None) => return Ok(Step::Ready(None)),
                 Step::Io(io) => return Ok(Step::Io(io)),
             }
@@ -279,7 +279,7 @@ impl ServerSession {
             Step::Io(io) => return Ok(Step::Io(io)),
         };
         let head = self.head.take().ok_or(UsageError::WrongState)?;
-        let (mut parts, ()) = head.into_parts();
+        let (mut parts, ()) = (*head).into_parts();
         if let Some(trailers) = self.trailers.take() {
             parts.extensions.insert(TrailerFields(trailers));
         }
@@ -524,7 +524,7 @@ impl Session for ServerSession {
             self.conn.recv_eof();
             return;
         }
-        self.read.released = false;
+        self.read.read(n);
         if let Phase::Lingering { discarded, .. } = &mut self.phase {
             *discarded += n;
             self.read.buf.clear();

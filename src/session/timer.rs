@@ -41,7 +41,12 @@ pub(super) enum Waiting {
 
 /// The bytes asked for by a read once the buffers were given back: enough
 /// for a small head in one read, little for an idle connection to hold.
-pub(super) const RELEASED_READ: usize = 512;
+pub(super) const RELEASED_READ: usize = 256;
+
+/// The bytes the first read of a connection asks for: most request and
+/// response heads fit; a read that fills it doubles the next one, up to
+/// `Config::read_size`.
+pub(super) const FIRST_READ: usize = 2048;
 
 /// The read buffer and the idle-release policy both sessions share.
 #[derive(Debug)]
@@ -49,28 +54,48 @@ pub(super) struct ReadBuf {
     pub(super) buf: BytesMut,
     /// The buffers were given back: reads ask for [`RELEASED_READ`].
     pub(super) released: bool,
+    /// What the next read asks for (before the `read_size` cap).
+    next: usize,
+    /// The room the last `for_read` offered.
+    offered: usize,
 }
 
 impl ReadBuf {
-    pub(super) fn new(capacity: usize) -> Self {
+    pub(super) fn new() -> Self {
         ReadBuf {
-            buf: BytesMut::with_capacity(capacity),
+            buf: BytesMut::new(),
             released: false,
+            next: FIRST_READ,
+            offered: 0,
         }
     }
 
-    /// The buffer, with room for one read of `read_size` bytes (or less
-    /// once released).
+    /// The buffer, with room for one read: small at first and after the
+    /// buffers were given back, doubling while reads fill what they are
+    /// offered, up to `read_size`. A connection that carries small
+    /// messages never holds a large buffer.
     pub(super) fn for_read(&mut self, read_size: usize) -> &mut BytesMut {
         let want = if self.released {
             RELEASED_READ
         } else {
-            read_size
+            self.next.min(read_size)
         };
         if self.buf.capacity() - self.buf.len() < want {
             self.buf.reserve(want);
         }
+        self.offered = self.buf.capacity() - self.buf.len();
         &mut self.buf
+    }
+
+    /// Notes a read of `n > 0` bytes: the buffers are in use again, and a
+    /// read that filled its room asks for twice as much next time.
+    pub(super) fn read(&mut self, n: usize) {
+        if self.released {
+            self.released = false;
+            self.next = FIRST_READ;
+        } else if n >= self.offered {
+            self.next = self.next.saturating_mul(2);
+        }
     }
 
     /// Gives back what the buffers hold beyond their bytes: the read
