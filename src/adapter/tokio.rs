@@ -36,6 +36,7 @@ use tokio::net::{TcpStream, ToSocketAddrs};
 use super::{FLUSH_THRESHOLD, LINGER_BYTES, LINGER_TIME, READ_SIZE};
 use super::{peer_closed, protocol_error, usage_error};
 use crate::conn::State;
+use crate::encode::{IntoRequest, IntoResponse, IntoResponseHead};
 use crate::{BodyKind, ClientConnection, Config, Error, Event, Segments, ServerConnection};
 
 /// Writes everything queued in `out`, looping on partial writes: one
@@ -243,13 +244,13 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Server<S> {
     }
 
     /// Queues a complete response to the current request.
-    pub fn send_response<B: Into<Bytes>>(&mut self, res: Response<B>) -> io::Result<()> {
+    pub fn send_response(&mut self, res: impl IntoResponse) -> io::Result<()> {
         self.conn.send_response(res).map_err(usage_error)
     }
 
     /// Queues a response head; the body follows with
     /// [`send_data`](Self::send_data) and [`finish`](Self::finish).
-    pub fn send_head(&mut self, res: Response<()>) -> io::Result<BodyKind> {
+    pub fn send_head(&mut self, res: impl IntoResponseHead) -> io::Result<BodyKind> {
         self.conn.send_head(res).map_err(usage_error)
     }
 
@@ -366,7 +367,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Client<S> {
     /// Sends `req` and reads its response with the whole body. Interim
     /// responses are skipped; trailers are dropped. The request needs a
     /// `Host` field or an absolute URI (sent in absolute form).
-    pub async fn send<B: Into<Bytes>>(&mut self, req: Request<B>) -> io::Result<Response<Bytes>> {
+    pub async fn send(&mut self, req: impl IntoRequest) -> io::Result<Response<Bytes>> {
         self.conn.send_request(req).map_err(usage_error)?;
         write_segments(&mut self.io, self.conn.output()).await?;
         self.io.flush().await?;

@@ -1,5 +1,6 @@
 //! The client role: requests to bytes.
 
+use bytes::Bytes;
 use http::request::Parts;
 use http::{Method, Version};
 
@@ -9,7 +10,7 @@ use super::head::{
     write_request_line,
 };
 use super::role::sealed::{self, Plan};
-use super::role::{Client, IntoHead, IntoMessage};
+use super::role::{Client, IntoRequest, IntoRequestHead};
 use super::{After, EncoderConfig, RequestEncoder};
 use crate::error::UsageError;
 use crate::framing::{BodyKind, Declared, Seen, connection_verdict_of, declared_framing};
@@ -27,7 +28,7 @@ pub struct Target {
 impl RequestEncoder {
     /// Queues a complete request: its head and its whole body. `req` is a
     /// `Request<B>` with any `B: Into<Bytes>`, or for a request without a
-    /// body an `http` builder or `Parts` ([`IntoMessage`]).
+    /// body an `http` builder or `Parts` ([`IntoRequest`]).
     ///
     /// Without framing fields from the caller, a non-empty body gets
     /// `Content-Length`; an empty one gets `Content-Length: 0` for POST,
@@ -44,8 +45,15 @@ impl RequestEncoder {
     /// [`UsageError::BodyTooShort`] for a body that does not match the
     /// caller's `Content-Length`. The output queue is left untouched.
     #[inline]
-    pub fn send_request(&mut self, req: impl IntoMessage<Client>) -> Result<(), UsageError> {
-        let (parts, body) = sealed::IntoMessage::into_message(req)?;
+    pub fn send_request(&mut self, req: impl IntoRequest) -> Result<(), UsageError> {
+        let (parts, body) = sealed::IntoRequest::into_message(req)?;
+        self.send_parts(parts, body)
+    }
+
+    /// [`send_request`](Self::send_request) for a request already taken
+    /// apart: what a connection calls once it has looked at the head.
+    #[inline]
+    pub(crate) fn send_parts(&mut self, parts: Parts, body: Bytes) -> Result<(), UsageError> {
         self.start(&parts, &(), Some(body))?;
         self.keep(parts.headers);
         Ok(())
@@ -54,7 +62,7 @@ impl RequestEncoder {
     /// Queues a request head whose body follows with
     /// [`send_data`](Self::send_data) and [`finish`](Self::finish), and
     /// returns the body framing. `req` is a `Request<()>`, an `http`
-    /// builder or `Parts` ([`IntoHead`]). Without framing fields from the
+    /// builder or `Parts` ([`IntoRequestHead`]). Without framing fields from the
     /// caller the body is chunked (an HTTP/1.0 request must then give
     /// `Content-Length`).
     ///
@@ -65,8 +73,8 @@ impl RequestEncoder {
     /// HTTP/1.0 request without `Content-Length`. The output queue is left
     /// untouched.
     #[inline]
-    pub fn send_head(&mut self, req: impl IntoHead<Client>) -> Result<BodyKind, UsageError> {
-        let parts = sealed::IntoHead::into_head(req)?;
+    pub fn send_head(&mut self, req: impl IntoRequestHead) -> Result<BodyKind, UsageError> {
+        let parts = sealed::IntoRequestHead::into_head(req)?;
         let kind = self.start(&parts, &(), None)?;
         self.keep(parts.headers);
         Ok(kind)

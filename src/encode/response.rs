@@ -1,5 +1,6 @@
 //! The server role: responses to bytes.
 
+use bytes::Bytes;
 use http::Version;
 use http::response::Parts;
 
@@ -9,7 +10,7 @@ use super::head::{
     write_fields, write_status_line,
 };
 use super::role::sealed::{self, Plan};
-use super::role::{IntoHead, IntoMessage, Server};
+use super::role::{IntoResponse, IntoResponseHead, Server};
 use super::{After, EncoderConfig, ResponseContext, ResponseEncoder};
 use crate::error::UsageError;
 use crate::framing::{
@@ -23,7 +24,7 @@ use crate::segments::Segments;
 impl ResponseEncoder {
     /// Queues a complete response: its head and its whole body. `res` is a
     /// `Response<B>` with any `B: Into<Bytes>`, or for a response without
-    /// a body an `http` builder or `Parts` ([`IntoMessage`]).
+    /// a body an `http` builder or `Parts` ([`IntoResponse`]).
     ///
     /// Without framing fields from the caller the response gets
     /// `Content-Length` (none for 1xx, 204, 304 and 2xx to CONNECT). For a
@@ -48,10 +49,22 @@ impl ResponseEncoder {
     #[inline]
     pub fn send_response(
         &mut self,
-        res: impl IntoMessage<Server>,
+        res: impl IntoResponse,
         ctx: ResponseContext,
     ) -> Result<(), UsageError> {
-        let (parts, body) = sealed::IntoMessage::into_message(res)?;
+        let (parts, body) = sealed::IntoResponse::into_message(res)?;
+        self.send_parts(parts, body, ctx)
+    }
+
+    /// [`send_response`](Self::send_response) for a response already
+    /// taken apart: what a connection calls once it has looked at the head.
+    #[inline]
+    pub(crate) fn send_parts(
+        &mut self,
+        parts: Parts,
+        body: Bytes,
+        ctx: ResponseContext,
+    ) -> Result<(), UsageError> {
         self.start(&parts, &ctx, Some(body))?;
         self.keep(parts.headers);
         Ok(())
@@ -60,7 +73,7 @@ impl ResponseEncoder {
     /// Queues a response head whose body follows with
     /// [`send_data`](Self::send_data) and [`finish`](Self::finish), and
     /// returns how the body is framed on the wire. `res` is a
-    /// `Response<()>`, an `http` builder or `Parts` ([`IntoHead`]).
+    /// `Response<()>`, an `http` builder or `Parts` ([`IntoResponseHead`]).
     ///
     /// Without framing fields from the caller the body is chunked for an
     /// HTTP/1.1 peer and close-delimited (with `Connection: close`) for an
@@ -82,10 +95,10 @@ impl ResponseEncoder {
     #[inline]
     pub fn send_head(
         &mut self,
-        res: impl IntoHead<Server>,
+        res: impl IntoResponseHead,
         ctx: ResponseContext,
     ) -> Result<BodyKind, UsageError> {
-        let parts = sealed::IntoHead::into_head(res)?;
+        let parts = sealed::IntoResponseHead::into_head(res)?;
         let kind = self.start(&parts, &ctx, None)?;
         self.keep(parts.headers);
         Ok(kind)

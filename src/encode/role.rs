@@ -31,74 +31,131 @@ pub enum Server {}
 impl Role for Client {}
 impl Role for Server {}
 
-/// A message head an encoder of role `R` can send, on its own (the body
-/// follows with `send_data`): for requests a `Request<()>`, a
-/// [`request::Builder`] or [`request::Parts`]; for responses a
-/// `Response<()>`, a [`response::Builder`] or [`response::Parts`].
+/// A request an encoder can send whole ([`send_request`]): a `Request<B>`
+/// whose body `B` is any `Into<Bytes>` (`&'static str`, `String`,
+/// `Vec<u8>`, `Bytes`, ...), or, for a request without a body, a
+/// [`request::Builder`] or [`request::Parts`], sent exactly as with
+/// `.body("")`.
 ///
 /// A builder that holds an error is refused with [`UsageError::Builder`].
-///
-/// ```
-/// use h1proto::ResponseEncoder;
-///
-/// let mut enc = ResponseEncoder::default();
-/// let res = http::Response::builder().header("content-type", "text/plain");
-/// enc.send_head(res, Default::default()).unwrap();
-/// ```
-///
 /// Sealed: the forms above are the only ones.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a message head an encoder of role `{R}` can send",
-    note = "a head is a `Request<()>` / `Response<()>`, an `http` builder, or the message's `Parts`"
-)]
-pub trait IntoHead<R: Role>: sealed::IntoHead<R> {}
-
-/// A whole message an encoder of role `R` can send in one call: for
-/// requests a `Request<B>` whose body `B` is any `Into<Bytes>`, or, for a
-/// message without a body, a [`request::Builder`] or [`request::Parts`];
-/// for responses the same with [`Response`], [`response::Builder`] and
-/// [`response::Parts`].
-///
-/// A builder or `Parts` is sent exactly as a `.body("")` message would be.
-/// A builder that holds an error is refused with [`UsageError::Builder`].
 ///
 /// ```
-/// use h1proto::RequestEncoder;
-///
-/// let mut enc = RequestEncoder::default();
+/// let mut enc = h1proto::RequestEncoder::default();
 /// enc.send_request(http::Request::get("http://example.com/")).unwrap();
 /// ```
 ///
-/// Sealed: the forms above are the only ones.
+/// [`send_request`]: super::Encoder::send_request
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a whole message an encoder of role `{R}` can send",
-    note = "pass a `Request<B>` / `Response<B>` with `B: Into<Bytes>`, an `http` builder or `Parts`; \
-            a `Request<()>` / `Response<()>` is a head: send it with `send_head`"
+    message = "`{Self}` is not a request an encoder can send whole",
+    note = "pass a `Request<B>` with `B: Into<Bytes>`, a `request::Builder` or `request::Parts`; \
+            a `Request<()>` is a head: send it with `send_head`"
 )]
-pub trait IntoMessage<R: Role>: sealed::IntoMessage<R> {}
+pub trait IntoRequest: sealed::IntoRequest {}
 
-impl IntoHead<Client> for Request<()> {}
-impl IntoHead<Client> for request::Builder {}
-impl IntoHead<Client> for request::Parts {}
-impl IntoHead<Server> for Response<()> {}
-impl IntoHead<Server> for response::Builder {}
-impl IntoHead<Server> for response::Parts {}
+/// A request head an encoder can send on its own, its body following with
+/// `send_data` ([`send_head`]): a `Request<()>`, a [`request::Builder`] or
+/// [`request::Parts`].
+///
+/// A builder that holds an error is refused with [`UsageError::Builder`].
+/// Sealed: the forms above are the only ones.
+///
+/// [`send_head`]: super::Encoder::send_head
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a request head an encoder can send",
+    note = "pass a `Request<()>`, a `request::Builder` or `request::Parts`"
+)]
+pub trait IntoRequestHead: sealed::IntoRequestHead {}
 
-impl<B: Into<Bytes>> IntoMessage<Client> for Request<B> {}
-impl IntoMessage<Client> for request::Builder {}
-impl IntoMessage<Client> for request::Parts {}
-impl<B: Into<Bytes>> IntoMessage<Server> for Response<B> {}
-impl IntoMessage<Server> for response::Builder {}
-impl IntoMessage<Server> for response::Parts {}
+/// A response an encoder can send whole ([`send_response`]): a
+/// `Response<B>` whose body `B` is any `Into<Bytes>`, or, for a response
+/// without a body, a [`response::Builder`] or [`response::Parts`], sent
+/// exactly as with `.body("")`.
+///
+/// A builder that holds an error is refused with [`UsageError::Builder`].
+/// Sealed: the forms above are the only ones.
+///
+/// ```
+/// use h1proto::{ResponseContext, ResponseEncoder};
+///
+/// let mut enc = ResponseEncoder::default();
+/// let res = http::Response::builder().status(204);
+/// enc.send_response(res, ResponseContext::default()).unwrap();
+/// ```
+///
+/// [`send_response`]: super::Encoder::send_response
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a response an encoder can send whole",
+    note = "pass a `Response<B>` with `B: Into<Bytes>`, a `response::Builder` or `response::Parts`; \
+            a `Response<()>` is a head: send it with `send_head`"
+)]
+pub trait IntoResponse: sealed::IntoResponse {}
 
-impl sealed::IntoHead<Client> for Request<()> {
+/// A response head an encoder can send on its own, its body following with
+/// `send_data` ([`send_head`]): a `Response<()>`, a [`response::Builder`]
+/// or [`response::Parts`].
+///
+/// A builder that holds an error is refused with [`UsageError::Builder`].
+/// Sealed: the forms above are the only ones.
+///
+/// ```
+/// use h1proto::{ResponseContext, ResponseEncoder};
+///
+/// let mut enc = ResponseEncoder::default();
+/// let res = http::Response::builder().header("content-type", "text/plain");
+/// enc.send_head(res, ResponseContext::default()).unwrap();
+/// ```
+///
+/// [`send_head`]: super::Encoder::send_head
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a response head an encoder can send",
+    note = "pass a `Response<()>`, a `response::Builder` or `response::Parts`"
+)]
+pub trait IntoResponseHead: sealed::IntoResponseHead {}
+
+impl<B: Into<Bytes>> IntoRequest for Request<B> {}
+impl IntoRequest for request::Builder {}
+impl IntoRequest for request::Parts {}
+impl IntoRequestHead for Request<()> {}
+impl IntoRequestHead for request::Builder {}
+impl IntoRequestHead for request::Parts {}
+impl<B: Into<Bytes>> IntoResponse for Response<B> {}
+impl IntoResponse for response::Builder {}
+impl IntoResponse for response::Parts {}
+impl IntoResponseHead for Response<()> {}
+impl IntoResponseHead for response::Builder {}
+impl IntoResponseHead for response::Parts {}
+
+impl<B: Into<Bytes>> sealed::IntoRequest for Request<B> {
+    #[inline]
+    fn into_message(self) -> Result<(request::Parts, Bytes), UsageError> {
+        let (parts, body) = self.into_parts();
+        Ok((parts, body.into()))
+    }
+}
+
+impl sealed::IntoRequest for request::Builder {
+    #[inline]
+    fn into_message(self) -> Result<(request::Parts, Bytes), UsageError> {
+        Ok((sealed::IntoRequestHead::into_head(self)?, Bytes::new()))
+    }
+}
+
+impl sealed::IntoRequest for request::Parts {
+    #[inline]
+    fn into_message(self) -> Result<(request::Parts, Bytes), UsageError> {
+        Ok((self, Bytes::new()))
+    }
+}
+
+impl sealed::IntoRequestHead for Request<()> {
     #[inline]
     fn into_head(self) -> Result<request::Parts, UsageError> {
         Ok(self.into_parts().0)
     }
 }
 
-impl sealed::IntoHead<Client> for request::Builder {
+impl sealed::IntoRequestHead for request::Builder {
     #[inline]
     fn into_head(self) -> Result<request::Parts, UsageError> {
         Ok(self
@@ -109,21 +166,43 @@ impl sealed::IntoHead<Client> for request::Builder {
     }
 }
 
-impl sealed::IntoHead<Client> for request::Parts {
+impl sealed::IntoRequestHead for request::Parts {
     #[inline]
     fn into_head(self) -> Result<request::Parts, UsageError> {
         Ok(self)
     }
 }
 
-impl sealed::IntoHead<Server> for Response<()> {
+impl<B: Into<Bytes>> sealed::IntoResponse for Response<B> {
+    #[inline]
+    fn into_message(self) -> Result<(response::Parts, Bytes), UsageError> {
+        let (parts, body) = self.into_parts();
+        Ok((parts, body.into()))
+    }
+}
+
+impl sealed::IntoResponse for response::Builder {
+    #[inline]
+    fn into_message(self) -> Result<(response::Parts, Bytes), UsageError> {
+        Ok((sealed::IntoResponseHead::into_head(self)?, Bytes::new()))
+    }
+}
+
+impl sealed::IntoResponse for response::Parts {
+    #[inline]
+    fn into_message(self) -> Result<(response::Parts, Bytes), UsageError> {
+        Ok((self, Bytes::new()))
+    }
+}
+
+impl sealed::IntoResponseHead for Response<()> {
     #[inline]
     fn into_head(self) -> Result<response::Parts, UsageError> {
         Ok(self.into_parts().0)
     }
 }
 
-impl sealed::IntoHead<Server> for response::Builder {
+impl sealed::IntoResponseHead for response::Builder {
     #[inline]
     fn into_head(self) -> Result<response::Parts, UsageError> {
         Ok(self
@@ -134,54 +213,10 @@ impl sealed::IntoHead<Server> for response::Builder {
     }
 }
 
-impl sealed::IntoHead<Server> for response::Parts {
+impl sealed::IntoResponseHead for response::Parts {
     #[inline]
     fn into_head(self) -> Result<response::Parts, UsageError> {
         Ok(self)
-    }
-}
-
-impl<B: Into<Bytes>> sealed::IntoMessage<Client> for Request<B> {
-    #[inline]
-    fn into_message(self) -> Result<(request::Parts, Bytes), UsageError> {
-        let (parts, body) = self.into_parts();
-        Ok((parts, body.into()))
-    }
-}
-
-impl sealed::IntoMessage<Client> for request::Builder {
-    #[inline]
-    fn into_message(self) -> Result<(request::Parts, Bytes), UsageError> {
-        Ok((sealed::IntoHead::into_head(self)?, Bytes::new()))
-    }
-}
-
-impl sealed::IntoMessage<Client> for request::Parts {
-    #[inline]
-    fn into_message(self) -> Result<(request::Parts, Bytes), UsageError> {
-        Ok((self, Bytes::new()))
-    }
-}
-
-impl<B: Into<Bytes>> sealed::IntoMessage<Server> for Response<B> {
-    #[inline]
-    fn into_message(self) -> Result<(response::Parts, Bytes), UsageError> {
-        let (parts, body) = self.into_parts();
-        Ok((parts, body.into()))
-    }
-}
-
-impl sealed::IntoMessage<Server> for response::Builder {
-    #[inline]
-    fn into_message(self) -> Result<(response::Parts, Bytes), UsageError> {
-        Ok((sealed::IntoHead::into_head(self)?, Bytes::new()))
-    }
-}
-
-impl sealed::IntoMessage<Server> for response::Parts {
-    #[inline]
-    fn into_message(self) -> Result<(response::Parts, Bytes), UsageError> {
-        Ok((self, Bytes::new()))
     }
 }
 
@@ -232,15 +267,27 @@ pub(crate) mod sealed {
         );
     }
 
-    /// Turns a head form into the role's head.
-    pub trait IntoHead<R: Role> {
-        /// The head, or the builder's error.
-        fn into_head(self) -> Result<R::Head, UsageError>;
+    /// Turns a request form into its head and a body.
+    pub trait IntoRequest {
+        /// The head and the whole body, or the builder's error.
+        fn into_message(self) -> Result<(request::Parts, Bytes), UsageError>;
     }
 
-    /// Turns a message form into the role's head and a body.
-    pub trait IntoMessage<R: Role> {
+    /// Turns a request head form into the head.
+    pub trait IntoRequestHead {
+        /// The head, or the builder's error.
+        fn into_head(self) -> Result<request::Parts, UsageError>;
+    }
+
+    /// Turns a response form into its head and a body.
+    pub trait IntoResponse {
         /// The head and the whole body, or the builder's error.
-        fn into_message(self) -> Result<(R::Head, Bytes), UsageError>;
+        fn into_message(self) -> Result<(response::Parts, Bytes), UsageError>;
+    }
+
+    /// Turns a response head form into the head.
+    pub trait IntoResponseHead {
+        /// The head, or the builder's error.
+        fn into_head(self) -> Result<response::Parts, UsageError>;
     }
 }
