@@ -363,12 +363,10 @@ impl<S: Read + Write> Server<S> {
 /// use h1proto::adapter::blocking::Client;
 ///
 /// let mut client = Client::connect("127.0.0.1:8080")?;
-/// let req = http::Request::get("/").header("host", "127.0.0.1:8080").body("")?;
-/// let res = client.send(req)?;
+/// let res = client.send(http::Request::get("/").header("host", "127.0.0.1:8080"))?;
 /// println!("{} {:?}", res.status(), res.body());
 /// if client.is_reusable() {
-///     let req = http::Request::head("/").header("host", "127.0.0.1:8080").body("")?;
-///     client.send(req)?;
+///     client.send(http::Request::head("/").header("host", "127.0.0.1:8080"))?;
 /// }
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

@@ -114,7 +114,7 @@ where
 /// # async fn echo(stream: tokio::net::TcpStream) -> std::io::Result<()> {
 /// let mut server = Server::new(stream, h1proto::Config::default());
 /// while let Some(_req) = server.next_request().await? {
-///     server.send_head(http::Response::new(()))?; // chunked
+///     server.send_head(http::Response::builder())?; // chunked
 ///     while let Some(data) = server.read_data().await? {
 ///         server.send_data(data).await?;
 ///     }

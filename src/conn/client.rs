@@ -55,10 +55,8 @@ impl Sent {
 /// use h1proto::{ClientConnection, Config, Event};
 ///
 /// let mut conn = ClientConnection::new(Config::default());
-/// let req = http::Request::head("http://example.com/").body("").unwrap();
-/// conn.send_request(req).unwrap();
-/// let req = http::Request::get("/next").header("host", "example.com").body("").unwrap();
-/// conn.send_request(req).unwrap();
+/// conn.send_request(http::Request::head("http://example.com/")).unwrap();
+/// conn.send_request(http::Request::get("/next").header("host", "example.com")).unwrap();
 /// let output = conn.output();
 /// let written = output.remaining(); // write_vectored the segments here
 /// output.advance(written);
