@@ -1,7 +1,10 @@
 //! The body-length decision of RFC 9112 section 6.3, as pure functions.
 //!
-//! Both decoders call these functions on a parsed head; nothing else in the
-//! crate decides how long a message body is. `docs/framing.md` has the table.
+//! Both decoders call these functions on a parsed head, and both encoders
+//! take the same rules from here (which responses have no body, what a
+//! sender's own `Content-Length` and `Transfer-Encoding` may say): nothing
+//! else in the crate decides how long a message body is.
+//! `docs/framing.md` has the table, `docs/encoding.md` the sender's side.
 
 use http::header::{CONNECTION, HeaderMap, HeaderValue, TRANSFER_ENCODING};
 use http::{Method, StatusCode, Version};
@@ -140,6 +143,14 @@ pub(crate) fn request_framing_of(
 /// their fields say. `Transfer-Encoding` wins over `Content-Length`, and the
 /// connection is then not reused. A final coding other than `chunked` makes
 /// the body close-delimited.
+///
+/// # Errors
+///
+/// [`ErrorKind::TransferEncodingInHttp10`] for `Transfer-Encoding` in an
+/// HTTP/1.0 response; [`ErrorKind::InvalidTransferEncoding`] for a coding
+/// list that is empty, names `chunked` twice or holds something that is
+/// not a token; [`ErrorKind::InvalidContentLength`] for a `Content-Length`
+/// that is not one field line of 1*DIGIT.
 pub fn response_framing(
     request: RequestKind,
     status: StatusCode,

@@ -5,15 +5,24 @@
 //! a [`Segments`]. Nothing is written anywhere: the caller drains the queue
 //! into its socket with a vectored write whenever it likes, and everything
 //! queued since the last drain leaves together (writes are always corked).
+//! Both are one generic [`Encoder`] in one of two [`Role`]s: all but the
+//! head is shared.
 //!
 //! # Sending a message
 //!
-//! - **One call** ([`ResponseEncoder::send_response`],
-//!   [`RequestEncoder::send_request`]): the head and the complete body. The
-//!   body is any `Into<Bytes>` (`&'static str`, `&'static [u8]`, `String`,
-//!   `Vec<u8>`, `Bytes`); all go through the same path.
-//! - **Streaming**: `send_head`, then `send_data` any number of times, then
+//! - **One call** ([`send_response`](Encoder::send_response),
+//!   [`send_request`](Encoder::send_request)): the head and the complete
+//!   body. The body is any `Into<Bytes>` (`&'static str`, `&'static [u8]`,
+//!   `String`, `Vec<u8>`, `Bytes`); all go through the same path. A message
+//!   without a body is given as its `http` builder or its `Parts`
+//!   ([`IntoRequest`], [`IntoResponse`]).
+//! - **Streaming**: `send_head` (a `Request<()>` / `Response<()>`, a
+//!   builder or `Parts`), then `send_data` any number of times, then
 //!   `finish` with optional trailers.
+//!
+//! For proxies, [`EncoderConfig::title_case_fields`] writes field names in
+//! title case, and [`remove_hop_by_hop`] strips the fields that must not
+//! be forwarded.
 //!
 //! # Framing
 //!
@@ -23,8 +32,11 @@
 //! an HTTP/1.1 peer; a close-delimited body and `Connection: close` when
 //! streaming a response to an HTTP/1.0 peer. Framing fields the caller gave
 //! are kept and enforced: writing more or fewer bytes than the declared
-//! `Content-Length` is a [`UsageError`], never a truncation. A call that
-//! fails leaves the output queue and the encoder as they were.
+//! `Content-Length` is a [`UsageError`], never a truncation. (One exception:
+//! a caller's `Transfer-Encoding: chunked` to an HTTP/1.0 peer, which cannot
+//! read it, becomes the framing the encoder would choose itself.) A call
+//! that fails leaves the output queue and the encoder as they were. The
+//! rules are the decoders' own, from [`crate::framing`].
 //!
 //! Responses to HEAD, 1xx, 204, 304 and 2xx answers to CONNECT are a head
 //! only. A response to HEAD keeps the `Content-Length` a GET would carry,
