@@ -20,6 +20,12 @@
 //!   as `hello_server` makes it: the request copied into the read buffer and
 //!   polled to its `End`, then `Hello, World!` answered in the request's own
 //!   field map, and the output drained.
+//! - `encode`: the message's head, decoded once beforehand, sent again by
+//!   one reused encoder (a `RequestEncoder` for requests; a
+//!   `ResponseEncoder` answering HEAD for responses, so no body follows)
+//!   with its body, and the output drained. Each iteration rebuilds the
+//!   head in the field map the encoder hands back (`reclaim_fields`), as a
+//!   proxy forwarding messages would.
 //! - `refill`: only that copy into the buffer, to show its share.
 //! - `httparse`: `httparse::Request::parse` / `Response::parse` alone.
 //! - `httparse+http`: httparse, then the `http` types built the usual way.
@@ -34,9 +40,12 @@ mod corpus;
 use std::hint::black_box;
 
 use bytes::{Buf, Bytes, BytesMut};
-use h1proto::{Config, Event, Limits, RequestDecoder, ResponseDecoder, ServerConnection};
-use http::header::{CONTENT_TYPE, HeaderValue};
-use http::{Method, Response};
+use h1proto::{
+    Config, EncoderConfig, Event, Limits, RequestDecoder, RequestEncoder, RequestKind,
+    ResponseContext, ResponseDecoder, ResponseEncoder, ServerConnection,
+};
+use http::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
+use http::{Method, Request, Response};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -61,6 +70,13 @@ fn main() {
     let mut server = ServerConnection::new(Config::default());
     let mut buf = BytesMut::with_capacity(8 * 1024);
     let mut sink = 0usize;
+    let mut req_enc = RequestEncoder::new(EncoderConfig::default());
+    let mut res_enc = ResponseEncoder::new(EncoderConfig::default());
+    let template = decoded(&message, &wire);
+    let head_ctx = ResponseContext {
+        request: RequestKind::Head,
+        ..ResponseContext::default()
+    };
 
     for _ in 0..iterations {
         let input = black_box(&wire[..]);
@@ -124,6 +140,38 @@ fn main() {
                 out.advance(n);
                 n
             }
+            "encode" => {
+                let (start, fields, body) = &template;
+                let mut headers = match start {
+                    Start::Request(_) => req_enc.reclaim_fields(),
+                    Start::Response(_) => res_enc.reclaim_fields(),
+                }
+                .unwrap_or_default();
+                for (name, value) in fields {
+                    headers.append(name, value.clone());
+                }
+                let out = match start {
+                    Start::Request(parts) => {
+                        let mut req = Request::new(body.clone());
+                        *req.method_mut() = parts.method.clone();
+                        *req.uri_mut() = parts.uri.clone();
+                        *req.headers_mut() = headers;
+                        req_enc.send_request(req).expect("a valid request");
+                        req_enc.output()
+                    }
+                    Start::Response(parts) => {
+                        let mut res = Response::new(());
+                        *res.status_mut() = parts.status;
+                        *res.headers_mut() = headers;
+                        res_enc.send_head(res, head_ctx).expect("a valid response");
+                        res_enc.finish(None).expect("a head-only response");
+                        res_enc.output()
+                    }
+                };
+                let n = out.remaining();
+                out.advance(n);
+                n
+            }
             "refill" => {
                 buf.extend_from_slice(input);
                 let n = black_box(&buf).len();
@@ -141,4 +189,45 @@ fn main() {
         };
     }
     println!("{sink}");
+}
+
+/// The start line of a decoded message.
+enum Start {
+    Request(http::request::Parts),
+    Response(http::response::Parts),
+}
+
+/// The message decoded once: its start line, its fields and its body.
+fn decoded(message: &corpus::Message, wire: &[u8]) -> (Start, HeaderMap, Bytes) {
+    let mut buf = BytesMut::from(wire);
+    let mut body = BytesMut::new();
+    if message.request {
+        let mut start = None;
+        let mut dec = RequestDecoder::new(Limits::default());
+        loop {
+            match dec.decode(&mut buf).expect("a valid request") {
+                Some(Event::Head { head, .. }) => start = Some(head.into_parts().0),
+                Some(Event::Data(data)) => body.extend_from_slice(&data),
+                Some(Event::End(_)) => break,
+                other => panic!("{other:?}"),
+            }
+        }
+        let mut parts = start.expect("a head");
+        let fields = std::mem::take(&mut parts.headers);
+        (Start::Request(parts), fields, body.freeze())
+    } else {
+        let mut start = None;
+        let mut dec = ResponseDecoder::new(Limits::default());
+        dec.expect_response_to(&Method::HEAD);
+        loop {
+            match dec.decode(&mut buf).expect("a valid response") {
+                Some(Event::Head { head, .. }) => start = Some(head.into_parts().0),
+                Some(Event::End(_)) => break,
+                other => panic!("{other:?}"),
+            }
+        }
+        let mut parts = start.expect("a head");
+        let fields = std::mem::take(&mut parts.headers);
+        (Start::Response(parts), fields, body.freeze())
+    }
 }

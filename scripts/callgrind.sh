@@ -2,7 +2,8 @@
 # Instructions per message for h1proto and the baselines, counted with
 # valgrind's callgrind: repeatable where timings on a shared machine are not.
 #
-#   scripts/callgrind.sh            # the whole table
+#   scripts/callgrind.sh            # the whole decoding table
+#   scripts/callgrind.sh encode     # encoding and server exchanges instead
 #   N1=200 N2=2200 scripts/callgrind.sh
 #
 # Each (operation, message) is run twice, with N1 and N2 iterations; the
@@ -39,6 +40,21 @@ per_message() {
 }
 
 MESSAGES="curl_get browser_get pico_703 post_json response_nginx response_cdn"
+
+if [ "${1:-}" = encode ]; then
+    # Each message re-encoded from its decoded head (`encode`), and for
+    # requests the whole exchange on a ServerConnection (`server`).
+    echo '| message | encode | server exchange |'
+    echo '|---|---|---|'
+    for m in $MESSAGES; do
+        case $m in response_*) server='' ;; *) server=$(per_message server "$m") ;; esac
+        echo "| $m | $(per_message encode "$m") | $server |"
+    done
+    echo
+    echo "instructions per message (callgrind Ir), N2=$N2 - N1=$N1 iterations;" \
+         "$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(rustc --version), $(date -u +%Y-%m-%d)"
+    exit 0
+fi
 OPS="h1proto h1proto+recycle h1proto-fresh refill httparse httparse+http memchr"
 
 # Speed-ups: the baseline's instructions divided by h1proto's (above 1:

@@ -241,6 +241,16 @@ pub enum UsageError {
     /// An interim (1xx) response to an HTTP/1.0 peer, which cannot read one
     /// (RFC 9110 section 15.2).
     InterimToHttp10,
+    /// An `http` builder given as the message held an error (an invalid
+    /// method, URI, status, field name or value): its text.
+    Builder(String),
+}
+
+impl UsageError {
+    /// The error for an `http` builder that failed.
+    pub(crate) fn from_builder(err: http::Error) -> Self {
+        UsageError::Builder(err.to_string())
+    }
 }
 
 impl fmt::Display for UsageError {
@@ -264,6 +274,7 @@ impl fmt::Display for UsageError {
             UsageError::WrongState => f.write_str("call not allowed in the current state"),
             UsageError::InvalidHead => f.write_str("head cannot be written as HTTP/1.1"),
             UsageError::InterimToHttp10 => f.write_str("no 1xx response to an HTTP/1.0 peer"),
+            UsageError::Builder(err) => write!(f, "invalid message: {err}"),
         }
     }
 }

@@ -1,7 +1,10 @@
 //! The body-length decision of RFC 9112 section 6.3, as pure functions.
 //!
-//! Both decoders call these functions on a parsed head; nothing else in the
-//! crate decides how long a message body is. `docs/framing.md` has the table.
+//! Both decoders call these functions on a parsed head, and both encoders
+//! take the same rules from here (which responses have no body, what a
+//! sender's own `Content-Length` and `Transfer-Encoding` may say): nothing
+//! else in the crate decides how long a message body is.
+//! `docs/framing.md` has the table, `docs/encoding.md` the sender's side.
 
 use http::header::{CONNECTION, HeaderMap, HeaderValue, TRANSFER_ENCODING};
 use http::{Method, StatusCode, Version};
@@ -140,6 +143,14 @@ pub(crate) fn request_framing_of(
 /// their fields say. `Transfer-Encoding` wins over `Content-Length`, and the
 /// connection is then not reused. A final coding other than `chunked` makes
 /// the body close-delimited.
+///
+/// # Errors
+///
+/// [`ErrorKind::TransferEncodingInHttp10`] for `Transfer-Encoding` in an
+/// HTTP/1.0 response; [`ErrorKind::InvalidTransferEncoding`] for a coding
+/// list that is empty, names `chunked` twice or holds something that is
+/// not a token; [`ErrorKind::InvalidContentLength`] for a `Content-Length`
+/// that is not one field line of 1*DIGIT.
 pub fn response_framing(
     request: RequestKind,
     status: StatusCode,
@@ -159,12 +170,7 @@ pub(crate) fn response_framing_of(
     seen: &Seen,
     headers: &HeaderMap,
 ) -> Result<Framing, ErrorKind> {
-    if request == RequestKind::Head
-        || status.is_informational()
-        || status == StatusCode::NO_CONTENT
-        || status == StatusCode::NOT_MODIFIED
-        || (request == RequestKind::Connect && status.is_success())
-    {
+    if no_body(request, status).is_some() {
         return Ok(Framing::of(BodyKind::Empty));
     }
     if seen.transfer_encoding {
@@ -191,6 +197,124 @@ pub(crate) fn response_framing_of(
             close: Some(CloseReason::CloseDelimited),
         }),
     }
+}
+
+/// Why a response has no body whatever its fields say (RFC 9112 section
+/// 6.3 items 1 and 2). The decoders frame such a response as
+/// [`BodyKind::Empty`]; the response encoder sends its head only, with the
+/// framing fields [`NoBody::sender_fields`] allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NoBody {
+    /// 1xx (RFC 9110 section 15.2).
+    Informational,
+    /// A 2xx answer to CONNECT: the connection becomes a tunnel (RFC 9110
+    /// section 9.3.6).
+    Tunnel,
+    /// 204 No Content.
+    NoContent,
+    /// 304 Not Modified: its fields describe the selected representation.
+    NotModified,
+    /// Any other response to HEAD: its fields describe the body a GET
+    /// would get.
+    Head,
+}
+
+/// The framing fields a sender writes on a response without a body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SenderFields {
+    /// Neither `Content-Length` nor `Transfer-Encoding` (RFC 9110 section
+    /// 8.6 and RFC 9112 section 6.1 forbid both on 1xx, 204 and 2xx to
+    /// CONNECT).
+    None,
+    /// `Content-Length` only: a 304 may carry the length of the selected
+    /// representation, and is never sent chunked.
+    LengthOnly,
+    /// The fields a GET would get, `Content-Length` or `Transfer-Encoding`.
+    AsForGet,
+}
+
+impl NoBody {
+    /// The framing fields the sender of such a response keeps.
+    pub(crate) fn sender_fields(self) -> SenderFields {
+        match self {
+            NoBody::Informational | NoBody::Tunnel | NoBody::NoContent => SenderFields::None,
+            NoBody::NotModified => SenderFields::LengthOnly,
+            NoBody::Head => SenderFields::AsForGet,
+        }
+    }
+}
+
+/// Whether a response with `status` to a request of kind `request` has no
+/// body, and why: the one place both decoders and the response encoder take
+/// this rule from. A status that makes a response body-less wins over HEAD
+/// (a 204 to HEAD is framed as a 204).
+pub(crate) fn no_body(request: RequestKind, status: StatusCode) -> Option<NoBody> {
+    if status.is_informational() {
+        Some(NoBody::Informational)
+    } else if request == RequestKind::Connect && status.is_success() {
+        Some(NoBody::Tunnel)
+    } else if status == StatusCode::NO_CONTENT {
+        Some(NoBody::NoContent)
+    } else if status == StatusCode::NOT_MODIFIED {
+        Some(NoBody::NotModified)
+    } else if request == RequestKind::Head {
+        Some(NoBody::Head)
+    } else {
+        None
+    }
+}
+
+/// The framing a sender's own `Content-Length` and `Transfer-Encoding`
+/// fields ask for, checked by the rules the decoders apply to what they
+/// receive, plus the sender's own (RFC 9112 section 6.2: never both).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Declared {
+    /// Neither field.
+    None,
+    /// One valid `Content-Length`.
+    Length(u64),
+    /// `Transfer-Encoding: chunked`, exactly.
+    Chunked,
+    /// Other transfer codings, then `chunked` (responses only): the body
+    /// is chunked, and the other codings are the caller's to apply.
+    CodedChunked,
+    /// A transfer coding list not ending in `chunked` (responses only):
+    /// the body ends when the connection closes.
+    Close,
+}
+
+/// Reads and checks the framing fields of a message about to be sent.
+/// `response` selects the rules for responses, which may carry transfer
+/// codings besides `chunked`.
+///
+/// # Errors
+///
+/// What the decoders would refuse in a message received (a `Content-Length`
+/// that is not one field line of 1*DIGIT, an invalid coding list, and for
+/// requests any coding but one `chunked`), and both fields together.
+/// Whether the version allows `Transfer-Encoding` is the caller's check.
+#[inline]
+pub(crate) fn declared_framing(
+    response: bool,
+    seen: &Seen,
+    headers: &HeaderMap,
+) -> Result<Declared, ErrorKind> {
+    if seen.transfer_encoding {
+        if seen.content_length.is_some() {
+            return Err(ErrorKind::ContentLengthWithTransferEncoding);
+        }
+        return match transfer_codings(headers.get_all(TRANSFER_ENCODING).iter())? {
+            Codings::Chunked => Ok(Declared::Chunked),
+            Codings::ChunkedOverOthers if response => Ok(Declared::CodedChunked),
+            Codings::NotChunked if response => Ok(Declared::Close),
+            Codings::ChunkedOverOthers => Err(ErrorKind::UnsupportedTransferCoding),
+            Codings::NotChunked => Err(ErrorKind::InvalidTransferEncoding),
+        };
+    }
+    Ok(match seen.content_length()? {
+        Some(n) => Declared::Length(n),
+        None => Declared::None,
+    })
 }
 
 /// What the framing and the keep-alive verdict depend on, gathered in one

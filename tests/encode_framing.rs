@@ -2,10 +2,11 @@
 //! framing enforced, head-only responses, Connection fields, trailers, and
 //! failing calls that leave the output untouched.
 
-use bytes::{Buf, Bytes};
+use bytes::{Buf, Bytes, BytesMut};
 use h1proto::{
-    BodyKind, CloseReason, EncoderConfig, EncoderState, KeepAlive, ReasonPhrase, RequestEncoder,
-    RequestKind, ResponseContext, ResponseEncoder, Segments, UsageError,
+    BodyKind, CloseReason, EncoderConfig, EncoderState, Event, KeepAlive, Limits, ReasonPhrase,
+    RequestEncoder, RequestKind, ResponseContext, ResponseDecoder, ResponseEncoder, Segments,
+    UsageError,
 };
 use http::{HeaderMap, Method, Request, Response, StatusCode, Version};
 
@@ -232,15 +233,23 @@ fn malformed_or_contradictory_framing_is_refused() {
         );
         assert!(enc.output().is_empty());
     }
-    // No Transfer-Encoding to an HTTP/1.0 peer.
-    let res = Response::builder()
-        .header("transfer-encoding", "chunked")
-        .body(())
-        .unwrap();
-    assert_eq!(
-        ResponseEncoder::default().send_head(res, http10()),
-        Err(UsageError::InvalidFraming)
-    );
+    // Transfer codings other than chunked cannot be taken off for an
+    // HTTP/1.0 peer (chunked alone is rewritten: see
+    // `caller_chunked_to_http10_*`), whether the body follows or not.
+    for codings in ["gzip", "gzip, chunked"] {
+        for request in [RequestKind::Other, RequestKind::Head] {
+            let c = ResponseContext {
+                request,
+                ..http10()
+            };
+            let res = Response::builder().header("transfer-encoding", codings);
+            let mut enc = ResponseEncoder::default();
+            assert_eq!(enc.send_head(res, c), Err(UsageError::InvalidFraming));
+            let res = Response::builder().header("transfer-encoding", codings);
+            assert_eq!(enc.send_response(res, c), Err(UsageError::InvalidFraming));
+            assert!(enc.output().is_empty());
+        }
+    }
 }
 
 #[test]
@@ -551,4 +560,148 @@ fn streaming_requests_are_chunked_and_http10_needs_a_length() {
         .unwrap();
     enc.send_request(req).unwrap();
     assert_eq!(enc.state(), EncoderState::Closed(CloseReason::LocalClose));
+}
+
+/// What an HTTP/1.0 client (or any peer) decodes from `wire`, sent in
+/// answer to `method`, the peer then closing: the head, its framing, the
+/// body and the verdict.
+fn decode_response(
+    wire: &str,
+    method: &Method,
+) -> (Response<()>, BodyKind, Vec<u8>, Option<KeepAlive>) {
+    let mut dec = ResponseDecoder::new(Limits::default());
+    dec.expect_response_to(method);
+    let mut buf = BytesMut::from(wire.as_bytes());
+    let mut head = None;
+    let mut data = Vec::new();
+    let mut end = None;
+    for eof in [false, true] {
+        loop {
+            let ev = if eof {
+                dec.decode_eof(&mut buf)
+            } else {
+                dec.decode(&mut buf)
+            };
+            match ev.expect("the output decodes") {
+                Some(Event::Head { head: h, body }) => head = Some((h, body)),
+                Some(Event::Data(d)) => data.extend_from_slice(&d),
+                Some(Event::End(k)) => end = Some(k),
+                Some(other) => panic!("unexpected {other:?}"),
+                None => break,
+            }
+        }
+    }
+    assert!(buf.is_empty(), "bytes left over: {buf:?}");
+    let (head, kind) = head.expect("a head");
+    (head, kind, data, end)
+}
+
+#[test]
+fn caller_chunked_to_http10_streams_close_delimited() {
+    // The HTTP/1.0 client asked for keep-alive; a close-delimited body
+    // ends the connection all the same.
+    for keep_alive in [KeepAlive::Reusable, KeepAlive::Close(CloseReason::Http10)] {
+        let c = ResponseContext {
+            keep_alive,
+            ..http10()
+        };
+        let mut enc = ResponseEncoder::default();
+        let res = Response::builder()
+            .header("content-type", "text/plain")
+            .header("transfer-encoding", "chunked");
+        assert_eq!(enc.send_head(res, c), Ok(BodyKind::CloseDelimited));
+        enc.send_data("hello ").unwrap();
+        enc.send_data("world").unwrap();
+        enc.finish(None).unwrap();
+        // The first reason to close is the one kept.
+        let reason = match keep_alive {
+            KeepAlive::Close(reason) => reason,
+            _ => CloseReason::CloseDelimited,
+        };
+        assert_eq!(enc.state(), EncoderState::Closed(reason));
+        let wire = take(enc.output());
+        assert_eq!(
+            wire,
+            "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\nhello world"
+        );
+        let (head, kind, body, end) = decode_response(&wire, &Method::GET);
+        assert_eq!(kind, BodyKind::CloseDelimited);
+        assert!(!head.headers().contains_key("transfer-encoding"));
+        assert_eq!(body, b"hello world");
+        assert!(matches!(end, Some(KeepAlive::Close(_))), "{end:?}");
+    }
+    // The caller's own `Connection: close` is not written twice.
+    let mut enc = ResponseEncoder::default();
+    let res = Response::builder()
+        .header("connection", "close")
+        .header("transfer-encoding", "chunked");
+    enc.send_head(res, http10()).unwrap();
+    enc.finish(None).unwrap();
+    assert_eq!(
+        take(enc.output()),
+        "HTTP/1.1 200 OK\r\nconnection: close\r\n\r\n"
+    );
+}
+
+#[test]
+fn caller_chunked_to_http10_whole_body_gets_content_length() {
+    let mut enc = ResponseEncoder::default();
+    let res = Response::builder()
+        .header("transfer-encoding", "chunked")
+        .body("hello")
+        .unwrap();
+    enc.send_response(res, http10()).unwrap();
+    // The length is known: the connection may stay open.
+    assert_eq!(enc.state(), EncoderState::Ready);
+    let wire = take(enc.output());
+    assert_eq!(
+        wire,
+        "HTTP/1.1 200 OK\r\ncontent-length: 5\r\nconnection: keep-alive\r\n\r\nhello"
+    );
+    let (_, kind, body, end) = decode_response(&wire, &Method::GET);
+    assert_eq!(kind, BodyKind::Length(5));
+    assert_eq!(body, b"hello");
+    assert_eq!(end, Some(KeepAlive::Reusable));
+}
+
+#[test]
+fn caller_chunked_in_an_http10_response_is_rewritten_too() {
+    // The response itself says HTTP/1.0: no transfer coding either.
+    let mut enc = ResponseEncoder::default();
+    let res = Response::builder()
+        .version(Version::HTTP_10)
+        .header("transfer-encoding", "chunked");
+    assert_eq!(
+        enc.send_head(res, ResponseContext::default()),
+        Ok(BodyKind::CloseDelimited)
+    );
+    enc.send_data("abc").unwrap();
+    enc.finish(None).unwrap();
+    let wire = take(enc.output());
+    assert_eq!(wire, "HTTP/1.0 200 OK\r\nconnection: close\r\n\r\nabc");
+    let (head, kind, body, _) = decode_response(&wire, &Method::GET);
+    assert_eq!(head.version(), Version::HTTP_10);
+    assert_eq!(kind, BodyKind::CloseDelimited);
+    assert_eq!(body, b"abc");
+}
+
+#[test]
+fn caller_chunked_to_http10_head_request_drops_the_coding_only() {
+    let c = ResponseContext {
+        request: RequestKind::Head,
+        ..http10()
+    };
+    let mut enc = ResponseEncoder::default();
+    let res = Response::builder().header("transfer-encoding", "chunked");
+    assert_eq!(enc.send_head(res, c), Ok(BodyKind::Empty));
+    enc.send_data("dropped").unwrap();
+    enc.finish(None).unwrap();
+    // No body follows a response to HEAD: nothing needs the close.
+    assert_eq!(enc.state(), EncoderState::Ready);
+    let wire = take(enc.output());
+    assert_eq!(wire, "HTTP/1.1 200 OK\r\nconnection: keep-alive\r\n\r\n");
+    let (_, kind, body, end) = decode_response(&wire, &Method::HEAD);
+    assert_eq!(kind, BodyKind::Empty);
+    assert!(body.is_empty());
+    assert_eq!(end, Some(KeepAlive::Reusable));
 }

@@ -3,8 +3,8 @@
 
 use bytes::{Buf, Bytes, BytesMut};
 use h1proto::{
-    Event, KeepAlive, Limits, RequestDecoder, RequestEncoder, RequestKind, ResponseContext,
-    ResponseDecoder, ResponseEncoder,
+    EncoderConfig, Event, KeepAlive, Limits, RequestDecoder, RequestEncoder, RequestKind,
+    ResponseContext, ResponseDecoder, ResponseEncoder,
 };
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, Response, StatusCode, Version};
 use proptest::prelude::*;
@@ -177,6 +177,7 @@ proptest! {
         fields in fields(),
         body in body(),
         splits in splits(),
+        title in any::<bool>(),
     ) {
         let connect = method == Method::CONNECT;
         let version = if http10 { Version::HTTP_10 } else { Version::HTTP_11 };
@@ -189,7 +190,9 @@ proptest! {
             builder = builder.header(n.as_str(), v.as_str());
         }
         let expected = if connect { Vec::new() } else { body.bytes() };
-        let mut enc = RequestEncoder::default();
+        let mut config = EncoderConfig::default();
+        config.title_case_fields = title;
+        let mut enc = RequestEncoder::new(config);
         let streaming = body.streaming && !connect;
         let chunked = streaming && !http10;
         if streaming {
@@ -239,6 +242,8 @@ proptest! {
         fields in fields(),
         body in body(),
         splits in splits(),
+        caller_chunked in any::<bool>(),
+        title in any::<bool>(),
     ) {
         let status = StatusCode::from_u16(code).unwrap();
         let peer_version = if peer10 { Version::HTTP_10 } else { Version::HTTP_11 };
@@ -261,7 +266,9 @@ proptest! {
         let supplied = if send_body { body.bytes() } else { Vec::new() };
         let expected = if bodiless { Vec::new() } else { supplied.clone() };
 
-        let mut enc = ResponseEncoder::default();
+        let mut config = EncoderConfig::default();
+        config.title_case_fields = title;
+        let mut enc = ResponseEncoder::new(config);
         let mut interim_sent = 0;
         if interim && !peer10 {
             let res = Response::builder().status(103).header("link", "</s.css>").body(()).unwrap();
@@ -272,6 +279,11 @@ proptest! {
             let mut b = Response::builder().status(status);
             for (n, v) in &fields {
                 b = b.header(n.as_str(), v.as_str());
+            }
+            // The caller's own chunked framing: kept for an HTTP/1.1 peer,
+            // rewritten for an HTTP/1.0 one.
+            if caller_chunked {
+                b = b.header("transfer-encoding", "chunked");
             }
             b
         };
@@ -313,7 +325,12 @@ proptest! {
         let got = &d.heads[0];
         prop_assert_eq!(got.status(), status);
         assert_fields_kept(&fields, got.headers());
-        if request == Method::HEAD && !body.streaming && !bodiless_by_status(code, &request) {
+        if peer10 || bodiless_by_status(code, &request) {
+            prop_assert!(!got.headers().contains_key("transfer-encoding"));
+        }
+        if request == Method::HEAD && !body.streaming && !caller_chunked
+            && !bodiless_by_status(code, &request)
+        {
             // The GET-equivalent length is announced.
             let cl = got.headers().get("content-length").map(|v| v.to_str().unwrap().to_string());
             prop_assert_eq!(cl, Some(body.len.to_string()));

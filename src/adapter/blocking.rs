@@ -35,6 +35,7 @@ use bytes::{Bytes, BytesMut};
 use http::{HeaderMap, Request, Response};
 
 use super::{into_io, usage};
+use crate::encode::{IntoRequest, IntoResponse, IntoResponseHead};
 use crate::{BodyKind, ClientSession, Config, Io, ServerSession, Session, SessionError, Step};
 
 /// What a blocking driver needs of a stream besides reading and writing:
@@ -285,7 +286,7 @@ impl<S: Transport> Server<S> {
     /// # Errors
     ///
     /// A [`UsageError`](crate::UsageError) as `InvalidInput`.
-    pub fn send_response<B: Into<Bytes>>(&mut self, res: Response<B>) -> io::Result<()> {
+    pub fn send_response(&mut self, res: impl IntoResponse) -> io::Result<()> {
         self.0.session.send_response(res).map_err(usage)
     }
 
@@ -294,7 +295,7 @@ impl<S: Transport> Server<S> {
     /// # Errors
     ///
     /// A [`UsageError`](crate::UsageError) as `InvalidInput`.
-    pub fn send_head(&mut self, res: Response<()>) -> io::Result<BodyKind> {
+    pub fn send_head(&mut self, res: impl IntoResponseHead) -> io::Result<BodyKind> {
         self.0.session.send_head(res).map_err(usage)
     }
 
@@ -383,7 +384,7 @@ impl<S: Transport> Client<S> {
     ///
     /// A usage error, an I/O error, the server's protocol error or
     /// timeout, or the connection closing before the response.
-    pub fn send<B: Into<Bytes>>(&mut self, req: Request<B>) -> io::Result<Response<Bytes>> {
+    pub fn send(&mut self, req: impl IntoRequest) -> io::Result<Response<Bytes>> {
         self.send_request(req)?;
         self.next_full_response()?
             .ok_or_else(|| io::ErrorKind::UnexpectedEof.into())
@@ -395,7 +396,7 @@ impl<S: Transport> Client<S> {
     /// # Errors
     ///
     /// A [`UsageError`](crate::UsageError) as `InvalidInput`.
-    pub fn send_request<B: Into<Bytes>>(&mut self, req: Request<B>) -> io::Result<()> {
+    pub fn send_request(&mut self, req: impl IntoRequest) -> io::Result<()> {
         self.0.session.send_request(req).map_err(usage)
     }
 

@@ -37,6 +37,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpStream, ToSocketAddrs};
 
 use super::{into_io, usage};
+use crate::encode::{IntoRequest, IntoResponse, IntoResponseHead};
 use crate::{BodyKind, ClientSession, Config, Io, ServerSession, Session, SessionError, Step};
 
 /// A signal that starts a graceful shutdown when it completes.
@@ -208,12 +209,12 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Server<S> {
     }
 
     /// [`ServerSession::send_response`].
-    pub fn send_response<B: Into<Bytes>>(&mut self, res: Response<B>) -> io::Result<()> {
+    pub fn send_response(&mut self, res: impl IntoResponse) -> io::Result<()> {
         self.0.session.send_response(res).map_err(usage)
     }
 
     /// [`ServerSession::send_head`].
-    pub fn send_head(&mut self, res: Response<()>) -> io::Result<BodyKind> {
+    pub fn send_head(&mut self, res: impl IntoResponseHead) -> io::Result<BodyKind> {
         self.0.session.send_head(res).map_err(usage)
     }
 
@@ -290,7 +291,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Client<S> {
     ///
     /// As [`send_request`](Self::send_request) and
     /// [`next_full_response`](Self::next_full_response).
-    pub async fn send<B: Into<Bytes>>(&mut self, req: Request<B>) -> io::Result<Response<Bytes>> {
+    pub async fn send(&mut self, req: impl IntoRequest) -> io::Result<Response<Bytes>> {
         self.send_request(req)?;
         let res = self.next_full_response().await?;
         res.ok_or_else(|| io::ErrorKind::UnexpectedEof.into())
@@ -298,7 +299,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Client<S> {
 
     /// [`ClientSession::send_request`]: queued, written when the client
     /// next waits for a response.
-    pub fn send_request<B: Into<Bytes>>(&mut self, req: Request<B>) -> io::Result<()> {
+    pub fn send_request(&mut self, req: impl IntoRequest) -> io::Result<()> {
         self.0.session.send_request(req).map_err(usage)
     }
 

@@ -4,12 +4,13 @@ use std::collections::VecDeque;
 
 use bytes::{Bytes, BytesMut};
 use http::header::{EXPECT, HeaderMap, UPGRADE};
-use http::{Request, Response, StatusCode};
+use http::{Response, StatusCode, request};
 
 use super::Config;
 use super::state::{Input, State};
 use crate::decode::{Event, ResponseDecoder};
-use crate::encode::RequestEncoder;
+use crate::encode::role::sealed;
+use crate::encode::{IntoRequest, IntoRequestHead, RequestEncoder};
 use crate::error::{Error, ErrorKind, UsageError};
 use crate::framing::{BodyKind, RequestKind};
 use crate::keep_alive::{CloseReason, KeepAlive};
@@ -24,11 +25,11 @@ struct Sent {
 }
 
 impl Sent {
-    fn of<B>(req: &Request<B>) -> Self {
+    fn of(req: &request::Parts) -> Self {
         Sent {
-            kind: RequestKind::of(req.method()),
-            upgrade: req.headers().contains_key(UPGRADE)
-                && crate::framing::connection_has(req.headers(), b"upgrade"),
+            kind: RequestKind::of(&req.method),
+            upgrade: req.headers.contains_key(UPGRADE)
+                && crate::framing::connection_has(&req.headers, b"upgrade"),
         }
     }
 }
@@ -54,10 +55,8 @@ impl Sent {
 /// use h1proto::{ClientConnection, Config, Event};
 ///
 /// let mut conn = ClientConnection::new(Config::default());
-/// let req = http::Request::head("http://example.com/").body("").unwrap();
-/// conn.send_request(req).unwrap();
-/// let req = http::Request::get("/next").header("host", "example.com").body("").unwrap();
-/// conn.send_request(req).unwrap();
+/// conn.send_request(http::Request::head("http://example.com/")).unwrap();
+/// conn.send_request(http::Request::get("/next").header("host", "example.com")).unwrap();
 /// let output = conn.output();
 /// let written = output.remaining(); // write_vectored the segments here
 /// output.advance(written);
@@ -108,12 +107,20 @@ impl ClientConnection {
         }
     }
 
-    /// Queues a complete request (head and body).
-    pub fn send_request<B: Into<Bytes>>(&mut self, req: Request<B>) -> Result<(), UsageError> {
+    /// Queues a complete request (head and body): a `Request<B>` with any
+    /// `B: Into<Bytes>`, or for a request without a body an `http` builder
+    /// or `Parts` ([`IntoRequest`]).
+    ///
+    /// # Errors
+    ///
+    /// [`UsageError::WrongState`] when no request may be sent now; the
+    /// errors of [`RequestEncoder::send_request`]. Nothing is queued.
+    pub fn send_request(&mut self, req: impl IntoRequest) -> Result<(), UsageError> {
         self.ready_to_send()?;
-        let sent = Sent::of(&req);
-        let method = req.method().clone();
-        self.encoder.send_request(req)?;
+        let (parts, body) = sealed::IntoRequest::into_message(req)?;
+        let sent = Sent::of(&parts);
+        let method = parts.method.clone();
+        self.encoder.send_parts(parts, body)?;
         self.sent_head(sent, &method, true, false);
         Ok(())
     }
@@ -122,16 +129,23 @@ impl ClientConnection {
     /// [`send_data`](Self::send_data) and [`finish`](Self::finish). With
     /// `Expect: 100-continue`, [`is_waiting_for_continue`](Self::is_waiting_for_continue)
     /// says whether the server has answered yet; how long to wait before
-    /// sending the body anyway is the caller's decision.
-    pub fn send_head(&mut self, req: Request<()>) -> Result<BodyKind, UsageError> {
+    /// sending the body anyway is the caller's decision. `req` is a
+    /// `Request<()>`, an `http` builder or `Parts` ([`IntoRequestHead`]).
+    ///
+    /// # Errors
+    ///
+    /// [`UsageError::WrongState`] when no request may be sent now; the
+    /// errors of [`RequestEncoder::send_head`]. Nothing is queued.
+    pub fn send_head(&mut self, req: impl IntoRequestHead) -> Result<BodyKind, UsageError> {
         self.ready_to_send()?;
-        let sent = Sent::of(&req);
-        let method = req.method().clone();
-        let expect = req
-            .headers()
+        let parts = sealed::IntoRequestHead::into_head(req)?;
+        let sent = Sent::of(&parts);
+        let method = parts.method.clone();
+        let expect = parts
+            .headers
             .get(EXPECT)
             .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
-        let body = self.encoder.send_head(req)?;
+        let body = self.encoder.send_head(parts)?;
         let finished = self.encoder.is_finished();
         self.sent_head(sent, &method, finished, expect && !finished);
         Ok(body)

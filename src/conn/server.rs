@@ -7,7 +7,8 @@ use http::{Request, Response, StatusCode, Version};
 use super::Config;
 use super::state::{Input, State};
 use crate::decode::{Event, RequestDecoder};
-use crate::encode::{ResponseContext, ResponseEncoder};
+use crate::encode::role::sealed;
+use crate::encode::{IntoResponse, IntoResponseHead, ResponseContext, ResponseEncoder};
 use crate::error::{Error, UsageError};
 use crate::framing::{BodyKind, RequestKind, ResponseClass, response_class};
 use crate::keep_alive::{CloseReason, KeepAlive};
@@ -268,24 +269,41 @@ impl ServerConnection {
 
     /// Queues a complete response (head and body) to the current request.
     /// `Content-Length` is set from the body; a response to HEAD keeps it
-    /// and sends no body bytes.
-    pub fn send_response<B: Into<Bytes>>(&mut self, res: Response<B>) -> Result<(), UsageError> {
-        let status = res.status();
+    /// and sends no body bytes. `res` is a `Response<B>` with any
+    /// `B: Into<Bytes>`, or for a response without a body an `http`
+    /// builder or `Parts` ([`IntoResponse`]).
+    ///
+    /// # Errors
+    ///
+    /// [`UsageError::WrongState`] when no response is due;
+    /// [`UsageError::InvalidHead`] for a 101 to a request that offered no
+    /// upgrade; the errors of [`ResponseEncoder::send_response`]. Nothing
+    /// is queued.
+    pub fn send_response(&mut self, res: impl IntoResponse) -> Result<(), UsageError> {
+        let (parts, body) = sealed::IntoResponse::into_message(res)?;
+        let status = parts.status;
         let ctx = self.prepare(status, true)?;
         let mark = self.encoder.output().mark();
-        self.encoder.send_response(res, ctx)?;
+        self.encoder.send_parts(parts, body, ctx)?;
         self.after_head(status, true, mark);
         Ok(())
     }
 
     /// Queues a response head; the body follows with
     /// [`send_data`](Self::send_data) and [`finish`](Self::finish). Returns
-    /// the framing chosen for the body.
-    pub fn send_head(&mut self, res: Response<()>) -> Result<BodyKind, UsageError> {
-        let status = res.status();
+    /// the framing chosen for the body. `res` is a `Response<()>`, an
+    /// `http` builder or `Parts` ([`IntoResponseHead`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`send_response`](Self::send_response), with the errors of
+    /// [`ResponseEncoder::send_head`].
+    pub fn send_head(&mut self, res: impl IntoResponseHead) -> Result<BodyKind, UsageError> {
+        let parts = sealed::IntoResponseHead::into_head(res)?;
+        let status = parts.status;
         let ctx = self.prepare(status, false)?;
         let mark = self.encoder.output().mark();
-        let kind = self.encoder.send_head(res, ctx)?;
+        let kind = self.encoder.send_head(parts, ctx)?;
         self.after_head(status, self.encoder.is_finished(), mark);
         Ok(kind)
     }

@@ -9,6 +9,8 @@ use crate::error::UsageError;
 use crate::framing::BodyKind;
 use crate::segments::Segments;
 
+use super::head::{NameCase, write_field};
+
 /// The body framer of the message being sent.
 #[derive(Debug, Clone)]
 pub(crate) enum BodyEncoder {
@@ -120,13 +122,14 @@ impl BodyEncoder {
         &mut self,
         out: &mut Segments,
         trailers: Option<&HeaderMap>,
+        case: NameCase,
     ) -> Result<(), UsageError> {
         self.check_finish(trailers)?;
         if let BodyEncoder::Chunked = self {
             out.push_slice(b"0\r\n");
             if let Some(trailers) = trailers {
                 for (name, value) in trailers {
-                    super::head::write_field(out, name.as_str().as_bytes(), value.as_bytes());
+                    write_field(out, name.as_str().as_bytes(), value.as_bytes(), case);
                 }
             }
             out.push_slice(b"\r\n");

@@ -1,77 +1,34 @@
 //! The head writer: start lines, field lines and the framing fields the
 //! encoder adds itself.
 
-use http::header::{CONTENT_LENGTH, HeaderMap, TRANSFER_ENCODING};
+use http::header::{CONTENT_LENGTH, HeaderMap, HeaderName, TRANSFER_ENCODING};
 use http::{Method, StatusCode, Uri, Version};
 
-use crate::error::UsageError;
-use crate::framing::{self, BodyKind, RequestKind, Seen, connection_has};
+use crate::error::{ErrorKind, UsageError};
+use crate::framing::{Seen, connection_has};
 use crate::segments::Segments;
 
 use super::body::decimal;
 
-/// The framing the caller chose with its own fields.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum CallerFraming {
-    /// Neither `Content-Length` nor `Transfer-Encoding`.
-    None,
-    /// One valid `Content-Length`.
-    Length(u64),
-    /// `Transfer-Encoding` ending in `chunked`.
-    Chunked,
-    /// `Transfer-Encoding` not ending in `chunked` (responses only): the
-    /// body ends when the connection closes.
-    Close,
+/// The error for framing fields the encoder cannot honour.
+pub(crate) fn invalid_framing(_: ErrorKind) -> UsageError {
+    UsageError::InvalidFraming
 }
 
-/// Reads and checks the caller's framing fields. `http10` is set when the
-/// message is HTTP/1.0 or goes to an HTTP/1.0 peer: no `Transfer-Encoding`.
-pub(crate) fn caller_framing(
-    headers: &HeaderMap,
-    seen: &Seen,
-    http10: bool,
-    response: bool,
-) -> Result<CallerFraming, UsageError> {
-    let has_te = seen.transfer_encoding;
-    let has_cl = seen.content_length.is_some();
-    if !has_te && !has_cl {
-        return Ok(CallerFraming::None);
-    }
-    if has_te && (has_cl || http10) {
-        return Err(UsageError::InvalidFraming);
-    }
-    if has_cl {
-        // Strict: one field line of 1*DIGIT, as the decoders require.
-        return match framing::request_framing_of(Version::HTTP_11, seen, headers) {
-            Ok(f) => match f.body {
-                BodyKind::Length(n) => Ok(CallerFraming::Length(n)),
-                _ => Err(UsageError::InvalidFraming),
-            },
-            Err(_) => Err(UsageError::InvalidFraming),
-        };
-    }
-    // Transfer-Encoding alone. Requests: exactly `chunked` (what this
-    // crate's request decoder accepts). Responses: any list of codings;
-    // one not ending in `chunked` makes the body close-delimited.
-    if !response {
-        return match framing::request_framing_of(Version::HTTP_11, seen, headers) {
-            Ok(f) if f.body == BodyKind::Chunked => Ok(CallerFraming::Chunked),
-            _ => Err(UsageError::InvalidFraming),
-        };
-    }
-    match framing::response_framing_of(
-        RequestKind::Other,
-        StatusCode::OK,
-        Version::HTTP_11,
-        seen,
-        headers,
-    ) {
-        Ok(f) => match f.body {
-            BodyKind::Chunked => Ok(CallerFraming::Chunked),
-            BodyKind::CloseDelimited => Ok(CallerFraming::Close),
-            _ => Err(UsageError::InvalidFraming),
-        },
-        Err(_) => Err(UsageError::InvalidFraming),
+/// Checks a whole body's length against a declared `Content-Length`.
+pub(crate) fn check_full(declared: u64, len: u64) -> Result<(), UsageError> {
+    if len > declared {
+        Err(UsageError::BodyTooLong {
+            declared,
+            attempted: len,
+        })
+    } else if len < declared {
+        Err(UsageError::BodyTooShort {
+            declared,
+            sent: len,
+        })
+    } else {
+        Ok(())
     }
 }
 
@@ -92,12 +49,40 @@ pub(crate) fn is_http10(version: Version) -> bool {
     version == Version::HTTP_10 || version == Version::HTTP_09
 }
 
-/// Writes `name: value\r\n`.
-pub(crate) fn write_field(out: &mut Segments, name: &[u8], value: &[u8]) {
-    out.push_slice(name);
+/// How field names are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NameCase {
+    /// As given: `http` holds names in lower case.
+    AsGiven,
+    /// The first letter and each letter after a `-` in upper case.
+    Title,
+}
+
+/// Writes one field line, `name: value\r\n`: every field line an encoder
+/// writes, in a head or a trailer section, goes through here.
+#[inline]
+pub(crate) fn write_field(out: &mut Segments, name: &[u8], value: &[u8], case: NameCase) {
+    match case {
+        NameCase::AsGiven => out.push_slice(name),
+        NameCase::Title => push_title_case(out, name),
+    }
     out.push_slice(b": ");
     out.push_slice(value);
     out.push_slice(b"\r\n");
+}
+
+/// Copies `name` in title case, through a small stack buffer.
+#[inline(never)]
+fn push_title_case(out: &mut Segments, name: &[u8]) {
+    let mut buf = [0u8; 64];
+    let mut upper = true;
+    for piece in name.chunks(buf.len()) {
+        for (dst, &b) in buf.iter_mut().zip(piece) {
+            *dst = if upper { b.to_ascii_uppercase() } else { b };
+            upper = b == b'-';
+        }
+        out.push_slice(&buf[..piece.len()]);
+    }
 }
 
 /// The fields the encoder adds after the caller's.
@@ -117,36 +102,61 @@ pub(crate) struct Added {
     pub(crate) strip_te: bool,
 }
 
-/// Writes the caller's fields, the added fields and the empty line.
+impl Added {
+    /// `true` when the caller's field `name` is left out.
+    fn leaves_out(&self, name: &HeaderName) -> bool {
+        (self.strip_framing && (name == CONTENT_LENGTH || name == TRANSFER_ENCODING))
+            || (self.strip_te && name == TRANSFER_ENCODING)
+    }
+}
+
+/// Writes a head's fields: `Host` when the encoder supplies it, the
+/// caller's fields in the order and spelling `http` holds them, the added
+/// fields and the empty line.
 pub(crate) fn write_fields(
     out: &mut Segments,
     headers: &HeaderMap,
     host: Option<&[u8]>,
     added: &Added,
+    case: NameCase,
 ) {
     if let Some(host) = host {
-        write_field(out, b"host", host);
+        write_field(out, b"host", host, case);
     }
+    // One loop per case, so that the case is not tested per field.
+    match case {
+        NameCase::AsGiven => write_map(out, headers, added, NameCase::AsGiven),
+        NameCase::Title => write_map(out, headers, added, NameCase::Title),
+    }
+    write_added(out, added, case);
+}
+
+/// Writes the caller's fields but those the encoder leaves out.
+#[inline(always)]
+fn write_map(out: &mut Segments, headers: &HeaderMap, added: &Added, case: NameCase) {
     for (name, value) in headers {
-        if (added.strip_framing && (name == CONTENT_LENGTH || name == TRANSFER_ENCODING))
-            || (added.strip_te && name == TRANSFER_ENCODING)
-        {
+        if added.leaves_out(name) {
             continue;
         }
-        write_field(out, name.as_str().as_bytes(), value.as_bytes());
+        write_field(out, name.as_str().as_bytes(), value.as_bytes(), case);
     }
+}
+
+/// Writes the fields the encoder adds and the empty line that ends the
+/// head.
+pub(crate) fn write_added(out: &mut Segments, added: &Added, case: NameCase) {
     if let Some(n) = added.content_length {
         let mut buf = [0u8; 20];
-        write_field(out, b"content-length", decimal(&mut buf, n));
+        write_field(out, b"content-length", decimal(&mut buf, n), case);
     }
     if added.chunked {
-        write_field(out, b"transfer-encoding", b"chunked");
+        write_field(out, b"transfer-encoding", b"chunked", case);
     }
     if added.close {
-        write_field(out, b"connection", b"close");
+        write_field(out, b"connection", b"close", case);
     }
     if added.keep_alive {
-        write_field(out, b"connection", b"keep-alive");
+        write_field(out, b"connection", b"keep-alive", case);
     }
     out.push_slice(b"\r\n");
 }
@@ -253,4 +263,31 @@ pub(crate) fn says_close(headers: &HeaderMap, seen: &Seen) -> bool {
 /// `true` when the caller's `Connection` field lists `keep-alive`.
 pub(crate) fn says_keep_alive(headers: &HeaderMap, seen: &Seen) -> bool {
     seen.connection && connection_has(headers, b"keep-alive")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bytes::Buf;
+
+    fn title(name: &str) -> String {
+        let mut out = Segments::new();
+        push_title_case(&mut out, name.as_bytes());
+        String::from_utf8(out.copy_to_bytes(out.remaining()).to_vec()).unwrap()
+    }
+
+    #[test]
+    fn title_case_names() {
+        assert_eq!(title("content-length"), "Content-Length");
+        assert_eq!(title("x-request-id"), "X-Request-Id");
+        assert_eq!(title("etag"), "Etag");
+        assert_eq!(title("a--b-"), "A--B-");
+        assert_eq!(title("-x"), "-X");
+        assert_eq!(title(""), "");
+        // Across the stack buffer's boundary, the state carries over.
+        let long = format!("{}-b", "a".repeat(63));
+        assert_eq!(title(&long), format!("A{}-B", "a".repeat(62)));
+        let long = format!("{}-b", "a".repeat(64));
+        assert_eq!(title(&long), format!("A{}-B", "a".repeat(63)));
+    }
 }

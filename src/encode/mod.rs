@@ -5,15 +5,24 @@
 //! a [`Segments`]. Nothing is written anywhere: the caller drains the queue
 //! into its socket with a vectored write whenever it likes, and everything
 //! queued since the last drain leaves together (writes are always corked).
+//! Both are one generic [`Encoder`] in one of two [`Role`]s: all but the
+//! head is shared.
 //!
 //! # Sending a message
 //!
-//! - **One call** ([`ResponseEncoder::send_response`],
-//!   [`RequestEncoder::send_request`]): the head and the complete body. The
-//!   body is any `Into<Bytes>` (`&'static str`, `&'static [u8]`, `String`,
-//!   `Vec<u8>`, `Bytes`); all go through the same path.
-//! - **Streaming**: `send_head`, then `send_data` any number of times, then
+//! - **One call** ([`send_response`](Encoder::send_response),
+//!   [`send_request`](Encoder::send_request)): the head and the complete
+//!   body. The body is any `Into<Bytes>` (`&'static str`, `&'static [u8]`,
+//!   `String`, `Vec<u8>`, `Bytes`); all go through the same path. A message
+//!   without a body is given as its `http` builder or its `Parts`
+//!   ([`IntoRequest`], [`IntoResponse`]).
+//! - **Streaming**: `send_head` (a `Request<()>` / `Response<()>`, a
+//!   builder or `Parts`), then `send_data` any number of times, then
 //!   `finish` with optional trailers.
+//!
+//! For proxies, [`EncoderConfig::title_case_fields`] writes field names in
+//! title case, and [`remove_hop_by_hop`] strips the fields that must not
+//! be forwarded.
 //!
 //! # Framing
 //!
@@ -23,8 +32,11 @@
 //! an HTTP/1.1 peer; a close-delimited body and `Connection: close` when
 //! streaming a response to an HTTP/1.0 peer. Framing fields the caller gave
 //! are kept and enforced: writing more or fewer bytes than the declared
-//! `Content-Length` is a [`UsageError`], never a truncation. A call that
-//! fails leaves the output queue and the encoder as they were.
+//! `Content-Length` is a [`UsageError`], never a truncation. (One exception:
+//! a caller's `Transfer-Encoding: chunked` to an HTTP/1.0 peer, which cannot
+//! read it, becomes the framing the encoder would choose itself.) A call
+//! that fails leaves the output queue and the encoder as they were. The
+//! rules are the decoders' own, from [`crate::framing`].
 //!
 //! Responses to HEAD, 1xx, 204, 304 and 2xx answers to CONNECT are a head
 //! only. A response to HEAD keeps the `Content-Length` a GET would carry,
@@ -68,8 +80,13 @@
 
 mod body;
 mod head;
+mod hop;
 mod request;
 mod response;
+pub(crate) mod role;
+
+use std::fmt;
+use std::marker::PhantomData;
 
 use bytes::Bytes;
 use http::header::HeaderMap;
@@ -80,8 +97,55 @@ use crate::framing::{BodyKind, RequestKind, connection_verdict};
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::segments::{DEFAULT_COALESCE_THRESHOLD, Segments};
 
-pub use request::RequestEncoder;
-pub use response::ResponseEncoder;
+pub use hop::remove_hop_by_hop;
+pub use role::{
+    Client, IntoRequest, IntoRequestHead, IntoResponse, IntoResponseHead, Role, Server,
+};
+
+/// Encodes requests (the client side): an [`Encoder`] in the [`Client`]
+/// role.
+///
+/// Requests go whole ([`send_request`](Encoder::send_request)) or as a head
+/// ([`send_head`](Encoder::send_head)) followed by
+/// [`send_data`](Encoder::send_data) calls and [`finish`](Encoder::finish).
+///
+/// The request-target form follows the URI: origin-form (`/path?query`) for
+/// a URI without scheme and authority, absolute-form
+/// (`http://host/path`, as sent to proxies) for a URI with both,
+/// authority-form (`host:port`) for CONNECT, and `*` for an OPTIONS whose
+/// URI is `*`. An HTTP/1.1 request without a `Host` field gets one from the
+/// URI's authority; without either it is refused
+/// ([`UsageError::InvalidHead`]).
+///
+/// ```
+/// use bytes::Buf;
+/// use h1proto::{EncoderConfig, RequestEncoder};
+///
+/// let mut enc = RequestEncoder::new(EncoderConfig::default());
+/// let req = http::Request::post("http://example.com/upload").body("data").unwrap();
+/// enc.send_request(req).unwrap();
+/// // A request without a body needs none: the builder will do.
+/// enc.send_request(http::Request::get("http://example.com/")).unwrap();
+/// let out = enc.output();
+/// let bytes = out.copy_to_bytes(out.remaining());
+/// assert_eq!(
+///     &bytes[..],
+///     &b"POST http://example.com/upload HTTP/1.1\r\nhost: example.com\r\ncontent-length: 4\r\n\r\ndata\
+///        GET http://example.com/ HTTP/1.1\r\nhost: example.com\r\n\r\n"[..]
+/// );
+/// ```
+pub type RequestEncoder = Encoder<Client>;
+
+/// Encodes responses (the server side): an [`Encoder`] in the [`Server`]
+/// role.
+///
+/// One encoder serves one connection: responses are sent one after the
+/// other, each whole ([`send_response`](Encoder::send_response)) or as a
+/// head ([`send_head`](Encoder::send_head)) followed by
+/// [`send_data`](Encoder::send_data) calls and [`finish`](Encoder::finish).
+/// Interim (1xx) responses may precede a final one. What the encoder must
+/// know of the request being answered is a [`ResponseContext`].
+pub type ResponseEncoder = Encoder<Server>;
 
 /// Settings shared by both encoders.
 ///
@@ -104,6 +168,14 @@ pub struct EncoderConfig {
     /// instead of counting and dropping them. Default: `false`, so a
     /// handler written for GET answers HEAD unchanged.
     pub strict_head_body: bool,
+    /// Write every field name in title case (`Content-Type`,
+    /// `X-Request-Id`): the first letter and each letter after a `-` in
+    /// upper case. It applies to the caller's fields, the ones the encoder
+    /// adds (`Host`, `Content-Length`, `Transfer-Encoding`, `Connection`)
+    /// and trailers. Field names are case-insensitive (RFC 9110 section
+    /// 5.1); this is for peers that wrongly compare them exactly. Default:
+    /// `false`, names are written as `http` holds them (lower case).
+    pub title_case_fields: bool,
 }
 
 impl Default for EncoderConfig {
@@ -111,6 +183,18 @@ impl Default for EncoderConfig {
         EncoderConfig {
             coalesce_threshold: DEFAULT_COALESCE_THRESHOLD,
             strict_head_body: false,
+            title_case_fields: false,
+        }
+    }
+}
+
+impl EncoderConfig {
+    /// How field names are written.
+    fn name_case(&self) -> head::NameCase {
+        if self.title_case_fields {
+            head::NameCase::Title
+        } else {
+            head::NameCase::AsGiven
         }
     }
 }
@@ -171,14 +255,34 @@ pub enum EncoderState {
 
 /// Where the encoder goes once the message in progress ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum After {
+pub(crate) enum After {
     /// An interim (1xx) response: the final response follows.
     Interim,
     /// A final message with this verdict.
     Verdict(KeepAlive),
 }
 
-/// The state shared by both encoders.
+impl After {
+    /// `true` when the message is complete with its head: an interim
+    /// response, or a protocol switch (101, 2xx to CONNECT).
+    fn head_only(self) -> bool {
+        matches!(
+            self,
+            After::Interim | After::Verdict(KeepAlive::Close(CloseReason::Upgraded))
+        )
+    }
+
+    /// The verdict once a message with this ending is sent: interim
+    /// responses leave it as it was.
+    fn verdict(self, current: KeepAlive) -> KeepAlive {
+        match self {
+            After::Interim => current,
+            After::Verdict(v) => v,
+        }
+    }
+}
+
+/// The state of the message being sent.
 #[derive(Debug, Clone)]
 enum State {
     Ready,
@@ -207,26 +311,155 @@ impl State {
     }
 }
 
-/// What both encoders keep: the output queue, where the message being sent
-/// stands, and the verdict of the last message. The body-sending half of
-/// the API lives here once; the encoders add their heads.
-#[derive(Debug)]
-struct Sender {
+/// Encodes messages of one role into an output queue of [`Segments`]:
+/// requests for the [`Client`] role ([`RequestEncoder`]), responses for the
+/// [`Server`] role ([`ResponseEncoder`]).
+///
+/// One encoder serves one connection: messages are sent one after the
+/// other, each whole (`send_request` / `send_response`) or as a head
+/// (`send_head`) followed by [`send_data`](Self::send_data) calls and
+/// [`finish`](Self::finish). Everything but the head is the same for both
+/// roles. See the [module documentation](crate::encode) for the framing
+/// rules.
+pub struct Encoder<R: Role> {
+    config: EncoderConfig,
     out: Segments,
     state: State,
     keep_alive: KeepAlive,
     /// The emptied field map of the last head written, for reuse.
     spare: Option<HeaderMap>,
+    role: PhantomData<R>,
 }
 
-impl Sender {
-    fn new(config: &EncoderConfig) -> Self {
-        Sender {
+impl<R: Role> Encoder<R> {
+    /// A new encoder with an empty output queue.
+    pub fn new(config: EncoderConfig) -> Self {
+        Encoder {
             out: Segments::with_threshold(config.coalesce_threshold),
+            config,
             state: State::Ready,
             keep_alive: KeepAlive::Reusable,
             spare: None,
+            role: PhantomData,
         }
+    }
+
+    /// Queues body data of the message being streamed. An empty `data`
+    /// queues nothing (it never ends a chunked body).
+    ///
+    /// # Errors
+    ///
+    /// [`UsageError::WrongState`] without a head in progress;
+    /// [`UsageError::BodyTooLong`] past the declared `Content-Length`;
+    /// [`UsageError::BodyNotAllowed`] for a message that has no body (or,
+    /// with [`EncoderConfig::strict_head_body`], a response to HEAD). The
+    /// output queue is left untouched.
+    pub fn send_data(&mut self, data: impl Into<Bytes>) -> Result<(), UsageError> {
+        match &mut self.state {
+            State::Body { body, .. } => body.data(&mut self.out, data.into()),
+            _ => Err(UsageError::WrongState),
+        }
+    }
+
+    /// Ends the message being streamed, with trailers if it is chunked
+    /// (trailers given for a response to HEAD are checked and dropped).
+    ///
+    /// # Errors
+    ///
+    /// [`UsageError::BodyTooShort`] before the declared `Content-Length`
+    /// was sent; [`UsageError::TrailersNotAllowed`] for trailers on a body
+    /// that is not chunked; [`UsageError::ForbiddenTrailer`] for a trailer
+    /// field that carries framing, routing or control data;
+    /// [`UsageError::WrongState`] without a head in progress. The output
+    /// queue is left untouched.
+    pub fn finish(&mut self, trailers: Option<HeaderMap>) -> Result<(), UsageError> {
+        let State::Body { body, after } = &mut self.state else {
+            return Err(UsageError::WrongState);
+        };
+        body.finish(&mut self.out, trailers.as_ref(), self.config.name_case())?;
+        self.state = State::after(*after);
+        Ok(())
+    }
+
+    /// The output queue: drain it into the connection.
+    pub fn output(&mut self) -> &mut Segments {
+        &mut self.out
+    }
+
+    /// Where the encoder is: ready for a head, inside a body, or closed.
+    pub fn state(&self) -> EncoderState {
+        self.state.public()
+    }
+
+    /// `true` when no message is in progress.
+    pub fn is_finished(&self) -> bool {
+        !matches!(self.state, State::Body { .. })
+    }
+
+    /// Forgets the message in progress or just completed, whose bytes the
+    /// connection withdrew from the output queue: the next head may be
+    /// sent.
+    pub(crate) fn abandon(&mut self) {
+        self.state = State::Ready;
+    }
+
+    /// The framing of the body in progress, if any.
+    pub fn body_kind(&self) -> Option<BodyKind> {
+        match &self.state {
+            State::Body { body, .. } => Some(body.kind()),
+            _ => None,
+        }
+    }
+
+    /// The keep-alive verdict of the last final message sent (known from
+    /// its head on): whether the connection may carry another exchange.
+    /// For a request, `Close` when it said `Connection: close` or was
+    /// HTTP/1.0 without `keep-alive`.
+    pub fn keep_alive(&self) -> KeepAlive {
+        self.keep_alive
+    }
+
+    /// Takes the field map of the last head queued, emptied but with its
+    /// allocations, for reuse: a connection hands it to its decoder
+    /// (`recycle_fields`), so the next head it decodes allocates no map.
+    /// `None` once taken, or before any head.
+    pub fn reclaim_fields(&mut self) -> Option<HeaderMap> {
+        self.spare.take()
+    }
+
+    /// Queues a head, and its whole body when `body` is `Some`; returns the
+    /// framing of the body. Leaves everything untouched on error.
+    #[inline]
+    fn start(
+        &mut self,
+        head: &R::Head,
+        ctx: &R::Context,
+        body: Option<Bytes>,
+    ) -> Result<BodyKind, UsageError> {
+        if !matches!(self.state, State::Ready) {
+            return Err(UsageError::WrongState);
+        }
+        let full = body.as_ref().map(|b| b.len() as u64);
+        let plan = R::plan(head, ctx, &self.config, full)?;
+        // The plan has checked the whole body against the framing: from
+        // here on nothing fails, so nothing half-written is left behind.
+        R::write_head(&mut self.out, head, &plan, &self.config);
+        let mut framer = plan.body;
+        let kind = framer.kind();
+        if let Some(body) = body {
+            framer.data(&mut self.out, body)?;
+            framer.finish(&mut self.out, None, self.config.name_case())?;
+            self.state = State::after(plan.after);
+        } else if plan.after.head_only() {
+            self.state = State::after(plan.after);
+        } else {
+            self.state = State::Body {
+                body: framer,
+                after: plan.after,
+            };
+        }
+        self.keep_alive = plan.after.verdict(self.keep_alive);
+        Ok(kind)
     }
 
     /// Keeps the field map of a head just written, emptied, so that its
@@ -235,44 +468,21 @@ impl Sender {
         fields.clear();
         self.spare = Some(fields);
     }
+}
 
-    fn ready(&self) -> Result<(), UsageError> {
-        match self.state {
-            State::Ready => Ok(()),
-            _ => Err(UsageError::WrongState),
-        }
+impl<R: Role> Default for Encoder<R> {
+    fn default() -> Self {
+        Self::new(EncoderConfig::default())
     }
+}
 
-    fn send_data(&mut self, data: Bytes) -> Result<(), UsageError> {
-        match &mut self.state {
-            State::Body { body, .. } => body.data(&mut self.out, data),
-            _ => Err(UsageError::WrongState),
-        }
-    }
-
-    fn finish(&mut self, trailers: Option<&HeaderMap>) -> Result<(), UsageError> {
-        let State::Body { body, after } = &mut self.state else {
-            return Err(UsageError::WrongState);
-        };
-        body.finish(&mut self.out, trailers)?;
-        self.state = State::after(*after);
-        Ok(())
-    }
-
-    fn is_finished(&self) -> bool {
-        !matches!(self.state, State::Body { .. })
-    }
-
-    /// Forgets the message in progress (its bytes were withdrawn from the
-    /// output queue): the next head may be sent.
-    fn abandon(&mut self) {
-        self.state = State::Ready;
-    }
-
-    fn body_kind(&self) -> Option<BodyKind> {
-        match &self.state {
-            State::Body { body, .. } => Some(body.kind()),
-            _ => None,
-        }
+impl<R: Role> fmt::Debug for Encoder<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Encoder")
+            .field("role", &std::any::type_name::<R>())
+            .field("state", &self.state)
+            .field("keep_alive", &self.keep_alive)
+            .field("out", &self.out)
+            .finish()
     }
 }

@@ -5,12 +5,13 @@ use std::time::Instant;
 
 use bytes::{Bytes, BytesMut};
 use http::header::HeaderMap;
-use http::{Request, Response, StatusCode};
+use http::{Response, StatusCode};
 
 use super::timer::{Knobs, ReadBuf, Waiting, after, earliest};
 use super::{InterimResponses, Io, Session, SessionError, Step, TrailerFields, concat};
 use crate::conn::{ClientConnection, Config, State};
 use crate::decode::Event;
+use crate::encode::{IntoRequest, IntoRequestHead};
 use crate::error::{Error, ErrorKind, UsageError};
 use crate::framing::BodyKind;
 use crate::segments::Segments;
@@ -108,7 +109,7 @@ impl ClientSession {
     ///
     /// As [`ClientConnection::send_request`], and
     /// [`UsageError::WrongState`] once the session is closed.
-    pub fn send_request<B: Into<Bytes>>(&mut self, req: Request<B>) -> Result<(), UsageError> {
+    pub fn send_request(&mut self, req: impl IntoRequest) -> Result<(), UsageError> {
         self.open()?;
         self.conn.send_request(req)
     }
@@ -120,7 +121,7 @@ impl ClientSession {
     ///
     /// As [`ClientConnection::send_head`], and [`UsageError::WrongState`]
     /// once the session is closed.
-    pub fn send_head(&mut self, req: Request<()>) -> Result<BodyKind, UsageError> {
+    pub fn send_head(&mut self, req: impl IntoRequestHead) -> Result<BodyKind, UsageError> {
         self.open()?;
         self.conn.send_head(req)
     }

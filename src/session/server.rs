@@ -4,13 +4,14 @@
 use std::time::Instant;
 
 use bytes::{Bytes, BytesMut};
+use http::Request;
 use http::header::HeaderMap;
-use http::{Request, Response};
 
 use super::timer::{Knobs, ReadBuf, Waiting, after, earliest};
 use super::{Io, Session, SessionError, Step, TrailerFields, concat};
 use crate::conn::{Config, ServerConnection, State};
 use crate::decode::Event;
+use crate::encode::{IntoResponse, IntoResponseHead};
 use crate::error::{Error, ErrorKind, UsageError};
 use crate::framing::BodyKind;
 use crate::segments::Segments;
@@ -309,7 +310,7 @@ impl ServerSession {
     /// # Errors
     ///
     /// As [`ServerConnection::send_response`].
-    pub fn send_response<B: Into<Bytes>>(&mut self, res: Response<B>) -> Result<(), UsageError> {
+    pub fn send_response(&mut self, res: impl IntoResponse) -> Result<(), UsageError> {
         self.conn.send_response(res)
     }
 
@@ -319,7 +320,7 @@ impl ServerSession {
     /// # Errors
     ///
     /// As [`ServerConnection::send_head`].
-    pub fn send_head(&mut self, res: Response<()>) -> Result<BodyKind, UsageError> {
+    pub fn send_head(&mut self, res: impl IntoResponseHead) -> Result<BodyKind, UsageError> {
         self.conn.send_head(res)
     }
 

@@ -1,0 +1,69 @@
+//! Hop-by-hop fields: what a proxy removes before it forwards a message.
+
+use http::header::{CONNECTION, HeaderMap, TE, TRANSFER_ENCODING, UPGRADE};
+
+use crate::framing::list_elements;
+
+/// Removes the hop-by-hop fields from a message's fields, as an
+/// intermediary must before it forwards the message (RFC 9110 section
+/// 7.6.1): `Connection` and every field it lists, then `Keep-Alive`,
+/// `Proxy-Connection`, `TE`, `Transfer-Encoding` and `Upgrade` whether
+/// listed or not.
+///
+/// `Trailer` stays: it is end-to-end (RFC 9110 section 6.6.2) and
+/// announces trailer fields a forwarded chunked message still carries. A
+/// proxy that drops the trailers (because it forwards to an HTTP/1.0 peer,
+/// or with a `Content-Length`) removes `Trailer` itself. The credentials
+/// fields of proxies (`Proxy-Authorization`, `Proxy-Authenticate`) stay
+/// too: a proxy that authenticates consumes them, one in a chain may relay
+/// them (RFC 9110 section 11.7).
+///
+/// Apply it to the fields as received, before adding the proxy's own
+/// (`Via`, `Forwarded`, a new `Connection`): a peer can list any field name
+/// in `Connection`, and every one it lists is removed. If that removes
+/// `Content-Length`, the encoder frames the body itself; if it removes
+/// `Host`, the request encoder writes one from an absolute URI or refuses
+/// the request. Options that are not valid field names are ignored.
+///
+/// Nothing is allocated. Removing from a `HeaderMap` may change the order
+/// in which fields of different names iterate (which RFC 9110 section 5.3
+/// leaves without meaning); the values of one name keep their order.
+///
+/// ```
+/// use http::HeaderMap;
+///
+/// let mut fields = HeaderMap::new();
+/// fields.insert("connection", "close, X-Hop".parse().unwrap());
+/// fields.insert("x-hop", "1".parse().unwrap());
+/// fields.insert("keep-alive", "timeout=5".parse().unwrap());
+/// fields.insert("transfer-encoding", "chunked".parse().unwrap());
+/// fields.insert("x-end-to-end", "kept".parse().unwrap());
+/// h1proto::encode::remove_hop_by_hop(&mut fields);
+/// assert_eq!(fields.len(), 1);
+/// assert!(fields.contains_key("x-end-to-end"));
+/// ```
+pub fn remove_hop_by_hop(fields: &mut HeaderMap) {
+    // The options listed in Connection name fields to remove. A value is
+    // cloned (a reference count, no copy) so that the map can change while
+    // its options are read.
+    let mut line = 0;
+    while let Some(value) = fields.get_all(CONNECTION).iter().nth(line).cloned() {
+        for option in list_elements(value.as_bytes()) {
+            if option.eq_ignore_ascii_case(b"connection") {
+                continue;
+            }
+            if let Ok(name) = std::str::from_utf8(option) {
+                // A `&str` key is matched case-insensitively, without
+                // allocating; one that is not a field name matches nothing.
+                fields.remove(name);
+            }
+        }
+        line += 1;
+    }
+    fields.remove(CONNECTION);
+    fields.remove("keep-alive");
+    fields.remove("proxy-connection");
+    fields.remove(TE);
+    fields.remove(TRANSFER_ENCODING);
+    fields.remove(UPGRADE);
+}
