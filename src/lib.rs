@@ -90,7 +90,22 @@
 //! | decoding | [`RequestDecoder`], [`ResponseDecoder`], [`Event`] | parsing captured traffic, a proxy's receive side |
 //! | encoding | [`RequestEncoder`], [`ResponseEncoder`], [`Segments`] | writing messages with your own state handling |
 //! | framing | [`framing`] | the RFC 9112 section 6.3 body-length decision as pure functions |
-//! | connections | [`ServerConnection`], [`ClientConnection`], [`conn::State`] | servers and clients: keep-alive, pipelining, HEAD, 100-continue, upgrades |
+//! | connections | [`ServerConnection`], [`ClientConnection`], [`conn::State`] | the protocol machine: keep-alive, pipelining, HEAD, 100-continue, upgrades |
+//! | sessions | [`ServerSession`], [`ClientSession`], [`Session`], [`Timeouts`] | what a driver runs: a connection with its buffers, timers and closing policy |
+//! | adapters | `adapter::blocking`, `adapter::tokio` (features) | serving and fetching over `std::io` and tokio |
+//!
+//! # Sessions
+//!
+//! A session owns every decision between a connection and a socket, time
+//! included, and does no I/O itself. Each call returns a [`Step`]: the
+//! value, or the [`Io`] to do first (read into its buffer, write its
+//! output, shut down, close); the deadline to wake up at comes from
+//! [`Session::poll_timeout`]. The adapters are loops over it, and so is
+//! any driver for another runtime. `docs/sessions.md` in the repository
+//! has the policy in full: when output leaves, `100 Continue`, error
+//! responses (a queued response that has not left is replaced), the
+//! timeouts and what each does on expiry, graceful shutdown, the
+//! lingering close, and giving an idle connection's buffers back.
 //!
 //! Errors are split by who caused them: [`Error`] is the peer's (malformed
 //! or oversized input, with a suggested status code), [`UsageError`] the
