@@ -487,7 +487,12 @@ impl Session for ClientSession {
             return;
         }
         match timer {
-            Timer::Release => self.read.release(self.conn.output()),
+            Timer::Release => {
+                // Giving the buffers back ends no wait: the deadlines of
+                // the wait under way still run from its start.
+                self.read.release(self.conn.output());
+                return;
+            }
             Timer::Idle => self.closed = true,
             Timer::Head => self.time_out(ErrorKind::ResponseTimeout),
             Timer::Body => self.time_out(ErrorKind::BodyTimeout),

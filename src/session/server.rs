@@ -559,7 +559,12 @@ impl Session for ServerSession {
             return;
         }
         match timer {
-            Timer::Release => self.read.release(self.conn.output()),
+            Timer::Release => {
+                // Giving the buffers back ends no wait: the deadlines of
+                // the wait under way still run from its start.
+                self.read.release(self.conn.output());
+                return;
+            }
             Timer::Linger => self.phase = Phase::Closing { linger: false },
             Timer::Idle => self.phase = Phase::Closing { linger: false },
             Timer::Head if self.requests == 0 && self.read.buf.is_empty() => {
