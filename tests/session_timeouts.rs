@@ -126,6 +126,51 @@ fn a_half_sent_later_head_has_10_s_from_its_first_byte() {
     assert!(wire.starts_with("HTTP/1.1 408 "), "{wire}");
 }
 
+/// A head whose first bytes came with the previous request (pipelined)
+/// has the head timeout from when the session starts waiting for the
+/// rest, and bytes trickling in do not move it (a slowloris peer).
+#[test]
+fn a_pipelined_half_head_cannot_be_stretched_by_trickling_bytes() {
+    let mut h = server();
+    h.send(get("/1") + "GET /2 HTTP/1.1\r\n");
+    answer(&mut h, "one");
+    assert_eq!(h.call(ServerSession::next_request).blocked(), Io::Read);
+    assert!(h.take_wire().starts_with("HTTP/1.1 200 OK"));
+    for t in [3, 6, 9] {
+        h.advance_to(h.t0 + secs(t));
+        h.send("X");
+        assert_eq!(h.call(ServerSession::next_request).blocked(), Io::Read);
+    }
+    // Release at 10 s (1 s after the last read), then the head at 10 s:
+    // the head wins a tie.
+    assert_eq!(h.deadline(), Some(secs(10)));
+    assert_eq!(h.expire(), secs(10));
+    let err = h.call(ServerSession::next_request).err();
+    assert_eq!(timeout_kind(err), ErrorKind::HeadTimeout);
+    close_server_until_linger(&mut h);
+    assert!(h.take_wire().starts_with("HTTP/1.1 408 "));
+}
+
+/// The same when the next head's first bytes came with the end of a
+/// request body.
+#[test]
+fn a_half_head_read_with_the_previous_body_has_a_fixed_deadline() {
+    let mut h = server();
+    h.send(post("/1", "hello") + "GET /2 HT");
+    let req = h.call(ServerSession::next_full_request).ready().unwrap();
+    assert_eq!(req.body(), "hello");
+    h.advance_to(h.t0 + secs(2));
+    h.s.send_response(Response::new("ok")).unwrap();
+    assert_eq!(h.call(ServerSession::next_request).blocked(), Io::Read);
+    h.advance_to(h.t0 + secs(8));
+    h.send("TP/1.1\r\n");
+    assert_eq!(h.call(ServerSession::next_request).blocked(), Io::Read);
+    assert_eq!(h.expire(), secs(9), "release");
+    assert_eq!(h.expire(), secs(12), "2 s (waiting began) + 10 s");
+    let err = h.call(ServerSession::next_request).err();
+    assert_eq!(timeout_kind(err), ErrorKind::HeadTimeout);
+}
+
 fn close_server_until_linger(h: &mut Harness<ServerSession>) {
     assert_eq!(h.call_infallible(ServerSession::close).blocked(), Io::Read);
     assert!(h.shut.is_some(), "lingering");

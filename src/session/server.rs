@@ -196,6 +196,15 @@ impl ServerSession {
                         self.phase = Phase::Closing { linger: false };
                         return Ok(Step::Ready(None));
                     }
+                    if self.head_since.is_none()
+                        && !self.read.buf.is_empty()
+                        && matches!(self.conn.recv_state(), State::Idle | State::Head)
+                    {
+                        // The first bytes of this head came with an earlier
+                        // read (pipelined, or after a body): its time runs
+                        // from now, and later reads do not move it.
+                        self.head_since = Some(now);
+                    }
                     return Ok(Step::Io(self.wait_for_input(now)));
                 }
                 Err(err) => return Err(self.fail(err).into()),
