@@ -230,6 +230,24 @@ fn an_idle_client_connection_closes_at_once() {
     assert_eq!(h.s.send_request(get_req("/")), Err(UsageError::WrongState));
 }
 
+#[test]
+fn a_busy_client_connection_finishes_its_responses_then_closes() {
+    let mut h = client();
+    h.s.send_request(get_req("/1")).unwrap();
+    h.s.send_request(get_req("/2")).unwrap();
+    assert_eq!(h.call(ClientSession::next_response).blocked(), Io::Read);
+    h.s.shutdown(h.now);
+    assert!(!h.s.is_reusable(), "no new request after a shutdown");
+    h.send("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\na");
+    h.send("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nb");
+    let one = h.call(ClientSession::next_full_response).ready().unwrap();
+    assert_eq!(one.body(), "a");
+    let two = h.call(ClientSession::next_full_response).ready().unwrap();
+    assert_eq!(two.body(), "b");
+    assert!(h.s.is_closed(), "closed once the responses are in");
+    assert_eq!(h.s.send_request(get_req("/3")), Err(UsageError::WrongState));
+}
+
 /// The peer closed its side: `close` does not linger.
 trait PeerGone {
     fn with_peer_gone(&mut self) -> &mut Self;

@@ -60,6 +60,9 @@ pub struct ClientSession {
     closed: bool,
     /// [`Io::Close`] was handed out: the session is over.
     over: bool,
+    /// A graceful shutdown: no new request; closed once the responses
+    /// in flight are in.
+    shutdown: bool,
     /// Since when the connection has had no request in flight.
     idle_since: Instant,
     /// Since when the session waits for the head of the response due.
@@ -86,6 +89,7 @@ impl ClientSession {
             waiting: Waiting::No,
             closed: false,
             over: false,
+            shutdown: false,
             idle_since: now,
             head_since: None,
             body_done: true,
@@ -107,7 +111,8 @@ impl ClientSession {
     /// # Errors
     ///
     /// As [`ClientConnection::send_request`], and
-    /// [`UsageError::WrongState`] once the session is closed.
+    /// [`UsageError::WrongState`] once the session is closed or shutting
+    /// down.
     pub fn send_request<B: Into<Bytes>>(&mut self, req: Request<B>) -> Result<(), UsageError> {
         self.open()?;
         self.conn.send_request(req)
@@ -119,7 +124,7 @@ impl ClientSession {
     /// # Errors
     ///
     /// As [`ClientConnection::send_head`], and [`UsageError::WrongState`]
-    /// once the session is closed.
+    /// once the session is closed or shutting down.
     pub fn send_head(&mut self, req: Request<()>) -> Result<BodyKind, UsageError> {
         self.open()?;
         self.conn.send_head(req)
@@ -325,9 +330,14 @@ impl ClientSession {
     // ---- Queries -----------------------------------------------------
 
     /// `true` while another request may be queued: the connection is
-    /// open, the server has not closed it, and nothing said it must close.
+    /// open, the server has not closed it, nothing said it must close, and
+    /// no shutdown began.
     pub fn is_reusable(&self) -> bool {
-        !self.closed && !self.eof && !self.conn.is_closed() && self.conn.keep_alive().is_reusable()
+        !self.closed
+            && !self.shutdown
+            && !self.eof
+            && !self.conn.is_closed()
+            && self.conn.keep_alive().is_reusable()
     }
 
     /// `true` once the connection is over for HTTP (closed, failed, or
@@ -362,7 +372,7 @@ impl ClientSession {
     // ---- Inside ------------------------------------------------------
 
     fn open(&self) -> Result<(), UsageError> {
-        if self.closed {
+        if self.closed || self.shutdown {
             Err(UsageError::WrongState)
         } else {
             Ok(())
@@ -375,6 +385,9 @@ impl ClientSession {
         self.body_done = true;
         if self.conn.requests_in_flight() == 0 {
             self.idle_since = now;
+            if self.shutdown {
+                self.closed = true;
+            }
         }
     }
 
@@ -504,6 +517,7 @@ impl Session for ClientSession {
     /// A client has no exchange to finish before closing: an idle
     /// connection closes at once, a busy one when its responses are in.
     fn shutdown(&mut self, _now: Instant) {
+        self.shutdown = true;
         if self.conn.requests_in_flight() == 0 && self.body_done {
             self.closed = true;
         }
