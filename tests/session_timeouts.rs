@@ -10,7 +10,7 @@ mod session_support;
 use std::time::Instant;
 
 use bytes::Bytes;
-use h1proto::{ClientSession, ErrorKind, Io, ServerSession, Session, SessionError, UsageError};
+use h1proto::{ClientSession, ErrorKind, Io, ServerSession, SessionError, UsageError};
 use http::{Request, Response};
 use session_support::{Harness, Outcome, get, post, secs, test_config};
 

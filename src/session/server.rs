@@ -174,6 +174,12 @@ impl ServerSession {
         if self.response_due() {
             return Err(UsageError::WrongState.into());
         }
+        if self.conn.output().len() > self.knobs.flush_threshold {
+            // Answers to pipelined requests leave together, but past the
+            // bound they are written before the next request is taken.
+            self.wait(Waiting::Write(now));
+            return Ok(Step::Io(Io::Write));
+        }
         loop {
             match self.conn.poll_event(&mut self.read.buf) {
                 Ok(Some(Event::Head { head, body })) => {
