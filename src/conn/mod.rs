@@ -58,10 +58,11 @@ pub struct Config {
     /// Default: 16 KiB.
     pub read_size: usize,
     /// Sessions only: queued output past which sending body data waits for
-    /// the output to be written, bounding what a streaming sender buffers.
-    /// Output below it leaves when the session next waits for the peer, so
-    /// the answers to pipelined requests read together leave together.
-    /// Default: 64 KiB.
+    /// the output to be written, bounding what a streaming sender buffers
+    /// (and past which a server writes before it takes the next pipelined
+    /// request). Output below it leaves when the session next waits for
+    /// the peer, so the answers to pipelined requests read together leave
+    /// together. Default: 64 KiB.
     pub flush_threshold: usize,
     /// Sessions only: how much the lingering close reads and discards at
     /// most. Default: 1 MiB.

@@ -104,6 +104,10 @@ pub struct ServerConnection {
     /// output: while none of it has been drained it can be withdrawn (for
     /// an error response) or amended (`Connection: close`).
     response: Option<Mark>,
+    /// The same for the response of the exchange before, once the
+    /// connection has moved on: pipelined answers leave together, so it
+    /// may still be queued whole when a close is asked for.
+    previous: Option<Mark>,
     error: Option<Error>,
     eof: bool,
 }
@@ -122,6 +126,7 @@ impl ServerConnection {
             drained: 0,
             close: None,
             response: None,
+            previous: None,
             error: None,
             eof: false,
         }
@@ -380,21 +385,43 @@ impl ServerConnection {
     /// queued but none of it has been drained, the field is added to the
     /// queued head; once the head has started to leave, the connection
     /// still closes after the response, without announcing it.
+    ///
+    /// Between exchanges, the response to the last request is amended the
+    /// same way while none of it has been drained (answers to pipelined
+    /// requests are queued before they leave together), and the
+    /// connection then closes after it: a request received after it is not
+    /// served.
     pub fn close_after_response(&mut self) {
         self.close.get_or_insert(CloseReason::LocalClose);
-        if let Some(mark) = self.response {
-            if self.encoder.keep_alive().is_reusable() {
-                let out = self.encoder.output();
-                // The head was written here, in one piece: it ends at the
-                // first empty line after its start.
-                if let Some(end) = memchr::memmem::find(out.chunk_at(mark), b"\r\n\r\n") {
-                    let at = mark.offset(end as u64 + 2);
-                    out.splice(at, 0, b"connection: close\r\n");
+        let between = self.send == State::Idle;
+        let mark = if between {
+            self.previous
+        } else {
+            self.response
+        };
+        if let Some(mark) = mark {
+            if self.encoder.keep_alive().is_reusable() && self.amend_close(mark) && between {
+                // The exchange before now ends the connection.
+                if self.recv.try_go(Input::MustClose) {
+                    self.decoder.close();
+                    self.send.go(Input::MustClose);
                 }
             }
         }
         if self.send == State::Done {
             self.cycle();
+        }
+    }
+
+    /// Adds `Connection: close` to the head queued at `mark`, if none of it
+    /// has been drained; returns whether it did.
+    fn amend_close(&mut self, mark: Mark) -> bool {
+        let out = self.encoder.output();
+        // The head was written here, in one piece: it ends at the first
+        // empty line after its start.
+        match memchr::memmem::find(out.chunk_at(mark), b"\r\n\r\n") {
+            Some(end) => out.splice(mark.offset(end as u64 + 2), 0, b"connection: close\r\n"),
+            None => false,
         }
     }
 
@@ -565,7 +592,7 @@ impl ServerConnection {
                 self.exchange = None;
                 self.expect = Continue::None;
                 self.drained = 0;
-                self.response = None;
+                self.previous = self.response.take();
             }
             (_, KeepAlive::Close(_)) if self.recv.try_go(Input::MustClose) => {
                 self.decoder.close();
