@@ -67,12 +67,16 @@ impl RequestEncoder {
     ///
     /// Without framing fields from the caller, a non-empty body gets
     /// `Content-Length`; an empty one gets `Content-Length: 0` for POST,
-    /// PUT and PATCH and no framing field otherwise.
+    /// PUT and PATCH and no framing field otherwise. A CONNECT request has
+    /// no content (RFC 9110 section 9.3.6) and is sent without framing
+    /// fields.
     ///
     /// # Errors
     ///
     /// A [`UsageError`] when the request cannot be sent as it is; the output
-    /// queue is left untouched.
+    /// queue is left untouched. For CONNECT: [`UsageError::InvalidFraming`]
+    /// when the caller gave `Content-Length` or `Transfer-Encoding`, and
+    /// [`UsageError::BodyNotAllowed`] for a non-empty body.
     pub fn send_request<B: Into<Bytes>>(&mut self, req: Request<B>) -> Result<(), UsageError> {
         let (parts, body) = req.into_parts();
         let body: Bytes = body.into();
@@ -92,12 +96,15 @@ impl RequestEncoder {
     /// [`send_data`](Self::send_data) and [`finish`](Self::finish), and
     /// returns the body framing. Without framing fields from the caller the
     /// body is chunked (an HTTP/1.0 request must then give
-    /// `Content-Length`).
+    /// `Content-Length`). A CONNECT head is sent without framing fields and
+    /// its body is [`BodyKind::Empty`]: only [`finish`](Self::finish)
+    /// follows.
     ///
     /// # Errors
     ///
     /// A [`UsageError`] when the head cannot be sent; the output queue is
-    /// left untouched.
+    /// left untouched. A CONNECT request with `Content-Length` or
+    /// `Transfer-Encoding` is [`UsageError::InvalidFraming`].
     pub fn send_head(&mut self, req: Request<()>) -> Result<BodyKind, UsageError> {
         self.tx.ready()?;
         let (parts, ()) = req.into_parts();
@@ -212,6 +219,25 @@ fn plan(parts: &Parts, full: Option<u64>) -> Result<Plan, UsageError> {
         _ => return Err(UsageError::InvalidHead),
     };
     let mut added = Added::default();
+    if parts.method == Method::CONNECT {
+        // RFC 9110 section 9.3.6: a CONNECT request has no content. What the
+        // client sends after the head is tunnel data, so no framing field
+        // may announce a body; the caller's own are refused, not dropped.
+        if seen.transfer_encoding || seen.content_length.is_some() {
+            return Err(UsageError::InvalidFraming);
+        }
+        if full.is_some_and(|len| len > 0) {
+            return Err(UsageError::BodyNotAllowed);
+        }
+        return Ok(Plan {
+            version,
+            form,
+            host,
+            added,
+            body: BodyEncoder::Empty,
+            keep_alive: request_verdict(parts, &seen),
+        });
+    }
     let body = match caller_framing(headers, &seen, http10, false)? {
         CallerFraming::Length(n) => {
             if let Some(len) = full {
@@ -245,16 +271,21 @@ fn plan(parts: &Parts, full: Option<u64>) -> Result<Plan, UsageError> {
             }
         },
     };
-    let keep_alive = match connection_verdict_of(parts.version, &seen, headers) {
-        KeepAlive::Close(CloseReason::PeerClose) => KeepAlive::Close(CloseReason::LocalClose),
-        other => other,
-    };
     Ok(Plan {
         version,
         form,
         host,
         added,
         body,
-        keep_alive,
+        keep_alive: request_verdict(parts, &seen),
     })
+}
+
+/// The verdict of a request the local side sends: its `Connection: close`
+/// is a local decision.
+fn request_verdict(parts: &Parts, seen: &Seen) -> KeepAlive {
+    match connection_verdict_of(parts.version, seen, &parts.headers) {
+        KeepAlive::Close(CloseReason::PeerClose) => KeepAlive::Close(CloseReason::LocalClose),
+        other => other,
+    }
 }
