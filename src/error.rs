@@ -62,6 +62,10 @@ pub enum ErrorKind {
     InvalidTransferEncoding,
     /// A transfer coding other than `chunked` in a request.
     UnsupportedTransferCoding,
+    /// A CONNECT request with `Transfer-Encoding` or a non-zero
+    /// `Content-Length`: a CONNECT request has no content (RFC 9110 section
+    /// 9.3.6), and what follows its head is tunnel data, never a body.
+    ConnectWithContent,
     /// `Transfer-Encoding` in an HTTP/1.0 message.
     TransferEncodingInHttp10,
     /// A chunk size that is not 1*HEXDIG or overflows 64 bits.
@@ -147,6 +151,7 @@ impl ErrorKind {
             ContentLengthWithTransferEncoding => "both Transfer-Encoding and Content-Length",
             InvalidTransferEncoding => "Transfer-Encoding does not end in a single chunked",
             UnsupportedTransferCoding => "unsupported transfer coding",
+            ConnectWithContent => "CONNECT request with content",
             TransferEncodingInHttp10 => "Transfer-Encoding in an HTTP/1.0 message",
             InvalidChunkSize => "invalid chunk size",
             InvalidChunkExtension => "invalid chunk extension",

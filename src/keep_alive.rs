@@ -64,6 +64,10 @@ pub enum CloseReason {
     Upgraded,
     /// The peer closed its side of the connection.
     PeerEof,
+    /// A CONNECT request was answered with a final response other than
+    /// 2xx: the bytes the client sent after its head may be tunnel data,
+    /// so nothing more on the connection is read as HTTP.
+    ConnectRefused,
     /// A final response arrived before the request was completely sent:
     /// the client stops sending, and the connection cannot be reused.
     EarlyResponse,

@@ -500,6 +500,11 @@ impl ServerConnection {
                 return Err(UsageError::WrongState);
             }
         }
+        if class == ResponseClass::Final && ex.kind == RequestKind::Connect {
+            // The decoder stopped at the CONNECT head: what the client sent
+            // after it was meant for a tunnel that is not opened.
+            self.close.get_or_insert(CloseReason::ConnectRefused);
+        }
         if class != ResponseClass::Interim {
             if self.expect == Continue::Waiting {
                 // The client held its body back and was refused.

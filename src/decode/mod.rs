@@ -84,6 +84,9 @@ struct Core {
     spare: Option<HeaderMap>,
     verdict: KeepAlive,
     eof: bool,
+    /// The current message is the last one this decoder decodes, whatever
+    /// its verdict (a CONNECT request).
+    last: bool,
 }
 
 enum Step<H> {
@@ -104,6 +107,7 @@ impl Core {
             spare: None,
             verdict: KeepAlive::Reusable,
             eof: false,
+            last: false,
         }
     }
 
@@ -114,6 +118,7 @@ impl Core {
             State::Closed | State::Switched => Ok(Step::NeedMore),
             State::Ending => {
                 self.state = match self.verdict {
+                    KeepAlive::Reusable if self.last => State::Closed,
                     KeepAlive::Reusable => {
                         self.names.keep_names();
                         State::Head
@@ -249,8 +254,9 @@ macro_rules! shared_queries {
         }
 
         /// `true` once the decoder will decode no further message: the last
-        /// one ended with a verdict to close, the peer closed between
-        /// messages, the connection switched protocols, or an error occurred.
+        /// one ended with a verdict to close or was a CONNECT request, the
+        /// peer closed between messages, the connection switched protocols,
+        /// or an error occurred.
         pub fn is_closed(&self) -> bool {
             matches!(
                 self.core.state,
@@ -335,6 +341,12 @@ impl DecodeHead for ResponseDecoder {
 
 /// Decodes requests: the server side of a connection.
 ///
+/// A CONNECT request is the last request decoded: the bytes after its head
+/// are left in the buffer, since they belong to the tunnel if a 2xx answers
+/// it, and the connection closes otherwise. A CONNECT request with
+/// `Transfer-Encoding` or a non-zero `Content-Length` is refused
+/// ([`ErrorKind::ConnectWithContent`]).
+///
 /// ```
 /// use bytes::BytesMut;
 /// use h1proto::{Event, KeepAlive, Limits, RequestDecoder};
@@ -403,7 +415,11 @@ impl RequestDecoder {
         }
         // Decided from what the parser saw: the map is searched only for
         // the codings of a Transfer-Encoding and the tokens of a Connection.
-        let framing = framing::request_framing_of(line.version, &seen, &headers)?;
+        let mut framing = framing::request_framing_of(line.version, &seen, &headers)?;
+        let connect = line.method == Method::CONNECT;
+        if connect {
+            framing = framing::connect_request_framing(framing)?;
+        }
         let verdict = framing::connection_verdict_of(line.version, &seen, &headers);
         self.core.seen = seen;
 
@@ -413,6 +429,9 @@ impl RequestDecoder {
         *request.version_mut() = line.version;
         *request.headers_mut() = headers;
         self.core.start_body(framing, verdict);
+        // What follows a CONNECT head is the tunnel's if a 2xx answers it;
+        // otherwise the connection closes. Either way it is not HTTP.
+        self.core.last = connect;
         Ok(Some(Event::Head {
             head: request,
             body: framing.body,
