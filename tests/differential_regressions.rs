@@ -165,3 +165,23 @@ fn a_higher_minor_version_is_read_as_http11() {
     };
     assert_eq!(head.version(), http::Version::HTTP_11);
 }
+
+#[test]
+fn connect_takes_host_and_port_only() {
+    // RFC 9112 section 3.2.3 (llhttp and h11 accept `CONNECT g`).
+    refused(
+        b"CONNECT g HTTP/1.1\r\nHost: g\r\n\r\n",
+        ErrorKind::InvalidTarget,
+    );
+}
+
+#[test]
+fn status_codes_start_at_100() {
+    // RFC 9110 section 15: valid codes are 100 to 599 (llhttp accepts 099
+    // and 000). Codes 600 to 999 are accepted, as the `http` crate holds them.
+    for code in ["099", "000"] {
+        let raw = format!("HTTP/1.1 {code} X\r\nContent-Length: 0\r\n\r\n");
+        let (_, error) = every_way(decode_response, raw.as_bytes());
+        assert_eq!(error, Some(ErrorKind::InvalidStatus), "{code}");
+    }
+}
