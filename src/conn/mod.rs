@@ -4,8 +4,10 @@
 //! answers without a body; an HTTP/1.0 peer gets no chunked body and no 1xx;
 //! `Connection: close` on either message closes the connection after the
 //! exchange; a client frames each response by the method of the request it
-//! answers. Each direction has a [`State`], moved only through the table in
-//! [`state`].
+//! answers. Both roles are one [`Connection`] skeleton around one state
+//! machine, which keeps a [`State`] for the requests and one for the
+//! responses and moves them only through its tables (`docs/state-machine.md`
+//! shows them).
 //!
 //! The polling order is the same for both roles:
 //!
@@ -19,12 +21,14 @@
 //!    the bytes left in your buffer belong to the new protocol.
 
 mod client;
+mod core;
+mod machine;
 mod server;
-pub mod state;
 
 pub use client::ClientConnection;
+pub use core::Connection;
+pub use machine::State;
 pub use server::ServerConnection;
-pub use state::{Input, State};
 
 use std::time::Duration;
 
