@@ -310,7 +310,7 @@ impl<R: Side> Connection<R> {
     /// A protocol error by the peer: sticky, and the connection closes.
     fn fail(&mut self, err: Error) -> Error {
         self.machine.close(CloseReason::ProtocolError);
-        self.machine.on_if_listed(R::PEER, Input::Error);
+        self.machine.on(R::PEER, Input::Error);
         self.error = Some(err.clone());
         self.sync();
         err

@@ -405,18 +405,6 @@ impl Machine {
         self.settle();
     }
 
-    /// Like [`on`](Self::on) for an input that may not apply in the
-    /// current state (a peer's EOF or error ending whatever was going
-    /// on): applied when listed, ignored otherwise.
-    pub(crate) fn on_if_listed(&mut self, party: Party, input: Input) -> bool {
-        if next(party, self.state(party), input).is_some() {
-            self.on(party, input);
-            true
-        } else {
-            false
-        }
-    }
-
     /// The verdict becomes to close, for `reason` unless there was one.
     pub(crate) fn close(&mut self, reason: CloseReason) {
         self.verdict = self.verdict.and(KeepAlive::Close(reason));
