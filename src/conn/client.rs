@@ -95,7 +95,10 @@ impl ClientConnection {
     /// A connection with the given settings.
     pub fn new(config: Config) -> Self {
         ClientConnection {
-            decoder: ResponseDecoder::new(config.limits.clone()),
+            decoder: ResponseDecoder::with_leniency(
+                config.limits.clone(),
+                config.response_leniency,
+            ),
             encoder: RequestEncoder::new(config.encoder.clone()),
             send: State::Idle,
             recv: State::Idle,

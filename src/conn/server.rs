@@ -106,7 +106,7 @@ impl ServerConnection {
     /// A connection with the given settings.
     pub fn new(config: Config) -> Self {
         ServerConnection {
-            decoder: RequestDecoder::new(config.limits.clone()),
+            decoder: RequestDecoder::with_leniency(config.limits.clone(), config.request_leniency),
             encoder: ResponseEncoder::new(config.encoder.clone()),
             config,
             recv: State::Idle,

@@ -4,11 +4,12 @@ use bytes::{Buf, Bytes, BytesMut};
 use http::header::{HeaderMap, HeaderName};
 use memchr::memchr;
 
-use crate::error::ErrorKind;
+use crate::error::{Error, ErrorKind};
 use crate::head::chars::{is_tchar, is_text};
 use crate::head::names::NameCache;
 use crate::head::parse;
 use crate::head::scan::{LineScanner, Overflow};
+use crate::leniency::Rules;
 use crate::limits::Limits;
 
 /// What a body decoder produced.
@@ -41,9 +42,10 @@ impl BodyDecoder {
         &mut self,
         buf: &mut BytesMut,
         limits: &Limits,
+        rules: &Rules,
         names: &mut NameCache,
         eof: bool,
-    ) -> Result<BodyEvent, ErrorKind> {
+    ) -> Result<BodyEvent, Error> {
         let event = match self {
             BodyDecoder::Length(0) => BodyEvent::Done,
             BodyDecoder::Length(remaining) => {
@@ -57,7 +59,7 @@ impl BodyDecoder {
                     BodyEvent::Data(buf.split_to(n).freeze())
                 }
             }
-            BodyDecoder::Chunked(chunked) => chunked.decode(buf, limits, names)?,
+            BodyDecoder::Chunked(chunked) => chunked.decode(buf, limits, rules, names)?,
             BodyDecoder::UntilClose => {
                 if !buf.is_empty() {
                     BodyEvent::Data(buf.split().freeze())
@@ -69,7 +71,7 @@ impl BodyDecoder {
             }
         };
         if eof && matches!(event, BodyEvent::NeedMore) {
-            return Err(ErrorKind::UnexpectedEof);
+            return Err(ErrorKind::UnexpectedEof.into());
         }
         Ok(event)
     }
@@ -124,7 +126,7 @@ pub(crate) struct Chunked {
     state: ChunkState,
     trailers: LineScanner,
     /// Trailers (or an error) found while looking ahead after data.
-    pending: Option<Result<Box<HeaderMap>, ErrorKind>>,
+    pending: Option<Result<Box<HeaderMap>, Error>>,
 }
 
 impl Chunked {
@@ -140,18 +142,19 @@ impl Chunked {
         &mut self,
         buf: &mut BytesMut,
         limits: &Limits,
+        rules: &Rules,
         names: &mut NameCache,
-    ) -> Result<BodyEvent, ErrorKind> {
+    ) -> Result<BodyEvent, Error> {
         if let Some(pending) = self.pending.take() {
             return pending.map(BodyEvent::Trailers);
         }
-        let event = self.run(buf, limits, names, false)?;
+        let event = self.run(buf, limits, rules, names, false)?;
         if matches!(event, BodyEvent::Data(_)) && self.state == ChunkState::DataEnd {
             // Look past the chunk just handed out: if the last-chunk and the
             // trailer section are already buffered, the body is known to be
             // complete together with its last data. Trailers or an error
             // found on the way are returned by the next call.
-            match self.run(buf, limits, names, true) {
+            match self.run(buf, limits, rules, names, true) {
                 Ok(BodyEvent::Trailers(map)) => self.pending = Some(Ok(map)),
                 Err(kind) => self.pending = Some(Err(kind)),
                 Ok(_) => {}
@@ -171,9 +174,10 @@ impl Chunked {
         &mut self,
         buf: &mut BytesMut,
         limits: &Limits,
+        rules: &Rules,
         names: &mut NameCache,
         framing_only: bool,
-    ) -> Result<BodyEvent, ErrorKind> {
+    ) -> Result<BodyEvent, Error> {
         // Framing bytes passed over but not yet split off `buf`: they leave
         // with the data that follows them, or before returning, so a chunk
         // costs one split of the buffer rather than one per framing piece.
@@ -185,17 +189,21 @@ impl Chunked {
                     let window = line.len().min(limits.max_chunk_line_bytes);
                     let Some(i) = memchr(b'\n', &line[searched..window]) else {
                         if window == limits.max_chunk_line_bytes && line.len() >= window {
-                            return Err(ErrorKind::ChunkLineTooLong);
+                            return Err(ErrorKind::ChunkLineTooLong.into());
                         }
                         buf.advance(skip);
                         self.state = ChunkState::Size(window);
                         return Ok(BodyEvent::NeedMore);
                     };
                     let lf = searched + i;
-                    if lf == 0 || line[lf - 1] != b'\r' {
-                        return Err(ErrorKind::BareLineFeed);
-                    }
-                    let size = chunk_size_line(&line[..lf - 1])?;
+                    let end = if lf > 0 && line[lf - 1] == b'\r' {
+                        lf - 1
+                    } else if rules.bare_lf {
+                        lf
+                    } else {
+                        return Err(parse::bare_lf_refused(rules));
+                    };
+                    let size = chunk_size_line(&line[..end])?;
                     skip += lf + 1;
                     if size == 0 {
                         self.trailers.reset();
@@ -231,7 +239,17 @@ impl Chunked {
                         buf.advance(skip);
                         return Ok(BodyEvent::NeedMore);
                     }
-                    _ => return Err(ErrorKind::MissingChunkCrlf),
+                    [b'\n', ..] if rules.bare_lf => {
+                        skip += 1;
+                        self.state = ChunkState::Size(0);
+                    }
+                    [b'\n', ..] => {
+                        return Err(Error::refused(
+                            ErrorKind::MissingChunkCrlf,
+                            rules.hint(crate::leniency::Switch::BareLf),
+                        ));
+                    }
+                    _ => return Err(ErrorKind::MissingChunkCrlf.into()),
                 },
                 ChunkState::Trailers => {
                     buf.advance(skip);
@@ -242,20 +260,20 @@ impl Chunked {
                     ) {
                         Ok(Some(len)) => len,
                         Ok(None) => return Ok(BodyEvent::NeedMore),
-                        Err(Overflow::Bytes) => return Err(ErrorKind::TrailersTooLarge),
-                        Err(Overflow::Lines) => return Err(ErrorKind::TooManyFields),
+                        Err(Overflow::Bytes) => return Err(ErrorKind::TrailersTooLarge.into()),
+                        Err(Overflow::Lines) => return Err(ErrorKind::TooManyFields.into()),
                     };
                     let section = buf.split_to(len).freeze();
-                    parse::check_final_crlf(&section, len)?;
+                    parse::check_final_crlf(&section, len, rules)?;
                     self.state = ChunkState::Done;
                     let ends = self.trailers.ends();
                     if ends.is_empty() {
                         return Ok(BodyEvent::Done);
                     }
                     let mut map = HeaderMap::with_capacity(ends.len());
-                    parse::fields(&section, ends, 0, false, names, &mut map)?;
+                    parse::fields(&section, ends, 0, false, rules, names, &mut map)?;
                     if map.keys().any(forbidden_in_trailers) {
-                        return Err(ErrorKind::InvalidTrailer);
+                        return Err(ErrorKind::InvalidTrailer.into());
                     }
                     return Ok(BodyEvent::Trailers(Box::new(map)));
                 }

@@ -3,6 +3,9 @@
 //! Field values are `Bytes` slices of the frozen head: no copy. Values are
 //! validated by `HeaderValue::from_maybe_shared` (one pass: HTAB, SP, VCHAR,
 //! obs-text), names by `HeaderName::from_bytes` (tchar only).
+//!
+//! The leniency switches ([`Rules`]) are consulted only where the strict
+//! reading refuses: a line that parses strictly never reaches them.
 
 use bytes::{Bytes, BytesMut};
 use http::header::{Entry, HeaderMap, HeaderName, HeaderValue};
@@ -11,27 +14,49 @@ use memchr::memchr;
 
 use super::chars::{is_target_char, is_tchar, is_text};
 use super::names::{NameCache, Role};
-use crate::error::ErrorKind;
+use crate::error::{Error, ErrorKind};
 use crate::framing::{Seen, trim_ows};
+use crate::leniency::{Rules, Switch};
 
-/// The content of line `i` of a section, without its CRLF.
+/// The content of line `i` of a section, without its CRLF (or, with
+/// `bare_lf`, its LF).
 #[inline]
-pub(crate) fn line(section: &[u8], ends: &[usize], i: usize) -> Result<(usize, usize), ErrorKind> {
+pub(crate) fn line(
+    section: &[u8],
+    ends: &[usize],
+    i: usize,
+    rules: &Rules,
+) -> Result<(usize, usize), Error> {
     let start = if i == 0 { 0 } else { ends[i - 1] + 1 };
     let lf = ends[i];
     if lf == start || section[lf - 1] != b'\r' {
-        return Err(ErrorKind::BareLineFeed);
+        return bare_lf_line(start, lf, rules);
     }
     Ok((start, lf - 1))
 }
 
+/// A line ended by LF alone: its content with `bare_lf`, else refused.
+#[cold]
+fn bare_lf_line(start: usize, lf: usize, rules: &Rules) -> Result<(usize, usize), Error> {
+    if rules.bare_lf && lf > start {
+        Ok((start, lf))
+    } else {
+        Err(bare_lf_refused(rules))
+    }
+}
+
+/// The refusal of a bare LF, naming `bare_lf`.
+pub(crate) fn bare_lf_refused(rules: &Rules) -> Error {
+    Error::refused(ErrorKind::BareLineFeed, rules.hint(Switch::BareLf))
+}
+
 /// Checks the CRLF of the empty line that ends a section of `len` bytes.
 #[inline]
-pub(crate) fn check_final_crlf(section: &[u8], len: usize) -> Result<(), ErrorKind> {
-    if len >= 2 && section[len - 2] == b'\r' {
+pub(crate) fn check_final_crlf(section: &[u8], len: usize, rules: &Rules) -> Result<(), Error> {
+    if (len >= 2 && section[len - 2] == b'\r') || rules.bare_lf {
         Ok(())
     } else {
-        Err(ErrorKind::BareLineFeed)
+        Err(bare_lf_refused(rules))
     }
 }
 
@@ -168,80 +193,120 @@ pub(crate) struct StatusLine {
 }
 
 /// Parses `HTTP-version SP status-code SP [ reason-phrase ]` (RFC 9112
-/// section 4). The SP after the status code is required.
-pub(crate) fn status_line(head: &[u8], start: usize, end: usize) -> Result<StatusLine, ErrorKind> {
+/// section 4). The SP after the status code is required, unless
+/// `no_space_after_status` lets the line end right after the code.
+pub(crate) fn status_line(
+    head: &[u8],
+    start: usize,
+    end: usize,
+    rules: &Rules,
+) -> Result<StatusLine, Error> {
     let line = &head[start..end];
-    if line.len() < 13 || line[8] != b' ' || line[12] != b' ' {
-        if line.len() >= 8 {
-            version(&line[..8])?;
-        }
-        return Err(if line.len() >= 12 && line[8] == b' ' {
-            ErrorKind::InvalidStatus
-        } else {
-            ErrorKind::InvalidStartLine
-        });
-    }
+    let reason_at = if line.len() >= 13 && line[8] == b' ' && line[12] == b' ' {
+        13
+    } else if line.len() == 12 && line[8] == b' ' && rules.no_space_after_status {
+        12
+    } else {
+        return Err(status_line_error(line, rules));
+    };
     let version = version(&line[..8])?;
     if version != Version::HTTP_10 && version != Version::HTTP_11 {
-        return Err(ErrorKind::UnsupportedVersion);
+        return Err(ErrorKind::UnsupportedVersion.into());
     }
-    let code = &line[9..12];
-    if !code.iter().all(u8::is_ascii_digit) {
-        return Err(ErrorKind::InvalidStatus);
-    }
-    let status = StatusCode::from_bytes(code).map_err(|_| ErrorKind::InvalidStatus)?;
-    if !line[13..].iter().all(|&b| is_text(b)) {
-        return Err(ErrorKind::InvalidReason);
+    let status = status_code(&line[9..12])?;
+    if !line[reason_at..].iter().all(|&b| is_text(b)) {
+        return Err(ErrorKind::InvalidReason.into());
     }
     Ok(StatusLine {
         version,
         status,
-        reason: (start + 13, end),
+        reason: (start + reason_at, end),
     })
+}
+
+fn status_code(code: &[u8]) -> Result<StatusCode, ErrorKind> {
+    if !code.iter().all(u8::is_ascii_digit) {
+        return Err(ErrorKind::InvalidStatus);
+    }
+    StatusCode::from_bytes(code).map_err(|_| ErrorKind::InvalidStatus)
+}
+
+/// Why a status line without its two SPs in place is refused; names
+/// `no_space_after_status` when the line is a valid version and code with
+/// nothing after them.
+#[cold]
+fn status_line_error(line: &[u8], rules: &Rules) -> Error {
+    if line.len() >= 8 {
+        if let Err(kind) = version(&line[..8]) {
+            return kind.into();
+        }
+    }
+    if line.len() >= 12 && line[8] == b' ' {
+        let accepted = line.len() == 12
+            && matches!(version(&line[..8]), Ok(Version::HTTP_10 | Version::HTTP_11))
+            && status_code(&line[9..12]).is_ok();
+        let hint = if accepted {
+            rules.hint(Switch::NoSpaceAfterStatus)
+        } else {
+            None
+        };
+        return Error::refused(ErrorKind::InvalidStatus, hint);
+    }
+    ErrorKind::InvalidStartLine.into()
 }
 
 /// Parses field lines `first..ends.len()` of a section into `map`, with
 /// names found through `names`.
 ///
-/// `fold` decides obs-fold (a line starting with SP or HTAB): `false`
-/// refuses it, `true` replaces it with one SP (RFC 9112 section 5.2).
+/// `in_head` says the section is a head (not a trailer section): obs-fold
+/// (a line starting with SP or HTAB) is then replaced by one SP (RFC 9112
+/// section 5.2) when `rules.obs_fold` allows it, as it always does for
+/// responses. A trailer section never folds.
 pub(crate) fn fields(
     section: &Bytes,
     ends: &[usize],
     first: usize,
-    fold: bool,
+    in_head: bool,
+    rules: &Rules,
     names: &mut NameCache,
     map: &mut HeaderMap,
-) -> Result<Seen, ErrorKind> {
+) -> Result<Seen, Error> {
+    let fold = in_head && rules.obs_fold;
     let mut seen = Seen::default();
     let mut last: Option<(HeaderName, Role)> = None;
+    // The line above was skipped (`skip_invalid_fields`): so are its
+    // obs-fold continuations.
+    let mut skipping = false;
     for i in first..ends.len() {
-        let (start, end) = line(section, ends, i)?;
+        let (start, end) = line(section, ends, i, rules)?;
         let text = &section[start..end];
         if text[0] == b' ' || text[0] == b'\t' {
-            match (&last, fold) {
-                (Some((name, role)), true) => {
-                    let joined = fold_into(map, name, trim_ows(text))?;
-                    if let (Some(joined), Role::ContentLength) = (joined, role) {
-                        // The length is the folded value, not the first line's.
-                        seen.content_length_folded(joined.as_bytes());
-                    }
-                    continue;
-                }
-                _ => return Err(ErrorKind::ObsFold),
+            if skipping {
+                continue;
             }
+            if let (Some((name, role)), true) = (&last, fold) {
+                let joined = fold_into(map, name, trim_ows(text))?;
+                if let (Some(joined), Role::ContentLength) = (joined, role) {
+                    // The length is the folded value, not the first line's.
+                    seen.content_length_folded(joined.as_bytes());
+                }
+                continue;
+            }
+            unfoldable(fold, in_head && i > first, rules)?;
+            skipping = true;
+            continue;
         }
         let (name, role, colon) = match names.name_of(text) {
             Ok(Some(found)) => found,
-            Ok(None) => {
-                let colon = memchr(b':', text).unwrap_or(0);
-                return Err(match text[..colon].last() {
-                    Some(b' ' | b'\t') => ErrorKind::WhitespaceBeforeColon,
-                    _ => ErrorKind::InvalidFieldName,
-                });
-            }
-            Err(()) => return Err(ErrorKind::MissingColon),
+            found => match invalid_name(text, found.is_err(), rules, names)? {
+                Some(found) => found,
+                None => {
+                    skipping = true;
+                    continue;
+                }
+            },
         };
+        skipping = false;
         // The value without the OWS around it (RFC 9112 section 5).
         let after = &text[colon + 1..];
         let (a, b) = ows_bounds(after);
@@ -258,6 +323,85 @@ pub(crate) fn fields(
         }
     }
     Ok(seen)
+}
+
+/// A line starting with SP or HTAB that cannot be folded into a field
+/// above it. `Ok` when `skip_invalid_fields` skips it: in a response head,
+/// with no field above (RFC 9112 section 2.2 lets a recipient consume such
+/// a line). `field_above` says a request head has a field it could fold
+/// into, were `obs_fold` on.
+#[cold]
+fn unfoldable(fold: bool, field_above: bool, rules: &Rules) -> Result<(), Error> {
+    if fold && rules.skip_invalid_fields {
+        return Ok(());
+    }
+    let hint = if fold {
+        rules.hint(Switch::SkipInvalidFields)
+    } else if field_above {
+        rules.hint(Switch::ObsFold)
+    } else {
+        None
+    };
+    Err(Error::refused(ErrorKind::ObsFold, hint))
+}
+
+/// A field line whose name the strict reading refused (`no_colon`: it has
+/// no colon at all). With `space_before_colon`, whitespace before the
+/// colon is dropped from the name; with `skip_invalid_fields`, a line
+/// that is still not a field is skipped (`Ok(None)`). Otherwise the error
+/// names the switch that would accept the line.
+#[cold]
+fn invalid_name(
+    text: &[u8],
+    no_colon: bool,
+    rules: &Rules,
+    names: &mut NameCache,
+) -> Result<Option<(HeaderName, Role, usize)>, Error> {
+    let skip = rules.skip_invalid_fields;
+    if no_colon {
+        return match skip {
+            true => Ok(None),
+            false => Err(Error::refused(
+                ErrorKind::MissingColon,
+                rules.hint(Switch::SkipInvalidFields),
+            )),
+        };
+    }
+    let colon = memchr(b':', text).unwrap_or(0);
+    let raw = &text[..colon];
+    let mut trimmed = raw.len();
+    while trimmed > 0 && matches!(raw[trimmed - 1], b' ' | b'\t') {
+        trimmed -= 1;
+    }
+    if trimmed == raw.len() {
+        // An invalid name, with no whitespace before the colon.
+        return match skip {
+            true => Ok(None),
+            false => Err(Error::refused(
+                ErrorKind::InvalidFieldName,
+                rules.hint(Switch::SkipInvalidFields),
+            )),
+        };
+    }
+    let name = &raw[..trimmed];
+    let valid = !name.is_empty() && name.iter().all(|&b| is_tchar(b));
+    if valid && rules.space_before_colon {
+        if let Some((name, role)) = names.get(name) {
+            return Ok(Some((name, role, colon)));
+        }
+    }
+    if skip {
+        return Ok(None);
+    }
+    let switch = if valid {
+        Switch::SpaceBeforeColon
+    } else {
+        Switch::SkipInvalidFields
+    };
+    Err(Error::refused(
+        ErrorKind::WhitespaceBeforeColon,
+        rules.hint(switch),
+    ))
 }
 
 /// The bounds of `s` without its leading and trailing SP and HTAB.
