@@ -414,6 +414,35 @@ fn skip_invalid_fields_still_refuses_invalid_values_and_folded_trailers() {
     refused_plainly(&responses(on, raw), ErrorKind::ObsFold);
 }
 
+/// A trailer section whose every line is skipped has no fields: no
+/// `Trailers` event (found by the split-invariance proptests).
+#[test]
+fn skip_invalid_fields_can_empty_a_trailer_section() {
+    let raw =
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\nno colon\r\n\r\n";
+    names_switch(
+        &responses(ResponseLeniency::strict(), raw),
+        ErrorKind::MissingColon,
+        Switch::SkipInvalidFields,
+    );
+    let on = responses(response_with(Switch::SkipInvalidFields), raw);
+    assert_eq!(
+        (on.events, on.error),
+        (
+            vec![
+                head(
+                    "200 <OK>",
+                    &[("transfer-encoding", "chunked")],
+                    BodyKind::Chunked
+                ),
+                data("ok"),
+                REUSABLE
+            ],
+            None
+        )
+    );
+}
+
 // ---------------------------------------------------------------- bare_lf
 
 #[test]

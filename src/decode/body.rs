@@ -272,6 +272,10 @@ impl Chunked {
                     }
                     let mut map = HeaderMap::with_capacity(ends.len());
                     parse::fields(&section, ends, 0, false, rules, names, &mut map)?;
+                    if map.is_empty() {
+                        // Every line skipped (`skip_invalid_fields`).
+                        return Ok(BodyEvent::Done);
+                    }
                     if map.keys().any(forbidden_in_trailers) {
                         return Err(ErrorKind::InvalidTrailer.into());
                     }
