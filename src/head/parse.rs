@@ -298,7 +298,7 @@ pub(crate) fn fields(
         }
         let (name, role, colon) = match names.name_of(text) {
             Ok(Some(found)) => found,
-            found => match invalid_name(text, found.is_err(), rules, names)? {
+            found => match invalid_name(text, found.is_err(), rules)? {
                 Some(found) => found,
                 None => {
                     skipping = true;
@@ -355,7 +355,6 @@ fn invalid_name(
     text: &[u8],
     no_colon: bool,
     rules: &Rules,
-    names: &mut NameCache,
 ) -> Result<Option<(HeaderName, Role, usize)>, Error> {
     let skip = rules.skip_invalid_fields;
     if no_colon {
@@ -386,7 +385,10 @@ fn invalid_name(
     let name = &raw[..trimmed];
     let valid = !name.is_empty() && name.iter().all(|&b| is_tchar(b));
     if valid && rules.space_before_colon {
-        if let Some((name, role)) = names.get(name) {
+        // Not through the name cache: a second caller of its lookup would
+        // cost the strict path its inlining.
+        if let Ok(name) = HeaderName::from_bytes(name) {
+            let role = Role::of(&name);
             return Ok(Some((name, role, colon)));
         }
     }
