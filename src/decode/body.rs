@@ -264,14 +264,18 @@ impl Chunked {
                         Err(Overflow::Lines) => return Err(ErrorKind::TooManyFields.into()),
                     };
                     let section = buf.split_to(len).freeze();
-                    parse::check_final_crlf(&section, len, rules)?;
+                    let t = parse::Lenient {
+                        rules,
+                        in_head: false,
+                    };
+                    parse::check_final_crlf(&section, len, t)?;
                     self.state = ChunkState::Done;
                     let ends = self.trailers.ends();
                     if ends.is_empty() {
                         return Ok(BodyEvent::Done);
                     }
                     let mut map = HeaderMap::with_capacity(ends.len());
-                    parse::fields(&section, ends, 0, false, rules, names, &mut map)?;
+                    parse::fields(&section, ends, 0, false, t, names, &mut map)?;
                     if map.is_empty() {
                         // Every line skipped (`skip_invalid_fields`).
                         return Ok(BodyEvent::Done);

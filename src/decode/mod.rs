@@ -23,7 +23,7 @@ use crate::error::{Error, ErrorKind};
 use crate::framing::Seen;
 use crate::framing::{self, BodyKind, Framing, RequestKind, ResponseClass, response_class};
 use crate::head::names::NameCache;
-use crate::head::parse;
+use crate::head::parse::{self, Strict};
 use crate::head::scan::{LineScanner, Overflow};
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::leniency::{RequestLeniency, ResponseLeniency, Rules, Switch};
@@ -425,20 +425,25 @@ impl RequestDecoder {
         let head = buf.split_to(len).freeze();
         let ends = self.core.scanner.ends();
         let rules = &self.core.rules;
-        parse::check_final_crlf(&head, len, rules)?;
-        let (start, end) = parse::line(&head, ends, 0, rules)?;
-        let line = parse::request_line(&head, start, end, self.core.limits.max_target_bytes)?;
-        let fields = ends.len() - 1;
-        let mut headers = Core::field_map(&mut self.core.spare, fields);
-        let seen = parse::fields(
+        let max_target = self.core.limits.max_target_bytes;
+        let names = &mut self.core.names;
+        let mut headers = Core::field_map(&mut self.core.spare, ends.len() - 1);
+        // Strictly first; a refused head again with the switches, which
+        // accept it or name the one that would.
+        let (line, seen) = match parse::request_head(
             &head,
             ends,
-            1,
-            true,
-            rules,
-            &mut self.core.names,
+            max_target,
+            false,
+            Strict,
+            names,
             &mut headers,
-        )?;
+        ) {
+            Ok(parsed) => parsed,
+            Err(_) => {
+                parse::lenient_request_head(&head, ends, max_target, rules, names, &mut headers)?
+            }
+        };
 
         if seen.hosts > 1 || (seen.hosts == 0 && line.version == Version::HTTP_11) {
             return Err(ErrorKind::InvalidHost.into());
@@ -566,21 +571,14 @@ impl ResponseDecoder {
         let head = buf.split_to(len).freeze();
         let ends = self.core.scanner.ends();
         let rules = &self.core.rules;
-        parse::check_final_crlf(&head, len, rules)?;
-        let (start, end) = parse::line(&head, ends, 0, rules)?;
-        let line = parse::status_line(&head, start, end, rules)?;
-        let fields = ends.len() - 1;
-        let mut headers = Core::field_map(&mut self.core.spare, fields);
-        // RFC 9112 section 5.2: a user agent replaces obs-fold with SP.
-        let seen = parse::fields(
-            &head,
-            ends,
-            1,
-            true,
-            rules,
-            &mut self.core.names,
-            &mut headers,
-        )?;
+        let names = &mut self.core.names;
+        let mut headers = Core::field_map(&mut self.core.spare, ends.len() - 1);
+        // Strictly first; a refused head again with the switches, which
+        // accept it or name the one that would.
+        let (line, seen) = match parse::response_head(&head, ends, Strict, names, &mut headers) {
+            Ok(parsed) => parsed,
+            Err(_) => parse::lenient_response_head(&head, ends, rules, names, &mut headers)?,
+        };
 
         let request = self.in_flight.front().copied().unwrap_or_default();
         let class = response_class(request, line.status);
