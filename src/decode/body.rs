@@ -9,7 +9,7 @@ use crate::head::chars::{is_tchar, is_text};
 use crate::head::names::NameCache;
 use crate::head::parse;
 use crate::head::scan::{LineScanner, Overflow};
-use crate::leniency::Rules;
+use crate::leniency::{Rules, Switch};
 use crate::limits::Limits;
 
 /// What a body decoder produced.
@@ -42,10 +42,9 @@ impl BodyDecoder {
         &mut self,
         buf: &mut BytesMut,
         limits: &Limits,
-        rules: &Rules,
         names: &mut NameCache,
         eof: bool,
-    ) -> Result<BodyEvent, Error> {
+    ) -> Result<BodyEvent, ErrorKind> {
         let event = match self {
             BodyDecoder::Length(0) => BodyEvent::Done,
             BodyDecoder::Length(remaining) => {
@@ -59,7 +58,7 @@ impl BodyDecoder {
                     BodyEvent::Data(buf.split_to(n).freeze())
                 }
             }
-            BodyDecoder::Chunked(chunked) => chunked.decode(buf, limits, rules, names)?,
+            BodyDecoder::Chunked(chunked) => chunked.decode(buf, limits, names)?,
             BodyDecoder::UntilClose => {
                 if !buf.is_empty() {
                     BodyEvent::Data(buf.split().freeze())
@@ -71,9 +70,18 @@ impl BodyDecoder {
             }
         };
         if eof && matches!(event, BodyEvent::NeedMore) {
-            return Err(ErrorKind::UnexpectedEof.into());
+            return Err(ErrorKind::UnexpectedEof);
         }
         Ok(event)
+    }
+
+    /// The leniency switch that would have accepted what the last error
+    /// refused, if one would.
+    pub(crate) fn hint(&self) -> Option<Switch> {
+        match self {
+            BodyDecoder::Chunked(c) => c.hint,
+            _ => None,
+        }
     }
 
     /// Bytes left of a Content-Length body.
@@ -126,15 +134,23 @@ pub(crate) struct Chunked {
     state: ChunkState,
     trailers: LineScanner,
     /// Trailers (or an error) found while looking ahead after data.
-    pending: Option<Result<Box<HeaderMap>, Error>>,
+    pending: Option<Result<Box<HeaderMap>, ErrorKind>>,
+    /// The decoder's leniency switches, consulted only where the strict
+    /// reading refuses.
+    rules: Rules,
+    /// The switch that would have accepted what an error refused: errors
+    /// stay bare `ErrorKind`s on the hot path.
+    hint: Option<Switch>,
 }
 
 impl Chunked {
-    pub(crate) fn new() -> Self {
+    pub(crate) fn new(rules: Rules) -> Self {
         Chunked {
             state: ChunkState::Size(0),
             trailers: LineScanner::default(),
             pending: None,
+            rules,
+            hint: None,
         }
     }
 
@@ -142,19 +158,18 @@ impl Chunked {
         &mut self,
         buf: &mut BytesMut,
         limits: &Limits,
-        rules: &Rules,
         names: &mut NameCache,
-    ) -> Result<BodyEvent, Error> {
+    ) -> Result<BodyEvent, ErrorKind> {
         if let Some(pending) = self.pending.take() {
             return pending.map(BodyEvent::Trailers);
         }
-        let event = self.run(buf, limits, rules, names, false)?;
+        let event = self.run(buf, limits, names, false)?;
         if matches!(event, BodyEvent::Data(_)) && self.state == ChunkState::DataEnd {
             // Look past the chunk just handed out: if the last-chunk and the
             // trailer section are already buffered, the body is known to be
             // complete together with its last data. Trailers or an error
             // found on the way are returned by the next call.
-            match self.run(buf, limits, rules, names, true) {
+            match self.run(buf, limits, names, true) {
                 Ok(BodyEvent::Trailers(map)) => self.pending = Some(Ok(map)),
                 Err(kind) => self.pending = Some(Err(kind)),
                 Ok(_) => {}
@@ -174,10 +189,9 @@ impl Chunked {
         &mut self,
         buf: &mut BytesMut,
         limits: &Limits,
-        rules: &Rules,
         names: &mut NameCache,
         framing_only: bool,
-    ) -> Result<BodyEvent, Error> {
+    ) -> Result<BodyEvent, ErrorKind> {
         // Framing bytes passed over but not yet split off `buf`: they leave
         // with the data that follows them, or before returning, so a chunk
         // costs one split of the buffer rather than one per framing piece.
@@ -189,7 +203,7 @@ impl Chunked {
                     let window = line.len().min(limits.max_chunk_line_bytes);
                     let Some(i) = memchr(b'\n', &line[searched..window]) else {
                         if window == limits.max_chunk_line_bytes && line.len() >= window {
-                            return Err(ErrorKind::ChunkLineTooLong.into());
+                            return Err(ErrorKind::ChunkLineTooLong);
                         }
                         buf.advance(skip);
                         self.state = ChunkState::Size(window);
@@ -198,10 +212,8 @@ impl Chunked {
                     let lf = searched + i;
                     let end = if lf > 0 && line[lf - 1] == b'\r' {
                         lf - 1
-                    } else if rules.bare_lf {
-                        lf
                     } else {
-                        return Err(parse::bare_lf_refused(rules));
+                        self.bare_lf(lf)?
                     };
                     let size = chunk_size_line(&line[..end])?;
                     skip += lf + 1;
@@ -239,17 +251,11 @@ impl Chunked {
                         buf.advance(skip);
                         return Ok(BodyEvent::NeedMore);
                     }
-                    [b'\n', ..] if rules.bare_lf => {
+                    [b'\n', ..] if self.rules.bare_lf => {
                         skip += 1;
                         self.state = ChunkState::Size(0);
                     }
-                    [b'\n', ..] => {
-                        return Err(Error::refused(
-                            ErrorKind::MissingChunkCrlf,
-                            rules.hint(crate::leniency::Switch::BareLf),
-                        ));
-                    }
-                    _ => return Err(ErrorKind::MissingChunkCrlf.into()),
+                    other => return Err(self.data_end_refused(other[0])),
                 },
                 ChunkState::Trailers => {
                     buf.advance(skip);
@@ -260,30 +266,11 @@ impl Chunked {
                     ) {
                         Ok(Some(len)) => len,
                         Ok(None) => return Ok(BodyEvent::NeedMore),
-                        Err(Overflow::Bytes) => return Err(ErrorKind::TrailersTooLarge.into()),
-                        Err(Overflow::Lines) => return Err(ErrorKind::TooManyFields.into()),
+                        Err(Overflow::Bytes) => return Err(ErrorKind::TrailersTooLarge),
+                        Err(Overflow::Lines) => return Err(ErrorKind::TooManyFields),
                     };
                     let section = buf.split_to(len).freeze();
-                    let t = parse::Lenient {
-                        rules,
-                        in_head: false,
-                    };
-                    parse::check_final_crlf(&section, len, t)?;
-                    self.state = ChunkState::Done;
-                    let ends = self.trailers.ends();
-                    if ends.is_empty() {
-                        return Ok(BodyEvent::Done);
-                    }
-                    let mut map = HeaderMap::with_capacity(ends.len());
-                    parse::fields(&section, ends, 0, false, t, names, &mut map)?;
-                    if map.is_empty() {
-                        // Every line skipped (`skip_invalid_fields`).
-                        return Ok(BodyEvent::Done);
-                    }
-                    if map.keys().any(forbidden_in_trailers) {
-                        return Err(ErrorKind::InvalidTrailer.into());
-                    }
-                    return Ok(BodyEvent::Trailers(Box::new(map)));
+                    return self.trailer_section(&section, names);
                 }
                 ChunkState::Done => {
                     buf.advance(skip);
@@ -291,6 +278,70 @@ impl Chunked {
                 }
             }
         }
+    }
+}
+
+impl Chunked {
+    /// Parses the trailer section `section` (its final empty line
+    /// included). Out of line: it comes once per body, not per chunk.
+    #[inline(never)]
+    fn trailer_section(
+        &mut self,
+        section: &Bytes,
+        names: &mut NameCache,
+    ) -> Result<BodyEvent, ErrorKind> {
+        let t = parse::Lenient {
+            rules: &self.rules,
+            in_head: false,
+        };
+        if let Err(e) = parse::check_final_crlf(section, section.len(), t) {
+            return Err(self.refused(e));
+        }
+        self.state = ChunkState::Done;
+        let ends = self.trailers.ends();
+        if ends.is_empty() {
+            return Ok(BodyEvent::Done);
+        }
+        let mut map = HeaderMap::with_capacity(ends.len());
+        if let Err(e) = parse::fields(section, ends, 0, false, t, names, &mut map) {
+            return Err(self.refused(e));
+        }
+        if map.is_empty() {
+            // Every line skipped (`skip_invalid_fields`).
+            return Ok(BodyEvent::Done);
+        }
+        if map.keys().any(forbidden_in_trailers) {
+            return Err(ErrorKind::InvalidTrailer);
+        }
+        Ok(BodyEvent::Trailers(Box::new(map)))
+    }
+
+    /// Keeps the switch an error names; returns its kind.
+    #[cold]
+    fn refused(&mut self, error: Error) -> ErrorKind {
+        self.hint = error.switch();
+        error.kind()
+    }
+
+    /// Chunk data followed by `first` and what comes after it instead of
+    /// CRLF (or, with `bare_lf`, LF).
+    #[cold]
+    fn data_end_refused(&mut self, first: u8) -> ErrorKind {
+        if first == b'\n' {
+            self.hint = self.rules.hint(Switch::BareLf);
+        }
+        ErrorKind::MissingChunkCrlf
+    }
+
+    /// A chunk-size line ended by LF alone, at `lf`: where its content
+    /// ends with `bare_lf`, else refused.
+    #[cold]
+    fn bare_lf(&mut self, lf: usize) -> Result<usize, ErrorKind> {
+        if self.rules.bare_lf {
+            return Ok(lf);
+        }
+        self.hint = self.rules.hint(Switch::BareLf);
+        Err(ErrorKind::BareLineFeed)
     }
 }
 

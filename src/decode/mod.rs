@@ -112,9 +112,12 @@ impl Core {
     }
 
     /// Everything but parsing the head itself.
-    fn step<H>(&mut self, buf: &mut BytesMut, is_request: bool) -> Result<Step<H>, Error> {
+    ///
+    /// Errors are bare kinds here; [`Core::error`] gives them the switch
+    /// that would accept the input, off the hot path.
+    fn step<H>(&mut self, buf: &mut BytesMut, is_request: bool) -> Result<Step<H>, ErrorKind> {
         match &mut self.state {
-            State::Failed(error) => Err(error.clone()),
+            State::Failed(error) => Err(error.kind()),
             State::Closed | State::Switched => Ok(Step::NeedMore),
             State::Ending => {
                 self.state = match self.verdict {
@@ -128,7 +131,7 @@ impl Core {
                 Ok(Step::Event(Event::End(self.verdict)))
             }
             State::Body(body) => {
-                match body.decode(buf, &self.limits, &self.rules, &mut self.names, self.eof)? {
+                match body.decode(buf, &self.limits, &mut self.names, self.eof)? {
                     BodyEvent::Data(data) => {
                         if body.finished() {
                             self.state = State::Ending;
@@ -160,12 +163,7 @@ impl Core {
                     // An empty line where a start line belongs (a leading
                     // CRLF before a status line, a bare LF before a request
                     // when `bare_lf` is off).
-                    Ok(Some(_)) if self.scanner.in_first_line() => Err(Error::refused(
-                        ErrorKind::InvalidStartLine,
-                        is_request
-                            .then(|| self.rules.hint(Switch::BareLf))
-                            .flatten(),
-                    )),
+                    Ok(Some(_)) if self.scanner.in_first_line() => Err(ErrorKind::InvalidStartLine),
                     Ok(Some(len)) => Ok(Step::Head(len)),
                     Ok(None) if self.eof => {
                         if buf.is_empty() {
@@ -173,17 +171,38 @@ impl Core {
                             self.verdict = KeepAlive::Close(CloseReason::PeerEof);
                             Ok(Step::NeedMore)
                         } else {
-                            Err(ErrorKind::UnexpectedEof.into())
+                            Err(ErrorKind::UnexpectedEof)
                         }
                     }
                     Ok(None) => Ok(Step::NeedMore),
-                    Err(Overflow::Lines) => Err(ErrorKind::TooManyFields.into()),
+                    Err(Overflow::Lines) => Err(ErrorKind::TooManyFields),
                     Err(Overflow::Bytes) if is_request && self.scanner.in_first_line() => {
-                        Err(ErrorKind::TargetTooLong.into())
+                        Err(ErrorKind::TargetTooLong)
                     }
-                    Err(Overflow::Bytes) => Err(ErrorKind::HeadTooLarge.into()),
+                    Err(Overflow::Bytes) => Err(ErrorKind::HeadTooLarge),
                 }
             }
+        }
+    }
+
+    /// The error for a kind [`Core::step`] returned: the one the decoder
+    /// failed with before, or the kind with the switch that would have
+    /// accepted the input.
+    #[cold]
+    fn error(&self, kind: ErrorKind, buf: &BytesMut, is_request: bool) -> Error {
+        match &self.state {
+            State::Failed(error) => error.clone(),
+            State::Body(body) => Error::refused(kind, body.hint()),
+            // An empty line where a request line belongs: a bare LF, which
+            // `bare_lf` would skip as it skips CRLF.
+            State::Head
+                if is_request
+                    && kind == ErrorKind::InvalidStartLine
+                    && buf.first() == Some(&b'\n') =>
+            {
+                Error::refused(kind, self.rules.hint(Switch::BareLf))
+            }
+            _ => kind.into(),
         }
     }
 
@@ -214,7 +233,7 @@ impl Core {
         self.state = match framing.body {
             BodyKind::Empty | BodyKind::Length(0) => State::Ending,
             BodyKind::Length(n) => State::Body(BodyDecoder::Length(n)),
-            BodyKind::Chunked => State::Body(BodyDecoder::Chunked(Chunked::new())),
+            BodyKind::Chunked => State::Body(BodyDecoder::Chunked(Chunked::new(self.rules))),
             BodyKind::CloseDelimited => State::Body(BodyDecoder::UntilClose),
         };
     }
@@ -417,10 +436,11 @@ impl RequestDecoder {
     }
 
     fn decode_inner(&mut self, buf: &mut BytesMut) -> Result<Option<Event<Request<()>>>, Error> {
-        let len = match self.core.step(buf, true)? {
-            Step::Event(event) => return Ok(Some(event)),
-            Step::NeedMore => return Ok(None),
-            Step::Head(len) => len,
+        let len = match self.core.step(buf, true) {
+            Ok(Step::Event(event)) => return Ok(Some(event)),
+            Ok(Step::NeedMore) => return Ok(None),
+            Ok(Step::Head(len)) => len,
+            Err(kind) => return Err(self.core.error(kind, buf, true)),
         };
         let head = buf.split_to(len).freeze();
         let ends = self.core.scanner.ends();
@@ -563,10 +583,11 @@ impl ResponseDecoder {
     }
 
     fn decode_inner(&mut self, buf: &mut BytesMut) -> Result<Option<Event<Response<()>>>, Error> {
-        let len = match self.core.step(buf, false)? {
-            Step::Event(event) => return Ok(Some(event)),
-            Step::NeedMore => return Ok(None),
-            Step::Head(len) => len,
+        let len = match self.core.step(buf, false) {
+            Ok(Step::Event(event)) => return Ok(Some(event)),
+            Ok(Step::NeedMore) => return Ok(None),
+            Ok(Step::Head(len)) => len,
+            Err(kind) => return Err(self.core.error(kind, buf, false)),
         };
         let head = buf.split_to(len).freeze();
         let ends = self.core.scanner.ends();

@@ -154,11 +154,6 @@ fn bare_lf_line<T: Tolerance>(start: usize, lf: usize, t: T) -> Result<(usize, u
     }
 }
 
-/// The refusal of a bare LF, naming `bare_lf`.
-pub(crate) fn bare_lf_refused(rules: &Rules) -> Error {
-    Error::refused(ErrorKind::BareLineFeed, rules.hint(Switch::BareLf))
-}
-
 /// Checks the CRLF of the empty line that ends a section of `len` bytes.
 #[inline]
 pub(crate) fn check_final_crlf<T: Tolerance>(
