@@ -130,25 +130,23 @@ impl Core {
                 };
                 Ok(Step::Event(Event::End(self.verdict)))
             }
-            State::Body(body) => {
-                match body.decode(buf, &self.limits, &mut self.names, self.eof)? {
-                    BodyEvent::Data(data) => {
-                        if body.finished() {
-                            self.state = State::Ending;
-                        }
-                        Ok(Step::Event(Event::Data(data)))
-                    }
-                    BodyEvent::Trailers(map) => {
+            State::Body(body) => match body.decode(buf, &self.limits, &mut self.names, self.eof)? {
+                BodyEvent::Data(data) => {
+                    if body.finished() {
                         self.state = State::Ending;
-                        Ok(Step::Event(Event::Trailers(*map)))
                     }
-                    BodyEvent::Done => {
-                        self.state = State::Ending;
-                        self.step(buf, is_request)
-                    }
-                    BodyEvent::NeedMore => Ok(Step::NeedMore),
+                    Ok(Step::Event(Event::Data(data)))
                 }
-            }
+                BodyEvent::Trailers(map) => {
+                    self.state = State::Ending;
+                    Ok(Step::Event(Event::Trailers(*map)))
+                }
+                BodyEvent::Done => {
+                    self.state = State::Ending;
+                    self.step(buf, is_request)
+                }
+                BodyEvent::NeedMore => Ok(Step::NeedMore),
+            },
             State::Head => {
                 if is_request && self.scanner.in_first_line() {
                     // RFC 9112 section 2.2: ignore empty lines (CRLF) before a
