@@ -110,7 +110,9 @@
 //! Errors are split by who caused them: [`Error`] is the peer's (malformed
 //! or oversized input, with a suggested status code), [`UsageError`] the
 //! local caller's. Nothing reachable from peer input panics, and what the
-//! decoder buffers is bounded by [`Limits`]. The `docs/` folder of the
+//! decoder buffers is bounded by [`Limits`]. Parsing is strict; the
+//! [`leniency`] switches ([`RequestLeniency`], [`ResponseLeniency`]) loosen
+//! named rules one by one, for peers that break them. The `docs/` folder of the
 //! repository explains the framing table, the limits, the parsing decisions
 //! and the state machine.
 #![forbid(unsafe_code)]
@@ -125,6 +127,7 @@ mod error;
 pub mod framing;
 mod head;
 mod keep_alive;
+pub mod leniency;
 mod limits;
 mod reason;
 pub mod segments;
@@ -136,6 +139,7 @@ pub use encode::{EncoderConfig, EncoderState, RequestEncoder, ResponseContext, R
 pub use error::{Error, ErrorKind, UsageError};
 pub use framing::{BodyKind, RequestKind};
 pub use keep_alive::{CloseReason, KeepAlive};
+pub use leniency::{RequestLeniency, ResponseLeniency};
 pub use limits::Limits;
 pub use reason::ReasonPhrase;
 pub use segments::Segments;

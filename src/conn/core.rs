@@ -361,7 +361,7 @@ impl Side for Server {
     const PEER: Party = Party::Client;
 
     fn decoder(config: &Config) -> RequestDecoder {
-        RequestDecoder::new(config.limits.clone())
+        RequestDecoder::with_leniency(config.limits.clone(), config.request_leniency)
     }
 
     fn state(config: &Config) -> Self::State {
@@ -391,7 +391,7 @@ impl Side for Client {
     const PEER: Party = Party::Server;
 
     fn decoder(config: &Config) -> ResponseDecoder {
-        ResponseDecoder::new(config.limits.clone())
+        ResponseDecoder::with_leniency(config.limits.clone(), config.response_leniency)
     }
 
     fn state(_config: &Config) -> Self::State {

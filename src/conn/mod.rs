@@ -33,6 +33,7 @@ pub use server::ServerConnection;
 use std::time::Duration;
 
 use crate::encode::EncoderConfig;
+use crate::leniency::{RequestLeniency, ResponseLeniency};
 use crate::limits::Limits;
 use crate::session::Timeouts;
 
@@ -45,6 +46,12 @@ use crate::session::Timeouts;
 pub struct Config {
     /// Limits on what the peer may send.
     pub limits: Limits,
+    /// Server only: the leniency switches of request parsing. Default: all
+    /// off.
+    pub request_leniency: RequestLeniency,
+    /// Client only: the leniency switches of response parsing. Default:
+    /// [`ResponseLeniency::default`] (only `no_space_after_status` on).
+    pub response_leniency: ResponseLeniency,
     /// How output is framed and coalesced.
     pub encoder: EncoderConfig,
     /// Server only: how many bytes of a request body the application left
@@ -83,6 +90,8 @@ impl Config {
     pub fn new() -> Self {
         Config {
             limits: Limits::default(),
+            request_leniency: RequestLeniency::default(),
+            response_leniency: ResponseLeniency::default(),
             encoder: EncoderConfig::default(),
             max_drain_bytes: 256 * 1024,
             timeouts: Timeouts::new(),
