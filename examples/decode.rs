@@ -144,7 +144,7 @@ fn main() -> ExitCode {
 
 /// The two decoders behind one face, so one loop drives either.
 trait Decoder {
-    type Head: ShowHead;
+    type Head: ShowHead + h1proto::decode::Head<Interim: ShowHead>;
     fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Event<Self::Head>>, Error>;
     fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Event<Self::Head>>, Error>;
     fn is_closed(&self) -> bool;
@@ -245,7 +245,11 @@ struct Printer {
 }
 
 impl Printer {
-    fn event<H: ShowHead>(&mut self, event: Event<H>, consumed: usize) {
+    fn event<H: ShowHead + h1proto::decode::Head<Interim: ShowHead>>(
+        &mut self,
+        event: Event<H>,
+        consumed: usize,
+    ) {
         if !matches!(event, Event::Data(_)) {
             self.flush_body();
         }
@@ -302,6 +306,16 @@ impl Printer {
 trait ShowHead {
     fn start_line(&self) -> String;
     fn headers(&self) -> &HeaderMap;
+}
+
+/// Requests have no interim responses.
+impl ShowHead for std::convert::Infallible {
+    fn start_line(&self) -> String {
+        match *self {}
+    }
+    fn headers(&self) -> &HeaderMap {
+        match *self {}
+    }
 }
 
 impl ShowHead for Request<()> {

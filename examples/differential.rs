@@ -55,9 +55,11 @@ struct Outcome {
 
 /// Either decoder, driven the same way.
 trait Decoder {
-    type Head;
+    type Head: h1proto::decode::Head;
     fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Event<Self::Head>>, h1proto::Error>;
     fn start(head: &Self::Head) -> Vec<String>;
+    /// The start line of an interim response (requests have none).
+    fn interim_start(i: &<Self::Head as h1proto::decode::Head>::Interim) -> Vec<String>;
     fn is_idle(&self) -> bool;
     fn is_closed(&self) -> bool;
     fn is_switched(&self) -> bool;
@@ -83,6 +85,9 @@ impl Decoder for RequestDecoder {
             version(head.version()),
         ]
     }
+    fn interim_start(i: &std::convert::Infallible) -> Vec<String> {
+        match *i {}
+    }
     fn is_idle(&self) -> bool {
         RequestDecoder::is_idle(self)
     }
@@ -101,6 +106,9 @@ impl Decoder for ResponseDecoder {
     }
     fn start(head: &Self::Head) -> Vec<String> {
         vec![version(head.version()), head.status().as_str().to_owned()]
+    }
+    fn interim_start(i: &Response<()>) -> Vec<String> {
+        Self::start(i)
     }
     fn is_idle(&self) -> bool {
         ResponseDecoder::is_idle(self)
@@ -141,7 +149,7 @@ fn run<D: Decoder>(mut dec: D, raw: &[u8], cuts: &[usize]) -> Outcome {
                     });
                 }
                 Ok(Some(Event::Interim(head))) => messages.push(Message {
-                    start: D::start(&head),
+                    start: D::interim_start(&head),
                     body: Vec::new(),
                     trailers: Vec::new(),
                     keep_alive: true,

@@ -130,11 +130,12 @@ mod keep_alive;
 pub mod leniency;
 mod limits;
 mod reason;
+pub mod role;
 pub mod segments;
 mod session;
 
 pub use conn::{ClientConnection, Config, ServerConnection};
-pub use decode::{Event, RequestDecoder, ResponseDecoder};
+pub use decode::{Decoder, Event, RequestDecoder, ResponseDecoder};
 pub use encode::{EncoderConfig, EncoderState, RequestEncoder, ResponseContext, ResponseEncoder};
 pub use error::{Error, ErrorKind, UsageError};
 pub use framing::{BodyKind, RequestKind};

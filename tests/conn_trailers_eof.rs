@@ -17,7 +17,7 @@ fn trailers(name: &'static str, value: &'static str) -> HeaderMap {
     map
 }
 
-fn trailers_of<H>(events: &[Event<H>]) -> Vec<HeaderMap> {
+fn trailers_of<H: h1proto::decode::Head>(events: &[Event<H>]) -> Vec<HeaderMap> {
     events
         .iter()
         .filter_map(|ev| match ev {

@@ -185,7 +185,7 @@ fn response_start(r: &Response<()>) -> Vec<String> {
 
 /// Abstracts over the two decoders.
 trait Decoder {
-    type Head;
+    type Head: h1proto::decode::Head;
     fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Event<Self::Head>>, h1proto::Error>;
     fn decode_eof(
         &mut self,
@@ -194,12 +194,17 @@ trait Decoder {
     fn is_idle(&self) -> bool;
     fn is_switched(&self) -> bool;
     fn is_closed(&self) -> bool;
+    /// An interim response as the decoder's head type (requests have none).
+    fn interim(i: <Self::Head as h1proto::decode::Head>::Interim) -> Self::Head;
 }
 
 macro_rules! impl_decoder {
-    ($t:ty, $h:ty) => {
+    ($t:ty, $h:ty, $interim:expr) => {
         impl Decoder for $t {
             type Head = $h;
+            fn interim(i: <$h as h1proto::decode::Head>::Interim) -> $h {
+                $interim(i)
+            }
             fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Event<$h>>, h1proto::Error> {
                 <$t>::decode(self, buf)
             }
@@ -221,8 +226,12 @@ macro_rules! impl_decoder {
         }
     };
 }
-impl_decoder!(RequestDecoder, Request<()>);
-impl_decoder!(ResponseDecoder, Response<()>);
+impl_decoder!(
+    RequestDecoder,
+    Request<()>,
+    |i: std::convert::Infallible| match i {}
+);
+impl_decoder!(ResponseDecoder, Response<()>, |i| i);
 
 /// The start line and fields of a decoded head, as the corpus compares them.
 type StartAndFields = (Vec<String>, Vec<(String, Vec<u8>)>);
@@ -270,7 +279,8 @@ fn run<D: Decoder>(
                             keep_alive: None,
                         });
                     }
-                    Event::Interim(head) => {
+                    Event::Interim(interim) => {
+                        let head = D::interim(interim);
                         let (start, headers) = start(&head);
                         messages.push(Message {
                             start,

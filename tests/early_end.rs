@@ -9,7 +9,7 @@ use http::Method;
 
 /// What a decoder is asked in these tests, for both roles.
 trait Decoder {
-    type Head;
+    type Head: h1proto::decode::Head;
     fn next(&mut self, buf: &mut BytesMut) -> Option<Event<Self::Head>>;
     fn body_complete(&self) -> bool;
     fn verdict(&self) -> KeepAlive;
@@ -58,7 +58,7 @@ struct Observed {
     closed_after_end: bool,
 }
 
-fn name<H>(event: &Event<H>) -> &'static str {
+fn name<H: h1proto::decode::Head>(event: &Event<H>) -> &'static str {
     match event {
         Event::Head { .. } => "Head",
         Event::Interim(_) => "Interim",

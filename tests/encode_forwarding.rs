@@ -21,7 +21,7 @@ fn title_case() -> EncoderConfig {
 }
 
 /// The head, body and trailers a decoder makes of `wire`.
-fn decoded<H: std::fmt::Debug>(
+fn decoded<H: h1proto::decode::Head>(
     wire: &str,
     mut decode: impl FnMut(&mut BytesMut) -> Result<Option<Event<H>>, h1proto::Error>,
 ) -> (H, Vec<u8>, Option<HeaderMap>) {

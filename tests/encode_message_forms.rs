@@ -14,7 +14,7 @@ fn take(out: &mut Segments) -> Vec<u8> {
 }
 
 /// Every event a decoder makes of `wire`, the peer then closing.
-fn events<H>(
+fn events<H: h1proto::decode::Head>(
     wire: &[u8],
     mut decode: impl FnMut(&mut BytesMut, bool) -> Result<Option<Event<H>>, h1proto::Error>,
 ) -> Vec<Event<H>> {

@@ -48,7 +48,7 @@ fn push(events: &mut Vec<Ev>, ev: Ev) {
     }
 }
 
-fn common<H>(ev: Event<H>) -> Ev {
+fn common<H: h1proto::decode::Head>(ev: Event<H>) -> Ev {
     match ev {
         Event::Data(d) => Ev::Data(d.to_vec()),
         Event::Trailers(t) => Ev::Trailers(fields(&t)),

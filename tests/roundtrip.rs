@@ -84,7 +84,7 @@ fn trailer_map() -> HeaderMap {
 
 /// Feeds `wire` in pieces cut by `splits` and collects every event, ending
 /// with the peer closing when `eof`.
-fn decode_all<H>(
+fn decode_all<H: h1proto::decode::Head>(
     wire: &[u8],
     splits: &[usize],
     mut decode: impl FnMut(&mut BytesMut, bool) -> Result<Option<Event<H>>, h1proto::Error>,
@@ -123,7 +123,7 @@ struct Decoded<H> {
     end: Option<KeepAlive>,
 }
 
-fn collect<H>(events: Vec<Event<H>>) -> Decoded<H> {
+fn collect<H: h1proto::decode::Head>(events: Vec<Event<H>>) -> Decoded<H> {
     let mut d = Decoded {
         heads: Vec::new(),
         interim: 0,

@@ -87,10 +87,10 @@ trait Decoder {
     fn closed(&self) -> bool;
 }
 
-fn data_or<H>(
+fn data_or<H: h1proto::decode::Head>(
     event: Event<H>,
     head: impl FnOnce(H, BodyKind) -> Norm,
-    interim: impl FnOnce(H) -> Norm,
+    interim: impl FnOnce(H::Interim) -> Norm,
 ) -> Norm {
     match event {
         Event::Head { head: h, body } => head(h, body),
@@ -126,7 +126,8 @@ impl Decoder for RequestDecoder {
                     fields: fields_of(req.headers()),
                     body,
                 },
-                |_| panic!("a request decoder produced an interim response"),
+                // Requests have no interim responses: the type is empty.
+                |never| match never {},
             )
         }))
     }

@@ -231,7 +231,7 @@ fn norm_response(ev: Event<Response<()>>) -> Ev {
     }
 }
 
-fn norm_common<H>(ev: Event<H>) -> Ev {
+fn norm_common<H: h1proto::decode::Head>(ev: Event<H>) -> Ev {
     match ev {
         Event::Data(d) => {
             assert!(!d.is_empty(), "an empty Data event");

@@ -11,10 +11,11 @@ use super::core::{Connection, Flow};
 use super::machine::{Input, Party, State};
 use crate::decode::Event;
 use crate::encode::role::sealed;
-use crate::encode::{Client, IntoRequest, IntoRequestHead};
+use crate::encode::{IntoRequest, IntoRequestHead};
 use crate::error::{Error, ErrorKind, UsageError};
 use crate::framing::{BodyKind, RequestKind, ResponseClass, response_class};
 use crate::keep_alive::{CloseReason, KeepAlive};
+use crate::role::Client;
 
 /// The client side of an HTTP/1.1 connection.
 ///

@@ -9,54 +9,12 @@ use http::header::HeaderMap;
 
 use super::Config;
 use super::machine::{Input, Machine, Party, State};
-use crate::decode::{Event, RequestDecoder, ResponseDecoder};
-use crate::encode::{Client, Encoder, Role, Server};
+use crate::decode::{Decoder, Event};
+use crate::encode::Encoder;
 use crate::error::{Error, UsageError};
 use crate::keep_alive::{CloseReason, KeepAlive};
+use crate::role::{Client, Role, Server};
 use crate::segments::Segments;
-
-/// What the skeleton needs of a decoder. Both decoders implement it; it
-/// cannot be named outside the crate.
-pub trait Decode {
-    /// The head type of the decoded messages.
-    type Head;
-    #[doc(hidden)]
-    fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Event<Self::Head>>, Error>;
-    #[doc(hidden)]
-    fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Event<Self::Head>>, Error>;
-    #[doc(hidden)]
-    fn is_closed(&self) -> bool;
-    #[doc(hidden)]
-    fn is_idle(&self) -> bool;
-    #[doc(hidden)]
-    fn close(&mut self);
-}
-
-macro_rules! decode_impl {
-    ($decoder:ty, $head:ty) => {
-        impl Decode for $decoder {
-            type Head = $head;
-            fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Event<$head>>, Error> {
-                <$decoder>::decode(self, buf)
-            }
-            fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Event<$head>>, Error> {
-                <$decoder>::decode_eof(self, buf)
-            }
-            fn is_closed(&self) -> bool {
-                <$decoder>::is_closed(self)
-            }
-            fn is_idle(&self) -> bool {
-                <$decoder>::is_idle(self)
-            }
-            fn close(&mut self) {
-                <$decoder>::close(self)
-            }
-        }
-    };
-}
-
-decode_impl!(RequestDecoder, http::Request<()>);
-decode_impl!(ResponseDecoder, http::Response<()>);
 
 /// What a decoded event means to the skeleton's loop.
 #[doc(hidden)]
@@ -73,8 +31,6 @@ pub enum Flow {
 /// [`Client`]. Sealed: it cannot be named or implemented outside the
 /// crate.
 pub trait Side: Role + Sized {
-    /// The decoder of what the peer sends.
-    type Decoder: Decode + std::fmt::Debug;
     /// The role's own state.
     #[doc(hidden)]
     type State: std::fmt::Debug;
@@ -82,7 +38,7 @@ pub trait Side: Role + Sized {
     const PEER: Party;
 
     #[doc(hidden)]
-    fn decoder(config: &Config) -> Self::Decoder;
+    fn configured_leniency(config: &Config) -> Self::Leniency;
     #[doc(hidden)]
     fn state(config: &Config) -> Self::State;
 
@@ -95,7 +51,7 @@ pub trait Side: Role + Sized {
     #[doc(hidden)]
     fn on_event(
         conn: &mut Connection<Self>,
-        event: &Event<<Self::Decoder as Decode>::Head>,
+        event: &Event<Self::Recv>,
         consumed: usize,
     ) -> Result<Flow, Error>;
 
@@ -116,7 +72,7 @@ pub trait Side: Role + Sized {
 /// or [`ClientConnection`](crate::ClientConnection).
 #[derive(Debug)]
 pub struct Connection<R: Side> {
-    pub(crate) decoder: R::Decoder,
+    pub(crate) decoder: Decoder<R>,
     pub(crate) encoder: Encoder<R>,
     pub(crate) machine: Machine,
     pub(crate) side: R::State,
@@ -131,7 +87,7 @@ impl<R: Side> Connection<R> {
     /// A connection with the given settings.
     pub fn new(config: Config) -> Self {
         Connection {
-            decoder: R::decoder(&config),
+            decoder: Decoder::with_leniency(config.limits.clone(), R::configured_leniency(&config)),
             encoder: Encoder::new(config.encoder.clone()),
             machine: Machine::default(),
             side: R::state(&config),
@@ -152,10 +108,7 @@ impl<R: Side> Connection<R> {
     ///
     /// The peer's protocol [`Error`]. It is returned again on every call;
     /// the connection must close.
-    pub fn poll_event(
-        &mut self,
-        buf: &mut BytesMut,
-    ) -> Result<Option<Event<<R::Decoder as Decode>::Head>>, Error> {
+    pub fn poll_event(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
         loop {
             if let Some(err) = &self.error {
                 return Err(err.clone());
@@ -356,12 +309,11 @@ impl Party {
 }
 
 impl Side for Server {
-    type Decoder = RequestDecoder;
     type State = super::server::Exchange;
     const PEER: Party = Party::Client;
 
-    fn decoder(config: &Config) -> RequestDecoder {
-        RequestDecoder::with_leniency(config.limits.clone(), config.request_leniency)
+    fn configured_leniency(config: &Config) -> Self::Leniency {
+        config.request_leniency
     }
 
     fn state(config: &Config) -> Self::State {
@@ -386,12 +338,11 @@ impl Side for Server {
 }
 
 impl Side for Client {
-    type Decoder = ResponseDecoder;
     type State = super::client::InFlight;
     const PEER: Party = Party::Server;
 
-    fn decoder(config: &Config) -> ResponseDecoder {
-        ResponseDecoder::with_leniency(config.limits.clone(), config.response_leniency)
+    fn configured_leniency(config: &Config) -> Self::Leniency {
+        config.response_leniency
     }
 
     fn state(_config: &Config) -> Self::State {

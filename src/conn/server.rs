@@ -9,10 +9,11 @@ use super::core::{Connection, Flow};
 use super::machine::{Input, Party, State};
 use crate::decode::Event;
 use crate::encode::role::sealed;
-use crate::encode::{IntoResponse, IntoResponseHead, ResponseContext, Server};
+use crate::encode::{IntoResponse, IntoResponseHead, ResponseContext};
 use crate::error::{Error, UsageError};
 use crate::framing::{BodyKind, RequestKind, ResponseClass, response_class};
 use crate::keep_alive::{CloseReason, KeepAlive};
+use crate::role::Server;
 use crate::segments::Mark;
 
 /// The server side of an HTTP/1.1 connection.

@@ -12,8 +12,11 @@
 //! `End` at once, and [`RequestDecoder::is_body_complete`] is already `true`.
 
 mod body;
+pub(crate) mod role;
 
 use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::fmt;
 
 use bytes::{Buf, Bytes, BytesMut};
 use http::header::HeaderMap;
@@ -26,17 +29,24 @@ use crate::head::names::NameCache;
 use crate::head::parse::{self, Strict};
 use crate::head::scan::{LineScanner, Overflow};
 use crate::keep_alive::{CloseReason, KeepAlive};
-use crate::leniency::{RequestLeniency, ResponseLeniency, Rules, Switch};
+use crate::leniency::{Rules, Switch};
 use crate::limits::Limits;
 use crate::reason::ReasonPhrase;
+use crate::role::{Client, Role, Server};
 
 pub use body::forbidden_in_trailers;
 use body::{BodyDecoder, BodyEvent, Chunked};
 
 /// What a decoder found in the bytes it was given.
+///
+/// `H` is the head of the decoded messages: `http::Request<()>` for a
+/// [`RequestDecoder`], `http::Response<()>` for a [`ResponseDecoder`].
+/// Interim responses are part of what a client receives only: for
+/// requests, [`Event::Interim`] holds a value of an empty type, and a
+/// `match` may leave it out.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
-pub enum Event<H> {
+pub enum Event<H: Head> {
     /// The head of a message: an `http::Request<()>` or `http::Response<()>`
     /// whose field values are slices of the input, and how its body is framed.
     Head {
@@ -47,13 +57,29 @@ pub enum Event<H> {
     },
     /// An interim (1xx, other than 101) response. The final response to the
     /// same request follows. Only a [`ResponseDecoder`] produces it.
-    Interim(H),
+    Interim(H::Interim),
     /// Body bytes, split from the input buffer without a copy.
     Data(Bytes),
     /// The trailer section of a chunked body (only when it has fields).
     Trailers(HeaderMap),
     /// The message is complete, with the verdict on the connection.
     End(KeepAlive),
+}
+
+/// The head of a decoded message: `http::Request<()>` or
+/// `http::Response<()>`. Sealed.
+pub trait Head: role::SealedHead + fmt::Debug {
+    /// What an interim response is for this kind of message: a
+    /// `Response<()>`, or for requests an empty type.
+    type Interim: fmt::Debug;
+}
+
+impl Head for Request<()> {
+    type Interim = Infallible;
+}
+
+impl Head for Response<()> {
+    type Interim = Response<()>;
 }
 
 #[derive(Debug)]
@@ -75,7 +101,7 @@ enum State {
 /// What both decoders share: limits, leniency, state, the head scanner and
 /// the verdict.
 #[derive(Debug)]
-struct Core {
+pub(crate) struct Core {
     limits: Limits,
     rules: Rules,
     state: State,
@@ -92,7 +118,7 @@ struct Core {
     last: bool,
 }
 
-enum Step<H> {
+enum Step<H: Head> {
     Event(Event<H>),
     NeedMore,
     /// A head was found: `len` bytes at the start of the buffer.
@@ -119,7 +145,11 @@ impl Core {
     ///
     /// Errors are bare kinds here; [`Core::error`] gives them the switch
     /// that would accept the input, off the hot path.
-    fn step<H>(&mut self, buf: &mut BytesMut, is_request: bool) -> Result<Step<H>, ErrorKind> {
+    fn step<H: Head>(
+        &mut self,
+        buf: &mut BytesMut,
+        is_request: bool,
+    ) -> Result<Step<H>, ErrorKind> {
         match &mut self.state {
             State::Failed(error) => Err(error.kind()),
             State::Closed | State::Switched => Ok(Step::NeedMore),
@@ -267,111 +297,13 @@ impl Core {
     }
 }
 
-macro_rules! shared_queries {
-    () => {
-        /// The keep-alive verdict of the current message (or of the last one,
-        /// between messages). Known once the head is decoded; final once
-        /// [`is_body_complete`](Self::is_body_complete) is `true`.
-        pub fn keep_alive(&self) -> KeepAlive {
-            self.core.verdict
-        }
-
-        /// `true` once every body byte of the current message has been
-        /// returned: the `End` event is due, with no further input needed.
-        pub fn is_body_complete(&self) -> bool {
-            self.core.is_body_complete()
-        }
-
-        /// `true` between messages: nothing of a next message has been
-        /// decoded yet (bytes of it may already sit in the buffer).
-        pub fn is_idle(&self) -> bool {
-            matches!(self.core.state, State::Head) && self.core.scanner.in_first_line()
-        }
-
-        /// `true` once the decoder will decode no further message: the last
-        /// one ended with a verdict to close or was a CONNECT request, the
-        /// peer closed between messages, the connection switched protocols,
-        /// or an error occurred.
-        pub fn is_closed(&self) -> bool {
-            matches!(
-                self.core.state,
-                State::Closed | State::Switched | State::Failed(_)
-            )
-        }
-
-        /// `true` after a message that switched the connection to another
-        /// protocol (a 101 response, a 2xx response to CONNECT). The bytes
-        /// left in the buffer belong to that protocol.
-        pub fn is_switched(&self) -> bool {
-            matches!(self.core.state, State::Switched)
-        }
-
-        /// Body bytes still to come of a `Content-Length` body; `None` for
-        /// other framings or between messages.
-        pub fn remaining_body_len(&self) -> Option<u64> {
-            match &self.core.state {
-                State::Body(body) => body.remaining_len(),
-                State::Ending => Some(0),
-                _ => None,
-            }
-        }
-
-        /// Gives the decoder a field map no longer needed (the fields of a
-        /// message just sent, say): it is emptied, and the next head is
-        /// decoded into it instead of a new map, saving the map's two
-        /// allocations. A map with room for more than twice
-        /// [`Limits::max_fields`] fields is dropped instead of kept.
-        pub fn recycle_fields(&mut self, mut map: HeaderMap) {
-            if map.capacity() <= self.core.limits.max_fields.saturating_mul(2) {
-                map.clear();
-                self.core.spare = Some(map);
-            }
-        }
-
-        /// The limits this decoder enforces.
-        pub fn limits(&self) -> &Limits {
-            &self.core.limits
-        }
-
-        /// Like `decode`, for when the peer has closed its side: the bytes
-        /// in `buf` are all there will be. Ends a close-delimited body, is
-        /// clean between messages (`Ok(None)`), and is an
-        /// [`UnexpectedEof`](ErrorKind::UnexpectedEof) error inside any
-        /// other message. Call it until it returns `Ok(None)`.
-        pub fn decode_eof(
-            &mut self,
-            buf: &mut BytesMut,
-        ) -> Result<Option<Event<$crate::decode::HeadOf<Self>>>, Error> {
-            self.core.eof = true;
-            self.decode(buf)
-        }
-
-        /// Switches the decoder off after the current message: the next
-        /// message is not parsed (used when the local side decided to close,
-        /// or to hand the connection to another protocol).
-        pub fn close(&mut self) {
-            if !matches!(self.core.state, State::Failed(_) | State::Switched) {
-                self.core.state = State::Closed;
-            }
-        }
-    };
-}
-
-/// The head type a decoder produces.
-pub type HeadOf<D> = <D as DecodeHead>::Head;
-
-/// Ties a decoder to the head type of its messages.
-pub trait DecodeHead {
-    /// `http::Request<()>` or `http::Response<()>`.
-    type Head;
-}
-
-impl DecodeHead for RequestDecoder {
-    type Head = Request<()>;
-}
-
-impl DecodeHead for ResponseDecoder {
-    type Head = Response<()>;
+/// Decodes the messages of one role's peer: requests for the [`Server`]
+/// role ([`RequestDecoder`]), responses for the [`Client`] role
+/// ([`ResponseDecoder`]). Everything but the start line, the framing
+/// decision and (for responses) the requests in flight is shared.
+pub struct Decoder<R: Role> {
+    core: Core,
+    pending: R::Pending,
 }
 
 /// Decodes requests: the server side of a connection.
@@ -397,127 +329,15 @@ impl DecodeHead for ResponseDecoder {
 /// assert!(dec.decode(&mut buf)?.is_none()); // need more input
 /// # Ok::<(), h1proto::Error>(())
 /// ```
-#[derive(Debug)]
-pub struct RequestDecoder {
-    core: Core,
-}
-
-impl RequestDecoder {
-    /// What the fields of the last head held (`Host`, framing and
-    /// `Connection` lines), as the parser noted them.
-    pub(crate) fn fields_seen(&self) -> &Seen {
-        &self.core.seen
-    }
-
-    /// A strict decoder enforcing `limits` (every leniency switch off).
-    pub fn new(limits: Limits) -> Self {
-        RequestDecoder::with_leniency(limits, RequestLeniency::default())
-    }
-
-    /// A decoder enforcing `limits`, with the leniency switches of
-    /// `leniency` on.
-    pub fn with_leniency(limits: Limits, leniency: RequestLeniency) -> Self {
-        RequestDecoder {
-            core: Core::new(limits, Rules::of_requests(leniency)),
-        }
-    }
-
-    /// The leniency switches this decoder applies.
-    pub fn leniency(&self) -> RequestLeniency {
-        let mut leniency = RequestLeniency::strict();
-        leniency.bare_lf = self.core.rules.bare_lf;
-        leniency.obs_fold = self.core.rules.obs_fold;
-        leniency.chunked_with_content_length = self.core.rules.chunked_with_content_length;
-        leniency
-    }
-
-    /// Decodes the next event from `buf`, splitting off the bytes it uses.
-    ///
-    /// `Ok(None)`: more input is needed (or, once [`is_closed`](Self::is_closed),
-    /// no further message will be decoded and the bytes are left in `buf`).
-    pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Event<Request<()>>>, Error> {
-        // Returned as it is rather than re-wrapped, which would copy the
-        // (large) event once more.
-        let result = self.decode_inner(buf);
-        if let Err(error) = &result {
-            self.core.failed(error.clone());
-        }
-        result
-    }
-
-    fn decode_inner(&mut self, buf: &mut BytesMut) -> Result<Option<Event<Request<()>>>, Error> {
-        let len = match self.core.step(buf, true) {
-            Ok(Step::Event(event)) => return Ok(Some(event)),
-            Ok(Step::NeedMore) => return Ok(None),
-            Ok(Step::Head(len)) => len,
-            Err(kind) => return Err(self.core.error(kind, buf, true)),
-        };
-        let head = buf.split_to(len).freeze();
-        let ends = self.core.scanner.ends();
-        let rules = &self.core.rules;
-        let max_target = self.core.limits.max_target_bytes;
-        let names = &mut self.core.names;
-        let mut headers = Core::field_map(&mut self.core.spare, ends.len() - 1);
-        // Strictly first; a refused head again with the switches, which
-        // accept it or name the one that would.
-        let (line, seen) = match parse::request_head(
-            &head,
-            ends,
-            max_target,
-            false,
-            Strict,
-            names,
-            &mut headers,
-        ) {
-            Ok(parsed) => parsed,
-            Err(_) => {
-                parse::lenient_request_head(&head, ends, max_target, rules, names, &mut headers)?
-            }
-        };
-
-        if seen.hosts > 1 || (seen.hosts == 0 && line.version == Version::HTTP_11) {
-            return Err(ErrorKind::InvalidHost.into());
-        }
-        // Decided from what the parser saw: the map is searched only for
-        // the codings of a Transfer-Encoding and the tokens of a Connection.
-        let mut framing = match framing::request_framing_of(line.version, &seen, &headers) {
-            Err(ErrorKind::ContentLengthWithTransferEncoding) => {
-                chunked_with_content_length(rules, line.version, &seen, &mut headers)?
-            }
-            framing => framing?,
-        };
-        let connect = line.method == Method::CONNECT;
-        if connect {
-            framing = framing::connect_request_framing(framing)?;
-        }
-        let verdict = framing::connection_verdict_of(line.version, &seen, &headers);
-        self.core.seen = seen;
-
-        let mut request = Request::new(());
-        *request.method_mut() = line.method;
-        *request.uri_mut() = line.uri;
-        *request.version_mut() = line.version;
-        *request.headers_mut() = headers;
-        self.core.start_body(framing, verdict);
-        // What follows a CONNECT head is the tunnel's if a 2xx answers it;
-        // otherwise the connection closes. Either way it is not HTTP.
-        self.core.last = connect;
-        Ok(Some(Event::Head {
-            head: request,
-            body: framing.body,
-        }))
-    }
-
-    shared_queries!();
-}
+pub type RequestDecoder = Decoder<Server>;
 
 /// Decodes responses: the client side of a connection.
 ///
 /// A response's framing depends on the request it answers (a response to
 /// HEAD has no body whatever its fields say; a 2xx to CONNECT opens a
 /// tunnel), so tell the decoder the method of each request in flight, in
-/// order, with [`expect_response_to`](Self::expect_response_to). Without
-/// one, a response is read as the answer to a GET.
+/// order, with [`expect_response_to`](Decoder::expect_response_to).
+/// Without one, a response is read as the answer to a GET.
 ///
 /// ```
 /// use bytes::BytesMut;
@@ -537,59 +357,51 @@ impl RequestDecoder {
 /// assert_eq!(body, BodyKind::Length(2));
 /// # Ok::<(), h1proto::Error>(())
 /// ```
-#[derive(Debug)]
-pub struct ResponseDecoder {
-    core: Core,
-    in_flight: VecDeque<RequestKind>,
-    interim: usize,
+pub type ResponseDecoder = Decoder<Client>;
+
+impl<R: Role> fmt::Debug for Decoder<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Decoder")
+            .field("core", &self.core)
+            .field("pending", &self.pending)
+            .finish()
+    }
 }
 
-impl ResponseDecoder {
-    /// A decoder enforcing `limits`, with the client's default leniency
-    /// ([`ResponseLeniency::default`]: only `no_space_after_status` on).
+impl<R: Role> Decoder<R> {
+    /// A decoder enforcing `limits`, with the role's default leniency:
+    /// strict for requests; for responses, [`ResponseLeniency::default`](crate::leniency::ResponseLeniency::default)
+    /// (only `no_space_after_status` on).
     pub fn new(limits: Limits) -> Self {
-        ResponseDecoder::with_leniency(limits, ResponseLeniency::default())
+        Decoder::with_leniency(limits, R::Leniency::default())
     }
 
     /// A decoder enforcing `limits`, with the leniency switches of
-    /// `leniency` on ([`ResponseLeniency::strict`] for none).
-    pub fn with_leniency(limits: Limits, leniency: ResponseLeniency) -> Self {
-        ResponseDecoder {
-            core: Core::new(limits, Rules::of_responses(leniency)),
-            in_flight: VecDeque::new(),
-            interim: 0,
+    /// `leniency` on: a [`RequestLeniency`](crate::leniency::RequestLeniency) for requests, a
+    /// [`ResponseLeniency`](crate::leniency::ResponseLeniency) for responses.
+    pub fn with_leniency(limits: Limits, leniency: R::Leniency) -> Self {
+        Decoder {
+            core: Core::new(limits, R::rules(leniency)),
+            pending: R::Pending::default(),
         }
     }
 
     /// The leniency switches this decoder applies.
-    pub fn leniency(&self) -> ResponseLeniency {
-        let rules = &self.core.rules;
-        let mut leniency = ResponseLeniency::strict();
-        leniency.no_space_after_status = rules.no_space_after_status;
-        leniency.space_before_colon = rules.space_before_colon;
-        leniency.skip_invalid_fields = rules.skip_invalid_fields;
-        leniency.bare_lf = rules.bare_lf;
-        leniency
-    }
-
-    /// Records that a request with this method was sent: the responses are
-    /// matched to these calls in order.
-    pub fn expect_response_to(&mut self, method: &Method) {
-        self.in_flight.push_back(RequestKind::of(method));
-    }
-
-    /// How many requests recorded with
-    /// [`expect_response_to`](Self::expect_response_to) have not had their
-    /// final response decoded yet.
-    pub fn requests_in_flight(&self) -> usize {
-        self.in_flight.len()
+    pub fn leniency(&self) -> R::Leniency {
+        R::leniency(&self.core.rules)
     }
 
     /// Decodes the next event from `buf`, splitting off the bytes it uses.
     ///
     /// `Ok(None)`: more input is needed (or, once [`is_closed`](Self::is_closed),
     /// no further message will be decoded and the bytes are left in `buf`).
-    pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Event<Response<()>>>, Error> {
+    ///
+    /// # Errors
+    ///
+    /// The peer's protocol [`Error`]: malformed, ambiguous or oversized
+    /// input, with the status a server should answer with. It is returned
+    /// again on every later call.
+    pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
         // Returned as it is rather than re-wrapped, which would copy the
         // (large) event once more.
         let result = self.decode_inner(buf);
@@ -599,75 +411,244 @@ impl ResponseDecoder {
         result
     }
 
-    fn decode_inner(&mut self, buf: &mut BytesMut) -> Result<Option<Event<Response<()>>>, Error> {
-        let len = match self.core.step(buf, false) {
+    fn decode_inner(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
+        let len = match self.core.step(buf, R::REQUESTS) {
             Ok(Step::Event(event)) => return Ok(Some(event)),
             Ok(Step::NeedMore) => return Ok(None),
             Ok(Step::Head(len)) => len,
-            Err(kind) => return Err(self.core.error(kind, buf, false)),
+            Err(kind) => return Err(self.core.error(kind, buf, R::REQUESTS)),
         };
         let head = buf.split_to(len).freeze();
-        let ends = self.core.scanner.ends();
-        let rules = &self.core.rules;
-        let names = &mut self.core.names;
-        let mut headers = Core::field_map(&mut self.core.spare, ends.len() - 1);
-        // Strictly first; a refused head again with the switches, which
-        // accept it or name the one that would.
-        let (line, seen) = match parse::response_head(&head, ends, Strict, names, &mut headers) {
-            Ok(parsed) => parsed,
-            Err(_) => parse::lenient_response_head(&head, ends, rules, names, &mut headers)?,
-        };
+        R::head(&mut self.core, &mut self.pending, &head).map(Some)
+    }
 
-        let request = self.in_flight.front().copied().unwrap_or_default();
-        let class = response_class(request, line.status);
-        let framing =
-            framing::response_framing_of(request, line.status, line.version, &seen, &headers)?;
-        let verdict = framing::connection_verdict_of(line.version, &seen, &headers);
-        self.core.seen = seen;
+    /// Like [`decode`](Self::decode), for when the peer has closed its
+    /// side: the bytes in `buf` are all there will be. Ends a
+    /// close-delimited body, is clean between messages (`Ok(None)`), and is
+    /// an [`UnexpectedEof`](ErrorKind::UnexpectedEof) error inside any
+    /// other message. Call it until it returns `Ok(None)`.
+    ///
+    /// # Errors
+    ///
+    /// As [`decode`](Self::decode).
+    pub fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
+        self.core.eof = true;
+        self.decode(buf)
+    }
 
-        let mut response = Response::new(());
-        *response.status_mut() = line.status;
-        *response.version_mut() = line.version;
-        *response.headers_mut() = headers;
-        let (rs, re) = line.reason;
-        if line.status.canonical_reason().map(str::as_bytes) != Some(&head[rs..re]) {
-            response
-                .extensions_mut()
-                .insert(ReasonPhrase::from_validated(head.slice(rs..re)));
-        }
+    /// The keep-alive verdict of the current message (or of the last one,
+    /// between messages). Known once the head is decoded; final once
+    /// [`is_body_complete`](Self::is_body_complete) is `true`.
+    pub fn keep_alive(&self) -> KeepAlive {
+        self.core.verdict
+    }
 
-        match class {
-            ResponseClass::Interim => {
-                self.interim += 1;
-                if self.interim > self.core.limits.max_interim_responses {
-                    return Err(ErrorKind::TooManyInterimResponses.into());
-                }
-                self.core.scanner.reset();
-                Ok(Some(Event::Interim(response)))
-            }
-            ResponseClass::Switch => {
-                self.in_flight.pop_front();
-                self.interim = 0;
-                self.core
-                    .start_body(framing, KeepAlive::Close(CloseReason::Upgraded));
-                Ok(Some(Event::Head {
-                    head: response,
-                    body: BodyKind::Empty,
-                }))
-            }
-            ResponseClass::Final => {
-                self.in_flight.pop_front();
-                self.interim = 0;
-                self.core.start_body(framing, verdict);
-                Ok(Some(Event::Head {
-                    head: response,
-                    body: framing.body,
-                }))
-            }
+    /// `true` once every body byte of the current message has been
+    /// returned: the `End` event is due, with no further input needed.
+    pub fn is_body_complete(&self) -> bool {
+        self.core.is_body_complete()
+    }
+
+    /// `true` between messages: nothing of a next message has been
+    /// decoded yet (bytes of it may already sit in the buffer).
+    pub fn is_idle(&self) -> bool {
+        matches!(self.core.state, State::Head) && self.core.scanner.in_first_line()
+    }
+
+    /// `true` once the decoder will decode no further message: the last
+    /// one ended with a verdict to close or was a CONNECT request, the
+    /// peer closed between messages, or an error occurred. Not after a
+    /// protocol switch: see [`is_switched`](Self::is_switched).
+    pub fn is_closed(&self) -> bool {
+        matches!(self.core.state, State::Closed | State::Failed(_))
+    }
+
+    /// `true` after a message that switched the connection to another
+    /// protocol (a 101 response, a 2xx response to CONNECT). The bytes
+    /// left in the buffer belong to that protocol.
+    pub fn is_switched(&self) -> bool {
+        matches!(self.core.state, State::Switched)
+    }
+
+    /// Body bytes still to come of a `Content-Length` body; `None` for
+    /// other framings or between messages.
+    pub fn remaining_body_len(&self) -> Option<u64> {
+        match &self.core.state {
+            State::Body(body) => body.remaining_len(),
+            State::Ending => Some(0),
+            _ => None,
         }
     }
 
-    shared_queries!();
+    /// Gives the decoder a field map no longer needed (the fields of a
+    /// message just sent, say): it is emptied, and the next head is
+    /// decoded into it instead of a new map, saving the map's two
+    /// allocations. A map with room for more than twice
+    /// [`Limits::max_fields`] fields is dropped instead of kept.
+    pub fn recycle_fields(&mut self, mut map: HeaderMap) {
+        if map.capacity() <= self.core.limits.max_fields.saturating_mul(2) {
+            map.clear();
+            self.core.spare = Some(map);
+        }
+    }
+
+    /// The limits this decoder enforces.
+    pub fn limits(&self) -> &Limits {
+        &self.core.limits
+    }
+
+    /// Switches the decoder off after the current message: the next
+    /// message is not parsed (used when the local side decided to close,
+    /// or to hand the connection to another protocol).
+    pub fn close(&mut self) {
+        if !matches!(self.core.state, State::Failed(_) | State::Switched) {
+            self.core.state = State::Closed;
+        }
+    }
+
+    /// What the fields of the last head held (`Host`, framing and
+    /// `Connection` lines), as the parser noted them.
+    pub(crate) fn fields_seen(&self) -> &Seen {
+        &self.core.seen
+    }
+}
+
+impl Decoder<Client> {
+    /// Records that a request with this method was sent: the responses are
+    /// matched to these calls in order.
+    pub fn expect_response_to(&mut self, method: &Method) {
+        self.pending.in_flight.push_back(RequestKind::of(method));
+    }
+
+    /// How many requests recorded with
+    /// [`expect_response_to`](Self::expect_response_to) have not had their
+    /// final response decoded yet.
+    pub fn requests_in_flight(&self) -> usize {
+        self.pending.in_flight.len()
+    }
+}
+
+/// What a response decoder keeps besides the shared core: the requests in
+/// flight, and the interim responses to the current one.
+#[derive(Debug, Default)]
+pub struct InFlight {
+    in_flight: VecDeque<RequestKind>,
+    interim: usize,
+}
+
+/// Parses a request head (the [`Server`] role's part of decoding).
+fn request_head(core: &mut Core, head: &Bytes) -> Result<Event<Request<()>>, Error> {
+    let ends = core.scanner.ends();
+    let rules = &core.rules;
+    let max_target = core.limits.max_target_bytes;
+    let names = &mut core.names;
+    let mut headers = Core::field_map(&mut core.spare, ends.len() - 1);
+    // Strictly first; a refused head again with the switches, which
+    // accept it or name the one that would.
+    let (line, seen) =
+        match parse::request_head(head, ends, max_target, false, Strict, names, &mut headers) {
+            Ok(parsed) => parsed,
+            Err(_) => {
+                parse::lenient_request_head(head, ends, max_target, rules, names, &mut headers)?
+            }
+        };
+
+    if seen.hosts > 1 || (seen.hosts == 0 && line.version == Version::HTTP_11) {
+        return Err(ErrorKind::InvalidHost.into());
+    }
+    // Decided from what the parser saw: the map is searched only for
+    // the codings of a Transfer-Encoding and the tokens of a Connection.
+    let mut framing = match framing::request_framing_of(line.version, &seen, &headers) {
+        Err(ErrorKind::ContentLengthWithTransferEncoding) => {
+            chunked_with_content_length(rules, line.version, &seen, &mut headers)?
+        }
+        framing => framing?,
+    };
+    let connect = line.method == Method::CONNECT;
+    if connect {
+        framing = framing::connect_request_framing(framing)?;
+    }
+    let verdict = framing::connection_verdict_of(line.version, &seen, &headers);
+    core.seen = seen;
+
+    let mut request = Request::new(());
+    *request.method_mut() = line.method;
+    *request.uri_mut() = line.uri;
+    *request.version_mut() = line.version;
+    *request.headers_mut() = headers;
+    core.start_body(framing, verdict);
+    // What follows a CONNECT head is the tunnel's if a 2xx answers it;
+    // otherwise the connection closes. Either way it is not HTTP.
+    core.last = connect;
+    Ok(Event::Head {
+        head: request,
+        body: framing.body,
+    })
+}
+
+/// Parses a response head (the [`Client`] role's part of decoding).
+fn response_head(
+    core: &mut Core,
+    pending: &mut InFlight,
+    head: &Bytes,
+) -> Result<Event<Response<()>>, Error> {
+    let ends = core.scanner.ends();
+    let rules = &core.rules;
+    let names = &mut core.names;
+    let mut headers = Core::field_map(&mut core.spare, ends.len() - 1);
+    // Strictly first; a refused head again with the switches, which
+    // accept it or name the one that would.
+    let (line, seen) = match parse::response_head(head, ends, Strict, names, &mut headers) {
+        Ok(parsed) => parsed,
+        Err(_) => parse::lenient_response_head(head, ends, rules, names, &mut headers)?,
+    };
+
+    let request = pending.in_flight.front().copied().unwrap_or_default();
+    let class = response_class(request, line.status);
+    let framing =
+        framing::response_framing_of(request, line.status, line.version, &seen, &headers)?;
+    let verdict = framing::connection_verdict_of(line.version, &seen, &headers);
+    core.seen = seen;
+
+    let mut response = Response::new(());
+    *response.status_mut() = line.status;
+    *response.version_mut() = line.version;
+    *response.headers_mut() = headers;
+    let (rs, re) = line.reason;
+    if line.status.canonical_reason().map(str::as_bytes) != Some(&head[rs..re]) {
+        response
+            .extensions_mut()
+            .insert(ReasonPhrase::from_validated(head.slice(rs..re)));
+    }
+
+    match class {
+        ResponseClass::Interim => {
+            pending.interim += 1;
+            if pending.interim > core.limits.max_interim_responses {
+                return Err(ErrorKind::TooManyInterimResponses.into());
+            }
+            core.scanner.reset();
+            Ok(Event::Interim(response))
+        }
+        ResponseClass::Switch => {
+            pending.in_flight.pop_front();
+            pending.interim = 0;
+            core.start_body(framing, KeepAlive::Close(CloseReason::Upgraded));
+            Ok(Event::Head {
+                head: response,
+                body: BodyKind::Empty,
+            })
+        }
+        ResponseClass::Final => {
+            pending.in_flight.pop_front();
+            pending.interim = 0;
+            core.start_body(framing, verdict);
+            Ok(Event::Head {
+                head: response,
+                body: framing.body,
+            })
+        }
+    }
 }
 
 /// A request with both `Transfer-Encoding` and `Content-Length`, which

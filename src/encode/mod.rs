@@ -98,9 +98,9 @@ use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::segments::{DEFAULT_COALESCE_THRESHOLD, Segments};
 
 pub use hop::remove_hop_by_hop;
-pub use role::{
-    Client, IntoRequest, IntoRequestHead, IntoResponse, IntoResponseHead, Role, Server,
-};
+pub use role::{IntoRequest, IntoRequestHead, IntoResponse, IntoResponseHead};
+
+use crate::role::{Client, Role, Server};
 
 /// Encodes requests (the client side): an [`Encoder`] in the [`Client`]
 /// role.

@@ -10,11 +10,12 @@ use super::head::{
     write_request_line,
 };
 use super::role::sealed::{self, Plan};
-use super::role::{Client, IntoRequest, IntoRequestHead};
+use super::role::{IntoRequest, IntoRequestHead};
 use super::{After, EncoderConfig, RequestEncoder};
 use crate::error::UsageError;
 use crate::framing::{BodyKind, Declared, Seen, connection_verdict_of, declared_framing};
 use crate::keep_alive::{CloseReason, KeepAlive};
+use crate::role::Client;
 use crate::segments::Segments;
 
 /// The request-line decisions of a plan.

@@ -10,7 +10,7 @@ use super::head::{
     write_fields, write_status_line,
 };
 use super::role::sealed::{self, Plan};
-use super::role::{IntoResponse, IntoResponseHead, Server};
+use super::role::{IntoResponse, IntoResponseHead};
 use super::{After, EncoderConfig, ResponseContext, ResponseEncoder};
 use crate::error::UsageError;
 use crate::framing::{
@@ -19,6 +19,7 @@ use crate::framing::{
 };
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::reason::ReasonPhrase;
+use crate::role::Server;
 use crate::segments::Segments;
 
 impl ResponseEncoder {

@@ -1,4 +1,4 @@
-//! The two roles an encoder plays, and the message forms each accepts.
+//! What each role adds to the encoder, and the message forms each accepts.
 //!
 //! [`Encoder<R>`](super::Encoder) holds everything both directions share:
 //! the output queue, the state of the message being sent, the body framers
@@ -12,24 +12,6 @@ use http::{Request, Response, request, response};
 use super::EncoderConfig;
 use crate::error::UsageError;
 use crate::segments::Segments;
-
-/// The role of an [`Encoder`](super::Encoder): [`Client`] (it sends
-/// requests: [`RequestEncoder`](super::RequestEncoder)) or [`Server`] (it
-/// sends responses: [`ResponseEncoder`](super::ResponseEncoder)).
-///
-/// Sealed: the two roles are the only ones.
-pub trait Role: sealed::Role {}
-
-/// The client role: an [`Encoder<Client>`](super::Encoder) sends requests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Client {}
-
-/// The server role: an [`Encoder<Server>`](super::Encoder) sends responses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Server {}
-
-impl Role for Client {}
-impl Role for Server {}
 
 /// A request an encoder can send whole ([`send_request`]): a `Request<B>`
 /// whose body `B` is any `Into<Bytes>` (`&'static str`, `String`,
