@@ -64,7 +64,8 @@ pub enum CloseReason {
     Upgraded,
     /// The peer closed its side of the connection.
     PeerEof,
-    /// A final response arrived before the request was completely sent:
-    /// the client stops sending, and the connection cannot be reused.
+    /// A final response other than 2xx arrived before the request was
+    /// completely sent: the client stops sending, and the connection
+    /// cannot be reused.
     EarlyResponse,
 }

@@ -45,10 +45,13 @@ impl Sent {
 /// allows it, the next one is expected at once: nothing has to be called to
 /// recycle the connection.
 ///
-/// If a final response arrives while a request body is still being sent,
-/// the client stops sending: later [`send_data`](Self::send_data) and
-/// [`finish`](Self::finish) calls for that request queue nothing, and the
-/// connection closes after the response (RFC 9112 section 9.5).
+/// If a final response other than 2xx arrives while a request body is
+/// still being sent, the client stops sending: later
+/// [`send_data`](Self::send_data) and [`finish`](Self::finish) calls for
+/// that request queue nothing, and the connection closes after the
+/// response (RFC 9112 section 9.5). A 2xx that arrives early is a server
+/// answering as it reads (an echo, a streamed upload): the body is sent to
+/// its end and the connection stays reusable.
 ///
 /// ```
 /// use bytes::{Buf, BytesMut};
@@ -226,8 +229,12 @@ impl ClientConnection {
                     return Err(self.fail(ErrorKind::UnexpectedSwitch.into()));
                 }
                 self.waiting_continue = false;
-                if self.send == State::Body {
-                    // A final answer before the request was sent: stop.
+                if self.send == State::Body && !head.status().is_success() {
+                    // A refusal (or a redirect) before the request was
+                    // sent: the server does not want the rest, so stop
+                    // (RFC 9112 section 9.5). A 2xx means it is taking the
+                    // body as it answers (an echo, a streamed upload), so
+                    // sending goes on.
                     self.send_stopped = true;
                     self.close.get_or_insert(CloseReason::EarlyResponse);
                     self.send.go(Input::MustClose);
