@@ -8,9 +8,8 @@
 //! absorb the difference. A proxy that read one side without waiting for
 //! the other would hold most of the 8 MiB (about 5 MiB in either
 //! direction, measured with its backpressure taken out); this one stops
-//! reading while more
-//! than `Config::flush_threshold` (64 KiB) waits to be written. This file
-//! holds one test, so nothing else allocates meanwhile.
+//! reading while more than `Config::flush_threshold` (64 KiB) waits to be
+//! written. This file holds one test, so nothing else allocates meanwhile.
 
 mod proxy_support;
 
