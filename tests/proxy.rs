@@ -297,6 +297,75 @@ fn an_upstream_that_ignores_the_expectation_gets_the_body_after_a_while() {
     assert_eq!((got.status(), &got.body[..]), (200, &b"hello"[..]));
 }
 
+/// An upstream that answers 2xx before it has read the body still gets
+/// all of it: the proxy keeps sending, and the client connection goes on.
+#[test]
+fn an_early_2xx_answer_still_gets_the_whole_body() {
+    let upstream = Upstream::start(|conn| {
+        let Some(_) = conn.read_head() else { return };
+        conn.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nearly\r\n0\r\n\r\n");
+        let (body, _) = conn.read_rest().expect("the whole body");
+        assert_eq!(body, b"0123456789");
+        while let Some(req) = conn.read_request() {
+            conn.write(&ok(req.head.uri().path()));
+        }
+    });
+    let proxy = start_proxy(upstream.addr);
+    let mut client = Client::connect(proxy.addr);
+    client.expect(&Method::POST);
+    client.send(b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\n01234");
+    // The answer's body arrives before the request body is through...
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 1024];
+    while !seen.ends_with(b"5\r\nearly\r\n") {
+        use std::io::Read;
+        let n = client.stream.read(&mut buf).expect("the early answer");
+        assert!(n > 0, "closed: {:?}", String::from_utf8_lossy(&seen));
+        seen.extend_from_slice(&buf[..n]);
+    }
+    // ...and ends once it is.
+    client.send(b"56789");
+    let mut rest = Vec::new();
+    while !rest.ends_with(b"0\r\n\r\n") {
+        use std::io::Read;
+        let n = client.stream.read(&mut buf).expect("the end of the answer");
+        assert!(n > 0);
+        rest.extend_from_slice(&buf[..n]);
+    }
+    assert_eq!(rest, b"0\r\n\r\n");
+    let mut client = Client::connect(proxy.addr);
+    assert_eq!(client.request(&Method::GET, &get("/next")).body, b"/next");
+    drop(client);
+    assert_eq!(
+        upstream.accepted(),
+        1,
+        "the upstream connection was not kept"
+    );
+}
+
+#[test]
+fn a_close_delimited_response_reaches_the_client_chunked() {
+    let upstream = Upstream::start(|conn| {
+        if conn.read_request().is_some() {
+            conn.write(b"HTTP/1.1 200 OK\r\nX-A: 1\r\n\r\nuntil the end");
+        }
+    });
+    let proxy = start_proxy(upstream.addr);
+    let mut client = Client::connect(proxy.addr);
+    let got = client.request(&Method::GET, &get("/"));
+    assert_eq!((got.status(), &got.body[..]), (200, &b"until the end"[..]));
+    assert_eq!(
+        got.header("transfer-encoding"),
+        Some("chunked"),
+        "{}",
+        got.raw
+    );
+    // The client connection stays; the upstream one was used up.
+    let got = client.request(&Method::GET, &get("/"));
+    assert_eq!(got.body, b"until the end");
+    assert_eq!(upstream.accepted(), 2);
+}
+
 #[test]
 fn an_http10_request_goes_up_as_http11_with_a_host() {
     let upstream = Upstream::start(|conn| {

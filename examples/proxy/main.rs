@@ -38,7 +38,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use h1proto::adapter::tokio::Server;
 use h1proto::{BodyKind, Config, Io, Session, SessionError, Step};
-use http::header::{CONTENT_TYPE, HeaderValue};
+use http::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
 use http::{Method, Request, Response, StatusCode, Version};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
@@ -350,12 +350,17 @@ enum Upload {
 }
 
 /// Where the response stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Download {
     /// Waiting for the final head (interim ones are relayed).
     Head,
     /// The head was forwarded; the body is framed for the client so.
     Body(BodyKind),
+    /// The upstream's response is complete, but the request body is still
+    /// going up: the client's response is finished (with these trailers)
+    /// once it is through, since the client session stops reading the
+    /// request body once the response is complete.
+    Ended(Option<HeaderMap>),
     /// Forwarded whole.
     Done,
 }
@@ -451,6 +456,9 @@ impl<'a> Exchange<'a> {
         let threshold = self.proxy.config.flush_threshold;
         loop {
             let uploading = self.upload != Upload::Done;
+            if !uploading && matches!(self.download, Download::Ended(_)) {
+                self.finish()?;
+            }
             if !uploading && self.download != Download::Done && self.pending.is_none() {
                 self.drain().await?;
             }
@@ -461,7 +469,8 @@ impl<'a> Exchange<'a> {
             let queued = self.server.session().output().len();
             // Upstream input is taken only while the client has room for
             // it, and request body only while the upstream has room.
-            let may_read = self.download != Download::Done && queued <= threshold;
+            let may_read =
+                matches!(self.download, Download::Head | Download::Body(_)) && queued <= threshold;
             let pump = self.upload == Upload::Streaming
                 && queued <= threshold
                 && self.upstream.session.output().len() <= threshold;
@@ -572,8 +581,10 @@ impl<'a> Exchange<'a> {
                             // close-delimited).
                             let trailers = self.upstream.session.trailers().cloned();
                             let trailers = trailers.filter(|_| kind == BodyKind::Chunked);
-                            self.server.finish(trailers).map_err(cut)?;
-                            self.download = Download::Done;
+                            self.download = Download::Ended(trailers);
+                            if self.upload == Upload::Done {
+                                self.finish()?;
+                            }
                             return Ok(());
                         }
                         Step::Io(io) => {
@@ -582,9 +593,17 @@ impl<'a> Exchange<'a> {
                         }
                     }
                 }
-                Download::Done => return Ok(()),
+                Download::Ended(_) | Download::Done => return Ok(()),
             }
         }
+    }
+
+    /// Finishes the client's response, once both bodies are through.
+    fn finish(&mut self) -> Result<(), Failed> {
+        if let Download::Ended(trailers) = std::mem::replace(&mut self.download, Download::Done) {
+            self.server.finish(trailers).map_err(cut)?;
+        }
+        Ok(())
     }
 
     /// Relays an interim response: `100 Continue` only to a client that

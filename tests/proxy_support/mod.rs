@@ -79,7 +79,7 @@ pub struct Conn {
     pub stream: TcpStream,
     decoder: RequestDecoder,
     buf: BytesMut,
-    record: Arc<Mutex<Vec<u8>>>,
+    record: Recording,
     eof: bool,
 }
 
@@ -180,11 +180,14 @@ impl Conn {
     }
 }
 
+/// What one upstream connection received, shared with its script.
+type Recording = Arc<Mutex<Vec<u8>>>;
+
 /// A scripted upstream on 127.0.0.1:0: each connection is handed to the
 /// script on its own thread. It records what every connection received.
 pub struct Upstream {
     pub addr: SocketAddr,
-    conns: Arc<Mutex<Vec<Arc<Mutex<Vec<u8>>>>>>,
+    conns: Arc<Mutex<Vec<Recording>>>,
     finished: Arc<AtomicUsize>,
 }
 
@@ -192,7 +195,7 @@ impl Upstream {
     pub fn start(script: impl Fn(&mut Conn) + Send + Sync + 'static) -> Upstream {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
-        let conns: Arc<Mutex<Vec<Arc<Mutex<Vec<u8>>>>>> = Arc::default();
+        let conns: Arc<Mutex<Vec<Recording>>> = Arc::default();
         let finished = Arc::new(AtomicUsize::new(0));
         let script = Arc::new(script);
         let (list, done) = (Arc::clone(&conns), Arc::clone(&finished));
