@@ -430,8 +430,25 @@ impl<'a> Exchange<'a> {
         }
     }
 
+    /// Forwards the request and its response. A failure after the
+    /// response head went to the client can only cut the connection.
     async fn run(
         mut self,
+        head: http::request::Parts,
+        body: RequestBody,
+        waits: bool,
+    ) -> Result<(), Failed> {
+        let result = self.relay(head, body, waits).await;
+        match result {
+            Err((Failure::Upstream(_, reason), err)) if self.download != Download::Head => {
+                Err((Failure::Cut(reason), err))
+            }
+            other => other,
+        }
+    }
+
+    async fn relay(
+        &mut self,
         head: http::request::Parts,
         body: RequestBody,
         waits: bool,
@@ -484,7 +501,7 @@ impl<'a> Exchange<'a> {
                 upstream,
                 pending,
                 ..
-            } = &mut self;
+            } = self;
             let upstream_io = upstream.step(uploading, may_read, *pending);
             let client_io = async {
                 if pump {
