@@ -3,6 +3,7 @@
 //! ```sh
 //! cargo run --release --example hello_server -- --addr 127.0.0.1:8080 &
 //! cargo run --release --example proxy -- --addr 127.0.0.1:8000 --upstream 127.0.0.1:8080
+//! # in another terminal:
 //! curl -v http://127.0.0.1:8000/
 //! ```
 //!
