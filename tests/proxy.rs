@@ -667,3 +667,41 @@ fn idle_upstream_connections_close_after_the_idle_timeout() {
     assert!(closed_after.lock().unwrap().is_some());
     assert_eq!(proxy.proxy.pool.idle(), 0);
 }
+
+#[test]
+fn the_command_line() {
+    use proxy_support::proxy::parse_args;
+    let args = |line: &str| parse_args(line.split_whitespace().map(String::from));
+    let parsed = args("--upstream 10.0.0.1:80").unwrap();
+    assert_eq!(parsed.addr, "127.0.0.1:8000");
+    assert_eq!(parsed.upstream, "10.0.0.1:80");
+    assert_eq!(parsed.via, "h1proto-proxy");
+    assert_eq!(parsed.config, h1proto::Config::default());
+    let parsed =
+        args("--addr 0.0.0.0:1 --upstream u:2 --via edge --header-timeout 2 --idle-timeout 0.5")
+            .unwrap();
+    assert_eq!(
+        (&parsed.addr[..], &parsed.upstream[..]),
+        ("0.0.0.0:1", "u:2")
+    );
+    assert_eq!(parsed.via, "edge");
+    assert_eq!(parsed.config.timeouts.head, Some(Duration::from_secs(2)));
+    assert_eq!(
+        parsed.config.timeouts.idle,
+        Some(Duration::from_millis(500))
+    );
+    for bad in [
+        "",
+        "--addr 127.0.0.1:1",
+        "--upstream",
+        "--upstream u:1 --header-timeout 0",
+        "--upstream u:1 --idle-timeout x",
+        "--upstream u:1 --bogus 1",
+    ] {
+        assert!(args(bad).is_err(), "{bad:?} was accepted");
+    }
+    // What cannot be a field value is refused before anything starts.
+    let mut bad = proxy_support::proxy::Args::new("u:1");
+    bad.via = "a\r\nb".into();
+    assert!(proxy_support::proxy::Proxy::new(&bad).is_err());
+}
