@@ -548,6 +548,41 @@ fn a_silent_upstream_gives_504_after_the_head_timeout() {
     assert!(upstream.wait_idle(), "the upstream connection was kept");
 }
 
+/// An upstream that takes the head and then stops reading: the upload
+/// stalls, and the write timeout of the upstream session ends it with 504
+/// instead of leaving client and proxy waiting.
+#[test]
+fn an_upstream_that_stops_reading_the_body_gives_504() {
+    let upstream = Upstream::start(|conn| {
+        if conn.read_head().is_some() {
+            std::thread::sleep(Duration::from_secs(3));
+        }
+    });
+    let proxy = start_proxy_with(&upstream.addr.to_string(), |args| {
+        args.config.timeouts.write = Some(Duration::from_millis(300));
+    });
+    let mut client = Client::connect(proxy.addr);
+    client.expect(&Method::POST);
+    // More than every socket buffer on the way can hold.
+    const LEN: usize = 64 << 20;
+    let mut writer = client.stream.try_clone().unwrap();
+    let sender = std::thread::spawn(move || {
+        use std::io::Write;
+        let head = format!("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: {LEN}\r\n\r\n");
+        let piece = vec![b'x'; 64 << 10];
+        let _ = writer.write_all(head.as_bytes());
+        for _ in 0..LEN / piece.len() {
+            if writer.write_all(&piece).is_err() {
+                break;
+            }
+        }
+    });
+    let got = client.response().unwrap();
+    assert_eq!(got.status(), 504, "{}", got.raw);
+    assert!(client.is_closed_by_peer());
+    sender.join().unwrap();
+}
+
 #[test]
 fn a_slow_client_head_gets_408() {
     let upstream = answering();

@@ -515,8 +515,9 @@ impl<'a> Exchange<'a> {
             tokio::select! {
                 came = upstream_io => {
                     let came = came.map_err(|err| (Failure::upstream(&err), Some(err)))?;
-                    // During the upload only bytes that came in are looked
-                    // at, so that no response deadline starts early.
+                    // During the upload the session is asked only when it
+                    // has news (bytes, or a deadline that passed), so that
+                    // no response deadline starts early.
                     if !uploading || came {
                         self.drain().await?;
                     }

@@ -134,9 +134,9 @@ impl Upstream {
         self.reused
     }
 
-    /// Moves the exchange on by one I/O; `true` when bytes (or the end of
-    /// the stream) came in, for the caller to look at what the session
-    /// decoded.
+    /// Moves the exchange on by one I/O; `true` when the session has
+    /// something new to say: bytes (or the end of the stream) came in, or
+    /// a deadline passed and the session's next call reports it.
     ///
     /// While the request body is still being sent (`uploading`), it writes
     /// what is queued or, with nothing queued, waits for the upstream to
@@ -168,7 +168,7 @@ impl Upstream {
     }
 
     /// Does one I/O the session asked for, racing its deadline; returns
-    /// `true` when it read. A write also reads when the upstream has
+    /// `true` when it read or the deadline passed. A write also reads when the upstream has
     /// something to say (an answer that came before the request was
     /// through), so that an upstream that stops reading cannot stall it.
     async fn perform(&mut self, io: Io, may_read: bool) -> Result<bool, UpstreamError> {
@@ -196,7 +196,7 @@ impl Upstream {
                 }
                 () = expired => {
                     session.handle_timeout(Instant::now());
-                    Ok(false)
+                    Ok(true)
                 }
             },
             Io::Write => {
@@ -225,7 +225,7 @@ impl Upstream {
                     }
                     () = expired => {
                         session.handle_timeout(Instant::now());
-                        Ok(false)
+                        Ok(true)
                     }
                 }
             }
