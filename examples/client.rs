@@ -3,15 +3,24 @@
 //! error; `-I` sends HEAD; `-d DATA` POSTs `DATA`. URLs on the same host and
 //! port share one connection while the server keeps it open.
 //!
+//! Responses are read with the client's default leniency (a status line
+//! without the SP after the code is accepted, nothing else); `--lenient`
+//! turns on every response switch, to read what curl reads from servers
+//! that bend RFC 9112. A refused response is reported with the switch that
+//! would accept it.
+//!
 //! ```sh
 //! cargo run --example client -- -v http://127.0.0.1:8080/ http://127.0.0.1:8080/nope
+//! cargo run --example client -- --lenient http://192.0.2.1/status
 //! ```
 
 use std::error::Error;
 use std::io::{self, Write};
+use std::net::TcpStream;
 
 use bytes::Bytes;
 use h1proto::adapter::blocking::Client;
+use h1proto::{Config, ResponseLeniency};
 use http::header::{CONTENT_TYPE, HOST, USER_AGENT};
 use http::{Method, Request, Uri};
 
@@ -24,6 +33,34 @@ fn main() {
     }
 }
 
+/// Connects to `target` (`host:port`) with the response leniency asked for.
+fn connect(target: &str, lenient: bool) -> io::Result<Client<TcpStream>> {
+    let stream = TcpStream::connect(target)?;
+    stream.set_nodelay(true)?;
+    let mut config = Config::default();
+    if lenient {
+        config.response_leniency = ResponseLeniency::all();
+    }
+    Ok(Client::new(stream, config))
+}
+
+/// The error for a failed fetch of `uri`: a response refused for something
+/// a leniency switch accepts names the switch (the protocol error's own
+/// text does) and the option that turns it on.
+fn fetch_error(uri: &Uri, err: io::Error) -> Box<dyn Error> {
+    let switch = err
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<h1proto::Error>())
+        .and_then(h1proto::Error::switch);
+    match switch {
+        Some(switch) => {
+            format!("{uri}: {err}; --lenient turns on `{switch}` and every other response switch")
+                .into()
+        }
+        None => format!("{uri}: {err}").into(),
+    }
+}
+
 /// What the command line asks for.
 #[derive(Debug, Default)]
 pub struct Options {
@@ -33,11 +70,13 @@ pub struct Options {
     pub head: bool,
     /// `-d DATA`: POST `DATA`.
     pub data: Option<String>,
+    /// `--lenient`: every response leniency switch on.
+    pub lenient: bool,
     /// The URLs, fetched in order.
     pub urls: Vec<Uri>,
 }
 
-/// Reads `-v`, `-I`, `-d DATA` and URLs.
+/// Reads `-v`, `-I`, `-d DATA`, `--lenient` and URLs.
 pub fn parse_args(args: &[String]) -> Result<Options, Box<dyn Error>> {
     let mut opts = Options::default();
     let mut args = args.iter();
@@ -45,6 +84,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, Box<dyn Error>> {
         match arg.as_str() {
             "-v" => opts.verbose = true,
             "-I" => opts.head = true,
+            "--lenient" => opts.lenient = true,
             "-d" => opts.data = Some(args.next().ok_or("-d needs DATA")?.clone()),
             url => {
                 let uri: Uri = url.parse()?;
@@ -56,7 +96,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, Box<dyn Error>> {
         }
     }
     if opts.urls.is_empty() {
-        return Err("usage: client [-v] [-I] [-d DATA] URL...".into());
+        return Err("usage: client [-v] [-I] [-d DATA] [--lenient] URL...".into());
     }
     Ok(opts)
 }
@@ -102,7 +142,7 @@ pub fn run(
                 writeln!(err, "* Re-using existing connection to {target}")?;
             }
         } else {
-            open = Some((target.clone(), Client::connect(&target)?));
+            open = Some((target.clone(), connect(&target, opts.lenient)?));
             if opts.verbose {
                 writeln!(err, "* Connected to {target}")?;
             }
@@ -119,7 +159,7 @@ pub fn run(
             }
             writeln!(err, ">")?;
         }
-        let res = client.send(req)?;
+        let res = client.send(req).map_err(|e| fetch_error(uri, e))?;
         if opts.verbose {
             writeln!(err, "< {:?} {}", res.version(), res.status())?;
             for (name, value) in res.headers() {

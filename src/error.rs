@@ -5,14 +5,19 @@ use std::fmt;
 
 use http::StatusCode;
 
+use crate::leniency::Switch;
+
 /// A protocol error by the peer: malformed, ambiguous or oversized input.
 ///
 /// After such an error the connection must be closed; the decoder stays in
 /// its failed state and returns the same error again. [`Error::status`]
-/// suggests the status code a server should answer with.
+/// suggests the status code a server should answer with, and
+/// [`Error::switch`] names the leniency switch that would have accepted
+/// the input, when there is one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Error {
     kind: ErrorKind,
+    switch: Option<Switch>,
 }
 
 /// What was wrong with the peer's input.
@@ -62,6 +67,10 @@ pub enum ErrorKind {
     InvalidTransferEncoding,
     /// A transfer coding other than `chunked` in a request.
     UnsupportedTransferCoding,
+    /// A CONNECT request with `Transfer-Encoding` or a non-zero
+    /// `Content-Length`: a CONNECT request has no content (RFC 9110 section
+    /// 9.3.6), and what follows its head is tunnel data, never a body.
+    ConnectWithContent,
     /// `Transfer-Encoding` in an HTTP/1.0 message.
     TransferEncodingInHttp10,
     /// A chunk size that is not 1*HEXDIG or overflows 64 bits.
@@ -147,6 +156,7 @@ impl ErrorKind {
             ContentLengthWithTransferEncoding => "both Transfer-Encoding and Content-Length",
             InvalidTransferEncoding => "Transfer-Encoding does not end in a single chunked",
             UnsupportedTransferCoding => "unsupported transfer coding",
+            ConnectWithContent => "CONNECT request with content",
             TransferEncodingInHttp10 => "Transfer-Encoding in an HTTP/1.0 message",
             InvalidChunkSize => "invalid chunk size",
             InvalidChunkExtension => "invalid chunk extension",
@@ -171,7 +181,12 @@ impl ErrorKind {
 
 impl Error {
     pub(crate) fn new(kind: ErrorKind) -> Self {
-        Error { kind }
+        Error { kind, switch: None }
+    }
+
+    /// An error for input that `switch`, when given, would have accepted.
+    pub(crate) fn refused(kind: ErrorKind, switch: Option<Switch>) -> Self {
+        Error { kind, switch }
     }
 
     /// What was wrong.
@@ -185,6 +200,31 @@ impl Error {
     pub fn status(&self) -> StatusCode {
         self.kind.status()
     }
+
+    /// The leniency switch that would have accepted the input this error
+    /// refuses, if one would (of the decoder's side only: a request error
+    /// never names a response switch). Turning it on gets past this
+    /// refusal; the rest of the message may still be refused for
+    /// something else.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use h1proto::leniency::Switch;
+    /// use h1proto::{Limits, ResponseDecoder, ResponseLeniency};
+    ///
+    /// let mut dec = ResponseDecoder::with_leniency(Limits::default(), ResponseLeniency::strict());
+    /// let mut buf = BytesMut::from(&b"HTTP/1.1 200\r\nContent-Length: 0\r\n\r\n"[..]);
+    /// let err = dec.decode(&mut buf).unwrap_err();
+    /// assert_eq!(err.switch(), Some(Switch::NoSpaceAfterStatus));
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "HTTP/1.1 protocol error: status line without SP after the code \
+    ///      (enable `no_space_after_status` to accept)"
+    /// );
+    /// ```
+    pub fn switch(&self) -> Option<Switch> {
+        self.switch
+    }
 }
 
 impl From<ErrorKind> for Error {
@@ -195,7 +235,15 @@ impl From<ErrorKind> for Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "HTTP/1.1 protocol error: {}", self.kind.describe())
+        match self.switch {
+            Some(switch) => write!(
+                f,
+                "HTTP/1.1 protocol error: {} (enable `{}` to accept)",
+                switch.refusal(),
+                switch.name()
+            ),
+            None => write!(f, "HTTP/1.1 protocol error: {}", self.kind.describe()),
+        }
     }
 }
 

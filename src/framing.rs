@@ -136,6 +136,22 @@ pub(crate) fn request_framing_of(
     }
 }
 
+/// The framing of a CONNECT request, from the framing its fields give
+/// ([`request_framing`]).
+///
+/// A CONNECT request has no content (RFC 9110 section 9.3.6): what follows
+/// its head is tunnel data once a 2xx answers it, so a body would let the
+/// bytes after it be read as another request. `Transfer-Encoding` and a
+/// `Content-Length` other than 0 are refused; `Content-Length: 0` declares
+/// no content and is accepted as no body (nginx, Go's net/http for bodiless
+/// methods and hyper's HTTP/2 server do the same).
+pub fn connect_request_framing(framing: Framing) -> Result<Framing, ErrorKind> {
+    match framing.body {
+        BodyKind::Empty | BodyKind::Length(0) => Ok(framing),
+        _ => Err(ErrorKind::ConnectWithContent),
+    }
+}
+
 /// The framing of a response to a request of the given kind (RFC 9112
 /// section 6.3 items 1 to 5 and 8).
 ///

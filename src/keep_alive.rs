@@ -49,9 +49,11 @@ pub enum CloseReason {
     Http10,
     /// The body is delimited by the connection closing.
     CloseDelimited,
-    /// A response carried both `Transfer-Encoding` and `Content-Length`; it
-    /// was framed by `Transfer-Encoding`, but the connection is not trusted
-    /// for another message (RFC 9112 section 6.3).
+    /// A message carried both `Transfer-Encoding` and `Content-Length` (a
+    /// response, or a request read with the `chunked_with_content_length`
+    /// leniency switch); it was framed by `Transfer-Encoding`, but the
+    /// connection is not trusted for another message (RFC 9112 sections
+    /// 6.1 and 6.3).
     FramingConflict,
     /// A request body was not read to its end.
     UnreadBody,
@@ -64,6 +66,10 @@ pub enum CloseReason {
     Upgraded,
     /// The peer closed its side of the connection.
     PeerEof,
+    /// A CONNECT request was answered with a final response other than
+    /// 2xx: the bytes the client sent after its head may be tunnel data,
+    /// so nothing more on the connection is read as HTTP.
+    ConnectRefused,
     /// A final response other than 2xx arrived before the request was
     /// completely sent: the client stops sending, and the connection
     /// cannot be reused.

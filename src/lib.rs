@@ -90,12 +90,29 @@
 //! | decoding | [`RequestDecoder`], [`ResponseDecoder`], [`Event`] | parsing captured traffic, a proxy's receive side |
 //! | encoding | [`RequestEncoder`], [`ResponseEncoder`], [`Segments`] | writing messages with your own state handling |
 //! | framing | [`framing`] | the RFC 9112 section 6.3 body-length decision as pure functions |
-//! | connections | [`ServerConnection`], [`ClientConnection`], [`conn::State`] | servers and clients: keep-alive, pipelining, HEAD, 100-continue, upgrades |
+//! | connections | [`ServerConnection`], [`ClientConnection`], [`conn::State`] | the protocol machine: keep-alive, pipelining, HEAD, 100-continue, upgrades |
+//! | sessions | [`ServerSession`], [`ClientSession`], [`Session`], [`Timeouts`] | what a driver runs: a connection with its buffers, timers and closing policy |
+//! | adapters | `adapter::blocking`, `adapter::tokio` (features) | serving and fetching over `std::io` and tokio |
+//!
+//! # Sessions
+//!
+//! A session owns every decision between a connection and a socket, time
+//! included, and does no I/O itself. Each call returns a [`Step`]: the
+//! value, or the [`Io`] to do first (read into its buffer, write its
+//! output, shut down, close); the deadline to wake up at comes from
+//! [`Session::poll_timeout`]. The adapters are loops over it, and so is
+//! any driver for another runtime. `docs/sessions.md` in the repository
+//! has the policy in full: when output leaves, `100 Continue`, error
+//! responses (a queued response that has not left is replaced), the
+//! timeouts and what each does on expiry, graceful shutdown, the
+//! lingering close, and giving an idle connection's buffers back.
 //!
 //! Errors are split by who caused them: [`Error`] is the peer's (malformed
 //! or oversized input, with a suggested status code), [`UsageError`] the
 //! local caller's. Nothing reachable from peer input panics, and what the
-//! decoder buffers is bounded by [`Limits`]. The `docs/` folder of the
+//! decoder buffers is bounded by [`Limits`]. Parsing is strict; the
+//! [`leniency`] switches ([`RequestLeniency`], [`ResponseLeniency`]) loosen
+//! named rules one by one, for peers that break them. The `docs/` folder of the
 //! repository explains the framing table, the limits, the parsing decisions
 //! and the state machine.
 #![forbid(unsafe_code)]
@@ -110,6 +127,7 @@ mod error;
 pub mod framing;
 mod head;
 mod keep_alive;
+pub mod leniency;
 mod limits;
 mod reason;
 pub mod segments;
@@ -121,6 +139,7 @@ pub use encode::{EncoderConfig, EncoderState, RequestEncoder, ResponseContext, R
 pub use error::{Error, ErrorKind, UsageError};
 pub use framing::{BodyKind, RequestKind};
 pub use keep_alive::{CloseReason, KeepAlive};
+pub use leniency::{RequestLeniency, ResponseLeniency};
 pub use limits::Limits;
 pub use reason::ReasonPhrase;
 pub use segments::Segments;

@@ -134,17 +134,19 @@ fn a_pipelining_client_matches_each_response_to_its_request() {
     );
     assert_eq!(pair.client.requests_in_flight(), 0);
     assert!(!pair.client.is_switched() && !pair.server.is_switched());
-    assert_eq!(pair.client.keep_alive(), KeepAlive::Reusable);
-    // A refused CONNECT leaves the connection usable for another request.
-    assert_eq!(pair.client.recv_state(), State::Idle);
-    assert_eq!(pair.client.send_state(), State::Idle);
-    pair.client.send_request(get("/after")).unwrap();
-    let events = pair.run(|server, ev| {
-        if let Event::End(_) = ev {
-            server.send_response(Response::new("again")).unwrap();
-        }
-    });
-    assert_eq!(responses(&events), vec![(200, b"again".to_vec())]);
+    // A refused CONNECT closes the connection: what the client sent after
+    // its head was meant for the tunnel. The server says so, and the client
+    // closes too.
+    assert!(pair.server.is_closed());
+    assert_eq!(
+        pair.server.keep_alive(),
+        KeepAlive::Close(CloseReason::ConnectRefused)
+    );
+    assert_eq!(
+        last_end(&events),
+        Some(KeepAlive::Close(CloseReason::PeerClose))
+    );
+    assert!(pair.client.is_closed());
 }
 
 #[test]

@@ -27,6 +27,7 @@ const TARGETS: &[&str] = &[
     "client_connection",
     "roundtrip",
     "differential",
+    "lenient",
 ];
 
 fn run_target(target: &str, data: &[u8]) {
@@ -37,6 +38,7 @@ fn run_target(target: &str, data: &[u8]) {
         "server_connection" => harness::server_connection(data),
         "client_connection" => harness::client_connection(data),
         "roundtrip" => harness::roundtrip(data),
+        "lenient" => harness::lenient(data),
         "differential" => {
             if let Err(difference) = differential::compare(data) {
                 panic!("{difference}");
@@ -114,6 +116,8 @@ fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
                 v
             };
             if case["side"] == "request" {
+                out.push(("lenient", id.clone(), with(&[eof | 4, 0])));
+                out.push(("lenient", format!("{id}-small"), with(&[small | 4, 0])));
                 out.push(("request_decoder", id.clone(), with(&[eof])));
                 out.push(("request_decoder", format!("{id}-small"), with(&[small])));
                 out.push(("server_connection", id.clone(), with(&[eof, 0])));
@@ -145,6 +149,12 @@ fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
                 let methods = harness::methods_byte(&names);
                 let n = names.len().clamp(1, 4) as u8 - 1;
                 out.push(("response_decoder", id.clone(), with(&[eof, methods])));
+                out.push(("lenient", id.clone(), with(&[eof, methods])));
+                out.push((
+                    "lenient",
+                    format!("{id}-small"),
+                    with(&[small & !4, methods]),
+                ));
                 out.push((
                     "response_decoder",
                     format!("{id}-small"),
@@ -260,6 +270,11 @@ fn roundtrip_inputs() {
 #[test]
 fn differential_inputs() {
     replay("differential");
+}
+
+#[test]
+fn lenient_inputs() {
+    replay("lenient");
 }
 
 #[test]

@@ -160,42 +160,72 @@ fn readme_loop_answers_pipelined_requests_in_one_write() {
     assert_eq!(text.matches("Hello, World!").count(), 2, "{text}");
 }
 
-/// The README's "Driving a connection yourself" sample, verbatim.
-mod readme {
-    use bytes::{Buf, BytesMut};
-    use h1proto::{Config, Event, ServerConnection};
-    use std::io::{IoSlice, Read, Write};
+/// The README's "Driving a connection yourself" sample is the `readme`
+/// module below, line for line.
+#[test]
+fn readme_loop_is_the_tested_one() {
+    let trimmed = |text: &str| -> Vec<String> {
+        text.lines()
+            .map(|l| l.trim().replace("pub fn ", "fn "))
+            .filter(|l| !l.is_empty())
+            .collect()
+    };
+    let readme = include_str!("../README.md");
+    let start = readme
+        .find("## Driving a connection yourself")
+        .expect("the README section");
+    let code = &readme[start..];
+    let code = &code[code.find("```rust\n").unwrap() + 8..];
+    let code = &code[..code.find("```").unwrap()];
+    let this = include_str!("interop_adapter.rs");
+    let module = &this[this.find("\nmod readme {\n").unwrap() + 14..];
+    let module = &module[..module.find("\n}\n").unwrap()];
+    assert_eq!(trimmed(code), trimmed(module));
+}
 
-    #[rustfmt::skip]
-    pub fn serve(mut io: impl Read + Write) -> std::io::Result<()> {
-        let mut conn = ServerConnection::new(Config::default());
-        let mut buf = BytesMut::new();
+/// The README's "Driving a connection yourself" sample, verbatim.
+#[rustfmt::skip]
+mod readme {
+    use h1proto::{Config, Io, ServerSession, Session, SessionError, Step};
+    use std::io::{self, IoSlice, Read, Write};
+    use std::time::Instant;
+
+    /// Makes a session call until it is ready, doing the I/O it asks for.
+    fn drive<T>(
+        session: &mut ServerSession,
+        io: &mut (impl Read + Write),
+        mut call: impl FnMut(&mut ServerSession, Instant) -> Result<Step<T>, SessionError>,
+    ) -> io::Result<T> {
         loop {
-            loop {
-                match conn.poll_event(&mut buf) {
-                    Ok(Some(Event::End(_))) => {
-                        let res = http::Response::new("Hello, World!");
-                        conn.send_response(res).expect("a response is due");
-                    }
-                    Ok(Some(_)) => {} // heads and body data
-                    Ok(None) => break, // need more bytes
-                    Err(err) => { let _ = conn.send_error_response(&err); break; }
+            match call(session, Instant::now()).map_err(io::Error::other)? {
+                Step::Ready(value) => return Ok(value),
+                Step::Io(Io::Read) => {
+                    let buf = session.read_buf();
+                    let start = buf.len();
+                    buf.resize(buf.capacity(), 0);
+                    let n = io.read(&mut buf[start..])?;
+                    buf.truncate(start + n);
+                    session.handle_read(n, Instant::now()); // 0: the peer closed
                 }
+                Step::Io(Io::Write) => {
+                    let mut slices = [IoSlice::new(&[]); 16];
+                    let count = session.output().io_slices(&mut slices);
+                    let n = io.write_vectored(&slices[..count])?;
+                    session.handle_write(n, Instant::now());
+                }
+                // Io::Shutdown: shut down the sending half. Io::Close: close.
+                Step::Io(_) => {}
             }
-            let out = conn.output();
-            while out.has_remaining() {
-                let mut slices = [IoSlice::new(&[]); 16];
-                let n = out.io_slices(&mut slices);
-                let written = io.write_vectored(&slices[..n])?;
-                out.advance(written);
-            }
-            if conn.is_closed() { return Ok(()); }
-            let start = buf.len();
-            buf.resize(start + 16 * 1024, 0);
-            let n = io.read(&mut buf[start..])?;
-            buf.truncate(start + n);
-            if n == 0 { conn.recv_eof(); }
         }
+    }
+
+    pub fn serve(mut io: impl Read + Write) -> io::Result<()> {
+        let mut session = ServerSession::new(Config::default(), Instant::now());
+        while let Some(_req) = drive(&mut session, &mut io, ServerSession::next_full_request)? {
+            let res = http::Response::new("Hello, World!");
+            session.send_response(res).expect("a response is due");
+        }
+        drive(&mut session, &mut io, |session, now| Ok(session.close(now)))
     }
 }
 

@@ -400,6 +400,10 @@ fn connect_is_refused_and_upgrade_offers_are_declined() {
     );
     assert_eq!(got.status(), 501);
     assert_eq!(upstream.accepted(), 0, "CONNECT reached the upstream");
+    // What follows a refused CONNECT may be tunnel data: the session
+    // closes the connection rather than read it as HTTP.
+    assert!(client.is_closed_by_peer());
+    let mut client = Client::connect(proxy.addr);
     let got = client.request(
         &Method::GET,
         b"GET /ws HTTP/1.1\r\nHost: a\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n",

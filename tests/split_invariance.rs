@@ -7,12 +7,18 @@
 //! Arbitrary bytes, token soup and mutated valid messages must never panic,
 //! must give the same events and error whole or split, and must never leave
 //! the decoder holding more than the limits allow.
+//!
+//! All of it holds with every leniency switch on as well, on those inputs
+//! and on valid messages bent in the ways the switches accept (bare LF,
+//! whitespace before a colon, no SP after the status code, lines that are
+//! not fields, obs-fold, `Content-Length` beside `chunked`). A lenient
+//! decoder reads every message the strict one accepts exactly as it does.
 
 use std::collections::BTreeMap;
 
 use bytes::BytesMut;
 use h1proto::{BodyKind, CloseReason, ErrorKind, Event, KeepAlive, Limits, ReasonPhrase};
-use h1proto::{RequestDecoder, ResponseDecoder};
+use h1proto::{RequestDecoder, RequestLeniency, ResponseDecoder, ResponseLeniency};
 use http::{Method, Version};
 use proptest::prelude::*;
 use proptest::sample::select;
@@ -1013,6 +1019,18 @@ fn response_decoder(limits: Limits, methods: &[Method]) -> ResponseDecoder {
     dec
 }
 
+fn response_decoder_with(
+    limits: Limits,
+    methods: &[Method],
+    leniency: ResponseLeniency,
+) -> ResponseDecoder {
+    let mut dec = ResponseDecoder::with_leniency(limits, leniency);
+    for m in methods {
+        dec.expect_response_to(m);
+    }
+    dec
+}
+
 fn expected(seq: &Sequence) -> Outcome {
     Outcome {
         events: seq.events.clone(),
@@ -1123,58 +1141,180 @@ fn mutate(mut bytes: Vec<u8>, mutations: &[Mutation]) -> Vec<u8> {
     bytes
 }
 
+/// A deviation some leniency switch accepts, applied at the `n`th place it
+/// fits (modulo the number of places).
+#[derive(Debug, Clone)]
+enum Deviation {
+    /// A CRLF loses its CR (`bare_lf`).
+    BareLf(usize),
+    /// Whitespace goes before a colon (`space_before_colon`).
+    SpaceBeforeColon(usize, &'static str),
+    /// A status line loses everything after the code (`no_space_after_status`).
+    NoSpaceAfterStatus(usize),
+    /// A line that is not a field goes after a line end (`skip_invalid_fields`).
+    InvalidLine(usize, &'static str),
+    /// A line end becomes an obs-fold (`obs_fold`).
+    Fold(usize),
+    /// A `Content-Length` joins a `Transfer-Encoding: chunked`
+    /// (`chunked_with_content_length`).
+    ContentLength(usize),
+}
+
+fn deviation() -> impl Strategy<Value = Deviation> {
+    let n = any::<usize>();
+    prop_oneof![
+        3 => n.prop_map(Deviation::BareLf),
+        1 => (n, select(&[" ", "\t", "  "][..])).prop_map(|(n, w)| Deviation::SpaceBeforeColon(n, w)),
+        1 => n.prop_map(Deviation::NoSpaceAfterStatus),
+        1 => (n, select(&["no colon", "X(y): z", ": v", " lead"][..]))
+            .prop_map(|(n, l)| Deviation::InvalidLine(n, l)),
+        1 => n.prop_map(Deviation::Fold),
+        1 => n.prop_map(Deviation::ContentLength),
+    ]
+}
+
+/// Offsets of every occurrence of `pat` in `bytes`.
+fn places(bytes: &[u8], pat: &[u8]) -> Vec<usize> {
+    (0..bytes.len().saturating_sub(pat.len() - 1))
+        .filter(|&i| bytes[i..].starts_with(pat))
+        .collect()
+}
+
+fn deviate(mut bytes: Vec<u8>, deviations: &[Deviation]) -> Vec<u8> {
+    for d in deviations {
+        let (pat, n): (&[u8], usize) = match d {
+            Deviation::BareLf(n) | Deviation::InvalidLine(n, _) | Deviation::Fold(n) => {
+                (b"\r\n", *n)
+            }
+            Deviation::SpaceBeforeColon(n, _) => (b": ", *n),
+            Deviation::NoSpaceAfterStatus(n) => (b"HTTP/1.", *n),
+            Deviation::ContentLength(n) => (b"Transfer-Encoding: chunked\r\n", *n),
+        };
+        let at = places(&bytes, pat);
+        if at.is_empty() {
+            continue;
+        }
+        let i = at[n % at.len()];
+        match d {
+            Deviation::BareLf(_) => {
+                bytes.remove(i);
+            }
+            Deviation::SpaceBeforeColon(_, w) => {
+                bytes.splice(i..i, w.bytes());
+            }
+            Deviation::NoSpaceAfterStatus(_) => {
+                // "HTTP/1.x SSS ...\r\n" becomes "HTTP/1.x SSS\r\n".
+                let from = i + 12;
+                if let Some(cr) = bytes[i..].iter().position(|&b| b == b'\r') {
+                    if from <= i + cr {
+                        bytes.drain(from..i + cr);
+                    }
+                }
+            }
+            Deviation::InvalidLine(_, line) => {
+                let mut add = line.as_bytes().to_vec();
+                add.extend_from_slice(b"\r\n");
+                bytes.splice(i + 2..i + 2, add);
+            }
+            Deviation::Fold(_) => {
+                bytes.splice(i + 2..i + 2, *b" ");
+            }
+            Deviation::ContentLength(_) => {
+                bytes.splice(i..i, *b"Content-Length: 7\r\n");
+            }
+        }
+    }
+    bytes
+}
+
+/// `make`'s decoder gives the same outcome on `input` whole, cut at `cuts`
+/// and byte by byte; returns the outcome.
+fn split_invariant<D: Decoder>(
+    make: impl Fn() -> D,
+    limits: &Limits,
+    input: &[u8],
+    cuts: &[usize],
+    what: &str,
+) -> Outcome {
+    let whole = run(&mut make(), limits, input, &[], true);
+    let split = run(&mut make(), limits, input, cuts, true);
+    assert_eq!(whole, split, "{what}, cuts {cuts:?}");
+    let bytes = run(&mut make(), limits, input, &bytewise(input.len()), true);
+    assert_eq!(whole, bytes, "{what}, byte by byte");
+    whole
+}
+
+/// What the strict decoder accepts, the lenient one reads the same way: a
+/// switch only ever changes the reading of input the strict decoder
+/// refuses. Without a strict error the outcomes are equal; with one, every
+/// message the strict decoder completed is read identically.
+fn lenient_agrees_with_strict(strict: &Outcome, lenient: &Outcome, what: &str) {
+    if strict.error.is_none() {
+        assert_eq!(
+            strict, lenient,
+            "{what}: the switches changed accepted input"
+        );
+        return;
+    }
+    let completed = strict
+        .events
+        .iter()
+        .rposition(|e| matches!(e, Norm::End(_)))
+        .map_or(0, |i| i + 1);
+    assert_eq!(
+        lenient.events.get(..completed),
+        Some(&strict.events[..completed]),
+        "{what}: the switches changed a message the strict decoder completed"
+    );
+}
+
 /// Any input: whole and split give the same outcome, for both decoders,
-/// with small limits and with the defaults.
+/// with small limits and with the defaults, strict, with their defaults
+/// and with every leniency switch on; the lenient decoders read what the
+/// strict ones accept exactly as they do.
 fn same_outcome_whole_and_split(input: &[u8], picks: &[usize], methods: &[Method]) {
     for limits in [small_limits(), Limits::default()] {
         let cuts = cuts_from(input.len(), picks);
-        let whole = run(
-            &mut RequestDecoder::new(limits.clone()),
-            &limits,
-            input,
-            &[],
-            true,
-        );
-        let split = run(
-            &mut RequestDecoder::new(limits.clone()),
-            &limits,
+        let l = &limits;
+        let strict = split_invariant(
+            || RequestDecoder::new(l.clone()),
+            l,
             input,
             &cuts,
-            true,
+            "request decoder",
         );
-        assert_eq!(whole, split, "request decoder, cuts {cuts:?}");
-        let bytes = run(
-            &mut RequestDecoder::new(limits.clone()),
-            &limits,
+        let lenient = split_invariant(
+            || RequestDecoder::with_leniency(l.clone(), RequestLeniency::all()),
+            l,
             input,
-            &bytewise(input.len()),
-            true,
+            &cuts,
+            "lenient request decoder",
         );
-        assert_eq!(whole, bytes, "request decoder, byte by byte");
+        lenient_agrees_with_strict(&strict, &lenient, "request decoder");
 
-        let whole = run(
-            &mut response_decoder(limits.clone(), methods),
-            &limits,
-            input,
-            &[],
-            true,
-        );
-        let split = run(
-            &mut response_decoder(limits.clone(), methods),
-            &limits,
+        let strict = split_invariant(
+            || response_decoder_with(l.clone(), methods, ResponseLeniency::strict()),
+            l,
             input,
             &cuts,
-            true,
+            "strict response decoder",
         );
-        assert_eq!(whole, split, "response decoder, cuts {cuts:?}");
-        let bytes = run(
-            &mut response_decoder(limits.clone(), methods),
-            &limits,
+        let default = split_invariant(
+            || response_decoder(l.clone(), methods),
+            l,
             input,
-            &bytewise(input.len()),
-            true,
+            &cuts,
+            "response decoder",
         );
-        assert_eq!(whole, bytes, "response decoder, byte by byte");
+        lenient_agrees_with_strict(&strict, &default, "default response decoder");
+        let lenient = split_invariant(
+            || response_decoder_with(l.clone(), methods, ResponseLeniency::all()),
+            l,
+            input,
+            &cuts,
+            "lenient response decoder",
+        );
+        lenient_agrees_with_strict(&strict, &lenient, "lenient response decoder");
     }
 }
 
@@ -1200,6 +1340,9 @@ proptest! {
         for cuts in [Vec::new(), cuts_from(input.len(), &picks), bytewise(input.len())] {
             let got = run(&mut RequestDecoder::new(limits.clone()), &limits, input, &cuts, true);
             prop_assert_eq!(&got, &want, "cuts {:?}", cuts);
+            let mut lenient = RequestDecoder::with_leniency(limits.clone(), RequestLeniency::all());
+            let got = run(&mut lenient, &limits, input, &cuts, true);
+            prop_assert_eq!(&got, &want, "every switch on, cuts {:?}", cuts);
         }
     }
 
@@ -1209,9 +1352,11 @@ proptest! {
         let want = expected(&seq);
         let input = &seq.bytes;
         for cuts in [Vec::new(), cuts_from(input.len(), &picks), bytewise(input.len())] {
-            let mut dec = response_decoder(limits.clone(), &seq.methods);
-            let got = run(&mut dec, &limits, input, &cuts, true);
-            prop_assert_eq!(&got, &want, "cuts {:?}", cuts);
+            for leniency in [ResponseLeniency::strict(), ResponseLeniency::default(), ResponseLeniency::all()] {
+                let mut dec = response_decoder_with(limits.clone(), &seq.methods, leniency);
+                let got = run(&mut dec, &limits, input, &cuts, true);
+                prop_assert_eq!(&got, &want, "{:?}, cuts {:?}", leniency, cuts);
+            }
         }
     }
 
@@ -1242,6 +1387,27 @@ proptest! {
     ) {
         let input = mutate(seq.bytes, &mutations);
         same_outcome_whole_and_split(&input, &picks, &methods);
+    }
+
+    #[test]
+    fn deviant_requests_same_outcome_whole_or_split(
+        seq in requests(),
+        deviations in prop::collection::vec(deviation(), 1..5),
+        picks in cut_picks(),
+        methods in methods(),
+    ) {
+        let input = deviate(seq.bytes, &deviations);
+        same_outcome_whole_and_split(&input, &picks, &methods);
+    }
+
+    #[test]
+    fn deviant_responses_same_outcome_whole_or_split(
+        seq in responses(),
+        deviations in prop::collection::vec(deviation(), 1..5),
+        picks in cut_picks(),
+    ) {
+        let input = deviate(seq.bytes, &deviations);
+        same_outcome_whole_and_split(&input, &picks, &seq.methods);
     }
 
     #[test]
@@ -1321,4 +1487,44 @@ fn the_request_generator_writes_what_it_means() {
         true,
     );
     assert_eq!(got.events, m.events);
+}
+
+/// The deviation generator writes what each switch is about.
+#[test]
+fn the_deviations_are_the_ones_the_switches_accept() {
+    let res = b"HTTP/1.1 200 OK\r\nA: 1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n".to_vec();
+    let cases: [(Deviation, &[u8]); 6] = [
+        (
+            Deviation::BareLf(1),
+            b"HTTP/1.1 200 OK\r\nA: 1\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+        ),
+        (
+            Deviation::SpaceBeforeColon(0, "\t"),
+            b"HTTP/1.1 200 OK\r\nA\t: 1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+        ),
+        (
+            Deviation::NoSpaceAfterStatus(0),
+            b"HTTP/1.1 200\r\nA: 1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+        ),
+        (
+            Deviation::InvalidLine(0, "no colon"),
+            b"HTTP/1.1 200 OK\r\nno colon\r\nA: 1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+        ),
+        (
+            Deviation::Fold(1),
+            b"HTTP/1.1 200 OK\r\nA: 1\r\n Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+        ),
+        (
+            Deviation::ContentLength(0),
+            b"HTTP/1.1 200 OK\r\nA: 1\r\nContent-Length: 7\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+        ),
+    ];
+    for (d, want) in cases {
+        let got = deviate(res.clone(), std::slice::from_ref(&d));
+        assert_eq!(
+            String::from_utf8_lossy(&got),
+            String::from_utf8_lossy(want),
+            "{d:?}"
+        );
+    }
 }

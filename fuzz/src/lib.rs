@@ -24,18 +24,20 @@
 //! | `server_connection` | `ctl`, `n`, `n` big-endian u16 split offsets, request bytes |
 //! | `client_connection` | `ctl`, `methods`, `n`, `n` u16 split offsets, response bytes |
 //! | `roundtrip` | a message description read byte by byte (see [`roundtrip`]) |
+//! | `lenient` | `ctl`, `methods`, message bytes (a request when `ctl` bit 2 is set) |
 //!
 //! `ctl` bit 0 selects small limits (so the limit paths are reached by
 //! short inputs), bit 1 ends the input with the peer closing (EOF), bits
-//! 2-7 seed the pseudo-random split. `methods` holds four 2-bit request
+//! 2-7 seed the pseudo-random split (for `lenient`, bit 2 picks the side
+//! and bits 3-7 the split). `methods` holds four 2-bit request
 //! methods (GET, HEAD, CONNECT, POST), oldest first in the low bits.
 #![allow(dead_code)]
 
 use bytes::{Buf, Bytes, BytesMut};
 use h1proto::{
     BodyKind, ClientConnection, Config, ErrorKind, Event, KeepAlive, Limits, ReasonPhrase,
-    RequestDecoder, RequestEncoder, ResponseContext, ResponseDecoder, ResponseEncoder,
-    ServerConnection,
+    RequestDecoder, RequestEncoder, RequestLeniency, ResponseContext, ResponseDecoder,
+    ResponseEncoder, ResponseLeniency, ServerConnection,
 };
 use http::{HeaderMap, Method, Request, Response};
 
@@ -452,6 +454,85 @@ pub fn response_decoder(data: &[u8]) {
         msg,
         u64::from(ctl >> 2),
         ctl & 2 != 0,
+    );
+}
+
+/// Target `lenient`: `ctl`, `methods`, then message bytes, decoded by a
+/// strict decoder and by one with every leniency switch of its side on (a
+/// request decoder when `ctl` bit 2 is set, else a response decoder
+/// answering the four methods).
+///
+/// Both runs keep every invariant of [`request_decoder`] (split
+/// invariance, bounded buffering, sticky errors, no loop), and the
+/// lenient one reads what the strict one accepts exactly as it does: the
+/// same events, error-free outcome and leftover when the strict run has
+/// no error; the same events for every message the strict run completed
+/// when it has one. A switch may only change how refused input is read,
+/// never the framing of input both accept.
+pub fn lenient(data: &[u8]) {
+    let [ctl, methods, msg @ ..] = data else {
+        return;
+    };
+    let limits = limits_for(*ctl);
+    let eof = ctl & 2 != 0;
+    let seed = u64::from(ctl >> 3);
+    let (strict, lenient) = if ctl & 4 != 0 {
+        let make = |leniency| {
+            let limits = limits.clone();
+            move || RequestDecoder::with_leniency(limits.clone(), leniency)
+        };
+        (
+            split_invariant(
+                make(RequestLeniency::strict()),
+                &limits,
+                b"",
+                msg,
+                seed,
+                eof,
+            ),
+            split_invariant(make(RequestLeniency::all()), &limits, b"", msg, seed, eof),
+        )
+    } else {
+        let methods = methods_from(*methods);
+        let make = |leniency| {
+            let limits = limits.clone();
+            let methods = methods.clone();
+            move || {
+                let mut dec = ResponseDecoder::with_leniency(limits.clone(), leniency);
+                for m in &methods {
+                    dec.expect_response_to(m);
+                }
+                dec
+            }
+        };
+        (
+            split_invariant(
+                make(ResponseLeniency::strict()),
+                &limits,
+                b"",
+                msg,
+                seed,
+                eof,
+            ),
+            split_invariant(make(ResponseLeniency::all()), &limits, b"", msg, seed, eof),
+        )
+    };
+    if strict.error.is_none() {
+        assert_eq!(
+            strict, lenient,
+            "the switches changed input the strict decoder accepts"
+        );
+        return;
+    }
+    let completed = strict
+        .events
+        .iter()
+        .rposition(|e| matches!(e, Ev::End(_)))
+        .map_or(0, |i| i + 1);
+    assert_eq!(
+        lenient.events.get(..completed),
+        Some(&strict.events[..completed]),
+        "the switches changed a message the strict decoder completed"
     );
 }
 

@@ -26,8 +26,10 @@ use std::io;
 
 use crate::{ErrorKind, SessionError, UsageError};
 
-/// How the adapters report a [`SessionError`] as an `io::Error` (the
-/// original error is its inner error):
+/// How the adapters report a [`SessionError`] as an `io::Error`; its inner
+/// error (`get_ref`, `into_inner`) is the [`Error`](crate::Error) or
+/// [`UsageError`] itself, so `downcast_ref::<h1proto::Error>()` finds the
+/// peer's error, its status and the leniency switch that would accept it:
 ///
 /// | session error | `io::ErrorKind` |
 /// |---|---|
@@ -36,18 +38,20 @@ use crate::{ErrorKind, SessionError, UsageError};
 /// | any other protocol error by the peer | `InvalidData` |
 /// | a local misuse ([`SessionError::Usage`]) | `InvalidInput` |
 pub fn into_io(err: SessionError) -> io::Error {
-    let kind = match &err {
-        SessionError::Peer(e) => match e.kind() {
-            ErrorKind::HeadTimeout
-            | ErrorKind::BodyTimeout
-            | ErrorKind::WriteTimeout
-            | ErrorKind::ResponseTimeout => io::ErrorKind::TimedOut,
-            ErrorKind::UnexpectedEof => io::ErrorKind::UnexpectedEof,
-            _ => io::ErrorKind::InvalidData,
-        },
-        _ => io::ErrorKind::InvalidInput,
-    };
-    io::Error::new(kind, err)
+    match err {
+        SessionError::Peer(e) => {
+            let kind = match e.kind() {
+                ErrorKind::HeadTimeout
+                | ErrorKind::BodyTimeout
+                | ErrorKind::WriteTimeout
+                | ErrorKind::ResponseTimeout => io::ErrorKind::TimedOut,
+                ErrorKind::UnexpectedEof => io::ErrorKind::UnexpectedEof,
+                _ => io::ErrorKind::InvalidData,
+            };
+            io::Error::new(kind, e)
+        }
+        SessionError::Usage(e) => io::Error::new(io::ErrorKind::InvalidInput, e),
+    }
 }
 
 /// A local misuse as an `io::Error` (`InvalidInput`).

@@ -4,8 +4,10 @@
 //! answers without a body; an HTTP/1.0 peer gets no chunked body and no 1xx;
 //! `Connection: close` on either message closes the connection after the
 //! exchange; a client frames each response by the method of the request it
-//! answers. Each direction has a [`State`], moved only through the table in
-//! [`state`].
+//! answers. Both roles are one [`Connection`] skeleton around one state
+//! machine, which keeps a [`State`] for the requests and one for the
+//! responses and moves them only through its tables (`docs/state-machine.md`
+//! shows them).
 //!
 //! The polling order is the same for both roles:
 //!
@@ -19,16 +21,19 @@
 //!    the bytes left in your buffer belong to the new protocol.
 
 mod client;
+mod core;
+mod machine;
 mod server;
-pub mod state;
 
 pub use client::ClientConnection;
+pub use core::Connection;
+pub use machine::State;
 pub use server::ServerConnection;
-pub use state::{Input, State};
 
 use std::time::Duration;
 
 use crate::encode::EncoderConfig;
+use crate::leniency::{RequestLeniency, ResponseLeniency};
 use crate::limits::Limits;
 use crate::session::Timeouts;
 
@@ -41,6 +46,12 @@ use crate::session::Timeouts;
 pub struct Config {
     /// Limits on what the peer may send.
     pub limits: Limits,
+    /// Server only: the leniency switches of request parsing. Default: all
+    /// off.
+    pub request_leniency: RequestLeniency,
+    /// Client only: the leniency switches of response parsing. Default:
+    /// [`ResponseLeniency::default`] (only `no_space_after_status` on).
+    pub response_leniency: ResponseLeniency,
     /// How output is framed and coalesced.
     pub encoder: EncoderConfig,
     /// Server only: how many bytes of a request body the application left
@@ -58,10 +69,11 @@ pub struct Config {
     /// Default: 16 KiB.
     pub read_size: usize,
     /// Sessions only: queued output past which sending body data waits for
-    /// the output to be written, bounding what a streaming sender buffers.
-    /// Output below it leaves when the session next waits for the peer, so
-    /// the answers to pipelined requests read together leave together.
-    /// Default: 64 KiB.
+    /// the output to be written, bounding what a streaming sender buffers
+    /// (and past which a server writes before it takes the next pipelined
+    /// request). Output below it leaves when the session next waits for
+    /// the peer, so the answers to pipelined requests read together leave
+    /// together. Default: 64 KiB.
     pub flush_threshold: usize,
     /// Sessions only: how much the lingering close reads and discards at
     /// most. Default: 1 MiB.
@@ -78,6 +90,8 @@ impl Config {
     pub fn new() -> Self {
         Config {
             limits: Limits::default(),
+            request_leniency: RequestLeniency::default(),
+            response_leniency: ResponseLeniency::default(),
             encoder: EncoderConfig::default(),
             max_drain_bytes: 256 * 1024,
             timeouts: Timeouts::new(),

@@ -1,50 +1,32 @@
-//! The server side: requests in, responses out.
+//! The server role: requests in, responses out.
 
 use bytes::{Bytes, BytesMut};
-use http::header::{CONNECTION, CONTENT_TYPE, EXPECT, HeaderMap, HeaderValue, UPGRADE};
-use http::{Request, Response, StatusCode, Version};
+use http::header::{CONNECTION, CONTENT_TYPE, EXPECT, HeaderValue, UPGRADE};
+use http::{Response, StatusCode, Version};
 
 use super::Config;
-use super::state::{Input, State};
-use crate::decode::{Event, RequestDecoder};
+use super::core::{Connection, Flow};
+use super::machine::{Input, Party, State};
+use crate::decode::Event;
 use crate::encode::role::sealed;
-use crate::encode::{IntoResponse, IntoResponseHead, ResponseContext, ResponseEncoder};
+use crate::encode::{IntoResponse, IntoResponseHead, ResponseContext, Server};
 use crate::error::{Error, UsageError};
 use crate::framing::{BodyKind, RequestKind, ResponseClass, response_class};
 use crate::keep_alive::{CloseReason, KeepAlive};
-use crate::segments::{Mark, Segments};
-
-/// What the server knows about the request it is answering.
-#[derive(Debug, Clone, Copy)]
-struct Exchange {
-    kind: RequestKind,
-    version: Version,
-    /// The request's own verdict (version, `Connection`, framing).
-    verdict: KeepAlive,
-    upgrade: bool,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Continue {
-    /// The client did not ask, or it no longer matters.
-    None,
-    /// The client waits for `100 Continue` before sending the body.
-    Waiting,
-    /// `100 Continue` was queued.
-    Sent,
-}
+use crate::segments::Mark;
 
 /// The server side of an HTTP/1.1 connection.
 ///
-/// Decodes requests with a [`RequestDecoder`], answers them with a
-/// [`ResponseEncoder`], and keeps what one direction learns for the other:
-/// a response to HEAD is framed without a body, an HTTP/1.0 client gets no
-/// chunked body, `Connection: close` is added when the exchange cannot be
-/// followed by another. Requests are answered one at a time and in order:
-/// after a request's `End`, [`poll_event`](Self::poll_event) returns
-/// `Ok(None)` until its response is complete, then goes on with pipelined
-/// requests already in the buffer. Once both the request and its response
-/// are complete and the verdict is reusable, the next exchange starts by
+/// Decodes requests with a [`RequestDecoder`](crate::RequestDecoder),
+/// answers them with a [`ResponseEncoder`](crate::ResponseEncoder), and
+/// keeps what one direction learns for the other: a response to HEAD is
+/// framed without a body, an HTTP/1.0 client gets no chunked body,
+/// `Connection: close` is added when the exchange cannot be followed by
+/// another. Requests are answered one at a time and in order: after a
+/// request's `End`, [`poll_event`](Self::poll_event) returns `Ok(None)`
+/// until its response is complete, then goes on with pipelined requests
+/// already in the buffer. Once both the request and its response are
+/// complete and the verdict is reusable, the next exchange starts by
 /// itself: no call is needed to recycle the connection.
 ///
 /// ```
@@ -86,184 +68,154 @@ enum Continue {
 /// assert!(text.ends_with("content-length: 13\r\n\r\n")); // HEAD: no body
 /// # Ok::<(), h1proto::Error>(())
 /// ```
+pub type ServerConnection = Connection<Server>;
+
+/// What a server connection keeps besides the skeleton's.
 #[derive(Debug)]
-pub struct ServerConnection {
+#[doc(hidden)]
+pub struct Exchange {
     /// `Config::max_drain_bytes`.
     max_drain: u64,
-    decoder: RequestDecoder,
-    encoder: ResponseEncoder,
-    recv: State,
-    send: State,
-    exchange: Option<Exchange>,
-    expect: Continue,
+    /// The request being answered.
+    request: Option<Answering>,
     /// Bytes of an unread request body discarded after the response.
     drained: u64,
-    /// A reason to close decided locally or by an early response.
-    close: Option<CloseReason>,
     /// Where the final response to the current request starts in the
     /// output: while none of it has been drained it can be withdrawn (for
     /// an error response) or amended (`Connection: close`).
     response: Option<Mark>,
-    error: Option<Error>,
-    eof: bool,
+    /// The same for the response of the exchange before, once the
+    /// connection has moved on: pipelined answers leave together, so it
+    /// may still be queued whole when a close is asked for.
+    previous: Option<Mark>,
+}
+
+impl Exchange {
+    pub(crate) fn new(config: &Config) -> Self {
+        Exchange {
+            max_drain: config.max_drain_bytes,
+            request: None,
+            drained: 0,
+            response: None,
+            previous: None,
+        }
+    }
+}
+
+/// What the server knows about the request it is answering.
+#[derive(Debug, Clone, Copy)]
+struct Answering {
+    kind: RequestKind,
+    version: Version,
+    /// It offered a protocol switch (`Upgrade` with `Connection: upgrade`).
+    upgrade: bool,
+}
+
+/// Whether to decode now: the current request's events always, the next
+/// request only once the response to this one is complete.
+pub(crate) fn ready(conn: &mut ServerConnection, _buf: &BytesMut) -> Result<bool, Error> {
+    let client = conn.machine.client();
+    if conn.decoder.is_idle() && conn.machine.server() != State::Idle {
+        return Ok(false);
+    }
+    if client == State::Body && conn.machine.expects_continue() {
+        // The application reads the body the client holds back.
+        conn.queue_continue();
+    }
+    Ok(true)
+}
+
+pub(crate) fn on_event(
+    conn: &mut ServerConnection,
+    event: &Event<http::Request<()>>,
+    consumed: usize,
+) -> Result<Flow, Error> {
+    // A response completed before the request body was read: the rest is
+    // read and discarded, bounded by the bytes it takes off the wire
+    // (chunk framing included), not by its data alone.
+    let draining = conn.body_open && conn.machine.server() == State::Done;
+    if draining {
+        conn.side.drained += consumed as u64;
+        if conn.side.drained > conn.side.max_drain && !matches!(event, Event::End(_)) {
+            conn.machine.close(CloseReason::UnreadBody);
+            return Ok(Flow::Stop);
+        }
+    }
+    match event {
+        Event::Head { head, body } => {
+            // An upgrade is offered by `Upgrade` with `Connection:
+            // upgrade`; most requests have no Connection field.
+            let upgrade = conn.decoder.fields_seen().connection
+                && head.headers().contains_key(UPGRADE)
+                && crate::framing::connection_has(head.headers(), b"upgrade");
+            let kind = RequestKind::of(head.method());
+            conn.side.request = Some(Answering {
+                kind,
+                version: head.version(),
+                upgrade,
+            });
+            let waits = head.version() == Version::HTTP_11
+                && !body.is_empty()
+                && head
+                    .headers()
+                    .get(EXPECT)
+                    .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
+            // The head first, then what it says for the exchange: the
+            // request is the newest in flight once its head has passed.
+            conn.peer_head(!body.is_empty());
+            if waits {
+                conn.machine.expect_continue();
+            }
+            if let KeepAlive::Close(reason) = conn.decoder.keep_alive() {
+                conn.machine.close(reason);
+            }
+            if upgrade || kind == RequestKind::Connect {
+                conn.machine.propose_switch();
+            }
+            Ok(Flow::Return)
+        }
+        Event::Data(_) | Event::Trailers(_) if draining => Ok(Flow::Skip),
+        Event::End(_) => {
+            conn.peer_end();
+            conn.side.drained = 0;
+            Ok(if draining { Flow::Skip } else { Flow::Return })
+        }
+        _ => Ok(Flow::Return),
+    }
+}
+
+/// After the machine moved: a response complete before the request body
+/// was read leaves it to be drained, unless what the request still
+/// declares is more than may be; once an exchange is over, its response's
+/// mark moves aside.
+pub(crate) fn moved(conn: &mut ServerConnection) {
+    if conn.machine.server() == State::Done && conn.unread_past_drain_bound() {
+        conn.machine.close(CloseReason::UnreadBody);
+    }
+    if conn.machine.server() == State::Idle && conn.side.response.is_some() {
+        conn.side.previous = conn.side.response.take();
+    }
 }
 
 impl ServerConnection {
-    /// A connection with the given settings.
-    pub fn new(config: Config) -> Self {
-        ServerConnection {
-            decoder: RequestDecoder::new(config.limits.clone()),
-            encoder: ResponseEncoder::new(config.encoder.clone()),
-            max_drain: config.max_drain_bytes,
-            recv: State::Idle,
-            send: State::Idle,
-            exchange: None,
-            expect: Continue::None,
-            drained: 0,
-            close: None,
-            response: None,
-            error: None,
-            eof: false,
-        }
-    }
-
-    /// Decodes the next request event from `buf`, splitting off the bytes
-    /// it uses. `Ok(None)`: read more bytes, or (after a request's `End`)
-    /// send its response first.
-    ///
-    /// A client that sent `Expect: 100-continue` is sent `100 Continue`
-    /// automatically when the application polls for the body before
-    /// answering; answer with a final response first to refuse the body.
-    /// After an error, queue [`send_error_response`](Self::send_error_response)
-    /// and close.
-    pub fn poll_event(&mut self, buf: &mut BytesMut) -> Result<Option<Event<Request<()>>>, Error> {
-        loop {
-            if let Some(err) = &self.error {
-                return Err(err.clone());
-            }
-            match self.recv {
-                State::Idle | State::Head | State::Body => {}
-                // A request without a body is complete with its head, but
-                // its `End` is still to be returned.
-                State::Done if self.decoder.is_body_complete() => {}
-                _ => return Ok(None),
-            }
-            if self.recv == State::Body && self.expect == Continue::Waiting {
-                self.send_continue_inner();
-            }
-            // After an early response the rest of the request is read and
-            // discarded, bounded by the bytes it takes off the wire (chunk
-            // framing included), not by its data alone.
-            let draining = self.send == State::Done;
-            let before = buf.len();
-            let decoded = if self.eof {
-                self.decoder.decode_eof(buf)
-            } else {
-                self.decoder.decode(buf)
-            };
-            if draining {
-                self.drained += (before - buf.len()) as u64;
-                let ended = matches!(decoded, Ok(Some(Event::End(_))));
-                if self.drained > self.max_drain && decoded.is_ok() && !ended {
-                    // The body did not end in time: close (cycle moves Body
-                    // to MustClose through the table).
-                    self.close = Some(CloseReason::UnreadBody);
-                    self.cycle();
-                    return Ok(None);
-                }
-            }
-            // The event is looked at in place and returned as it is: moving
-            // it out and wrapping it again would copy a whole request.
-            let event = match &decoded {
-                Ok(Some(event)) => event,
-                Ok(None) => {
-                    if self.decoder.is_closed() && self.recv == State::Idle {
-                        // The peer closed between requests.
-                        self.recv.go(Input::Close);
-                        self.send.go(Input::Close);
-                    } else if self.recv == State::Idle && !buf.is_empty() {
-                        self.recv.go(Input::HeadDue);
-                    }
-                    return Ok(None);
-                }
-                Err(err) => {
-                    self.recv.go(Input::Fail);
-                    self.error = Some(err.clone());
-                    return decoded;
-                }
-            };
-            match event {
-                Event::Head { head, body } => {
-                    // An upgrade is offered by `Upgrade` with `Connection:
-                    // upgrade`; most requests have no Connection field.
-                    let upgrade = self.decoder.fields_seen().connection
-                        && head.headers().contains_key(UPGRADE)
-                        && crate::framing::connection_has(head.headers(), b"upgrade");
-                    self.exchange = Some(Exchange {
-                        kind: RequestKind::of(head.method()),
-                        version: head.version(),
-                        verdict: self.decoder.keep_alive(),
-                        upgrade,
-                    });
-                    let waits = head.version() == Version::HTTP_11
-                        && !body.is_empty()
-                        && head
-                            .headers()
-                            .get(EXPECT)
-                            .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
-                    self.expect = if waits {
-                        Continue::Waiting
-                    } else {
-                        Continue::None
-                    };
-                    let input = if body.is_empty() {
-                        Input::HeadOnly
-                    } else {
-                        Input::HeadWithBody
-                    };
-                    self.recv.go(input);
-                    self.send.go(Input::HeadDue);
-                }
-                Event::Data(_) | Event::Trailers(_) if draining => continue,
-                Event::End(_) => {
-                    self.recv.try_go(Input::BodyEnd);
-                    self.cycle();
-                    if draining {
-                        continue;
-                    }
-                }
-                _ => {}
-            }
-            return decoded;
-        }
-    }
-
-    /// Tells the connection that the peer closed its side: the bytes in the
-    /// buffer are all there will be. Keep calling
-    /// [`poll_event`](Self::poll_event) until it returns `Ok(None)`.
-    pub fn recv_eof(&mut self) {
-        self.eof = true;
-    }
-
-    /// `true` when the client sent `Expect: 100-continue` and is waiting for
-    /// `100 Continue` (or a final response) before sending the body.
-    pub fn is_waiting_for_continue(&self) -> bool {
-        self.expect == Continue::Waiting
-    }
-
     /// Queues `100 Continue` for a client that waits for it. Does nothing
     /// otherwise (in particular, never to an HTTP/1.0 client).
     pub fn send_continue(&mut self) {
-        if self.expect == Continue::Waiting {
-            self.send_continue_inner();
+        if self.machine.expects_continue() {
+            self.queue_continue();
         }
     }
 
-    fn send_continue_inner(&mut self) {
+    fn queue_continue(&mut self) {
         let mut res = Response::new(());
         *res.status_mut() = StatusCode::CONTINUE;
-        if self.encoder.send_head(res, self.context()).is_ok() {
-            self.expect = Continue::Sent;
+        let Some(ex) = self.side.request else {
+            return;
+        };
+        let ctx = self.context(ex);
+        if self.encoder.send_head(res, ctx).is_ok() {
+            self.machine.on(Party::Server, Input::Interim);
+            self.machine.continue_sent();
         }
     }
 
@@ -277,15 +229,21 @@ impl ServerConnection {
     ///
     /// [`UsageError::WrongState`] when no response is due;
     /// [`UsageError::InvalidHead`] for a 101 to a request that offered no
-    /// upgrade; the errors of [`ResponseEncoder::send_response`]. Nothing
-    /// is queued.
+    /// upgrade; [`UsageError::InterimToHttp10`] for a 1xx to an HTTP/1.0
+    /// client; the errors of
+    /// [`ResponseEncoder::send_response`](crate::ResponseEncoder::send_response).
+    /// Nothing is queued.
     pub fn send_response(&mut self, res: impl IntoResponse) -> Result<(), UsageError> {
         let (parts, body) = sealed::IntoResponse::into_message(res)?;
+        let saved = self.machine.clone();
+        let ctx = self.prepare(parts.status, true)?;
         let status = parts.status;
-        let ctx = self.prepare(status, true)?;
         let mark = self.encoder.output().mark();
-        self.encoder.send_parts(parts, body, ctx)?;
-        self.after_head(status, true, mark);
+        if let Err(err) = self.encoder.send_parts(parts, body, ctx) {
+            self.machine = saved;
+            return Err(err);
+        }
+        self.after_head(status, mark);
         Ok(())
     }
 
@@ -297,34 +255,23 @@ impl ServerConnection {
     /// # Errors
     ///
     /// As [`send_response`](Self::send_response), with the errors of
-    /// [`ResponseEncoder::send_head`].
+    /// [`ResponseEncoder::send_head`](crate::ResponseEncoder::send_head).
     pub fn send_head(&mut self, res: impl IntoResponseHead) -> Result<BodyKind, UsageError> {
         let parts = sealed::IntoResponseHead::into_head(res)?;
+        let saved = self.machine.clone();
         let status = parts.status;
         let ctx = self.prepare(status, false)?;
         let mark = self.encoder.output().mark();
-        let kind = self.encoder.send_head(parts, ctx)?;
-        self.after_head(status, self.encoder.is_finished(), mark);
-        Ok(kind)
-    }
-
-    /// Queues body bytes of the response being sent.
-    pub fn send_data(&mut self, data: impl Into<Bytes>) -> Result<(), UsageError> {
-        if self.send != State::Body {
-            return Err(UsageError::WrongState);
+        match self.encoder.send_head(parts, ctx) {
+            Ok(kind) => {
+                self.after_head(status, mark);
+                Ok(kind)
+            }
+            Err(err) => {
+                self.machine = saved;
+                Err(err)
+            }
         }
-        self.encoder.send_data(data)
-    }
-
-    /// Ends the response being sent, with trailers if it is chunked.
-    pub fn finish(&mut self, trailers: Option<HeaderMap>) -> Result<(), UsageError> {
-        if self.send != State::Body {
-            return Err(UsageError::WrongState);
-        }
-        self.encoder.finish(trailers)?;
-        self.send.go(Input::BodyEnd);
-        self.cycle();
-        Ok(())
     }
 
     /// Queues the response a protocol error calls for: its suggested
@@ -340,38 +287,40 @@ impl ServerConnection {
     /// [`UsageError::WrongState`] when part of a response to the current
     /// request has already been drained.
     pub fn send_error_response(&mut self, error: &Error) -> Result<(), UsageError> {
-        let started = !matches!(self.send, State::Idle | State::Head | State::Error)
+        let started = matches!(self.machine.server(), State::Body | State::Done)
             || self.encoder.body_kind().is_some();
         if started {
-            match self.response {
+            match self.side.response {
                 Some(mark) if self.encoder.output().truncate(mark) => {
                     self.encoder.abandon();
-                    self.send.go(Input::Withdraw);
-                    self.response = None;
+                    self.machine.on(Party::Server, Input::Withdraw);
+                    self.side.response = None;
                 }
                 _ => return Err(UsageError::WrongState),
             }
         }
-        let status = error.status();
+        if !matches!(self.machine.server(), State::Idle | State::Head) {
+            return Err(UsageError::WrongState);
+        }
         let mut res = Response::new(Bytes::from(format!("{error}\n")));
-        *res.status_mut() = status;
+        *res.status_mut() = error.status();
         res.headers_mut()
             .insert(CONNECTION, HeaderValue::from_static("close"));
         res.headers_mut().insert(
             CONTENT_TYPE,
             HeaderValue::from_static("text/plain; charset=utf-8"),
         );
-        let mut ctx = self
-            .exchange
-            .map_or_else(ResponseContext::default, |ex| ResponseContext {
-                request: ex.kind,
-                peer_version: ex.version,
-                keep_alive: KeepAlive::Close(CloseReason::ProtocolError),
-            });
-        ctx.keep_alive = KeepAlive::Close(CloseReason::ProtocolError);
+        let ctx = ResponseContext {
+            keep_alive: KeepAlive::Close(CloseReason::ProtocolError),
+            ..self
+                .side
+                .request
+                .map_or_else(ResponseContext::default, |ex| self.context(ex))
+        };
         self.encoder.send_response(res, ctx)?;
-        self.send.try_go(Input::MustClose);
-        self.recv.try_go(Input::Fail);
+        self.machine.close(CloseReason::ProtocolError);
+        self.machine.on(Party::Server, Input::HeadOnly);
+        self.sync();
         Ok(())
     }
 
@@ -380,74 +329,46 @@ impl ServerConnection {
     /// queued but none of it has been drained, the field is added to the
     /// queued head; once the head has started to leave, the connection
     /// still closes after the response, without announcing it.
+    ///
+    /// Between exchanges, the response to the last request is amended the
+    /// same way while none of it has been drained (answers to pipelined
+    /// requests are queued before they leave together), and the
+    /// connection then closes after it: a request received after it is not
+    /// served. Otherwise the next exchange is the last.
     pub fn close_after_response(&mut self) {
-        self.close.get_or_insert(CloseReason::LocalClose);
-        if let Some(mark) = self.response {
-            if self.encoder.keep_alive().is_reusable() {
-                let out = self.encoder.output();
-                // The head was written here, in one piece: it ends at the
-                // first empty line after its start.
-                if let Some(end) = memchr::memmem::find(out.chunk_at(mark), b"\r\n\r\n") {
-                    let at = mark.offset(end as u64 + 2);
-                    out.splice(at, 0, b"connection: close\r\n");
-                }
-            }
-        }
-        if self.send == State::Done {
-            self.cycle();
-        }
-    }
-
-    /// The queued output: drain it with a vectored write, then `advance`.
-    pub fn output(&mut self) -> &mut Segments {
-        self.encoder.output()
-    }
-
-    /// The verdict for the current exchange: the request's, the response's
-    /// and any local decision. Final once both messages are complete.
-    pub fn keep_alive(&self) -> KeepAlive {
-        if self.error.is_some() {
-            // The request's verdict was decided before its body failed.
-            return KeepAlive::Close(CloseReason::ProtocolError);
-        }
-        let mut verdict = match self.exchange {
-            Some(ex) => ex.verdict,
-            None => self.decoder.keep_alive(),
+        let between = self.machine.server() == State::Idle;
+        let mark = if between {
+            self.side.previous
+        } else {
+            self.side.response
         };
-        if let Some(reason) = self.close {
-            verdict = verdict.and(KeepAlive::Close(reason));
+        let amended = match mark {
+            Some(mark) if self.encoder.keep_alive().is_reusable() => self.amend_close(mark),
+            _ => false,
+        };
+        self.machine.close(CloseReason::LocalClose);
+        if between && amended {
+            // The exchange before now ends the connection.
+            self.machine.on(Party::Client, Input::Close);
+            self.machine.on(Party::Server, Input::Close);
         }
-        verdict.and(self.encoder.keep_alive())
+        self.sync();
     }
 
-    /// The state of the requests direction.
-    pub fn recv_state(&self) -> State {
-        self.recv
+    /// Adds `Connection: close` to the head queued at `mark`, if none of it
+    /// has been drained; returns whether it did.
+    fn amend_close(&mut self, mark: Mark) -> bool {
+        let out = self.encoder.output();
+        // The head was written here, in one piece: it ends at the first
+        // empty line after its start.
+        match memchr::memmem::find(out.chunk_at(mark), b"\r\n\r\n") {
+            Some(end) => out.splice(mark.offset(end as u64 + 2), 0, b"connection: close\r\n"),
+            None => false,
+        }
     }
 
-    /// The state of the responses direction.
-    pub fn send_state(&self) -> State {
-        self.send
-    }
-
-    /// `true` when the connection must be closed once the output is drained
-    /// (the verdict was to close, the peer closed, or an error occurred).
-    pub fn is_closed(&self) -> bool {
-        let over = |s: State| matches!(s, State::MustClose | State::Closed);
-        self.recv == State::Error
-            || self.send == State::Error
-            || (over(self.recv) && over(self.send))
-    }
-
-    /// `true` once a 101 or a 2xx to CONNECT was sent: once the output is
-    /// drained, the socket and the bytes left in the read buffer belong to
-    /// the new protocol.
-    pub fn is_switched(&self) -> bool {
-        self.send == State::Switched
-    }
-
-    /// Checks that a response with `status` may be sent now, and builds the
-    /// context the encoder frames it by.
+    /// Checks that a response with `status` may be sent now, moves the
+    /// machine for it, and builds the context the encoder frames it by.
     /// `complete`: the response's body is given with its head, so the
     /// response ends with this call.
     fn prepare(
@@ -455,124 +376,84 @@ impl ServerConnection {
         status: StatusCode,
         complete: bool,
     ) -> Result<ResponseContext, UsageError> {
-        if self.send != State::Head {
+        if self.machine.server() != State::Head {
             return Err(UsageError::WrongState);
         }
-        let ex = self.exchange.ok_or(UsageError::WrongState)?;
-        let class = response_class(ex.kind, status);
+        let ex = self.side.request.ok_or(UsageError::WrongState)?;
         if status.is_informational() && ex.version == Version::HTTP_10 {
             // RFC 9110 section 15.2: no 1xx to an HTTP/1.0 client.
             return Err(UsageError::InterimToHttp10);
         }
-        if class == ResponseClass::Switch {
-            if status == StatusCode::SWITCHING_PROTOCOLS && !ex.upgrade {
-                return Err(UsageError::InvalidHead);
+        let input = match response_class(ex.kind, status) {
+            ResponseClass::Interim => Input::Interim,
+            ResponseClass::Switch => {
+                if status == StatusCode::SWITCHING_PROTOCOLS && !ex.upgrade {
+                    return Err(UsageError::InvalidHead);
+                }
+                if self.machine.client() != State::MightSwitch {
+                    // The request (and its body) is read before switching.
+                    return Err(UsageError::WrongState);
+                }
+                Input::Switch
             }
-            if self.recv != State::Done {
-                // The request (and its body) is read before switching.
-                return Err(UsageError::WrongState);
+            ResponseClass::Final => {
+                if ex.kind == RequestKind::Connect {
+                    // The decoder stopped at the CONNECT head: what the
+                    // client sent after it was meant for a tunnel that is
+                    // not opened.
+                    self.machine.close(CloseReason::ConnectRefused);
+                }
+                if complete && self.unread_past_drain_bound() {
+                    // The response ends now and the body it leaves unread
+                    // is declared too long to drain: closing is already
+                    // known. A streamed response decides at its end, since
+                    // the application may still read the whole body.
+                    self.machine.close(CloseReason::UnreadBody);
+                }
+                if complete {
+                    Input::HeadOnly
+                } else {
+                    Input::Head
+                }
             }
-        }
-        if class != ResponseClass::Interim {
-            if self.expect == Continue::Waiting {
-                // The client held its body back and was refused.
-                self.close.get_or_insert(CloseReason::RejectedContinue);
-                self.expect = Continue::None;
-            } else if complete && self.unread_past_drain_bound() {
-                // The response ends now and the body it leaves unread is
-                // declared too long to drain: closing is already known.
-                // A streamed response decides at its end instead, since
-                // the application may still read the whole body.
-                self.close.get_or_insert(CloseReason::UnreadBody);
-            }
-        }
-        Ok(self.context_for(ex))
+        };
+        self.machine.on(Party::Server, input);
+        Ok(self.context(ex))
     }
 
-    fn context(&self) -> ResponseContext {
-        self.exchange
-            .map_or_else(ResponseContext::default, |ex| self.context_for(ex))
-    }
-
-    fn context_for(&self, ex: Exchange) -> ResponseContext {
-        let mut verdict = ex.verdict;
-        if let Some(reason) = self.close {
-            verdict = verdict.and(KeepAlive::Close(reason));
-        }
+    fn context(&self, ex: Answering) -> ResponseContext {
         ResponseContext {
             request: ex.kind,
             peer_version: ex.version,
-            keep_alive: verdict,
+            keep_alive: self.machine.verdict(),
         }
     }
 
     /// `true` while the request body is being received and the bytes its
     /// `Content-Length` still declares exceed what may be drained.
-    fn unread_past_drain_bound(&self) -> bool {
-        self.recv == State::Body
+    pub(crate) fn unread_past_drain_bound(&self) -> bool {
+        self.body_open
             && self
                 .decoder
                 .remaining_body_len()
-                .is_some_and(|n| n > self.max_drain)
+                .is_some_and(|n| n > self.side.max_drain)
     }
 
-    fn after_head(&mut self, status: StatusCode, finished: bool, mark: Mark) {
+    fn after_head(&mut self, status: StatusCode, mark: Mark) {
         // The response's field map serves the next request's head.
         if let Some(map) = self.encoder.reclaim_fields() {
             self.decoder.recycle_fields(map);
         }
-        let kind = self.exchange.map_or(RequestKind::Other, |ex| ex.kind);
-        let class = response_class(kind, status);
-        if class != ResponseClass::Interim {
-            self.response = Some(mark);
-        }
-        match class {
-            ResponseClass::Interim => {
-                self.send.go(Input::Interim);
-                if status == StatusCode::CONTINUE {
-                    self.expect = Continue::Sent;
-                }
+        if status == StatusCode::CONTINUE {
+            self.machine.continue_sent();
+        } else if !status.is_informational() {
+            self.side.response = Some(mark);
+            // The response's own verdict (a close-delimited body, the
+            // caller's `Connection: close`).
+            if let KeepAlive::Close(reason) = self.encoder.keep_alive() {
+                self.machine.close(reason);
             }
-            ResponseClass::Switch => {
-                self.send.go(Input::Switch);
-                self.recv.go(Input::Switch);
-                self.decoder.close();
-            }
-            ResponseClass::Final if finished => {
-                self.send.go(Input::HeadOnly);
-                self.cycle();
-            }
-            ResponseClass::Final => self.send.go(Input::HeadWithBody),
         }
-    }
-
-    /// Starts the next exchange once both directions are done, or closes.
-    /// A response completed before its request leaves the request body to
-    /// be drained by `poll_event`, unless the verdict is already to close.
-    fn cycle(&mut self) {
-        if self.send != State::Done {
-            return;
-        }
-        if self.unread_past_drain_bound() {
-            // The response is complete; what the request still declares
-            // is more than may be drained.
-            self.close.get_or_insert(CloseReason::UnreadBody);
-        }
-        match (self.recv, self.keep_alive()) {
-            (State::Done, KeepAlive::Reusable) => {
-                self.recv.go(Input::Reuse);
-                self.send.go(Input::Reuse);
-                self.exchange = None;
-                self.expect = Continue::None;
-                self.drained = 0;
-                self.response = None;
-            }
-            (_, KeepAlive::Close(_)) if self.recv.try_go(Input::MustClose) => {
-                self.decoder.close();
-                self.send.go(Input::MustClose);
-            }
-            // Early response: poll_event drains the rest of the request.
-            _ => {}
-        }
+        self.sync();
     }
 }

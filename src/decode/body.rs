@@ -4,11 +4,12 @@ use bytes::{Buf, Bytes, BytesMut};
 use http::header::{HeaderMap, HeaderName};
 use memchr::memchr;
 
-use crate::error::ErrorKind;
+use crate::error::{Error, ErrorKind};
 use crate::head::chars::{is_tchar, is_text};
 use crate::head::names::NameCache;
 use crate::head::parse;
 use crate::head::scan::{LineScanner, Overflow};
+use crate::leniency::{Rules, Switch};
 use crate::limits::Limits;
 
 /// What a body decoder produced.
@@ -74,6 +75,15 @@ impl BodyDecoder {
         Ok(event)
     }
 
+    /// The leniency switch that would have accepted what the last error
+    /// refused, if one would.
+    pub(crate) fn hint(&self) -> Option<Switch> {
+        match self {
+            BodyDecoder::Chunked(c) => c.hint,
+            _ => None,
+        }
+    }
+
     /// Bytes left of a Content-Length body.
     pub(crate) fn remaining_len(&self) -> Option<u64> {
         match self {
@@ -125,14 +135,22 @@ pub(crate) struct Chunked {
     trailers: LineScanner,
     /// Trailers (or an error) found while looking ahead after data.
     pending: Option<Result<Box<HeaderMap>, ErrorKind>>,
+    /// The decoder's leniency switches, consulted only where the strict
+    /// reading refuses.
+    rules: Rules,
+    /// The switch that would have accepted what an error refused: errors
+    /// stay bare `ErrorKind`s on the hot path.
+    hint: Option<Switch>,
 }
 
 impl Chunked {
-    pub(crate) fn new() -> Self {
+    pub(crate) fn new(rules: Rules) -> Self {
         Chunked {
             state: ChunkState::Size(0),
             trailers: LineScanner::default(),
             pending: None,
+            rules,
+            hint: None,
         }
     }
 
@@ -192,10 +210,12 @@ impl Chunked {
                         return Ok(BodyEvent::NeedMore);
                     };
                     let lf = searched + i;
-                    if lf == 0 || line[lf - 1] != b'\r' {
-                        return Err(ErrorKind::BareLineFeed);
-                    }
-                    let size = chunk_size_line(&line[..lf - 1])?;
+                    let end = if lf > 0 && line[lf - 1] == b'\r' {
+                        lf - 1
+                    } else {
+                        self.bare_lf(lf)?
+                    };
+                    let size = chunk_size_line(&line[..end])?;
                     skip += lf + 1;
                     if size == 0 {
                         self.trailers.reset();
@@ -231,7 +251,11 @@ impl Chunked {
                         buf.advance(skip);
                         return Ok(BodyEvent::NeedMore);
                     }
-                    _ => return Err(ErrorKind::MissingChunkCrlf),
+                    [b'\n', ..] if self.rules.bare_lf => {
+                        skip += 1;
+                        self.state = ChunkState::Size(0);
+                    }
+                    other => return Err(self.data_end_refused(other[0])),
                 },
                 ChunkState::Trailers => {
                     buf.advance(skip);
@@ -246,18 +270,7 @@ impl Chunked {
                         Err(Overflow::Lines) => return Err(ErrorKind::TooManyFields),
                     };
                     let section = buf.split_to(len).freeze();
-                    parse::check_final_crlf(&section, len)?;
-                    self.state = ChunkState::Done;
-                    let ends = self.trailers.ends();
-                    if ends.is_empty() {
-                        return Ok(BodyEvent::Done);
-                    }
-                    let mut map = HeaderMap::with_capacity(ends.len());
-                    parse::fields(&section, ends, 0, false, names, &mut map)?;
-                    if map.keys().any(forbidden_in_trailers) {
-                        return Err(ErrorKind::InvalidTrailer);
-                    }
-                    return Ok(BodyEvent::Trailers(Box::new(map)));
+                    return self.trailer_section(&section, names);
                 }
                 ChunkState::Done => {
                     buf.advance(skip);
@@ -265,6 +278,70 @@ impl Chunked {
                 }
             }
         }
+    }
+}
+
+impl Chunked {
+    /// Parses the trailer section `section` (its final empty line
+    /// included). Out of line: it comes once per body, not per chunk.
+    #[inline(never)]
+    fn trailer_section(
+        &mut self,
+        section: &Bytes,
+        names: &mut NameCache,
+    ) -> Result<BodyEvent, ErrorKind> {
+        let t = parse::Lenient {
+            rules: &self.rules,
+            in_head: false,
+        };
+        if let Err(e) = parse::check_final_crlf(section, section.len(), t) {
+            return Err(self.refused(e));
+        }
+        self.state = ChunkState::Done;
+        let ends = self.trailers.ends();
+        if ends.is_empty() {
+            return Ok(BodyEvent::Done);
+        }
+        let mut map = HeaderMap::with_capacity(ends.len());
+        if let Err(e) = parse::fields(section, ends, 0, false, t, names, &mut map) {
+            return Err(self.refused(e));
+        }
+        if map.is_empty() {
+            // Every line skipped (`skip_invalid_fields`).
+            return Ok(BodyEvent::Done);
+        }
+        if map.keys().any(forbidden_in_trailers) {
+            return Err(ErrorKind::InvalidTrailer);
+        }
+        Ok(BodyEvent::Trailers(Box::new(map)))
+    }
+
+    /// Keeps the switch an error names; returns its kind.
+    #[cold]
+    fn refused(&mut self, error: Error) -> ErrorKind {
+        self.hint = error.switch();
+        error.kind()
+    }
+
+    /// Chunk data followed by `first` and what comes after it instead of
+    /// CRLF (or, with `bare_lf`, LF).
+    #[cold]
+    fn data_end_refused(&mut self, first: u8) -> ErrorKind {
+        if first == b'\n' {
+            self.hint = self.rules.hint(Switch::BareLf);
+        }
+        ErrorKind::MissingChunkCrlf
+    }
+
+    /// A chunk-size line ended by LF alone, at `lf`: where its content
+    /// ends with `bare_lf`, else refused.
+    #[cold]
+    fn bare_lf(&mut self, lf: usize) -> Result<usize, ErrorKind> {
+        if self.rules.bare_lf {
+            return Ok(lf);
+        }
+        self.hint = self.rules.hint(Switch::BareLf);
+        Err(ErrorKind::BareLineFeed)
     }
 }
 

@@ -23,9 +23,10 @@ use crate::error::{Error, ErrorKind};
 use crate::framing::Seen;
 use crate::framing::{self, BodyKind, Framing, RequestKind, ResponseClass, response_class};
 use crate::head::names::NameCache;
-use crate::head::parse;
+use crate::head::parse::{self, Strict};
 use crate::head::scan::{LineScanner, Overflow};
 use crate::keep_alive::{CloseReason, KeepAlive};
+use crate::leniency::{RequestLeniency, ResponseLeniency, Rules, Switch};
 use crate::limits::Limits;
 use crate::reason::ReasonPhrase;
 
@@ -68,13 +69,15 @@ enum State {
     /// The connection switched protocols: the buffer is the caller's.
     Switched,
     /// A protocol error; it is returned again on every call.
-    Failed(ErrorKind),
+    Failed(Error),
 }
 
-/// What both decoders share: limits, state, the head scanner and the verdict.
+/// What both decoders share: limits, leniency, state, the head scanner and
+/// the verdict.
 #[derive(Debug)]
 struct Core {
     limits: Limits,
+    rules: Rules,
     state: State,
     scanner: LineScanner,
     names: NameCache,
@@ -84,6 +87,9 @@ struct Core {
     spare: Option<HeaderMap>,
     verdict: KeepAlive,
     eof: bool,
+    /// The current message is the last one this decoder decodes, whatever
+    /// its verdict (a CONNECT request).
+    last: bool,
 }
 
 enum Step<H> {
@@ -94,9 +100,10 @@ enum Step<H> {
 }
 
 impl Core {
-    fn new(limits: Limits) -> Self {
+    fn new(limits: Limits, rules: Rules) -> Self {
         Core {
             limits,
+            rules,
             state: State::Head,
             scanner: LineScanner::default(),
             names: NameCache::default(),
@@ -104,16 +111,21 @@ impl Core {
             spare: None,
             verdict: KeepAlive::Reusable,
             eof: false,
+            last: false,
         }
     }
 
     /// Everything but parsing the head itself.
+    ///
+    /// Errors are bare kinds here; [`Core::error`] gives them the switch
+    /// that would accept the input, off the hot path.
     fn step<H>(&mut self, buf: &mut BytesMut, is_request: bool) -> Result<Step<H>, ErrorKind> {
         match &mut self.state {
-            State::Failed(kind) => Err(*kind),
+            State::Failed(error) => Err(error.kind()),
             State::Closed | State::Switched => Ok(Step::NeedMore),
             State::Ending => {
                 self.state = match self.verdict {
+                    KeepAlive::Reusable if self.last => State::Closed,
                     KeepAlive::Reusable => {
                         self.names.keep_names();
                         State::Head
@@ -152,7 +164,8 @@ impl Core {
                     .find_end(buf, self.limits.max_head_bytes, max_lines)
                 {
                     // An empty line where a start line belongs (a leading
-                    // CRLF before a status line, a bare LF before a request).
+                    // CRLF before a status line, a bare LF before a request
+                    // when `bare_lf` is off).
                     Ok(Some(_)) if self.scanner.in_first_line() => Err(ErrorKind::InvalidStartLine),
                     Ok(Some(len)) => Ok(Step::Head(len)),
                     Ok(None) if self.eof => {
@@ -175,10 +188,37 @@ impl Core {
         }
     }
 
+    /// The error for a kind [`Core::step`] returned: the one the decoder
+    /// failed with before, or the kind with the switch that would have
+    /// accepted the input.
+    #[cold]
+    fn error(&self, kind: ErrorKind, buf: &BytesMut, is_request: bool) -> Error {
+        match &self.state {
+            State::Failed(error) => error.clone(),
+            State::Body(body) => Error::refused(kind, body.hint()),
+            // An empty line where a request line belongs: a bare LF, which
+            // `bare_lf` would skip as it skips CRLF.
+            State::Head
+                if is_request
+                    && kind == ErrorKind::InvalidStartLine
+                    && buf.first() == Some(&b'\n') =>
+            {
+                Error::refused(kind, self.rules.hint(Switch::BareLf))
+            }
+            _ => kind.into(),
+        }
+    }
+
     fn skip_empty_lines(&mut self, buf: &mut BytesMut) {
         let mut n = 0;
-        while buf[n..].starts_with(b"\r\n") {
-            n += 2;
+        loop {
+            if buf[n..].starts_with(b"\r\n") {
+                n += 2;
+            } else if self.rules.bare_lf && buf.get(n) == Some(&b'\n') {
+                n += 1;
+            } else {
+                break;
+            }
         }
         if n > 0 {
             buf.advance(n);
@@ -196,7 +236,7 @@ impl Core {
         self.state = match framing.body {
             BodyKind::Empty | BodyKind::Length(0) => State::Ending,
             BodyKind::Length(n) => State::Body(BodyDecoder::Length(n)),
-            BodyKind::Chunked => State::Body(BodyDecoder::Chunked(Chunked::new())),
+            BodyKind::Chunked => State::Body(BodyDecoder::Chunked(Chunked::new(self.rules))),
             BodyKind::CloseDelimited => State::Body(BodyDecoder::UntilClose),
         };
     }
@@ -213,8 +253,8 @@ impl Core {
     }
 
     /// Records a protocol error: it is returned again on every call.
-    fn failed(&mut self, kind: ErrorKind) {
-        self.state = State::Failed(kind);
+    fn failed(&mut self, error: Error) {
+        self.state = State::Failed(error);
         self.verdict = KeepAlive::Close(CloseReason::ProtocolError);
     }
 
@@ -249,8 +289,9 @@ macro_rules! shared_queries {
         }
 
         /// `true` once the decoder will decode no further message: the last
-        /// one ended with a verdict to close, the peer closed between
-        /// messages, the connection switched protocols, or an error occurred.
+        /// one ended with a verdict to close or was a CONNECT request, the
+        /// peer closed between messages, the connection switched protocols,
+        /// or an error occurred.
         pub fn is_closed(&self) -> bool {
             matches!(
                 self.core.state,
@@ -335,6 +376,12 @@ impl DecodeHead for ResponseDecoder {
 
 /// Decodes requests: the server side of a connection.
 ///
+/// A CONNECT request is the last request decoded: the bytes after its head
+/// are left in the buffer, since they belong to the tunnel if a 2xx answers
+/// it, and the connection closes otherwise. A CONNECT request with
+/// `Transfer-Encoding` or a non-zero `Content-Length` is refused
+/// ([`ErrorKind::ConnectWithContent`]).
+///
 /// ```
 /// use bytes::BytesMut;
 /// use h1proto::{Event, KeepAlive, Limits, RequestDecoder};
@@ -362,11 +409,26 @@ impl RequestDecoder {
         &self.core.seen
     }
 
-    /// A decoder enforcing `limits`.
+    /// A strict decoder enforcing `limits` (every leniency switch off).
     pub fn new(limits: Limits) -> Self {
+        RequestDecoder::with_leniency(limits, RequestLeniency::default())
+    }
+
+    /// A decoder enforcing `limits`, with the leniency switches of
+    /// `leniency` on.
+    pub fn with_leniency(limits: Limits, leniency: RequestLeniency) -> Self {
         RequestDecoder {
-            core: Core::new(limits),
+            core: Core::new(limits, Rules::of_requests(leniency)),
         }
+    }
+
+    /// The leniency switches this decoder applies.
+    pub fn leniency(&self) -> RequestLeniency {
+        let mut leniency = RequestLeniency::strict();
+        leniency.bare_lf = self.core.rules.bare_lf;
+        leniency.obs_fold = self.core.rules.obs_fold;
+        leniency.chunked_with_content_length = self.core.rules.chunked_with_content_length;
+        leniency
     }
 
     /// Decodes the next event from `buf`, splitting off the bytes it uses.
@@ -378,32 +440,56 @@ impl RequestDecoder {
         // (large) event once more.
         let result = self.decode_inner(buf);
         if let Err(error) = &result {
-            self.core.failed(error.kind());
+            self.core.failed(error.clone());
         }
         result
     }
 
     fn decode_inner(&mut self, buf: &mut BytesMut) -> Result<Option<Event<Request<()>>>, Error> {
-        let len = match self.core.step(buf, true)? {
-            Step::Event(event) => return Ok(Some(event)),
-            Step::NeedMore => return Ok(None),
-            Step::Head(len) => len,
+        let len = match self.core.step(buf, true) {
+            Ok(Step::Event(event)) => return Ok(Some(event)),
+            Ok(Step::NeedMore) => return Ok(None),
+            Ok(Step::Head(len)) => len,
+            Err(kind) => return Err(self.core.error(kind, buf, true)),
         };
         let head = buf.split_to(len).freeze();
         let ends = self.core.scanner.ends();
-        parse::check_final_crlf(&head, len)?;
-        let (start, end) = parse::line(&head, ends, 0)?;
-        let line = parse::request_line(&head, start, end, self.core.limits.max_target_bytes)?;
-        let fields = ends.len() - 1;
-        let mut headers = Core::field_map(&mut self.core.spare, fields);
-        let seen = parse::fields(&head, ends, 1, false, &mut self.core.names, &mut headers)?;
+        let rules = &self.core.rules;
+        let max_target = self.core.limits.max_target_bytes;
+        let names = &mut self.core.names;
+        let mut headers = Core::field_map(&mut self.core.spare, ends.len() - 1);
+        // Strictly first; a refused head again with the switches, which
+        // accept it or name the one that would.
+        let (line, seen) = match parse::request_head(
+            &head,
+            ends,
+            max_target,
+            false,
+            Strict,
+            names,
+            &mut headers,
+        ) {
+            Ok(parsed) => parsed,
+            Err(_) => {
+                parse::lenient_request_head(&head, ends, max_target, rules, names, &mut headers)?
+            }
+        };
 
         if seen.hosts > 1 || (seen.hosts == 0 && line.version == Version::HTTP_11) {
             return Err(ErrorKind::InvalidHost.into());
         }
         // Decided from what the parser saw: the map is searched only for
         // the codings of a Transfer-Encoding and the tokens of a Connection.
-        let framing = framing::request_framing_of(line.version, &seen, &headers)?;
+        let mut framing = match framing::request_framing_of(line.version, &seen, &headers) {
+            Err(ErrorKind::ContentLengthWithTransferEncoding) => {
+                chunked_with_content_length(rules, line.version, &seen, &mut headers)?
+            }
+            framing => framing?,
+        };
+        let connect = line.method == Method::CONNECT;
+        if connect {
+            framing = framing::connect_request_framing(framing)?;
+        }
         let verdict = framing::connection_verdict_of(line.version, &seen, &headers);
         self.core.seen = seen;
 
@@ -413,6 +499,9 @@ impl RequestDecoder {
         *request.version_mut() = line.version;
         *request.headers_mut() = headers;
         self.core.start_body(framing, verdict);
+        // What follows a CONNECT head is the tunnel's if a 2xx answers it;
+        // otherwise the connection closes. Either way it is not HTTP.
+        self.core.last = connect;
         Ok(Some(Event::Head {
             head: request,
             body: framing.body,
@@ -456,13 +545,31 @@ pub struct ResponseDecoder {
 }
 
 impl ResponseDecoder {
-    /// A decoder enforcing `limits`.
+    /// A decoder enforcing `limits`, with the client's default leniency
+    /// ([`ResponseLeniency::default`]: only `no_space_after_status` on).
     pub fn new(limits: Limits) -> Self {
+        ResponseDecoder::with_leniency(limits, ResponseLeniency::default())
+    }
+
+    /// A decoder enforcing `limits`, with the leniency switches of
+    /// `leniency` on ([`ResponseLeniency::strict`] for none).
+    pub fn with_leniency(limits: Limits, leniency: ResponseLeniency) -> Self {
         ResponseDecoder {
-            core: Core::new(limits),
+            core: Core::new(limits, Rules::of_responses(leniency)),
             in_flight: VecDeque::new(),
             interim: 0,
         }
+    }
+
+    /// The leniency switches this decoder applies.
+    pub fn leniency(&self) -> ResponseLeniency {
+        let rules = &self.core.rules;
+        let mut leniency = ResponseLeniency::strict();
+        leniency.no_space_after_status = rules.no_space_after_status;
+        leniency.space_before_colon = rules.space_before_colon;
+        leniency.skip_invalid_fields = rules.skip_invalid_fields;
+        leniency.bare_lf = rules.bare_lf;
+        leniency
     }
 
     /// Records that a request with this method was sent: the responses are
@@ -487,26 +594,29 @@ impl ResponseDecoder {
         // (large) event once more.
         let result = self.decode_inner(buf);
         if let Err(error) = &result {
-            self.core.failed(error.kind());
+            self.core.failed(error.clone());
         }
         result
     }
 
     fn decode_inner(&mut self, buf: &mut BytesMut) -> Result<Option<Event<Response<()>>>, Error> {
-        let len = match self.core.step(buf, false)? {
-            Step::Event(event) => return Ok(Some(event)),
-            Step::NeedMore => return Ok(None),
-            Step::Head(len) => len,
+        let len = match self.core.step(buf, false) {
+            Ok(Step::Event(event)) => return Ok(Some(event)),
+            Ok(Step::NeedMore) => return Ok(None),
+            Ok(Step::Head(len)) => len,
+            Err(kind) => return Err(self.core.error(kind, buf, false)),
         };
         let head = buf.split_to(len).freeze();
         let ends = self.core.scanner.ends();
-        parse::check_final_crlf(&head, len)?;
-        let (start, end) = parse::line(&head, ends, 0)?;
-        let line = parse::status_line(&head, start, end)?;
-        let fields = ends.len() - 1;
-        let mut headers = Core::field_map(&mut self.core.spare, fields);
-        // RFC 9112 section 5.2: a user agent replaces obs-fold with SP.
-        let seen = parse::fields(&head, ends, 1, true, &mut self.core.names, &mut headers)?;
+        let rules = &self.core.rules;
+        let names = &mut self.core.names;
+        let mut headers = Core::field_map(&mut self.core.spare, ends.len() - 1);
+        // Strictly first; a refused head again with the switches, which
+        // accept it or name the one that would.
+        let (line, seen) = match parse::response_head(&head, ends, Strict, names, &mut headers) {
+            Ok(parsed) => parsed,
+            Err(_) => parse::lenient_response_head(&head, ends, rules, names, &mut headers)?,
+        };
 
         let request = self.in_flight.front().copied().unwrap_or_default();
         let class = response_class(request, line.status);
@@ -558,6 +668,48 @@ impl ResponseDecoder {
     }
 
     shared_queries!();
+}
+
+/// A request with both `Transfer-Encoding` and `Content-Length`, which
+/// the strict reading refuses. With `chunked_with_content_length`, one
+/// that `Transfer-Encoding` alone frames as chunked, and whose
+/// `Content-Length` is valid on its own, is read as chunked, without its
+/// `Content-Length`, and the connection closes after it (RFC 9112 section
+/// 6.1). Otherwise the error names the switch when it would accept the
+/// request.
+#[cold]
+fn chunked_with_content_length(
+    rules: &Rules,
+    version: Version,
+    seen: &Seen,
+    headers: &mut HeaderMap,
+) -> Result<Framing, Error> {
+    let conflict = ErrorKind::ContentLengthWithTransferEncoding;
+    let te_alone = Seen {
+        content_length: None,
+        ..*seen
+    };
+    let framing = framing::request_framing_of(version, &te_alone, headers);
+    let length_valid = matches!(seen.content_length, Some(Some(_)));
+    if !rules.chunked_with_content_length {
+        let accepted = length_valid && matches!(framing, Ok(f) if f.body == BodyKind::Chunked);
+        let hint = accepted
+            .then(|| rules.hint(Switch::ChunkedWithContentLength))
+            .flatten();
+        return Err(Error::refused(conflict, hint));
+    }
+    if !length_valid {
+        return Err(ErrorKind::InvalidContentLength.into());
+    }
+    let framing = framing?;
+    if framing.body != BodyKind::Chunked {
+        return Err(conflict.into());
+    }
+    headers.remove(http::header::CONTENT_LENGTH);
+    Ok(Framing {
+        body: BodyKind::Chunked,
+        close: Some(CloseReason::FramingConflict),
+    })
 }
 
 #[cfg(test)]

@@ -109,6 +109,29 @@ impl sealed::Role for Client {
             _ => return Err(UsageError::InvalidHead),
         };
         let mut added = Added::default();
+        let keep_alive = match connection_verdict_of(parts.version, &seen, headers) {
+            KeepAlive::Close(CloseReason::PeerClose) => KeepAlive::Close(CloseReason::LocalClose),
+            other => other,
+        };
+        if parts.method == Method::CONNECT {
+            // RFC 9110 section 9.3.6: a CONNECT request has no content. What
+            // the client sends after the head is tunnel data, so no framing
+            // field may announce a body; the caller's own are refused, not
+            // dropped.
+            if seen.transfer_encoding || seen.content_length.is_some() {
+                return Err(UsageError::InvalidFraming);
+            }
+            if full.is_some_and(|len| len > 0) {
+                return Err(UsageError::BodyNotAllowed);
+            }
+            return Ok(Plan {
+                version,
+                line: Target { form, host },
+                added,
+                body: BodyEncoder::Empty,
+                after: After::Verdict(keep_alive),
+            });
+        }
         let body = match declared_framing(false, &seen, headers).map_err(invalid_framing)? {
             Declared::Length(n) => {
                 if let Some(len) = full {
@@ -144,10 +167,6 @@ impl sealed::Role for Client {
                     BodyEncoder::Chunked
                 }
             },
-        };
-        let keep_alive = match connection_verdict_of(parts.version, &seen, headers) {
-            KeepAlive::Close(CloseReason::PeerClose) => KeepAlive::Close(CloseReason::LocalClose),
-            other => other,
         };
         Ok(Plan {
             version,

@@ -3,6 +3,12 @@
 //! Field values are `Bytes` slices of the frozen head: no copy. Values are
 //! validated by `HeaderValue::from_maybe_shared` (one pass: HTAB, SP, VCHAR,
 //! obs-text), names by `HeaderName::from_bytes` (tchar only).
+//!
+//! Every head is parsed first with [`Strict`]: no switch is consulted and
+//! errors are bare `ErrorKind`s, so a valid message runs the strict
+//! reading's code alone. Only a head that this refuses is parsed again
+//! with [`Lenient`], which applies the decoder's leniency switches and
+//! names, in its error, the switch that would accept the input.
 
 use bytes::{Bytes, BytesMut};
 use http::header::{Entry, HeaderMap, HeaderName, HeaderValue};
@@ -11,28 +17,231 @@ use memchr::memchr;
 
 use super::chars::{is_target_char, is_tchar, is_text};
 use super::names::{NameCache, Role};
-use crate::error::ErrorKind;
+use crate::error::{Error, ErrorKind};
 use crate::framing::{Seen, trim_ows};
+use crate::leniency::{Rules, Switch};
 
-/// The content of line `i` of a section, without its CRLF.
+/// What the parser does with input the strict reading refuses.
+pub(crate) trait Tolerance: Copy {
+    /// The error it reports.
+    type Error: From<ErrorKind>;
+    /// `false` for [`Strict`]: every path that could keep a refused line
+    /// is compiled out.
+    const LENIENT: bool;
+    fn bare_lf(self) -> bool;
+    fn no_space_after_status(self) -> bool;
+    fn space_before_colon(self) -> bool;
+    fn skip_invalid_fields(self) -> bool;
+    /// The section is a head, not a trailer section.
+    fn in_head(self) -> bool;
+    /// The name of field line `line`, its role and the offset of its colon
+    /// (as [`NameCache::name_of`]).
+    fn name_of(
+        self,
+        names: &mut NameCache,
+        line: &[u8],
+    ) -> Result<Option<(HeaderName, Role, usize)>, ()>;
+    /// The refusal of `kind`, naming `switch` when it exists on this side.
+    fn refuse(self, kind: ErrorKind, switch: Option<Switch>) -> Self::Error;
+}
+
+/// The strict reading: no switch, no switch named.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Strict;
+
+impl Tolerance for Strict {
+    type Error = ErrorKind;
+    const LENIENT: bool = false;
+    fn bare_lf(self) -> bool {
+        false
+    }
+    fn no_space_after_status(self) -> bool {
+        false
+    }
+    fn space_before_colon(self) -> bool {
+        false
+    }
+    fn skip_invalid_fields(self) -> bool {
+        false
+    }
+    fn in_head(self) -> bool {
+        false
+    }
+    #[inline]
+    fn name_of(
+        self,
+        names: &mut NameCache,
+        line: &[u8],
+    ) -> Result<Option<(HeaderName, Role, usize)>, ()> {
+        names.name_of(line)
+    }
+    fn refuse(self, kind: ErrorKind, _: Option<Switch>) -> ErrorKind {
+        kind
+    }
+}
+
+/// The decoder's switches, in a head (`in_head`) or a trailer section.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Lenient<'a> {
+    pub(crate) rules: &'a Rules,
+    pub(crate) in_head: bool,
+}
+
+impl Tolerance for Lenient<'_> {
+    type Error = Error;
+    const LENIENT: bool = true;
+    fn bare_lf(self) -> bool {
+        self.rules.bare_lf
+    }
+    fn no_space_after_status(self) -> bool {
+        self.rules.no_space_after_status
+    }
+    fn space_before_colon(self) -> bool {
+        self.rules.space_before_colon
+    }
+    fn skip_invalid_fields(self) -> bool {
+        self.rules.skip_invalid_fields
+    }
+    fn in_head(self) -> bool {
+        self.in_head
+    }
+    /// Without the cache: the lenient parse is the rare one, and a second
+    /// caller of the cache's lookup would cost the strict loop its
+    /// inlining.
+    fn name_of(
+        self,
+        _: &mut NameCache,
+        line: &[u8],
+    ) -> Result<Option<(HeaderName, Role, usize)>, ()> {
+        let colon = memchr(b':', line).ok_or(())?;
+        Ok(HeaderName::from_bytes(&line[..colon]).ok().map(|name| {
+            let role = Role::of(&name);
+            (name, role, colon)
+        }))
+    }
+    fn refuse(self, kind: ErrorKind, switch: Option<Switch>) -> Error {
+        Error::refused(kind, switch.and_then(|s| self.rules.hint(s)))
+    }
+}
+
+/// The content of line `i` of a section, without its CRLF (or, with
+/// `bare_lf`, its LF).
 #[inline]
-pub(crate) fn line(section: &[u8], ends: &[usize], i: usize) -> Result<(usize, usize), ErrorKind> {
+pub(crate) fn line<T: Tolerance>(
+    section: &[u8],
+    ends: &[usize],
+    i: usize,
+    t: T,
+) -> Result<(usize, usize), T::Error> {
     let start = if i == 0 { 0 } else { ends[i - 1] + 1 };
     let lf = ends[i];
     if lf == start || section[lf - 1] != b'\r' {
-        return Err(ErrorKind::BareLineFeed);
+        if !T::LENIENT {
+            return Err(ErrorKind::BareLineFeed.into());
+        }
+        return bare_lf_line(start, lf, t);
     }
     Ok((start, lf - 1))
 }
 
+/// A line ended by LF alone: its content with `bare_lf`, else refused.
+#[cold]
+fn bare_lf_line<T: Tolerance>(start: usize, lf: usize, t: T) -> Result<(usize, usize), T::Error> {
+    if t.bare_lf() && lf > start {
+        Ok((start, lf))
+    } else {
+        Err(t.refuse(ErrorKind::BareLineFeed, Some(Switch::BareLf)))
+    }
+}
+
 /// Checks the CRLF of the empty line that ends a section of `len` bytes.
 #[inline]
-pub(crate) fn check_final_crlf(section: &[u8], len: usize) -> Result<(), ErrorKind> {
-    if len >= 2 && section[len - 2] == b'\r' {
+pub(crate) fn check_final_crlf<T: Tolerance>(
+    section: &[u8],
+    len: usize,
+    t: T,
+) -> Result<(), T::Error> {
+    if (len >= 2 && section[len - 2] == b'\r') || t.bare_lf() {
         Ok(())
     } else {
-        Err(ErrorKind::BareLineFeed)
+        Err(t.refuse(ErrorKind::BareLineFeed, Some(Switch::BareLf)))
     }
+}
+
+/// Parses a request head (request line, field lines, final empty line);
+/// `fold` says whether obs-fold is replaced by SP.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn request_head<T: Tolerance>(
+    head: &Bytes,
+    ends: &[usize],
+    max_target: usize,
+    fold: bool,
+    t: T,
+    names: &mut NameCache,
+    map: &mut HeaderMap,
+) -> Result<(RequestLine, Seen), T::Error> {
+    check_final_crlf(head, head.len(), t)?;
+    let (start, end) = line(head, ends, 0, t)?;
+    let line = request_line(head, start, end, max_target)?;
+    let seen = fields(head, ends, 1, fold, t, names, map)?;
+    Ok((line, seen))
+}
+
+/// [`request_head`] again, for a head the strict reading refused: with
+/// the decoder's switches, into an emptied `map`.
+#[cold]
+#[inline(never)]
+pub(crate) fn lenient_request_head(
+    head: &Bytes,
+    ends: &[usize],
+    max_target: usize,
+    rules: &Rules,
+    names: &mut NameCache,
+    map: &mut HeaderMap,
+) -> Result<(RequestLine, Seen), Error> {
+    map.clear();
+    let t = Lenient {
+        rules,
+        in_head: true,
+    };
+    request_head(head, ends, max_target, rules.obs_fold, t, names, map)
+}
+
+/// Parses a response head (status line, field lines, final empty line);
+/// obs-fold is replaced by SP (RFC 9112 section 5.2: a user agent does).
+#[inline(always)]
+pub(crate) fn response_head<T: Tolerance>(
+    head: &Bytes,
+    ends: &[usize],
+    t: T,
+    names: &mut NameCache,
+    map: &mut HeaderMap,
+) -> Result<(StatusLine, Seen), T::Error> {
+    check_final_crlf(head, head.len(), t)?;
+    let (start, end) = line(head, ends, 0, t)?;
+    let line = status_line(head, start, end, t)?;
+    let seen = fields(head, ends, 1, true, t, names, map)?;
+    Ok((line, seen))
+}
+
+/// [`response_head`] again, for a head the strict reading refused: with
+/// the decoder's switches, into an emptied `map`.
+#[cold]
+#[inline(never)]
+pub(crate) fn lenient_response_head(
+    head: &Bytes,
+    ends: &[usize],
+    rules: &Rules,
+    names: &mut NameCache,
+    map: &mut HeaderMap,
+) -> Result<(StatusLine, Seen), Error> {
+    map.clear();
+    let t = Lenient {
+        rules,
+        in_head: true,
+    };
+    response_head(head, ends, t, names, map)
 }
 
 /// What a request line holds.
@@ -168,57 +377,91 @@ pub(crate) struct StatusLine {
 }
 
 /// Parses `HTTP-version SP status-code SP [ reason-phrase ]` (RFC 9112
-/// section 4). The SP after the status code is required.
-pub(crate) fn status_line(head: &[u8], start: usize, end: usize) -> Result<StatusLine, ErrorKind> {
+/// section 4). The SP after the status code is required, unless
+/// `no_space_after_status` lets the line end right after the code.
+pub(crate) fn status_line<T: Tolerance>(
+    head: &[u8],
+    start: usize,
+    end: usize,
+    t: T,
+) -> Result<StatusLine, T::Error> {
     let line = &head[start..end];
-    if line.len() < 13 || line[8] != b' ' || line[12] != b' ' {
-        if line.len() >= 8 {
-            version(&line[..8])?;
-        }
-        return Err(if line.len() >= 12 && line[8] == b' ' {
-            ErrorKind::InvalidStatus
-        } else {
-            ErrorKind::InvalidStartLine
-        });
-    }
+    let reason_at = if line.len() >= 13 && line[8] == b' ' && line[12] == b' ' {
+        13
+    } else if line.len() == 12 && line[8] == b' ' && t.no_space_after_status() {
+        12
+    } else {
+        return Err(status_line_error(line, t));
+    };
     let version = version(&line[..8])?;
     if version != Version::HTTP_10 && version != Version::HTTP_11 {
-        return Err(ErrorKind::UnsupportedVersion);
+        return Err(ErrorKind::UnsupportedVersion.into());
     }
-    let code = &line[9..12];
-    if !code.iter().all(u8::is_ascii_digit) {
-        return Err(ErrorKind::InvalidStatus);
-    }
-    let status = StatusCode::from_bytes(code).map_err(|_| ErrorKind::InvalidStatus)?;
-    if !line[13..].iter().all(|&b| is_text(b)) {
-        return Err(ErrorKind::InvalidReason);
+    let status = status_code(&line[9..12])?;
+    if !line[reason_at..].iter().all(|&b| is_text(b)) {
+        return Err(ErrorKind::InvalidReason.into());
     }
     Ok(StatusLine {
         version,
         status,
-        reason: (start + 13, end),
+        reason: (start + reason_at, end),
     })
+}
+
+fn status_code(code: &[u8]) -> Result<StatusCode, ErrorKind> {
+    if !code.iter().all(u8::is_ascii_digit) {
+        return Err(ErrorKind::InvalidStatus);
+    }
+    StatusCode::from_bytes(code).map_err(|_| ErrorKind::InvalidStatus)
+}
+
+/// Why a status line without its two SPs in place is refused; names
+/// `no_space_after_status` when the line is a valid version and code with
+/// nothing after them.
+#[cold]
+fn status_line_error<T: Tolerance>(line: &[u8], t: T) -> T::Error {
+    if line.len() >= 8 {
+        if let Err(kind) = version(&line[..8]) {
+            return kind.into();
+        }
+    }
+    if line.len() >= 12 && line[8] == b' ' {
+        let accepted = line.len() == 12
+            && matches!(version(&line[..8]), Ok(Version::HTTP_10 | Version::HTTP_11))
+            && status_code(&line[9..12]).is_ok();
+        let hint = accepted.then_some(Switch::NoSpaceAfterStatus);
+        return t.refuse(ErrorKind::InvalidStatus, hint);
+    }
+    ErrorKind::InvalidStartLine.into()
 }
 
 /// Parses field lines `first..ends.len()` of a section into `map`, with
 /// names found through `names`.
 ///
 /// `fold` decides obs-fold (a line starting with SP or HTAB): `false`
-/// refuses it, `true` replaces it with one SP (RFC 9112 section 5.2).
-pub(crate) fn fields(
+/// refuses it, `true` replaces it with one SP (RFC 9112 section 5.2). A
+/// trailer section never folds.
+pub(crate) fn fields<T: Tolerance>(
     section: &Bytes,
     ends: &[usize],
     first: usize,
     fold: bool,
+    t: T,
     names: &mut NameCache,
     map: &mut HeaderMap,
-) -> Result<Seen, ErrorKind> {
+) -> Result<Seen, T::Error> {
     let mut seen = Seen::default();
     let mut last: Option<(HeaderName, Role)> = None;
+    // The line above was skipped (`skip_invalid_fields`): so are its
+    // obs-fold continuations.
+    let mut skipping = false;
     for i in first..ends.len() {
-        let (start, end) = line(section, ends, i)?;
+        let (start, end) = line(section, ends, i, t)?;
         let text = &section[start..end];
         if text[0] == b' ' || text[0] == b'\t' {
+            if T::LENIENT && skipping {
+                continue;
+            }
             match (&last, fold) {
                 (Some((name, role)), true) => {
                     let joined = fold_into(map, name, trim_ows(text))?;
@@ -228,20 +471,29 @@ pub(crate) fn fields(
                     }
                     continue;
                 }
-                _ => return Err(ErrorKind::ObsFold),
+                _ if !T::LENIENT => return Err(ErrorKind::ObsFold.into()),
+                _ => {
+                    unfoldable(fold, t.in_head() && i > first, t)?;
+                    skipping = true;
+                    continue;
+                }
             }
         }
-        let (name, role, colon) = match names.name_of(text) {
+        let (name, role, colon) = match t.name_of(names, text) {
             Ok(Some(found)) => found,
-            Ok(None) => {
-                let colon = memchr(b':', text).unwrap_or(0);
-                return Err(match text[..colon].last() {
-                    Some(b' ' | b'\t') => ErrorKind::WhitespaceBeforeColon,
-                    _ => ErrorKind::InvalidFieldName,
-                });
-            }
-            Err(()) => return Err(ErrorKind::MissingColon),
+            Ok(None) if !T::LENIENT => return Err(strict_name_error(text).into()),
+            Err(()) if !T::LENIENT => return Err(ErrorKind::MissingColon.into()),
+            found => match invalid_name(text, found.is_err(), t)? {
+                Some(found) => found,
+                None => {
+                    skipping = true;
+                    continue;
+                }
+            },
         };
+        if T::LENIENT {
+            skipping = false;
+        }
         // The value without the OWS around it (RFC 9112 section 5).
         let after = &text[colon + 1..];
         let (a, b) = ows_bounds(after);
@@ -258,6 +510,87 @@ pub(crate) fn fields(
         }
     }
     Ok(seen)
+}
+
+/// Why the strict reading refuses the name of a field line that has a
+/// colon.
+#[cold]
+fn strict_name_error(text: &[u8]) -> ErrorKind {
+    let colon = memchr(b':', text).unwrap_or(0);
+    match text[..colon].last() {
+        Some(b' ' | b'\t') => ErrorKind::WhitespaceBeforeColon,
+        _ => ErrorKind::InvalidFieldName,
+    }
+}
+
+/// A line starting with SP or HTAB that cannot be folded into a field
+/// above it. `Ok` when `skip_invalid_fields` skips it: in a response head,
+/// with no field above (RFC 9112 section 2.2 lets a recipient consume such
+/// a line). `field_above` says a request head has a field it could fold
+/// into, were `obs_fold` on.
+#[cold]
+fn unfoldable<T: Tolerance>(fold: bool, field_above: bool, t: T) -> Result<(), T::Error> {
+    if fold && t.skip_invalid_fields() {
+        return Ok(());
+    }
+    let hint = if fold {
+        Some(Switch::SkipInvalidFields)
+    } else if field_above {
+        Some(Switch::ObsFold)
+    } else {
+        None
+    };
+    Err(t.refuse(ErrorKind::ObsFold, hint))
+}
+
+/// A field line whose name the strict reading refused (`no_colon`: it has
+/// no colon at all). With `space_before_colon`, whitespace before the
+/// colon is dropped from the name; with `skip_invalid_fields`, a line
+/// that is still not a field is skipped (`Ok(None)`). Otherwise the error
+/// names the switch that would accept the line.
+#[cold]
+fn invalid_name<T: Tolerance>(
+    text: &[u8],
+    no_colon: bool,
+    t: T,
+) -> Result<Option<(HeaderName, Role, usize)>, T::Error> {
+    let skip = t.skip_invalid_fields();
+    if no_colon {
+        return match skip {
+            true => Ok(None),
+            false => Err(t.refuse(ErrorKind::MissingColon, Some(Switch::SkipInvalidFields))),
+        };
+    }
+    let colon = memchr(b':', text).unwrap_or(0);
+    let raw = &text[..colon];
+    let mut trimmed = raw.len();
+    while trimmed > 0 && matches!(raw[trimmed - 1], b' ' | b'\t') {
+        trimmed -= 1;
+    }
+    if trimmed == raw.len() {
+        // An invalid name, with no whitespace before the colon.
+        return match skip {
+            true => Ok(None),
+            false => Err(t.refuse(ErrorKind::InvalidFieldName, Some(Switch::SkipInvalidFields))),
+        };
+    }
+    let name = &raw[..trimmed];
+    let valid = !name.is_empty() && name.iter().all(|&b| is_tchar(b));
+    if valid && t.space_before_colon() {
+        if let Ok(name) = HeaderName::from_bytes(name) {
+            let role = Role::of(&name);
+            return Ok(Some((name, role, colon)));
+        }
+    }
+    if skip {
+        return Ok(None);
+    }
+    let switch = if valid {
+        Switch::SpaceBeforeColon
+    } else {
+        Switch::SkipInvalidFields
+    };
+    Err(t.refuse(ErrorKind::WhitespaceBeforeColon, Some(switch)))
 }
 
 /// The bounds of `s` without its leading and trailing SP and HTAB.

@@ -61,6 +61,9 @@ pub struct ClientSession {
     closed: bool,
     /// [`Io::Close`] was handed out: the session is over.
     over: bool,
+    /// A graceful shutdown: no new request; closed once the responses
+    /// in flight are in.
+    shutdown: bool,
     /// Since when the connection has had no request in flight.
     idle_since: Instant,
     /// Since when the session waits for the head of the response due.
@@ -87,6 +90,7 @@ impl ClientSession {
             waiting: Waiting::No,
             closed: false,
             over: false,
+            shutdown: false,
             idle_since: now,
             head_since: None,
             body_done: true,
@@ -108,7 +112,8 @@ impl ClientSession {
     /// # Errors
     ///
     /// As [`ClientConnection::send_request`], and
-    /// [`UsageError::WrongState`] once the session is closed.
+    /// [`UsageError::WrongState`] once the session is closed or shutting
+    /// down.
     pub fn send_request(&mut self, req: impl IntoRequest) -> Result<(), UsageError> {
         self.open()?;
         self.conn.send_request(req)
@@ -120,7 +125,7 @@ impl ClientSession {
     /// # Errors
     ///
     /// As [`ClientConnection::send_head`], and [`UsageError::WrongState`]
-    /// once the session is closed.
+    /// once the session is closed or shutting down.
     pub fn send_head(&mut self, req: impl IntoRequestHead) -> Result<BodyKind, UsageError> {
         self.open()?;
         self.conn.send_head(req)
@@ -326,9 +331,14 @@ impl ClientSession {
     // ---- Queries -----------------------------------------------------
 
     /// `true` while another request may be queued: the connection is
-    /// open, the server has not closed it, and nothing said it must close.
+    /// open, the server has not closed it, nothing said it must close, and
+    /// no shutdown began.
     pub fn is_reusable(&self) -> bool {
-        !self.closed && !self.eof && !self.conn.is_closed() && self.conn.keep_alive().is_reusable()
+        !self.closed
+            && !self.shutdown
+            && !self.eof
+            && !self.conn.is_closed()
+            && self.conn.keep_alive().is_reusable()
     }
 
     /// `true` once the connection is over for HTTP (closed, failed, or
@@ -363,7 +373,7 @@ impl ClientSession {
     // ---- Inside ------------------------------------------------------
 
     fn open(&self) -> Result<(), UsageError> {
-        if self.closed {
+        if self.closed || self.shutdown {
             Err(UsageError::WrongState)
         } else {
             Ok(())
@@ -376,6 +386,9 @@ impl ClientSession {
         self.body_done = true;
         if self.conn.requests_in_flight() == 0 {
             self.idle_since = now;
+            if self.shutdown {
+                self.closed = true;
+            }
         }
     }
 
@@ -488,7 +501,12 @@ impl Session for ClientSession {
             return;
         }
         match timer {
-            Timer::Release => self.read.release(self.conn.output()),
+            Timer::Release => {
+                // Giving the buffers back ends no wait: the deadlines of
+                // the wait under way still run from its start.
+                self.read.release(self.conn.output());
+                return;
+            }
             Timer::Idle => self.closed = true,
             Timer::Head => self.time_out(ErrorKind::ResponseTimeout),
             Timer::Body => self.time_out(ErrorKind::BodyTimeout),
@@ -500,6 +518,7 @@ impl Session for ClientSession {
     /// A client has no exchange to finish before closing: an idle
     /// connection closes at once, a busy one when its responses are in.
     fn shutdown(&mut self, _now: Instant) {
+        self.shutdown = true;
         if self.conn.requests_in_flight() == 0 && self.body_done {
             self.closed = true;
         }

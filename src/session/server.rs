@@ -175,6 +175,12 @@ impl ServerSession {
         if self.response_due() {
             return Err(UsageError::WrongState.into());
         }
+        if self.conn.output().len() > self.knobs.flush_threshold {
+            // Answers to pipelined requests leave together, but past the
+            // bound they are written before the next request is taken.
+            self.wait(Waiting::Write(now));
+            return Ok(Step::Io(Io::Write));
+        }
         loop {
             match self.conn.poll_event(&mut self.read.buf) {
                 Ok(Some(Event::Head { head, body })) => {
@@ -196,6 +202,15 @@ impl ServerSession {
                     if self.shutdown && self.is_between_requests() {
                         self.phase = Phase::Closing { linger: false };
                         return Ok(Step::Ready(None));
+                    }
+                    if self.head_since.is_none()
+                        && !self.read.buf.is_empty()
+                        && matches!(self.conn.recv_state(), State::Idle | State::Head)
+                    {
+                        // The first bytes of this head came with an earlier
+                        // read (pipelined, or after a body): its time runs
+                        // from now, and later reads do not move it.
+                        self.head_since = Some(now);
                     }
                     return Ok(Step::Io(self.wait_for_input(now)));
                 }
@@ -575,7 +590,12 @@ impl Session for ServerSession {
             return;
         }
         match timer {
-            Timer::Release => self.read.release(self.conn.output()),
+            Timer::Release => {
+                // Giving the buffers back ends no wait: the deadlines of
+                // the wait under way still run from its start.
+                self.read.release(self.conn.output());
+                return;
+            }
             Timer::Linger => self.phase = Phase::Closing { linger: false },
             Timer::Idle => self.phase = Phase::Closing { linger: false },
             Timer::Head if self.requests == 0 && self.read.buf.is_empty() => {

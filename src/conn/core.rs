@@ -1,0 +1,416 @@
+//! The connection skeleton both roles share: a decoder for what the peer
+//! sends, an encoder for what the local side sends, the state machine
+//! between them, and the loop that turns decoded events into machine
+//! events. A role ([`Server`], [`Client`]) adds its own rules through
+//! [`Side`].
+
+use bytes::{Bytes, BytesMut};
+use http::header::HeaderMap;
+
+use super::Config;
+use super::machine::{Input, Machine, Party, State};
+use crate::decode::{Event, RequestDecoder, ResponseDecoder};
+use crate::encode::{Client, Encoder, Role, Server};
+use crate::error::{Error, UsageError};
+use crate::keep_alive::{CloseReason, KeepAlive};
+use crate::segments::Segments;
+
+/// What the skeleton needs of a decoder. Both decoders implement it; it
+/// cannot be named outside the crate.
+pub trait Decode {
+    /// The head type of the decoded messages.
+    type Head;
+    #[doc(hidden)]
+    fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Event<Self::Head>>, Error>;
+    #[doc(hidden)]
+    fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Event<Self::Head>>, Error>;
+    #[doc(hidden)]
+    fn is_closed(&self) -> bool;
+    #[doc(hidden)]
+    fn is_idle(&self) -> bool;
+    #[doc(hidden)]
+    fn close(&mut self);
+}
+
+macro_rules! decode_impl {
+    ($decoder:ty, $head:ty) => {
+        impl Decode for $decoder {
+            type Head = $head;
+            fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Event<$head>>, Error> {
+                <$decoder>::decode(self, buf)
+            }
+            fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Event<$head>>, Error> {
+                <$decoder>::decode_eof(self, buf)
+            }
+            fn is_closed(&self) -> bool {
+                <$decoder>::is_closed(self)
+            }
+            fn is_idle(&self) -> bool {
+                <$decoder>::is_idle(self)
+            }
+            fn close(&mut self) {
+                <$decoder>::close(self)
+            }
+        }
+    };
+}
+
+decode_impl!(RequestDecoder, http::Request<()>);
+decode_impl!(ResponseDecoder, http::Response<()>);
+
+/// What a decoded event means to the skeleton's loop.
+#[doc(hidden)]
+pub enum Flow {
+    /// Hand the event to the caller.
+    Return,
+    /// Decode on: the event was consumed (a body being drained).
+    Skip,
+    /// Stop here with `Ok(None)`.
+    Stop,
+}
+
+/// What a role adds to the connection skeleton: [`Server`] or
+/// [`Client`]. Sealed: it cannot be named or implemented outside the
+/// crate.
+pub trait Side: Role + Sized {
+    /// The decoder of what the peer sends.
+    type Decoder: Decode + std::fmt::Debug;
+    /// The role's own state.
+    #[doc(hidden)]
+    type State: std::fmt::Debug;
+    #[doc(hidden)]
+    const PEER: Party;
+
+    #[doc(hidden)]
+    fn decoder(config: &Config) -> Self::Decoder;
+    #[doc(hidden)]
+    fn state(config: &Config) -> Self::State;
+
+    /// Checks before decoding; `Ok(false)`: nothing to decode now.
+    #[doc(hidden)]
+    fn ready(conn: &mut Connection<Self>, buf: &BytesMut) -> Result<bool, Error>;
+
+    /// Looks at a decoded event (`consumed`: the bytes it took) and moves
+    /// the machine.
+    #[doc(hidden)]
+    fn on_event(
+        conn: &mut Connection<Self>,
+        event: &Event<<Self::Decoder as Decode>::Head>,
+        consumed: usize,
+    ) -> Result<Flow, Error>;
+
+    /// `true` when the local side stopped sending its message: the rest is
+    /// dropped without an error.
+    #[doc(hidden)]
+    fn stopped(_conn: &Connection<Self>) -> bool {
+        false
+    }
+
+    /// After the local side's message ended, or the machine moved: the
+    /// role's own bookkeeping.
+    #[doc(hidden)]
+    fn moved(_conn: &mut Connection<Self>) {}
+}
+
+/// An HTTP/1.1 connection of role `R`: [`ServerConnection`](crate::ServerConnection)
+/// or [`ClientConnection`](crate::ClientConnection).
+#[derive(Debug)]
+pub struct Connection<R: Side> {
+    pub(crate) decoder: R::Decoder,
+    pub(crate) encoder: Encoder<R>,
+    pub(crate) machine: Machine,
+    pub(crate) side: R::State,
+    /// The peer's message being received has a body whose end is still
+    /// to come (a message without one ends with its head).
+    pub(crate) body_open: bool,
+    pub(crate) error: Option<Error>,
+    pub(crate) eof: bool,
+}
+
+impl<R: Side> Connection<R> {
+    /// A connection with the given settings.
+    pub fn new(config: Config) -> Self {
+        Connection {
+            decoder: R::decoder(&config),
+            encoder: Encoder::new(config.encoder.clone()),
+            machine: Machine::default(),
+            side: R::state(&config),
+            body_open: false,
+            error: None,
+            eof: false,
+        }
+    }
+}
+
+impl<R: Side> Connection<R> {
+    /// Decodes the next event of what the peer sends from `buf`, splitting
+    /// off the bytes it uses. `Ok(None)`: read more bytes, or nothing is
+    /// due from the peer now (a server answers a request before it reads
+    /// the next).
+    ///
+    /// # Errors
+    ///
+    /// The peer's protocol [`Error`]. It is returned again on every call;
+    /// the connection must close.
+    pub fn poll_event(
+        &mut self,
+        buf: &mut BytesMut,
+    ) -> Result<Option<Event<<R::Decoder as Decode>::Head>>, Error> {
+        loop {
+            if let Some(err) = &self.error {
+                return Err(err.clone());
+            }
+            match R::ready(self, buf) {
+                Ok(true) => {}
+                Ok(false) => return Ok(None),
+                Err(err) => return Err(self.fail(err)),
+            }
+            let before = buf.len();
+            let decoded = if self.eof {
+                self.decoder.decode_eof(buf)
+            } else {
+                self.decoder.decode(buf)
+            };
+            let consumed = before - buf.len();
+            // The event is looked at in place and returned as it is: moving
+            // it out and wrapping it again would copy a whole message.
+            let event = match &decoded {
+                Ok(Some(event)) => event,
+                Ok(None) => {
+                    self.need_more(buf);
+                    return Ok(None);
+                }
+                Err(err) => {
+                    let err = err.clone();
+                    return Err(self.fail(err));
+                }
+            };
+            match R::on_event(self, event, consumed) {
+                Ok(Flow::Return) => {
+                    self.sync();
+                    return decoded;
+                }
+                Ok(Flow::Skip) => self.sync(),
+                Ok(Flow::Stop) => {
+                    self.sync();
+                    return Ok(None);
+                }
+                Err(err) => return Err(self.fail(err)),
+            }
+        }
+    }
+
+    /// Tells the connection that the peer closed its side: the bytes in the
+    /// buffer are all there will be. Keep calling
+    /// [`poll_event`](Self::poll_event) until it returns `Ok(None)`.
+    pub fn recv_eof(&mut self) {
+        self.eof = true;
+    }
+
+    /// The queued output: drain it with a vectored write, then `advance`.
+    pub fn output(&mut self) -> &mut Segments {
+        self.encoder.output()
+    }
+
+    /// The verdict on the connection so far: reusable, or the first reason
+    /// to close (the messages' own, a local decision, an early answer, a
+    /// protocol error, which overrides any other). Final once the exchange
+    /// is over.
+    pub fn keep_alive(&self) -> KeepAlive {
+        if self.error.is_some() {
+            return KeepAlive::Close(CloseReason::ProtocolError);
+        }
+        self.machine.verdict()
+    }
+
+    /// The state of what the peer sends.
+    pub fn recv_state(&self) -> State {
+        self.machine.state(R::PEER)
+    }
+
+    /// The state of what the local side sends.
+    pub fn send_state(&self) -> State {
+        self.machine.state(R::PEER.other())
+    }
+
+    /// `true` when the connection is over for HTTP and must be closed
+    /// once the output is drained: the verdict was to close and both
+    /// directions are through, the peer closed, or an error occurred.
+    /// Never after a protocol switch (see [`is_switched`](Self::is_switched)).
+    pub fn is_closed(&self) -> bool {
+        let (c, s) = (self.machine.client(), self.machine.server());
+        let over = |s: State| matches!(s, State::MustClose | State::Closed | State::Error);
+        c == State::Error || s == State::Error || (over(c) && over(s))
+    }
+
+    /// `true` once a 101 or a 2xx answer to CONNECT passed: once the
+    /// output is drained, the socket and the bytes left in the read buffer
+    /// belong to the new protocol.
+    pub fn is_switched(&self) -> bool {
+        self.machine.server() == State::Switched
+    }
+
+    /// `true` while the client sent `Expect: 100-continue` and waits for
+    /// `100 Continue` or a final response before sending the body.
+    pub fn is_waiting_for_continue(&self) -> bool {
+        self.machine.expects_continue()
+    }
+
+    /// Queues body bytes of the message being sent.
+    ///
+    /// # Errors
+    ///
+    /// [`UsageError::WrongState`] when no body is being sent; the errors of
+    /// [`Encoder::send_data`].
+    pub fn send_data(&mut self, data: impl Into<Bytes>) -> Result<(), UsageError> {
+        if R::stopped(self) {
+            return Ok(());
+        }
+        if self.send_state() != State::Body {
+            return Err(UsageError::WrongState);
+        }
+        self.encoder.send_data(data)
+    }
+
+    /// Ends the message being sent, with trailers if it is chunked.
+    ///
+    /// # Errors
+    ///
+    /// [`UsageError::WrongState`] when no body is being sent; the errors of
+    /// [`Encoder::finish`].
+    pub fn finish(&mut self, trailers: Option<HeaderMap>) -> Result<(), UsageError> {
+        if R::stopped(self) {
+            return Ok(());
+        }
+        if self.send_state() != State::Body {
+            return Err(UsageError::WrongState);
+        }
+        self.encoder.finish(trailers)?;
+        self.machine.on(R::PEER.other(), Input::EndOfMessage);
+        self.sync();
+        Ok(())
+    }
+
+    /// `Ok(None)` from the decoder: the peer closed between messages, or
+    /// the first bytes of a head arrived.
+    fn need_more(&mut self, buf: &BytesMut) {
+        let peer = self.machine.state(R::PEER);
+        if self.decoder.is_closed() && self.eof && peer == State::Idle {
+            self.machine.on(R::PEER, Input::ConnectionClosed);
+        } else if R::PEER == Party::Client
+            && peer == State::Idle
+            && self.machine.server() == State::Idle
+            && !buf.is_empty()
+        {
+            self.machine.on(Party::Client, Input::HeadStarted);
+        }
+        self.sync();
+    }
+
+    /// A protocol error by the peer: sticky, and the connection closes.
+    fn fail(&mut self, err: Error) -> Error {
+        self.machine.close(CloseReason::ProtocolError);
+        self.machine.on(R::PEER, Input::Error);
+        self.error = Some(err.clone());
+        self.sync();
+        err
+    }
+
+    /// Keeps the decoder in line with the machine: once the peer's
+    /// messages are over, nothing more is parsed.
+    pub(crate) fn sync(&mut self) {
+        R::moved(self);
+        let over =
+            self.machine.state(R::PEER).is_final() || self.machine.server() == State::Switched;
+        // The end of a message without a body is still handed out: it
+        // closes the decoder itself when its verdict says so.
+        if over && (self.body_open || self.decoder.is_idle()) {
+            self.decoder.close();
+        }
+    }
+
+    /// Notes a head of the peer's: the machine input for it, and whether a
+    /// body follows.
+    pub(crate) fn peer_head(&mut self, body: bool) {
+        self.body_open = body;
+        let input = if body { Input::Head } else { Input::HeadOnly };
+        self.machine.on(R::PEER, input);
+    }
+
+    /// Notes the end of the peer's message.
+    pub(crate) fn peer_end(&mut self) {
+        if std::mem::take(&mut self.body_open) {
+            self.machine.on(R::PEER, Input::EndOfMessage);
+        }
+    }
+}
+
+impl Party {
+    /// The other party.
+    pub(crate) fn other(self) -> Party {
+        match self {
+            Party::Client => Party::Server,
+            Party::Server => Party::Client,
+        }
+    }
+}
+
+impl Side for Server {
+    type Decoder = RequestDecoder;
+    type State = super::server::Exchange;
+    const PEER: Party = Party::Client;
+
+    fn decoder(config: &Config) -> RequestDecoder {
+        RequestDecoder::with_leniency(config.limits.clone(), config.request_leniency)
+    }
+
+    fn state(config: &Config) -> Self::State {
+        super::server::Exchange::new(config)
+    }
+
+    fn ready(conn: &mut Connection<Self>, buf: &BytesMut) -> Result<bool, Error> {
+        super::server::ready(conn, buf)
+    }
+
+    fn on_event(
+        conn: &mut Connection<Self>,
+        event: &Event<http::Request<()>>,
+        consumed: usize,
+    ) -> Result<Flow, Error> {
+        super::server::on_event(conn, event, consumed)
+    }
+
+    fn moved(conn: &mut Connection<Self>) {
+        super::server::moved(conn);
+    }
+}
+
+impl Side for Client {
+    type Decoder = ResponseDecoder;
+    type State = super::client::InFlight;
+    const PEER: Party = Party::Server;
+
+    fn decoder(config: &Config) -> ResponseDecoder {
+        ResponseDecoder::with_leniency(config.limits.clone(), config.response_leniency)
+    }
+
+    fn state(_config: &Config) -> Self::State {
+        super::client::InFlight::default()
+    }
+
+    fn ready(conn: &mut Connection<Self>, buf: &BytesMut) -> Result<bool, Error> {
+        super::client::ready(conn, buf)
+    }
+
+    fn on_event(
+        conn: &mut Connection<Self>,
+        event: &Event<http::Response<()>>,
+        consumed: usize,
+    ) -> Result<Flow, Error> {
+        super::client::on_event(conn, event, consumed)
+    }
+
+    fn stopped(conn: &Connection<Self>) -> bool {
+        conn.side.stopped
+    }
+}

@@ -1,0 +1,980 @@
+//! The connection state machine: both parties' states, the side flags,
+//! and every transition, in tables.
+//!
+//! A connection (either role) keeps one [`Machine`]. It holds the state of
+//! the **client's** messages (requests) and of the **server's** messages
+//! (responses), whoever the local side is, and three side flags: the
+//! keep-alive verdict, a pending protocol switch, and a client waiting for
+//! `100 Continue`. Two kinds of transitions move it, as in h11:
+//!
+//! - **event-triggered** ([`EVENTS`]): a message event of one party moves
+//!   that party's state (a request head also makes a response due);
+//! - **state-triggered** ([`RULES`]): whenever the joint configuration
+//!   matches a rule, the rule fires, until none does. This is how the two
+//!   directions meet: the next exchange starting, closing, switching.
+//!
+//! The machine does not know which party is local: a rule that would
+//! differ by role is written as an explicit event instead (a client
+//! stopping its body early is [`Input::StopSending`]). An input the table
+//! does not list for the state it finds is a bug in the connection code,
+//! caught by a debug assertion. `docs/state-machine.md` is generated from
+//! the two tables, and a test keeps it so.
+
+use std::fmt;
+
+use crate::keep_alive::{CloseReason, KeepAlive};
+
+/// Where one party's messages stand: the requests of the client or the
+/// responses of the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+#[repr(u8)]
+pub enum State {
+    /// No message in progress and none due.
+    Idle,
+    /// A head is due or partly received: the first bytes of a request
+    /// arrived, or (for the server) a request waits for its response.
+    Head,
+    /// The head is through; body bytes are being transferred.
+    Body,
+    /// The message is complete; the other party may still be busy.
+    Done,
+    /// Client only: the request offered a protocol switch (`Upgrade`, or
+    /// CONNECT) and is complete; the response decides.
+    MightSwitch,
+    /// No further message of this party will pass; the connection closes.
+    MustClose,
+    /// The connection is closed for this party's messages.
+    Closed,
+    /// The connection was handed to another protocol (101, or a 2xx answer
+    /// to CONNECT).
+    Switched,
+    /// A protocol error: nothing more passes.
+    Error,
+}
+
+impl State {
+    /// `true` in the states after which no further message of this party
+    /// passes.
+    pub fn is_final(self) -> bool {
+        matches!(
+            self,
+            State::MustClose | State::Closed | State::Switched | State::Error
+        )
+    }
+}
+
+/// Whose messages.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Party {
+    Client,
+    Server,
+}
+
+/// What moves a party from one [`State`] to the next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Input {
+    /// The first bytes of a head arrived (a request, on a server).
+    HeadStarted,
+    /// A head whose message has a body.
+    Head,
+    /// A head whose message has no body: complete with it.
+    HeadOnly,
+    /// Seen by the server party: a request head passed, so a response is
+    /// due. The machine raises it itself.
+    Requested,
+    /// An interim (1xx, but 101) response.
+    Interim,
+    /// A 101, or a 2xx answer to CONNECT.
+    Switch,
+    /// The last byte of the body (or its trailers).
+    EndOfMessage,
+    /// A response queued but not yet drained was taken back (to be
+    /// replaced by an error response).
+    Withdraw,
+    /// The client stops sending its body: a final response came first.
+    StopSending,
+    /// The connection closed for this party's messages.
+    ConnectionClosed,
+    /// A protocol error in this party's messages.
+    Error,
+    /// The local side ends the connection between exchanges (the last
+    /// response, still queued whole, was amended to say so).
+    Close,
+}
+
+use Input as I;
+use Party::{Client as C, Server as Sv};
+use State as S;
+
+/// Every event-triggered transition: (party, from, input, to).
+pub(crate) const EVENTS: &[(Party, State, Input, State)] = &[
+    (C, S::Idle, I::HeadStarted, S::Head),
+    (C, S::Idle, I::Head, S::Body),
+    (C, S::Head, I::Head, S::Body),
+    (C, S::Idle, I::HeadOnly, S::Done),
+    (C, S::Head, I::HeadOnly, S::Done),
+    (C, S::Done, I::Head, S::Body),
+    (C, S::Done, I::HeadOnly, S::Done),
+    (C, S::Body, I::EndOfMessage, S::Done),
+    (C, S::Body, I::StopSending, S::MustClose),
+    (C, S::Idle, I::ConnectionClosed, S::Closed),
+    (C, S::Done, I::ConnectionClosed, S::Closed),
+    (C, S::MustClose, I::ConnectionClosed, S::Closed),
+    (C, S::Idle, I::Close, S::MustClose),
+    (C, S::Head, I::Close, S::MustClose),
+    (Sv, S::Idle, I::Requested, S::Head),
+    (Sv, S::Head, I::Requested, S::Head),
+    (Sv, S::Body, I::Requested, S::Body),
+    (Sv, S::Done, I::Requested, S::Done),
+    (Sv, S::Idle, I::Head, S::Body),
+    (Sv, S::Idle, I::HeadOnly, S::Done),
+    (Sv, S::Idle, I::Close, S::MustClose),
+    (Sv, S::Head, I::Interim, S::Head),
+    (Sv, S::Head, I::Head, S::Body),
+    (Sv, S::Head, I::HeadOnly, S::Done),
+    (Sv, S::Head, I::Switch, S::Switched),
+    (Sv, S::Body, I::EndOfMessage, S::Done),
+    (Sv, S::Body, I::Withdraw, S::Head),
+    (Sv, S::Done, I::Withdraw, S::Head),
+    (Sv, S::Idle, I::ConnectionClosed, S::Closed),
+    (Sv, S::Done, I::ConnectionClosed, S::Closed),
+    (Sv, S::MustClose, I::ConnectionClosed, S::Closed),
+    (C, S::Idle, I::Error, S::Error),
+    (C, S::Head, I::Error, S::Error),
+    (C, S::Body, I::Error, S::Error),
+    (C, S::Done, I::Error, S::Error),
+    (C, S::MightSwitch, I::Error, S::Error),
+    (C, S::MustClose, I::Error, S::Error),
+    (Sv, S::Idle, I::Error, S::Error),
+    (Sv, S::Head, I::Error, S::Error),
+    (Sv, S::Body, I::Error, S::Error),
+    (Sv, S::Done, I::Error, S::Error),
+    (Sv, S::MustClose, I::Error, S::Error),
+];
+
+/// A side flag a rule reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Flag {
+    /// The verdict allows another exchange.
+    KeepAlive,
+    /// The request being answered offered a protocol switch.
+    SwitchProposed,
+    /// The client waits for `100 Continue`.
+    ExpectContinue,
+    /// Requests wait for their responses (pipelining).
+    MoreDue,
+    /// The response in progress answers the last request sent (no
+    /// pipelined request waits behind it).
+    LastDue,
+}
+
+impl Flag {
+    /// The flag's bit in [`Machine::flag_bits`].
+    const fn bit(self) -> u8 {
+        1 << self as u8
+    }
+}
+
+/// What a rule does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Then {
+    Client(State),
+    Server(State),
+    /// The verdict becomes to close, for this reason.
+    Close(CloseReason),
+    /// The switch proposal is over.
+    ForgetSwitch,
+    /// The client no longer waits for `100 Continue`.
+    ForgetExpect,
+}
+
+/// A state-triggered rule: when the client's and the server's states are
+/// among those listed (empty: any) and each flag has the value given, the
+/// effects apply.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Rule {
+    pub(crate) client: &'static [State],
+    pub(crate) server: &'static [State],
+    pub(crate) flags: &'static [(Flag, bool)],
+    pub(crate) then: &'static [Then],
+    /// Why, for the document.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) why: &'static str,
+}
+
+const ANY: &[State] = &[];
+
+/// Every state-triggered rule, tried in order until none applies.
+pub(crate) const RULES: &[Rule] = &[
+    Rule {
+        client: &[S::Done],
+        server: ANY,
+        flags: &[(Flag::SwitchProposed, true)],
+        then: &[Then::Client(S::MightSwitch)],
+        why: "a complete request that offered a switch waits for the answer",
+    },
+    Rule {
+        client: &[S::MightSwitch],
+        server: &[S::Switched],
+        flags: &[],
+        then: &[Then::Client(S::Switched)],
+        why: "the switch was accepted",
+    },
+    Rule {
+        client: ANY,
+        server: &[S::Switched],
+        flags: &[(Flag::KeepAlive, true)],
+        then: &[Then::Close(CloseReason::Upgraded)],
+        why: "HTTP is over on a switched connection",
+    },
+    Rule {
+        client: ANY,
+        server: &[S::Body, S::Done],
+        flags: &[(Flag::SwitchProposed, true), (Flag::LastDue, true)],
+        then: &[Then::ForgetSwitch],
+        why: "a final answer that does not switch refuses the switch",
+    },
+    Rule {
+        client: &[S::MightSwitch],
+        server: ANY,
+        flags: &[(Flag::SwitchProposed, false)],
+        then: &[Then::Client(S::Done)],
+        why: "the switch was refused: the request is simply complete",
+    },
+    Rule {
+        client: ANY,
+        server: &[S::Body, S::Done],
+        flags: &[(Flag::ExpectContinue, true), (Flag::LastDue, true)],
+        then: &[
+            Then::ForgetExpect,
+            Then::Close(CloseReason::RejectedContinue),
+        ],
+        why: "a final answer to a client waiting for 100 Continue refuses its body: whether it is sent is unknown",
+    },
+    Rule {
+        client: &[S::Done],
+        server: ANY,
+        flags: &[(Flag::KeepAlive, false)],
+        then: &[Then::Client(S::MustClose)],
+        why: "no further request after one that closes",
+    },
+    Rule {
+        client: ANY,
+        server: &[S::Done],
+        flags: &[(Flag::KeepAlive, false)],
+        then: &[Then::Server(S::MustClose)],
+        why: "no further response after one that closes",
+    },
+    Rule {
+        client: &[S::Idle, S::Head, S::Body],
+        server: &[S::MustClose],
+        flags: &[(Flag::KeepAlive, false)],
+        then: &[Then::Client(S::MustClose)],
+        why: "after a closing response no request is read or sent, not even the rest of one",
+    },
+    Rule {
+        client: &[S::Closed],
+        server: &[S::Idle, S::Done],
+        flags: &[],
+        then: &[Then::Server(S::MustClose)],
+        why: "the requests ended: no response will be due",
+    },
+    Rule {
+        client: &[S::Error],
+        server: &[S::Done],
+        flags: &[],
+        then: &[Then::Server(S::MustClose)],
+        why: "a broken request after a complete response: nothing more to answer (a response still due may be the error response)",
+    },
+    Rule {
+        client: &[S::Idle, S::Done],
+        server: &[S::Closed],
+        flags: &[],
+        then: &[Then::Client(S::MustClose)],
+        why: "the responses ended: no request can be answered",
+    },
+    Rule {
+        client: &[S::Done],
+        server: &[S::Error],
+        flags: &[],
+        then: &[Then::Client(S::MustClose)],
+        why: "a broken response: no further request",
+    },
+    Rule {
+        client: ANY,
+        server: &[S::Done],
+        flags: &[(Flag::KeepAlive, true), (Flag::MoreDue, true)],
+        then: &[Then::Server(S::Head)],
+        why: "the response to the next pipelined request is due",
+    },
+    Rule {
+        client: &[S::Done],
+        server: &[S::Done],
+        flags: &[
+            (Flag::KeepAlive, true),
+            (Flag::SwitchProposed, false),
+            (Flag::MoreDue, false),
+        ],
+        then: &[Then::Client(S::Idle), Then::Server(S::Idle)],
+        why: "the exchange is over and the connection is reused",
+    },
+];
+
+/// Both parties' states and the side flags of one connection.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Machine {
+    client: State,
+    server: State,
+    verdict: KeepAlive,
+    switch: bool,
+    expect: bool,
+    /// Requests whose final response has not ended.
+    in_flight: usize,
+}
+
+impl Default for Machine {
+    fn default() -> Self {
+        Machine {
+            client: State::Idle,
+            server: State::Idle,
+            verdict: KeepAlive::Reusable,
+            switch: false,
+            expect: false,
+            in_flight: 0,
+        }
+    }
+}
+
+impl Machine {
+    /// The state of the client's messages.
+    pub(crate) fn client(&self) -> State {
+        self.client
+    }
+
+    /// The state of the server's messages.
+    pub(crate) fn server(&self) -> State {
+        self.server
+    }
+
+    /// The state of one party's messages.
+    pub(crate) fn state(&self, party: Party) -> State {
+        match party {
+            C => self.client,
+            Sv => self.server,
+        }
+    }
+
+    /// The verdict so far: reusable, or the first reason to close.
+    pub(crate) fn verdict(&self) -> KeepAlive {
+        self.verdict
+    }
+
+    /// `true` while the client waits for `100 Continue`.
+    pub(crate) fn expects_continue(&self) -> bool {
+        self.expect
+    }
+
+    /// Requests whose final response has not ended.
+    #[cfg(test)]
+    pub(crate) fn in_flight(&self) -> usize {
+        self.in_flight
+    }
+
+    /// An event of `party`'s messages. Unlisted pairs are a bug in the
+    /// connection code: caught in debug builds, ignored otherwise.
+    #[inline]
+    pub(crate) fn on(&mut self, party: Party, input: Input) {
+        self.step(party, input);
+        if party == C && matches!(input, I::Head | I::HeadOnly) {
+            self.in_flight += 1;
+            self.step(Sv, I::Requested);
+        }
+        if party == Sv {
+            match input {
+                I::HeadOnly | I::EndOfMessage | I::Switch => {
+                    self.in_flight = self.in_flight.saturating_sub(1);
+                }
+                I::Withdraw if self.server == State::Head && self.in_flight == 0 => {
+                    self.in_flight = 1;
+                }
+                _ => {}
+            }
+        }
+        self.settle();
+    }
+
+    /// The verdict becomes to close, for `reason` unless there was one.
+    pub(crate) fn close(&mut self, reason: CloseReason) {
+        self.verdict = self.verdict.and(KeepAlive::Close(reason));
+        self.settle();
+    }
+
+    /// The request being answered offers a protocol switch.
+    pub(crate) fn propose_switch(&mut self) {
+        self.switch = true;
+        self.settle();
+    }
+
+    /// The client waits for `100 Continue` before sending its body.
+    pub(crate) fn expect_continue(&mut self) {
+        self.expect = true;
+    }
+
+    /// `100 Continue` passed: the client no longer waits.
+    pub(crate) fn continue_sent(&mut self) {
+        self.expect = false;
+    }
+
+    #[inline]
+    fn step(&mut self, party: Party, input: Input) {
+        let from = self.state(party);
+        match next(party, from, input) {
+            Some(to) => self.set(party, to),
+            None => debug_assert!(
+                false,
+                "no transition for {party:?} from {from} on {input:?}"
+            ),
+        }
+    }
+
+    fn set(&mut self, party: Party, to: State) {
+        match party {
+            C => self.client = to,
+            Sv => self.server = to,
+        }
+    }
+
+    #[cfg(test)]
+    fn matches(&self, i: usize) -> bool {
+        let (mask, want) = RULE_FLAGS[i];
+        CANDIDATES[self.client as usize][self.server as usize] & (1 << i) != 0
+            && self.flag_bits() & mask == want
+    }
+
+    /// Applies the state-triggered rules until none matches.
+    #[inline]
+    fn settle(&mut self) {
+        // Each rule changes a state or clears a flag for good, so this
+        // ends; the bound only guards against a table mistake.
+        for _ in 0..4 * RULES.len() {
+            let candidates = CANDIDATES[self.client as usize][self.server as usize]
+                & BY_FLAGS[usize::from(self.flag_bits())];
+            if candidates == 0 {
+                return;
+            }
+            let rule = &RULES[candidates.trailing_zeros() as usize];
+            debug_assert!(self.changes(rule), "{} changes nothing", rule.why);
+            self.apply(rule);
+        }
+        debug_assert!(false, "the rules do not settle: {self:?}");
+    }
+
+    fn apply(&mut self, rule: &Rule) {
+        for then in rule.then {
+            match *then {
+                Then::Client(s) => self.client = s,
+                Then::Server(s) => self.server = s,
+                Then::Close(reason) => self.verdict = self.verdict.and(KeepAlive::Close(reason)),
+                Then::ForgetSwitch => self.switch = false,
+                Then::ForgetExpect => self.expect = false,
+            }
+        }
+    }
+
+    /// The side flags as bits (see [`Flag::bit`]).
+    #[inline]
+    fn flag_bits(&self) -> u8 {
+        let mut bits = 0;
+        if self.verdict.is_reusable() {
+            bits |= Flag::KeepAlive.bit();
+        }
+        if self.switch {
+            bits |= Flag::SwitchProposed.bit();
+        }
+        if self.expect {
+            bits |= Flag::ExpectContinue.bit();
+        }
+        if self.in_flight > 0 {
+            bits |= Flag::MoreDue.bit();
+        }
+        if self.in_flight <= 1 {
+            bits |= Flag::LastDue.bit();
+        }
+        bits
+    }
+
+    /// `true` when applying `rule` would change something.
+    fn changes(&self, rule: &Rule) -> bool {
+        rule.then.iter().any(|then| match *then {
+            Then::Client(s) => self.client != s,
+            Then::Server(s) => self.server != s,
+            Then::Close(_) => self.verdict.is_reusable(),
+            Then::ForgetSwitch => self.switch,
+            Then::ForgetExpect => self.expect,
+        })
+    }
+}
+
+/// The number of states and inputs, for the lookup tables.
+const STATES: usize = 9;
+const INPUTS: usize = 12;
+
+/// Every state, in the order of their discriminants.
+const ALL_STATES: [State; STATES] = [
+    S::Idle,
+    S::Head,
+    S::Body,
+    S::Done,
+    S::MightSwitch,
+    S::MustClose,
+    S::Closed,
+    S::Switched,
+    S::Error,
+];
+
+/// [`EVENTS`] as a lookup table, built at compile time: the index of the
+/// next state in [`ALL_STATES`], or `u8::MAX` for an unlisted pair.
+static NEXT: [[[u8; INPUTS]; STATES]; 2] = {
+    let mut table = [[[u8::MAX; INPUTS]; STATES]; 2];
+    let mut i = 0;
+    while i < EVENTS.len() {
+        let (p, from, input, to) = EVENTS[i];
+        table[p as usize][from as usize][input as usize] = to as u8;
+        i += 1;
+    }
+    table
+};
+
+/// For each joint state (client, server), the rules whose state lists
+/// match it, as a bit set: most events end where none does.
+static CANDIDATES: [[u32; STATES]; STATES] = {
+    let mut table = [[0u32; STATES]; STATES];
+    let mut r = 0;
+    while r < RULES.len() {
+        let mut c = 0;
+        while c < STATES {
+            let mut sv = 0;
+            while sv < STATES {
+                if lists(RULES[r].client, c) && lists(RULES[r].server, sv) {
+                    table[c][sv] |= 1 << r;
+                }
+                sv += 1;
+            }
+            c += 1;
+        }
+        r += 1;
+    }
+    table
+};
+
+/// Each rule's flag conditions as (mask, wanted bits), built at compile
+/// time.
+static RULE_FLAGS: [(u8, u8); RULES.len()] = {
+    let mut table = [(0u8, 0u8); RULES.len()];
+    let mut r = 0;
+    while r < RULES.len() {
+        let mut k = 0;
+        while k < RULES[r].flags.len() {
+            let (flag, value) = RULES[r].flags[k];
+            table[r].0 |= flag.bit();
+            if value {
+                table[r].1 |= flag.bit();
+            }
+            k += 1;
+        }
+        r += 1;
+    }
+    table
+};
+
+/// For each value of the flag bits, the rules whose flag conditions hold.
+static BY_FLAGS: [u32; 32] = {
+    let mut table = [0u32; 32];
+    let mut bits = 0;
+    while bits < 32 {
+        let mut r = 0;
+        while r < RULES.len() {
+            let (mask, want) = RULE_FLAGS[r];
+            if bits as u8 & mask == want {
+                table[bits] |= 1 << r;
+            }
+            r += 1;
+        }
+        bits += 1;
+    }
+    table
+};
+
+/// `true` when `list` is empty (any state) or holds the state of index `i`.
+const fn lists(list: &[State], i: usize) -> bool {
+    if list.is_empty() {
+        return true;
+    }
+    let mut k = 0;
+    while k < list.len() {
+        if list[k] as usize == i {
+            return true;
+        }
+        k += 1;
+    }
+    false
+}
+
+/// The state after `input` from `from`, if the table lists it.
+#[inline]
+fn next(party: Party, from: State, input: Input) -> Option<State> {
+    let to = NEXT[party as usize][from as usize][input as usize];
+    ALL_STATES.get(usize::from(to)).copied()
+}
+
+impl fmt::Display for State {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self, f)
+    }
+}
+
+/// The document's generated sections, from the tables.
+#[cfg(test)]
+pub(crate) mod doc {
+    use super::*;
+
+    fn party(p: Party) -> &'static str {
+        match p {
+            C => "client",
+            Sv => "server",
+        }
+    }
+
+    fn states(list: &[State]) -> String {
+        if list.is_empty() {
+            "any".into()
+        } else {
+            list.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    }
+
+    /// The event-triggered transitions as a Markdown table.
+    pub(crate) fn events_markdown() -> String {
+        let mut out = String::from("| party | from | input | to |\n|---|---|---|---|\n");
+        for &(p, from, input, to) in EVENTS {
+            out.push_str(&format!("| {} | {from} | {input:?} | {to} |\n", party(p)));
+        }
+        out
+    }
+
+    /// The state-triggered rules as a Markdown table.
+    pub(crate) fn rules_markdown() -> String {
+        let mut out =
+            String::from("| client | server | when | then | why |\n|---|---|---|---|---|\n");
+        for rule in RULES {
+            let flags = if rule.flags.is_empty() {
+                "always".to_string()
+            } else {
+                rule.flags
+                    .iter()
+                    .map(|&(f, v)| format!("{}{f:?}", if v { "" } else { "not " }))
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            };
+            let then = rule
+                .then
+                .iter()
+                .map(|t| match t {
+                    Then::Client(s) => format!("client → {s}"),
+                    Then::Server(s) => format!("server → {s}"),
+                    Then::Close(r) => format!("verdict → Close({r:?})"),
+                    Then::ForgetSwitch => "switch proposal over".to_string(),
+                    Then::ForgetExpect => "no longer expecting 100".to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join("; ");
+            out.push_str(&format!(
+                "| {} | {} | {flags} | {then} | {} |\n",
+                states(rule.client),
+                states(rule.server),
+                rule.why
+            ));
+        }
+        out
+    }
+
+    /// Both parties' event-triggered transitions as a Mermaid diagram.
+    pub(crate) fn diagram_mermaid() -> String {
+        let mut out = String::from("stateDiagram-v2\n");
+        for p in [C, Sv] {
+            let name = party(p);
+            out.push_str(&format!(
+                "    state {name} {{\n        [*] --> {name}_Idle\n"
+            ));
+            for &(q, from, input, to) in EVENTS {
+                if q == p && input != I::Error {
+                    out.push_str(&format!(
+                        "        {name}_{from} --> {name}_{to}: {input:?}\n"
+                    ));
+                }
+            }
+            out.push_str("    }\n");
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ALL: [State; STATES] = ALL_STATES;
+
+    #[test]
+    fn the_lookup_tables_are_the_lists() {
+        for (i, s) in ALL_STATES.iter().enumerate() {
+            assert_eq!(*s as usize, i);
+        }
+        for &(p, from, input, to) in EVENTS {
+            assert_eq!(next(p, from, input), Some(to));
+        }
+        let listed = |p, f, i| EVENTS.iter().any(|&(q, g, j, _)| (q, g, j) == (p, f, i));
+        let mut unlisted = 0;
+        for p in [C, Sv] {
+            for f in ALL_STATES {
+                for i in INPUT_LIST {
+                    if !listed(p, f, i) {
+                        assert_eq!(next(p, f, i), None);
+                        unlisted += 1;
+                    }
+                }
+            }
+        }
+        assert!(unlisted > 0);
+        assert!(RULES.len() <= 32, "CANDIDATES holds 32 rules");
+    }
+
+    const INPUT_LIST: [Input; INPUTS] = [
+        I::HeadStarted,
+        I::Head,
+        I::HeadOnly,
+        I::Requested,
+        I::Interim,
+        I::Switch,
+        I::EndOfMessage,
+        I::Withdraw,
+        I::StopSending,
+        I::ConnectionClosed,
+        I::Error,
+        I::Close,
+    ];
+
+    #[test]
+    fn the_event_table_is_a_function() {
+        for (i, &(p, from, input, _)) in EVENTS.iter().enumerate() {
+            for &(p2, from2, input2, _) in &EVENTS[i + 1..] {
+                assert!(
+                    !(p == p2 && from == from2 && input == input2),
+                    "({p:?}, {from}, {input:?}) listed twice"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn final_states_stay_final() {
+        for &(p, from, input, to) in EVENTS {
+            assert!(
+                !from.is_final() || to.is_final(),
+                "{p:?} {from} --{input:?}--> {to}"
+            );
+        }
+        for rule in RULES {
+            for then in rule.then {
+                if let Then::Client(to) | Then::Server(to) = then {
+                    let from = match then {
+                        Then::Client(_) => rule.client,
+                        _ => rule.server,
+                    };
+                    assert!(
+                        to.is_final() || from.iter().all(|s| !s.is_final()) && !from.is_empty(),
+                        "{}: a final state left",
+                        rule.why
+                    );
+                }
+            }
+        }
+    }
+
+    /// From every joint state and every value of the flags, the rules
+    /// reach a fixed point (the debug assertion in `settle` would fire).
+    #[test]
+    fn the_rules_settle_everywhere() {
+        for client in ALL {
+            for server in ALL {
+                for bits in 0..24u8 {
+                    let mut m = Machine {
+                        client,
+                        server,
+                        verdict: if bits & 1 == 0 {
+                            KeepAlive::Reusable
+                        } else {
+                            KeepAlive::Close(CloseReason::PeerClose)
+                        },
+                        switch: bits & 2 != 0,
+                        expect: bits & 4 != 0,
+                        in_flight: usize::from(bits >> 3),
+                    };
+                    m.settle();
+                    assert!(
+                        RULES
+                            .iter()
+                            .enumerate()
+                            .all(|(i, r)| !(m.matches(i) && m.changes(r))),
+                        "{m:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn an_exchange_on_a_server_connection() {
+        let mut m = Machine::default();
+        m.on(C, I::HeadStarted);
+        assert_eq!((m.client(), m.server()), (S::Head, S::Idle));
+        m.on(C, I::Head);
+        assert_eq!((m.client(), m.server()), (S::Body, S::Head));
+        m.on(C, I::EndOfMessage);
+        // The request is complete; the response is due.
+        assert_eq!((m.client(), m.server()), (S::Done, S::Head));
+        m.on(Sv, I::Head);
+        m.on(Sv, I::EndOfMessage);
+        assert_eq!((m.client(), m.server()), (S::Idle, S::Idle));
+        assert_eq!(m.in_flight(), 0);
+    }
+
+    #[test]
+    fn an_early_response_waits_for_the_request_body() {
+        let mut m = Machine::default();
+        m.on(C, I::Head);
+        m.on(Sv, I::HeadOnly);
+        assert_eq!((m.client(), m.server()), (S::Body, S::Done));
+        m.on(C, I::EndOfMessage);
+        assert_eq!((m.client(), m.server()), (S::Idle, S::Idle));
+        // Closing instead: the rest of the body is not read.
+        let mut m = Machine::default();
+        m.on(C, I::Head);
+        m.on(Sv, I::HeadOnly);
+        m.close(CloseReason::UnreadBody);
+        assert_eq!((m.client(), m.server()), (S::MustClose, S::MustClose));
+    }
+
+    #[test]
+    fn pipelined_requests_make_responses_due_in_turn() {
+        let mut m = Machine::default();
+        m.on(C, I::HeadOnly);
+        // A client pipelines from Done: the next request follows at once.
+        m.on(C, I::HeadOnly);
+        assert_eq!(
+            (m.client(), m.server(), m.in_flight()),
+            (S::Done, S::Head, 2)
+        );
+        m.on(Sv, I::Head);
+        m.on(Sv, I::EndOfMessage);
+        assert_eq!((m.server(), m.in_flight()), (S::Head, 1));
+        m.on(Sv, I::HeadOnly);
+        assert_eq!((m.server(), m.in_flight()), (S::Idle, 0));
+    }
+
+    #[test]
+    fn a_switch_offered_waits_then_switches_or_not() {
+        let mut m = Machine::default();
+        m.propose_switch();
+        m.on(C, I::HeadOnly);
+        assert_eq!(m.client(), S::MightSwitch);
+        m.on(Sv, I::Interim);
+        assert_eq!(m.client(), S::MightSwitch);
+        m.on(Sv, I::Switch);
+        assert_eq!((m.client(), m.server()), (S::Switched, S::Switched));
+        // Refused: the request is simply complete.
+        let mut m = Machine::default();
+        m.propose_switch();
+        m.on(C, I::HeadOnly);
+        m.on(Sv, I::Head);
+        assert_eq!(m.client(), S::Done);
+        m.on(Sv, I::EndOfMessage);
+        assert_eq!((m.client(), m.server()), (S::Idle, S::Idle));
+    }
+
+    #[test]
+    fn a_final_answer_to_a_waiting_client_closes() {
+        let mut m = Machine::default();
+        m.expect_continue();
+        m.on(C, I::Head);
+        m.on(Sv, I::HeadOnly);
+        assert_eq!(m.verdict(), KeepAlive::Close(CloseReason::RejectedContinue));
+        let mut m = Machine::default();
+        m.expect_continue();
+        m.on(C, I::Head);
+        m.on(Sv, I::Interim);
+        m.continue_sent();
+        m.on(C, I::EndOfMessage);
+        m.on(Sv, I::HeadOnly);
+        assert_eq!(m.verdict(), KeepAlive::Reusable);
+    }
+
+    #[test]
+    fn the_peer_closing_between_exchanges_closes_both() {
+        let mut m = Machine::default();
+        m.on(C, I::ConnectionClosed);
+        assert_eq!((m.client(), m.server()), (S::Closed, S::MustClose));
+    }
+
+    const DOC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/state-machine.md");
+
+    fn section(doc: &str, name: &str) -> (usize, usize) {
+        let start = format!("<!-- {name}:start -->\n");
+        let end = format!("<!-- {name}:end -->");
+        let from = doc
+            .find(&start)
+            .unwrap_or_else(|| panic!("no {name} start marker"))
+            + start.len();
+        let to = doc[from..]
+            .find(&end)
+            .unwrap_or_else(|| panic!("no {name} end marker"))
+            + from;
+        (from, to)
+    }
+
+    /// `docs/state-machine.md` shows the tables and the diagram generated
+    /// from the code. With `H1PROTO_BLESS_DOCS=1` the document is rewritten
+    /// first (run that after changing a table, then review the diff).
+    #[test]
+    fn the_document_is_generated_from_the_tables() {
+        let mut text = std::fs::read_to_string(DOC).unwrap();
+        let generated = [
+            ("events", doc::events_markdown()),
+            ("rules", doc::rules_markdown()),
+            (
+                "diagram",
+                format!("```mermaid\n{}```\n", doc::diagram_mermaid()),
+            ),
+        ];
+        if std::env::var_os("H1PROTO_BLESS_DOCS").is_some() {
+            for (name, body) in &generated {
+                let (from, to) = section(&text, name);
+                text.replace_range(from..to, body);
+            }
+            std::fs::write(DOC, &text).unwrap();
+        }
+        for (name, body) in &generated {
+            let (from, to) = section(&text, name);
+            assert_eq!(
+                &text[from..to],
+                body,
+                "docs/state-machine.md section {name} is stale"
+            );
+        }
+    }
+}

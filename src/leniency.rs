@@ -1,0 +1,433 @@
+//! Leniency switches: named exceptions to the strict parsing rules.
+//!
+//! h1proto refuses what RFC 9112 lets a recipient refuse. Some peers send
+//! such messages anyway (embedded servers, old appliances, hand-written
+//! CGI), and a client may have to read them. Each switch here loosens one
+//! rule and nothing else. Requests and responses have separate switches,
+//! in separate types, so a response switch can never loosen request
+//! parsing:
+//!
+//! | switch | [`RequestLeniency`] | [`ResponseLeniency`] |
+//! |---|---|---|
+//! | [`no_space_after_status`](ResponseLeniency::no_space_after_status) | | on by default |
+//! | [`space_before_colon`](ResponseLeniency::space_before_colon) | | off |
+//! | [`skip_invalid_fields`](ResponseLeniency::skip_invalid_fields) | | off |
+//! | [`bare_lf`](RequestLeniency::bare_lf) | off | off |
+//! | [`obs_fold`](RequestLeniency::obs_fold) | off | |
+//! | [`chunked_with_content_length`](RequestLeniency::chunked_with_content_length) | off | |
+//!
+//! Every request switch is off by default: a server stays strict. The one
+//! response switch on by default, `no_space_after_status`, cannot change
+//! where a message ends, and curl, h11 and httparse all accept what it
+//! accepts. `docs/parsing.md` and `docs/security.md` in the repository give
+//! the risk of turning each switch on, and say which switches can make
+//! h1proto read a message's length differently from another parser.
+//!
+//! When a strict decoder refuses input that a switch would accept, the
+//! error says so: [`Error::switch`](crate::Error::switch) names the switch,
+//! and the error's text ends with "(enable `NAME` to accept)".
+//!
+//! ```
+//! use h1proto::{Limits, ResponseDecoder, ResponseLeniency};
+//! use h1proto::leniency::Switch;
+//!
+//! let mut lenient = ResponseLeniency::strict();
+//! lenient.space_before_colon = true;
+//! lenient.set(Switch::BareLf, true).unwrap();
+//! let decoder = ResponseDecoder::with_leniency(Limits::default(), lenient);
+//! assert!(decoder.leniency().is_on(Switch::BareLf));
+//! assert!(!decoder.leniency().is_on(Switch::NoSpaceAfterStatus));
+//! ```
+
+use std::fmt;
+
+/// One leniency switch, by name: what an [`Error`](crate::Error) names, and
+/// what [`RequestLeniency::set`] and [`ResponseLeniency::set`] take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Switch {
+    /// `no_space_after_status` (responses): a status line may end right
+    /// after the three digits of the code.
+    NoSpaceAfterStatus,
+    /// `space_before_colon` (responses): spaces and tabs between a field
+    /// name and its colon are ignored.
+    SpaceBeforeColon,
+    /// `skip_invalid_fields` (responses): a field line that is not a valid
+    /// field is skipped instead of refusing the message.
+    SkipInvalidFields,
+    /// `bare_lf` (requests and responses): LF alone ends a line wherever
+    /// CRLF may.
+    BareLf,
+    /// `obs_fold` (requests): obs-fold in a request's head is replaced by
+    /// one SP.
+    ObsFold,
+    /// `chunked_with_content_length` (requests): a request with both
+    /// `Transfer-Encoding: chunked` and `Content-Length` is read as
+    /// chunked, and the connection closes after it.
+    ChunkedWithContentLength,
+}
+
+impl Switch {
+    /// Every switch, in the order of the documentation.
+    pub const ALL: [Switch; 6] = [
+        Switch::NoSpaceAfterStatus,
+        Switch::SpaceBeforeColon,
+        Switch::SkipInvalidFields,
+        Switch::BareLf,
+        Switch::ObsFold,
+        Switch::ChunkedWithContentLength,
+    ];
+
+    /// The switch's name: the field of [`RequestLeniency`] /
+    /// [`ResponseLeniency`] that turns it on, and the name the conformance
+    /// corpus uses (`no_space_after_status`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Switch::NoSpaceAfterStatus => "no_space_after_status",
+            Switch::SpaceBeforeColon => "space_before_colon",
+            Switch::SkipInvalidFields => "skip_invalid_fields",
+            Switch::BareLf => "bare_lf",
+            Switch::ObsFold => "obs_fold",
+            Switch::ChunkedWithContentLength => "chunked_with_content_length",
+        }
+    }
+
+    /// The switch called `name`, if there is one.
+    pub fn from_name(name: &str) -> Option<Switch> {
+        Switch::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    /// `true` for a switch of request parsing ([`RequestLeniency`]).
+    pub fn applies_to_requests(self) -> bool {
+        matches!(
+            self,
+            Switch::BareLf | Switch::ObsFold | Switch::ChunkedWithContentLength
+        )
+    }
+
+    /// `true` for a switch of response parsing ([`ResponseLeniency`]).
+    pub fn applies_to_responses(self) -> bool {
+        matches!(
+            self,
+            Switch::NoSpaceAfterStatus
+                | Switch::SpaceBeforeColon
+                | Switch::SkipInvalidFields
+                | Switch::BareLf
+        )
+    }
+
+    /// What the input had that this switch would accept, for error texts.
+    pub(crate) fn refusal(self) -> &'static str {
+        match self {
+            Switch::NoSpaceAfterStatus => "status line without SP after the code",
+            Switch::SpaceBeforeColon => "whitespace between a field name and its colon",
+            Switch::SkipInvalidFields => "field line that is not a valid field",
+            Switch::BareLf => "line ended by LF alone",
+            Switch::ObsFold => "obs-fold in a request field line",
+            Switch::ChunkedWithContentLength => {
+                "request with both Transfer-Encoding: chunked and Content-Length"
+            }
+        }
+    }
+}
+
+impl fmt::Display for Switch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A switch that does not exist for the side it was set on (a response
+/// switch on [`RequestLeniency`], or the reverse).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotForThisSide(pub Switch);
+
+impl fmt::Display for NotForThisSide {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}` does not apply to this side", self.0)
+    }
+}
+
+impl std::error::Error for NotForThisSide {}
+
+/// The leniency switches of request parsing (the server side). All off by
+/// default ([`RequestLeniency::strict`]).
+///
+/// ```
+/// let mut config = h1proto::Config::default();
+/// config.request_leniency.obs_fold = true;
+/// let server = h1proto::ServerConnection::new(config);
+/// # let _ = server;
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub struct RequestLeniency {
+    /// LF alone ends a line wherever CRLF may: the request line, field
+    /// lines, the empty line ending the head, empty lines before the
+    /// request line, chunk-size lines, the line end after chunk data, and
+    /// trailer lines. Off by default: it can make h1proto and a front end
+    /// disagree on where a line, and so a message, ends.
+    pub bare_lf: bool,
+    /// obs-fold (a field line starting with SP or HTAB) in a request head
+    /// is replaced by one SP and joins the value above it, as in responses.
+    /// A fold with no field above it, and a fold in a trailer section,
+    /// stay refused. Off by default: a front end that reads the folded
+    /// line as a field of its own sees a field h1proto does not.
+    pub obs_fold: bool,
+    /// A request with `Transfer-Encoding: chunked` (one final `chunked`)
+    /// and a valid `Content-Length` is read as chunked; `Content-Length`
+    /// is removed from the decoded head, and the keep-alive verdict is
+    /// `Close(FramingConflict)`, so the connection closes after the
+    /// response. Off by default: this is the request smuggling pattern. A
+    /// front end that framed the request by its `Content-Length` and
+    /// forwards the rest as the next request is desynchronised from
+    /// h1proto (RFC 9112 section 6.1 lets a server process such a request
+    /// only if it then closes the connection).
+    pub chunked_with_content_length: bool,
+}
+
+impl RequestLeniency {
+    /// Every switch off: RFC 9112 read strictly (the default).
+    pub const fn strict() -> Self {
+        RequestLeniency {
+            bare_lf: false,
+            obs_fold: false,
+            chunked_with_content_length: false,
+        }
+    }
+
+    /// Every request switch on.
+    pub const fn all() -> Self {
+        RequestLeniency {
+            bare_lf: true,
+            obs_fold: true,
+            chunked_with_content_length: true,
+        }
+    }
+
+    /// Whether `switch` is on (`false` for a response switch).
+    pub fn is_on(&self, switch: Switch) -> bool {
+        match switch {
+            Switch::BareLf => self.bare_lf,
+            Switch::ObsFold => self.obs_fold,
+            Switch::ChunkedWithContentLength => self.chunked_with_content_length,
+            _ => false,
+        }
+    }
+
+    /// Turns `switch` on or off.
+    ///
+    /// # Errors
+    ///
+    /// [`NotForThisSide`] when `switch` is a response switch.
+    pub fn set(&mut self, switch: Switch, on: bool) -> Result<(), NotForThisSide> {
+        let field = match switch {
+            Switch::BareLf => &mut self.bare_lf,
+            Switch::ObsFold => &mut self.obs_fold,
+            Switch::ChunkedWithContentLength => &mut self.chunked_with_content_length,
+            _ => return Err(NotForThisSide(switch)),
+        };
+        *field = on;
+        Ok(())
+    }
+}
+
+/// The leniency switches of response parsing (the client side).
+///
+/// The default turns on [`no_space_after_status`](Self::no_space_after_status)
+/// only; [`ResponseLeniency::strict`] turns everything off.
+///
+/// ```
+/// let mut config = h1proto::Config::default();
+/// config.response_leniency = h1proto::ResponseLeniency::all();
+/// let client = h1proto::ClientConnection::new(config);
+/// # let _ = client;
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct ResponseLeniency {
+    /// A status line may end right after the three digits of the code
+    /// (`HTTP/1.1 200`); the reason phrase is then empty. On by default:
+    /// the line ends where it ends either way, so no reading of the
+    /// message's length changes, and curl, h11, httparse, picohttpparser
+    /// and browsers accept it.
+    pub no_space_after_status: bool,
+    /// Spaces and tabs between a field name and its colon (`Server : x`)
+    /// are ignored. Off by default: applied to `Content-Length` or
+    /// `Transfer-Encoding`, it makes h1proto frame by a field that a
+    /// parser keeping the space in the name, or skipping the line, does
+    /// not see (the pattern of llhttp's CVE-2021-22959).
+    pub space_before_colon: bool,
+    /// A field line that is not a valid field is skipped instead of
+    /// refusing the message: a line without a colon, a name that is not a
+    /// token (whitespace before the colon included, unless
+    /// [`space_before_colon`](Self::space_before_colon) is on), a
+    /// whitespace-preceded line with no field above it (RFC 9112 section
+    /// 2.2), and the obs-fold continuations of a skipped line. A line with
+    /// an invalid value is still refused. Off by default: a parser that
+    /// reads the skipped line as a field (a lenient one that trims a name,
+    /// say) can see a `Content-Length` or `Transfer-Encoding` h1proto
+    /// skipped.
+    pub skip_invalid_fields: bool,
+    /// LF alone ends a line wherever CRLF may: the status line, field
+    /// lines, the empty line ending the head, chunk-size lines, the line
+    /// end after chunk data, and trailer lines. Off by default: parsers
+    /// differ on it (h11 accepts a bare LF in a head but not after a chunk
+    /// size), so it can change where a message ends.
+    pub bare_lf: bool,
+}
+
+impl Default for ResponseLeniency {
+    /// The client defaults: only
+    /// [`no_space_after_status`](Self::no_space_after_status) on.
+    fn default() -> Self {
+        ResponseLeniency {
+            no_space_after_status: true,
+            ..ResponseLeniency::strict()
+        }
+    }
+}
+
+impl ResponseLeniency {
+    /// Every switch off: RFC 9112 read strictly.
+    pub const fn strict() -> Self {
+        ResponseLeniency {
+            no_space_after_status: false,
+            space_before_colon: false,
+            skip_invalid_fields: false,
+            bare_lf: false,
+        }
+    }
+
+    /// Every response switch on: reads what curl reads, and more (curl
+    /// refuses a field line without a colon).
+    pub const fn all() -> Self {
+        ResponseLeniency {
+            no_space_after_status: true,
+            space_before_colon: true,
+            skip_invalid_fields: true,
+            bare_lf: true,
+        }
+    }
+
+    /// Whether `switch` is on (`false` for a request switch).
+    pub fn is_on(&self, switch: Switch) -> bool {
+        match switch {
+            Switch::NoSpaceAfterStatus => self.no_space_after_status,
+            Switch::SpaceBeforeColon => self.space_before_colon,
+            Switch::SkipInvalidFields => self.skip_invalid_fields,
+            Switch::BareLf => self.bare_lf,
+            _ => false,
+        }
+    }
+
+    /// Turns `switch` on or off.
+    ///
+    /// # Errors
+    ///
+    /// [`NotForThisSide`] when `switch` is a request switch.
+    pub fn set(&mut self, switch: Switch, on: bool) -> Result<(), NotForThisSide> {
+        let field = match switch {
+            Switch::NoSpaceAfterStatus => &mut self.no_space_after_status,
+            Switch::SpaceBeforeColon => &mut self.space_before_colon,
+            Switch::SkipInvalidFields => &mut self.skip_invalid_fields,
+            Switch::BareLf => &mut self.bare_lf,
+            _ => return Err(NotForThisSide(switch)),
+        };
+        *field = on;
+        Ok(())
+    }
+}
+
+/// What the parser consults: the switches of one side, flattened, and the
+/// side itself (so that an error names only a switch of that side).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Rules {
+    pub(crate) request: bool,
+    pub(crate) bare_lf: bool,
+    pub(crate) obs_fold: bool,
+    pub(crate) chunked_with_content_length: bool,
+    pub(crate) no_space_after_status: bool,
+    pub(crate) space_before_colon: bool,
+    pub(crate) skip_invalid_fields: bool,
+}
+
+impl Rules {
+    pub(crate) fn of_requests(l: RequestLeniency) -> Self {
+        Rules {
+            request: true,
+            bare_lf: l.bare_lf,
+            obs_fold: l.obs_fold,
+            chunked_with_content_length: l.chunked_with_content_length,
+            no_space_after_status: false,
+            space_before_colon: false,
+            skip_invalid_fields: false,
+        }
+    }
+
+    pub(crate) fn of_responses(l: ResponseLeniency) -> Self {
+        Rules {
+            request: false,
+            bare_lf: l.bare_lf,
+            // RFC 9112 section 5.2: a user agent replaces obs-fold with SP.
+            obs_fold: true,
+            chunked_with_content_length: false,
+            no_space_after_status: l.no_space_after_status,
+            space_before_colon: l.space_before_colon,
+            skip_invalid_fields: l.skip_invalid_fields,
+        }
+    }
+
+    /// The switch to name in an error, if it exists on this side.
+    pub(crate) fn hint(&self, switch: Switch) -> Option<Switch> {
+        let exists = if self.request {
+            switch.applies_to_requests()
+        } else {
+            switch.applies_to_responses()
+        };
+        exists.then_some(switch)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_sides_are_separate() {
+        for s in Switch::ALL {
+            assert_eq!(Switch::from_name(s.name()), Some(s));
+            let mut req = RequestLeniency::strict();
+            let mut res = ResponseLeniency::strict();
+            assert_eq!(req.set(s, true).is_ok(), s.applies_to_requests());
+            assert_eq!(res.set(s, true).is_ok(), s.applies_to_responses());
+            assert_eq!(req.is_on(s), s.applies_to_requests());
+            assert_eq!(res.is_on(s), s.applies_to_responses());
+            assert_eq!(RequestLeniency::all().is_on(s), s.applies_to_requests());
+            assert_eq!(ResponseLeniency::all().is_on(s), s.applies_to_responses());
+        }
+        assert_eq!(Switch::from_name("lenient"), None);
+    }
+
+    #[test]
+    fn defaults() {
+        assert_eq!(RequestLeniency::default(), RequestLeniency::strict());
+        let res = ResponseLeniency::default();
+        for s in Switch::ALL {
+            assert_eq!(res.is_on(s), s == Switch::NoSpaceAfterStatus, "{s}");
+        }
+    }
+
+    #[test]
+    fn a_response_switch_never_loosens_request_rules() {
+        let rules = Rules::of_requests(RequestLeniency::strict());
+        assert!(!rules.obs_fold && !rules.bare_lf);
+        assert!(!rules.no_space_after_status && !rules.space_before_colon);
+        assert!(!rules.skip_invalid_fields);
+        assert_eq!(rules.hint(Switch::SpaceBeforeColon), None);
+        assert_eq!(rules.hint(Switch::ObsFold), Some(Switch::ObsFold));
+        let rules = Rules::of_responses(ResponseLeniency::strict());
+        assert_eq!(rules.hint(Switch::ChunkedWithContentLength), None);
+        assert_eq!(rules.hint(Switch::BareLf), Some(Switch::BareLf));
+    }
+}
