@@ -70,7 +70,8 @@ pub enum CloseReason {
     /// 2xx: the bytes the client sent after its head may be tunnel data,
     /// so nothing more on the connection is read as HTTP.
     ConnectRefused,
-    /// A final response arrived before the request was completely sent:
-    /// the client stops sending, and the connection cannot be reused.
+    /// A final response other than 2xx arrived before the request was
+    /// completely sent: the client stops sending, and the connection
+    /// cannot be reused.
     EarlyResponse,
 }

@@ -202,3 +202,75 @@ fn an_early_refusal_between_pair_members() {
         KeepAlive::Close(CloseReason::EarlyResponse)
     );
 }
+
+/// A 2xx that comes while the body is still being sent is a server
+/// answering as it reads (an echo): the client sends the body to its end,
+/// and the connection stays reusable for the next request.
+#[test]
+fn a_client_answered_2xx_while_sending_finishes_the_body() {
+    let mut pair = Pair::new();
+    let req = Request::put("/echo")
+        .header("host", "example.com")
+        .header("content-length", "10")
+        .body(())
+        .unwrap();
+    assert_eq!(pair.client.send_head(req).unwrap(), BodyKind::Length(10));
+    pair.client.send_data("01234").unwrap();
+    pair.drain_client();
+    pair.inject_to_client(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n01234");
+    let events = pair.poll_client().unwrap();
+    assert!(matches!(events[0], Event::Head { .. }), "{events:?}");
+    assert_eq!(pair.client.keep_alive(), KeepAlive::Reusable);
+    // The rest of the body still goes out, and the request ends.
+    pair.client.send_data("56789").unwrap();
+    pair.client.finish(None).unwrap();
+    assert_eq!(pair.drain_client().text(), "56789");
+    pair.inject_to_client(b"56789");
+    let events = pair.poll_client().unwrap();
+    assert_eq!(support::last_end(&events), Some(KeepAlive::Reusable));
+    assert_eq!(pair.client.requests_in_flight(), 0);
+    assert_eq!(pair.client.send_state(), State::Idle);
+    assert_eq!(pair.client.recv_state(), State::Idle);
+    assert!(!pair.client.is_closed());
+    // A next request may go on the same connection.
+    pair.client.send_request(support::get("/next")).unwrap();
+    assert!(
+        pair.drain_client()
+            .text()
+            .starts_with("GET /next HTTP/1.1\r\n")
+    );
+}
+
+/// The same between a client and a server that echoes as it reads: both
+/// finish the exchange and stay open.
+#[test]
+fn an_echo_answered_while_the_body_streams_keeps_both_open() {
+    let mut pair = Pair::new();
+    let req = Request::post("/echo")
+        .header("host", "example.com")
+        .body(())
+        .unwrap();
+    assert_eq!(pair.client.send_head(req).unwrap(), BodyKind::Chunked);
+    pair.client.send_data("first").unwrap();
+    let echo = |server: &mut ServerConnection, ev: &support::ServerEvent| match ev {
+        Event::Head { .. } => {
+            server.send_head(Response::new(())).unwrap();
+        }
+        Event::Data(data) => server.send_data(data.clone()).unwrap(),
+        Event::End(_) => server.finish(None).unwrap(),
+        _ => {}
+    };
+    let first = pair.run(echo);
+    // The echo's head and first piece are in; the request is not done.
+    assert!(matches!(first[0], Event::Head { .. }), "{first:?}");
+    assert_eq!(support::body_of(&first), b"first");
+    assert_eq!(support::last_end(&first), None);
+    pair.client.send_data("second").unwrap();
+    pair.client.finish(None).unwrap();
+    let events = pair.run(echo);
+    assert_eq!(support::body_of(&events), b"second");
+    assert_eq!(support::last_end(&events), Some(KeepAlive::Reusable));
+    assert!(!pair.client.is_closed());
+    assert!(!pair.server.is_closed());
+    assert_eq!(pair.client.keep_alive(), KeepAlive::Reusable);
+}

@@ -318,6 +318,16 @@ impl<S: Transport> Server<S> {
         self.0.session.finish(trailers).map_err(usage)
     }
 
+    /// Writes everything queued ([`ServerSession::poll_write_all`]), for
+    /// a streaming response whose next piece is not ready yet.
+    ///
+    /// # Errors
+    ///
+    /// An I/O error while writing.
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.0.run(|s, now| Ok(s.poll_write_all(now)))
+    }
+
     /// Writes what is queued, lingers if the session says so, and closes.
     /// Errors are ignored: the connection is over either way.
     pub fn close(mut self) {

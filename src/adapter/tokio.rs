@@ -229,6 +229,16 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Server<S> {
         self.0.session.finish(trailers).map_err(usage)
     }
 
+    /// Writes everything queued ([`ServerSession::poll_write_all`]), for
+    /// a streaming response whose next piece is not ready yet.
+    ///
+    /// # Errors
+    ///
+    /// An I/O error, or the write timeout, while writing.
+    pub async fn flush(&mut self) -> io::Result<()> {
+        self.0.run(|s, now| Ok(s.poll_write_all(now))).await
+    }
+
     /// Writes what is queued, lingers if the session says so, and closes
     /// the stream (after a protocol switch, see [`into_parts`](Self::into_parts)
     /// instead). Errors are ignored: the connection is over either way.

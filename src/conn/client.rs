@@ -30,10 +30,13 @@ use crate::role::Client;
 /// recycle the connection. A request that offers a protocol switch
 /// (`Upgrade`, CONNECT) is the last sent until its response decides.
 ///
-/// If a final response arrives while a request body is still being sent,
-/// the client stops sending: later [`send_data`](Self::send_data) and
-/// [`finish`](Self::finish) calls for that request queue nothing, and the
-/// connection closes after the response (RFC 9112 section 9.5).
+/// If a final response other than 2xx arrives while a request body is
+/// still being sent, the client stops sending: later
+/// [`send_data`](Self::send_data) and [`finish`](Self::finish) calls for
+/// that request queue nothing, and the connection closes after the
+/// response (RFC 9112 section 9.5). A 2xx that arrives early is a server
+/// answering as it reads (an echo, a streamed upload): the body is sent to
+/// its end and the connection stays reusable.
 ///
 /// ```
 /// use bytes::{Buf, BytesMut};
@@ -121,8 +124,11 @@ pub(crate) fn on_event(
                 // RFC 9110 section 7.8: no switch the client did not offer.
                 return Err(ErrorKind::UnexpectedSwitch.into());
             }
-            if conn.machine.client() == State::Body {
-                // A final answer before the request was sent: stop.
+            if conn.machine.client() == State::Body && !status.is_success() {
+                // A refusal (or a redirect) before the request was sent:
+                // the server does not want the rest, so stop (RFC 9112
+                // section 9.5). A 2xx means it is taking the body as it
+                // answers (an echo, a streamed upload): sending goes on.
                 conn.side.stopped = true;
                 conn.machine.close(CloseReason::EarlyResponse);
                 conn.machine.on(Party::Client, Input::StopSending);

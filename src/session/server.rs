@@ -370,6 +370,21 @@ impl ServerSession {
         }
     }
 
+    /// Writes everything queued: [`Io::Write`] while output is waiting,
+    /// `Ready` once it is all written. For an application that is about to
+    /// wait on something other than this peer (an upstream server, a
+    /// queue, a timer) with part of a response queued: without it, output
+    /// below `Config::flush_threshold` leaves only when the session next
+    /// waits for the peer.
+    pub fn poll_write_all(&mut self, now: Instant) -> Step<()> {
+        if self.phase != Phase::Closed && !self.conn.output().is_empty() {
+            self.wait(Waiting::Write(now));
+            Step::Io(Io::Write)
+        } else {
+            Step::Ready(())
+        }
+    }
+
     /// Ends the connection: writes what is queued, then closes, lingering
     /// first (shut down the sending half, read and discard for a while)
     /// when the peer may still be sending, so that it reads the last

@@ -1,0 +1,144 @@
+//! What the proxy changes in a head it forwards, and nothing else.
+//!
+//! A head is forwarded as the `Parts` the decoder produced, extensions
+//! included, and edited in place: the fields the proxy must not forward
+//! are removed and its own are added, so that whatever else the decoded
+//! head carries (the reason phrase today; the wire order and spelling of
+//! its field lines once the decoder can record them) reaches the encoder
+//! unchanged.
+
+use h1proto::encode::remove_hop_by_hop;
+use http::header::{
+    CONTENT_LENGTH, EXPECT, HOST, HeaderMap, HeaderValue, TRAILER, TRANSFER_ENCODING, VIA,
+};
+use http::{StatusCode, Version, request, response};
+
+/// How a request's body is framed, read from the fields the request
+/// decoder has already checked: `Transfer-Encoding` means chunked (any
+/// other final coding was refused), else `Content-Length`, else no body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RequestBody {
+    /// No body, or `Content-Length: 0`.
+    None,
+    /// `Content-Length` bytes.
+    Length,
+    /// The chunked coding.
+    Chunked,
+}
+
+impl RequestBody {
+    pub fn of(fields: &HeaderMap) -> Self {
+        if fields.contains_key(TRANSFER_ENCODING) {
+            RequestBody::Chunked
+        } else {
+            match fields.get(CONTENT_LENGTH) {
+                Some(len) if len.as_bytes().iter().any(|&b| b != b'0') => RequestBody::Length,
+                _ => RequestBody::None,
+            }
+        }
+    }
+}
+
+/// The proxy's own fields: its `Via` entry for each version it receives.
+#[derive(Debug, Clone)]
+pub struct Via {
+    http10: HeaderValue,
+    http11: HeaderValue,
+}
+
+impl Via {
+    /// `name` is the pseudonym the proxy gives itself in `Via` (RFC 9110
+    /// section 7.6.3: `received-by` may be a pseudonym rather than the
+    /// host and port, which a reverse proxy need not disclose).
+    pub fn new(name: &str) -> Option<Self> {
+        let value = |version: &str| HeaderValue::from_str(&format!("{version} {name}")).ok();
+        Some(Via {
+            http10: value("1.0")?,
+            http11: value("1.1")?,
+        })
+    }
+
+    /// The entry for a message received with `version`.
+    fn entry(&self, version: Version) -> HeaderValue {
+        if version == Version::HTTP_10 {
+            self.http10.clone()
+        } else {
+            self.http11.clone()
+        }
+    }
+}
+
+/// Edits a request head for the upstream:
+///
+/// - the hop-by-hop fields go (`Connection` and what it lists,
+///   `Keep-Alive`, `Proxy-Connection`, `TE`, `Transfer-Encoding`,
+///   `Upgrade`): the upstream connection has its own, and an `Upgrade`
+///   offer is thereby declined (RFC 9110 section 7.8 lets a server ignore
+///   it);
+/// - `Expect: 100-continue` goes unless the client is waiting for
+///   `100 Continue` (an HTTP/1.0 client, or a request without a body,
+///   cannot be: RFC 9110 section 10.1.1);
+/// - the proxy's `Via` entry is added after any the request carried;
+/// - a request without `Host` (HTTP/1.0 allows it) gets the upstream's;
+/// - the version becomes the proxy's own, HTTP/1.1 (RFC 9110 section 2.5).
+pub fn to_upstream(head: &mut request::Parts, via: &Via, host: &HeaderValue, waits: bool) {
+    let fields = &mut head.headers;
+    remove_hop_by_hop(fields);
+    if !waits && is_continue_expectation(fields) {
+        fields.remove(EXPECT);
+    }
+    fields.append(VIA, via.entry(head.version));
+    if !fields.contains_key(HOST) {
+        fields.insert(HOST, host.clone());
+    }
+    head.version = Version::HTTP_11;
+}
+
+/// Edits a response head (interim or final) for the client:
+///
+/// - a response with `Transfer-Encoding` loses its `Content-Length`, which
+///   the decoder ignored (RFC 9112 section 6.3: a sender MUST remove it
+///   before forwarding such a message);
+/// - the hop-by-hop fields go, as for requests; the body is re-framed for
+///   the client by the encoder;
+/// - to an HTTP/1.0 client, `Trailer` goes too: its body cannot carry
+///   trailers, so none are forwarded;
+/// - the proxy's `Via` entry is added, and the version becomes HTTP/1.1.
+pub fn to_client(head: &mut response::Parts, via: &Via, client: Version) {
+    let fields = &mut head.headers;
+    if fields.contains_key(TRANSFER_ENCODING) {
+        fields.remove(CONTENT_LENGTH);
+    }
+    remove_hop_by_hop(fields);
+    if client == Version::HTTP_10 {
+        fields.remove(TRAILER);
+    }
+    fields.append(VIA, via.entry(head.version));
+    head.version = Version::HTTP_11;
+}
+
+/// `true` when every transfer coding of a response is `chunked`, the one
+/// coding the proxy removes and applies again. A response with another
+/// (`gzip`, say) cannot be forwarded faithfully once `Transfer-Encoding`
+/// is removed as hop-by-hop, so it is refused with 502.
+pub fn codings_supported(fields: &HeaderMap) -> bool {
+    fields.get_all(TRANSFER_ENCODING).iter().all(|value| {
+        value
+            .as_bytes()
+            .split(|&b| b == b',')
+            .map(|coding| coding.trim_ascii())
+            .filter(|coding| !coding.is_empty())
+            .all(|coding| coding.eq_ignore_ascii_case(b"chunked"))
+    })
+}
+
+/// `true` for a 1xx response after which the final one follows.
+pub fn is_interim(status: StatusCode) -> bool {
+    status.is_informational() && status != StatusCode::SWITCHING_PROTOCOLS
+}
+
+fn is_continue_expectation(fields: &HeaderMap) -> bool {
+    fields
+        .get(EXPECT)
+        .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"))
+}

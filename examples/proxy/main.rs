@@ -1,0 +1,678 @@
+//! A reverse proxy on h1proto's sessions (tokio, multi-threaded).
+//!
+//! ```sh
+//! cargo run --release --example hello_server -- --addr 127.0.0.1:8080 &
+//! cargo run --release --example proxy -- --addr 127.0.0.1:8000 --upstream 127.0.0.1:8080
+//! # in another terminal:
+//! curl -v http://127.0.0.1:8000/
+//! ```
+//!
+//! Every request received on `--addr` is forwarded to `--upstream` over a
+//! pool of keep-alive connections, and its response comes back. Bodies
+//! stream both ways with backpressure: the proxy holds at most about
+//! `Config::flush_threshold` bytes of a body at a time, never a whole one.
+//! Hop-by-hop fields are removed both ways and `Via` is added; trailers,
+//! interim responses (`100 Continue` relayed from the upstream) and
+//! repeated fields pass through. A request h1proto refuses is answered by
+//! the session (400 and the like) and never reaches the upstream; an
+//! upstream that cannot be reached, closes without answering or sends a
+//! response h1proto refuses gets the client a 502 (504 when it is too
+//! slow). CONNECT is answered with 501 and `Upgrade` offers are declined.
+//! `docs/proxying.md` describes the design and what a proxy built on
+//! h1proto must still do itself.
+//!
+//! Options: `--addr HOST:PORT` (default 127.0.0.1:8000), `--upstream
+//! HOST:PORT` (required), `--via NAME` (the pseudonym in `Via`, default
+//! `h1proto-proxy`), and `--header-timeout SECS` and `--idle-timeout
+//! SECS` over the session defaults (`h1proto::Timeouts`), which apply on
+//! both sides: to clients, and to upstream connections (where the idle
+//! timeout is the pool's). On SIGINT or SIGTERM the proxy stops
+//! accepting, lets every exchange in progress finish, and exits.
+
+mod fields;
+mod upstream;
+
+use std::io;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use h1proto::adapter::tokio::Server;
+use h1proto::conn::State;
+use h1proto::{BodyKind, Config, Io, Session, SessionError, Step};
+use http::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
+use http::{Method, Request, Response, StatusCode, Version};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+
+use fields::{RequestBody, Via};
+use upstream::{Pool, Upstream, UpstreamError};
+
+/// How long a client that sent `Expect: 100-continue` waits for the
+/// upstream's `100 Continue` before the proxy lets it send the body anyway
+/// (curl waits 1 s too): an upstream that ignores the expectation is
+/// waiting for the body.
+const CONTINUE_WAIT: Duration = Duration::from_secs(1);
+
+/// How often idle upstream connections are checked for their idle timeout
+/// and for the upstream having closed them.
+const SWEEP_EVERY: Duration = Duration::from_secs(1);
+
+#[tokio::main]
+async fn main() -> io::Result<()> {
+    let args = parse_args(std::env::args().skip(1))?;
+    let listener = TcpListener::bind(&args.addr).await?;
+    println!(
+        "Proxying http://{}/ to {}",
+        listener.local_addr()?,
+        args.upstream
+    );
+    let (stop, stopped) = watch::channel(false);
+    tokio::spawn(async move {
+        stop_signal().await;
+        let _ = stop.send(true);
+    });
+    let proxy = Proxy::new(&args)?;
+    run(listener, Arc::new(proxy), stopped).await
+}
+
+/// The command line.
+#[derive(Debug, Clone)]
+pub struct Args {
+    /// `--addr HOST:PORT`: where to listen.
+    pub addr: String,
+    /// `--upstream HOST:PORT`: where to forward.
+    pub upstream: String,
+    /// `--via NAME`: the proxy's pseudonym in `Via`.
+    pub via: String,
+    /// The session settings of both sides, with `--header-timeout` and
+    /// `--idle-timeout` applied.
+    pub config: Config,
+}
+
+impl Args {
+    /// The defaults, forwarding to `upstream`.
+    pub fn new(upstream: impl Into<String>) -> Self {
+        Args {
+            addr: String::from("127.0.0.1:8000"),
+            upstream: upstream.into(),
+            via: String::from("h1proto-proxy"),
+            config: Config::default(),
+        }
+    }
+}
+
+/// Reads the options (see the module documentation).
+pub fn parse_args(mut args: impl Iterator<Item = String>) -> io::Result<Args> {
+    let usage = || {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "usage: proxy --upstream HOST:PORT [--addr HOST:PORT] [--via NAME] \
+             [--header-timeout SECS] [--idle-timeout SECS]",
+        )
+    };
+    let secs = |value: String| {
+        value
+            .parse::<f64>()
+            .ok()
+            .filter(|s| s.is_finite() && *s > 0.0)
+            .map(Duration::from_secs_f64)
+            .ok_or_else(usage)
+    };
+    let mut parsed = Args::new(String::new());
+    while let Some(arg) = args.next() {
+        match (arg.as_str(), args.next()) {
+            ("--addr", Some(value)) => parsed.addr = value,
+            ("--upstream", Some(value)) => parsed.upstream = value,
+            ("--via", Some(value)) => parsed.via = value,
+            ("--header-timeout", Some(value)) => parsed.config.timeouts.head = Some(secs(value)?),
+            ("--idle-timeout", Some(value)) => parsed.config.timeouts.idle = Some(secs(value)?),
+            _ => return Err(usage()),
+        }
+    }
+    if parsed.upstream.is_empty() {
+        return Err(usage());
+    }
+    Ok(parsed)
+}
+
+/// SIGINT or SIGTERM.
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut term = signal(SignalKind::terminate()).expect("a SIGTERM handler");
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = tokio::signal::ctrl_c().await;
+}
+
+/// What every connection of one proxy shares.
+pub struct Proxy {
+    /// The `Host` of a request that came without one (HTTP/1.0).
+    host: HeaderValue,
+    via: Via,
+    config: Config,
+    /// The idle upstream connections.
+    pub pool: Pool,
+}
+
+impl Proxy {
+    /// A proxy with the settings of `args`.
+    ///
+    /// # Errors
+    ///
+    /// `--upstream` or `--via` cannot be a field value.
+    pub fn new(args: &Args) -> io::Result<Self> {
+        let invalid = |what| io::Error::new(io::ErrorKind::InvalidInput, what);
+        Ok(Proxy {
+            host: HeaderValue::from_str(&args.upstream)
+                .map_err(|_| invalid("--upstream is not a valid Host"))?,
+            via: Via::new(&args.via).ok_or_else(|| invalid("--via is not a valid field value"))?,
+            config: args.config.clone(),
+            pool: Pool::new(args.upstream.clone(), args.config.clone()),
+        })
+    }
+}
+
+/// Accepts connections, each served by its own task, until `stop` turns
+/// true; then waits (up to 30 s) for the connections to finish.
+pub async fn run(
+    listener: TcpListener,
+    proxy: Arc<Proxy>,
+    mut stop: watch::Receiver<bool>,
+) -> io::Result<()> {
+    let sweeper = Arc::clone(&proxy);
+    let sweeping = tokio::spawn(async move {
+        let mut tick = tokio::time::interval(SWEEP_EVERY);
+        loop {
+            tick.tick().await;
+            sweeper.pool.sweep();
+        }
+    });
+    let mut tasks = JoinSet::new();
+    let conn_stop = stop.clone();
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    tasks.spawn(handle(stream, Arc::clone(&proxy), conn_stop.clone()));
+                }
+                Err(err) => eprintln!("accept: {err}"),
+            },
+            _ = stop.wait_for(|&stop| stop) => break,
+        }
+        while tasks.try_join_next().is_some() {}
+    }
+    drop(listener);
+    let drain = async { while tasks.join_next().await.is_some() {} };
+    let _ = tokio::time::timeout(Duration::from_secs(30), drain).await;
+    sweeping.abort();
+    Ok(())
+}
+
+/// Serves one client connection to its end, then closes it; a graceful
+/// shutdown starts when `stop` turns true.
+pub async fn handle(stream: TcpStream, proxy: Arc<Proxy>, mut stop: watch::Receiver<bool>) {
+    let _ = stream.set_nodelay(true);
+    let mut server = Server::new(stream, proxy.config.clone());
+    server.shutdown_on(async move {
+        if stop.wait_for(|&stop| stop).await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    });
+    if let Err(err) = serve(&mut server, &proxy).await {
+        use io::ErrorKind::*;
+        let expected = [
+            InvalidData,
+            TimedOut,
+            ConnectionReset,
+            BrokenPipe,
+            UnexpectedEof,
+        ];
+        if !expected.contains(&err.kind()) {
+            eprintln!("client connection: {err}");
+        }
+    }
+    server.close().await;
+}
+
+/// How forwarding one exchange failed.
+enum Failure {
+    /// The client connection failed, or the client broke the protocol
+    /// (the session has queued the error response): it closes.
+    Client(io::Error),
+    /// Nothing of a response was forwarded yet: the client gets one of
+    /// the proxy's own, with this status.
+    Upstream(StatusCode, String),
+    /// The upstream failed after the response head was forwarded: cutting
+    /// the client connection is the only way left to tell it.
+    Cut(String),
+}
+
+impl Failure {
+    fn upstream(err: &UpstreamError) -> Self {
+        Failure::Upstream(err.status(), err.to_string())
+    }
+}
+
+/// Forwards requests until the client connection is over.
+async fn serve(server: &mut Server<TcpStream>, proxy: &Proxy) -> io::Result<()> {
+    while let Some(req) = server.next_request().await? {
+        match forward(server, proxy, req).await {
+            Ok(()) => {}
+            Err(Failure::Client(err)) => return Err(err),
+            Err(Failure::Upstream(status, reason)) => {
+                eprintln!("upstream: {reason} ({status})");
+                server.send_response(text(status, format!("{status}: {reason}\n")))?;
+            }
+            Err(Failure::Cut(reason)) => {
+                eprintln!("upstream, response cut: {reason}");
+                return Ok(());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A response of the proxy's own.
+fn text(status: StatusCode, body: impl Into<Bytes>) -> Response<Bytes> {
+    let mut res = Response::new(body.into());
+    *res.status_mut() = status;
+    res.headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("text/plain"));
+    res
+}
+
+/// Forwards one request and its response, retrying once on a new
+/// connection when a pooled one turns out to have been closed by the
+/// upstream and the request is safe to send again.
+async fn forward(
+    server: &mut Server<TcpStream>,
+    proxy: &Proxy,
+    req: Request<()>,
+) -> Result<(), Failure> {
+    if req.method() == Method::CONNECT {
+        let res = text(StatusCode::NOT_IMPLEMENTED, "This proxy does not tunnel.\n");
+        return server.send_response(res).map_err(Failure::Client);
+    }
+    let client = req.version();
+    let waits = server.session().is_waiting_for_continue();
+    let (mut head, ()) = req.into_parts();
+    let body = RequestBody::of(&head.headers);
+    fields::to_upstream(&mut head, &proxy.via, &proxy.host, waits);
+    // Safe to send again: idempotent (RFC 9110 section 9.2.2), and no body
+    // byte taken from the client, since none is kept to send twice.
+    let mut again =
+        (body == RequestBody::None && head.method.is_idempotent()).then(|| head.clone());
+    loop {
+        let mut upstream = proxy.pool.get().await.map_err(|err| {
+            let err = UpstreamError::Io(err);
+            Failure::Upstream(err.status(), format!("cannot connect: {err}"))
+        })?;
+        let (reused, before) = (upstream.is_reused(), upstream.received());
+        let exchange = Exchange::new(server, proxy, &mut upstream, client);
+        match exchange.run(head, body, waits).await {
+            Ok(()) => {
+                proxy.pool.put(upstream);
+                return Ok(());
+            }
+            // The pooled connection was closed under the request, before
+            // any byte of an answer: nothing was processed for sure only
+            // if nothing came back, and the upstream may have dropped the
+            // connection as idle just as the request left.
+            Err((failure, Some(err)))
+                if reused && upstream.received() == before && err.is_closed_connection() =>
+            {
+                match again.take() {
+                    Some(same) => head = same,
+                    None => return Err(failure),
+                }
+            }
+            Err((failure, _)) => return Err(failure),
+        }
+    }
+}
+
+/// Where the request body stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Upload {
+    /// The client waits for `100 Continue`: the upstream has until then
+    /// to send it (or a final answer) before the proxy reads the body.
+    AwaitContinue(tokio::time::Instant),
+    /// Being read from the client and sent on.
+    Streaming,
+    /// All sent, none to send, or no longer wanted by the upstream.
+    Done,
+}
+
+/// Where the response stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Download {
+    /// Waiting for the final head (interim ones are relayed).
+    Head,
+    /// The head was forwarded; the body is framed for the client so.
+    Body(BodyKind),
+    /// The upstream's response is complete, but the request body is still
+    /// going up: the client's response is finished (with these trailers)
+    /// once it is through, since the client session stops reading the
+    /// request body once the response is complete.
+    Ended(Option<HeaderMap>),
+    /// Forwarded whole.
+    Done,
+}
+
+/// What the client side did.
+enum ClientIo {
+    /// A piece of the request body, or its end.
+    Data(io::Result<Option<Bytes>>),
+    /// Queued response bytes were written.
+    Flushed(io::Result<()>),
+}
+
+/// One request forwarded on one upstream connection: both bodies move at
+/// once, since an upstream may answer while it reads (an echo).
+struct Exchange<'a> {
+    server: &'a mut Server<TcpStream>,
+    proxy: &'a Proxy,
+    upstream: &'a mut Upstream,
+    /// The client's HTTP version.
+    client: Version,
+    upload: Upload,
+    /// The upstream request is chunked (and may carry trailers).
+    chunked: bool,
+    download: Download,
+    /// Once the request is sent: the I/O the upstream session asked for at
+    /// its last call, which its deadline applies to. While the request
+    /// body is still going out, the driver writes it and watches for an
+    /// early answer instead, with no response deadline running: the
+    /// upstream is waiting for the body, not late.
+    pending: Option<Io>,
+}
+
+/// A failure, and the upstream error behind it if there is one (for the
+/// retry decision).
+type Failed = (Failure, Option<UpstreamError>);
+
+fn from_upstream(err: SessionError) -> Failed {
+    let err = UpstreamError::Session(err);
+    (Failure::upstream(&err), Some(err))
+}
+
+fn from_client(err: io::Error) -> Failed {
+    (Failure::Client(err), None)
+}
+
+fn cut(err: impl std::fmt::Display) -> Failed {
+    (Failure::Cut(err.to_string()), None)
+}
+
+impl<'a> Exchange<'a> {
+    fn new(
+        server: &'a mut Server<TcpStream>,
+        proxy: &'a Proxy,
+        upstream: &'a mut Upstream,
+        client: Version,
+    ) -> Self {
+        Exchange {
+            server,
+            proxy,
+            upstream,
+            client,
+            upload: Upload::Done,
+            chunked: false,
+            download: Download::Head,
+            pending: None,
+        }
+    }
+
+    /// Forwards the request and its response. A failure after the
+    /// response head went to the client can only cut the connection.
+    async fn run(
+        mut self,
+        head: http::request::Parts,
+        body: RequestBody,
+        waits: bool,
+    ) -> Result<(), Failed> {
+        let result = self.relay(head, body, waits).await;
+        match result {
+            Err((Failure::Upstream(_, reason), err)) if self.download != Download::Head => {
+                Err((Failure::Cut(reason), err))
+            }
+            other => other,
+        }
+    }
+
+    async fn relay(
+        &mut self,
+        head: http::request::Parts,
+        body: RequestBody,
+        waits: bool,
+    ) -> Result<(), Failed> {
+        let refused = |err| {
+            let reason = format!("cannot forward the request: {err}");
+            (
+                Failure::Upstream(StatusCode::INTERNAL_SERVER_ERROR, reason),
+                None,
+            )
+        };
+        let session = &mut self.upstream.session;
+        if body == RequestBody::None {
+            session.send_request(head).map_err(refused)?;
+        } else {
+            self.chunked = session.send_head(head).map_err(refused)? == BodyKind::Chunked;
+            self.upload = if waits {
+                Upload::AwaitContinue(tokio::time::Instant::now() + CONTINUE_WAIT)
+            } else {
+                Upload::Streaming
+            };
+        }
+        let threshold = self.proxy.config.flush_threshold;
+        loop {
+            let uploading = self.upload != Upload::Done;
+            if !uploading && matches!(self.download, Download::Ended(_)) {
+                self.finish()?;
+            }
+            if !uploading && self.download != Download::Done && self.pending.is_none() {
+                self.drain().await?;
+            }
+            if self.upload == Upload::Done && self.download == Download::Done {
+                return Ok(());
+            }
+            let uploading = self.upload != Upload::Done;
+            let queued = self.server.session().output().len();
+            // Upstream input is taken only while the client has room for
+            // it, and request body only while the upstream has room.
+            let may_read =
+                matches!(self.download, Download::Head | Download::Body(_)) && queued <= threshold;
+            let pump = self.upload == Upload::Streaming
+                && queued <= threshold
+                && self.upstream.session.output().len() <= threshold;
+            let continue_at = match self.upload {
+                Upload::AwaitContinue(at) => Some(at),
+                _ => None,
+            };
+            let Exchange {
+                server,
+                upstream,
+                pending,
+                ..
+            } = self;
+            let upstream_io = upstream.step(uploading, may_read, *pending);
+            let client_io = async {
+                if pump {
+                    ClientIo::Data(server.read_data().await)
+                } else {
+                    ClientIo::Flushed(server.flush().await)
+                }
+            };
+            let wait_until = continue_at.unwrap_or_else(tokio::time::Instant::now);
+            tokio::select! {
+                came = upstream_io => {
+                    let came = came.map_err(|err| (Failure::upstream(&err), Some(err)))?;
+                    // During the upload the session is asked only when it
+                    // has news (bytes, or a deadline that passed), so that
+                    // no response deadline starts early.
+                    if !uploading || came {
+                        self.drain().await?;
+                    }
+                }
+                done = client_io, if pump || queued > 0 => match done {
+                    ClientIo::Data(data) => self.upload_piece(data.map_err(from_client)?)?,
+                    ClientIo::Flushed(written) => {
+                        written.map_err(from_client)?;
+                        if matches!(self.download, Download::Body(_)) {
+                            self.drain().await?;
+                        }
+                    }
+                },
+                () = tokio::time::sleep_until(wait_until), if continue_at.is_some() => {
+                    // Reading the body sends the client `100 Continue`.
+                    self.upload = Upload::Streaming;
+                }
+            }
+        }
+    }
+
+    /// Sends a piece of the request body on, or ends it (with its
+    /// trailers, if the upstream request is chunked).
+    fn upload_piece(&mut self, data: Option<Bytes>) -> Result<(), Failed> {
+        let session = &mut self.upstream.session;
+        let queued = match data {
+            Some(data) => session.send_data(data),
+            None if self.server.session().connection().recv_state() == State::Body => {
+                // The client session stopped reading without the body
+                // ending: never send it up as complete.
+                return Err((Failure::Client(io::ErrorKind::UnexpectedEof.into()), None));
+            }
+            None => {
+                self.upload = Upload::Done;
+                self.pending = None;
+                let trailers = self.server.session().trailers().cloned();
+                session.finish(trailers.filter(|_| self.chunked))
+            }
+        };
+        queued.map_err(|err| {
+            let reason = format!("cannot forward the request body: {err}");
+            (
+                Failure::Upstream(StatusCode::INTERNAL_SERVER_ERROR, reason),
+                None,
+            )
+        })
+    }
+
+    /// Takes what the upstream session has decoded: interim heads are
+    /// relayed, the final head forwarded, body pieces queued for the
+    /// client (while it has room), the end of the body forwarded with its
+    /// trailers. Notes the I/O the session asks for next.
+    async fn drain(&mut self) -> Result<(), Failed> {
+        self.pending = None;
+        let threshold = self.proxy.config.flush_threshold;
+        loop {
+            let now = Instant::now();
+            match self.download {
+                Download::Head => match self.upstream.session.next_response(now) {
+                    Ok(Step::Ready(Some(res))) if fields::is_interim(res.status()) => {
+                        self.interim(res).await?;
+                    }
+                    Ok(Step::Ready(Some(res))) => self.final_head(res)?,
+                    Ok(Step::Ready(None)) => {
+                        let reason = "no response is due".to_owned();
+                        return Err((Failure::Upstream(StatusCode::BAD_GATEWAY, reason), None));
+                    }
+                    Ok(Step::Io(io)) => {
+                        self.pending = Some(io);
+                        return Ok(());
+                    }
+                    Err(err) => return Err(from_upstream(err)),
+                },
+                Download::Body(kind) => {
+                    if self.server.session().output().len() > threshold {
+                        // The client takes what is queued first.
+                        return Ok(());
+                    }
+                    match self.upstream.session.read_data(now).map_err(cut)? {
+                        Step::Ready(Some(data)) => {
+                            self.server.session().send_data(data).map_err(cut)?;
+                        }
+                        Step::Ready(None) => {
+                            // Trailers go on only in the chunked coding (not
+                            // to an HTTP/1.0 client, whose body is
+                            // close-delimited).
+                            let trailers = self.upstream.session.trailers().cloned();
+                            let trailers = trailers.filter(|_| kind == BodyKind::Chunked);
+                            self.download = Download::Ended(trailers);
+                            if self.upload == Upload::Done {
+                                self.finish()?;
+                            }
+                            return Ok(());
+                        }
+                        Step::Io(io) => {
+                            self.pending = Some(io);
+                            return Ok(());
+                        }
+                    }
+                }
+                Download::Ended(_) | Download::Done => return Ok(()),
+            }
+        }
+    }
+
+    /// Finishes the client's response, once both bodies are through.
+    fn finish(&mut self) -> Result<(), Failed> {
+        if let Download::Ended(trailers) = std::mem::replace(&mut self.download, Download::Done) {
+            self.server.finish(trailers).map_err(cut)?;
+        }
+        Ok(())
+    }
+
+    /// Relays an interim response: `100 Continue` only to a client that
+    /// still waits for it (which may then send its body), any other 1xx to
+    /// every HTTP/1.1 client (RFC 9110 section 15.2: a proxy forwards
+    /// them); an HTTP/1.0 client gets none.
+    async fn interim(&mut self, res: Response<()>) -> Result<(), Failed> {
+        if res.status() == StatusCode::CONTINUE {
+            if !matches!(self.upload, Upload::AwaitContinue(_)) {
+                return Ok(());
+            }
+            self.upload = Upload::Streaming;
+        } else if self.client == Version::HTTP_10 {
+            return Ok(());
+        }
+        let (mut head, ()) = res.into_parts();
+        fields::to_client(&mut head, &self.proxy.via, self.client);
+        self.server.send_head(head).map_err(from_client)?;
+        self.server.flush().await.map_err(from_client)
+    }
+
+    /// Forwards the final response head. An answer other than 2xx before
+    /// the request body is through refuses the rest of it (the upstream
+    /// session stops sending it, RFC 9112 section 9.5), as does any answer
+    /// to a client still waiting for `100 Continue`: what the client still
+    /// sends is the client session's to drain or refuse.
+    fn final_head(&mut self, res: Response<()>) -> Result<(), Failed> {
+        let refused_body =
+            !res.status().is_success() || matches!(self.upload, Upload::AwaitContinue(_));
+        if refused_body {
+            self.upload = Upload::Done;
+        }
+        let (mut head, ()) = res.into_parts();
+        let bad_gateway = |reason| (Failure::Upstream(StatusCode::BAD_GATEWAY, reason), None);
+        if !fields::codings_supported(&head.headers) {
+            let reason = "the response has a transfer coding other than chunked".to_owned();
+            return Err(bad_gateway(reason));
+        }
+        fields::to_client(&mut head, &self.proxy.via, self.client);
+        let kind = self
+            .server
+            .send_head(head)
+            .map_err(|err| bad_gateway(format!("cannot forward the response: {err}")))?;
+        self.download = Download::Body(kind);
+        Ok(())
+    }
+}
