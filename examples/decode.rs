@@ -196,7 +196,7 @@ fn run<D: Decoder>(input: &[u8], chunk: usize, opts: &Options, dec: &mut D) -> b
         match result {
             Ok(Some(event)) => printer.event(event, consumed),
             Ok(None) => match pieces.next() {
-                Some(piece) if !dec.is_closed() => {
+                Some(piece) if !dec.is_closed() && !dec.is_switched() => {
                     buf.extend_from_slice(piece);
                     fed += piece.len();
                 }

@@ -34,7 +34,7 @@ macro_rules! impl_decoder {
                 self.is_idle()
             }
             fn closed(&self) -> bool {
-                self.is_closed()
+                self.is_closed() || self.is_switched()
             }
         }
     };

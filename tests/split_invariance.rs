@@ -133,7 +133,8 @@ impl Decoder for RequestDecoder {
     }
 
     fn closed(&self) -> bool {
-        self.is_closed()
+        // No further message is decoded (a switch leaves HTTP too).
+        self.is_closed() || self.is_switched()
     }
 }
 
@@ -165,7 +166,8 @@ impl Decoder for ResponseDecoder {
     }
 
     fn closed(&self) -> bool {
-        self.is_closed()
+        // No further message is decoded (a switch leaves HTTP too).
+        self.is_closed() || self.is_switched()
     }
 }
 

@@ -281,7 +281,8 @@ impl Dec for RequestDecoder {
         r.map(|o| o.map(norm_request))
     }
     fn closed(&self) -> bool {
-        self.is_closed()
+        // No further message is decoded (a switch leaves HTTP too).
+        self.is_closed() || self.is_switched()
     }
 }
 
@@ -295,7 +296,8 @@ impl Dec for ResponseDecoder {
         r.map(|o| o.map(norm_response))
     }
     fn closed(&self) -> bool {
-        self.is_closed()
+        // No further message is decoded (a switch leaves HTTP too).
+        self.is_closed() || self.is_switched()
     }
 }
 
