@@ -199,7 +199,14 @@ impl ServerSession {
                         return Ok(Step::Ready(None));
                     }
                     if self.shutdown && self.is_between_requests() {
-                        self.phase = Phase::Closing { linger: false };
+                        // An answer may have just been written, and the
+                        // client may have pipelined more: closing with its
+                        // bytes unread would reset the connection and
+                        // destroy the answer. Only a connection that never
+                        // answered closes without lingering.
+                        self.phase = Phase::Closing {
+                            linger: !self.eof && self.requests > 0,
+                        };
                         return Ok(Step::Ready(None));
                     }
                     if self.head_since.is_none()
