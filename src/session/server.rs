@@ -376,6 +376,19 @@ impl ServerSession {
         }
     }
 
+    /// Writes everything queued now, for a streaming sender about to wait
+    /// for something other than the peer (a slow source, a timer): what
+    /// it queued so far, the response head included, must not sit in the
+    /// output meanwhile. [`Io::Write`] until the output is empty.
+    pub fn poll_write_all(&mut self, now: Instant) -> Step<()> {
+        if self.phase != Phase::Closed && !self.conn.output().is_empty() {
+            self.wait(Waiting::Write(now));
+            Step::Io(Io::Write)
+        } else {
+            Step::Ready(())
+        }
+    }
+
     /// Ends the connection: writes what is queued, then closes, lingering
     /// first (shut down the sending half, read and discard for a while)
     /// when the peer may still be sending, so that it reads the last
