@@ -171,6 +171,29 @@ fn a_half_head_read_with_the_previous_body_has_a_fixed_deadline() {
     assert_eq!(timeout_kind(err), ErrorKind::HeadTimeout);
 }
 
+/// And when the answer before it is past the flush threshold, so that it
+/// is written before the session even looks at the next head.
+#[test]
+fn a_half_head_behind_a_large_answer_counts_from_the_first_write() {
+    let mut h = server();
+    h.send(post("/1", "hello") + "GET /2 HT");
+    h.write_budget = Some(1000);
+    h.call(ServerSession::next_full_request).ready().unwrap();
+    h.s.send_response(Response::new(Bytes::from(vec![b'x'; 100_000])))
+        .unwrap();
+    assert_eq!(h.call(ServerSession::next_request).blocked(), Io::Write);
+    // The peer is slow to take the answer: 3 s.
+    h.advance_to(h.t0 + secs(3));
+    h.write_budget = None;
+    assert_eq!(h.call(ServerSession::next_request).blocked(), Io::Read);
+    assert!(h.take_wire().ends_with(&"x".repeat(100)));
+    assert_eq!(h.deadline(), Some(secs(4)), "release");
+    assert_eq!(h.expire(), secs(4));
+    assert_eq!(h.expire(), secs(10), "from when the answer began to leave");
+    let err = h.call(ServerSession::next_request).err();
+    assert_eq!(timeout_kind(err), ErrorKind::HeadTimeout);
+}
+
 fn close_server_until_linger(h: &mut Harness<ServerSession>) {
     assert_eq!(h.call_infallible(ServerSession::close).blocked(), Io::Read);
     assert!(h.shut.is_some(), "lingering");

@@ -177,6 +177,7 @@ impl ServerSession {
         if self.conn.output().len() > self.knobs.flush_threshold {
             // Answers to pipelined requests leave together, but past the
             // bound they are written before the next request is taken.
+            self.head_begun(now);
             self.wait(Waiting::Write(now));
             return Ok(Step::Io(Io::Write));
         }
@@ -209,15 +210,7 @@ impl ServerSession {
                         };
                         return Ok(Step::Ready(None));
                     }
-                    if self.head_since.is_none()
-                        && !self.read.buf.is_empty()
-                        && matches!(self.conn.recv_state(), State::Idle | State::Head)
-                    {
-                        // The first bytes of this head came with an earlier
-                        // read (pipelined, or after a body): its time runs
-                        // from now, and later reads do not move it.
-                        self.head_since = Some(now);
-                    }
+                    self.head_begun(now);
                     return Ok(Step::Io(self.wait_for_input(now)));
                 }
                 Err(err) => return Err(self.fail(err).into()),
@@ -470,6 +463,19 @@ impl ServerSession {
     /// No exchange in progress and nothing of a next request received.
     fn is_between_requests(&self) -> bool {
         self.conn.recv_state() == State::Idle && self.read.buf.is_empty()
+    }
+
+    /// The session starts waiting with the first bytes of the next head
+    /// in the buffer, read with an earlier request (pipelined, or after a
+    /// body): the head's time runs from now, and later reads do not move
+    /// it.
+    fn head_begun(&mut self, now: Instant) {
+        if self.head_since.is_none()
+            && !self.read.buf.is_empty()
+            && matches!(self.conn.recv_state(), State::Idle | State::Head)
+        {
+            self.head_since = Some(now);
+        }
     }
 
     fn wait(&mut self, what: Waiting) {
