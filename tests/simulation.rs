@@ -142,6 +142,10 @@ const FLUSH: usize = 8192;
 const MAX_HEAD: usize = 8 * 1024;
 /// Room for a head, chunk framing and an error response.
 const SLACK: usize = 1024;
+/// What the server application may think, and pause before its writes,
+/// on one connection: together below the client's head timeout.
+const SERVER_THINK: Duration = Duration::from_secs(5);
+const SERVER_PAUSES: Duration = Duration::from_secs(4);
 /// The response body asked for by `Ending::StopReading`.
 const HUGE: usize = 200_000;
 
@@ -559,16 +563,20 @@ async fn serve(sock: Socket, plan: Rc<Plan>, shared: Shared, index: usize, sim: 
         Sizes::new(plan.writes[1].clone()),
         bounds(&plan, &config, Side::Server),
     );
-    // Pauses within what keeps the client's timeouts out of reach, with
-    // the server's think time added.
-    ep.slow_writes(plan.pauses[1].clone(), Duration::from_secs(5));
+    // While the server thinks or writes slowly it reads nothing, and the
+    // client may be waiting for a head or blocked writing: think time and
+    // link pauses together stay below the client's timeouts.
+    ep.slow_writes(plan.pauses[1].clone(), SERVER_PAUSES);
     if index == 0 {
         if let Some(ms) = plan.shutdown_at {
             ep.shutdown_at = Some(sim.now() + Duration::from_millis(ms));
         }
     }
     let mut s = ServerSession::new(config, ep.now());
-    let mut think = Sizes::new(plan.server_think.iter().map(|&d| d as usize).collect());
+    let mut think = Think {
+        sizes: Sizes::new(plan.server_think.iter().map(|&d| d as usize).collect()),
+        budget: SERVER_THINK,
+    };
     let result = serve_requests(&mut ep, &mut s, &plan, &shared, index, &sim, &mut think).await;
     shared.borrow_mut().servers[index].outcome = match result {
         Ok(()) => Outcome::Clean,
@@ -602,7 +610,7 @@ async fn serve_requests(
     shared: &Shared,
     index: usize,
     sim: &Sim,
-    think: &mut Sizes,
+    think: &mut Think,
 ) -> Result<(), Failure> {
     let extra = extra_request(plan);
     loop {
@@ -639,14 +647,10 @@ async fn serve_requests(
                 _ => {}
             }
         }
-        if rp.think > 0 {
-            // Answers to earlier pipelined requests may be queued: out
-            // with them before working a while (they would otherwise wait
-            // for this one).
-            ep.drive_infallible(s, ServerSession::poll_write_all)
-                .await?;
-            sim.sleep(Duration::from_millis(rp.think)).await;
-        }
+        // Answers to earlier pipelined requests may be queued: out with
+        // them before working a while (they would otherwise wait for this
+        // one).
+        think.pause(ep, s, sim, rp.think).await?;
         let queued = |ep: &Endpoint, s: &mut ServerSession, shared: &Shared| {
             let offset = ep.sock.written() + s.output().len() as u64;
             let after = ep.shutdown_done.is_some();
@@ -680,13 +684,12 @@ async fn serve_requests(
                 queued(ep, s, shared);
                 s.send_head(tagged(id, ())).unwrap();
                 let head = rp.method == Method::HEAD;
-                let mut pauses = 0;
                 if rp.has_body() {
                     let mut got = Vec::new();
                     while let Some(data) = ep.drive(s, ServerSession::read_data).await? {
                         got.extend_from_slice(&data);
                         s.send_data(data).unwrap();
-                        pause(ep, s, sim, think, &mut pauses).await?;
+                        think.between_pieces(ep, s, sim).await?;
                     }
                     assert_eq!(got, body, "request {id}'s body, streamed");
                     check_request_trailers(s.trailers(), rp, id);
@@ -694,7 +697,7 @@ async fn serve_requests(
                     let out = gen_body(id, rp.resp_len);
                     for (at, n) in pieces(out.len(), &[1 + rp.resp_len / 3]) {
                         s.send_data(out[at..at + n].to_vec()).unwrap();
-                        pause(ep, s, sim, think, &mut pauses).await?;
+                        think.between_pieces(ep, s, sim).await?;
                     }
                 }
                 let trailers = rp.response_trailers().then(|| {
@@ -708,26 +711,45 @@ async fn serve_requests(
     }
 }
 
-/// Between two streamed pieces: backpressure, then the application's
-/// think time (for the first few pieces only, so that the time between two
-/// reads stays within the timeouts), with what it sent so far written
-/// first.
-async fn pause(
-    ep: &mut Endpoint,
-    s: &mut ServerSession,
-    sim: &Sim,
-    think: &mut Sizes,
-    pauses: &mut usize,
-) -> Result<(), Failure> {
-    ep.drive_infallible(s, ServerSession::poll_flush).await?;
-    *pauses += 1;
-    let ms = if *pauses <= 3 { think.take() as u64 } else { 0 };
-    if ms > 0 {
-        ep.drive_infallible(s, ServerSession::poll_write_all)
-            .await?;
-        sim.sleep(Duration::from_millis(ms)).await;
+/// The server application's think time: before answering, and between
+/// streamed pieces, within a budget per connection.
+struct Think {
+    sizes: Sizes,
+    budget: Duration,
+}
+
+impl Think {
+    /// Thinks `ms` (less if the budget is short), with what is queued
+    /// written first.
+    async fn pause(
+        &mut self,
+        ep: &mut Endpoint,
+        s: &mut ServerSession,
+        sim: &Sim,
+        ms: u64,
+    ) -> Result<(), Failure> {
+        let d = Duration::from_millis(ms).min(self.budget);
+        if !d.is_zero() {
+            self.budget -= d;
+            ep.drive_infallible(s, ServerSession::poll_write_all)
+                .await?;
+            sim.sleep(d).await;
+        }
+        Ok(())
     }
-    Ok(())
+
+    /// Between two streamed pieces: backpressure, then the next think
+    /// time.
+    async fn between_pieces(
+        &mut self,
+        ep: &mut Endpoint,
+        s: &mut ServerSession,
+        sim: &Sim,
+    ) -> Result<(), Failure> {
+        ep.drive_infallible(s, ServerSession::poll_flush).await?;
+        let ms = self.sizes.take() as u64;
+        self.pause(ep, s, sim, ms).await
+    }
 }
 
 fn tagged<B>(id: usize, body: B) -> Response<B> {
