@@ -423,6 +423,33 @@ fn client_response_head_timeout_runs_from_the_request_written() {
     assert_eq!(h.closed, Some(h.t0 + secs(14)));
 }
 
+/// `next_response` skips what is left of the previous body; the time that
+/// takes is the body's, and the next head has its own 10 s from when the
+/// session starts waiting for it.
+#[test]
+fn client_head_timeout_does_not_count_skipping_the_previous_body() {
+    let mut h = client();
+    let get = || {
+        Request::get("/")
+            .header("host", "a")
+            .body(Bytes::new())
+            .unwrap()
+    };
+    h.s.send_request(get()).unwrap();
+    h.s.send_request(get()).unwrap();
+    h.send("HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nabc");
+    h.call(ClientSession::next_response).ready().unwrap();
+    // The application does not want the body: the next call skips it.
+    assert_eq!(h.call(ClientSession::next_response).blocked(), Io::Read);
+    h.advance_to(h.t0 + secs(8));
+    h.send("def");
+    assert_eq!(h.call(ClientSession::next_response).blocked(), Io::Read);
+    assert_eq!(h.expire(), secs(9), "release");
+    assert_eq!(h.expire(), secs(18), "8 s + 10 s");
+    let err = h.call(ClientSession::next_response).err();
+    assert_eq!(timeout_kind(err), ErrorKind::ResponseTimeout);
+}
+
 #[test]
 fn client_body_timeout_runs_from_the_last_read() {
     let mut h = client();

@@ -407,7 +407,9 @@ impl ClientSession {
             self.wait(Waiting::Write(now));
             return Io::Write;
         }
-        if head {
+        if head && self.conn.recv_state() != State::Body {
+            // Not while skipping the rest of the previous body: that is
+            // the body's time, and the head's starts after it.
             self.head_since.get_or_insert(now);
         }
         self.wait(Waiting::Read(now));
