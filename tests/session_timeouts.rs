@@ -10,7 +10,7 @@ mod session_support;
 use std::time::Instant;
 
 use bytes::Bytes;
-use h1proto::{ClientSession, ErrorKind, Io, ServerSession, SessionError, UsageError};
+use h1proto::{ClientSession, ErrorKind, Io, ServerSession, Session, SessionError, UsageError};
 use http::{Request, Response};
 use session_support::{Harness, Outcome, get, post, secs, test_config};
 
@@ -321,6 +321,74 @@ fn a_peer_that_stops_reading_is_cut_12_s_after_the_last_write_that_took_bytes() 
     assert_eq!(h.wire.len(), 1500);
     assert_eq!(h.shut, None);
     assert_eq!(h.closed, Some(h.t0 + secs(17)));
+}
+
+/// A streaming sender that only sends (no read would report the timeout)
+/// is stopped at its next send after the write timeout: the connection is
+/// over, and nothing more is queued for a peer that does not read.
+#[test]
+fn a_sender_is_stopped_after_the_write_timeout() {
+    let mut h = server();
+    h.send(get("/events"));
+    h.write_budget = Some(0);
+    h.call(ServerSession::next_request).ready().unwrap();
+    h.s.send_head(Response::new(())).unwrap();
+    let piece = Bytes::from(vec![b'e'; 10_000]);
+    let mut sent = 0;
+    let err = loop {
+        match h.s.send_data(piece.clone()) {
+            Ok(()) => sent += 1,
+            Err(err) => break err,
+        }
+        assert!(sent < 100, "still sending after {:?}", h.elapsed());
+        if let Outcome::Blocked(io) = h.call_infallible(ServerSession::poll_flush) {
+            assert_eq!(io, Io::Write);
+            h.expire();
+        }
+    };
+    assert_eq!(err, UsageError::WrongState);
+    assert_eq!(
+        h.elapsed(),
+        secs(12),
+        "one write timeout, not one per flush"
+    );
+    let err = h.call(ServerSession::next_request).err();
+    assert_eq!(timeout_kind(err), ErrorKind::WriteTimeout);
+    close_server(&mut h);
+    assert_eq!(h.shut, None);
+    assert!(h.wire.is_empty());
+}
+
+/// The same for a client streaming a request body to a server that stopped
+/// reading: after the write timeout nothing more is queued.
+#[test]
+fn a_client_sender_is_stopped_after_the_write_timeout() {
+    let mut h = client();
+    h.write_budget = Some(0);
+    let req = Request::post("/upload")
+        .header("host", "a")
+        .header("transfer-encoding", "chunked")
+        .body(())
+        .unwrap();
+    h.s.send_head(req).unwrap();
+    let piece = Bytes::from(vec![b'u'; 10_000]);
+    let mut sent = 0;
+    let err = loop {
+        match h.s.send_data(piece.clone()) {
+            Ok(()) => sent += 1,
+            Err(err) => break err,
+        }
+        assert!(sent < 100, "still queueing after {:?}", h.elapsed());
+        if let Outcome::Blocked(io) = h.call_infallible(ClientSession::poll_flush) {
+            assert_eq!(io, Io::Write);
+            h.expire();
+        }
+    };
+    assert_eq!(err, UsageError::WrongState);
+    assert_eq!(h.elapsed(), secs(12));
+    assert!(h.s.output().len() <= 64 * 1024 + 10_100, "bounded");
+    let err = h.call(ClientSession::next_response).err();
+    assert_eq!(timeout_kind(err), ErrorKind::WriteTimeout);
 }
 
 // ------------------------------------------------------------ linger

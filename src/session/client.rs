@@ -135,8 +135,12 @@ impl ClientSession {
     ///
     /// # Errors
     ///
-    /// As [`ClientConnection::send_data`].
+    /// As [`ClientConnection::send_data`], and [`UsageError::WrongState`]
+    /// once the session is closed (a timeout or the server's error ended
+    /// it; the next [`next_response`](Self::next_response) says which):
+    /// nothing more is queued for a server that does not read.
     pub fn send_data(&mut self, data: impl Into<Bytes>) -> Result<(), UsageError> {
+        self.sending()?;
         self.conn.send_data(data)
     }
 
@@ -144,8 +148,10 @@ impl ClientSession {
     ///
     /// # Errors
     ///
-    /// As [`ClientConnection::finish`].
+    /// As [`ClientConnection::finish`], and [`UsageError::WrongState`]
+    /// once the session is closed.
     pub fn finish(&mut self, trailers: Option<HeaderMap>) -> Result<(), UsageError> {
+        self.sending()?;
         self.conn.finish(trailers)
     }
 
@@ -370,6 +376,15 @@ impl ClientSession {
     }
 
     // ---- Inside ------------------------------------------------------
+
+    /// The request in progress may go on (a shutdown lets it finish).
+    fn sending(&self) -> Result<(), UsageError> {
+        if self.closed {
+            Err(UsageError::WrongState)
+        } else {
+            Ok(())
+        }
+    }
 
     fn open(&self) -> Result<(), UsageError> {
         if self.closed || self.shutdown {

@@ -323,8 +323,11 @@ impl ServerSession {
     ///
     /// # Errors
     ///
-    /// As [`ServerConnection::send_response`].
+    /// As [`ServerConnection::send_response`], and
+    /// [`UsageError::WrongState`] once the session is ending (see
+    /// [`send_data`](Self::send_data)).
     pub fn send_response<B: Into<Bytes>>(&mut self, res: Response<B>) -> Result<(), UsageError> {
+        self.sending()?;
         self.conn.send_response(res)
     }
 
@@ -333,8 +336,10 @@ impl ServerSession {
     ///
     /// # Errors
     ///
-    /// As [`ServerConnection::send_head`].
+    /// As [`ServerConnection::send_head`], and [`UsageError::WrongState`]
+    /// once the session is ending (see [`send_data`](Self::send_data)).
     pub fn send_head(&mut self, res: Response<()>) -> Result<BodyKind, UsageError> {
+        self.sending()?;
         self.conn.send_head(res)
     }
 
@@ -344,8 +349,14 @@ impl ServerSession {
     ///
     /// # Errors
     ///
-    /// As [`ServerConnection::send_data`].
+    /// As [`ServerConnection::send_data`], and [`UsageError::WrongState`]
+    /// once the session is ending: after a timeout or a protocol error
+    /// (the next [`next_request`](Self::next_request) or
+    /// [`read_data`](Self::read_data) says which), nothing more is queued,
+    /// so that a sender that never reads stops instead of waiting out the
+    /// write timeout again and again.
     pub fn send_data(&mut self, data: impl Into<Bytes>) -> Result<(), UsageError> {
+        self.sending()?;
         self.conn.send_data(data)
     }
 
@@ -353,8 +364,10 @@ impl ServerSession {
     ///
     /// # Errors
     ///
-    /// As [`ServerConnection::finish`].
+    /// As [`ServerConnection::finish`], and [`UsageError::WrongState`]
+    /// once the session is ending (see [`send_data`](Self::send_data)).
     pub fn finish(&mut self, trailers: Option<HeaderMap>) -> Result<(), UsageError> {
+        self.sending()?;
         self.conn.finish(trailers)
     }
 
@@ -454,6 +467,14 @@ impl ServerSession {
     }
 
     // ---- Inside ------------------------------------------------------
+
+    /// Output may still be queued: the session is not ending.
+    fn sending(&self) -> Result<(), UsageError> {
+        match self.phase {
+            Phase::Open => Ok(()),
+            _ => Err(UsageError::WrongState),
+        }
+    }
 
     /// A response to the current request is due or being sent.
     fn response_due(&self) -> bool {
