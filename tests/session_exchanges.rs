@@ -401,3 +401,19 @@ fn a_server_streams_trailers_the_client_keeps() {
     assert_eq!(res.body(), "hello");
     assert_eq!(res.extensions().get::<TrailerFields>().unwrap().0, trailers);
 }
+
+#[test]
+fn a_client_reads_a_close_delimited_body_to_the_end() {
+    let mut h = client();
+    h.s.send_request(get_req("/")).unwrap();
+    h.send("HTTP/1.1 200 OK\r\n\r\nhello, ");
+    assert_eq!(
+        h.call(ClientSession::next_full_response).blocked(),
+        Io::Read
+    );
+    h.send("world");
+    h.send_eof();
+    let res = h.call(ClientSession::next_full_response).ready().unwrap();
+    assert_eq!(res.body(), "hello, world");
+    assert!(!h.s.is_reusable());
+}

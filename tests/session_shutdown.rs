@@ -218,6 +218,26 @@ fn a_half_received_head_is_still_answered_with_connection_close() {
     assert!(wire.contains("connection: close\r\n"), "{wire}");
 }
 
+/// An HTTP/1.0 client was promised `connection: keep-alive`; the amended
+/// head says close instead, not both.
+#[test]
+fn shutdown_during_an_http10_keep_alive_exchange() {
+    let mut h = server();
+    h.send("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+    h.call(ServerSession::next_request).ready().unwrap();
+    h.s.send_response(Response::new("old")).unwrap();
+    h.s.shutdown(h.now);
+    assert!(h.call(ServerSession::next_request).ready().is_none());
+    close(h.with_peer_gone());
+    let wire = h.take_wire();
+    let head = &wire[..wire.find("\r\n\r\n").unwrap()];
+    let connection: Vec<&str> = head
+        .split("\r\n")
+        .filter(|l| l.to_ascii_lowercase().starts_with("connection:"))
+        .collect();
+    assert_eq!(connection, ["connection: close"], "{wire}");
+}
+
 // ------------------------------------------------------------ client
 
 fn client() -> Harness<ClientSession> {
