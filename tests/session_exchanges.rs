@@ -251,6 +251,26 @@ fn small_pipelined_answers_leave_in_one_write() {
     assert_eq!(status_lines(&h.take_wire()).len(), 3);
 }
 
+#[test]
+fn a_paused_stream_is_written_out_on_demand() {
+    let mut h = server();
+    h.send(get("/events"));
+    h.call(ServerSession::next_request).ready().unwrap();
+    h.s.send_head(Response::new(())).unwrap();
+    h.s.send_data("event 1\n").unwrap();
+    // Below the threshold: backpressure asks for nothing...
+    h.call_infallible(ServerSession::poll_flush).ready();
+    assert!(h.wire.is_empty(), "corked");
+    // ...but before waiting for a slow source, the application pushes out
+    // what it has, head included.
+    h.call_infallible(ServerSession::poll_write_all).ready();
+    let wire = h.take_wire();
+    assert!(wire.starts_with("HTTP/1.1 200 OK\r\n"), "{wire}");
+    assert!(wire.ends_with("\r\n\r\n8\r\nevent 1\n\r\n"), "{wire}");
+    h.call_infallible(ServerSession::poll_write_all).ready();
+    assert!(h.wire.is_empty(), "nothing more to write");
+}
+
 fn get_req(path: &str) -> Request<Bytes> {
     Request::get(path)
         .header("host", "a")
@@ -380,4 +400,20 @@ fn a_server_streams_trailers_the_client_keeps() {
         .unwrap();
     assert_eq!(res.body(), "hello");
     assert_eq!(res.extensions().get::<TrailerFields>().unwrap().0, trailers);
+}
+
+#[test]
+fn a_client_reads_a_close_delimited_body_to_the_end() {
+    let mut h = client();
+    h.s.send_request(get_req("/")).unwrap();
+    h.send("HTTP/1.1 200 OK\r\n\r\nhello, ");
+    assert_eq!(
+        h.call(ClientSession::next_full_response).blocked(),
+        Io::Read
+    );
+    h.send("world");
+    h.send_eof();
+    let res = h.call(ClientSession::next_full_response).ready().unwrap();
+    assert_eq!(res.body(), "hello, world");
+    assert!(!h.s.is_reusable());
 }

@@ -45,7 +45,7 @@ fn a_new_connection_closes_at_once() {
 }
 
 #[test]
-fn an_idle_keep_alive_connection_closes_at_once() {
+fn an_idle_keep_alive_connection_stops_at_once_and_lingers() {
     let mut h = server();
     h.send(get("/1"));
     h.call(ServerSession::next_request).ready().unwrap();
@@ -53,11 +53,22 @@ fn an_idle_keep_alive_connection_closes_at_once() {
     assert_eq!(h.call(ServerSession::next_request).blocked(), Io::Read);
     let wire = h.take_wire();
     assert!(!wire.contains("connection: close"), "{wire}");
+    // The client pipelined /2 just before; the server has not read it.
+    h.send(get("/2"));
+    h.advance_to(h.t0 + secs(1) / 2);
     h.s.shutdown(h.now);
     assert!(h.call(ServerSession::next_request).ready().is_none());
+    // The answer to /1 may not have reached the client: closing with /2
+    // unread would reset the connection and could destroy it. The session
+    // shuts its sending half down and reads and discards instead.
+    assert_eq!(h.call_infallible(ServerSession::close).blocked(), Io::Read);
+    assert_eq!(h.shut, Some(h.t0 + secs(1) / 2));
+    assert!(h.inbox.is_empty(), "/2 read and discarded");
+    assert!(h.wire.is_empty(), "/2 not served");
+    // The client sees the end, and closes.
+    h.send_eof();
     close(&mut h);
-    assert!(h.closed.is_some());
-    assert!(h.wire.is_empty());
+    assert_eq!(h.closed, Some(h.t0 + secs(1) / 2));
 }
 
 #[test]
@@ -205,6 +216,26 @@ fn a_half_received_head_is_still_answered_with_connection_close() {
     close(h.with_peer_gone());
     let wire = h.take_wire();
     assert!(wire.contains("connection: close\r\n"), "{wire}");
+}
+
+/// An HTTP/1.0 client was promised `connection: keep-alive`; the amended
+/// head says close instead, not both.
+#[test]
+fn shutdown_during_an_http10_keep_alive_exchange() {
+    let mut h = server();
+    h.send("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+    h.call(ServerSession::next_request).ready().unwrap();
+    h.s.send_response(Response::new("old")).unwrap();
+    h.s.shutdown(h.now);
+    assert!(h.call(ServerSession::next_request).ready().is_none());
+    close(h.with_peer_gone());
+    let wire = h.take_wire();
+    let head = &wire[..wire.find("\r\n\r\n").unwrap()];
+    let connection: Vec<&str> = head
+        .split("\r\n")
+        .filter(|l| l.to_ascii_lowercase().starts_with("connection:"))
+        .collect();
+    assert_eq!(connection, ["connection: close"], "{wire}");
 }
 
 // ------------------------------------------------------------ client

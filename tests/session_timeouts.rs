@@ -10,7 +10,7 @@ mod session_support;
 use std::time::Instant;
 
 use bytes::Bytes;
-use h1proto::{ClientSession, ErrorKind, Io, ServerSession, SessionError, UsageError};
+use h1proto::{ClientSession, ErrorKind, Io, ServerSession, Session, SessionError, UsageError};
 use http::{Request, Response};
 use session_support::{Harness, Outcome, get, post, secs, test_config};
 
@@ -36,8 +36,7 @@ fn timeout_kind(err: SessionError) -> ErrorKind {
 fn close_server(h: &mut Harness<ServerSession>) {
     match h.call_infallible(ServerSession::close) {
         Outcome::Ready(()) => {}
-        Outcome::Blocked(io) => panic!("close blocked on {io:?}"),
-        Outcome::Err(_) => unreachable!(),
+        other => panic!("close did not complete: {other:?}"),
     }
 }
 
@@ -165,6 +164,29 @@ fn a_half_head_read_with_the_previous_body_has_a_fixed_deadline() {
     assert_eq!(h.call(ServerSession::next_request).blocked(), Io::Read);
     assert_eq!(h.expire(), secs(9), "release");
     assert_eq!(h.expire(), secs(12), "2 s (waiting began) + 10 s");
+    let err = h.call(ServerSession::next_request).err();
+    assert_eq!(timeout_kind(err), ErrorKind::HeadTimeout);
+}
+
+/// And when the answer before it is past the flush threshold, so that it
+/// is written before the session even looks at the next head.
+#[test]
+fn a_half_head_behind_a_large_answer_counts_from_the_first_write() {
+    let mut h = server();
+    h.send(post("/1", "hello") + "GET /2 HT");
+    h.write_budget = Some(1000);
+    h.call(ServerSession::next_full_request).ready().unwrap();
+    h.s.send_response(Response::new(Bytes::from(vec![b'x'; 100_000])))
+        .unwrap();
+    assert_eq!(h.call(ServerSession::next_request).blocked(), Io::Write);
+    // The peer is slow to take the answer: 3 s.
+    h.advance_to(h.t0 + secs(3));
+    h.write_budget = None;
+    assert_eq!(h.call(ServerSession::next_request).blocked(), Io::Read);
+    assert!(h.take_wire().ends_with(&"x".repeat(100)));
+    assert_eq!(h.deadline(), Some(secs(4)), "release");
+    assert_eq!(h.expire(), secs(4));
+    assert_eq!(h.expire(), secs(10), "from when the answer began to leave");
     let err = h.call(ServerSession::next_request).err();
     assert_eq!(timeout_kind(err), ErrorKind::HeadTimeout);
 }
@@ -301,6 +323,74 @@ fn a_peer_that_stops_reading_is_cut_12_s_after_the_last_write_that_took_bytes() 
     assert_eq!(h.closed, Some(h.t0 + secs(17)));
 }
 
+/// A streaming sender that only sends (no read would report the timeout)
+/// is stopped at its next send after the write timeout: the connection is
+/// over, and nothing more is queued for a peer that does not read.
+#[test]
+fn a_sender_is_stopped_after_the_write_timeout() {
+    let mut h = server();
+    h.send(get("/events"));
+    h.write_budget = Some(0);
+    h.call(ServerSession::next_request).ready().unwrap();
+    h.s.send_head(Response::new(())).unwrap();
+    let piece = Bytes::from(vec![b'e'; 10_000]);
+    let mut sent = 0;
+    let err = loop {
+        match h.s.send_data(piece.clone()) {
+            Ok(()) => sent += 1,
+            Err(err) => break err,
+        }
+        assert!(sent < 100, "still sending after {:?}", h.elapsed());
+        if let Outcome::Blocked(io) = h.call_infallible(ServerSession::poll_flush) {
+            assert_eq!(io, Io::Write);
+            h.expire();
+        }
+    };
+    assert_eq!(err, UsageError::WrongState);
+    assert_eq!(
+        h.elapsed(),
+        secs(12),
+        "one write timeout, not one per flush"
+    );
+    let err = h.call(ServerSession::next_request).err();
+    assert_eq!(timeout_kind(err), ErrorKind::WriteTimeout);
+    close_server(&mut h);
+    assert_eq!(h.shut, None);
+    assert!(h.wire.is_empty());
+}
+
+/// The same for a client streaming a request body to a server that stopped
+/// reading: after the write timeout nothing more is queued.
+#[test]
+fn a_client_sender_is_stopped_after_the_write_timeout() {
+    let mut h = client();
+    h.write_budget = Some(0);
+    let req = Request::post("/upload")
+        .header("host", "a")
+        .header("transfer-encoding", "chunked")
+        .body(())
+        .unwrap();
+    h.s.send_head(req).unwrap();
+    let piece = Bytes::from(vec![b'u'; 10_000]);
+    let mut sent = 0;
+    let err = loop {
+        match h.s.send_data(piece.clone()) {
+            Ok(()) => sent += 1,
+            Err(err) => break err,
+        }
+        assert!(sent < 100, "still queueing after {:?}", h.elapsed());
+        if let Outcome::Blocked(io) = h.call_infallible(ClientSession::poll_flush) {
+            assert_eq!(io, Io::Write);
+            h.expire();
+        }
+    };
+    assert_eq!(err, UsageError::WrongState);
+    assert_eq!(h.elapsed(), secs(12));
+    assert!(h.s.output().len() <= 64 * 1024 + 10_100, "bounded");
+    let err = h.call(ClientSession::next_response).err();
+    assert_eq!(timeout_kind(err), ErrorKind::WriteTimeout);
+}
+
 // ------------------------------------------------------------ linger
 
 const LAST: &str = "GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n";
@@ -399,6 +489,33 @@ fn client_response_head_timeout_runs_from_the_request_written() {
     assert!(h.s.is_closed());
     h.call_infallible(ClientSession::close).ready();
     assert_eq!(h.closed, Some(h.t0 + secs(14)));
+}
+
+/// `next_response` skips what is left of the previous body; the time that
+/// takes is the body's, and the next head has its own 10 s from when the
+/// session starts waiting for it.
+#[test]
+fn client_head_timeout_does_not_count_skipping_the_previous_body() {
+    let mut h = client();
+    let get = || {
+        Request::get("/")
+            .header("host", "a")
+            .body(Bytes::new())
+            .unwrap()
+    };
+    h.s.send_request(get()).unwrap();
+    h.s.send_request(get()).unwrap();
+    h.send("HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nabc");
+    h.call(ClientSession::next_response).ready().unwrap();
+    // The application does not want the body: the next call skips it.
+    assert_eq!(h.call(ClientSession::next_response).blocked(), Io::Read);
+    h.advance_to(h.t0 + secs(8));
+    h.send("def");
+    assert_eq!(h.call(ClientSession::next_response).blocked(), Io::Read);
+    assert_eq!(h.expire(), secs(9), "release");
+    assert_eq!(h.expire(), secs(18), "8 s + 10 s");
+    let err = h.call(ClientSession::next_response).err();
+    assert_eq!(timeout_kind(err), ErrorKind::ResponseTimeout);
 }
 
 #[test]

@@ -38,7 +38,6 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use h1proto::adapter::tokio::Server;
-use h1proto::conn::State;
 use h1proto::{BodyKind, Config, Io, Session, SessionError, Step};
 use http::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
 use http::{Method, Request, Response, StatusCode, Version};
@@ -545,7 +544,7 @@ impl<'a> Exchange<'a> {
         let session = &mut self.upstream.session;
         let queued = match data {
             Some(data) => session.send_data(data),
-            None if self.server.session().connection().recv_state() == State::Body => {
+            None if !self.server.session().is_request_body_read() => {
                 // The client session stopped reading without the body
                 // ending: never send it up as complete.
                 return Err((Failure::Client(io::ErrorKind::UnexpectedEof.into()), None));

@@ -357,15 +357,24 @@ impl ServerConnection {
     }
 
     /// Adds `Connection: close` to the head queued at `mark`, if none of it
-    /// has been drained; returns whether it did.
+    /// has been drained; returns whether it did. The `connection:
+    /// keep-alive` the encoder gives an HTTP/1.0 client is replaced.
     fn amend_close(&mut self, mark: Mark) -> bool {
+        const KEEP_ALIVE: &[u8] = b"connection: keep-alive\r\n";
         let out = self.encoder.output();
         // The head was written here, in one piece: it ends at the first
-        // empty line after its start.
-        match memchr::memmem::find(out.chunk_at(mark), b"\r\n\r\n") {
-            Some(end) => out.splice(mark.offset(end as u64 + 2), 0, b"connection: close\r\n"),
-            None => false,
-        }
+        // empty line after its start, and the encoder's own `Connection`
+        // field is its last.
+        let head = out.chunk_at(mark);
+        let Some(end) = memchr::memmem::find(head, b"\r\n\r\n").map(|e| e + 2) else {
+            return false;
+        };
+        let (at, remove) = if head[..end].ends_with(KEEP_ALIVE) {
+            (end - KEEP_ALIVE.len(), KEEP_ALIVE.len())
+        } else {
+            (end, 0)
+        };
+        out.splice(mark.offset(at as u64), remove, b"connection: close\r\n")
     }
 
     /// Checks that a response with `status` may be sent now, moves the

@@ -136,8 +136,12 @@ impl ClientSession {
     ///
     /// # Errors
     ///
-    /// As [`ClientConnection::send_data`].
+    /// As [`ClientConnection::send_data`], and [`UsageError::WrongState`]
+    /// once the session is closed (a timeout or the server's error ended
+    /// it; the next [`next_response`](Self::next_response) says which):
+    /// nothing more is queued for a server that does not read.
     pub fn send_data(&mut self, data: impl Into<Bytes>) -> Result<(), UsageError> {
+        self.sending()?;
         self.conn.send_data(data)
     }
 
@@ -145,8 +149,10 @@ impl ClientSession {
     ///
     /// # Errors
     ///
-    /// As [`ClientConnection::finish`].
+    /// As [`ClientConnection::finish`], and [`UsageError::WrongState`]
+    /// once the session is closed.
     pub fn finish(&mut self, trailers: Option<HeaderMap>) -> Result<(), UsageError> {
+        self.sending()?;
         self.conn.finish(trailers)
     }
 
@@ -372,6 +378,15 @@ impl ClientSession {
 
     // ---- Inside ------------------------------------------------------
 
+    /// The request in progress may go on (a shutdown lets it finish).
+    fn sending(&self) -> Result<(), UsageError> {
+        if self.closed {
+            Err(UsageError::WrongState)
+        } else {
+            Ok(())
+        }
+    }
+
     fn open(&self) -> Result<(), UsageError> {
         if self.closed || self.shutdown {
             Err(UsageError::WrongState)
@@ -408,7 +423,9 @@ impl ClientSession {
             self.wait(Waiting::Write(now));
             return Io::Write;
         }
-        if head {
+        if head && self.conn.recv_state() != State::Body {
+            // Not while skipping the rest of the previous body: that is
+            // the body's time, and the head's starts after it.
             self.head_since.get_or_insert(now);
         }
         self.wait(Waiting::Read(now));

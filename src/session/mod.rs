@@ -82,7 +82,9 @@ pub trait Session {
     fn handle_timeout(&mut self, now: Instant);
 
     /// Starts a graceful shutdown: the exchange in progress is finished,
-    /// an idle connection closes at once.
+    /// an idle connection closes at once (a server's with the lingering
+    /// close if it answered anything: the client may have pipelined more,
+    /// and closing on unread bytes would reset the last answer away).
     fn shutdown(&mut self, now: Instant);
 }
 

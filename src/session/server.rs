@@ -178,6 +178,7 @@ impl ServerSession {
         if self.conn.output().len() > self.knobs.flush_threshold {
             // Answers to pipelined requests leave together, but past the
             // bound they are written before the next request is taken.
+            self.head_begun(now);
             self.wait(Waiting::Write(now));
             return Ok(Step::Io(Io::Write));
         }
@@ -200,18 +201,17 @@ impl ServerSession {
                         return Ok(Step::Ready(None));
                     }
                     if self.shutdown && self.is_between_requests() {
-                        self.phase = Phase::Closing { linger: false };
+                        // An answer may have just been written, and the
+                        // client may have pipelined more: closing with its
+                        // bytes unread would reset the connection and
+                        // destroy the answer. Only a connection that never
+                        // answered closes without lingering.
+                        self.phase = Phase::Closing {
+                            linger: !self.eof && self.requests > 0,
+                        };
                         return Ok(Step::Ready(None));
                     }
-                    if self.head_since.is_none()
-                        && !self.read.buf.is_empty()
-                        && matches!(self.conn.recv_state(), State::Idle | State::Head)
-                    {
-                        // The first bytes of this head came with an earlier
-                        // read (pipelined, or after a body): its time runs
-                        // from now, and later reads do not move it.
-                        self.head_since = Some(now);
-                    }
+                    self.head_begun(now);
                     return Ok(Step::Io(self.wait_for_input(now)));
                 }
                 Err(err) => return Err(self.fail(err).into()),
@@ -307,6 +307,14 @@ impl ServerSession {
         self.trailers.as_ref()
     }
 
+    /// `true` once the current request's body was read to its end (or it
+    /// had none). [`read_data`](Self::read_data) also returns `Ready(None)`
+    /// once the session is ending, after reporting what ended it: a
+    /// relay that forwards the body asks this before it ends the copy.
+    pub fn is_request_body_read(&self) -> bool {
+        self.body_done
+    }
+
     /// `true` while the client sent `Expect: 100-continue` and waits for
     /// `100 Continue` or a final response before sending the body.
     /// Reading the body sends `100 Continue`; a final response first
@@ -324,8 +332,11 @@ impl ServerSession {
     ///
     /// # Errors
     ///
-    /// As [`ServerConnection::send_response`].
+    /// As [`ServerConnection::send_response`], and
+    /// [`UsageError::WrongState`] once the session is ending (see
+    /// [`send_data`](Self::send_data)).
     pub fn send_response(&mut self, res: impl IntoResponse) -> Result<(), UsageError> {
+        self.sending()?;
         self.conn.send_response(res)
     }
 
@@ -334,8 +345,10 @@ impl ServerSession {
     ///
     /// # Errors
     ///
-    /// As [`ServerConnection::send_head`].
+    /// As [`ServerConnection::send_head`], and [`UsageError::WrongState`]
+    /// once the session is ending (see [`send_data`](Self::send_data)).
     pub fn send_head(&mut self, res: impl IntoResponseHead) -> Result<BodyKind, UsageError> {
+        self.sending()?;
         self.conn.send_head(res)
     }
 
@@ -345,8 +358,14 @@ impl ServerSession {
     ///
     /// # Errors
     ///
-    /// As [`ServerConnection::send_data`].
+    /// As [`ServerConnection::send_data`], and [`UsageError::WrongState`]
+    /// once the session is ending: after a timeout or a protocol error
+    /// (the next [`next_request`](Self::next_request) or
+    /// [`read_data`](Self::read_data) says which), nothing more is queued,
+    /// so that a sender that never reads stops instead of waiting out the
+    /// write timeout again and again.
     pub fn send_data(&mut self, data: impl Into<Bytes>) -> Result<(), UsageError> {
+        self.sending()?;
         self.conn.send_data(data)
     }
 
@@ -354,8 +373,10 @@ impl ServerSession {
     ///
     /// # Errors
     ///
-    /// As [`ServerConnection::finish`].
+    /// As [`ServerConnection::finish`], and [`UsageError::WrongState`]
+    /// once the session is ending (see [`send_data`](Self::send_data)).
     pub fn finish(&mut self, trailers: Option<HeaderMap>) -> Result<(), UsageError> {
+        self.sending()?;
         self.conn.finish(trailers)
     }
 
@@ -458,6 +479,14 @@ impl ServerSession {
 
     // ---- Inside ------------------------------------------------------
 
+    /// Output may still be queued: the session is not ending.
+    fn sending(&self) -> Result<(), UsageError> {
+        match self.phase {
+            Phase::Open => Ok(()),
+            _ => Err(UsageError::WrongState),
+        }
+    }
+
     /// A response to the current request is due or being sent.
     fn response_due(&self) -> bool {
         matches!(self.conn.send_state(), State::Head | State::Body)
@@ -466,6 +495,19 @@ impl ServerSession {
     /// No exchange in progress and nothing of a next request received.
     fn is_between_requests(&self) -> bool {
         self.conn.recv_state() == State::Idle && self.read.buf.is_empty()
+    }
+
+    /// The session starts waiting with the first bytes of the next head
+    /// in the buffer, read with an earlier request (pipelined, or after a
+    /// body): the head's time runs from now, and later reads do not move
+    /// it.
+    fn head_begun(&mut self, now: Instant) {
+        if self.head_since.is_none()
+            && !self.read.buf.is_empty()
+            && matches!(self.conn.recv_state(), State::Idle | State::Head)
+        {
+            self.head_since = Some(now);
+        }
     }
 
     fn wait(&mut self, what: Waiting) {
