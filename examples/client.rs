@@ -1,6 +1,7 @@
 //! Fetches URLs like curl, on the `blocking` adapter: the body goes to
-//! standard output; `-v` prints the status line and fields on standard
-//! error; `-I` sends HEAD; `-d DATA` POSTs `DATA`. URLs on the same host and
+//! standard output; `-v` prints, on standard error, the request head, the
+//! interim (1xx) responses, the response head and, after the body, its
+//! trailers; `-I` sends HEAD; `-d DATA` POSTs `DATA`. URLs on the same host and
 //! port share one connection while the server keeps it open.
 //!
 //! Responses are read with the client's default leniency (a status line
@@ -20,7 +21,7 @@ use std::net::TcpStream;
 
 use bytes::Bytes;
 use h1proto::adapter::blocking::Client;
-use h1proto::{Config, ResponseLeniency};
+use h1proto::{Config, InterimResponses, ReasonPhrase, ResponseLeniency, TrailerFields};
 use http::header::{CONTENT_TYPE, HOST, USER_AGENT};
 use http::{Method, Request, Uri};
 
@@ -101,6 +102,29 @@ pub fn parse_args(args: &[String]) -> Result<Options, Box<dyn Error>> {
     Ok(opts)
 }
 
+/// Writes a response head the way a verbose curl does: the status line
+/// (with the reason phrase as received) and the fields.
+fn print_head<B>(err: &mut dyn Write, res: &http::Response<B>) -> io::Result<()> {
+    let reason = match res.extensions().get::<ReasonPhrase>() {
+        Some(reason) => String::from_utf8_lossy(reason.as_bytes()).into_owned(),
+        None => res.status().canonical_reason().unwrap_or("").to_owned(),
+    };
+    writeln!(
+        err,
+        "< {:?} {} {reason}",
+        res.version(),
+        res.status().as_u16()
+    )?;
+    for (name, value) in res.headers() {
+        writeln!(
+            err,
+            "< {name}: {}",
+            String::from_utf8_lossy(value.as_bytes())
+        )?;
+    }
+    writeln!(err, "<")
+}
+
 /// Fetches every URL of `args`, writing bodies to `out` and, with `-v`,
 /// what a verbose curl would say to `err`.
 pub fn run(
@@ -161,18 +185,26 @@ pub fn run(
         }
         let res = client.send(req).map_err(|e| fetch_error(uri, e))?;
         if opts.verbose {
-            writeln!(err, "< {:?} {}", res.version(), res.status())?;
-            for (name, value) in res.headers() {
+            // Interim responses (`100 Continue`, `103 Early Hints`) first,
+            // as curl shows them.
+            if let Some(InterimResponses(interim)) = res.extensions().get() {
+                for head in interim {
+                    print_head(err, head)?;
+                }
+            }
+            print_head(err, &res)?;
+        }
+        out.write_all(res.body())?;
+        out.flush()?;
+        if let (true, Some(TrailerFields(trailers))) = (opts.verbose, res.extensions().get()) {
+            for (name, value) in trailers {
                 writeln!(
                     err,
                     "< {name}: {}",
                     String::from_utf8_lossy(value.as_bytes())
                 )?;
             }
-            writeln!(err, "<")?;
         }
-        out.write_all(res.body())?;
-        out.flush()?;
         if !client.is_reusable() {
             if opts.verbose {
                 writeln!(err, "* Closing connection to {target}")?;

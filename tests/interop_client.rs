@@ -199,3 +199,84 @@ fn tokio_client_adapter_against_both() {
     });
     assert_eq!(counters.accepted(), 1);
 }
+
+/// A server on 127.0.0.1:0 that reads one request head, answers with
+/// `wire`, and closes. Returns its address.
+fn one_shot_server(wire: &'static [u8]) -> std::net::SocketAddr {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        let Ok((mut s, _)) = listener.accept() else {
+            return;
+        };
+        let mut head = Vec::new();
+        let mut byte = [0u8; 1];
+        while !head.ends_with(b"\r\n\r\n") && s.read(&mut byte).is_ok_and(|n| n == 1) {
+            head.push(byte[0]);
+        }
+        let _ = s.write_all(wire);
+    });
+    addr
+}
+
+#[test]
+fn verbose_client_prints_interim_heads_and_trailers_as_curl_does() {
+    let addr = one_shot_server(
+        b"HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\n\
+          HTTP/1.1 200 Fine Thanks\r\nTransfer-Encoding: chunked\r\nTrailer: x-sum\r\nConnection: close\r\n\r\n\
+          5\r\nhello\r\n0\r\nX-Sum: 42\r\n\r\n",
+    );
+    let (out, err) = run_client(&args(&["-v", &format!("http://{addr}/")]));
+    assert_eq!(out, b"hello");
+    let interim = err.find("< HTTP/1.1 103 Early Hints").expect(&err);
+    let link = err.find("< link: </style.css>; rel=preload").expect(&err);
+    let fin = err.find("< HTTP/1.1 200 Fine Thanks").expect(&err);
+    let trailer = err.find("< x-sum: 42").expect(&err);
+    assert!(interim < link && link < fin && fin < trailer, "{err}");
+}
+
+#[test]
+fn pipelined_requests_on_both_client_adapters() {
+    let (addr, counters) = start(Kind::Blocking);
+    let get = |path: &str| {
+        http::Request::get(path)
+            .header("host", addr.to_string())
+            .body("")
+            .unwrap()
+    };
+    // Blocking: three requests queued, one write, then three responses.
+    let mut c = h1proto::adapter::blocking::Client::connect(addr).unwrap();
+    for path in ["/", "/nope", "/"] {
+        c.send_request(get(path)).unwrap();
+    }
+    assert_eq!(c.session().connection().requests_in_flight(), 3);
+    let bodies: Vec<_> = (0..3)
+        .map(|_| c.next_full_response().unwrap().unwrap().into_body())
+        .collect();
+    assert_eq!(bodies, ["Hello, World!", "Not Found\n", "Hello, World!"]);
+    assert!(
+        c.next_full_response().unwrap().is_none(),
+        "nothing more is due"
+    );
+
+    // Tokio: the same, on a runtime of its own.
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let mut c = h1proto::adapter::tokio::Client::connect(addr)
+            .await
+            .unwrap();
+        for path in ["/nope", "/", "/nope"] {
+            c.send_request(get(path)).unwrap();
+        }
+        let mut bodies = Vec::new();
+        while let Some(res) = c.next_full_response().await.unwrap() {
+            bodies.push(res.into_body());
+        }
+        assert_eq!(bodies, ["Not Found\n", "Hello, World!", "Not Found\n"]);
+    });
+    assert_eq!(counters.accepted(), 2, "one connection per adapter");
+}
