@@ -195,3 +195,46 @@ fn a_client_stops_at_a_response_that_closes_the_connection() {
     assert!(pair.client_in.starts_with(b"HTTP/1.1 200 OK"));
     assert!(pair.poll_client().unwrap().is_empty());
 }
+
+/// A request that says `Connection: close` behind others closes the
+/// connection after its own response, not after the first one; a
+/// response that says it closes it at once, answered or not.
+#[test]
+fn a_closing_request_behind_others_waits_for_its_own_response() {
+    let mut pair = Pair::new();
+    pair.client.send_request(get("/1")).unwrap();
+    let close = http::Request::get("/2")
+        .header("host", "example.com")
+        .header("connection", "close")
+        .body("")
+        .unwrap();
+    pair.client.send_request(close).unwrap();
+    assert_eq!(
+        pair.client.send_request(get("/3")),
+        Err(h1proto::UsageError::WrongState),
+        "nothing after a request that closes"
+    );
+    pair.drain_client();
+    pair.inject_to_client(
+        b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx\
+          HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+    );
+    let events = pair.poll_client().unwrap();
+    assert_eq!(
+        responses(&events),
+        vec![(200, b"x".to_vec()), (200, Vec::new())]
+    );
+    assert!(pair.client.is_closed());
+    assert_eq!(pair.client.requests_in_flight(), 0);
+
+    // A bodiless response that closes, with a request still unanswered.
+    let mut pair = Pair::new();
+    pair.client.send_request(get("/1")).unwrap();
+    pair.client.send_request(get("/2")).unwrap();
+    pair.drain_client();
+    pair.inject_to_client(b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n");
+    let events = pair.poll_client().unwrap();
+    assert_eq!(responses(&events), vec![(204, Vec::new())]);
+    assert!(pair.client.is_closed());
+    assert_eq!(pair.client.requests_in_flight(), 1);
+}

@@ -138,7 +138,9 @@ pub(crate) fn on_event(
                 conn.machine.on(Party::Server, Input::Switch);
             } else {
                 if let KeepAlive::Close(reason) = conn.decoder.keep_alive() {
-                    conn.machine.close(reason);
+                    // The server's own verdict: nothing follows this
+                    // response, whatever is still in flight.
+                    conn.machine.close_responses(reason);
                 }
                 conn.peer_head(!body.is_empty());
             }

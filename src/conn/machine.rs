@@ -168,6 +168,9 @@ pub(crate) enum Flag {
     /// The response in progress answers the last request sent (no
     /// pipelined request waits behind it).
     LastDue,
+    /// The server's own messages said the connection closes: no further
+    /// response comes, whatever is still due.
+    ResponsesEnd,
 }
 
 impl Flag {
@@ -263,9 +266,16 @@ pub(crate) const RULES: &[Rule] = &[
     Rule {
         client: ANY,
         server: &[S::Done],
-        flags: &[(Flag::KeepAlive, false)],
+        flags: &[(Flag::KeepAlive, false), (Flag::MoreDue, false)],
         then: &[Then::Server(S::MustClose)],
-        why: "no further response after one that closes",
+        why: "no further response after the last one due, when the connection closes",
+    },
+    Rule {
+        client: ANY,
+        server: &[S::Done],
+        flags: &[(Flag::ResponsesEnd, true)],
+        then: &[Then::Server(S::MustClose)],
+        why: "no further response after one that closes the connection, even with requests still unanswered",
     },
     Rule {
         client: &[S::Idle, S::Head, S::Body],
@@ -305,9 +315,9 @@ pub(crate) const RULES: &[Rule] = &[
     Rule {
         client: ANY,
         server: &[S::Done],
-        flags: &[(Flag::KeepAlive, true), (Flag::MoreDue, true)],
+        flags: &[(Flag::MoreDue, true), (Flag::ResponsesEnd, false)],
         then: &[Then::Server(S::Head)],
-        why: "the response to the next pipelined request is due",
+        why: "the response to the next pipelined request is due (a request that closes the connection closes it after its own response)",
     },
     Rule {
         client: &[S::Done],
@@ -330,6 +340,8 @@ pub(crate) struct Machine {
     verdict: KeepAlive,
     switch: bool,
     expect: bool,
+    /// The server's messages ended the connection.
+    responses_end: bool,
     /// Requests whose final response has not ended.
     in_flight: usize,
 }
@@ -342,6 +354,7 @@ impl Default for Machine {
             verdict: KeepAlive::Reusable,
             switch: false,
             expect: false,
+            responses_end: false,
             in_flight: 0,
         }
     }
@@ -408,6 +421,14 @@ impl Machine {
     /// The verdict becomes to close, for `reason` unless there was one.
     pub(crate) fn close(&mut self, reason: CloseReason) {
         self.verdict = self.verdict.and(KeepAlive::Close(reason));
+        self.settle();
+    }
+
+    /// The verdict becomes to close because of a message of the server's:
+    /// no further response comes, even to requests still in flight.
+    pub(crate) fn close_responses(&mut self, reason: CloseReason) {
+        self.verdict = self.verdict.and(KeepAlive::Close(reason));
+        self.responses_end = true;
         self.settle();
     }
 
@@ -502,6 +523,9 @@ impl Machine {
         if self.in_flight <= 1 {
             bits |= Flag::LastDue.bit();
         }
+        if self.responses_end {
+            bits |= Flag::ResponsesEnd.bit();
+        }
         bits
     }
 
@@ -590,10 +614,10 @@ static RULE_FLAGS: [(u8, u8); RULES.len()] = {
 };
 
 /// For each value of the flag bits, the rules whose flag conditions hold.
-static BY_FLAGS: [u32; 32] = {
-    let mut table = [0u32; 32];
+static BY_FLAGS: [u32; 64] = {
+    let mut table = [0u32; 64];
     let mut bits = 0;
-    while bits < 32 {
+    while bits < 64 {
         let mut r = 0;
         while r < RULES.len() {
             let (mask, want) = RULE_FLAGS[r];
@@ -812,7 +836,7 @@ mod tests {
     fn the_rules_settle_everywhere() {
         for client in ALL {
             for server in ALL {
-                for bits in 0..24u8 {
+                for bits in 0..48u8 {
                     let mut m = Machine {
                         client,
                         server,
@@ -823,7 +847,8 @@ mod tests {
                         },
                         switch: bits & 2 != 0,
                         expect: bits & 4 != 0,
-                        in_flight: usize::from(bits >> 3),
+                        responses_end: bits & 8 != 0,
+                        in_flight: usize::from(bits >> 4),
                     };
                     m.settle();
                     assert!(
