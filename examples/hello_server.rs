@@ -9,16 +9,19 @@
 //! `Hello, World!`; `POST /echo` streams the request body back (honouring
 //! `Expect: 100-continue`); anything else is `404 Not Found`. The session
 //! defaults apply (`h1proto::Timeouts`); `--header-timeout SECS` and
-//! `--idle-timeout SECS` override two of them. On SIGINT or SIGTERM the
-//! server stops accepting, lets every connection finish the exchange it
-//! is in (answering with `Connection: close`), and exits.
+//! `--idle-timeout SECS` override two of them. At most `--max-connections
+//! N` connections are served at once (by default the open-file limit less
+//! 32); past it, and while accepting fails (out of descriptors), the
+//! accept loop waits, logging at most a line every few seconds. On SIGINT
+//! or SIGTERM the server stops accepting, lets every connection finish the
+//! exchange it is in (answering with `Connection: close`), and exits.
 
 #[path = "common/mod.rs"]
 #[allow(clippy::duplicate_mod)] // the interop tests load both servers
 mod common;
 
 use std::io;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use h1proto::Config;
 use h1proto::adapter::tokio::Server;
@@ -28,7 +31,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-use common::parse_args;
+use common::{AcceptPolicy, parse_args};
 
 #[tokio::main]
 async fn main() -> io::Result<()> {
@@ -40,7 +43,8 @@ async fn main() -> io::Result<()> {
         stop_signal().await;
         let _ = stop.send(true);
     });
-    run(listener, args.config, stopped).await
+    let policy = AcceptPolicy::new(args.max_connections);
+    run(listener, args.config, policy, stopped).await
 }
 
 /// SIGINT or SIGTERM.
@@ -59,25 +63,43 @@ async fn stop_signal() {
 }
 
 /// Accepts connections, each served by its own task, until `stop` turns
-/// true; then waits (up to 30 s) for the connections to finish.
+/// true; then waits (up to 30 s) for the connections to finish. The
+/// `policy` caps the connections served at once and paces the loop when
+/// accepting fails (`common::AcceptPolicy`).
 pub async fn run(
     listener: TcpListener,
     config: Config,
+    mut policy: AcceptPolicy,
     mut stop: watch::Receiver<bool>,
 ) -> io::Result<()> {
     let mut tasks = JoinSet::new();
     let conn_stop = stop.clone();
     loop {
-        tokio::select! {
+        while tasks.try_join_next().is_some() {}
+        if !policy.may_accept(tasks.len(), Instant::now()) {
+            tokio::select! {
+                _ = tasks.join_next() => continue,
+                _ = stop.wait_for(|&stop| stop) => break,
+            }
+        }
+        let pause = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
+                    policy.accepted(Instant::now());
                     tasks.spawn(handle(stream, config.clone(), conn_stop.clone()));
+                    continue;
                 }
-                Err(err) => eprintln!("accept: {err}"),
+                Err(err) => policy.accept_failed(&err, Instant::now()),
             },
             _ = stop.wait_for(|&stop| stop) => break,
+        };
+        // Paused: until the back-off passes, or one of the connections
+        // ends and gives its descriptor back.
+        tokio::select! {
+            _ = tokio::time::sleep(pause) => {}
+            Some(_) = tasks.join_next() => {}
+            _ = stop.wait_for(|&stop| stop) => break,
         }
-        while tasks.try_join_next().is_some() {}
     }
     drop(listener);
     let drain = async { while tasks.join_next().await.is_some() {} };

@@ -1,7 +1,9 @@
-//! What the example servers share: their command line and their page.
+//! What the example servers share: their command line, their page, and
+//! the policy of their accept loops (the connection cap, the back-off on
+//! accept errors and the rate-limited log).
 
 use std::io;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use h1proto::Config;
@@ -16,17 +18,23 @@ pub struct Args {
     /// The session settings, with `--header-timeout SECS` and
     /// `--idle-timeout SECS` applied over the defaults.
     pub config: Config,
+    /// `--max-connections N`: connections served at once, by default
+    /// [`default_max_connections`].
+    pub max_connections: usize,
 }
 
-/// Reads `--addr`, `--header-timeout` and `--idle-timeout`.
+/// Reads `--addr`, `--header-timeout`, `--idle-timeout` and
+/// `--max-connections`.
 pub fn parse_args(name: &str, mut args: impl Iterator<Item = String>) -> io::Result<Args> {
     let mut parsed = Args {
         addr: String::from("127.0.0.1:8080"),
         config: Config::default(),
+        max_connections: default_max_connections(),
     };
     let usage = || {
         let msg = format!(
-            "usage: {name} [--addr HOST:PORT] [--header-timeout SECS] [--idle-timeout SECS]"
+            "usage: {name} [--addr HOST:PORT] [--header-timeout SECS] [--idle-timeout SECS] \
+             [--max-connections N]"
         );
         io::Error::new(io::ErrorKind::InvalidInput, msg)
     };
@@ -43,6 +51,9 @@ pub fn parse_args(name: &str, mut args: impl Iterator<Item = String>) -> io::Res
             ("--addr", Some(value)) => parsed.addr = value,
             ("--header-timeout", Some(value)) => parsed.config.timeouts.head = Some(secs(value)?),
             ("--idle-timeout", Some(value)) => parsed.config.timeouts.idle = Some(secs(value)?),
+            ("--max-connections", Some(value)) => {
+                parsed.max_connections = value.parse().ok().filter(|&n| n > 0).ok_or_else(usage)?;
+            }
             _ => return Err(usage()),
         }
     }
@@ -82,4 +93,215 @@ pub fn worth_logging(err: &io::Error) -> bool {
         err.kind(),
         InvalidData | TimedOut | ConnectionReset | BrokenPipe | UnexpectedEof
     )
+}
+
+// ---- The accept loop's policy ------------------------------------------
+
+/// The descriptors a server keeps besides its connections' sockets: the
+/// standard streams, the listener, the runtime's poller and wakers, the
+/// signal handling, a file or two. At most half the limit.
+const RESERVED_FDS: u64 = 32;
+
+/// Where the open-file limit cannot be read, the cap: below the smallest
+/// common default soft limit (256, macOS), less [`RESERVED_FDS`].
+const FALLBACK_MAX_CONNECTIONS: usize = 224;
+
+/// The default of `--max-connections`: the process's soft limit on open
+/// files (`RLIMIT_NOFILE`, read from `/proc/self/limits` at start-up) less
+/// a reserve of 32 descriptors (at most half the limit), so that the cap,
+/// not the descriptor table, is what stops a flood. Where the limit
+/// cannot be read (not Linux), 224. With no limit at all, 65,536.
+pub fn default_max_connections() -> usize {
+    match open_files_limit() {
+        Some(Some(limit)) => {
+            let cap = limit - RESERVED_FDS.min(limit / 2);
+            usize::try_from(cap).unwrap_or(usize::MAX).max(1)
+        }
+        Some(None) => 65_536,
+        None => FALLBACK_MAX_CONNECTIONS,
+    }
+}
+
+/// The soft `RLIMIT_NOFILE`: `Some(None)` when unlimited, `None` when it
+/// cannot be read.
+fn open_files_limit() -> Option<Option<u64>> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
+    let soft = line["Max open files".len()..].split_whitespace().next()?;
+    match soft {
+        "unlimited" => Some(None),
+        n => n.parse().ok().map(Some),
+    }
+}
+
+/// How long a line the accept loop logs is kept from repeating.
+pub const LOG_INTERVAL: Duration = Duration::from_secs(5);
+
+/// The first pause after an accept error; each further error in a row
+/// doubles it, up to [`MAX_BACKOFF`].
+pub const FIRST_BACKOFF: Duration = Duration::from_millis(5);
+
+/// The longest pause between two attempts to accept.
+pub const MAX_BACKOFF: Duration = Duration::from_secs(1);
+
+/// What an accept loop should do, and what it should log, written once for
+/// both example servers. It does no I/O and reads no clock: the loop passes
+/// `now`, counts its live connections, and waits where it is told.
+///
+/// - **The cap.** At `max` live connections the loop stops accepting until
+///   one ends; new clients wait in the listen backlog (and, past it, are
+///   refused by the kernel) instead of costing a descriptor, a task or a
+///   thread.
+/// - **Back-off.** An accept that fails for want of a resource (`EMFILE`,
+///   `ENFILE`, `ENOBUFS`, `ENOMEM`, anything not about one connection), or
+///   a thread that cannot be spawned, pauses the loop: 5 ms, doubling with
+///   each failure in a row up to 1 s, back to nothing after an accept that
+///   works. The loop may resume early when one of its connections ends,
+///   since that frees a descriptor and a thread. Without the pause, a
+///   listener whose backlog holds a connection it cannot take is always
+///   ready, and the loop spins. Errors that concern one connection only
+///   (it was aborted or reset before it was taken, `EINTR`) are retried at
+///   once.
+/// - **The log.** Each kind of line (failing, at the cap, working again)
+///   is logged when it first occurs, then at most once every
+///   [`LOG_INTERVAL`], with the number of times it recurred meanwhile:
+///   a flood costs a few lines, not one per attempt.
+pub struct AcceptPolicy {
+    max: usize,
+    backoff: Duration,
+    /// Failures since the last accept that worked.
+    failures: u64,
+    /// The failure log, kept from repeating.
+    failed: Gate,
+    /// The cap log, kept from repeating.
+    capped: Gate,
+    /// The recovery log, kept from repeating.
+    recovered: Gate,
+    log: Box<dyn FnMut(&str) + Send>,
+}
+
+/// One kind of log line, kept from repeating within [`LOG_INTERVAL`].
+#[derive(Default)]
+struct Gate {
+    /// When the line was last logged.
+    last: Option<Instant>,
+    /// The times it was due since and not logged.
+    held: u64,
+}
+
+impl Gate {
+    /// `Some(held)` when the line may be logged now (with the number of
+    /// occurrences held back since it last was); counts it otherwise.
+    fn pass(&mut self, now: Instant) -> Option<u64> {
+        match self.last {
+            Some(last) if now.saturating_duration_since(last) < LOG_INTERVAL => {
+                self.held += 1;
+                None
+            }
+            _ => {
+                self.last = Some(now);
+                Some(std::mem::take(&mut self.held))
+            }
+        }
+    }
+}
+
+impl AcceptPolicy {
+    /// A policy for at most `max` connections at once, logging to
+    /// standard error.
+    pub fn new(max: usize) -> Self {
+        Self::with_log(max, |line| eprintln!("{line}"))
+    }
+
+    /// The same, logging with `log`.
+    pub fn with_log(max: usize, log: impl FnMut(&str) + Send + 'static) -> Self {
+        AcceptPolicy {
+            max: max.max(1),
+            backoff: Duration::ZERO,
+            failures: 0,
+            failed: Gate::default(),
+            capped: Gate::default(),
+            recovered: Gate::default(),
+            log: Box::new(log),
+        }
+    }
+
+    /// The cap.
+    pub fn max(&self) -> usize {
+        self.max
+    }
+
+    /// Whether to accept another connection with `live` of them open. If
+    /// not, the loop waits for one to end (logged when the cap is first
+    /// reached, then at most once per interval).
+    pub fn may_accept(&mut self, live: usize, now: Instant) -> bool {
+        if live < self.max {
+            return true;
+        }
+        if let Some(held) = self.capped.pass(now) {
+            let line = match held {
+                0 => format!(
+                    "accept: {} connections, the cap (--max-connections): \
+                     new ones wait until one ends",
+                    self.max
+                ),
+                n => format!(
+                    "accept: at the cap of {} connections again ({n} times)",
+                    self.max
+                ),
+            };
+            (self.log)(&line);
+        }
+        false
+    }
+
+    /// A connection was accepted at `now` and is being served: the
+    /// back-off ends.
+    pub fn accepted(&mut self, now: Instant) {
+        if self.failures > 0 && self.recovered.pass(now).is_some() {
+            let line = format!("accept: working again after {} failures", self.failures);
+            (self.log)(&line);
+        }
+        self.failures = 0;
+        self.backoff = Duration::ZERO;
+    }
+
+    /// `accept` failed with `err` at `now`: how long to pause before the
+    /// next attempt (zero: at once).
+    pub fn accept_failed(&mut self, err: &io::Error, now: Instant) -> Duration {
+        use io::ErrorKind::*;
+        if matches!(
+            err.kind(),
+            ConnectionAborted
+                | ConnectionReset
+                | Interrupted
+                | WouldBlock
+                | NetworkDown
+                | NetworkUnreachable
+                | HostUnreachable
+        ) {
+            // That connection is gone; the next one may be fine.
+            return Duration::ZERO;
+        }
+        self.fail("accept", err, now)
+    }
+
+    /// A thread for an accepted connection could not be spawned (the
+    /// connection is dropped): how long to pause before accepting again.
+    pub fn spawn_failed(&mut self, err: &io::Error, now: Instant) -> Duration {
+        self.fail("spawn", err, now)
+    }
+
+    fn fail(&mut self, what: &str, err: &io::Error, now: Instant) -> Duration {
+        self.failures += 1;
+        self.backoff = (self.backoff * 2).clamp(FIRST_BACKOFF, MAX_BACKOFF);
+        if let Some(held) = self.failed.pass(now) {
+            let line = match held {
+                0 => format!("{what}: {err}; backing off (logged at most every {LOG_INTERVAL:?})"),
+                n => format!("{what}: {err}; {n} more failures since the last line"),
+            };
+            (self.log)(&line);
+        }
+        self.backoff
+    }
 }
