@@ -37,39 +37,36 @@ use common::{AcceptPolicy, parse_args};
 
 fn main() -> io::Result<()> {
     let args = parse_args("blocking_server", std::env::args().skip(1))?;
-    let listener = TcpListener::bind(&args.addr)?;
+    // tokio does two chores at start-up: a listener with a large backlog
+    // (std cannot ask for one) and the signal handlers.
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let (listener, signal) = rt.block_on(async {
+        let listener = common::listen(&args.addr).await?.into_std()?;
+        io::Result::Ok((listener, common::stop_signal()?))
+    })?;
+    listener.set_nonblocking(false)?;
     let addr = listener.local_addr()?;
-    println!("Listening on http://{addr}/");
     let stop = Arc::new(AtomicBool::new(false));
-    on_stop_signal(stop.clone(), addr);
+    on_stop_signal(rt, signal, stop.clone(), addr);
+    println!("Listening on http://{addr}/");
     let policy = AcceptPolicy::new(args.max_connections);
     run(listener, args.config, policy, stop)
 }
 
-/// Sets `stop` on SIGINT or SIGTERM, then wakes the accept loop with a
-/// connection of its own (again and again while the server is out of
-/// descriptors: its connections close within moments of the flag, giving
-/// theirs back). The signals are waited for on a thread of their own (with
-/// tokio's signal handling, the one dependency at hand).
-fn on_stop_signal(stop: Arc<AtomicBool>, addr: SocketAddr) {
+/// Sets `stop` once `signal` completes (on a thread of its own, running
+/// `rt`), then wakes the accept loop with a connection of its own (again
+/// and again while the server is out of descriptors: its connections close
+/// within moments of the flag, giving theirs back).
+fn on_stop_signal(
+    rt: tokio::runtime::Runtime,
+    signal: impl Future<Output = ()> + Send + 'static,
+    stop: Arc<AtomicBool>,
+    addr: SocketAddr,
+) {
     std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("a signal runtime");
-        rt.block_on(async {
-            #[cfg(unix)]
-            {
-                use tokio::signal::unix::{SignalKind, signal};
-                let mut term = signal(SignalKind::terminate()).expect("a SIGTERM handler");
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = term.recv() => {}
-                }
-            }
-            #[cfg(not(unix))]
-            let _ = tokio::signal::ctrl_c().await;
-        });
+        rt.block_on(signal);
         stop.store(true, Ordering::SeqCst);
         for _ in 0..300 {
             if TcpStream::connect(addr).is_ok() {

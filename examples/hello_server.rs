@@ -36,30 +36,16 @@ use common::{AcceptPolicy, parse_args};
 #[tokio::main]
 async fn main() -> io::Result<()> {
     let args = parse_args("hello_server", std::env::args().skip(1))?;
-    let listener = TcpListener::bind(&args.addr).await?;
-    println!("Listening on http://{}/", listener.local_addr()?);
+    let listener = common::listen(&args.addr).await?;
     let (stop, stopped) = watch::channel(false);
+    let signal = common::stop_signal()?;
     tokio::spawn(async move {
-        stop_signal().await;
+        signal.await;
         let _ = stop.send(true);
     });
+    println!("Listening on http://{}/", listener.local_addr()?);
     let policy = AcceptPolicy::new(args.max_connections);
     run(listener, args.config, policy, stopped).await
-}
-
-/// SIGINT or SIGTERM.
-async fn stop_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        let mut term = signal(SignalKind::terminate()).expect("a SIGTERM handler");
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = term.recv() => {}
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = tokio::signal::ctrl_c().await;
 }
 
 /// Accepts connections, each served by its own task, until `stop` turns

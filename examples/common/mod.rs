@@ -95,7 +95,55 @@ pub fn worth_logging(err: &io::Error) -> bool {
     )
 }
 
-// ---- The accept loop's policy ------------------------------------------
+// ---- The listener and the accept loop's policy --------------------------
+
+/// The listen backlog: connections the kernel completes before the server
+/// accepts them. std's and tokio's `bind` ask for 128, which a client
+/// opening connections in a loop fills faster than a busy server drains
+/// it; past it the kernel drops SYNs, and every client, a normal one
+/// included, waits a second or more for its retry. nginx asks for 511,
+/// Go for `net.core.somaxconn`; Linux caps the request at that value.
+pub const BACKLOG: u32 = 1024;
+
+/// A tokio listener on `addr` with a listen backlog of [`BACKLOG`].
+pub async fn listen(addr: &str) -> io::Result<tokio::net::TcpListener> {
+    let mut last = None;
+    for addr in tokio::net::lookup_host(addr).await? {
+        let socket = match addr {
+            std::net::SocketAddr::V4(_) => tokio::net::TcpSocket::new_v4()?,
+            std::net::SocketAddr::V6(_) => tokio::net::TcpSocket::new_v6()?,
+        };
+        #[cfg(unix)]
+        socket.set_reuseaddr(true)?;
+        match socket.bind(addr).and_then(|()| socket.listen(BACKLOG)) {
+            Ok(listener) => return Ok(listener),
+            Err(err) => last = Some(err),
+        }
+    }
+    Err(last.unwrap_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no address")))
+}
+
+/// SIGINT or SIGTERM (elsewhere, Ctrl-C). The handlers are installed at
+/// once, in the current tokio runtime, so that a signal that comes before
+/// the future is first polled is not missed.
+pub fn stop_signal() -> io::Result<impl std::future::Future<Output = ()> + Send + 'static> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut int = signal(SignalKind::interrupt())?;
+        let mut term = signal(SignalKind::terminate())?;
+        Ok(async move {
+            tokio::select! {
+                _ = int.recv() => {}
+                _ = term.recv() => {}
+            }
+        })
+    }
+    #[cfg(not(unix))]
+    Ok(async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
+}
 
 /// The descriptors a server keeps besides its connections' sockets: the
 /// standard streams, the listener, the runtime's poller and wakers, the
