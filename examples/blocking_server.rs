@@ -31,9 +31,8 @@ use std::time::{Duration, Instant};
 
 use h1proto::Config;
 use h1proto::adapter::blocking::{Server, Transport};
-use http::{Method, StatusCode};
 
-use common::{AcceptPolicy, parse_args};
+use common::{AcceptPolicy, Answer, parse_args};
 
 fn main() -> io::Result<()> {
     let args = parse_args("blocking_server", std::env::args().skip(1))?;
@@ -186,26 +185,22 @@ pub fn handle(stream: TcpStream, config: Config, stop: Arc<AtomicBool>) {
 
 /// Answers requests until the connection is over.
 pub fn serve<S: Transport>(server: &mut Server<S>) -> io::Result<()> {
-    while let Some(mut req) = server.next_request()? {
-        let (method, path) = (req.method(), req.uri().path());
-        if (method == Method::GET || method == Method::HEAD) && path == "/" {
-            server.send_response(common::text(&mut req, StatusCode::OK, b"Hello, World!"))?;
-        } else if method == Method::POST && path == "/echo" {
-            // Accept the body before answering: a final response sent to a
-            // client that waits for `100 Continue` would refuse it.
-            server.session().send_continue();
-            server.send_head(common::echo_head(&req))?;
-            while let Some(data) = server.read_data()? {
-                server.send_data(data)?;
+    while let Some(req) = server.next_request()? {
+        let head = match common::answer(req) {
+            Answer::Page(res) => {
+                server.send_response(res)?;
+                continue;
             }
-            server.finish(None)?;
-        } else {
-            server.send_response(common::text(
-                &mut req,
-                StatusCode::NOT_FOUND,
-                b"Not Found\n",
-            ))?;
+            Answer::Echo(head) => head,
+        };
+        // Accept the body before answering: a final response sent to a
+        // client that waits for `100 Continue` would refuse it.
+        server.session().send_continue();
+        server.send_head(head)?;
+        while let Some(data) = server.read_data()? {
+            server.send_data(data)?;
         }
+        server.finish(None)?;
     }
     Ok(())
 }

@@ -25,13 +25,12 @@ use std::time::{Duration, Instant};
 
 use h1proto::Config;
 use h1proto::adapter::tokio::Server;
-use http::{Method, StatusCode};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-use common::{AcceptPolicy, parse_args};
+use common::{AcceptPolicy, Answer, parse_args};
 
 #[tokio::main]
 async fn main() -> io::Result<()> {
@@ -94,8 +93,14 @@ pub async fn run(
 }
 
 /// Serves one connection to its end, then closes it; a graceful shutdown
-/// starts when `stop` turns true.
-pub async fn handle(stream: TcpStream, config: Config, mut stop: watch::Receiver<bool>) {
+/// starts when `stop` turns true. The server is made before the future,
+/// so that the future holds it once, not also the arguments it is made
+/// from: every connection's task holds this future while it waits.
+pub fn handle(
+    stream: TcpStream,
+    config: Config,
+    mut stop: watch::Receiver<bool>,
+) -> impl Future<Output = ()> + Send {
     let _ = stream.set_nodelay(true);
     let mut server = Server::new(stream, config);
     server.shutdown_on(async move {
@@ -104,36 +109,37 @@ pub async fn handle(stream: TcpStream, config: Config, mut stop: watch::Receiver
             std::future::pending::<()>().await;
         }
     });
-    if let Err(err) = serve(&mut server).await {
-        if common::worth_logging(&err) {
-            eprintln!("connection: {err}");
+    async move {
+        if let Err(err) = serve(&mut server).await {
+            if common::worth_logging(&err) {
+                eprintln!("connection: {err}");
+            }
         }
+        server.close().await;
     }
-    server.close().await;
 }
 
 /// Answers requests until the connection is over.
 pub async fn serve<S: AsyncRead + AsyncWrite + Unpin>(server: &mut Server<S>) -> io::Result<()> {
-    while let Some(mut req) = server.next_request().await? {
-        let (method, path) = (req.method(), req.uri().path());
-        if (method == Method::GET || method == Method::HEAD) && path == "/" {
-            server.send_response(common::text(&mut req, StatusCode::OK, b"Hello, World!"))?;
-        } else if method == Method::POST && path == "/echo" {
-            // Accept the body before answering: a final response sent to a
-            // client that waits for `100 Continue` would refuse it.
-            server.session().send_continue();
-            server.send_head(common::echo_head(&req))?;
-            while let Some(data) = server.read_data().await? {
-                server.send_data(data).await?;
+    loop {
+        let Some(req) = server.next_request().await? else {
+            break;
+        };
+        let head = match common::answer(req) {
+            Answer::Page(res) => {
+                server.send_response(res)?;
+                continue;
             }
-            server.finish(None)?;
-        } else {
-            server.send_response(common::text(
-                &mut req,
-                StatusCode::NOT_FOUND,
-                b"Not Found\n",
-            ))?;
+            Answer::Echo(head) => head,
+        };
+        // Accept the body before answering: a final response sent to a
+        // client that waits for `100 Continue` would refuse it.
+        server.session().send_continue();
+        server.send_head(head)?;
+        while let Some(data) = server.read_data().await? {
+            server.send_data(data).await?;
         }
+        server.finish(None)?;
     }
     Ok(())
 }

@@ -1,4 +1,4 @@
-//! What the example servers share: their command line, their page, and
+//! What the example servers share: their command line, their routes, and
 //! the policy of their accept loops (the connection cap, the back-off on
 //! accept errors and the rate-limited log).
 
@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use h1proto::Config;
 use http::header::{CONTENT_TYPE, HeaderValue};
-use http::{Request, Response, StatusCode};
+use http::{Method, Request, Response, StatusCode};
 
 /// The command line of an example server.
 #[derive(Debug, Clone)]
@@ -60,10 +60,33 @@ pub fn parse_args(name: &str, mut args: impl Iterator<Item = String>) -> io::Res
     Ok(parsed)
 }
 
+/// What a request gets from the example servers' routes.
+pub enum Answer {
+    /// A whole response: `GET` or `HEAD /` get `Hello, World!`, anything
+    /// unknown `404 Not Found`.
+    Page(Response<Bytes>),
+    /// `POST /echo`: this head, then the request body streamed back as it
+    /// arrives (by the server's loop).
+    Echo(Response<()>),
+}
+
+/// Routes a request. It is taken by value, so that nothing of it is held
+/// while a server waits for the body it echoes.
+pub fn answer(mut req: Request<()>) -> Answer {
+    let (method, path) = (req.method(), req.uri().path());
+    if (method == Method::GET || method == Method::HEAD) && path == "/" {
+        Answer::Page(text(&mut req, StatusCode::OK, b"Hello, World!"))
+    } else if method == Method::POST && path == "/echo" {
+        Answer::Echo(echo_head(&req))
+    } else {
+        Answer::Page(text(&mut req, StatusCode::NOT_FOUND, b"Not Found\n"))
+    }
+}
+
 /// A `text/plain` response. Its fields go into the request's `HeaderMap`,
 /// emptied: that storage is reused rather than a new map allocated, and
 /// the static field value and body are not copied either.
-pub fn text(req: &mut Request<()>, status: StatusCode, body: &'static [u8]) -> Response<Bytes> {
+fn text(req: &mut Request<()>, status: StatusCode, body: &'static [u8]) -> Response<Bytes> {
     let mut headers = std::mem::take(req.headers_mut());
     headers.clear();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/plain"));
@@ -75,7 +98,7 @@ pub fn text(req: &mut Request<()>, status: StatusCode, body: &'static [u8]) -> R
 
 /// The head of the echo: the request's `Content-Length` and
 /// `Content-Type`; without a length, the echo is chunked.
-pub fn echo_head(req: &Request<()>) -> Response<()> {
+fn echo_head(req: &Request<()>) -> Response<()> {
     let mut res = Response::new(());
     for name in [http::header::CONTENT_LENGTH, CONTENT_TYPE] {
         if let Some(value) = req.headers().get(&name) {
