@@ -18,8 +18,8 @@ use server_process::{Launch, PidsCgroup, SERVERS, Server, open_idle, served_with
 const HOLD: Duration = Duration::from_secs(3);
 
 /// The connections a flood tries to open: more than 64 descriptors, and
-/// within the smallest listen backlog (std's 128, plus what is accepted),
-/// so that opening them never waits on the kernel's SYN retries.
+/// within the servers' listen backlog (1,024), so that opening them never
+/// waits on the kernel's SYN retries.
 const FLOOD: usize = 150;
 
 /// Holds a flood open for [`HOLD`] and returns what the server did meanwhile:
