@@ -16,14 +16,23 @@
 //! # async fn run() -> std::io::Result<()> {
 //! let listener = TcpListener::bind("127.0.0.1:8080").await?;
 //! loop {
-//!     let (stream, _) = listener.accept().await?;
-//!     stream.set_nodelay(true)?;
+//!     let Ok((stream, _)) = listener.accept().await else {
+//!         // Out of descriptors (`EMFILE`) and the like: pause, neither
+//!         // spin nor exit.
+//!         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+//!         continue;
+//!     };
+//!     let _ = stream.set_nodelay(true);
 //!     tokio::spawn(serve(stream, Config::default(), |req| async move {
 //!         http::Response::new(format!("{} {}\n", req.method(), req.uri()).into())
 //!     }));
 //! }
 //! # }
 //! ```
+//!
+//! The accept loop is the application's: `examples/hello_server.rs` adds
+//! a connection cap, a back-off and a log that does not repeat
+//! (`examples/common/mod.rs`, `docs/security.md`).
 
 use std::future::{Future, poll_fn};
 use std::io::{self, IoSlice};
