@@ -10,8 +10,13 @@
 //! `Expect: 100-continue`); anything else is `404 Not Found`. The session
 //! defaults apply (`h1proto::Timeouts`); `--header-timeout SECS` and
 //! `--idle-timeout SECS` override two of them, so slow and idle peers give
-//! their threads back. On SIGINT or SIGTERM the server stops accepting,
-//! lets every connection finish the exchange it is in, and exits.
+//! their threads back. At most `--max-connections N` connections are
+//! served at once (by default the open-file limit less 32); past it, while
+//! accepting fails (out of descriptors) and when a thread cannot be
+//! spawned (that connection is dropped), the accept loop waits, logging at
+//! most a line every few seconds. On SIGINT or SIGTERM the server stops
+//! accepting, lets every connection finish the exchange it is in, and
+//! exits.
 
 #[path = "common/mod.rs"]
 #[allow(clippy::duplicate_mod)] // the interop tests load both servers
@@ -20,83 +25,146 @@ mod common;
 use std::io;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use h1proto::Config;
 use h1proto::adapter::blocking::{Server, Transport};
-use http::{Method, StatusCode};
 
-use common::parse_args;
+use common::{AcceptPolicy, Answer, parse_args};
 
 fn main() -> io::Result<()> {
     let args = parse_args("blocking_server", std::env::args().skip(1))?;
-    let listener = TcpListener::bind(&args.addr)?;
+    // tokio does two chores at start-up: a listener with a large backlog
+    // (std cannot ask for one) and the signal handlers.
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let (listener, signal) = rt.block_on(async {
+        let listener = common::listen(&args.addr).await?.into_std()?;
+        io::Result::Ok((listener, common::stop_signal()?))
+    })?;
+    listener.set_nonblocking(false)?;
     let addr = listener.local_addr()?;
-    println!("Listening on http://{addr}/");
     let stop = Arc::new(AtomicBool::new(false));
-    on_stop_signal(stop.clone(), addr);
-    run(listener, args.config, stop)
+    on_stop_signal(rt, signal, stop.clone(), addr);
+    println!("Listening on http://{addr}/");
+    let policy = AcceptPolicy::new(args.max_connections);
+    run(listener, args.config, policy, stop)
 }
 
-/// Sets `stop` on SIGINT or SIGTERM, then wakes the accept loop with a
-/// connection of its own. The signals are waited for on a thread of
-/// their own (with tokio's signal handling, the one dependency at hand).
-fn on_stop_signal(stop: Arc<AtomicBool>, addr: SocketAddr) {
+/// Sets `stop` once `signal` completes (on a thread of its own, running
+/// `rt`), then wakes the accept loop with a connection of its own (again
+/// and again while the server is out of descriptors: its connections close
+/// within moments of the flag, giving theirs back).
+fn on_stop_signal(
+    rt: tokio::runtime::Runtime,
+    signal: impl Future<Output = ()> + Send + 'static,
+    stop: Arc<AtomicBool>,
+    addr: SocketAddr,
+) {
     std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("a signal runtime");
-        rt.block_on(async {
-            #[cfg(unix)]
-            {
-                use tokio::signal::unix::{SignalKind, signal};
-                let mut term = signal(SignalKind::terminate()).expect("a SIGTERM handler");
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = term.recv() => {}
-                }
-            }
-            #[cfg(not(unix))]
-            let _ = tokio::signal::ctrl_c().await;
-        });
+        rt.block_on(signal);
         stop.store(true, Ordering::SeqCst);
-        let _ = TcpStream::connect(addr);
+        for _ in 0..300 {
+            if TcpStream::connect(addr).is_ok() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
     });
 }
 
+/// The connections being served, and a way to wait for one to end.
+#[derive(Default)]
+struct Live {
+    count: Mutex<usize>,
+    ended: Condvar,
+}
+
+impl Live {
+    fn count(&self) -> usize {
+        *self.count.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn add(&self) {
+        *self.count.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+    }
+
+    fn end(&self) {
+        *self.count.lock().unwrap_or_else(|e| e.into_inner()) -= 1;
+        self.ended.notify_all();
+    }
+
+    /// Waits until fewer than `below` connections are live, or `limit`
+    /// passed.
+    fn wait_below(&self, below: usize, limit: Duration) {
+        let count = self.count.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = self.ended.wait_timeout_while(count, limit, |n| *n >= below);
+    }
+}
+
+/// How long the accept loop waits, at most, before it looks at the stop
+/// flag again.
+const STOP_POLL: Duration = Duration::from_millis(200);
+
 /// Accepts connections, each served on its own thread, until `stop` is
-/// set; then waits (up to 30 s) for the connections to finish.
-pub fn run(listener: TcpListener, config: Config, stop: Arc<AtomicBool>) -> io::Result<()> {
-    let live = Arc::new(AtomicUsize::new(0));
-    for stream in listener.incoming() {
-        if stop.load(Ordering::SeqCst) {
-            break;
+/// set; then waits (up to 30 s) for the connections to finish. The
+/// `policy` caps the connections served at once and paces the loop when
+/// accepting fails (out of descriptors) or a thread cannot be spawned
+/// (that connection is dropped; the server goes on).
+pub fn run(
+    listener: TcpListener,
+    config: Config,
+    mut policy: AcceptPolicy,
+    stop: Arc<AtomicBool>,
+) -> io::Result<()> {
+    let live = Arc::new(Live::default());
+    while !stop.load(Ordering::SeqCst) {
+        let count = live.count();
+        if !policy.may_accept(count, Instant::now()) {
+            live.wait_below(policy.max(), STOP_POLL);
+            continue;
         }
-        let stream = match stream {
-            Ok(stream) => stream,
-            Err(err) => {
-                eprintln!("accept: {err}");
-                continue;
+        let pause = match listener.accept() {
+            Ok(_) if stop.load(Ordering::SeqCst) => break,
+            Ok((stream, _)) => {
+                let (config, stop, done) = (config.clone(), stop.clone(), live.clone());
+                live.add();
+                let spawned = std::thread::Builder::new().spawn(move || {
+                    handle(stream, config, stop);
+                    done.end();
+                });
+                match spawned {
+                    Ok(_) => {
+                        policy.accepted(Instant::now());
+                        continue;
+                    }
+                    Err(err) => {
+                        // The connection was dropped with the closure.
+                        live.end();
+                        policy.spawn_failed(&err, Instant::now())
+                    }
+                }
             }
+            Err(err) => policy.accept_failed(&err, Instant::now()),
         };
-        let (config, stop, done) = (config.clone(), stop.clone(), live.clone());
-        live.fetch_add(1, Ordering::SeqCst);
-        let spawned = std::thread::Builder::new().spawn(move || {
-            handle(stream, config, stop);
-            done.fetch_sub(1, Ordering::SeqCst);
-        });
-        if let Err(err) = spawned {
-            // The connection is dropped; the server goes on.
-            live.fetch_sub(1, Ordering::SeqCst);
-            eprintln!("spawn: {err}");
+        // Paused: until the back-off passes, or one of the connections
+        // ends and gives its descriptor and thread back.
+        let until = Instant::now() + pause;
+        while !stop.load(Ordering::SeqCst) && live.count() >= count {
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            live.wait_below(count, left.min(STOP_POLL));
         }
     }
     drop(listener);
     let deadline = Instant::now() + Duration::from_secs(30);
-    while live.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
+    while live.count() > 0 && Instant::now() < deadline {
+        live.wait_below(1, Duration::from_millis(100));
     }
     Ok(())
 }
@@ -117,26 +185,22 @@ pub fn handle(stream: TcpStream, config: Config, stop: Arc<AtomicBool>) {
 
 /// Answers requests until the connection is over.
 pub fn serve<S: Transport>(server: &mut Server<S>) -> io::Result<()> {
-    while let Some(mut req) = server.next_request()? {
-        let (method, path) = (req.method(), req.uri().path());
-        if (method == Method::GET || method == Method::HEAD) && path == "/" {
-            server.send_response(common::text(&mut req, StatusCode::OK, b"Hello, World!"))?;
-        } else if method == Method::POST && path == "/echo" {
-            // Accept the body before answering: a final response sent to a
-            // client that waits for `100 Continue` would refuse it.
-            server.session().send_continue();
-            server.send_head(common::echo_head(&req))?;
-            while let Some(data) = server.read_data()? {
-                server.send_data(data)?;
+    while let Some(req) = server.next_request()? {
+        let head = match common::answer(req) {
+            Answer::Page(res) => {
+                server.send_response(res)?;
+                continue;
             }
-            server.finish(None)?;
-        } else {
-            server.send_response(common::text(
-                &mut req,
-                StatusCode::NOT_FOUND,
-                b"Not Found\n",
-            ))?;
+            Answer::Echo(head) => head,
+        };
+        // Accept the body before answering: a final response sent to a
+        // client that waits for `100 Continue` would refuse it.
+        server.session().send_continue();
+        server.send_head(head)?;
+        while let Some(data) = server.read_data()? {
+            server.send_data(data)?;
         }
+        server.finish(None)?;
     }
     Ok(())
 }

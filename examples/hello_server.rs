@@ -9,75 +9,82 @@
 //! `Hello, World!`; `POST /echo` streams the request body back (honouring
 //! `Expect: 100-continue`); anything else is `404 Not Found`. The session
 //! defaults apply (`h1proto::Timeouts`); `--header-timeout SECS` and
-//! `--idle-timeout SECS` override two of them. On SIGINT or SIGTERM the
-//! server stops accepting, lets every connection finish the exchange it
-//! is in (answering with `Connection: close`), and exits.
+//! `--idle-timeout SECS` override two of them. At most `--max-connections
+//! N` connections are served at once (by default the open-file limit less
+//! 32); past it, and while accepting fails (out of descriptors), the
+//! accept loop waits, logging at most a line every few seconds. On SIGINT
+//! or SIGTERM the server stops accepting, lets every connection finish the
+//! exchange it is in (answering with `Connection: close`), and exits.
 
 #[path = "common/mod.rs"]
 #[allow(clippy::duplicate_mod)] // the interop tests load both servers
 mod common;
 
 use std::io;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use h1proto::Config;
 use h1proto::adapter::tokio::Server;
-use http::{Method, StatusCode};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-use common::parse_args;
+use common::{AcceptPolicy, Answer, parse_args};
 
 #[tokio::main]
 async fn main() -> io::Result<()> {
     let args = parse_args("hello_server", std::env::args().skip(1))?;
-    let listener = TcpListener::bind(&args.addr).await?;
-    println!("Listening on http://{}/", listener.local_addr()?);
+    let listener = common::listen(&args.addr).await?;
     let (stop, stopped) = watch::channel(false);
+    let signal = common::stop_signal()?;
     tokio::spawn(async move {
-        stop_signal().await;
+        signal.await;
         let _ = stop.send(true);
     });
-    run(listener, args.config, stopped).await
-}
-
-/// SIGINT or SIGTERM.
-async fn stop_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        let mut term = signal(SignalKind::terminate()).expect("a SIGTERM handler");
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = term.recv() => {}
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = tokio::signal::ctrl_c().await;
+    println!("Listening on http://{}/", listener.local_addr()?);
+    let policy = AcceptPolicy::new(args.max_connections);
+    run(listener, args.config, policy, stopped).await
 }
 
 /// Accepts connections, each served by its own task, until `stop` turns
-/// true; then waits (up to 30 s) for the connections to finish.
+/// true; then waits (up to 30 s) for the connections to finish. The
+/// `policy` caps the connections served at once and paces the loop when
+/// accepting fails (`common::AcceptPolicy`).
 pub async fn run(
     listener: TcpListener,
     config: Config,
+    mut policy: AcceptPolicy,
     mut stop: watch::Receiver<bool>,
 ) -> io::Result<()> {
     let mut tasks = JoinSet::new();
     let conn_stop = stop.clone();
     loop {
-        tokio::select! {
+        while tasks.try_join_next().is_some() {}
+        if !policy.may_accept(tasks.len(), Instant::now()) {
+            tokio::select! {
+                _ = tasks.join_next() => continue,
+                _ = stop.wait_for(|&stop| stop) => break,
+            }
+        }
+        let pause = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
+                    policy.accepted(Instant::now());
                     tasks.spawn(handle(stream, config.clone(), conn_stop.clone()));
+                    continue;
                 }
-                Err(err) => eprintln!("accept: {err}"),
+                Err(err) => policy.accept_failed(&err, Instant::now()),
             },
             _ = stop.wait_for(|&stop| stop) => break,
+        };
+        // Paused: until the back-off passes, or one of the connections
+        // ends and gives its descriptor back.
+        tokio::select! {
+            _ = tokio::time::sleep(pause) => {}
+            Some(_) = tasks.join_next() => {}
+            _ = stop.wait_for(|&stop| stop) => break,
         }
-        while tasks.try_join_next().is_some() {}
     }
     drop(listener);
     let drain = async { while tasks.join_next().await.is_some() {} };
@@ -86,8 +93,14 @@ pub async fn run(
 }
 
 /// Serves one connection to its end, then closes it; a graceful shutdown
-/// starts when `stop` turns true.
-pub async fn handle(stream: TcpStream, config: Config, mut stop: watch::Receiver<bool>) {
+/// starts when `stop` turns true. The server is made before the future,
+/// so that the future holds it once, not also the arguments it is made
+/// from: every connection's task holds this future while it waits.
+pub fn handle(
+    stream: TcpStream,
+    config: Config,
+    mut stop: watch::Receiver<bool>,
+) -> impl Future<Output = ()> + Send {
     let _ = stream.set_nodelay(true);
     let mut server = Server::new(stream, config);
     server.shutdown_on(async move {
@@ -96,36 +109,37 @@ pub async fn handle(stream: TcpStream, config: Config, mut stop: watch::Receiver
             std::future::pending::<()>().await;
         }
     });
-    if let Err(err) = serve(&mut server).await {
-        if common::worth_logging(&err) {
-            eprintln!("connection: {err}");
+    async move {
+        if let Err(err) = serve(&mut server).await {
+            if common::worth_logging(&err) {
+                eprintln!("connection: {err}");
+            }
         }
+        server.close().await;
     }
-    server.close().await;
 }
 
 /// Answers requests until the connection is over.
 pub async fn serve<S: AsyncRead + AsyncWrite + Unpin>(server: &mut Server<S>) -> io::Result<()> {
-    while let Some(mut req) = server.next_request().await? {
-        let (method, path) = (req.method(), req.uri().path());
-        if (method == Method::GET || method == Method::HEAD) && path == "/" {
-            server.send_response(common::text(&mut req, StatusCode::OK, b"Hello, World!"))?;
-        } else if method == Method::POST && path == "/echo" {
-            // Accept the body before answering: a final response sent to a
-            // client that waits for `100 Continue` would refuse it.
-            server.session().send_continue();
-            server.send_head(common::echo_head(&req))?;
-            while let Some(data) = server.read_data().await? {
-                server.send_data(data).await?;
+    loop {
+        let Some(req) = server.next_request().await? else {
+            break;
+        };
+        let head = match common::answer(req) {
+            Answer::Page(res) => {
+                server.send_response(res)?;
+                continue;
             }
-            server.finish(None)?;
-        } else {
-            server.send_response(common::text(
-                &mut req,
-                StatusCode::NOT_FOUND,
-                b"Not Found\n",
-            ))?;
+            Answer::Echo(head) => head,
+        };
+        // Accept the body before answering: a final response sent to a
+        // client that waits for `100 Continue` would refuse it.
+        server.session().send_continue();
+        server.send_head(head)?;
+        while let Some(data) = server.read_data().await? {
+            server.send_data(data).await?;
         }
+        server.finish(None)?;
     }
     Ok(())
 }

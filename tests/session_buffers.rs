@@ -51,7 +51,7 @@ fn live() -> isize {
 
 /// What a connection's first read asks for (a read that fills it doubles
 /// the next, up to `Config::read_size`).
-const FIRST_READ: usize = 2048;
+const FIRST_READ: usize = 1024;
 
 /// The bytes a read asks for once the buffers were given back.
 const RELEASED_READ: usize = 256;
@@ -70,7 +70,7 @@ fn an_idle_server_connection_gives_both_buffers_back() {
     let before = live();
     assert_eq!(h.expire(), secs(1));
     let freed = before - live();
-    // The read buffer (2 KiB) and the output's tail buffer, which held
+    // The read buffer (1 KiB) and the output's tail buffer, which held
     // the 3000-byte body.
     assert!(freed >= (FIRST_READ + 3000) as isize, "freed {freed}");
     // The next read asks for little.

@@ -1,12 +1,14 @@
-//! What the example servers share: their command line and their page.
+//! What the example servers share: their command line, their routes, and
+//! the policy of their accept loops (the connection cap, the back-off on
+//! accept errors and the rate-limited log).
 
 use std::io;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use h1proto::Config;
 use http::header::{CONTENT_TYPE, HeaderValue};
-use http::{Request, Response, StatusCode};
+use http::{Method, Request, Response, StatusCode};
 
 /// The command line of an example server.
 #[derive(Debug, Clone)]
@@ -16,17 +18,23 @@ pub struct Args {
     /// The session settings, with `--header-timeout SECS` and
     /// `--idle-timeout SECS` applied over the defaults.
     pub config: Config,
+    /// `--max-connections N`: connections served at once, by default
+    /// [`default_max_connections`].
+    pub max_connections: usize,
 }
 
-/// Reads `--addr`, `--header-timeout` and `--idle-timeout`.
+/// Reads `--addr`, `--header-timeout`, `--idle-timeout` and
+/// `--max-connections`.
 pub fn parse_args(name: &str, mut args: impl Iterator<Item = String>) -> io::Result<Args> {
     let mut parsed = Args {
         addr: String::from("127.0.0.1:8080"),
         config: Config::default(),
+        max_connections: default_max_connections(),
     };
     let usage = || {
         let msg = format!(
-            "usage: {name} [--addr HOST:PORT] [--header-timeout SECS] [--idle-timeout SECS]"
+            "usage: {name} [--addr HOST:PORT] [--header-timeout SECS] [--idle-timeout SECS] \
+             [--max-connections N]"
         );
         io::Error::new(io::ErrorKind::InvalidInput, msg)
     };
@@ -43,16 +51,42 @@ pub fn parse_args(name: &str, mut args: impl Iterator<Item = String>) -> io::Res
             ("--addr", Some(value)) => parsed.addr = value,
             ("--header-timeout", Some(value)) => parsed.config.timeouts.head = Some(secs(value)?),
             ("--idle-timeout", Some(value)) => parsed.config.timeouts.idle = Some(secs(value)?),
+            ("--max-connections", Some(value)) => {
+                parsed.max_connections = value.parse().ok().filter(|&n| n > 0).ok_or_else(usage)?;
+            }
             _ => return Err(usage()),
         }
     }
     Ok(parsed)
 }
 
+/// What a request gets from the example servers' routes.
+pub enum Answer {
+    /// A whole response: `GET` or `HEAD /` get `Hello, World!`, anything
+    /// unknown `404 Not Found`.
+    Page(Response<Bytes>),
+    /// `POST /echo`: this head, then the request body streamed back as it
+    /// arrives (by the server's loop).
+    Echo(Response<()>),
+}
+
+/// Routes a request. It is taken by value, so that nothing of it is held
+/// while a server waits for the body it echoes.
+pub fn answer(mut req: Request<()>) -> Answer {
+    let (method, path) = (req.method(), req.uri().path());
+    if (method == Method::GET || method == Method::HEAD) && path == "/" {
+        Answer::Page(text(&mut req, StatusCode::OK, b"Hello, World!"))
+    } else if method == Method::POST && path == "/echo" {
+        Answer::Echo(echo_head(&req))
+    } else {
+        Answer::Page(text(&mut req, StatusCode::NOT_FOUND, b"Not Found\n"))
+    }
+}
+
 /// A `text/plain` response. Its fields go into the request's `HeaderMap`,
 /// emptied: that storage is reused rather than a new map allocated, and
 /// the static field value and body are not copied either.
-pub fn text(req: &mut Request<()>, status: StatusCode, body: &'static [u8]) -> Response<Bytes> {
+fn text(req: &mut Request<()>, status: StatusCode, body: &'static [u8]) -> Response<Bytes> {
     let mut headers = std::mem::take(req.headers_mut());
     headers.clear();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/plain"));
@@ -64,7 +98,7 @@ pub fn text(req: &mut Request<()>, status: StatusCode, body: &'static [u8]) -> R
 
 /// The head of the echo: the request's `Content-Length` and
 /// `Content-Type`; without a length, the echo is chunked.
-pub fn echo_head(req: &Request<()>) -> Response<()> {
+fn echo_head(req: &Request<()>) -> Response<()> {
     let mut res = Response::new(());
     for name in [http::header::CONTENT_LENGTH, CONTENT_TYPE] {
         if let Some(value) = req.headers().get(&name) {
@@ -82,4 +116,263 @@ pub fn worth_logging(err: &io::Error) -> bool {
         err.kind(),
         InvalidData | TimedOut | ConnectionReset | BrokenPipe | UnexpectedEof
     )
+}
+
+// ---- The listener and the accept loop's policy --------------------------
+
+/// The listen backlog: connections the kernel completes before the server
+/// accepts them. std's and tokio's `bind` ask for 128, which a client
+/// opening connections in a loop fills faster than a busy server drains
+/// it; past it the kernel drops SYNs, and every client, a normal one
+/// included, waits a second or more for its retry. nginx asks for 511,
+/// Go for `net.core.somaxconn`; Linux caps the request at that value.
+pub const BACKLOG: u32 = 1024;
+
+/// A tokio listener on `addr` with a listen backlog of [`BACKLOG`].
+pub async fn listen(addr: &str) -> io::Result<tokio::net::TcpListener> {
+    let mut last = None;
+    for addr in tokio::net::lookup_host(addr).await? {
+        let socket = match addr {
+            std::net::SocketAddr::V4(_) => tokio::net::TcpSocket::new_v4()?,
+            std::net::SocketAddr::V6(_) => tokio::net::TcpSocket::new_v6()?,
+        };
+        #[cfg(unix)]
+        socket.set_reuseaddr(true)?;
+        match socket.bind(addr).and_then(|()| socket.listen(BACKLOG)) {
+            Ok(listener) => return Ok(listener),
+            Err(err) => last = Some(err),
+        }
+    }
+    Err(last.unwrap_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no address")))
+}
+
+/// SIGINT or SIGTERM (elsewhere, Ctrl-C). The handlers are installed at
+/// once, in the current tokio runtime, so that a signal that comes before
+/// the future is first polled is not missed.
+pub fn stop_signal() -> io::Result<impl std::future::Future<Output = ()> + Send + 'static> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut int = signal(SignalKind::interrupt())?;
+        let mut term = signal(SignalKind::terminate())?;
+        Ok(async move {
+            tokio::select! {
+                _ = int.recv() => {}
+                _ = term.recv() => {}
+            }
+        })
+    }
+    #[cfg(not(unix))]
+    Ok(async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
+}
+
+/// The descriptors a server keeps besides its connections' sockets: the
+/// standard streams, the listener, the runtime's poller and wakers, the
+/// signal handling, a file or two. At most half the limit.
+const RESERVED_FDS: u64 = 32;
+
+/// Where the open-file limit cannot be read, the cap: below the smallest
+/// common default soft limit (256, macOS), less [`RESERVED_FDS`].
+const FALLBACK_MAX_CONNECTIONS: usize = 224;
+
+/// The default of `--max-connections`: the process's soft limit on open
+/// files (`RLIMIT_NOFILE`, read from `/proc/self/limits` at start-up) less
+/// a reserve of 32 descriptors (at most half the limit), so that the cap,
+/// not the descriptor table, is what stops a flood. Where the limit
+/// cannot be read (not Linux), 224. With no limit at all, 65,536.
+pub fn default_max_connections() -> usize {
+    match open_files_limit() {
+        Some(Some(limit)) => {
+            let cap = limit - RESERVED_FDS.min(limit / 2);
+            usize::try_from(cap).unwrap_or(usize::MAX).max(1)
+        }
+        Some(None) => 65_536,
+        None => FALLBACK_MAX_CONNECTIONS,
+    }
+}
+
+/// The soft `RLIMIT_NOFILE`: `Some(None)` when unlimited, `None` when it
+/// cannot be read.
+fn open_files_limit() -> Option<Option<u64>> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
+    let soft = line["Max open files".len()..].split_whitespace().next()?;
+    match soft {
+        "unlimited" => Some(None),
+        n => n.parse().ok().map(Some),
+    }
+}
+
+/// How long a line the accept loop logs is kept from repeating.
+pub const LOG_INTERVAL: Duration = Duration::from_secs(5);
+
+/// The first pause after an accept error; each further error in a row
+/// doubles it, up to [`MAX_BACKOFF`].
+pub const FIRST_BACKOFF: Duration = Duration::from_millis(5);
+
+/// The longest pause between two attempts to accept.
+pub const MAX_BACKOFF: Duration = Duration::from_secs(1);
+
+/// What an accept loop should do, and what it should log, written once for
+/// both example servers. It does no I/O and reads no clock: the loop passes
+/// `now`, counts its live connections, and waits where it is told.
+///
+/// - **The cap.** At `max` live connections the loop stops accepting until
+///   one ends; new clients wait in the listen backlog (and, past it, are
+///   refused by the kernel) instead of costing a descriptor, a task or a
+///   thread.
+/// - **Back-off.** An accept that fails for want of a resource (`EMFILE`,
+///   `ENFILE`, `ENOBUFS`, `ENOMEM`, anything not about one connection), or
+///   a thread that cannot be spawned, pauses the loop: 5 ms, doubling with
+///   each failure in a row up to 1 s, back to nothing after an accept that
+///   works. The loop may resume early when one of its connections ends,
+///   since that frees a descriptor and a thread. Without the pause, a
+///   listener whose backlog holds a connection it cannot take is always
+///   ready, and the loop spins. Errors that concern one connection only
+///   (it was aborted or reset before it was taken, `EINTR`) are retried at
+///   once.
+/// - **The log.** Each kind of line (failing, at the cap, working again)
+///   is logged when it first occurs, then at most once every
+///   [`LOG_INTERVAL`], with the number of times it recurred meanwhile:
+///   a flood costs a few lines, not one per attempt.
+pub struct AcceptPolicy {
+    max: usize,
+    backoff: Duration,
+    /// Failures since the last accept that worked.
+    failures: u64,
+    /// The failure log, kept from repeating.
+    failed: Gate,
+    /// The cap log, kept from repeating.
+    capped: Gate,
+    /// The recovery log, kept from repeating.
+    recovered: Gate,
+    log: Box<dyn FnMut(&str) + Send>,
+}
+
+/// One kind of log line, kept from repeating within [`LOG_INTERVAL`].
+#[derive(Default)]
+struct Gate {
+    /// When the line was last logged.
+    last: Option<Instant>,
+    /// The times it was due since and not logged.
+    held: u64,
+}
+
+impl Gate {
+    /// `Some(held)` when the line may be logged now (with the number of
+    /// occurrences held back since it last was); counts it otherwise.
+    fn pass(&mut self, now: Instant) -> Option<u64> {
+        match self.last {
+            Some(last) if now.saturating_duration_since(last) < LOG_INTERVAL => {
+                self.held += 1;
+                None
+            }
+            _ => {
+                self.last = Some(now);
+                Some(std::mem::take(&mut self.held))
+            }
+        }
+    }
+}
+
+impl AcceptPolicy {
+    /// A policy for at most `max` connections at once, logging to
+    /// standard error.
+    pub fn new(max: usize) -> Self {
+        Self::with_log(max, |line| eprintln!("{line}"))
+    }
+
+    /// The same, logging with `log`.
+    pub fn with_log(max: usize, log: impl FnMut(&str) + Send + 'static) -> Self {
+        AcceptPolicy {
+            max: max.max(1),
+            backoff: Duration::ZERO,
+            failures: 0,
+            failed: Gate::default(),
+            capped: Gate::default(),
+            recovered: Gate::default(),
+            log: Box::new(log),
+        }
+    }
+
+    /// The cap.
+    pub fn max(&self) -> usize {
+        self.max
+    }
+
+    /// Whether to accept another connection with `live` of them open. If
+    /// not, the loop waits for one to end (logged when the cap is first
+    /// reached, then at most once per interval).
+    pub fn may_accept(&mut self, live: usize, now: Instant) -> bool {
+        if live < self.max {
+            return true;
+        }
+        if let Some(held) = self.capped.pass(now) {
+            let line = match held {
+                0 => format!(
+                    "accept: {} connections, the cap (--max-connections): \
+                     new ones wait until one ends",
+                    self.max
+                ),
+                n => format!(
+                    "accept: at the cap of {} connections again ({n} times)",
+                    self.max
+                ),
+            };
+            (self.log)(&line);
+        }
+        false
+    }
+
+    /// A connection was accepted at `now` and is being served: the
+    /// back-off ends.
+    pub fn accepted(&mut self, now: Instant) {
+        if self.failures > 0 && self.recovered.pass(now).is_some() {
+            let line = format!("accept: working again after {} failures", self.failures);
+            (self.log)(&line);
+        }
+        self.failures = 0;
+        self.backoff = Duration::ZERO;
+    }
+
+    /// `accept` failed with `err` at `now`: how long to pause before the
+    /// next attempt (zero: at once).
+    pub fn accept_failed(&mut self, err: &io::Error, now: Instant) -> Duration {
+        use io::ErrorKind::*;
+        if matches!(
+            err.kind(),
+            ConnectionAborted
+                | ConnectionReset
+                | Interrupted
+                | WouldBlock
+                | NetworkDown
+                | NetworkUnreachable
+                | HostUnreachable
+        ) {
+            // That connection is gone; the next one may be fine.
+            return Duration::ZERO;
+        }
+        self.fail("accept", err, now)
+    }
+
+    /// A thread for an accepted connection could not be spawned (the
+    /// connection is dropped): how long to pause before accepting again.
+    pub fn spawn_failed(&mut self, err: &io::Error, now: Instant) -> Duration {
+        self.fail("spawn", err, now)
+    }
+
+    fn fail(&mut self, what: &str, err: &io::Error, now: Instant) -> Duration {
+        self.failures += 1;
+        self.backoff = (self.backoff * 2).clamp(FIRST_BACKOFF, MAX_BACKOFF);
+        if let Some(held) = self.failed.pass(now) {
+            let line = match held {
+                0 => format!("{what}: {err}; backing off (logged at most every {LOG_INTERVAL:?})"),
+                n => format!("{what}: {err}; {n} more failures since the last line"),
+            };
+            (self.log)(&line);
+        }
+        self.backoff
+    }
 }

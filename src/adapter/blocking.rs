@@ -14,8 +14,14 @@
 //!
 //! let listener = TcpListener::bind("127.0.0.1:8080")?;
 //! for stream in listener.incoming() {
-//!     let stream = stream?;
-//!     std::thread::spawn(move || {
+//!     let Ok(stream) = stream else {
+//!         // Out of descriptors (`EMFILE`) and the like: pause, neither
+//!         // spin nor exit.
+//!         std::thread::sleep(std::time::Duration::from_millis(100));
+//!         continue;
+//!     };
+//!     // A connection whose thread cannot be spawned is dropped.
+//!     let _ = std::thread::Builder::new().spawn(move || {
 //!         stream.set_nodelay(true).ok();
 //!         blocking::serve(stream, Config::default(), |req| {
 //!             http::Response::new(format!("{} {}\n", req.method(), req.uri()).into())
@@ -24,6 +30,10 @@
 //! }
 //! # Ok::<(), std::io::Error>(())
 //! ```
+//!
+//! The accept loop is the application's: `examples/blocking_server.rs`
+//! adds a connection cap, a back-off and a log that does not repeat
+//! (`examples/common/mod.rs`, `docs/security.md`).
 
 use std::io::{self, IoSlice, Read, Write};
 use std::net::{Shutdown, TcpStream, ToSocketAddrs};

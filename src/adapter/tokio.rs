@@ -16,19 +16,28 @@
 //! # async fn run() -> std::io::Result<()> {
 //! let listener = TcpListener::bind("127.0.0.1:8080").await?;
 //! loop {
-//!     let (stream, _) = listener.accept().await?;
-//!     stream.set_nodelay(true)?;
+//!     let Ok((stream, _)) = listener.accept().await else {
+//!         // Out of descriptors (`EMFILE`) and the like: pause, neither
+//!         // spin nor exit.
+//!         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+//!         continue;
+//!     };
+//!     let _ = stream.set_nodelay(true);
 //!     tokio::spawn(serve(stream, Config::default(), |req| async move {
 //!         http::Response::new(format!("{} {}\n", req.method(), req.uri()).into())
 //!     }));
 //! }
 //! # }
 //! ```
+//!
+//! The accept loop is the application's: `examples/hello_server.rs` adds
+//! a connection cap, a back-off and a log that does not repeat
+//! (`examples/common/mod.rs`, `docs/security.md`).
 
 use std::future::{Future, poll_fn};
 use std::io::{self, IoSlice};
 use std::pin::{Pin, pin};
-use std::task::Poll;
+use std::task::{Context, Poll};
 use std::time::Instant;
 
 use bytes::{Bytes, BytesMut};
@@ -38,7 +47,9 @@ use tokio::net::{TcpStream, ToSocketAddrs};
 
 use super::{into_io, usage};
 use crate::encode::{IntoRequest, IntoResponse, IntoResponseHead};
-use crate::{BodyKind, ClientSession, Config, Io, ServerSession, Session, SessionError, Step};
+use crate::{
+    BodyKind, ClientSession, Config, Io, Segments, ServerSession, Session, SessionError, Step,
+};
 
 /// A signal that starts a graceful shutdown when it completes.
 type Signal = Pin<Box<dyn Future<Output = ()> + Send>>;
@@ -57,10 +68,13 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T> {
         mut call: impl FnMut(&mut T, Instant) -> Result<Step<V>, SessionError>,
     ) -> io::Result<V> {
         loop {
-            match call(&mut self.session, Instant::now()).map_err(into_io)? {
+            // The step is taken out before the await, so that the value a
+            // `Ready` would carry takes no room in this future.
+            let step = match call(&mut self.session, Instant::now()).map_err(into_io)? {
                 Step::Ready(value) => return Ok(value),
-                Step::Io(step) => self.perform(step).await?,
-            }
+                Step::Io(step) => step,
+            };
+            self.perform(step).await?;
         }
     }
 
@@ -79,13 +93,11 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T> {
             let mut work = pin!(async {
                 match step {
                     Io::Read => io.read_buf(session.read_buf()).await,
-                    Io::Write if session.output().segment_count() == 1 => {
-                        io.write(bytes::Buf::chunk(session.output())).await
-                    }
+                    // Polled in place: the slices of a vectored write live
+                    // on the stack of one poll, not in this future, which
+                    // every connection holds while it waits.
                     Io::Write => {
-                        let mut slices = [IoSlice::new(&[]); 16];
-                        let n = session.output().io_slices(&mut slices);
-                        io.write_vectored(&slices[..n]).await
+                        poll_fn(|cx| poll_write(Pin::new(&mut *io), cx, session.output())).await
                     }
                     _ => io.shutdown().await.map(|()| 0),
                 }
@@ -119,6 +131,22 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T> {
             (Some(Ok(_)), _) => {}
         }
         Ok(())
+    }
+}
+
+/// One write of `out`: a plain write for one segment, a vectored one for
+/// more.
+fn poll_write<S: AsyncWrite>(
+    io: Pin<&mut S>,
+    cx: &mut Context<'_>,
+    out: &mut Segments,
+) -> Poll<io::Result<usize>> {
+    if out.segment_count() == 1 {
+        io.poll_write(cx, bytes::Buf::chunk(out))
+    } else {
+        let mut slices = [IoSlice::new(&[]); 16];
+        let n = out.io_slices(&mut slices);
+        io.poll_write_vectored(cx, &slices[..n])
     }
 }
 

@@ -119,7 +119,8 @@ pub struct ServerSession {
     pieces: Vec<Bytes>,
     /// The head `next_full_request` holds while it reads the body.
     head: Option<Box<Request<()>>>,
-    trailers: Option<HeaderMap>,
+    /// Boxed: rare, and every idle connection would carry the room.
+    trailers: Option<Box<HeaderMap>>,
     eof: bool,
     shutdown: bool,
     /// A timeout to report to the application's next call.
@@ -239,7 +240,7 @@ impl ServerSession {
         loop {
             match self.conn.poll_event(&mut self.read.buf) {
                 Ok(Some(Event::Data(data))) => return Ok(Step::Ready(Some(data))),
-                Ok(Some(Event::Trailers(fields))) => self.trailers = Some(fields),
+                Ok(Some(Event::Trailers(fields))) => self.trailers = Some(Box::new(fields)),
                 Ok(Some(Event::End(_))) => {
                     self.body_done = true;
                     return Ok(Step::Ready(None));
@@ -297,14 +298,14 @@ impl ServerSession {
         let head = self.head.take().ok_or(UsageError::WrongState)?;
         let (mut parts, ()) = (*head).into_parts();
         if let Some(trailers) = self.trailers.take() {
-            parts.extensions.insert(TrailerFields(trailers));
+            parts.extensions.insert(TrailerFields(*trailers));
         }
         Ok(Step::Ready(Some(Request::from_parts(parts, body))))
     }
 
     /// The trailer fields of the current request, once its body is read.
     pub fn trailers(&self) -> Option<&HeaderMap> {
-        self.trailers.as_ref()
+        self.trailers.as_deref()
     }
 
     /// `true` once the current request's body was read to its end (or it

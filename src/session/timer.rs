@@ -46,7 +46,7 @@ pub(super) const RELEASED_READ: usize = 256;
 /// The bytes the first read of a connection asks for: most request and
 /// response heads fit; a read that fills it doubles the next one, up to
 /// `Config::read_size`.
-pub(super) const FIRST_READ: usize = 2048;
+pub(super) const FIRST_READ: usize = 1024;
 
 /// The read buffer and the idle-release policy both sessions share.
 #[derive(Debug)]
