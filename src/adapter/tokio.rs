@@ -59,6 +59,8 @@ struct Driver<S, T> {
     io: S,
     session: T,
     shutdown: Option<Signal>,
+    /// The timer for the session's deadlines (see [`arm`]).
+    timer: Option<Pin<Box<tokio::time::Sleep>>>,
 }
 
 impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T> {
@@ -67,56 +69,59 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T> {
         &mut self,
         mut call: impl FnMut(&mut T, Instant) -> Result<Step<V>, SessionError>,
     ) -> io::Result<V> {
+        let mut now = Instant::now();
         loop {
             // The step is taken out before the await, so that the value a
             // `Ready` would carry takes no room in this future.
-            let step = match call(&mut self.session, Instant::now()).map_err(into_io)? {
+            let step = match call(&mut self.session, now).map_err(into_io)? {
                 Step::Ready(value) => return Ok(value),
                 Step::Io(step) => step,
             };
-            self.perform(step).await?;
+            now = self.perform(step, now).await?;
         }
     }
 
     /// One I/O, raced against the session's deadline and the shutdown
-    /// signal.
-    async fn perform(&mut self, step: Io) -> io::Result<()> {
+    /// signal; returns the time it ended. The deadline, the timer and the
+    /// signal are looked at only when the I/O cannot complete at once:
+    /// most writes, and reads of bytes already there, never wait.
+    async fn perform(&mut self, step: Io, now: Instant) -> io::Result<Instant> {
         let Driver {
             io,
             session,
             shutdown,
+            timer,
         } = self;
-        let deadline = session.poll_timeout();
-        let sleep = deadline.map(|at| tokio::time::sleep_until(at.into()));
-        let mut sleep = pin!(sleep);
-        let done = {
-            let mut work = pin!(async {
-                match step {
-                    Io::Read => io.read_buf(session.read_buf()).await,
-                    // Polled in place: the slices of a vectored write live
-                    // on the stack of one poll, not in this future, which
-                    // every connection holds while it waits.
-                    Io::Write => {
-                        poll_fn(|cx| poll_write(Pin::new(&mut *io), cx, session.output())).await
-                    }
-                    _ => io.shutdown().await.map(|()| 0),
+        let mut armed = false;
+        let done = poll_fn(|cx| {
+            // A fresh I/O future each poll: all three are cancel-safe, and
+            // none keeps state between polls.
+            let io_done = match step {
+                Io::Read => pin!(io.read_buf(session.read_buf())).poll(cx),
+                Io::Write => poll_write(Pin::new(&mut *io), cx, session.output()),
+                _ => pin!(io.shutdown()).poll(cx).map_ok(|()| 0),
+            };
+            if let Poll::Ready(done) = io_done {
+                return Poll::Ready(Some(done));
+            }
+            if let Some(signal) = shutdown {
+                if signal.as_mut().poll(cx).is_ready() {
+                    return Poll::Ready(None);
                 }
-            });
-            poll_fn(|cx| {
-                if let Some(signal) = shutdown {
-                    if signal.as_mut().poll(cx).is_ready() {
-                        return Poll::Ready(None);
-                    }
+            }
+            if !armed {
+                armed = true;
+                match session.poll_timeout() {
+                    Some(at) => arm(timer, at, now),
+                    None => *timer = None,
                 }
-                if let Some(sleep) = sleep.as_mut().as_pin_mut() {
-                    if sleep.poll(cx).is_ready() {
-                        return Poll::Ready(Some(Err(io::ErrorKind::TimedOut.into())));
-                    }
-                }
-                work.as_mut().poll(cx).map(Some)
-            })
-            .await
-        };
+            }
+            match timer.as_mut().map(|timer| timer.as_mut().poll(cx)) {
+                Some(Poll::Ready(())) => Poll::Ready(Some(Err(io::ErrorKind::TimedOut.into()))),
+                _ => Poll::Pending,
+            }
+        })
+        .await;
         let now = Instant::now();
         match (done, step) {
             (None, _) => {
@@ -130,7 +135,25 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T> {
             (Some(Ok(n)), Io::Write) => session.handle_write(n, now),
             (Some(Ok(_)), _) => {}
         }
-        Ok(())
+        Ok(now)
+    }
+}
+
+/// Arms `timer` for `at` unless it is armed early enough already: made
+/// once per connection and moved only when it would go off too late or
+/// has gone off, since registering a timer for every wait would cost more
+/// than the request waited for. Going off early is harmless: the
+/// session's `handle_timeout` does nothing before its deadline.
+fn arm(timer: &mut Option<Pin<Box<tokio::time::Sleep>>>, at: Instant, now: Instant) {
+    let at = tokio::time::Instant::from_std(at);
+    match timer {
+        Some(timer) => {
+            let armed = timer.deadline();
+            if armed > at || armed <= tokio::time::Instant::from_std(now) {
+                timer.as_mut().reset(at);
+            }
+        }
+        None => *timer = Some(Box::pin(tokio::time::sleep_until(at))),
     }
 }
 
@@ -207,6 +230,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Server<S> {
             io,
             session,
             shutdown: None,
+            timer: None,
         })
     }
 
@@ -318,6 +342,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Client<S> {
             io,
             session,
             shutdown: None,
+            timer: None,
         })
     }
 
