@@ -195,7 +195,7 @@ pub fn serve<S: Transport>(server: &mut Server<S>) -> io::Result<()> {
         };
         // Accept the body before answering: a final response sent to a
         // client that waits for `100 Continue` would refuse it.
-        server.session().send_continue();
+        server.send_continue();
         server.send_head(head)?;
         while let Some(data) = server.read_data()? {
             server.send_data(data)?;

@@ -134,7 +134,7 @@ pub async fn serve<S: AsyncRead + AsyncWrite + Unpin>(server: &mut Server<S>) ->
         };
         // Accept the body before answering: a final response sent to a
         // client that waits for `100 Continue` would refuse it.
-        server.session().send_continue();
+        server.send_continue();
         server.send_head(head)?;
         while let Some(data) = server.read_data().await? {
             server.send_data(data).await?;

@@ -250,13 +250,20 @@ fn pipelined_requests_on_both_client_adapters() {
     for path in ["/", "/nope", "/"] {
         c.send_request(get(path)).unwrap();
     }
-    assert_eq!(c.session().connection().requests_in_flight(), 3);
+    assert_eq!(c.connection().requests_in_flight(), 3);
     let bodies: Vec<_> = (0..3)
-        .map(|_| c.next_full_response().unwrap().unwrap().into_body())
+        .map(|_| {
+            c.call(h1proto::ClientSession::next_full_response)
+                .unwrap()
+                .unwrap()
+                .into_body()
+        })
         .collect();
     assert_eq!(bodies, ["Hello, World!", "Not Found\n", "Hello, World!"]);
     assert!(
-        c.next_full_response().unwrap().is_none(),
+        c.call(h1proto::ClientSession::next_full_response)
+            .unwrap()
+            .is_none(),
         "nothing more is due"
     );
 
@@ -273,7 +280,11 @@ fn pipelined_requests_on_both_client_adapters() {
             c.send_request(get(path)).unwrap();
         }
         let mut bodies = Vec::new();
-        while let Some(res) = c.next_full_response().await.unwrap() {
+        while let Some(res) = c
+            .call(h1proto::ClientSession::next_full_response)
+            .await
+            .unwrap()
+        {
             bodies.push(res.into_body());
         }
         assert_eq!(bodies, ["Not Found\n", "Hello, World!", "Not Found\n"]);

@@ -38,7 +38,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use h1proto::adapter::tokio::Server;
-use h1proto::{BodyKind, Config, Io, Session, SessionError, Step};
+use h1proto::{BodyKind, Config, Io, ServerSession, Session, SessionError, Step};
 use http::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
 use http::{Method, Request, Response, StatusCode, Version};
 use tokio::net::{TcpListener, TcpStream};
@@ -298,10 +298,12 @@ async fn forward(
 ) -> Result<(), Failure> {
     if req.method() == Method::CONNECT {
         let res = text(StatusCode::NOT_IMPLEMENTED, "This proxy does not tunnel.\n");
-        return server.send_response(res).map_err(Failure::Client);
+        return server
+            .send_response(res)
+            .map_err(|err| Failure::Client(err.into()));
     }
     let client = req.version();
-    let waits = server.session().is_waiting_for_continue();
+    let waits = server.is_waiting_for_continue();
     let (mut head, ()) = req.into_parts();
     let body = RequestBody::of(&head.headers);
     fields::to_upstream(&mut head, &proxy.via, &proxy.host, waits);
@@ -484,7 +486,7 @@ impl<'a> Exchange<'a> {
                 return Ok(());
             }
             let uploading = self.upload != Upload::Done;
-            let queued = self.server.session().output().len();
+            let queued = self.server.output().len();
             // Upstream input is taken only while the client has room for
             // it, and request body only while the upstream has room.
             let may_read =
@@ -544,7 +546,7 @@ impl<'a> Exchange<'a> {
         let session = &mut self.upstream.session;
         let queued = match data {
             Some(data) => session.send_data(data),
-            None if !self.server.session().is_request_body_read() => {
+            None if !self.server.is_request_body_read() => {
                 // The client session stopped reading without the body
                 // ending: never send it up as complete.
                 return Err((Failure::Client(io::ErrorKind::UnexpectedEof.into()), None));
@@ -552,7 +554,7 @@ impl<'a> Exchange<'a> {
             None => {
                 self.upload = Upload::Done;
                 self.pending = None;
-                let trailers = self.server.session().trailers().cloned();
+                let trailers = self.server.trailers().cloned();
                 session.finish(trailers.filter(|_| self.chunked))
             }
         };
@@ -591,13 +593,15 @@ impl<'a> Exchange<'a> {
                     Err(err) => return Err(from_upstream(err)),
                 },
                 Download::Body(kind) => {
-                    if self.server.session().output().len() > threshold {
+                    if self.server.output().len() > threshold {
                         // The client takes what is queued first.
                         return Ok(());
                     }
                     match self.upstream.session.read_data(now).map_err(cut)? {
                         Step::Ready(Some(data)) => {
-                            self.server.session().send_data(data).map_err(cut)?;
+                            // The session's own call: queued, written by the
+                            // loop as the client takes it.
+                            ServerSession::send_data(self.server, data).map_err(cut)?;
                         }
                         Step::Ready(None) => {
                             // Trailers go on only in the chunked coding (not
@@ -645,7 +649,9 @@ impl<'a> Exchange<'a> {
         }
         let (mut head, ()) = res.into_parts();
         fields::to_client(&mut head, &self.proxy.via, self.client);
-        self.server.send_head(head).map_err(from_client)?;
+        self.server
+            .send_head(head)
+            .map_err(|err| from_client(err.into()))?;
         self.server.flush().await.map_err(from_client)
     }
 

@@ -35,6 +35,7 @@
 //! adds a connection cap, a back-off and a log that does not repeat
 //! (`examples/common/mod.rs`, `docs/security.md`).
 
+use std::io::ErrorKind::{Interrupted, TimedOut, WouldBlock, WriteZero};
 use std::io::{self, IoSlice, Read, Write};
 use std::net::{Shutdown, TcpStream, ToSocketAddrs};
 use std::sync::Arc;
@@ -42,11 +43,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
-use http::{HeaderMap, Request, Response};
+use http::{Request, Response};
 
-use super::{into_io, usage};
-use crate::encode::{IntoRequest, IntoResponse, IntoResponseHead};
-use crate::{BodyKind, ClientSession, Config, Io, ServerSession, Session, SessionError, Step};
+use super::{Driver, Runtime, sealed};
+use crate::encode::IntoRequest;
+use crate::{ClientSession, Config, Io, ServerSession, Session, SessionError, Step};
 
 /// What a blocking driver needs of a stream besides reading and writing:
 /// a bound on how long one read or write blocks, and shutting down the
@@ -107,40 +108,65 @@ socket_transport!(std::os::unix::net::UnixStream);
 /// flag, at least.
 const SHUTDOWN_POLL: Duration = Duration::from_millis(200);
 
-/// A session and the stream it runs over.
-struct Driver<S, T> {
-    io: S,
-    session: T,
+/// The blocking runtime (a thread per connection), for [`Driver`].
+#[derive(Debug)]
+pub enum Blocking {}
+
+impl Runtime for Blocking {}
+
+/// What a connection driven on a thread keeps besides its session.
+#[derive(Debug, Default)]
+pub struct BlockingState {
     /// The timeout last set on the stream.
     timeout: Option<Duration>,
     shutdown: Option<Arc<AtomicBool>>,
 }
 
-impl<S: Transport, T: Session> Driver<S, T> {
-    fn new(io: S, session: T) -> Self {
-        Driver {
-            io,
-            session,
-            timeout: None,
-            shutdown: None,
-        }
-    }
+impl sealed::Runtime for Blocking {
+    type State = BlockingState;
+}
 
-    /// Makes a session call until it is ready, doing the I/O it asks for.
-    fn run<V>(
+/// One server connection over a blocking stream, driven by the
+/// application: [`next_request`](Driver::next_request), then the body and
+/// the response (the session's own calls, on the server itself), and
+/// [`close`](Driver::close) at the end.
+pub type Server<S> = Driver<S, ServerSession, Blocking>;
+
+/// A client connection over a blocking stream. Requests may be queued with
+/// the session's `send_request` before their responses are read
+/// (pipelining); [`send`](Driver::send) sends one and reads its response.
+///
+/// ```no_run
+/// use h1proto::adapter::blocking::Client;
+///
+/// let mut client = Client::connect("127.0.0.1:8080")?;
+/// let res = client.send(http::Request::get("/").header("host", "127.0.0.1:8080"))?;
+/// println!("{} {:?}", res.status(), res.body());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub type Client<S> = Driver<S, ClientSession, Blocking>;
+
+impl<S: Transport, T: Session> Driver<S, T, Blocking> {
+    /// Makes any session call until it is ready, doing the I/O it asks
+    /// for: the way to every session call without a wrapper here, e.g.
+    /// `server.call(ServerSession::read_body)` or
+    /// `client.call(ClientSession::next_full_response)`.
+    ///
+    /// # Errors
+    ///
+    /// An I/O error, or the session's error as an `io::Error` (see
+    /// [`SessionError`]).
+    pub fn call<V>(
         &mut self,
         mut call: impl FnMut(&mut T, Instant) -> Result<Step<V>, SessionError>,
     ) -> io::Result<V> {
         loop {
-            if self
-                .shutdown
-                .as_ref()
-                .is_some_and(|f| f.load(Ordering::Relaxed))
-            {
-                self.shutdown = None;
+            let flag = &mut self.runtime.shutdown;
+            if flag.as_ref().is_some_and(|f| f.load(Ordering::Relaxed)) {
+                *flag = None;
                 self.session.shutdown(Instant::now());
             }
-            match call(&mut self.session, Instant::now()).map_err(into_io)? {
+            match call(&mut self.session, Instant::now())? {
                 Step::Ready(value) => return Ok(value),
                 Step::Io(step) => self.perform(step)?,
             }
@@ -154,7 +180,7 @@ impl<S: Transport, T: Session> Driver<S, T> {
             .session
             .poll_timeout()
             .map(|at| at.saturating_duration_since(now));
-        if self.shutdown.is_some() {
+        if self.runtime.shutdown.is_some() {
             wait = Some(wait.map_or(SHUTDOWN_POLL, |w| w.min(SHUTDOWN_POLL)));
         }
         if wait == Some(Duration::ZERO) {
@@ -163,11 +189,10 @@ impl<S: Transport, T: Session> Driver<S, T> {
         }
         // Setting a timeout is a system call: only when the one set would
         // wake too late, or far too early.
-        if wait != self.timeout
-            && (wait < self.timeout || wait.zip(self.timeout).is_none_or(|(w, t)| t < w / 2))
-        {
+        let set = &mut self.runtime.timeout;
+        if wait != *set && (wait < *set || wait.zip(*set).is_none_or(|(w, t)| t < w / 2)) {
             self.io.set_timeout(wait)?;
-            self.timeout = wait;
+            *set = wait;
         }
         let result = match step {
             Io::Read => {
@@ -192,21 +217,14 @@ impl<S: Transport, T: Session> Driver<S, T> {
             }
             _ => self.io.shutdown_write().map(|()| 0),
         };
-        let now = Instant::now();
+        let (s, now) = (&mut self.session, Instant::now());
         match (result, step) {
-            (Err(e), _)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                ) =>
-            {
-                self.session.handle_timeout(now);
-            }
-            (Err(e), _) if e.kind() == io::ErrorKind::Interrupted => {}
+            (Err(e), _) if matches!(e.kind(), WouldBlock | TimedOut) => s.handle_timeout(now),
+            (Err(e), _) if e.kind() == Interrupted => {}
             (Err(e), _) => return Err(e),
-            (Ok(n), Io::Read) => self.session.handle_read(n, now),
-            (Ok(0), Io::Write) => return Err(io::ErrorKind::WriteZero.into()),
-            (Ok(n), Io::Write) => self.session.handle_write(n, now),
+            (Ok(n), Io::Read) => s.handle_read(n, now),
+            (Ok(0), Io::Write) => return Err(WriteZero.into()),
+            (Ok(n), Io::Write) => s.handle_write(n, now),
             (Ok(_), _) => {}
         }
         Ok(())
@@ -217,7 +235,7 @@ impl<S: Transport, T: Session> Driver<S, T> {
 /// (trailers in its extensions as [`TrailerFields`](crate::TrailerFields))
 /// and answered with what `handler` returns; the connection is then
 /// closed the way its session decides. A peer's protocol error or timeout
-/// is answered by the session, then returned (see [`into_io`]).
+/// is answered by the session, then returned as an `io::Error`.
 ///
 /// # Errors
 ///
@@ -229,7 +247,7 @@ where
 {
     let mut server = Server::new(io, config);
     let result = (|| {
-        while let Some(req) = server.next_full_request()? {
+        while let Some(req) = server.call(ServerSession::next_full_request)? {
             server.send_response(handler(req))?;
         }
         Ok(())
@@ -238,75 +256,29 @@ where
     result
 }
 
-/// One server connection over a blocking stream, driven by the
-/// application: [`next_request`](Self::next_request), then the body and
-/// the response, and [`close`](Self::close) at the end.
-pub struct Server<S>(Driver<S, ServerSession>);
-
 impl<S: Transport> Server<S> {
-    /// A server session over `io`, for a connection made now.
-    pub fn new(io: S, config: Config) -> Self {
-        Server(Driver::new(io, ServerSession::new(config, Instant::now())))
-    }
-
     /// Starts a graceful shutdown of this connection once `flag` is set;
     /// a connection waiting for its peer notices within 200 ms.
     pub fn shutdown_on(&mut self, flag: Arc<AtomicBool>) {
-        self.0.shutdown = Some(flag);
+        self.runtime.shutdown = Some(flag);
     }
 
-    /// [`ServerSession::next_request`].
+    /// [`ServerSession::next_request`], doing the I/O it needs.
     ///
     /// # Errors
     ///
     /// As [`serve`].
     pub fn next_request(&mut self) -> io::Result<Option<Request<()>>> {
-        self.0.run(ServerSession::next_request)
+        self.call(ServerSession::next_request)
     }
 
-    /// [`ServerSession::next_full_request`].
-    ///
-    /// # Errors
-    ///
-    /// As [`serve`].
-    pub fn next_full_request(&mut self) -> io::Result<Option<Request<Bytes>>> {
-        self.0.run(ServerSession::next_full_request)
-    }
-
-    /// [`ServerSession::read_data`].
+    /// [`ServerSession::read_data`], doing the I/O it needs.
     ///
     /// # Errors
     ///
     /// As [`serve`].
     pub fn read_data(&mut self) -> io::Result<Option<Bytes>> {
-        self.0.run(ServerSession::read_data)
-    }
-
-    /// [`ServerSession::read_body`].
-    ///
-    /// # Errors
-    ///
-    /// As [`serve`].
-    pub fn read_body(&mut self) -> io::Result<Bytes> {
-        self.0.run(ServerSession::read_body)
-    }
-
-    /// [`ServerSession::send_response`], queued.
-    ///
-    /// # Errors
-    ///
-    /// A [`UsageError`](crate::UsageError) as `InvalidInput`.
-    pub fn send_response(&mut self, res: impl IntoResponse) -> io::Result<()> {
-        self.0.session.send_response(res).map_err(usage)
-    }
-
-    /// [`ServerSession::send_head`], queued.
-    ///
-    /// # Errors
-    ///
-    /// A [`UsageError`](crate::UsageError) as `InvalidInput`.
-    pub fn send_head(&mut self, res: impl IntoResponseHead) -> io::Result<BodyKind> {
-        self.0.session.send_head(res).map_err(usage)
+        self.call(ServerSession::read_data)
     }
 
     /// [`ServerSession::send_data`]; writes while too much is queued.
@@ -315,17 +287,8 @@ impl<S: Transport> Server<S> {
     ///
     /// A usage error, or an I/O error while writing.
     pub fn send_data(&mut self, data: impl Into<Bytes>) -> io::Result<()> {
-        self.0.session.send_data(data).map_err(usage)?;
-        self.0.run(|s, now| Ok(s.poll_flush(now)))
-    }
-
-    /// [`ServerSession::finish`], queued.
-    ///
-    /// # Errors
-    ///
-    /// A [`UsageError`](crate::UsageError) as `InvalidInput`.
-    pub fn finish(&mut self, trailers: Option<HeaderMap>) -> io::Result<()> {
-        self.0.session.finish(trailers).map_err(usage)
+        self.session.send_data(data)?;
+        self.call(|s, now| Ok(s.poll_flush(now)))
     }
 
     /// Writes everything queued ([`ServerSession::poll_write_all`]), for
@@ -335,19 +298,13 @@ impl<S: Transport> Server<S> {
     ///
     /// An I/O error while writing.
     pub fn flush(&mut self) -> io::Result<()> {
-        self.0.run(|s, now| Ok(s.poll_write_all(now)))
+        self.call(|s, now| Ok(s.poll_write_all(now)))
     }
 
     /// Writes what is queued, lingers if the session says so, and closes.
     /// Errors are ignored: the connection is over either way.
-    pub fn close(mut self) {
-        let _ = self.0.run(|s, now| Ok(s.close(now)));
-    }
-
-    /// The session, for what this driver does not expose
-    /// (`send_continue`, `trailers`, queries).
-    pub fn session(&mut self) -> &mut ServerSession {
-        &mut self.0.session
+    pub fn close(&mut self) {
+        let _ = self.call(|s, now| Ok(s.close(now)));
     }
 
     /// After a protocol switch: writes what is queued, then hands over the
@@ -357,25 +314,11 @@ impl<S: Transport> Server<S> {
     ///
     /// A write error.
     pub fn into_parts(mut self) -> io::Result<(S, BytesMut)> {
-        self.0.run(|s, now| Ok(s.close(now)))?;
-        Ok((self.0.io, self.0.session.take_read_buf()))
+        self.call(|s, now| Ok(s.close(now)))?;
+        let buf = self.session.take_read_buf();
+        Ok((self.io, buf))
     }
 }
-
-/// A client connection over a blocking stream. Requests may be queued with
-/// [`send_request`](Self::send_request) before their responses are read
-/// (pipelining); [`send`](Self::send) sends one and reads its response.
-///
-/// ```no_run
-/// use h1proto::adapter::blocking::Client;
-///
-/// let mut client = Client::connect("127.0.0.1:8080")?;
-/// let req = http::Request::get("/").header("host", "127.0.0.1:8080").body("")?;
-/// let res = client.send(req)?;
-/// println!("{} {:?}", res.status(), res.body());
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub struct Client<S>(Driver<S, ClientSession>);
 
 impl Client<TcpStream> {
     /// Connects with `TCP_NODELAY` and the default [`Config`].
@@ -391,11 +334,6 @@ impl Client<TcpStream> {
 }
 
 impl<S: Transport> Client<S> {
-    /// A client session over `io`.
-    pub fn new(io: S, config: Config) -> Self {
-        Client(Driver::new(io, ClientSession::new(config, Instant::now())))
-    }
-
     /// Sends `req` and reads its final response with the whole body
     /// (interim responses and trailers are in its extensions, see
     /// [`ClientSession::next_full_response`]).
@@ -405,63 +343,26 @@ impl<S: Transport> Client<S> {
     /// A usage error, an I/O error, the server's protocol error or
     /// timeout, or the connection closing before the response.
     pub fn send(&mut self, req: impl IntoRequest) -> io::Result<Response<Bytes>> {
-        self.send_request(req)?;
-        self.next_full_response()?
+        self.session.send_request(req)?;
+        self.call(ClientSession::next_full_response)?
             .ok_or_else(|| io::ErrorKind::UnexpectedEof.into())
     }
 
-    /// [`ClientSession::send_request`]: queued, written when the client
-    /// next waits for a response.
-    ///
-    /// # Errors
-    ///
-    /// A [`UsageError`](crate::UsageError) as `InvalidInput`.
-    pub fn send_request(&mut self, req: impl IntoRequest) -> io::Result<()> {
-        self.0.session.send_request(req).map_err(usage)
-    }
-
-    /// [`ClientSession::next_response`].
+    /// [`ClientSession::next_response`], doing the I/O it needs.
     ///
     /// # Errors
     ///
     /// As [`send`](Self::send).
     pub fn next_response(&mut self) -> io::Result<Option<Response<()>>> {
-        self.0.run(ClientSession::next_response)
+        self.call(ClientSession::next_response)
     }
 
-    /// [`ClientSession::next_full_response`].
-    ///
-    /// # Errors
-    ///
-    /// As [`send`](Self::send).
-    pub fn next_full_response(&mut self) -> io::Result<Option<Response<Bytes>>> {
-        self.0.run(ClientSession::next_full_response)
-    }
-
-    /// [`ClientSession::read_data`].
+    /// [`ClientSession::read_data`], doing the I/O it needs.
     ///
     /// # Errors
     ///
     /// As [`send`](Self::send).
     pub fn read_data(&mut self) -> io::Result<Option<Bytes>> {
-        self.0.run(ClientSession::read_data)
-    }
-
-    /// `true` while another request may be sent (the idle timeout is
-    /// checked first).
-    pub fn is_reusable(&mut self) -> bool {
-        self.0.session.handle_timeout(Instant::now());
-        self.0.session.is_reusable()
-    }
-
-    /// The session, for what this driver does not expose.
-    pub fn session(&mut self) -> &mut ClientSession {
-        &mut self.0.session
-    }
-
-    /// The stream and the bytes read but not decoded.
-    pub fn into_parts(mut self) -> (S, BytesMut) {
-        let buf = self.0.session.take_read_buf();
-        (self.0.io, buf)
+        self.call(ClientSession::read_data)
     }
 }

@@ -41,31 +41,74 @@ use std::task::{Context, Poll};
 use std::time::Instant;
 
 use bytes::{Bytes, BytesMut};
-use http::{HeaderMap, Request, Response};
+use http::{Request, Response};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpStream, ToSocketAddrs};
 
-use super::{into_io, usage};
-use crate::encode::{IntoRequest, IntoResponse, IntoResponseHead};
-use crate::{
-    BodyKind, ClientSession, Config, Io, Segments, ServerSession, Session, SessionError, Step,
-};
+use super::{Driver, Runtime, sealed};
+use crate::encode::IntoRequest;
+use crate::{ClientSession, Config, Io, Segments, ServerSession, Session, SessionError, Step};
 
 /// A signal that starts a graceful shutdown when it completes.
 type Signal = Pin<Box<dyn Future<Output = ()> + Send>>;
 
-/// A session and the stream it runs over.
-struct Driver<S, T> {
-    io: S,
-    session: T,
+/// The tokio runtime, for [`Driver`].
+#[derive(Debug)]
+pub enum Tokio {}
+
+impl Runtime for Tokio {}
+
+/// What a connection driven on tokio keeps besides its session.
+#[derive(Default)]
+pub struct TokioState {
     shutdown: Option<Signal>,
     /// The timer for the session's deadlines (see [`arm`]).
     timer: Option<Pin<Box<tokio::time::Sleep>>>,
 }
 
-impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T> {
-    /// Makes a session call until it is ready, doing the I/O it asks for.
-    async fn run<V>(
+impl sealed::Runtime for Tokio {
+    type State = TokioState;
+}
+
+/// One server connection over an async stream, driven by the application:
+/// [`next_request`](Driver::next_request), then the body and the response
+/// (the session's own calls, on the server itself), and
+/// [`close`](Driver::close) at the end.
+///
+/// ```no_run
+/// use h1proto::adapter::tokio::Server;
+///
+/// # async fn echo(stream: tokio::net::TcpStream) -> std::io::Result<()> {
+/// let mut server = Server::new(stream, h1proto::Config::default());
+/// while let Some(_req) = server.next_request().await? {
+///     server.send_head(http::Response::new(()))?; // chunked
+///     while let Some(data) = server.read_data().await? {
+///         server.send_data(data).await?;
+///     }
+///     server.finish(None)?;
+/// }
+/// server.close().await;
+/// # Ok(())
+/// # }
+/// ```
+pub type Server<S> = Driver<S, ServerSession, Tokio>;
+
+/// A client connection over an async stream. Requests may be queued with
+/// the session's `send_request` before their responses are read
+/// (pipelining); [`send`](Driver::send) sends one and reads its response.
+pub type Client<S> = Driver<S, ClientSession, Tokio>;
+
+impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
+    /// Makes any session call until it is ready, doing the I/O it asks
+    /// for: the way to every session call without a wrapper here, e.g.
+    /// `server.call(ServerSession::read_body)` or
+    /// `client.call(ClientSession::next_full_response)`.
+    ///
+    /// # Errors
+    ///
+    /// An I/O error, or the session's error as an `io::Error` (see
+    /// [`SessionError`]).
+    pub async fn call<V>(
         &mut self,
         mut call: impl FnMut(&mut T, Instant) -> Result<Step<V>, SessionError>,
     ) -> io::Result<V> {
@@ -73,14 +116,13 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T> {
         loop {
             // The step is taken out before the await, so that the value a
             // `Ready` would carry takes no room in this future.
-            let step = match call(&mut self.session, now).map_err(into_io)? {
+            let step = match call(&mut self.session, now)? {
                 Step::Ready(value) => return Ok(value),
                 Step::Io(step) => step,
             };
             now = self.perform(step, now).await?;
         }
     }
-
     /// One I/O, raced against the session's deadline and the shutdown
     /// signal; returns the time it ended. The deadline, the timer and the
     /// signal are looked at only when the I/O cannot complete at once:
@@ -89,8 +131,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T> {
         let Driver {
             io,
             session,
-            shutdown,
-            timer,
+            runtime: TokioState { shutdown, timer },
         } = self;
         let mut armed = false;
         let done = poll_fn(|cx| {
@@ -177,8 +218,7 @@ fn poll_write<S: AsyncWrite>(
 /// (trailers in its extensions as [`TrailerFields`](crate::TrailerFields))
 /// and answered with what `handler` returns; the connection is then
 /// closed the way its session decides. A peer's protocol error or timeout
-/// is answered by the session, then returned (see [`into_io`] for the
-/// mapping to `io::Error`).
+/// is answered by the session, then returned as an `io::Error`.
 pub async fn serve<S, F, Fut>(io: S, config: Config, mut handler: F) -> io::Result<()>
 where
     S: AsyncRead + AsyncWrite + Unpin,
@@ -187,9 +227,13 @@ where
 {
     let mut server = Server::new(io, config);
     let mut result = Ok(());
-    while let Some(req) = server.next_full_request().await.transpose() {
+    while let Some(req) = server
+        .call(ServerSession::next_full_request)
+        .await
+        .transpose()
+    {
         result = match req {
-            Ok(req) => server.send_response(handler(req).await),
+            Ok(req) => Ok(server.send_response(handler(req).await)?),
             Err(err) => Err(err),
         };
         if result.is_err() {
@@ -200,85 +244,39 @@ where
     result
 }
 
-/// One server connection over an async stream, driven by the application:
-/// [`next_request`](Self::next_request), then the body and the response,
-/// and [`close`](Self::close) at the end.
-///
-/// ```no_run
-/// use h1proto::adapter::tokio::Server;
-///
-/// # async fn echo(stream: tokio::net::TcpStream) -> std::io::Result<()> {
-/// let mut server = Server::new(stream, h1proto::Config::default());
-/// while let Some(_req) = server.next_request().await? {
-///     server.send_head(http::Response::new(()))?; // chunked
-///     while let Some(data) = server.read_data().await? {
-///         server.send_data(data).await?;
-///     }
-///     server.finish(None)?;
-/// }
-/// server.close().await;
-/// # Ok(())
-/// # }
-/// ```
-pub struct Server<S>(Driver<S, ServerSession>);
-
 impl<S: AsyncRead + AsyncWrite + Unpin> Server<S> {
-    /// A server session over `io`, for a connection made now.
-    pub fn new(io: S, config: Config) -> Self {
-        let session = ServerSession::new(config, Instant::now());
-        Server(Driver {
-            io,
-            session,
-            shutdown: None,
-            timer: None,
-        })
-    }
-
     /// Starts a graceful shutdown of this connection when `signal`
     /// completes (a `tokio::sync::watch` change, a `Notify`, ...).
     pub fn shutdown_on(&mut self, signal: impl Future<Output = ()> + Send + 'static) {
-        self.0.shutdown = Some(Box::pin(signal));
+        self.runtime.shutdown = Some(Box::pin(signal));
     }
 
-    /// [`ServerSession::next_request`].
+    /// [`ServerSession::next_request`], doing the I/O it needs.
+    ///
+    /// # Errors
+    ///
+    /// An I/O error, or the session's error (see [`SessionError`]).
     pub async fn next_request(&mut self) -> io::Result<Option<Request<()>>> {
-        self.0.run(ServerSession::next_request).await
+        self.call(ServerSession::next_request).await
     }
 
-    /// [`ServerSession::next_full_request`].
-    pub async fn next_full_request(&mut self) -> io::Result<Option<Request<Bytes>>> {
-        self.0.run(ServerSession::next_full_request).await
-    }
-
-    /// [`ServerSession::read_data`].
+    /// [`ServerSession::read_data`], doing the I/O it needs.
+    ///
+    /// # Errors
+    ///
+    /// As [`next_request`](Self::next_request).
     pub async fn read_data(&mut self) -> io::Result<Option<Bytes>> {
-        self.0.run(ServerSession::read_data).await
+        self.call(ServerSession::read_data).await
     }
 
-    /// [`ServerSession::read_body`].
-    pub async fn read_body(&mut self) -> io::Result<Bytes> {
-        self.0.run(ServerSession::read_body).await
-    }
-
-    /// [`ServerSession::send_response`].
-    pub fn send_response(&mut self, res: impl IntoResponse) -> io::Result<()> {
-        self.0.session.send_response(res).map_err(usage)
-    }
-
-    /// [`ServerSession::send_head`].
-    pub fn send_head(&mut self, res: impl IntoResponseHead) -> io::Result<BodyKind> {
-        self.0.session.send_head(res).map_err(usage)
-    }
-
-    /// [`ServerSession::send_data`], then waits while too much is queued.
+    /// [`ServerSession::send_data`], then writes while too much is queued.
+    ///
+    /// # Errors
+    ///
+    /// A usage error, or an I/O error while writing.
     pub async fn send_data(&mut self, data: impl Into<Bytes>) -> io::Result<()> {
-        self.0.session.send_data(data).map_err(usage)?;
-        self.0.run(|s, now| Ok(s.poll_flush(now))).await
-    }
-
-    /// [`ServerSession::finish`].
-    pub fn finish(&mut self, trailers: Option<HeaderMap>) -> io::Result<()> {
-        self.0.session.finish(trailers).map_err(usage)
+        self.session.send_data(data)?;
+        self.call(|s, now| Ok(s.poll_flush(now))).await
     }
 
     /// Writes everything queued ([`ServerSession::poll_write_all`]), for
@@ -288,20 +286,15 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Server<S> {
     ///
     /// An I/O error, or the write timeout, while writing.
     pub async fn flush(&mut self) -> io::Result<()> {
-        self.0.run(|s, now| Ok(s.poll_write_all(now))).await
+        self.call(|s, now| Ok(s.poll_write_all(now))).await
     }
 
     /// Writes what is queued, lingers if the session says so, and closes
-    /// the stream (after a protocol switch, see [`into_parts`](Self::into_parts)
-    /// instead). Errors are ignored: the connection is over either way.
+    /// the stream (after a protocol switch, see
+    /// [`into_parts`](Self::into_parts) instead). Errors are ignored: the
+    /// connection is over either way.
     pub async fn close(&mut self) {
-        let _ = self.0.run(|s, now| Ok(s.close(now))).await;
-    }
-
-    /// The session, for what this driver does not expose
-    /// (`send_continue`, `trailers`, queries).
-    pub fn session(&mut self) -> &mut ServerSession {
-        &mut self.0.session
+        let _ = self.call(|s, now| Ok(s.close(now))).await;
     }
 
     /// After a protocol switch: writes what is queued, then hands over the
@@ -311,15 +304,11 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Server<S> {
     ///
     /// A write error.
     pub async fn into_parts(mut self) -> io::Result<(S, BytesMut)> {
-        self.0.run(|s, now| Ok(s.close(now))).await?;
-        Ok((self.0.io, self.0.session.take_read_buf()))
+        self.call(|s, now| Ok(s.close(now))).await?;
+        let buf = self.session.take_read_buf();
+        Ok((self.io, buf))
     }
 }
-
-/// A client connection over an async stream. Requests may be queued with
-/// [`send_request`](Self::send_request) before their responses are read
-/// (pipelining); [`send`](Self::send) sends one and reads its response.
-pub struct Client<S>(Driver<S, ClientSession>);
 
 impl Client<TcpStream> {
     /// Connects with `TCP_NODELAY` and the default [`Config`].
@@ -335,67 +324,35 @@ impl Client<TcpStream> {
 }
 
 impl<S: AsyncRead + AsyncWrite + Unpin> Client<S> {
-    /// A client session over `io`.
-    pub fn new(io: S, config: Config) -> Self {
-        let session = ClientSession::new(config, Instant::now());
-        Client(Driver {
-            io,
-            session,
-            shutdown: None,
-            timer: None,
-        })
-    }
-
     /// Sends `req` and reads its final response with the whole body
     /// ([`ClientSession::next_full_response`]: interim responses and
     /// trailers are in its extensions).
     ///
     /// # Errors
     ///
-    /// As [`send_request`](Self::send_request) and
-    /// [`next_full_response`](Self::next_full_response).
+    /// A usage error, an I/O error, the server's protocol error or
+    /// timeout, or the connection closing before the response.
     pub async fn send(&mut self, req: impl IntoRequest) -> io::Result<Response<Bytes>> {
-        self.send_request(req)?;
-        let res = self.next_full_response().await?;
+        self.session.send_request(req)?;
+        let res = self.call(ClientSession::next_full_response).await?;
         res.ok_or_else(|| io::ErrorKind::UnexpectedEof.into())
     }
 
-    /// [`ClientSession::send_request`]: queued, written when the client
-    /// next waits for a response.
-    pub fn send_request(&mut self, req: impl IntoRequest) -> io::Result<()> {
-        self.0.session.send_request(req).map_err(usage)
-    }
-
-    /// [`ClientSession::next_response`].
+    /// [`ClientSession::next_response`], doing the I/O it needs.
+    ///
+    /// # Errors
+    ///
+    /// As [`send`](Self::send).
     pub async fn next_response(&mut self) -> io::Result<Option<Response<()>>> {
-        self.0.run(ClientSession::next_response).await
+        self.call(ClientSession::next_response).await
     }
 
-    /// [`ClientSession::next_full_response`].
-    pub async fn next_full_response(&mut self) -> io::Result<Option<Response<Bytes>>> {
-        self.0.run(ClientSession::next_full_response).await
-    }
-
-    /// [`ClientSession::read_data`].
+    /// [`ClientSession::read_data`], doing the I/O it needs.
+    ///
+    /// # Errors
+    ///
+    /// As [`send`](Self::send).
     pub async fn read_data(&mut self) -> io::Result<Option<Bytes>> {
-        self.0.run(ClientSession::read_data).await
-    }
-
-    /// `true` while another request may be sent (the idle timeout is
-    /// checked first).
-    pub fn is_reusable(&mut self) -> bool {
-        self.0.session.handle_timeout(Instant::now());
-        self.0.session.is_reusable()
-    }
-
-    /// The session, for what this driver does not expose.
-    pub fn session(&mut self) -> &mut ClientSession {
-        &mut self.0.session
-    }
-
-    /// The stream and the bytes read but not decoded.
-    pub fn into_parts(mut self) -> (S, BytesMut) {
-        let buf = self.0.session.take_read_buf();
-        (self.0.io, buf)
+        self.call(ClientSession::read_data).await
     }
 }

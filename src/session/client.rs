@@ -347,6 +347,14 @@ impl ClientSession {
             && self.conn.keep_alive().is_reusable()
     }
 
+    /// [`is_reusable`](Self::is_reusable) once the timeouts due by `now`
+    /// (the idle timeout of a connection sitting in a pool) were applied:
+    /// what a pool asks before it hands out a connection.
+    pub fn is_reusable_at(&mut self, now: Instant) -> bool {
+        self.handle_timeout(now);
+        self.is_reusable()
+    }
+
     /// `true` once the connection is over for HTTP (closed, failed, or
     /// its idle time ran out).
     pub fn is_closed(&self) -> bool {

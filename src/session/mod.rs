@@ -44,7 +44,7 @@ use http::{HeaderMap, Response};
 
 use crate::segments::Segments;
 
-use crate::error::{Error, UsageError};
+use crate::error::{Error, ErrorKind, UsageError};
 
 /// The driver's side of a session: where to read into, what to write,
 /// and when to wake up. Both [`ServerSession`] and [`ClientSession`]
@@ -148,6 +148,48 @@ impl fmt::Display for SessionError {
             SessionError::Peer(err) => err.fmt(f),
             SessionError::Usage(err) => err.fmt(f),
         }
+    }
+}
+
+/// How a [`SessionError`] becomes an `io::Error` (what the adapters
+/// return); its inner error (`get_ref`, `into_inner`) is the
+/// [`Error`] or [`UsageError`] itself, so
+/// `downcast_ref::<h1proto::Error>()` finds the peer's error, its status
+/// and the leniency switch that would accept it:
+///
+/// | session error | `io::ErrorKind` |
+/// |---|---|
+/// | a timeout ([`ErrorKind::HeadTimeout`], `BodyTimeout`, `WriteTimeout`, `ResponseTimeout`) | `TimedOut` |
+/// | the peer closed inside a message ([`ErrorKind::UnexpectedEof`]) | `UnexpectedEof` |
+/// | any other protocol error by the peer | `InvalidData` |
+/// | a local misuse ([`SessionError::Usage`]) | `InvalidInput` |
+impl From<SessionError> for std::io::Error {
+    fn from(err: SessionError) -> Self {
+        match err {
+            SessionError::Peer(e) => e.into(),
+            SessionError::Usage(e) => e.into(),
+        }
+    }
+}
+
+impl From<Error> for std::io::Error {
+    fn from(err: Error) -> Self {
+        use std::io::ErrorKind as Io;
+        let kind = match err.kind() {
+            ErrorKind::HeadTimeout
+            | ErrorKind::BodyTimeout
+            | ErrorKind::WriteTimeout
+            | ErrorKind::ResponseTimeout => Io::TimedOut,
+            ErrorKind::UnexpectedEof => Io::UnexpectedEof,
+            _ => Io::InvalidData,
+        };
+        std::io::Error::new(kind, err)
+    }
+}
+
+impl From<UsageError> for std::io::Error {
+    fn from(err: UsageError) -> Self {
+        std::io::Error::new(std::io::ErrorKind::InvalidInput, err)
     }
 }
 
