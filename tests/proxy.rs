@@ -399,7 +399,7 @@ fn connect_is_refused_and_upgrade_offers_are_declined() {
         b"CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n",
     );
     assert_eq!(got.status(), 501);
-    assert_eq!(upstream.accepted(), 0, "CONNECT reached the upstream");
+    assert_eq!(proxy.proxy.pool.opened(), 0, "CONNECT reached the upstream");
     // What follows a refused CONNECT may be tunnel data: the session
     // closes the connection rather than read it as HTTP.
     assert!(client.is_closed_by_peer());
@@ -425,7 +425,7 @@ fn a_request_h1proto_refuses_never_reaches_the_upstream() {
     );
     assert_eq!(got.status(), 400);
     assert!(client.is_closed_by_peer());
-    assert_eq!(upstream.accepted(), 0);
+    assert_eq!(proxy.proxy.pool.opened(), 0);
 }
 
 // ------------------------------------------------------ failing upstreams
@@ -598,7 +598,7 @@ fn a_slow_client_head_gets_408() {
     client.send(b"GET / HTTP/1.1\r\nHost:");
     let got = client.response().unwrap();
     assert_eq!(got.status(), 408);
-    assert_eq!(upstream.accepted(), 0);
+    assert_eq!(proxy.proxy.pool.opened(), 0);
 }
 
 // ------------------------------------------------------------------ pool
@@ -672,7 +672,7 @@ fn a_request_with_a_body_is_not_retried() {
         b"POST /b HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\nhi",
     );
     assert_eq!(got.status(), 502, "{}", got.raw);
-    assert_eq!(upstream.accepted(), 1, "the POST was sent twice");
+    assert_eq!(proxy.proxy.pool.opened(), 1, "the POST was sent twice");
     // Nor a non-idempotent one without a body.
     let upstream = dies_under_the_second_request();
     let proxy = start_proxy(upstream.addr);
@@ -680,7 +680,7 @@ fn a_request_with_a_body_is_not_retried() {
     assert_eq!(client.request(&Method::GET, &get("/a")).status(), 200);
     let got = client.request(&Method::POST, b"POST /b HTTP/1.1\r\nHost: a\r\n\r\n");
     assert_eq!(got.status(), 502, "{}", got.raw);
-    assert_eq!(upstream.accepted(), 1);
+    assert_eq!(proxy.proxy.pool.opened(), 1);
 }
 
 #[test]

@@ -491,11 +491,35 @@ fn statuses(client: &mut Client, methods: &[Method]) -> Vec<u16> {
 
 #[test]
 fn nothing_h1proto_refuses_reaches_the_upstream() {
-    // One request per upstream connection: each case's connections are
-    // closed, and so known to be complete, when the case is over.
-    let upstream = Upstream::start(|conn| {
+    run_request_matrix(Duration::ZERO);
+}
+
+/// The same, with an upstream that takes each connection from its accept
+/// queue late, as a loaded machine may run its accepting thread: a
+/// request cut off upstream (its body refused after its head went up) is
+/// then accepted after its client got the refusal, and must still count
+/// for its own case, not as an unfinished request of the next one.
+#[test]
+fn nothing_h1proto_refuses_reaches_an_upstream_that_accepts_late() {
+    run_request_matrix(Duration::from_millis(20));
+}
+
+/// Sends every request stream of the matrix through the proxy, to an
+/// upstream that counts each accepted connection `lag` after `accept`
+/// returned it, and checks what the client and the upstream got.
+fn run_request_matrix(lag: Duration) {
+    // One request per upstream connection, read to its end: each case's
+    // connections are closed, and what they carried is known whole, when
+    // the case is over. They are told apart from the next case's by
+    // number: the proxy counts those it opened, and the upstream must have
+    // accepted as many, since its accepting thread may take a connection
+    // from the accept queue only after the proxy closed it and answered
+    // the client.
+    let upstream = Upstream::start_lagging(lag, |conn| {
         if conn.read_request().is_some() {
             conn.write(b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok");
+            // Anything the proxy still sent on this connection is recorded.
+            conn.wait_for_close();
         }
     });
     let proxy = start_proxy(upstream.addr);
@@ -519,7 +543,7 @@ fn nothing_h1proto_refuses_reaches_the_upstream() {
         methods.push(Method::GET);
         let got = statuses(&mut client, &methods);
         assert!(
-            upstream.wait_idle(),
+            upstream.wait_settled(proxy.proxy.pool.opened()),
             "{rule} {shown:?}: an upstream connection stayed open"
         );
 

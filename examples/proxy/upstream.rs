@@ -10,6 +10,7 @@
 use std::future::pending;
 use std::io::{self, IoSlice};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use h1proto::conn::State;
@@ -284,6 +285,8 @@ pub struct Pool {
     addr: String,
     config: Config,
     idle: Mutex<Vec<Upstream>>,
+    /// Connections opened over the pool's life.
+    opened: AtomicUsize,
 }
 
 impl Pool {
@@ -292,6 +295,7 @@ impl Pool {
             addr,
             config,
             idle: Mutex::new(Vec::new()),
+            opened: AtomicUsize::new(0),
         }
     }
 
@@ -302,7 +306,9 @@ impl Pool {
         loop {
             let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
             let Some(mut upstream) = idle else {
-                return Upstream::connect(&self.addr, &self.config).await;
+                let upstream = Upstream::connect(&self.addr, &self.config).await?;
+                self.opened.fetch_add(1, Ordering::SeqCst);
+                return Ok(upstream);
             };
             if upstream.is_usable(now) {
                 upstream.reused = true;
@@ -337,5 +343,12 @@ impl Pool {
     #[allow(dead_code)] // for the tests
     pub fn idle(&self) -> usize {
         self.idle.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    /// Connections opened so far (each counted once connected, before
+    /// anything is sent on it).
+    #[allow(dead_code)] // for the tests
+    pub fn opened(&self) -> usize {
+        self.opened.load(Ordering::SeqCst)
     }
 }

@@ -193,6 +193,17 @@ pub struct Upstream {
 
 impl Upstream {
     pub fn start(script: impl Fn(&mut Conn) + Send + Sync + 'static) -> Upstream {
+        Upstream::start_lagging(Duration::ZERO, script)
+    }
+
+    /// As [`start`](Self::start), but each accepted connection is counted
+    /// (and handed to the script) only `lag` after `accept` returned it:
+    /// an accepting thread that a loaded machine runs late, made
+    /// deterministic.
+    pub fn start_lagging(
+        lag: Duration,
+        script: impl Fn(&mut Conn) + Send + Sync + 'static,
+    ) -> Upstream {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
         let conns: Arc<Mutex<Vec<Recording>>> = Arc::default();
@@ -202,6 +213,9 @@ impl Upstream {
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 let Ok(stream) = stream else { continue };
+                if !lag.is_zero() {
+                    std::thread::sleep(lag);
+                }
                 stream.set_read_timeout(Some(READ_LIMIT)).unwrap();
                 let record = Arc::new(Mutex::new(Vec::new()));
                 list.lock().unwrap().push(Arc::clone(&record));
@@ -238,10 +252,25 @@ impl Upstream {
     }
 
     /// Waits (bounded) until every accepted connection's script returned.
+    /// Only the connections accepted so far count: see
+    /// [`wait_settled`](Self::wait_settled).
     pub fn wait_idle(&self) -> bool {
+        self.wait_settled(0)
+    }
+
+    /// Waits (bounded) until at least `opened` connections were accepted
+    /// and every accepted connection's script returned. A connection the
+    /// proxy opened waits complete in the kernel's accept queue from the
+    /// moment its `connect` returns, but the accepting thread may take it
+    /// from there much later: after the proxy closed it, and after the
+    /// client saw the end of the exchange it belonged to. Counting on
+    /// [`accepted`](Self::accepted) alone then misses it, and the next
+    /// exchange finds it among its own.
+    pub fn wait_settled(&self, opened: usize) -> bool {
         let deadline = Instant::now() + READ_LIMIT;
         while Instant::now() < deadline {
-            if self.finished.load(Ordering::SeqCst) == self.accepted() {
+            let accepted = self.accepted();
+            if accepted >= opened && self.finished.load(Ordering::SeqCst) == accepted {
                 return true;
             }
             std::thread::sleep(Duration::from_millis(5));
