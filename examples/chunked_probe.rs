@@ -18,7 +18,6 @@
 #[path = "../benches/common/chunks.rs"]
 mod chunks;
 #[path = "../benches/common/corpus.rs"]
-#[allow(dead_code)]
 mod corpus;
 
 use std::hint::black_box;

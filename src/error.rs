@@ -113,6 +113,14 @@ pub enum ErrorKind {
     /// A response head did not arrive within its timeout
     /// ([`Timeouts::head`](crate::Timeouts::head), client side).
     ResponseTimeout,
+    /// The chunk extensions of a chunked body add up to more than
+    /// [`Limits::max_chunk_extension_bytes`](crate::Limits::max_chunk_extension_bytes).
+    ChunkExtensionsTooLarge,
+    /// The framing of a chunked body (chunk-size lines, extensions, line
+    /// ends) ran further ahead of its data than
+    /// [`Limits::max_chunk_overhead_bytes`](crate::Limits::max_chunk_overhead_bytes)
+    /// allows: many tiny chunks, long extensions or padded sizes.
+    ExcessiveChunkOverhead,
 }
 
 impl ErrorKind {
@@ -126,7 +134,7 @@ impl ErrorKind {
             HeadTooLarge | TooManyFields | TrailersTooLarge => {
                 StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE
             }
-            ChunkLineTooLong => StatusCode::PAYLOAD_TOO_LARGE,
+            ChunkLineTooLong | ChunkExtensionsTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             HeadTimeout | BodyTimeout | WriteTimeout => StatusCode::REQUEST_TIMEOUT,
             // Errors of a response: what a gateway answers its own client.
             UnsolicitedResponse | UnexpectedSwitch => StatusCode::BAD_GATEWAY,
@@ -175,6 +183,8 @@ impl ErrorKind {
             BodyTimeout => "body stopped arriving",
             WriteTimeout => "peer stopped reading",
             ResponseTimeout => "response head not received in time",
+            ChunkExtensionsTooLarge => "chunk extensions too large",
+            ExcessiveChunkOverhead => "chunked framing out of proportion to its data",
         }
     }
 }

@@ -54,6 +54,8 @@ pub fn small_limits() -> Limits {
     l.max_head_bytes = 256;
     l.max_fields = 8;
     l.max_chunk_line_bytes = 32;
+    l.max_chunk_extension_bytes = 40;
+    l.max_chunk_overhead_bytes = 48;
     l.max_trailer_bytes = 96;
     l.max_interim_responses = 3;
     l
@@ -651,6 +653,10 @@ pub enum Oracle {
 pub fn oracle_chunked(b: &[u8], limits: &Limits) -> Oracle {
     let mut data = Vec::new();
     let mut i = 0;
+    // Extension bytes so far, and framing not paid for by the chunks'
+    // allowances of 16 bytes plus 2 per data byte (never below zero).
+    let mut extensions = 0u64;
+    let mut excess = 0u64;
     loop {
         // chunk-size [ chunk-ext ] CRLF, at most max_chunk_line_bytes.
         let Some(lf) = b[i..].iter().position(|&c| c == b'\n') else {
@@ -666,6 +672,16 @@ pub fn oracle_chunked(b: &[u8], limits: &Limits) -> Oracle {
         let Some(size) = oracle_size_line(&b[i..i + lf - 1]) else {
             return Oracle::Reject { data };
         };
+        let digits = b[i..].iter().take_while(|c| c.is_ascii_hexdigit()).count();
+        extensions += (lf - 1 - digits) as u64;
+        if extensions > limits.max_chunk_extension_bytes as u64 {
+            return Oracle::Reject { data };
+        }
+        let framing = (lf + 1) as u64 + if size > 0 { 2 } else { 0 };
+        excess = (excess + framing).saturating_sub(size.saturating_mul(2).saturating_add(16));
+        if excess > limits.max_chunk_overhead_bytes as u64 {
+            return Oracle::Reject { data };
+        }
         i += lf + 1;
         if size == 0 {
             break;

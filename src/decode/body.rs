@@ -141,6 +141,8 @@ pub(crate) struct Chunked {
     /// The switch that would have accepted what an error refused: errors
     /// stay bare `ErrorKind`s on the hot path.
     hint: Option<Switch>,
+    /// What the framing has cost so far, against the limits.
+    overhead: Overhead,
 }
 
 impl Chunked {
@@ -151,6 +153,7 @@ impl Chunked {
             pending: None,
             rules,
             hint: None,
+            overhead: Overhead::default(),
         }
     }
 
@@ -215,7 +218,8 @@ impl Chunked {
                     } else {
                         self.bare_lf(lf)?
                     };
-                    let size = chunk_size_line(&line[..end])?;
+                    let (size, digits) = chunk_size_line(&line[..end])?;
+                    self.overhead.charge(lf + 1, end - digits, size, limits)?;
                     skip += lf + 1;
                     if size == 0 {
                         self.trailers.reset();
@@ -345,6 +349,61 @@ impl Chunked {
     }
 }
 
+/// Framing bytes each chunk may carry at no cost, besides
+/// [`FREE_PER_DATA_BYTE`] per data byte: a size of up to 12 hex digits with
+/// its CRLF and the CRLF after the data, without extensions.
+const FREE_PER_CHUNK: u64 = 16;
+
+/// Framing bytes each data byte of a chunk pays for.
+const FREE_PER_DATA_BYTE: u64 = 2;
+
+/// The cost of a chunked body's framing so far: the chunk extensions
+/// ([`Limits::max_chunk_extension_bytes`]) and the framing not paid for
+/// by data ([`Limits::max_chunk_overhead_bytes`]). Counted per chunk-size
+/// line, so it depends on the bytes of the body and never on its reads.
+#[derive(Debug, Default, Clone, Copy)]
+struct Overhead {
+    /// Chunk-extension bytes so far.
+    extensions: u64,
+    /// Framing bytes beyond what the chunks' allowances paid for.
+    excess: u64,
+}
+
+impl Overhead {
+    /// Counts a chunk-size line of `line` bytes (its line end included)
+    /// holding `extensions` bytes of extensions, for a chunk of `size`
+    /// data bytes.
+    #[inline]
+    fn charge(
+        &mut self,
+        line: usize,
+        extensions: usize,
+        size: u64,
+        limits: &Limits,
+    ) -> Result<(), ErrorKind> {
+        if extensions > 0 {
+            self.extensions = self.extensions.saturating_add(extensions as u64);
+            if self.extensions > limits.max_chunk_extension_bytes as u64 {
+                return Err(ErrorKind::ChunkExtensionsTooLarge);
+            }
+        }
+        // The CRLF after the data belongs to a chunk with data; the
+        // last-chunk is followed by the trailer section, bounded on its own.
+        let framing = line as u64 + if size > 0 { 2 } else { 0 };
+        let allowance = size
+            .saturating_mul(FREE_PER_DATA_BYTE)
+            .saturating_add(FREE_PER_CHUNK);
+        self.excess = self
+            .excess
+            .saturating_add(framing)
+            .saturating_sub(allowance);
+        if self.excess > limits.max_chunk_overhead_bytes as u64 {
+            return Err(ErrorKind::ExcessiveChunkOverhead);
+        }
+        Ok(())
+    }
+}
+
 /// Fields that may not appear in a trailer section: they would change the
 /// framing, the routing or the connection after the fact (RFC 9110 section
 /// 6.5.1). A trailer section carrying one is refused.
@@ -383,7 +442,9 @@ fn hex(b: u8) -> Option<u64> {
 
 /// Parses `chunk-size [ chunk-ext ]` (without its CRLF):
 /// `1*HEXDIG *( BWS ";" BWS ext-name [ BWS "=" BWS ( token / quoted-string ) ] )`.
-fn chunk_size_line(line: &[u8]) -> Result<u64, ErrorKind> {
+/// Returns the size and the number of its digits (where the extensions
+/// start).
+fn chunk_size_line(line: &[u8]) -> Result<(u64, usize), ErrorKind> {
     let mut size: u64 = 0;
     let mut i = 0;
     while let Some(d) = line.get(i).copied().and_then(hex) {
@@ -400,7 +461,7 @@ fn chunk_size_line(line: &[u8]) -> Result<u64, ErrorKind> {
         return Err(ErrorKind::InvalidChunkSize);
     }
     chunk_extensions(&line[i..])?;
-    Ok(size)
+    Ok((size, i))
 }
 
 fn skip_bws(s: &[u8], mut i: usize) -> usize {
@@ -474,9 +535,10 @@ mod tests {
 
     #[test]
     fn chunk_sizes() {
-        assert_eq!(chunk_size_line(b"0"), Ok(0));
-        assert_eq!(chunk_size_line(b"001B"), Ok(27));
-        assert_eq!(chunk_size_line(b"ffffffffffffffff"), Ok(u64::MAX));
+        assert_eq!(chunk_size_line(b"0"), Ok((0, 1)));
+        assert_eq!(chunk_size_line(b"001B"), Ok((27, 4)));
+        assert_eq!(chunk_size_line(b"ffffffffffffffff"), Ok((u64::MAX, 16)));
+        assert_eq!(chunk_size_line(b"5 ; a=b"), Ok((5, 1)));
         for bad in [
             &b""[..],
             b"+3",
