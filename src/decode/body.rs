@@ -157,6 +157,8 @@ impl Chunked {
         }
     }
 
+    /// The next event of the body: its data (as much as the buffer holds,
+    /// see [`Scan`]), its trailers, its end, or a need for more input.
     fn decode(
         &mut self,
         buf: &mut BytesMut,
@@ -166,19 +168,35 @@ impl Chunked {
         if let Some(pending) = self.pending.take() {
             return pending.map(BodyEvent::Trailers);
         }
-        let event = self.run(buf, limits, names, false)?;
-        if matches!(event, BodyEvent::Data(_)) && self.state == ChunkState::DataEnd {
-            // Look past the chunk just handed out: if the last-chunk and the
-            // trailer section are already buffered, the body is known to be
-            // complete together with its last data. Trailers or an error
-            // found on the way are returned by the next call.
-            match self.run(buf, limits, names, true) {
+        let mut scan = Scan::default();
+        let stop = self.scan(buf, limits, &mut scan);
+        if scan.end == scan.start {
+            // Framing only (or nothing): no data to hand out.
+            buf.advance(scan.pos);
+            return match stop? {
+                Stop::Input if self.state == ChunkState::Done => Ok(BodyEvent::Done),
+                Stop::Input => Ok(BodyEvent::NeedMore),
+                Stop::Trailers => self.trailer_step(buf, limits, names),
+            };
+        }
+        // One split for the data and all the framing scanned: the framing
+        // around the data stays in the same allocation, out of view.
+        let mut data = buf.split_to(scan.pos).freeze();
+        data.truncate(scan.end);
+        data.advance(scan.start);
+        // Whatever the scan found after the data is returned next: the
+        // body is known to be complete together with its last data when
+        // the last-chunk and the trailer section are already buffered.
+        match stop {
+            Ok(Stop::Input) => {}
+            Ok(Stop::Trailers) => match self.trailer_step(buf, limits, names) {
                 Ok(BodyEvent::Trailers(map)) => self.pending = Some(Ok(map)),
                 Err(kind) => self.pending = Some(Err(kind)),
                 Ok(_) => {}
-            }
+            },
+            Err(kind) => self.pending = Some(Err(kind)),
         }
-        Ok(event)
+        Ok(BodyEvent::Data(data))
     }
 
     /// `true` when trailers or an error found ahead are still to be returned.
@@ -186,41 +204,64 @@ impl Chunked {
         self.pending.is_some()
     }
 
-    /// Runs the chunked state machine until it produces an event. With
-    /// `framing_only`, stops with `NeedMore` instead of producing data.
-    fn run(
+    /// Runs the chunked state machine over `buf` from `scan.pos` until the
+    /// buffer ends, the trailer section starts, or the data of a chunk
+    /// would have to be moved and is too long for it; `scan` says where
+    /// the data passed over lies. Data of chunks shorter than
+    /// [`GATHER_BELOW`] is moved back over the framing before it, so that
+    /// the data of many small chunks leaves as one `Data`.
+    fn scan(
         &mut self,
         buf: &mut BytesMut,
         limits: &Limits,
-        names: &mut NameCache,
-        framing_only: bool,
-    ) -> Result<BodyEvent, ErrorKind> {
-        // Framing bytes passed over but not yet split off `buf`: they leave
-        // with the data that follows them, or before returning, so a chunk
-        // costs one split of the buffer rather than one per framing piece.
-        let mut skip = 0;
+        scan: &mut Scan,
+    ) -> Result<Stop, ErrorKind> {
         loop {
             match self.state {
-                ChunkState::Size(searched) => {
-                    let line = &buf[skip..];
-                    let window = line.len().min(limits.max_chunk_line_bytes);
-                    let Some(i) = memchr(b'\n', &line[searched..window]) else {
-                        if window == limits.max_chunk_line_bytes && line.len() >= window {
-                            return Err(ErrorKind::ChunkLineTooLong);
+                ChunkState::Data(remaining) => {
+                    let avail = buf.len() - scan.pos;
+                    if avail == 0 {
+                        return Ok(Stop::Input);
+                    }
+                    let n = usize::try_from(remaining).unwrap_or(usize::MAX).min(avail);
+                    if scan.end == scan.start {
+                        scan.start = scan.pos;
+                        scan.end = scan.pos;
+                    } else if scan.end != scan.pos {
+                        if n >= GATHER_BELOW {
+                            return Ok(Stop::Input);
                         }
-                        buf.advance(skip);
-                        self.state = ChunkState::Size(window);
-                        return Ok(BodyEvent::NeedMore);
+                        buf.copy_within(scan.pos..scan.pos + n, scan.end);
+                    }
+                    scan.pos += n;
+                    scan.end += n;
+                    let left = remaining - n as u64;
+                    if left > 0 {
+                        self.state = ChunkState::Data(left);
+                        return Ok(Stop::Input);
+                    }
+                    self.state = ChunkState::DataEnd;
+                }
+                ChunkState::DataEnd => match buf.get(scan.pos..scan.pos + 2) {
+                    Some(b"\r\n") => {
+                        scan.pos += 2;
+                        self.state = ChunkState::Size(0);
+                    }
+                    _ => match &buf[scan.pos..] {
+                        [] | b"\r" => return Ok(Stop::Input),
+                        [b'\n', ..] if self.rules.bare_lf => {
+                            scan.pos += 1;
+                            self.state = ChunkState::Size(0);
+                        }
+                        other => return Err(self.data_end_refused(other[0])),
+                    },
+                },
+                ChunkState::Size(searched) => {
+                    let Some((size, len)) = self.size_line(&buf[scan.pos..], searched, limits)?
+                    else {
+                        return Ok(Stop::Input);
                     };
-                    let lf = searched + i;
-                    let end = if lf > 0 && line[lf - 1] == b'\r' {
-                        lf - 1
-                    } else {
-                        self.bare_lf(lf)?
-                    };
-                    let (size, digits) = chunk_size_line(&line[..end])?;
-                    self.overhead.charge(lf + 1, end - digits, size, limits)?;
-                    skip += lf + 1;
+                    scan.pos += len;
                     if size == 0 {
                         self.trailers.reset();
                         self.state = ChunkState::Trailers;
@@ -228,62 +269,134 @@ impl Chunked {
                         self.state = ChunkState::Data(size);
                     }
                 }
-                ChunkState::Data(remaining) => {
-                    if buf.len() == skip || framing_only {
-                        buf.advance(skip);
-                        return Ok(BodyEvent::NeedMore);
-                    }
-                    let n = usize::try_from(remaining)
-                        .unwrap_or(usize::MAX)
-                        .min(buf.len() - skip);
-                    let left = remaining - n as u64;
-                    self.state = if left == 0 {
-                        ChunkState::DataEnd
-                    } else {
-                        ChunkState::Data(left)
-                    };
-                    let mut data = buf.split_to(skip + n).freeze();
-                    data.advance(skip);
-                    return Ok(BodyEvent::Data(data));
-                }
-                ChunkState::DataEnd => match &buf[skip..buf.len().min(skip + 2)] {
-                    b"\r\n" => {
-                        skip += 2;
-                        self.state = ChunkState::Size(0);
-                    }
-                    [] | b"\r" => {
-                        buf.advance(skip);
-                        return Ok(BodyEvent::NeedMore);
-                    }
-                    [b'\n', ..] if self.rules.bare_lf => {
-                        skip += 1;
-                        self.state = ChunkState::Size(0);
-                    }
-                    other => return Err(self.data_end_refused(other[0])),
-                },
-                ChunkState::Trailers => {
-                    buf.advance(skip);
-                    let len = match self.trailers.find_end(
-                        buf,
-                        limits.max_trailer_bytes,
-                        limits.max_fields,
-                    ) {
-                        Ok(Some(len)) => len,
-                        Ok(None) => return Ok(BodyEvent::NeedMore),
-                        Err(Overflow::Bytes) => return Err(ErrorKind::TrailersTooLarge),
-                        Err(Overflow::Lines) => return Err(ErrorKind::TooManyFields),
-                    };
-                    let section = buf.split_to(len).freeze();
-                    return self.trailer_section(&section, names);
-                }
-                ChunkState::Done => {
-                    buf.advance(skip);
-                    return Ok(BodyEvent::Done);
-                }
+                ChunkState::Trailers => return Ok(Stop::Trailers),
+                ChunkState::Done => return Ok(Stop::Input),
             }
         }
     }
+
+    /// Reads the chunk-size line at the start of `line`, of which
+    /// `searched` bytes were searched for its end before: the chunk size
+    /// and the line's length with its line end, counted against the
+    /// limits; `None` while the line is incomplete.
+    #[inline]
+    fn size_line(
+        &mut self,
+        line: &[u8],
+        searched: usize,
+        limits: &Limits,
+    ) -> Result<Option<(u64, usize)>, ErrorKind> {
+        // The usual line: up to 15 hex digits (no overflow possible) and
+        // CRLF, nothing else.
+        let mut size = 0u64;
+        let mut i = 0;
+        while i < 15 {
+            let Some(&b) = line.get(i) else { break };
+            let d = HEX[usize::from(b)];
+            if d > 15 {
+                break;
+            }
+            size = size << 4 | u64::from(d);
+            i += 1;
+        }
+        if i > 0 && line.get(i..i + 2) == Some(b"\r\n") && i + 2 <= limits.max_chunk_line_bytes {
+            self.overhead.charge(i + 2, 0, size, limits)?;
+            return Ok(Some((size, i + 2)));
+        }
+        self.size_line_in_full(line, searched, limits)
+    }
+
+    /// [`size_line`](Self::size_line) for any other line: extensions,
+    /// more digits, a bare LF, an error, or not all of it there yet.
+    #[inline(never)]
+    fn size_line_in_full(
+        &mut self,
+        line: &[u8],
+        searched: usize,
+        limits: &Limits,
+    ) -> Result<Option<(u64, usize)>, ErrorKind> {
+        let window = line.len().min(limits.max_chunk_line_bytes);
+        let Some(i) = memchr(b'\n', &line[searched..window]) else {
+            if window == limits.max_chunk_line_bytes && line.len() >= window {
+                return Err(ErrorKind::ChunkLineTooLong);
+            }
+            self.state = ChunkState::Size(window);
+            return Ok(None);
+        };
+        let lf = searched + i;
+        let end = if lf > 0 && line[lf - 1] == b'\r' {
+            lf - 1
+        } else {
+            self.bare_lf(lf)?
+        };
+        let (size, digits) = chunk_size_line(&line[..end])?;
+        self.overhead.charge(lf + 1, end - digits, size, limits)?;
+        Ok(Some((size, lf + 1)))
+    }
+
+    /// Reads the trailer section at the start of `buf`.
+    fn trailer_step(
+        &mut self,
+        buf: &mut BytesMut,
+        limits: &Limits,
+        names: &mut NameCache,
+    ) -> Result<BodyEvent, ErrorKind> {
+        let len = match self
+            .trailers
+            .find_end(buf, limits.max_trailer_bytes, limits.max_fields)
+        {
+            Ok(Some(len)) => len,
+            Ok(None) => return Ok(BodyEvent::NeedMore),
+            Err(Overflow::Bytes) => return Err(ErrorKind::TrailersTooLarge),
+            Err(Overflow::Lines) => return Err(ErrorKind::TooManyFields),
+        };
+        let section = buf.split_to(len).freeze();
+        self.trailer_section(&section, names)
+    }
 }
+
+/// Chunks whose data in the buffer is shorter than this many bytes are
+/// moved back over the framing before them, joining the data of the
+/// chunks before. Longer ones are never moved: they leave as a `Data` of
+/// their own.
+const GATHER_BELOW: usize = 1;
+
+/// Where a scan of the buffer is: the data it passed over lies in
+/// `start..end` (contiguous, moved there if need be), and everything
+/// before `pos` has been read.
+#[derive(Debug, Default)]
+struct Scan {
+    start: usize,
+    end: usize,
+    pos: usize,
+}
+
+/// Why a scan stopped.
+#[derive(Debug)]
+enum Stop {
+    /// The buffer is used up, or the next chunk's data is not to be moved
+    /// (or the body is complete).
+    Input,
+    /// The trailer section starts at `pos`.
+    Trailers,
+}
+
+/// The value of each hex digit; 16 and above for other bytes.
+static HEX: [u8; 256] = {
+    let mut t = [0xff; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        t[b'a' as usize + i] = 10 + i as u8;
+        t[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    t
+};
 
 impl Chunked {
     /// Parses the trailer section `section` (its final empty line
