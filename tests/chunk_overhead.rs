@@ -269,6 +269,20 @@ fn the_overhead_bound_is_exact_and_paid_back_by_data() {
     let out = decode(&limits, &over);
     assert_eq!(out.error, Some(ErrorKind::ExcessiveChunkOverhead));
     assert!(out.data.is_empty());
+    // The same with padded sizes and no extension, after a run of plain
+    // small chunks: 14 digits are 18 bytes of framing, 15 are one too many.
+    let plain: Vec<u8> = (0..20).flat_map(|_| chunk(b"ab", "")).collect();
+    let padded = |digits: usize| {
+        let mut body = plain.clone();
+        body.extend(format!("{}1\r\nx\r\n", "0".repeat(digits - 1)).bytes());
+        body.extend(last(""));
+        body
+    };
+    let out = decode(&limits, &padded(14));
+    assert_eq!((out.error, out.ended, out.data.len()), (None, true, 41));
+    let out = decode(&limits, &padded(15));
+    assert_eq!(out.error, Some(ErrorKind::ExcessiveChunkOverhead));
+    assert_eq!(out.data.len(), 40);
 
     // With a bound of 100: a chunk 90 over; then 30 data bytes with 6
     // bytes of framing (`1e\r\n` and CRLF), 70 under their allowance of

@@ -168,8 +168,7 @@ impl Chunked {
         if let Some(pending) = self.pending.take() {
             return pending.map(BodyEvent::Trailers);
         }
-        let mut scan = Scan::default();
-        let stop = self.scan(buf, limits, &mut scan);
+        let (scan, stop) = self.scan(buf, limits);
         if scan.end == scan.start {
             // Framing only (or nothing): no data to hand out.
             buf.advance(scan.pos);
@@ -204,104 +203,126 @@ impl Chunked {
         self.pending.is_some()
     }
 
-    /// Runs the chunked state machine over `buf` from `scan.pos` until the
+    /// Runs the chunked state machine over `buf` from its start until the
     /// buffer ends, the trailer section starts, or the data of a chunk
-    /// would have to be moved and is too long for it; `scan` says where
-    /// the data passed over lies. Data of chunks shorter than
+    /// would have to be moved and is too long for it; the [`Scan`] says
+    /// where the data passed over lies. Data of chunks shorter than
     /// [`GATHER_BELOW`] is moved back over the framing before it, so that
     /// the data of many small chunks leaves as one `Data`.
-    fn scan(
-        &mut self,
-        buf: &mut BytesMut,
-        limits: &Limits,
-        scan: &mut Scan,
-    ) -> Result<Stop, ErrorKind> {
-        loop {
-            match self.state {
+    fn scan(&mut self, buf: &mut BytesMut, limits: &Limits) -> (Scan, Result<Stop, ErrorKind>) {
+        // The state and the offsets live in registers through the loop.
+        let mut state = self.state;
+        let mut s = Scan::default();
+        let stop = loop {
+            match state {
                 ChunkState::Data(remaining) => {
-                    let avail = buf.len() - scan.pos;
+                    let avail = buf.len() - s.pos;
                     if avail == 0 {
-                        return Ok(Stop::Input);
+                        break Ok(Stop::Input);
                     }
                     let n = usize::try_from(remaining).unwrap_or(usize::MAX).min(avail);
-                    if scan.end == scan.start {
-                        scan.start = scan.pos;
-                        scan.end = scan.pos;
-                    } else if scan.end != scan.pos {
+                    if s.end == s.start {
+                        s.start = s.pos;
+                        s.end = s.pos;
+                    } else if s.end != s.pos {
                         if n >= GATHER_BELOW {
-                            return Ok(Stop::Input);
+                            break Ok(Stop::Input);
                         }
-                        buf.copy_within(scan.pos..scan.pos + n, scan.end);
+                        buf.copy_within(s.pos..s.pos + n, s.end);
                     }
-                    scan.pos += n;
-                    scan.end += n;
+                    s.pos += n;
+                    s.end += n;
                     let left = remaining - n as u64;
                     if left > 0 {
-                        self.state = ChunkState::Data(left);
-                        return Ok(Stop::Input);
+                        state = ChunkState::Data(left);
+                        break Ok(Stop::Input);
                     }
-                    self.state = ChunkState::DataEnd;
-                }
-                ChunkState::DataEnd => match buf.get(scan.pos..scan.pos + 2) {
-                    Some(b"\r\n") => {
-                        scan.pos += 2;
-                        self.state = ChunkState::Size(0);
-                    }
-                    _ => match &buf[scan.pos..] {
-                        [] | b"\r" => return Ok(Stop::Input),
-                        [b'\n', ..] if self.rules.bare_lf => {
-                            scan.pos += 1;
-                            self.state = ChunkState::Size(0);
+                    state = ChunkState::DataEnd;
+                    if self.overhead.excess == 0 {
+                        match gather_small_chunks(buf, &mut s, limits.max_chunk_line_bytes) {
+                            After::Framing => {}
+                            After::Size(0) => {
+                                self.trailers.reset();
+                                state = ChunkState::Trailers;
+                            }
+                            After::Size(size) => state = ChunkState::Data(size),
                         }
-                        other => return Err(self.data_end_refused(other[0])),
+                    }
+                }
+                ChunkState::DataEnd => match buf.get(s.pos..s.pos + 2) {
+                    Some(b"\r\n") => {
+                        s.pos += 2;
+                        state = ChunkState::Size(0);
+                    }
+                    _ => match &buf[s.pos..] {
+                        [] | b"\r" => break Ok(Stop::Input),
+                        [b'\n', ..] if self.rules.bare_lf => {
+                            s.pos += 1;
+                            state = ChunkState::Size(0);
+                        }
+                        other => break Err(self.data_end_refused(other[0])),
                     },
                 },
-                ChunkState::Size(searched) => {
-                    let Some((size, len)) = self.size_line(&buf[scan.pos..], searched, limits)?
-                    else {
-                        return Ok(Stop::Input);
-                    };
-                    scan.pos += len;
-                    if size == 0 {
+                ChunkState::Size(searched) => match self.size_line(&buf[s.pos..], searched, limits)
+                {
+                    Ok(Line::Complete { size: 0, len }) => {
+                        s.pos += len;
                         self.trailers.reset();
-                        self.state = ChunkState::Trailers;
-                    } else {
-                        self.state = ChunkState::Data(size);
+                        state = ChunkState::Trailers;
                     }
-                }
-                ChunkState::Trailers => return Ok(Stop::Trailers),
-                ChunkState::Done => return Ok(Stop::Input),
+                    Ok(Line::Complete { size, len }) => {
+                        s.pos += len;
+                        state = ChunkState::Data(size);
+                    }
+                    Ok(Line::Partial { searched }) => {
+                        state = ChunkState::Size(searched);
+                        break Ok(Stop::Input);
+                    }
+                    Err(kind) => break Err(kind),
+                },
+                ChunkState::Trailers => break Ok(Stop::Trailers),
+                ChunkState::Done => break Ok(Stop::Input),
             }
-        }
+        };
+        self.state = state;
+        (s, stop)
     }
 
     /// Reads the chunk-size line at the start of `line`, of which
-    /// `searched` bytes were searched for its end before: the chunk size
-    /// and the line's length with its line end, counted against the
-    /// limits; `None` while the line is incomplete.
+    /// `searched` bytes were searched for its end before, and counts it
+    /// against the limits.
     #[inline]
     fn size_line(
         &mut self,
         line: &[u8],
         searched: usize,
         limits: &Limits,
-    ) -> Result<Option<(u64, usize)>, ErrorKind> {
+    ) -> Result<Line, ErrorKind> {
         // The usual line: up to 15 hex digits (no overflow possible) and
         // CRLF, nothing else.
+        let digits = &line[..line.len().min(15)];
         let mut size = 0u64;
         let mut i = 0;
-        while i < 15 {
-            let Some(&b) = line.get(i) else { break };
-            let d = HEX[usize::from(b)];
+        while i < digits.len() {
+            let d = HEX[usize::from(digits[i])];
             if d > 15 {
                 break;
             }
             size = size << 4 | u64::from(d);
             i += 1;
         }
-        if i > 0 && line.get(i..i + 2) == Some(b"\r\n") && i + 2 <= limits.max_chunk_line_bytes {
-            self.overhead.charge(i + 2, 0, size, limits)?;
-            return Ok(Some((size, i + 2)));
+        if i > 0
+            && line.len() >= i + 2
+            && line[i] == b'\r'
+            && line[i + 1] == b'\n'
+            && i + 2 <= limits.max_chunk_line_bytes
+        {
+            // At most 12 digits, CRLF and the CRLF after the data: within
+            // any chunk's allowance, nothing to count.
+            if self.overhead.excess > 0 || i > 12 {
+                self.overhead.charge(i + 2, 0, size, limits)?;
+            }
+            return Ok(Line::Complete { size, len: i + 2 });
         }
         self.size_line_in_full(line, searched, limits)
     }
@@ -314,14 +335,13 @@ impl Chunked {
         line: &[u8],
         searched: usize,
         limits: &Limits,
-    ) -> Result<Option<(u64, usize)>, ErrorKind> {
+    ) -> Result<Line, ErrorKind> {
         let window = line.len().min(limits.max_chunk_line_bytes);
         let Some(i) = memchr(b'\n', &line[searched..window]) else {
             if window == limits.max_chunk_line_bytes && line.len() >= window {
                 return Err(ErrorKind::ChunkLineTooLong);
             }
-            self.state = ChunkState::Size(window);
-            return Ok(None);
+            return Ok(Line::Partial { searched: window });
         };
         let lf = searched + i;
         let end = if lf > 0 && line[lf - 1] == b'\r' {
@@ -331,7 +351,7 @@ impl Chunked {
         };
         let (size, digits) = chunk_size_line(&line[..end])?;
         self.overhead.charge(lf + 1, end - digits, size, limits)?;
-        Ok(Some((size, lf + 1)))
+        Ok(Line::Complete { size, len: lf + 1 })
     }
 
     /// Reads the trailer section at the start of `buf`.
@@ -359,16 +379,81 @@ impl Chunked {
 /// moved back over the framing before them, joining the data of the
 /// chunks before. Longer ones are never moved: they leave as a `Data` of
 /// their own.
-const GATHER_BELOW: usize = 1;
+const GATHER_BELOW: usize = 1024;
+
+/// The fast way through a run of small chunks, from the end of a chunk's
+/// data at `s.pos`: while a whole chunk of the usual form follows (CRLF,
+/// 1 to 12 hex digits, CRLF, and all its data, fewer than
+/// [`GATHER_BELOW`] bytes), moves its data to `s.end` and goes on. The
+/// framing of the usual form before any other chunk (or the last-chunk)
+/// is read too, and its size returned; anything else (an extension, a
+/// bare LF, a line not all there) is left to the state machine. Such
+/// framing is at most 16 bytes, within any chunk's allowance, so with
+/// nothing counted against the limits yet there is nothing to count.
+#[inline]
+fn gather_small_chunks(buf: &mut [u8], s: &mut Scan, max_line: usize) -> After {
+    loop {
+        let rest = &buf[s.pos..];
+        if rest.len() < 5 || rest[0] != b'\r' || rest[1] != b'\n' {
+            return After::Framing;
+        }
+        let digits = &rest[2..rest.len().min(14)];
+        let mut size = 0usize;
+        let mut i = 0;
+        while i < digits.len() {
+            let d = HEX[usize::from(digits[i])];
+            if d > 15 {
+                break;
+            }
+            size = size << 4 | usize::from(d);
+            i += 1;
+        }
+        let start = i + 4;
+        if i == 0
+            || rest.len() < start
+            || rest[i + 2] != b'\r'
+            || rest[i + 3] != b'\n'
+            || i + 2 > max_line
+        {
+            return After::Framing;
+        }
+        if size == 0 || size >= GATHER_BELOW || rest.len() - start < size {
+            s.pos += start;
+            return After::Size(size as u64);
+        }
+        let from = s.pos + start;
+        buf.copy_within(from..from + size, s.end);
+        s.end += size;
+        s.pos = from + size;
+    }
+}
+
+/// Where [`gather_small_chunks`] stopped.
+#[derive(Debug)]
+enum After {
+    /// Before the framing after a chunk's data.
+    Framing,
+    /// Past the framing of a chunk of this size, none of its data read.
+    Size(u64),
+}
 
 /// Where a scan of the buffer is: the data it passed over lies in
 /// `start..end` (contiguous, moved there if need be), and everything
 /// before `pos` has been read.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone, Copy)]
 struct Scan {
     start: usize,
     end: usize,
     pos: usize,
+}
+
+/// A chunk-size line read, or the part of one there is so far.
+#[derive(Debug)]
+enum Line {
+    /// A whole line: the chunk size and the line's length with its end.
+    Complete { size: u64, len: usize },
+    /// No line end yet in the first `searched` bytes.
+    Partial { searched: usize },
 }
 
 /// Why a scan stopped.

@@ -58,7 +58,12 @@ pub enum Event<H: Head> {
     /// An interim (1xx, other than 101) response. The final response to the
     /// same request follows. Only a [`ResponseDecoder`] produces it.
     Interim(H::Interim),
-    /// Body bytes, split from the input buffer without a copy.
+    /// Body bytes, split from the input buffer. Chunk data shorter than
+    /// 1 KiB may have been moved back in the buffer over the framing
+    /// before it, so that the data of many small chunks read together
+    /// comes out as one `Data`; a piece of 1 KiB or more is never moved
+    /// or copied. How body bytes are cut into `Data` events depends on
+    /// the reads and is not part of the contract.
     Data(Bytes),
     /// The trailer section of a chunked body (only when it has fields).
     Trailers(HeaderMap),
