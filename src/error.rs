@@ -302,6 +302,8 @@ pub enum UsageError {
     /// An `http` builder given as the message held an error (an invalid
     /// method, URI, status, field name or value): its text.
     Builder(String),
+    /// Chunk extensions for a body that is not chunked.
+    ChunkExtensionsNotAllowed,
 }
 
 impl UsageError {
@@ -333,6 +335,9 @@ impl fmt::Display for UsageError {
             UsageError::InvalidHead => f.write_str("head cannot be written as HTTP/1.1"),
             UsageError::InterimToHttp10 => f.write_str("no 1xx response to an HTTP/1.0 peer"),
             UsageError::Builder(err) => write!(f, "invalid message: {err}"),
+            UsageError::ChunkExtensionsNotAllowed => {
+                f.write_str("chunk extensions need a chunked body")
+            }
         }
     }
 }

@@ -194,6 +194,8 @@ pub enum Ev {
     Data(Vec<u8>),
     /// Trailer fields.
     Trailers(Vec<(String, Vec<u8>)>),
+    /// Chunk extensions (only from decoders asked for them).
+    Ext(Vec<u8>),
     /// End of message with its verdict.
     End(KeepAlive),
 }
@@ -240,6 +242,7 @@ fn norm_common<H: h1proto::decode::Head>(ev: Event<H>) -> Ev {
             Ev::Data(d.to_vec())
         }
         Event::Trailers(t) => Ev::Trailers(fields(&t)),
+        Event::ChunkExtensions(e) => Ev::Ext(e.as_bytes().to_vec()),
         Event::End(k) => Ev::End(k),
         Event::Head { .. } | Event::Interim(_) => unreachable!("handled by the caller"),
         #[allow(unreachable_patterns)]
@@ -558,6 +561,47 @@ pub fn chunked_body(data: &[u8]) {
         eof,
     );
     check_chunked_oracle(&out, body, &limits, eof);
+
+    // The same body with its chunk extensions handed out: taken out again,
+    // the same outcome; and the extensions are the ones the oracle reads,
+    // in order.
+    let with = split_invariant(
+        || {
+            let mut dec = RequestDecoder::new(limits.clone());
+            dec.set_chunk_extensions(true);
+            dec
+        },
+        &limits,
+        CHUNKED_HEAD,
+        body,
+        u64::from(ctl >> 2),
+        eof,
+    );
+    let mut without = Vec::new();
+    let mut exts = Vec::new();
+    let mut ended = false;
+    for ev in with.events {
+        match ev {
+            Ev::Ext(e) => {
+                assert!(!e.is_empty(), "empty extensions handed out");
+                if !ended {
+                    exts.push(e);
+                }
+            }
+            other => {
+                ended |= matches!(other, Ev::End(_));
+                push(&mut without, other);
+            }
+        }
+    }
+    assert_eq!(
+        without, out.events,
+        "handing out extensions changed the body"
+    );
+    assert_eq!((with.error, &with.leftover), (out.error, &out.leftover));
+    let mut want = Vec::new();
+    oracle_chunked_with(body, &limits, &mut want);
+    assert_eq!(exts, want, "other extensions than the oracle's");
 }
 
 fn check_chunked_oracle(out: &Outcome, body: &[u8], limits: &Limits, eof: bool) {
@@ -651,6 +695,13 @@ pub enum Oracle {
 
 /// The independent chunked reader the `chunked_body` target compares with.
 pub fn oracle_chunked(b: &[u8], limits: &Limits) -> Oracle {
+    oracle_chunked_with(b, limits, &mut Vec::new())
+}
+
+/// [`oracle_chunked`], which also lists the chunk extensions of every
+/// chunk-size line it accepts, as they are written, in `exts` (lines
+/// without any left out).
+pub fn oracle_chunked_with(b: &[u8], limits: &Limits, exts: &mut Vec<Vec<u8>>) -> Oracle {
     let mut data = Vec::new();
     let mut i = 0;
     // Extension bytes so far, and framing not paid for by the chunks'
@@ -681,6 +732,9 @@ pub fn oracle_chunked(b: &[u8], limits: &Limits) -> Oracle {
         excess = (excess + framing).saturating_sub(size.saturating_mul(2).saturating_add(16));
         if excess > limits.max_chunk_overhead_bytes as u64 {
             return Oracle::Reject { data };
+        }
+        if digits < lf - 1 {
+            exts.push(b[i + digits..i + lf - 1].to_vec());
         }
         i += lf + 1;
         if size == 0 {

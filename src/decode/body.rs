@@ -5,7 +5,6 @@ use http::header::{HeaderMap, HeaderName};
 use memchr::memchr;
 
 use crate::error::{Error, ErrorKind};
-use crate::head::chars::{is_tchar, is_text};
 use crate::head::names::NameCache;
 use crate::head::parse;
 use crate::head::scan::{LineScanner, Overflow};
@@ -16,6 +15,9 @@ use crate::limits::Limits;
 #[derive(Debug)]
 pub(crate) enum BodyEvent {
     Data(Bytes),
+    /// The extensions of the chunk whose data comes next, or of the
+    /// last-chunk (only when asked for).
+    Extensions(Bytes),
     /// Boxed: trailers are rare, and the event stays small for the data
     /// path.
     Trailers(Box<HeaderMap>),
@@ -108,7 +110,7 @@ impl BodyDecoder {
     /// the `End` of the message is next.
     pub(crate) fn finished(&self) -> bool {
         match self {
-            BodyDecoder::Chunked(c) => self.data_complete() && !c.has_pending_trailers(),
+            BodyDecoder::Chunked(c) => self.data_complete() && !c.has_pending(),
             _ => self.data_complete(),
         }
     }
@@ -135,6 +137,10 @@ pub(crate) struct Chunked {
     trailers: LineScanner,
     /// Trailers (or an error) found while looking ahead after data.
     pending: Option<Result<Box<HeaderMap>, ErrorKind>>,
+    /// Whether chunk extensions are handed out.
+    report_extensions: bool,
+    /// Extensions found after data, returned before `pending`.
+    pending_extensions: Option<Bytes>,
     /// The decoder's leniency switches, consulted only where the strict
     /// reading refuses.
     rules: Rules,
@@ -146,11 +152,15 @@ pub(crate) struct Chunked {
 }
 
 impl Chunked {
-    pub(crate) fn new(rules: Rules) -> Self {
+    /// A chunked body's decoder; with `report_extensions`, the chunk
+    /// extensions it meets are handed out too.
+    pub(crate) fn new(rules: Rules, report_extensions: bool) -> Self {
         Chunked {
             state: ChunkState::Size(0),
             trailers: LineScanner::default(),
             pending: None,
+            report_extensions,
+            pending_extensions: None,
             rules,
             hint: None,
             overhead: Overhead::default(),
@@ -158,49 +168,107 @@ impl Chunked {
     }
 
     /// The next event of the body: its data (as much as the buffer holds,
-    /// see [`Scan`]), its trailers, its end, or a need for more input.
+    /// see [`Scan`]), extensions if asked for, its trailers, its end, or a
+    /// need for more input.
     fn decode(
         &mut self,
         buf: &mut BytesMut,
         limits: &Limits,
         names: &mut NameCache,
     ) -> Result<BodyEvent, ErrorKind> {
+        if let Some(extensions) = self.pending_extensions.take() {
+            return Ok(BodyEvent::Extensions(extensions));
+        }
         if let Some(pending) = self.pending.take() {
             return pending.map(BodyEvent::Trailers);
         }
         let (scan, stop) = self.scan(buf, limits);
-        if scan.end == scan.start {
-            // Framing only (or nothing): no data to hand out.
-            buf.advance(scan.pos);
-            return match stop? {
-                Stop::Input if self.state == ChunkState::Done => Ok(BodyEvent::Done),
-                Stop::Input => Ok(BodyEvent::NeedMore),
-                Stop::Trailers => self.trailer_step(buf, limits, names),
-            };
+        if let Ok(Stop::Input) = stop {
+            // The usual way out: data (or nothing) and nothing found after.
+            if scan.end == scan.start {
+                buf.advance(scan.pos);
+                return Ok(if self.state == ChunkState::Done {
+                    BodyEvent::Done
+                } else {
+                    BodyEvent::NeedMore
+                });
+            }
+            // One split for the data and all the framing scanned: the
+            // framing around the data stays in the same allocation, out of
+            // view.
+            let mut data = buf.split_to(scan.pos).freeze();
+            data.truncate(scan.end);
+            data.advance(scan.start);
+            return Ok(BodyEvent::Data(data));
         }
-        // One split for the data and all the framing scanned: the framing
-        // around the data stays in the same allocation, out of view.
-        let mut data = buf.split_to(scan.pos).freeze();
-        data.truncate(scan.end);
-        data.advance(scan.start);
-        // Whatever the scan found after the data is returned next: the
-        // body is known to be complete together with its last data when
-        // the last-chunk and the trailer section are already buffered.
-        match stop {
-            Ok(Stop::Input) => {}
-            Ok(Stop::Trailers) => match self.trailer_step(buf, limits, names) {
-                Ok(BodyEvent::Trailers(map)) => self.pending = Some(Ok(map)),
-                Err(kind) => self.pending = Some(Err(kind)),
-                Ok(_) => {}
-            },
-            Err(kind) => self.pending = Some(Err(kind)),
-        }
-        Ok(BodyEvent::Data(data))
+        self.decode_after(buf, limits, names, scan, stop)
     }
 
-    /// `true` when trailers or an error found ahead are still to be returned.
-    pub(crate) fn has_pending_trailers(&self) -> bool {
-        self.pending.is_some()
+    /// The rest of [`decode`](Self::decode), when the scan stopped at the
+    /// trailer section, at extensions to hand out, or at an error: what it
+    /// found comes after the data before it. Once per body, or per chunk
+    /// with extensions handed out.
+    #[inline(never)]
+    fn decode_after(
+        &mut self,
+        buf: &mut BytesMut,
+        limits: &Limits,
+        names: &mut NameCache,
+        scan: Scan,
+        stop: Result<Stop, ErrorKind>,
+    ) -> Result<BodyEvent, ErrorKind> {
+        let mut extensions = None;
+        let data = if scan.end == scan.start && !matches!(stop, Ok(Stop::Extensions { .. })) {
+            buf.advance(scan.pos);
+            None
+        } else {
+            let mut scanned = buf.split_to(scan.pos).freeze();
+            if let Ok(Stop::Extensions { from, to }) = stop {
+                extensions = Some(scanned.slice(from..to));
+            }
+            (scan.end > scan.start).then(|| {
+                scanned.truncate(scan.end);
+                scanned.advance(scan.start);
+                scanned
+            })
+        };
+        // What the scan found after the data comes after it: so the body
+        // is known to be complete together with its last data when the
+        // last-chunk and the trailer section are already buffered.
+        let next = match stop {
+            Ok(Stop::Trailers) => Some(self.trailer_step(buf, limits, names)),
+            Ok(Stop::Extensions { .. }) if self.state == ChunkState::Trailers => {
+                Some(self.trailer_step(buf, limits, names))
+            }
+            Ok(_) => None,
+            Err(kind) => Some(Err(kind)),
+        };
+        let event = match (data, extensions) {
+            (Some(data), extensions) => {
+                self.pending_extensions = extensions;
+                BodyEvent::Data(data)
+            }
+            (None, Some(extensions)) => BodyEvent::Extensions(extensions),
+            (None, None) => {
+                return match next {
+                    Some(event) => event,
+                    None if self.state == ChunkState::Done => Ok(BodyEvent::Done),
+                    None => Ok(BodyEvent::NeedMore),
+                };
+            }
+        };
+        self.pending = match next {
+            Some(Ok(BodyEvent::Trailers(map))) => Some(Ok(map)),
+            Some(Err(kind)) => Some(Err(kind)),
+            _ => None,
+        };
+        Ok(event)
+    }
+
+    /// `true` when extensions, trailers or an error found ahead are still
+    /// to be returned.
+    pub(crate) fn has_pending(&self) -> bool {
+        self.pending.is_some() || self.pending_extensions.is_some()
     }
 
     /// Runs the chunked state machine over `buf` from its start until the
@@ -265,14 +333,25 @@ impl Chunked {
                 },
                 ChunkState::Size(searched) => match self.size_line(&buf[s.pos..], searched, limits)
                 {
-                    Ok(Line::Complete { size: 0, len }) => {
+                    Ok(Line::Complete {
+                        size,
+                        len,
+                        extensions,
+                    }) => {
+                        let at = s.pos;
                         s.pos += len;
-                        self.trailers.reset();
-                        state = ChunkState::Trailers;
-                    }
-                    Ok(Line::Complete { size, len }) => {
-                        s.pos += len;
-                        state = ChunkState::Data(size);
+                        if size == 0 {
+                            self.trailers.reset();
+                            state = ChunkState::Trailers;
+                        } else {
+                            state = ChunkState::Data(size);
+                        }
+                        if self.report_extensions && extensions.0 < extensions.1 {
+                            break Ok(Stop::Extensions {
+                                from: at + extensions.0,
+                                to: at + extensions.1,
+                            });
+                        }
                     }
                     Ok(Line::Partial { searched }) => {
                         state = ChunkState::Size(searched);
@@ -322,7 +401,11 @@ impl Chunked {
             if self.overhead.excess > 0 || i > 12 {
                 self.overhead.charge(i + 2, 0, size, limits)?;
             }
-            return Ok(Line::Complete { size, len: i + 2 });
+            return Ok(Line::Complete {
+                size,
+                len: i + 2,
+                extensions: (i, i),
+            });
         }
         self.size_line_in_full(line, searched, limits)
     }
@@ -351,7 +434,11 @@ impl Chunked {
         };
         let (size, digits) = chunk_size_line(&line[..end])?;
         self.overhead.charge(lf + 1, end - digits, size, limits)?;
-        Ok(Line::Complete { size, len: lf + 1 })
+        Ok(Line::Complete {
+            size,
+            len: lf + 1,
+            extensions: (digits, end),
+        })
     }
 
     /// Reads the trailer section at the start of `buf`.
@@ -450,8 +537,13 @@ struct Scan {
 /// A chunk-size line read, or the part of one there is so far.
 #[derive(Debug)]
 enum Line {
-    /// A whole line: the chunk size and the line's length with its end.
-    Complete { size: u64, len: usize },
+    /// A whole line: the chunk size, the line's length with its end, and
+    /// where its extensions are in it (empty when it has none).
+    Complete {
+        size: u64,
+        len: usize,
+        extensions: (usize, usize),
+    },
     /// No line end yet in the first `searched` bytes.
     Partial { searched: usize },
 }
@@ -464,6 +556,9 @@ enum Stop {
     Input,
     /// The trailer section starts at `pos`.
     Trailers,
+    /// A chunk-size line with extensions, at `from..to`, was read (only
+    /// when they are handed out).
+    Extensions { from: usize, to: usize },
 }
 
 /// The value of each hex digit; 16 and above for other bytes.
@@ -658,73 +753,10 @@ fn chunk_size_line(line: &[u8]) -> Result<(u64, usize), ErrorKind> {
     if i < line.len() && !matches!(line[i], b';' | b' ' | b'\t') {
         return Err(ErrorKind::InvalidChunkSize);
     }
-    chunk_extensions(&line[i..])?;
+    if !crate::chunk_ext::validate(&line[i..]) {
+        return Err(ErrorKind::InvalidChunkExtension);
+    }
     Ok((size, i))
-}
-
-fn skip_bws(s: &[u8], mut i: usize) -> usize {
-    while i < s.len() && matches!(s[i], b' ' | b'\t') {
-        i += 1;
-    }
-    i
-}
-
-fn chunk_extensions(ext: &[u8]) -> Result<(), ErrorKind> {
-    let bad = ErrorKind::InvalidChunkExtension;
-    let mut i = 0;
-    while i < ext.len() {
-        i = skip_bws(ext, i);
-        if ext.get(i) != Some(&b';') {
-            return Err(bad);
-        }
-        i = skip_bws(ext, i + 1);
-        let name_start = i;
-        while i < ext.len() && is_tchar(ext[i]) {
-            i += 1;
-        }
-        if i == name_start {
-            return Err(bad);
-        }
-        let after_name = i;
-        i = skip_bws(ext, i);
-        if ext.get(i) == Some(&b'=') {
-            i = skip_bws(ext, i + 1);
-            if ext.get(i) == Some(&b'"') {
-                i = quoted_string_end(ext, i + 1).ok_or(bad)?;
-            } else {
-                let value_start = i;
-                while i < ext.len() && is_tchar(ext[i]) {
-                    i += 1;
-                }
-                if i == value_start {
-                    return Err(bad);
-                }
-            }
-        } else {
-            // Whitespace only counts as BWS when something follows it.
-            i = after_name;
-        }
-    }
-    Ok(())
-}
-
-/// The index after the closing quote of a quoted-string whose content starts
-/// at `i`, or `None` if it is not closed on this line or holds a control.
-fn quoted_string_end(s: &[u8], mut i: usize) -> Option<usize> {
-    while i < s.len() {
-        match s[i] {
-            b'"' => return Some(i + 1),
-            b'\\' => {
-                if !s.get(i + 1).is_some_and(|&b| is_text(b)) {
-                    return None;
-                }
-                i += 2;
-            }
-            b if is_text(b) => i += 1,
-            _ => return None,
-        }
-    }
-    None
 }
 
 #[cfg(test)]

@@ -22,6 +22,7 @@ use bytes::{Buf, Bytes, BytesMut};
 use http::header::HeaderMap;
 use http::{Method, Request, Response, Version};
 
+use crate::chunk_ext::ChunkExtensions;
 use crate::error::{Error, ErrorKind};
 use crate::framing::Seen;
 use crate::framing::{self, BodyKind, Framing, RequestKind, ResponseClass, response_class};
@@ -69,6 +70,11 @@ pub enum Event<H: Head> {
     Trailers(HeaderMap),
     /// The message is complete, with the verdict on the connection.
     End(KeepAlive),
+    /// The chunk extensions of the chunk whose data comes next, or, after
+    /// the last `Data`, of the last-chunk. Only when asked for
+    /// ([`Decoder::set_chunk_extensions`]), and only for chunk-size lines
+    /// that carry any.
+    ChunkExtensions(ChunkExtensions),
 }
 
 /// The head of a decoded message: `http::Request<()>` or
@@ -121,6 +127,8 @@ pub(crate) struct Core {
     /// The current message is the last one this decoder decodes, whatever
     /// its verdict (a CONNECT request).
     last: bool,
+    /// Chunk extensions are handed out as events.
+    chunk_extensions: bool,
 }
 
 enum Step<H: Head> {
@@ -143,6 +151,7 @@ impl Core {
             verdict: KeepAlive::Reusable,
             eof: false,
             last: false,
+            chunk_extensions: false,
         }
     }
 
@@ -176,6 +185,14 @@ impl Core {
                         self.state = State::Ending;
                     }
                     Ok(Step::Event(Event::Data(data)))
+                }
+                BodyEvent::Extensions(extensions) => {
+                    if body.finished() {
+                        self.state = State::Ending;
+                    }
+                    Ok(Step::Event(Event::ChunkExtensions(
+                        ChunkExtensions::from_validated(extensions),
+                    )))
                 }
                 BodyEvent::Trailers(map) => {
                     self.state = State::Ending;
@@ -271,7 +288,10 @@ impl Core {
         self.state = match framing.body {
             BodyKind::Empty | BodyKind::Length(0) => State::Ending,
             BodyKind::Length(n) => State::Body(BodyDecoder::Length(n)),
-            BodyKind::Chunked => State::Body(BodyDecoder::Chunked(Chunked::new(self.rules))),
+            BodyKind::Chunked => State::Body(BodyDecoder::Chunked(Chunked::new(
+                self.rules,
+                self.chunk_extensions,
+            ))),
             BodyKind::CloseDelimited => State::Body(BodyDecoder::UntilClose),
         };
     }
@@ -394,6 +414,20 @@ impl<R: Role> Decoder<R> {
     /// The leniency switches this decoder applies.
     pub fn leniency(&self) -> R::Leniency {
         R::leniency(&self.core.rules)
+    }
+
+    /// Hands out the chunk extensions of chunked bodies as
+    /// [`Event::ChunkExtensions`] when `on`, from the next chunked body on.
+    /// Off by default: extensions are checked against their grammar and
+    /// limits, then dropped, at no cost.
+    pub fn set_chunk_extensions(&mut self, on: bool) {
+        self.core.chunk_extensions = on;
+    }
+
+    /// Whether chunk extensions are handed out
+    /// ([`set_chunk_extensions`](Self::set_chunk_extensions)).
+    pub fn chunk_extensions(&self) -> bool {
+        self.core.chunk_extensions
     }
 
     /// Decodes the next event from `buf`, splitting off the bytes it uses.
