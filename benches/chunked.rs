@@ -14,33 +14,16 @@ mod common;
 
 use std::hint::black_box;
 
-use bytes::{Buf, Bytes, BytesMut};
+use bytes::BytesMut;
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use h1proto::{Event, Limits, RequestDecoder};
 
-const BODY: usize = 64 * 1024;
-
-/// `BODY` bytes of data framed as chunks of `chunk` bytes (no last-chunk).
-fn chunks(chunk: usize) -> Vec<u8> {
-    let text = b"The quick brown fox jumps over the lazy dog; ";
-    let mut out = Vec::new();
-    let mut written = 0;
-    while written < BODY {
-        let n = chunk.min(BODY - written);
-        out.extend_from_slice(format!("{n:x}\r\n").as_bytes());
-        out.extend((0..n).map(|i| text[(written + i) % text.len()]));
-        out.extend_from_slice(b"\r\n");
-        written += n;
-    }
-    out
-}
+use common::chunks::{BODY, HEAD, chunks, httparse_chunks};
 
 /// A decoder inside a chunked request body that never ends.
 fn open_decoder() -> RequestDecoder {
     let mut dec = RequestDecoder::new(Limits::default());
-    let mut buf = BytesMut::from(
-        &b"POST /upload HTTP/1.1\r\nHost: example.com\r\nTransfer-Encoding: chunked\r\n\r\n"[..],
-    );
+    let mut buf = BytesMut::from(HEAD);
     assert!(matches!(dec.decode(&mut buf), Ok(Some(Event::Head { .. }))));
     assert!(matches!(dec.decode(&mut buf), Ok(None)));
     dec
@@ -57,24 +40,6 @@ fn h1proto(dec: &mut RequestDecoder, mut buf: BytesMut) -> (usize, BytesMut) {
             other => panic!("unexpected: {other:?}"),
         }
     }
-}
-
-/// The same splits driven by `httparse::parse_chunk_size`: what a decoder
-/// built on httparse does at least (no extension or CRLF checks of its own).
-fn httparse_chunks(mut buf: BytesMut) -> (usize, BytesMut) {
-    let mut n = 0;
-    while !buf.is_empty() {
-        let httparse::Status::Complete((used, size)) = httparse::parse_chunk_size(&buf).unwrap()
-        else {
-            panic!("partial chunk-size line")
-        };
-        buf.advance(used);
-        let data: Bytes = buf.split_to(size as usize).freeze();
-        n += data.len();
-        assert_eq!(&buf[..2], b"\r\n");
-        buf.advance(2);
-    }
-    (n, buf)
 }
 
 fn chunked(c: &mut Criterion) {

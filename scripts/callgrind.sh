@@ -4,6 +4,7 @@
 #
 #   scripts/callgrind.sh            # the whole decoding table
 #   scripts/callgrind.sh encode     # encoding and server exchanges instead
+#   scripts/callgrind.sh chunked    # chunked bodies, per 64 KiB of data
 #   N1=200 N2=2200 scripts/callgrind.sh
 #
 # Each (operation, message) is run twice, with N1 and N2 iterations; the
@@ -19,8 +20,13 @@ N2=${N2:-1200}
 TARGET=${CARGO_TARGET_DIR:-target}
 
 command -v valgrind >/dev/null || { echo "valgrind is required (apt-get install -y valgrind)" >&2; exit 1; }
-cargo build --release --example callgrind_probe >&2
 PROBE="$TARGET/release/examples/callgrind_probe"
+if [ "${1:-}" = chunked ]; then
+    PROBE="$TARGET/release/examples/chunked_probe"
+    cargo build --release --example chunked_probe >&2
+else
+    cargo build --release --example callgrind_probe >&2
+fi
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
@@ -38,6 +44,28 @@ per_message() {
     b=$(instructions "$1" "$2" "$N2")
     echo $(( (b - a) / (N2 - N1) ))
 }
+
+if [ "${1:-}" = chunked ]; then
+    # 64 KiB of data per iteration in 4 KiB and 64-byte chunks
+    # (examples/chunked_probe.rs); the copy of the wire bytes into a new
+    # buffer (`refill`) is taken out of every column.
+    N1=${N1C:-10}
+    N2=${N2C:-60}
+    echo '| chunks | h1proto | httparse | memchr | h1proto per chunk | httparse per chunk | h1proto / memchr |'
+    echo '|---|---|---|---|---|---|---|'
+    for c in 4096 64; do
+        refill=$(per_message refill "$c")
+        h=$(( $(per_message h1proto "$c") - refill ))
+        p=$(( $(per_message httparse "$c") - refill ))
+        m=$(( $(per_message memchr "$c") - refill ))
+        n=$(( 65536 / c ))
+        echo "| $n x $c B | $h | $p | $m | $(( h / n )) | $(( p / n )) | $(awk -v a="$h" -v b="$m" 'BEGIN { printf "%.2f", a / b }') |"
+    done
+    echo
+    echo "instructions per 64 KiB of body data (callgrind Ir), N2=$N2 - N1=$N1 iterations;" \
+         "$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(rustc --version), $(date -u +%Y-%m-%d)"
+    exit 0
+fi
 
 MESSAGES="curl_get browser_get pico_703 post_json response_nginx response_cdn"
 

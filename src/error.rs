@@ -113,6 +113,14 @@ pub enum ErrorKind {
     /// A response head did not arrive within its timeout
     /// ([`Timeouts::head`](crate::Timeouts::head), client side).
     ResponseTimeout,
+    /// The chunk extensions of a chunked body add up to more than
+    /// [`Limits::max_chunk_extension_bytes`](crate::Limits::max_chunk_extension_bytes).
+    ChunkExtensionsTooLarge,
+    /// The framing of a chunked body (chunk-size lines, extensions, line
+    /// ends) ran further ahead of its data than
+    /// [`Limits::max_chunk_overhead_bytes`](crate::Limits::max_chunk_overhead_bytes)
+    /// allows: many tiny chunks, long extensions or padded sizes.
+    ExcessiveChunkOverhead,
 }
 
 impl ErrorKind {
@@ -126,7 +134,7 @@ impl ErrorKind {
             HeadTooLarge | TooManyFields | TrailersTooLarge => {
                 StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE
             }
-            ChunkLineTooLong => StatusCode::PAYLOAD_TOO_LARGE,
+            ChunkLineTooLong | ChunkExtensionsTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             HeadTimeout | BodyTimeout | WriteTimeout => StatusCode::REQUEST_TIMEOUT,
             // Errors of a response: what a gateway answers its own client.
             UnsolicitedResponse | UnexpectedSwitch => StatusCode::BAD_GATEWAY,
@@ -175,6 +183,8 @@ impl ErrorKind {
             BodyTimeout => "body stopped arriving",
             WriteTimeout => "peer stopped reading",
             ResponseTimeout => "response head not received in time",
+            ChunkExtensionsTooLarge => "chunk extensions too large",
+            ExcessiveChunkOverhead => "chunked framing out of proportion to its data",
         }
     }
 }
@@ -292,6 +302,8 @@ pub enum UsageError {
     /// An `http` builder given as the message held an error (an invalid
     /// method, URI, status, field name or value): its text.
     Builder(String),
+    /// Chunk extensions for a body that is not chunked.
+    ChunkExtensionsNotAllowed,
 }
 
 impl UsageError {
@@ -323,6 +335,9 @@ impl fmt::Display for UsageError {
             UsageError::InvalidHead => f.write_str("head cannot be written as HTTP/1.1"),
             UsageError::InterimToHttp10 => f.write_str("no 1xx response to an HTTP/1.0 peer"),
             UsageError::Builder(err) => write!(f, "invalid message: {err}"),
+            UsageError::ChunkExtensionsNotAllowed => {
+                f.write_str("chunk extensions need a chunked body")
+            }
         }
     }
 }

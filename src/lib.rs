@@ -120,6 +120,7 @@
 
 #[cfg(any(feature = "blocking", feature = "tokio"))]
 pub mod adapter;
+mod chunk_ext;
 pub mod conn;
 pub mod decode;
 pub mod encode;
@@ -134,6 +135,7 @@ pub mod role;
 pub mod segments;
 mod session;
 
+pub use chunk_ext::{ChunkExtension, ChunkExtensionIter, ChunkExtensions};
 pub use conn::{ClientConnection, Config, ServerConnection};
 pub use decode::{Decoder, Event, RequestDecoder, ResponseDecoder};
 pub use encode::{EncoderConfig, EncoderState, RequestEncoder, ResponseContext, ResponseEncoder};

@@ -34,6 +34,26 @@ pub struct Limits {
     /// Longest chunk-size line of a chunked body, extensions included, in
     /// bytes. Default: 4 KiB.
     pub max_chunk_line_bytes: usize,
+    /// Most chunk-extension bytes in one chunked body, over all its chunks
+    /// and the last-chunk: everything on a chunk-size line between the
+    /// size and the line end (`;name=value` and the whitespace around it).
+    /// More are refused with
+    /// [`ChunkExtensionsTooLarge`](crate::ErrorKind::ChunkExtensionsTooLarge)
+    /// (`413 Content Too Large`). Default: 16 KiB, as hyper and Node.js
+    /// (RFC 9112 section 7.1.1 asks a server to limit their total length).
+    pub max_chunk_extension_bytes: usize,
+    /// How far the framing of a chunked body may run ahead of its data, in
+    /// bytes. Each chunk may carry 16 bytes of framing plus twice its data
+    /// bytes for free (its chunk-size line with the line end, and the CRLF
+    /// after its data); framing beyond that is counted, a later chunk's
+    /// unused allowance pays the count back (never below zero), and a body
+    /// whose count passes this bound is refused with
+    /// [`ExcessiveChunkOverhead`](crate::ErrorKind::ExcessiveChunkOverhead)
+    /// (`400 Bad Request`). So the framing of a body stays within this
+    /// bound plus 18 bytes per data byte, however small its chunks: tiny
+    /// chunks cannot multiply the work per data byte without limit.
+    /// Default: 16 KiB. `usize::MAX` turns the bound off.
+    pub max_chunk_overhead_bytes: usize,
     /// Longest trailer section of a chunked body in bytes. Default: 16 KiB.
     pub max_trailer_bytes: usize,
     /// Most interim (1xx) responses accepted before a final response.
@@ -48,6 +68,8 @@ impl Default for Limits {
             max_head_bytes: 64 * 1024,
             max_fields: 128,
             max_chunk_line_bytes: 4 * 1024,
+            max_chunk_extension_bytes: 16 * 1024,
+            max_chunk_overhead_bytes: 16 * 1024,
             max_trailer_bytes: 16 * 1024,
             max_interim_responses: 32,
         }

@@ -568,6 +568,8 @@ fn every_error_kind_suggests_its_status() {
         (TrailersTooLarge, 431),
         (TooManyInterimResponses, 400),
         (UnexpectedEof, 400),
+        (ChunkExtensionsTooLarge, 413),
+        (ExcessiveChunkOverhead, 400),
     ];
     for (kind, status) in expect {
         assert_eq!(kind.status().as_u16(), status, "{kind:?}");

@@ -1047,6 +1047,8 @@ fn small_limits() -> Limits {
     limits.max_head_bytes = 256;
     limits.max_fields = 8;
     limits.max_chunk_line_bytes = 32;
+    limits.max_chunk_extension_bytes = 40;
+    limits.max_chunk_overhead_bytes = 48;
     limits.max_trailer_bytes = 64;
     limits.max_target_bytes = 64;
     limits.max_interim_responses = 2;

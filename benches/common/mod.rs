@@ -6,6 +6,7 @@
 //! the timings measure.
 #![allow(dead_code)]
 
+pub mod chunks;
 pub mod corpus;
 
 use std::alloc::{GlobalAlloc, Layout, System};

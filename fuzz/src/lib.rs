@@ -54,6 +54,8 @@ pub fn small_limits() -> Limits {
     l.max_head_bytes = 256;
     l.max_fields = 8;
     l.max_chunk_line_bytes = 32;
+    l.max_chunk_extension_bytes = 40;
+    l.max_chunk_overhead_bytes = 48;
     l.max_trailer_bytes = 96;
     l.max_interim_responses = 3;
     l
@@ -192,6 +194,8 @@ pub enum Ev {
     Data(Vec<u8>),
     /// Trailer fields.
     Trailers(Vec<(String, Vec<u8>)>),
+    /// Chunk extensions (only from decoders asked for them).
+    Ext(Vec<u8>),
     /// End of message with its verdict.
     End(KeepAlive),
 }
@@ -238,6 +242,7 @@ fn norm_common<H: h1proto::decode::Head>(ev: Event<H>) -> Ev {
             Ev::Data(d.to_vec())
         }
         Event::Trailers(t) => Ev::Trailers(fields(&t)),
+        Event::ChunkExtensions(e) => Ev::Ext(e.as_bytes().to_vec()),
         Event::End(k) => Ev::End(k),
         Event::Head { .. } | Event::Interim(_) => unreachable!("handled by the caller"),
         #[allow(unreachable_patterns)]
@@ -556,6 +561,47 @@ pub fn chunked_body(data: &[u8]) {
         eof,
     );
     check_chunked_oracle(&out, body, &limits, eof);
+
+    // The same body with its chunk extensions handed out: taken out again,
+    // the same outcome; and the extensions are the ones the oracle reads,
+    // in order.
+    let with = split_invariant(
+        || {
+            let mut dec = RequestDecoder::new(limits.clone());
+            dec.set_chunk_extensions(true);
+            dec
+        },
+        &limits,
+        CHUNKED_HEAD,
+        body,
+        u64::from(ctl >> 2),
+        eof,
+    );
+    let mut without = Vec::new();
+    let mut exts = Vec::new();
+    let mut ended = false;
+    for ev in with.events {
+        match ev {
+            Ev::Ext(e) => {
+                assert!(!e.is_empty(), "empty extensions handed out");
+                if !ended {
+                    exts.push(e);
+                }
+            }
+            other => {
+                ended |= matches!(other, Ev::End(_));
+                push(&mut without, other);
+            }
+        }
+    }
+    assert_eq!(
+        without, out.events,
+        "handing out extensions changed the body"
+    );
+    assert_eq!((with.error, &with.leftover), (out.error, &out.leftover));
+    let mut want = Vec::new();
+    oracle_chunked_with(body, &limits, &mut want);
+    assert_eq!(exts, want, "other extensions than the oracle's");
 }
 
 fn check_chunked_oracle(out: &Outcome, body: &[u8], limits: &Limits, eof: bool) {
@@ -649,8 +695,19 @@ pub enum Oracle {
 
 /// The independent chunked reader the `chunked_body` target compares with.
 pub fn oracle_chunked(b: &[u8], limits: &Limits) -> Oracle {
+    oracle_chunked_with(b, limits, &mut Vec::new())
+}
+
+/// [`oracle_chunked`], which also lists the chunk extensions of every
+/// chunk-size line it accepts, as they are written, in `exts` (lines
+/// without any left out).
+pub fn oracle_chunked_with(b: &[u8], limits: &Limits, exts: &mut Vec<Vec<u8>>) -> Oracle {
     let mut data = Vec::new();
     let mut i = 0;
+    // Extension bytes so far, and framing not paid for by the chunks'
+    // allowances of 16 bytes plus 2 per data byte (never below zero).
+    let mut extensions = 0u64;
+    let mut excess = 0u64;
     loop {
         // chunk-size [ chunk-ext ] CRLF, at most max_chunk_line_bytes.
         let Some(lf) = b[i..].iter().position(|&c| c == b'\n') else {
@@ -666,6 +723,19 @@ pub fn oracle_chunked(b: &[u8], limits: &Limits) -> Oracle {
         let Some(size) = oracle_size_line(&b[i..i + lf - 1]) else {
             return Oracle::Reject { data };
         };
+        let digits = b[i..].iter().take_while(|c| c.is_ascii_hexdigit()).count();
+        extensions += (lf - 1 - digits) as u64;
+        if extensions > limits.max_chunk_extension_bytes as u64 {
+            return Oracle::Reject { data };
+        }
+        let framing = (lf + 1) as u64 + if size > 0 { 2 } else { 0 };
+        excess = (excess + framing).saturating_sub(size.saturating_mul(2).saturating_add(16));
+        if excess > limits.max_chunk_overhead_bytes as u64 {
+            return Oracle::Reject { data };
+        }
+        if digits < lf - 1 {
+            exts.push(b[i + digits..i + lf - 1].to_vec());
+        }
         i += lf + 1;
         if size == 0 {
             break;

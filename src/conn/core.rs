@@ -9,6 +9,7 @@ use http::header::HeaderMap;
 
 use super::Config;
 use super::machine::{Input, Machine, Party, State};
+use crate::chunk_ext::ChunkExtensions;
 use crate::decode::{Decoder, Event};
 use crate::encode::Encoder;
 use crate::error::{Error, UsageError};
@@ -86,8 +87,11 @@ pub struct Connection<R: Side> {
 impl<R: Side> Connection<R> {
     /// A connection with the given settings.
     pub fn new(config: Config) -> Self {
+        let mut decoder =
+            Decoder::with_leniency(config.limits.clone(), R::configured_leniency(&config));
+        decoder.set_chunk_extensions(config.chunk_extensions);
         Connection {
-            decoder: Decoder::with_leniency(config.limits.clone(), R::configured_leniency(&config)),
+            decoder,
             encoder: Encoder::new(config.encoder.clone()),
             machine: Machine::default(),
             side: R::state(&config),
@@ -223,6 +227,23 @@ impl<R: Side> Connection<R> {
             return Err(UsageError::WrongState);
         }
         self.encoder.send_data(data)
+    }
+
+    /// Puts chunk extensions on the next chunk of the message being sent
+    /// (what a proxy read as [`Event::ChunkExtensions`], say).
+    ///
+    /// # Errors
+    ///
+    /// [`UsageError::WrongState`] when no body is being sent; the errors of
+    /// [`Encoder::send_chunk_extensions`].
+    pub fn send_chunk_extensions(&mut self, extensions: ChunkExtensions) -> Result<(), UsageError> {
+        if R::stopped(self) {
+            return Ok(());
+        }
+        if self.send_state() != State::Body {
+            return Err(UsageError::WrongState);
+        }
+        self.encoder.send_chunk_extensions(extensions)
     }
 
     /// Ends the message being sent, with trailers if it is chunked.

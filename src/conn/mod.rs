@@ -52,6 +52,12 @@ pub struct Config {
     /// Client only: the leniency switches of response parsing. Default:
     /// [`ResponseLeniency::default`] (only `no_space_after_status` on).
     pub response_leniency: ResponseLeniency,
+    /// Connections hand out the chunk extensions of the peer's chunked
+    /// bodies as [`Event::ChunkExtensions`](crate::Event::ChunkExtensions)
+    /// ([`Decoder::set_chunk_extensions`](crate::Decoder::set_chunk_extensions)),
+    /// so that a proxy can forward them. Sessions read bodies as bytes and
+    /// drop them. Default: `false`: extensions are checked, then dropped.
+    pub chunk_extensions: bool,
     /// How output is framed and coalesced.
     pub encoder: EncoderConfig,
     /// Server only: how many bytes of a request body the application left
@@ -92,6 +98,7 @@ impl Config {
             limits: Limits::default(),
             request_leniency: RequestLeniency::default(),
             response_leniency: ResponseLeniency::default(),
+            chunk_extensions: false,
             encoder: EncoderConfig::default(),
             max_drain_bytes: 256 * 1024,
             timeouts: Timeouts::new(),

@@ -175,7 +175,9 @@ pub(crate) fn on_event(
             }
             Ok(Flow::Return)
         }
-        Event::Data(_) | Event::Trailers(_) if draining => Ok(Flow::Skip),
+        Event::Data(_) | Event::Trailers(_) | Event::ChunkExtensions(_) if draining => {
+            Ok(Flow::Skip)
+        }
         Event::End(_) => {
             conn.peer_end();
             conn.side.drained = 0;

@@ -5,7 +5,6 @@ use http::header::{HeaderMap, HeaderName};
 use memchr::memchr;
 
 use crate::error::{Error, ErrorKind};
-use crate::head::chars::{is_tchar, is_text};
 use crate::head::names::NameCache;
 use crate::head::parse;
 use crate::head::scan::{LineScanner, Overflow};
@@ -16,6 +15,9 @@ use crate::limits::Limits;
 #[derive(Debug)]
 pub(crate) enum BodyEvent {
     Data(Bytes),
+    /// The extensions of the chunk whose data comes next, or of the
+    /// last-chunk (only when asked for).
+    Extensions(Bytes),
     /// Boxed: trailers are rare, and the event stays small for the data
     /// path.
     Trailers(Box<HeaderMap>),
@@ -108,7 +110,7 @@ impl BodyDecoder {
     /// the `End` of the message is next.
     pub(crate) fn finished(&self) -> bool {
         match self {
-            BodyDecoder::Chunked(c) => self.data_complete() && !c.has_pending_trailers(),
+            BodyDecoder::Chunked(c) => self.data_complete() && !c.has_pending(),
             _ => self.data_complete(),
         }
     }
@@ -135,151 +137,446 @@ pub(crate) struct Chunked {
     trailers: LineScanner,
     /// Trailers (or an error) found while looking ahead after data.
     pending: Option<Result<Box<HeaderMap>, ErrorKind>>,
+    /// Whether chunk extensions are handed out.
+    report_extensions: bool,
+    /// Extensions found after data, returned before `pending`.
+    pending_extensions: Option<Bytes>,
     /// The decoder's leniency switches, consulted only where the strict
     /// reading refuses.
     rules: Rules,
     /// The switch that would have accepted what an error refused: errors
     /// stay bare `ErrorKind`s on the hot path.
     hint: Option<Switch>,
+    /// What the framing has cost so far, against the limits.
+    overhead: Overhead,
 }
 
 impl Chunked {
-    pub(crate) fn new(rules: Rules) -> Self {
+    /// A chunked body's decoder; with `report_extensions`, the chunk
+    /// extensions it meets are handed out too.
+    pub(crate) fn new(rules: Rules, report_extensions: bool) -> Self {
         Chunked {
             state: ChunkState::Size(0),
             trailers: LineScanner::default(),
             pending: None,
+            report_extensions,
+            pending_extensions: None,
             rules,
             hint: None,
+            overhead: Overhead::default(),
         }
     }
 
+    /// The next event of the body: its data (as much as the buffer holds,
+    /// see [`Scan`]), extensions if asked for, its trailers, its end, or a
+    /// need for more input.
     fn decode(
         &mut self,
         buf: &mut BytesMut,
         limits: &Limits,
         names: &mut NameCache,
     ) -> Result<BodyEvent, ErrorKind> {
+        if let Some(extensions) = self.pending_extensions.take() {
+            return Ok(BodyEvent::Extensions(extensions));
+        }
         if let Some(pending) = self.pending.take() {
             return pending.map(BodyEvent::Trailers);
         }
-        let event = self.run(buf, limits, names, false)?;
-        if matches!(event, BodyEvent::Data(_)) && self.state == ChunkState::DataEnd {
-            // Look past the chunk just handed out: if the last-chunk and the
-            // trailer section are already buffered, the body is known to be
-            // complete together with its last data. Trailers or an error
-            // found on the way are returned by the next call.
-            match self.run(buf, limits, names, true) {
-                Ok(BodyEvent::Trailers(map)) => self.pending = Some(Ok(map)),
-                Err(kind) => self.pending = Some(Err(kind)),
-                Ok(_) => {}
+        let (scan, stop) = self.scan(buf, limits);
+        if let Ok(Stop::Input) = stop {
+            // The usual way out: data (or nothing) and nothing found after.
+            if scan.end == scan.start {
+                buf.advance(scan.pos);
+                return Ok(if self.state == ChunkState::Done {
+                    BodyEvent::Done
+                } else {
+                    BodyEvent::NeedMore
+                });
             }
+            // One split for the data and all the framing scanned: the
+            // framing around the data stays in the same allocation, out of
+            // view.
+            let mut data = buf.split_to(scan.pos).freeze();
+            data.truncate(scan.end);
+            data.advance(scan.start);
+            return Ok(BodyEvent::Data(data));
         }
-        Ok(event)
+        self.decode_after(buf, limits, names, scan, stop)
     }
 
-    /// `true` when trailers or an error found ahead are still to be returned.
-    pub(crate) fn has_pending_trailers(&self) -> bool {
-        self.pending.is_some()
-    }
-
-    /// Runs the chunked state machine until it produces an event. With
-    /// `framing_only`, stops with `NeedMore` instead of producing data.
-    fn run(
+    /// The rest of [`decode`](Self::decode), when the scan stopped at the
+    /// trailer section, at extensions to hand out, or at an error: what it
+    /// found comes after the data before it. Once per body, or per chunk
+    /// with extensions handed out.
+    #[inline(never)]
+    fn decode_after(
         &mut self,
         buf: &mut BytesMut,
         limits: &Limits,
         names: &mut NameCache,
-        framing_only: bool,
+        scan: Scan,
+        stop: Result<Stop, ErrorKind>,
     ) -> Result<BodyEvent, ErrorKind> {
-        // Framing bytes passed over but not yet split off `buf`: they leave
-        // with the data that follows them, or before returning, so a chunk
-        // costs one split of the buffer rather than one per framing piece.
-        let mut skip = 0;
-        loop {
-            match self.state {
-                ChunkState::Size(searched) => {
-                    let line = &buf[skip..];
-                    let window = line.len().min(limits.max_chunk_line_bytes);
-                    let Some(i) = memchr(b'\n', &line[searched..window]) else {
-                        if window == limits.max_chunk_line_bytes && line.len() >= window {
-                            return Err(ErrorKind::ChunkLineTooLong);
-                        }
-                        buf.advance(skip);
-                        self.state = ChunkState::Size(window);
-                        return Ok(BodyEvent::NeedMore);
-                    };
-                    let lf = searched + i;
-                    let end = if lf > 0 && line[lf - 1] == b'\r' {
-                        lf - 1
-                    } else {
-                        self.bare_lf(lf)?
-                    };
-                    let size = chunk_size_line(&line[..end])?;
-                    skip += lf + 1;
-                    if size == 0 {
-                        self.trailers.reset();
-                        self.state = ChunkState::Trailers;
-                    } else {
-                        self.state = ChunkState::Data(size);
-                    }
-                }
-                ChunkState::Data(remaining) => {
-                    if buf.len() == skip || framing_only {
-                        buf.advance(skip);
-                        return Ok(BodyEvent::NeedMore);
-                    }
-                    let n = usize::try_from(remaining)
-                        .unwrap_or(usize::MAX)
-                        .min(buf.len() - skip);
-                    let left = remaining - n as u64;
-                    self.state = if left == 0 {
-                        ChunkState::DataEnd
-                    } else {
-                        ChunkState::Data(left)
-                    };
-                    let mut data = buf.split_to(skip + n).freeze();
-                    data.advance(skip);
-                    return Ok(BodyEvent::Data(data));
-                }
-                ChunkState::DataEnd => match &buf[skip..buf.len().min(skip + 2)] {
-                    b"\r\n" => {
-                        skip += 2;
-                        self.state = ChunkState::Size(0);
-                    }
-                    [] | b"\r" => {
-                        buf.advance(skip);
-                        return Ok(BodyEvent::NeedMore);
-                    }
-                    [b'\n', ..] if self.rules.bare_lf => {
-                        skip += 1;
-                        self.state = ChunkState::Size(0);
-                    }
-                    other => return Err(self.data_end_refused(other[0])),
-                },
-                ChunkState::Trailers => {
-                    buf.advance(skip);
-                    let len = match self.trailers.find_end(
-                        buf,
-                        limits.max_trailer_bytes,
-                        limits.max_fields,
-                    ) {
-                        Ok(Some(len)) => len,
-                        Ok(None) => return Ok(BodyEvent::NeedMore),
-                        Err(Overflow::Bytes) => return Err(ErrorKind::TrailersTooLarge),
-                        Err(Overflow::Lines) => return Err(ErrorKind::TooManyFields),
-                    };
-                    let section = buf.split_to(len).freeze();
-                    return self.trailer_section(&section, names);
-                }
-                ChunkState::Done => {
-                    buf.advance(skip);
-                    return Ok(BodyEvent::Done);
-                }
+        let mut extensions = None;
+        let data = if scan.end == scan.start && !matches!(stop, Ok(Stop::Extensions { .. })) {
+            buf.advance(scan.pos);
+            None
+        } else {
+            let mut scanned = buf.split_to(scan.pos).freeze();
+            if let Ok(Stop::Extensions { from, to }) = stop {
+                extensions = Some(scanned.slice(from..to));
             }
+            (scan.end > scan.start).then(|| {
+                scanned.truncate(scan.end);
+                scanned.advance(scan.start);
+                scanned
+            })
+        };
+        // What the scan found after the data comes after it: so the body
+        // is known to be complete together with its last data when the
+        // last-chunk and the trailer section are already buffered.
+        let next = match stop {
+            Ok(Stop::Trailers) => Some(self.trailer_step(buf, limits, names)),
+            Ok(Stop::Extensions { .. }) if self.state == ChunkState::Trailers => {
+                Some(self.trailer_step(buf, limits, names))
+            }
+            Ok(_) => None,
+            Err(kind) => Some(Err(kind)),
+        };
+        let event = match (data, extensions) {
+            (Some(data), extensions) => {
+                self.pending_extensions = extensions;
+                BodyEvent::Data(data)
+            }
+            (None, Some(extensions)) => BodyEvent::Extensions(extensions),
+            (None, None) => {
+                return match next {
+                    Some(event) => event,
+                    None if self.state == ChunkState::Done => Ok(BodyEvent::Done),
+                    None => Ok(BodyEvent::NeedMore),
+                };
+            }
+        };
+        self.pending = match next {
+            Some(Ok(BodyEvent::Trailers(map))) => Some(Ok(map)),
+            Some(Err(kind)) => Some(Err(kind)),
+            _ => None,
+        };
+        Ok(event)
+    }
+
+    /// `true` when extensions, trailers or an error found ahead are still
+    /// to be returned.
+    pub(crate) fn has_pending(&self) -> bool {
+        self.pending.is_some() || self.pending_extensions.is_some()
+    }
+
+    /// Runs the chunked state machine over `buf` from its start until the
+    /// buffer ends, the trailer section starts, or the data of a chunk
+    /// would have to be moved and is too long for it; the [`Scan`] says
+    /// where the data passed over lies. Data of chunks shorter than
+    /// [`GATHER_BELOW`] is moved back over the framing before it, so that
+    /// the data of many small chunks leaves as one `Data`.
+    fn scan(&mut self, buf: &mut BytesMut, limits: &Limits) -> (Scan, Result<Stop, ErrorKind>) {
+        // The state and the offsets live in registers through the loop.
+        let mut state = self.state;
+        let mut s = Scan::default();
+        let stop = loop {
+            match state {
+                ChunkState::Data(remaining) => {
+                    let avail = buf.len() - s.pos;
+                    if avail == 0 {
+                        break Ok(Stop::Input);
+                    }
+                    let n = usize::try_from(remaining).unwrap_or(usize::MAX).min(avail);
+                    if s.end == s.start {
+                        s.start = s.pos;
+                        s.end = s.pos;
+                    } else if s.end != s.pos {
+                        if n >= GATHER_BELOW {
+                            break Ok(Stop::Input);
+                        }
+                        buf.copy_within(s.pos..s.pos + n, s.end);
+                    }
+                    s.pos += n;
+                    s.end += n;
+                    let left = remaining - n as u64;
+                    if left > 0 {
+                        state = ChunkState::Data(left);
+                        break Ok(Stop::Input);
+                    }
+                    state = ChunkState::DataEnd;
+                    if self.overhead.excess == 0 {
+                        match gather_small_chunks(buf, &mut s, limits.max_chunk_line_bytes) {
+                            After::Framing => {}
+                            After::Size(0) => {
+                                self.trailers.reset();
+                                state = ChunkState::Trailers;
+                            }
+                            After::Size(size) => state = ChunkState::Data(size),
+                        }
+                    }
+                }
+                ChunkState::DataEnd => match buf.get(s.pos..s.pos + 2) {
+                    Some(b"\r\n") => {
+                        s.pos += 2;
+                        state = ChunkState::Size(0);
+                    }
+                    _ => match &buf[s.pos..] {
+                        [] | b"\r" => break Ok(Stop::Input),
+                        [b'\n', ..] if self.rules.bare_lf => {
+                            s.pos += 1;
+                            state = ChunkState::Size(0);
+                        }
+                        other => break Err(self.data_end_refused(other[0])),
+                    },
+                },
+                ChunkState::Size(searched) => match self.size_line(&buf[s.pos..], searched, limits)
+                {
+                    Ok(Line::Complete {
+                        size,
+                        len,
+                        extensions,
+                    }) => {
+                        let at = s.pos;
+                        s.pos += len;
+                        if size == 0 {
+                            self.trailers.reset();
+                            state = ChunkState::Trailers;
+                        } else {
+                            state = ChunkState::Data(size);
+                        }
+                        if self.report_extensions && extensions.0 < extensions.1 {
+                            break Ok(Stop::Extensions {
+                                from: at + extensions.0,
+                                to: at + extensions.1,
+                            });
+                        }
+                    }
+                    Ok(Line::Partial { searched }) => {
+                        state = ChunkState::Size(searched);
+                        break Ok(Stop::Input);
+                    }
+                    Err(kind) => break Err(kind),
+                },
+                ChunkState::Trailers => break Ok(Stop::Trailers),
+                ChunkState::Done => break Ok(Stop::Input),
+            }
+        };
+        self.state = state;
+        (s, stop)
+    }
+
+    /// Reads the chunk-size line at the start of `line`, of which
+    /// `searched` bytes were searched for its end before, and counts it
+    /// against the limits.
+    #[inline]
+    fn size_line(
+        &mut self,
+        line: &[u8],
+        searched: usize,
+        limits: &Limits,
+    ) -> Result<Line, ErrorKind> {
+        // The usual line: up to 15 hex digits (no overflow possible) and
+        // CRLF, nothing else.
+        let digits = &line[..line.len().min(15)];
+        let mut size = 0u64;
+        let mut i = 0;
+        while i < digits.len() {
+            let d = HEX[usize::from(digits[i])];
+            if d > 15 {
+                break;
+            }
+            size = size << 4 | u64::from(d);
+            i += 1;
         }
+        if i > 0
+            && line.len() >= i + 2
+            && line[i] == b'\r'
+            && line[i + 1] == b'\n'
+            && i + 2 <= limits.max_chunk_line_bytes
+        {
+            // At most 12 digits, CRLF and the CRLF after the data: within
+            // any chunk's allowance, nothing to count.
+            if self.overhead.excess > 0 || i > 12 {
+                self.overhead.charge(i + 2, 0, size, limits)?;
+            }
+            return Ok(Line::Complete {
+                size,
+                len: i + 2,
+                extensions: (i, i),
+            });
+        }
+        self.size_line_in_full(line, searched, limits)
+    }
+
+    /// [`size_line`](Self::size_line) for any other line: extensions,
+    /// more digits, a bare LF, an error, or not all of it there yet.
+    #[inline(never)]
+    fn size_line_in_full(
+        &mut self,
+        line: &[u8],
+        searched: usize,
+        limits: &Limits,
+    ) -> Result<Line, ErrorKind> {
+        let window = line.len().min(limits.max_chunk_line_bytes);
+        let Some(i) = memchr(b'\n', &line[searched..window]) else {
+            if window == limits.max_chunk_line_bytes && line.len() >= window {
+                return Err(ErrorKind::ChunkLineTooLong);
+            }
+            return Ok(Line::Partial { searched: window });
+        };
+        let lf = searched + i;
+        let end = if lf > 0 && line[lf - 1] == b'\r' {
+            lf - 1
+        } else {
+            self.bare_lf(lf)?
+        };
+        let (size, digits) = chunk_size_line(&line[..end])?;
+        self.overhead.charge(lf + 1, end - digits, size, limits)?;
+        Ok(Line::Complete {
+            size,
+            len: lf + 1,
+            extensions: (digits, end),
+        })
+    }
+
+    /// Reads the trailer section at the start of `buf`.
+    fn trailer_step(
+        &mut self,
+        buf: &mut BytesMut,
+        limits: &Limits,
+        names: &mut NameCache,
+    ) -> Result<BodyEvent, ErrorKind> {
+        let len = match self
+            .trailers
+            .find_end(buf, limits.max_trailer_bytes, limits.max_fields)
+        {
+            Ok(Some(len)) => len,
+            Ok(None) => return Ok(BodyEvent::NeedMore),
+            Err(Overflow::Bytes) => return Err(ErrorKind::TrailersTooLarge),
+            Err(Overflow::Lines) => return Err(ErrorKind::TooManyFields),
+        };
+        let section = buf.split_to(len).freeze();
+        self.trailer_section(&section, names)
     }
 }
+
+/// Chunks whose data in the buffer is shorter than this many bytes are
+/// moved back over the framing before them, joining the data of the
+/// chunks before. Longer ones are never moved: they leave as a `Data` of
+/// their own.
+const GATHER_BELOW: usize = 1024;
+
+/// The fast way through a run of small chunks, from the end of a chunk's
+/// data at `s.pos`: while a whole chunk of the usual form follows (CRLF,
+/// 1 to 12 hex digits, CRLF, and all its data, fewer than
+/// [`GATHER_BELOW`] bytes), moves its data to `s.end` and goes on. The
+/// framing of the usual form before any other chunk (or the last-chunk)
+/// is read too, and its size returned; anything else (an extension, a
+/// bare LF, a line not all there) is left to the state machine. Such
+/// framing is at most 16 bytes, within any chunk's allowance, so with
+/// nothing counted against the limits yet there is nothing to count.
+#[inline]
+fn gather_small_chunks(buf: &mut [u8], s: &mut Scan, max_line: usize) -> After {
+    loop {
+        let rest = &buf[s.pos..];
+        if rest.len() < 5 || rest[0] != b'\r' || rest[1] != b'\n' {
+            return After::Framing;
+        }
+        let digits = &rest[2..rest.len().min(14)];
+        let mut size = 0usize;
+        let mut i = 0;
+        while i < digits.len() {
+            let d = HEX[usize::from(digits[i])];
+            if d > 15 {
+                break;
+            }
+            size = size << 4 | usize::from(d);
+            i += 1;
+        }
+        let start = i + 4;
+        if i == 0
+            || rest.len() < start
+            || rest[i + 2] != b'\r'
+            || rest[i + 3] != b'\n'
+            || i + 2 > max_line
+        {
+            return After::Framing;
+        }
+        if size == 0 || size >= GATHER_BELOW || rest.len() - start < size {
+            s.pos += start;
+            return After::Size(size as u64);
+        }
+        let from = s.pos + start;
+        buf.copy_within(from..from + size, s.end);
+        s.end += size;
+        s.pos = from + size;
+    }
+}
+
+/// Where [`gather_small_chunks`] stopped.
+#[derive(Debug)]
+enum After {
+    /// Before the framing after a chunk's data.
+    Framing,
+    /// Past the framing of a chunk of this size, none of its data read.
+    Size(u64),
+}
+
+/// Where a scan of the buffer is: the data it passed over lies in
+/// `start..end` (contiguous, moved there if need be), and everything
+/// before `pos` has been read.
+#[derive(Debug, Default, Clone, Copy)]
+struct Scan {
+    start: usize,
+    end: usize,
+    pos: usize,
+}
+
+/// A chunk-size line read, or the part of one there is so far.
+#[derive(Debug)]
+enum Line {
+    /// A whole line: the chunk size, the line's length with its end, and
+    /// where its extensions are in it (empty when it has none).
+    Complete {
+        size: u64,
+        len: usize,
+        extensions: (usize, usize),
+    },
+    /// No line end yet in the first `searched` bytes.
+    Partial { searched: usize },
+}
+
+/// Why a scan stopped.
+#[derive(Debug)]
+enum Stop {
+    /// The buffer is used up, or the next chunk's data is not to be moved
+    /// (or the body is complete).
+    Input,
+    /// The trailer section starts at `pos`.
+    Trailers,
+    /// A chunk-size line with extensions, at `from..to`, was read (only
+    /// when they are handed out).
+    Extensions { from: usize, to: usize },
+}
+
+/// The value of each hex digit; 16 and above for other bytes.
+static HEX: [u8; 256] = {
+    let mut t = [0xff; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        t[b'a' as usize + i] = 10 + i as u8;
+        t[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    t
+};
 
 impl Chunked {
     /// Parses the trailer section `section` (its final empty line
@@ -345,6 +642,61 @@ impl Chunked {
     }
 }
 
+/// Framing bytes each chunk may carry at no cost, besides
+/// [`FREE_PER_DATA_BYTE`] per data byte: a size of up to 12 hex digits with
+/// its CRLF and the CRLF after the data, without extensions.
+const FREE_PER_CHUNK: u64 = 16;
+
+/// Framing bytes each data byte of a chunk pays for.
+const FREE_PER_DATA_BYTE: u64 = 2;
+
+/// The cost of a chunked body's framing so far: the chunk extensions
+/// ([`Limits::max_chunk_extension_bytes`]) and the framing not paid for
+/// by data ([`Limits::max_chunk_overhead_bytes`]). Counted per chunk-size
+/// line, so it depends on the bytes of the body and never on its reads.
+#[derive(Debug, Default, Clone, Copy)]
+struct Overhead {
+    /// Chunk-extension bytes so far.
+    extensions: u64,
+    /// Framing bytes beyond what the chunks' allowances paid for.
+    excess: u64,
+}
+
+impl Overhead {
+    /// Counts a chunk-size line of `line` bytes (its line end included)
+    /// holding `extensions` bytes of extensions, for a chunk of `size`
+    /// data bytes.
+    #[inline]
+    fn charge(
+        &mut self,
+        line: usize,
+        extensions: usize,
+        size: u64,
+        limits: &Limits,
+    ) -> Result<(), ErrorKind> {
+        if extensions > 0 {
+            self.extensions = self.extensions.saturating_add(extensions as u64);
+            if self.extensions > limits.max_chunk_extension_bytes as u64 {
+                return Err(ErrorKind::ChunkExtensionsTooLarge);
+            }
+        }
+        // The CRLF after the data belongs to a chunk with data; the
+        // last-chunk is followed by the trailer section, bounded on its own.
+        let framing = line as u64 + if size > 0 { 2 } else { 0 };
+        let allowance = size
+            .saturating_mul(FREE_PER_DATA_BYTE)
+            .saturating_add(FREE_PER_CHUNK);
+        self.excess = self
+            .excess
+            .saturating_add(framing)
+            .saturating_sub(allowance);
+        if self.excess > limits.max_chunk_overhead_bytes as u64 {
+            return Err(ErrorKind::ExcessiveChunkOverhead);
+        }
+        Ok(())
+    }
+}
+
 /// Fields that may not appear in a trailer section: they would change the
 /// framing, the routing or the connection after the fact (RFC 9110 section
 /// 6.5.1). A trailer section carrying one is refused.
@@ -383,7 +735,9 @@ fn hex(b: u8) -> Option<u64> {
 
 /// Parses `chunk-size [ chunk-ext ]` (without its CRLF):
 /// `1*HEXDIG *( BWS ";" BWS ext-name [ BWS "=" BWS ( token / quoted-string ) ] )`.
-fn chunk_size_line(line: &[u8]) -> Result<u64, ErrorKind> {
+/// Returns the size and the number of its digits (where the extensions
+/// start).
+fn chunk_size_line(line: &[u8]) -> Result<(u64, usize), ErrorKind> {
     let mut size: u64 = 0;
     let mut i = 0;
     while let Some(d) = line.get(i).copied().and_then(hex) {
@@ -399,73 +753,10 @@ fn chunk_size_line(line: &[u8]) -> Result<u64, ErrorKind> {
     if i < line.len() && !matches!(line[i], b';' | b' ' | b'\t') {
         return Err(ErrorKind::InvalidChunkSize);
     }
-    chunk_extensions(&line[i..])?;
-    Ok(size)
-}
-
-fn skip_bws(s: &[u8], mut i: usize) -> usize {
-    while i < s.len() && matches!(s[i], b' ' | b'\t') {
-        i += 1;
+    if !crate::chunk_ext::validate(&line[i..]) {
+        return Err(ErrorKind::InvalidChunkExtension);
     }
-    i
-}
-
-fn chunk_extensions(ext: &[u8]) -> Result<(), ErrorKind> {
-    let bad = ErrorKind::InvalidChunkExtension;
-    let mut i = 0;
-    while i < ext.len() {
-        i = skip_bws(ext, i);
-        if ext.get(i) != Some(&b';') {
-            return Err(bad);
-        }
-        i = skip_bws(ext, i + 1);
-        let name_start = i;
-        while i < ext.len() && is_tchar(ext[i]) {
-            i += 1;
-        }
-        if i == name_start {
-            return Err(bad);
-        }
-        let after_name = i;
-        i = skip_bws(ext, i);
-        if ext.get(i) == Some(&b'=') {
-            i = skip_bws(ext, i + 1);
-            if ext.get(i) == Some(&b'"') {
-                i = quoted_string_end(ext, i + 1).ok_or(bad)?;
-            } else {
-                let value_start = i;
-                while i < ext.len() && is_tchar(ext[i]) {
-                    i += 1;
-                }
-                if i == value_start {
-                    return Err(bad);
-                }
-            }
-        } else {
-            // Whitespace only counts as BWS when something follows it.
-            i = after_name;
-        }
-    }
-    Ok(())
-}
-
-/// The index after the closing quote of a quoted-string whose content starts
-/// at `i`, or `None` if it is not closed on this line or holds a control.
-fn quoted_string_end(s: &[u8], mut i: usize) -> Option<usize> {
-    while i < s.len() {
-        match s[i] {
-            b'"' => return Some(i + 1),
-            b'\\' => {
-                if !s.get(i + 1).is_some_and(|&b| is_text(b)) {
-                    return None;
-                }
-                i += 2;
-            }
-            b if is_text(b) => i += 1,
-            _ => return None,
-        }
-    }
-    None
+    Ok((size, i))
 }
 
 #[cfg(test)]
@@ -474,9 +765,10 @@ mod tests {
 
     #[test]
     fn chunk_sizes() {
-        assert_eq!(chunk_size_line(b"0"), Ok(0));
-        assert_eq!(chunk_size_line(b"001B"), Ok(27));
-        assert_eq!(chunk_size_line(b"ffffffffffffffff"), Ok(u64::MAX));
+        assert_eq!(chunk_size_line(b"0"), Ok((0, 1)));
+        assert_eq!(chunk_size_line(b"001B"), Ok((27, 4)));
+        assert_eq!(chunk_size_line(b"ffffffffffffffff"), Ok((u64::MAX, 16)));
+        assert_eq!(chunk_size_line(b"5 ; a=b"), Ok((5, 1)));
         for bad in [
             &b""[..],
             b"+3",

@@ -22,6 +22,7 @@ use bytes::{Buf, Bytes, BytesMut};
 use http::header::HeaderMap;
 use http::{Method, Request, Response, Version};
 
+use crate::chunk_ext::ChunkExtensions;
 use crate::error::{Error, ErrorKind};
 use crate::framing::Seen;
 use crate::framing::{self, BodyKind, Framing, RequestKind, ResponseClass, response_class};
@@ -58,12 +59,22 @@ pub enum Event<H: Head> {
     /// An interim (1xx, other than 101) response. The final response to the
     /// same request follows. Only a [`ResponseDecoder`] produces it.
     Interim(H::Interim),
-    /// Body bytes, split from the input buffer without a copy.
+    /// Body bytes, split from the input buffer. Chunk data shorter than
+    /// 1 KiB may have been moved back in the buffer over the framing
+    /// before it, so that the data of many small chunks read together
+    /// comes out as one `Data`; a piece of 1 KiB or more is never moved
+    /// or copied. How body bytes are cut into `Data` events depends on
+    /// the reads and is not part of the contract.
     Data(Bytes),
     /// The trailer section of a chunked body (only when it has fields).
     Trailers(HeaderMap),
     /// The message is complete, with the verdict on the connection.
     End(KeepAlive),
+    /// The chunk extensions of the chunk whose data comes next, or, after
+    /// the last `Data`, of the last-chunk. Only when asked for
+    /// ([`Decoder::set_chunk_extensions`]), and only for chunk-size lines
+    /// that carry any.
+    ChunkExtensions(ChunkExtensions),
 }
 
 /// The head of a decoded message: `http::Request<()>` or
@@ -116,6 +127,8 @@ pub(crate) struct Core {
     /// The current message is the last one this decoder decodes, whatever
     /// its verdict (a CONNECT request).
     last: bool,
+    /// Chunk extensions are handed out as events.
+    chunk_extensions: bool,
 }
 
 enum Step<H: Head> {
@@ -138,6 +151,7 @@ impl Core {
             verdict: KeepAlive::Reusable,
             eof: false,
             last: false,
+            chunk_extensions: false,
         }
     }
 
@@ -171,6 +185,14 @@ impl Core {
                         self.state = State::Ending;
                     }
                     Ok(Step::Event(Event::Data(data)))
+                }
+                BodyEvent::Extensions(extensions) => {
+                    if body.finished() {
+                        self.state = State::Ending;
+                    }
+                    Ok(Step::Event(Event::ChunkExtensions(
+                        ChunkExtensions::from_validated(extensions),
+                    )))
                 }
                 BodyEvent::Trailers(map) => {
                     self.state = State::Ending;
@@ -266,7 +288,10 @@ impl Core {
         self.state = match framing.body {
             BodyKind::Empty | BodyKind::Length(0) => State::Ending,
             BodyKind::Length(n) => State::Body(BodyDecoder::Length(n)),
-            BodyKind::Chunked => State::Body(BodyDecoder::Chunked(Chunked::new(self.rules))),
+            BodyKind::Chunked => State::Body(BodyDecoder::Chunked(Chunked::new(
+                self.rules,
+                self.chunk_extensions,
+            ))),
             BodyKind::CloseDelimited => State::Body(BodyDecoder::UntilClose),
         };
     }
@@ -389,6 +414,20 @@ impl<R: Role> Decoder<R> {
     /// The leniency switches this decoder applies.
     pub fn leniency(&self) -> R::Leniency {
         R::leniency(&self.core.rules)
+    }
+
+    /// Hands out the chunk extensions of chunked bodies as
+    /// [`Event::ChunkExtensions`] when `on`, from the next chunked body on.
+    /// Off by default: extensions are checked against their grammar and
+    /// limits, then dropped, at no cost.
+    pub fn set_chunk_extensions(&mut self, on: bool) {
+        self.core.chunk_extensions = on;
+    }
+
+    /// Whether chunk extensions are handed out
+    /// ([`set_chunk_extensions`](Self::set_chunk_extensions)).
+    pub fn chunk_extensions(&self) -> bool {
+        self.core.chunk_extensions
     }
 
     /// Decodes the next event from `buf`, splitting off the bytes it uses.

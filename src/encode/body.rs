@@ -4,6 +4,7 @@
 use bytes::Bytes;
 use http::HeaderMap;
 
+use crate::chunk_ext::ChunkExtensions;
 use crate::decode::forbidden_in_trailers;
 use crate::error::UsageError;
 use crate::framing::BodyKind;
@@ -70,8 +71,25 @@ impl BodyEncoder {
         }
     }
 
-    /// Queues body bytes, or refuses them leaving `out` untouched.
-    pub(crate) fn data(&mut self, out: &mut Segments, data: Bytes) -> Result<(), UsageError> {
+    /// Whether chunk extensions can go with this body: `Ok(true)` for a
+    /// chunked one, `Ok(false)` for a response to HEAD (they are dropped
+    /// with its data), refused otherwise.
+    pub(crate) fn takes_extensions(&self) -> Result<bool, UsageError> {
+        match self {
+            BodyEncoder::Chunked => Ok(true),
+            BodyEncoder::Discard { .. } => Ok(false),
+            _ => Err(UsageError::ChunkExtensionsNotAllowed),
+        }
+    }
+
+    /// Queues body bytes, or refuses them leaving `out` untouched. A chunk
+    /// written carries `extensions`, which are then taken.
+    pub(crate) fn data(
+        &mut self,
+        out: &mut Segments,
+        data: Bytes,
+        extensions: &mut Option<ChunkExtensions>,
+    ) -> Result<(), UsageError> {
         let len = data.len() as u64;
         self.check_data(len)?;
         if len == 0 {
@@ -88,7 +106,14 @@ impl BodyEncoder {
             BodyEncoder::Chunked => {
                 let mut line = [0u8; 18];
                 let n = hex_line(&mut line, len);
-                out.push_slice(&line[..n]);
+                match extensions.take() {
+                    None => out.push_slice(&line[..n]),
+                    Some(extensions) => {
+                        out.push_slice(&line[..n - 2]);
+                        out.push_bytes(extensions.into_bytes());
+                        out.push_slice(b"\r\n");
+                    }
+                }
                 out.push_bytes(data);
                 out.push_slice(b"\r\n");
             }
@@ -116,17 +141,26 @@ impl BodyEncoder {
         Ok(())
     }
 
-    /// Ends the body: the last-chunk and trailer section for chunked,
-    /// nothing otherwise. Leaves `out` untouched on error.
+    /// Ends the body: the last-chunk (with `extensions`, which are then
+    /// taken) and trailer section for chunked, nothing otherwise. Leaves
+    /// `out` untouched on error.
     pub(crate) fn finish(
         &mut self,
         out: &mut Segments,
         trailers: Option<&HeaderMap>,
         case: NameCase,
+        extensions: &mut Option<ChunkExtensions>,
     ) -> Result<(), UsageError> {
         self.check_finish(trailers)?;
         if let BodyEncoder::Chunked = self {
-            out.push_slice(b"0\r\n");
+            match extensions.take() {
+                None => out.push_slice(b"0\r\n"),
+                Some(extensions) => {
+                    out.push_slice(b"0");
+                    out.push_bytes(extensions.into_bytes());
+                    out.push_slice(b"\r\n");
+                }
+            }
             if let Some(trailers) = trailers {
                 for (name, value) in trailers {
                     write_field(out, name.as_str().as_bytes(), value.as_bytes(), case);

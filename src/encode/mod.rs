@@ -88,10 +88,11 @@ pub(crate) mod role;
 use std::fmt;
 use std::marker::PhantomData;
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use http::header::HeaderMap;
 use http::{Request, Version};
 
+use crate::chunk_ext::ChunkExtensions;
 use crate::error::UsageError;
 use crate::framing::{BodyKind, RequestKind, connection_verdict};
 use crate::keep_alive::{CloseReason, KeepAlive};
@@ -325,6 +326,8 @@ pub struct Encoder<R: Role> {
     config: EncoderConfig,
     out: Segments,
     state: State,
+    /// Chunk extensions for the next chunk of the body being sent.
+    extensions: Option<ChunkExtensions>,
     keep_alive: KeepAlive,
     /// The emptied field map of the last head written, for reuse.
     spare: Option<HeaderMap>,
@@ -338,6 +341,7 @@ impl<R: Role> Encoder<R> {
             out: Segments::with_threshold(config.coalesce_threshold),
             config,
             state: State::Ready,
+            extensions: None,
             keep_alive: KeepAlive::Reusable,
             spare: None,
             role: PhantomData,
@@ -356,9 +360,55 @@ impl<R: Role> Encoder<R> {
     /// output queue is left untouched.
     pub fn send_data(&mut self, data: impl Into<Bytes>) -> Result<(), UsageError> {
         match &mut self.state {
-            State::Body { body, .. } => body.data(&mut self.out, data.into()),
+            State::Body { body, .. } => body.data(&mut self.out, data.into(), &mut self.extensions),
             _ => Err(UsageError::WrongState),
         }
+    }
+
+    /// Puts chunk extensions on the next chunk of the body being streamed:
+    /// the chunk of the next non-empty [`send_data`](Self::send_data), or
+    /// the last-chunk that [`finish`](Self::finish) writes. Extensions
+    /// given twice before a chunk is written go on it together. A proxy
+    /// forwards what its decoder reads with
+    /// [`Event::ChunkExtensions`](crate::Event::ChunkExtensions) by
+    /// passing it here.
+    ///
+    /// ```
+    /// use bytes::Buf;
+    /// use h1proto::{ChunkExtensions, RequestEncoder};
+    ///
+    /// let mut enc = RequestEncoder::default();
+    /// enc.send_head(http::Request::post("http://example.com/up")).unwrap();
+    /// enc.send_chunk_extensions(ChunkExtensions::new(";sig=ab12").unwrap()).unwrap();
+    /// enc.send_data("hello").unwrap();
+    /// enc.send_chunk_extensions(ChunkExtensions::new(";done").unwrap()).unwrap();
+    /// enc.finish(None).unwrap();
+    /// let out = enc.output();
+    /// let bytes = out.copy_to_bytes(out.remaining());
+    /// assert!(bytes.ends_with(b"\r\n\r\n5;sig=ab12\r\nhello\r\n0;done\r\n\r\n"));
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`UsageError::WrongState`] without a head in progress;
+    /// [`UsageError::ChunkExtensionsNotAllowed`] for a body that is not
+    /// chunked (for a response to HEAD they are dropped with its data).
+    pub fn send_chunk_extensions(&mut self, extensions: ChunkExtensions) -> Result<(), UsageError> {
+        let State::Body { body, .. } = &self.state else {
+            return Err(UsageError::WrongState);
+        };
+        if !body.takes_extensions()? || extensions.is_empty() {
+            return Ok(());
+        }
+        self.extensions = Some(match self.extensions.take() {
+            None => extensions,
+            Some(before) => {
+                let mut both = BytesMut::from(before.as_bytes());
+                both.extend_from_slice(extensions.as_bytes());
+                ChunkExtensions::from_validated(both.freeze())
+            }
+        });
+        Ok(())
     }
 
     /// Ends the message being streamed, with trailers if it is chunked
@@ -376,7 +426,12 @@ impl<R: Role> Encoder<R> {
         let State::Body { body, after } = &mut self.state else {
             return Err(UsageError::WrongState);
         };
-        body.finish(&mut self.out, trailers.as_ref(), self.config.name_case())?;
+        body.finish(
+            &mut self.out,
+            trailers.as_ref(),
+            self.config.name_case(),
+            &mut self.extensions,
+        )?;
         self.state = State::after(*after);
         Ok(())
     }
@@ -401,6 +456,7 @@ impl<R: Role> Encoder<R> {
     /// sent.
     pub(crate) fn abandon(&mut self) {
         self.state = State::Ready;
+        self.extensions = None;
     }
 
     /// The framing of the body in progress, if any.
@@ -447,8 +503,8 @@ impl<R: Role> Encoder<R> {
         let mut framer = plan.body;
         let kind = framer.kind();
         if let Some(body) = body {
-            framer.data(&mut self.out, body)?;
-            framer.finish(&mut self.out, None, self.config.name_case())?;
+            framer.data(&mut self.out, body, &mut None)?;
+            framer.finish(&mut self.out, None, self.config.name_case(), &mut None)?;
             self.state = State::after(plan.after);
         } else if plan.after.head_only() {
             self.state = State::after(plan.after);
