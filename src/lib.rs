@@ -133,6 +133,7 @@ mod reason;
 pub mod role;
 pub mod segments;
 mod session;
+pub mod wire;
 
 pub use conn::{ClientConnection, Config, ServerConnection};
 pub use decode::{Decoder, Event, RequestDecoder, ResponseDecoder};

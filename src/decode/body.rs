@@ -201,8 +201,12 @@ impl Chunked {
                 ChunkState::Size(searched) => {
                     let line = &buf[skip..];
                     let window = line.len().min(limits.max_chunk_line_bytes);
+                    // An error in a chunk-size line consumes the framing
+                    // passed over before it, so that it is found at the
+                    // line's start however the input was split.
                     let Some(i) = memchr(b'\n', &line[searched..window]) else {
                         if window == limits.max_chunk_line_bytes && line.len() >= window {
+                            buf.advance(skip);
                             return Err(ErrorKind::ChunkLineTooLong);
                         }
                         buf.advance(skip);
@@ -211,11 +215,17 @@ impl Chunked {
                     };
                     let lf = searched + i;
                     let end = if lf > 0 && line[lf - 1] == b'\r' {
-                        lf - 1
+                        Ok(lf - 1)
                     } else {
-                        self.bare_lf(lf)?
+                        self.bare_lf(lf)
                     };
-                    let size = chunk_size_line(&line[..end])?;
+                    let size = match end.and_then(|end| chunk_size_line(&line[..end])) {
+                        Ok(size) => size,
+                        Err(kind) => {
+                            buf.advance(skip);
+                            return Err(kind);
+                        }
+                    };
                     skip += lf + 1;
                     if size == 0 {
                         self.trailers.reset();

@@ -33,6 +33,7 @@ use crate::leniency::{Rules, Switch};
 use crate::limits::Limits;
 use crate::reason::ReasonPhrase;
 use crate::role::{Client, Role, Server};
+use crate::wire::WireHead;
 
 pub use body::forbidden_in_trailers;
 use body::{BodyDecoder, BodyEvent, Chunked};
@@ -116,6 +117,10 @@ pub(crate) struct Core {
     /// The current message is the last one this decoder decodes, whatever
     /// its verdict (a CONNECT request).
     last: bool,
+    /// Attach a [`WireHead`] to every head.
+    wire: bool,
+    /// Bytes of the stream consumed so far, across calls.
+    consumed: u64,
 }
 
 enum Step<H: Head> {
@@ -138,6 +143,8 @@ impl Core {
             verdict: KeepAlive::Reusable,
             eof: false,
             last: false,
+            wire: false,
+            consumed: 0,
         }
     }
 
@@ -282,9 +289,13 @@ impl Core {
         }
     }
 
-    /// Records a protocol error: it is returned again on every call.
-    fn failed(&mut self, error: Error) {
-        self.state = State::Failed(error);
+    /// Records a protocol error: it is returned again on every call. An
+    /// error found outside a head is placed at `consumed`, the first byte
+    /// not consumed.
+    #[cold]
+    fn failed(&mut self, error: &mut Error, consumed: u64) {
+        error.or_at(consumed);
+        self.state = State::Failed(error.clone());
         self.verdict = KeepAlive::Close(CloseReason::ProtocolError);
     }
 
@@ -391,6 +402,44 @@ impl<R: Role> Decoder<R> {
         R::leniency(&self.core.rules)
     }
 
+    /// Turns the wire view on or off for the heads decoded from now on.
+    /// With it on, every decoded head (interim responses included) carries
+    /// a [`WireHead`] extension: its field lines as received, in order and
+    /// spelling, and its request-target or reason phrase as received,
+    /// read from the head's bytes on demand. Encoders write a message that
+    /// carries it in that order and spelling. Default: off, and then
+    /// nothing is attached and nothing is spent on it.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use h1proto::{Event, Limits, RequestDecoder, wire::WireHead};
+    ///
+    /// let mut dec = RequestDecoder::new(Limits::default());
+    /// dec.set_wire_view(true);
+    /// let mut buf = BytesMut::from(&b"GET /%7Euser HTTP/1.1\r\nHOST: a\r\n\r\n"[..]);
+    /// let Some(Event::Head { head, .. }) = dec.decode(&mut buf)? else { panic!() };
+    /// let wire = head.extensions().get::<WireHead>().unwrap();
+    /// assert_eq!(wire.target(), Some(&b"/%7Euser"[..]));
+    /// assert_eq!(wire.fields().next(), Some((&b"HOST"[..], &b"a"[..])));
+    /// # Ok::<(), h1proto::Error>(())
+    /// ```
+    pub fn set_wire_view(&mut self, on: bool) {
+        self.core.wire = on;
+    }
+
+    /// `true` when decoded heads carry a [`WireHead`]
+    /// ([`set_wire_view`](Self::set_wire_view)).
+    pub fn wire_view(&self) -> bool {
+        self.core.wire
+    }
+
+    /// How many bytes of the stream the decoder has consumed (split off or
+    /// skipped in the buffers it was given) since it was made: the
+    /// coordinates of [`Error::offset`].
+    pub fn consumed(&self) -> u64 {
+        self.core.consumed
+    }
+
     /// Decodes the next event from `buf`, splitting off the bytes it uses.
     ///
     /// `Ok(None)`: more input is needed (or, once [`is_closed`](Self::is_closed),
@@ -402,24 +451,39 @@ impl<R: Role> Decoder<R> {
     /// input, with the status a server should answer with. It is returned
     /// again on every later call.
     pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
+        let before = buf.len();
         // Returned as it is rather than re-wrapped, which would copy the
         // (large) event once more.
-        let result = self.decode_inner(buf);
-        if let Err(error) = &result {
-            self.core.failed(error.clone());
+        let mut result = self.decode_inner(buf, before);
+        self.core.consumed += (before - buf.len()) as u64;
+        if let Err(error) = &mut result {
+            self.core.failed(error, self.core.consumed);
         }
         result
     }
 
-    fn decode_inner(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
+    /// [`decode`](Self::decode); `before` is the length `buf` had when it
+    /// was called.
+    fn decode_inner(
+        &mut self,
+        buf: &mut BytesMut,
+        before: usize,
+    ) -> Result<Option<Event<R::Recv>>, Error> {
         let len = match self.core.step(buf, R::REQUESTS) {
             Ok(Step::Event(event)) => return Ok(Some(event)),
             Ok(Step::NeedMore) => return Ok(None),
             Ok(Step::Head(len)) => len,
             Err(kind) => return Err(self.core.error(kind, buf, R::REQUESTS)),
         };
+        // Where the head starts in the stream (empty lines before it were
+        // skipped in this call).
+        let start = self.core.consumed + (before - buf.len()) as u64;
         let head = buf.split_to(len).freeze();
-        R::head(&mut self.core, &mut self.pending, &head).map(Some)
+        let mut result = R::head(&mut self.core, &mut self.pending, &head);
+        if let Err(error) = &mut result {
+            error.in_head(start);
+        }
+        result.map(Some)
     }
 
     /// Like [`decode`](Self::decode), for when the peer has closed its
@@ -545,37 +609,45 @@ fn request_head(core: &mut Core, head: &Bytes) -> Result<Event<Request<()>>, Err
     let mut headers = Core::field_map(&mut core.spare, ends.len() - 1);
     // Strictly first; a refused head again with the switches, which
     // accept it or name the one that would.
+    let mut lenient = None;
     let (line, seen) =
         match parse::request_head(head, ends, max_target, false, Strict, names, &mut headers) {
             Ok(parsed) => parsed,
             Err(_) => {
+                lenient = Some(rules);
                 parse::lenient_request_head(head, ends, max_target, rules, names, &mut headers)?
             }
         };
+    let at_field = |error: Error| field_error(error, head, true, lenient);
 
     if seen.hosts > 1 || (seen.hosts == 0 && line.version == Version::HTTP_11) {
-        return Err(ErrorKind::InvalidHost.into());
+        return Err(at_field(ErrorKind::InvalidHost.into()));
     }
     // Decided from what the parser saw: the map is searched only for
     // the codings of a Transfer-Encoding and the tokens of a Connection.
     let mut framing = match framing::request_framing_of(line.version, &seen, &headers) {
         Err(ErrorKind::ContentLengthWithTransferEncoding) => {
-            chunked_with_content_length(rules, line.version, &seen, &mut headers)?
+            chunked_with_content_length(rules, line.version, &seen, &mut headers)
+                .map_err(at_field)?
         }
-        framing => framing?,
+        framing => framing.map_err(|kind| at_field(kind.into()))?,
     };
     let connect = line.method == Method::CONNECT;
     if connect {
-        framing = framing::connect_request_framing(framing)?;
+        framing = framing::connect_request_framing(framing).map_err(|k| at_field(k.into()))?;
     }
     let verdict = framing::connection_verdict_of(line.version, &seen, &headers);
-    core.seen = seen;
 
     let mut request = Request::new(());
     *request.method_mut() = line.method;
     *request.uri_mut() = line.uri;
     *request.version_mut() = line.version;
     *request.headers_mut() = headers;
+    if core.wire {
+        let wire = WireHead::new(head.clone(), true, lenient);
+        request.extensions_mut().insert(wire);
+    }
+    core.seen = seen;
     core.start_body(framing, verdict);
     // What follows a CONNECT head is the tunnel's if a 2xx answers it;
     // otherwise the connection closes. Either way it is not HTTP.
@@ -598,17 +670,20 @@ fn response_head(
     let mut headers = Core::field_map(&mut core.spare, ends.len() - 1);
     // Strictly first; a refused head again with the switches, which
     // accept it or name the one that would.
+    let mut lenient = None;
     let (line, seen) = match parse::response_head(head, ends, Strict, names, &mut headers) {
         Ok(parsed) => parsed,
-        Err(_) => parse::lenient_response_head(head, ends, rules, names, &mut headers)?,
+        Err(_) => {
+            lenient = Some(rules);
+            parse::lenient_response_head(head, ends, rules, names, &mut headers)?
+        }
     };
 
     let request = pending.in_flight.front().copied().unwrap_or_default();
     let class = response_class(request, line.status);
-    let framing =
-        framing::response_framing_of(request, line.status, line.version, &seen, &headers)?;
+    let framing = framing::response_framing_of(request, line.status, line.version, &seen, &headers)
+        .map_err(|kind| field_error(kind.into(), head, false, lenient))?;
     let verdict = framing::connection_verdict_of(line.version, &seen, &headers);
-    core.seen = seen;
 
     let mut response = Response::new(());
     *response.status_mut() = line.status;
@@ -620,6 +695,11 @@ fn response_head(
             .extensions_mut()
             .insert(ReasonPhrase::from_validated(head.slice(rs..re)));
     }
+    if core.wire {
+        let wire = WireHead::new(head.clone(), false, lenient);
+        response.extensions_mut().insert(wire);
+    }
+    core.seen = seen;
 
     match class {
         ResponseClass::Interim => {
@@ -648,6 +728,46 @@ fn response_head(
                 body: framing.body,
             })
         }
+    }
+}
+
+/// `error`, refused for the framing or `Host` fields of a head the parser
+/// accepted: placed at the field line at fault, with its name. A repeated
+/// field is at fault at its second line; a `Transfer-Encoding` list at its
+/// last line (its final coding is at fault), or at its first in HTTP/1.0;
+/// `Content-Length` with `Transfer-Encoding` at whichever came second.
+#[cold]
+#[inline(never)]
+fn field_error(error: Error, head: &Bytes, request: bool, lenient: Option<&Rules>) -> Error {
+    use ErrorKind::*;
+    let wire = WireHead::new(head.clone(), request, lenient);
+    let lines = |name: &str| -> Vec<(usize, std::ops::Range<usize>)> {
+        let mut spans = wire.spans();
+        std::iter::from_fn(|| spans.next_line())
+            .filter(|(_, n, _)| head[n.clone()].eq_ignore_ascii_case(name.as_bytes()))
+            .map(|(start, n, _)| (start, n))
+            .collect()
+    };
+    let (te, cl) = ("transfer-encoding", "content-length");
+    let first = |name| lines(name).first().cloned();
+    let line = match error.kind() {
+        InvalidHost => lines("host").get(1).cloned(),
+        InvalidContentLength => {
+            let cl = lines(cl);
+            cl.get(1).or(cl.first()).cloned()
+        }
+        TransferEncodingInHttp10 => first(te),
+        InvalidTransferEncoding | UnsupportedTransferCoding => lines(te).last().cloned(),
+        ContentLengthWithTransferEncoding => [first(te), first(cl)]
+            .into_iter()
+            .flatten()
+            .max_by_key(|(start, _)| *start),
+        ConnectWithContent => first(te).or_else(|| first(cl)),
+        _ => None,
+    };
+    match line {
+        Some((start, name)) => error.at(start as u64, Some(&head[name])),
+        None => error,
     }
 }
 
