@@ -1,6 +1,8 @@
 //! The head writer: start lines, field lines and the framing fields the
 //! encoder adds itself.
 
+use std::ops::Range;
+
 use http::header::{CONTENT_LENGTH, HeaderMap, HeaderName, TRANSFER_ENCODING};
 use http::{Method, StatusCode, Uri, Version};
 
@@ -108,27 +110,101 @@ impl Added {
         (self.strip_framing && (name == CONTENT_LENGTH || name == TRANSFER_ENCODING))
             || (self.strip_te && name == TRANSFER_ENCODING)
     }
+
+    /// [`Added::leaves_out`] for a name as spelled in an order.
+    fn leaves_out_spelled(&self, name: &[u8]) -> bool {
+        let te = || name.eq_ignore_ascii_case(b"transfer-encoding");
+        (self.strip_framing && (name.eq_ignore_ascii_case(b"content-length") || te()))
+            || (self.strip_te && te())
+    }
+}
+
+/// The order and spelling asked for a head's fields: names as ranges of
+/// some bytes (a [`FieldOrder`](crate::wire::FieldOrder)'s or a
+/// [`WireHead`](crate::wire::WireHead)'s).
+#[derive(Debug, Clone, Copy)]
+pub struct Ordered<'a> {
+    pub(crate) bytes: &'a [u8],
+    pub(crate) names: &'a [Range<usize>],
+}
+
+impl Ordered<'_> {
+    fn name(&self, i: usize) -> &[u8] {
+        &self.bytes[self.names[i].clone()]
+    }
+
+    /// How many of the first `n` names are `name`.
+    fn count(&self, n: usize, name: &[u8]) -> usize {
+        (0..n)
+            .filter(|&i| self.name(i).eq_ignore_ascii_case(name))
+            .count()
+    }
 }
 
 /// Writes a head's fields: `Host` when the encoder supplies it, the
-/// caller's fields in the order and spelling `http` holds them, the added
-/// fields and the empty line.
+/// caller's fields (in the order asked for, else in the order and
+/// spelling `http` holds them), the added fields and the empty line.
 pub(crate) fn write_fields(
     out: &mut Segments,
     headers: &HeaderMap,
     host: Option<&[u8]>,
     added: &Added,
     case: NameCase,
+    order: Option<Ordered<'_>>,
 ) {
     if let Some(host) = host {
         write_field(out, b"host", host, case);
     }
-    // One loop per case, so that the case is not tested per field.
-    match case {
-        NameCase::AsGiven => write_map(out, headers, added, NameCase::AsGiven),
-        NameCase::Title => write_map(out, headers, added, NameCase::Title),
+    if let Some(order) = order {
+        write_ordered(out, headers, added, case, order);
+    } else {
+        // One loop per case, so that the case is not tested per field.
+        match case {
+            NameCase::AsGiven => write_map(out, headers, added, NameCase::AsGiven),
+            NameCase::Title => write_map(out, headers, added, NameCase::Title),
+        }
     }
     write_added(out, added, case);
+}
+
+/// Writes the caller's fields in `order` (the rule is on
+/// [`FieldOrder`](crate::wire::FieldOrder)): the k-th name of a field
+/// stands for the k-th value of that field in the map, written in its
+/// place and spelling if the map has it; then the values no name stood
+/// for, in the map's order, in `case`.
+#[inline(never)]
+fn write_ordered(
+    out: &mut Segments,
+    headers: &HeaderMap,
+    added: &Added,
+    case: NameCase,
+    order: Ordered<'_>,
+) {
+    for i in 0..order.names.len() {
+        let name = order.name(i);
+        if added.leaves_out_spelled(name) {
+            continue;
+        }
+        // A name in an order is a token: ASCII. A `&str` key is looked up
+        // case-insensitively, without allocating.
+        let Ok(key) = std::str::from_utf8(name) else {
+            continue;
+        };
+        let nth = order.count(i, name);
+        if let Some(value) = headers.get_all(key).iter().nth(nth) {
+            write_field(out, name, value.as_bytes(), NameCase::AsGiven);
+        }
+    }
+    for name in headers.keys() {
+        if added.leaves_out(name) {
+            continue;
+        }
+        let spelled = name.as_str().as_bytes();
+        let listed = order.count(order.names.len(), spelled);
+        for value in headers.get_all(name).iter().skip(listed) {
+            write_field(out, spelled, value.as_bytes(), case);
+        }
+    }
 }
 
 /// Writes the caller's fields but those the encoder leaves out.
@@ -213,16 +289,35 @@ pub(crate) fn target_form(method: &Method, uri: &Uri) -> Result<TargetForm, Usag
     }
 }
 
-/// Writes `METHOD target HTTP/1.1\r\n`.
+/// The form of a request-target as received.
+pub(crate) fn form_of(target: &[u8]) -> TargetForm {
+    match target {
+        [b'/', ..] => TargetForm::Origin,
+        b"*" => TargetForm::Asterisk,
+        _ if memchr::memmem::find(target, b"://").is_some() => TargetForm::Absolute,
+        _ => TargetForm::Authority,
+    }
+}
+
+/// Writes `METHOD target HTTP/1.1\r\n`; `raw` is the target to write as
+/// it is, when one was received and still stands for `uri`.
 pub(crate) fn write_request_line(
     out: &mut Segments,
     method: &Method,
     uri: &Uri,
     form: TargetForm,
+    raw: Option<&[u8]>,
     version: &[u8],
 ) {
     out.push_slice(method.as_str().as_bytes());
     out.push_slice(b" ");
+    if let Some(raw) = raw {
+        out.push_slice(raw);
+        out.push_slice(b" ");
+        out.push_slice(version);
+        out.push_slice(b"\r\n");
+        return;
+    }
     match form {
         TargetForm::Asterisk => out.push_slice(b"*"),
         TargetForm::Authority => {

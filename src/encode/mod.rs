@@ -87,6 +87,7 @@ pub(crate) mod role;
 
 use std::fmt;
 use std::marker::PhantomData;
+use std::ops::Range;
 
 use bytes::Bytes;
 use http::header::HeaderMap;
@@ -96,6 +97,7 @@ use crate::error::UsageError;
 use crate::framing::{BodyKind, RequestKind, connection_verdict};
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::segments::{DEFAULT_COALESCE_THRESHOLD, Segments};
+use crate::wire::Order;
 
 pub use hop::remove_hop_by_hop;
 pub use role::{IntoRequest, IntoRequestHead, IntoResponse, IntoResponseHead};
@@ -328,6 +330,8 @@ pub struct Encoder<R: Role> {
     keep_alive: KeepAlive,
     /// The emptied field map of the last head written, for reuse.
     spare: Option<HeaderMap>,
+    /// The names of the order a head asks for, kept for reuse.
+    order: Vec<Range<usize>>,
     role: PhantomData<R>,
 }
 
@@ -340,6 +344,7 @@ impl<R: Role> Encoder<R> {
             state: State::Ready,
             keep_alive: KeepAlive::Reusable,
             spare: None,
+            order: Vec::new(),
             role: PhantomData,
         }
     }
@@ -443,7 +448,11 @@ impl<R: Role> Encoder<R> {
         let plan = R::plan(head, ctx, &self.config, full)?;
         // The plan has checked the whole body against the framing: from
         // here on nothing fails, so nothing half-written is left behind.
-        R::write_head(&mut self.out, head, &plan, &self.config);
+        let order = Order::of(R::extensions(head)).map(|order| head::Ordered {
+            bytes: order.collect(&mut self.order),
+            names: &self.order,
+        });
+        R::write_head(&mut self.out, head, &plan, &self.config, order);
         let mut framer = plan.body;
         let kind = framer.kind();
         if let Some(body) = body {
