@@ -197,7 +197,11 @@ fn a_start_line_at_fault_is_found_at_the_head_start() {
 fn a_framing_or_host_field_at_fault_is_found_by_its_line() {
     use ErrorKind::*;
     // (the request, the error, the line at fault and its field name)
-    type Case = (&'static str, ErrorKind, Option<(&'static str, &'static str)>);
+    type Case = (
+        &'static str,
+        ErrorKind,
+        Option<(&'static str, &'static str)>,
+    );
     let cases: [Case; 9] = [
         (
             "GET / HTTP/1.1\r\nHost: a\r\nX: y\r\nhost: b\r\n\r\n",
