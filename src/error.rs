@@ -227,10 +227,13 @@ impl Error {
     /// stream: an offset within the head becomes one in the stream, and an
     /// error without one is placed at the head's start.
     #[cold]
-    pub(crate) fn in_head(&mut self, start: u64) {
+    pub(crate) fn in_head(mut self, start: u64) -> Self {
         match &mut self.at {
-            Some(at) => at.offset += start,
-            None => *self = self.clone().at(start, None),
+            Some(at) => {
+                at.offset += start;
+                self
+            }
+            None => self.at(start, None),
         }
     }
 

@@ -236,20 +236,31 @@ impl FusedIterator for FieldLines<'_> {}
 #[derive(Debug, Clone)]
 pub(crate) struct Spans<'a> {
     bytes: &'a [u8],
-    /// The start of the next line to look at.
-    pos: usize,
+    /// The next line to look at: where it starts, where its content ends
+    /// and where the line after it starts. Each line end is searched for
+    /// once.
+    line: (usize, usize, usize),
     reading: Reading,
 }
 
 impl<'a> Spans<'a> {
     fn new(bytes: &'a [u8], reading: Reading) -> Self {
         // The field lines start after the start line.
-        let (_, pos) = line_at(bytes, 0);
+        let (_, first) = line_at(bytes, 0);
+        let (end, next) = line_at(bytes, first);
         Spans {
             bytes,
-            pos,
+            line: (first, end, next),
             reading,
         }
+    }
+
+    /// Moves on to the next line.
+    #[inline]
+    fn advance(&mut self) {
+        let start = self.line.2;
+        let (end, next) = line_at(self.bytes, start);
+        self.line = (start, end, next);
     }
 
     /// The name of the field line `line` whose first colon is at `colon`;
@@ -274,14 +285,13 @@ impl<'a> Spans<'a> {
     pub(crate) fn next_line(&mut self) -> Option<(usize, Range<usize>, Range<usize>)> {
         let bytes = self.bytes;
         loop {
-            let start = self.pos;
-            let (end, next) = line_at(bytes, start);
+            let (start, end, _) = self.line;
             if end == start {
-                // The empty line that ends the head (or the end of input).
-                self.pos = bytes.len();
+                // The empty line that ends the head (or the end of input):
+                // it stays the next line, so nothing follows.
                 return None;
             }
-            self.pos = next;
+            self.advance();
             if matches!(bytes[start], b' ' | b'\t') {
                 // A continuation of a line skipped, or of none.
                 continue;
@@ -294,13 +304,9 @@ impl<'a> Spans<'a> {
             };
             // The value runs on over obs-fold continuation lines.
             let mut value_end = end;
-            loop {
-                let (end, next) = line_at(bytes, self.pos);
-                if end == self.pos || !matches!(bytes[self.pos], b' ' | b'\t') {
-                    break;
-                }
-                value_end = end;
-                self.pos = next;
+            while self.line.1 > self.line.0 && matches!(bytes[self.line.0], b' ' | b'\t') {
+                value_end = self.line.1;
+                self.advance();
             }
             let value = trim(bytes, colon + 1, value_end);
             return Some((start, name, value));

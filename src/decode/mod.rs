@@ -121,6 +121,8 @@ pub(crate) struct Core {
     wire: bool,
     /// Bytes of the stream consumed so far, across calls.
     consumed: u64,
+    /// Where the head being parsed starts in the stream.
+    head_start: u64,
 }
 
 enum Step<H: Head> {
@@ -145,6 +147,7 @@ impl Core {
             last: false,
             wire: false,
             consumed: 0,
+            head_start: 0,
         }
     }
 
@@ -227,11 +230,11 @@ impl Core {
 
     /// The error for a kind [`Core::step`] returned: the one the decoder
     /// failed with before, or the kind with the switch that would have
-    /// accepted the input.
+    /// accepted the input, placed at offset `at` of the stream.
     #[cold]
-    fn error(&self, kind: ErrorKind, buf: &BytesMut, is_request: bool) -> Error {
-        match &self.state {
-            State::Failed(error) => error.clone(),
+    fn error(&self, kind: ErrorKind, buf: &BytesMut, is_request: bool, at: u64) -> Error {
+        let error = match &self.state {
+            State::Failed(error) => return error.clone(),
             State::Body(body) => Error::refused(kind, body.hint()),
             // An empty line where a request line belongs: a bare LF, which
             // `bare_lf` would skip as it skips CRLF.
@@ -243,7 +246,8 @@ impl Core {
                 Error::refused(kind, self.rules.hint(Switch::BareLf))
             }
             _ => kind.into(),
-        }
+        };
+        error.at(at, None)
     }
 
     fn skip_empty_lines(&mut self, buf: &mut BytesMut) {
@@ -289,13 +293,9 @@ impl Core {
         }
     }
 
-    /// Records a protocol error: it is returned again on every call. An
-    /// error found outside a head is placed at `consumed`, the first byte
-    /// not consumed.
-    #[cold]
-    fn failed(&mut self, error: &mut Error, consumed: u64) {
-        error.or_at(consumed);
-        self.state = State::Failed(error.clone());
+    /// Records a protocol error: it is returned again on every call.
+    fn failed(&mut self, error: Error) {
+        self.state = State::Failed(error);
         self.verdict = KeepAlive::Close(CloseReason::ProtocolError);
     }
 
@@ -450,14 +450,15 @@ impl<R: Role> Decoder<R> {
     /// The peer's protocol [`Error`]: malformed, ambiguous or oversized
     /// input, with the status a server should answer with. It is returned
     /// again on every later call.
+    #[inline]
     pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
         let before = buf.len();
         // Returned as it is rather than re-wrapped, which would copy the
         // (large) event once more.
-        let mut result = self.decode_inner(buf, before);
+        let result = self.decode_inner(buf, before);
         self.core.consumed += (before - buf.len()) as u64;
-        if let Err(error) = &mut result {
-            self.core.failed(error, self.core.consumed);
+        if let Err(error) = &result {
+            self.core.failed(error.clone());
         }
         result
     }
@@ -473,17 +474,17 @@ impl<R: Role> Decoder<R> {
             Ok(Step::Event(event)) => return Ok(Some(event)),
             Ok(Step::NeedMore) => return Ok(None),
             Ok(Step::Head(len)) => len,
-            Err(kind) => return Err(self.core.error(kind, buf, R::REQUESTS)),
+            Err(kind) => {
+                // Placed at the first byte not consumed.
+                let at = self.core.consumed + (before - buf.len()) as u64;
+                return Err(self.core.error(kind, buf, R::REQUESTS, at));
+            }
         };
         // Where the head starts in the stream (empty lines before it were
-        // skipped in this call).
-        let start = self.core.consumed + (before - buf.len()) as u64;
+        // skipped in this call): its errors are placed from there.
+        self.core.head_start = self.core.consumed + (before - buf.len()) as u64;
         let head = buf.split_to(len).freeze();
-        let mut result = R::head(&mut self.core, &mut self.pending, &head);
-        if let Err(error) = &mut result {
-            error.in_head(start);
-        }
-        result.map(Some)
+        R::head(&mut self.core, &mut self.pending, &head).map(Some)
     }
 
     /// Like [`decode`](Self::decode), for when the peer has closed its
@@ -609,16 +610,18 @@ fn request_head(core: &mut Core, head: &Bytes) -> Result<Event<Request<()>>, Err
     let mut headers = Core::field_map(&mut core.spare, ends.len() - 1);
     // Strictly first; a refused head again with the switches, which
     // accept it or name the one that would.
+    let start = core.head_start;
     let mut lenient = None;
     let (line, seen) =
         match parse::request_head(head, ends, max_target, false, Strict, names, &mut headers) {
             Ok(parsed) => parsed,
             Err(_) => {
                 lenient = Some(rules);
-                parse::lenient_request_head(head, ends, max_target, rules, names, &mut headers)?
+                parse::lenient_request_head(head, ends, max_target, rules, names, &mut headers)
+                    .map_err(|error| error.in_head(start))?
             }
         };
-    let at_field = |error: Error| field_error(error, head, true, lenient);
+    let at_field = |error: Error| field_error(error, head, true, lenient).in_head(start);
 
     if seen.hosts > 1 || (seen.hosts == 0 && line.version == Version::HTTP_11) {
         return Err(at_field(ErrorKind::InvalidHost.into()));
@@ -670,19 +673,21 @@ fn response_head(
     let mut headers = Core::field_map(&mut core.spare, ends.len() - 1);
     // Strictly first; a refused head again with the switches, which
     // accept it or name the one that would.
+    let start = core.head_start;
     let mut lenient = None;
     let (line, seen) = match parse::response_head(head, ends, Strict, names, &mut headers) {
         Ok(parsed) => parsed,
         Err(_) => {
             lenient = Some(rules);
-            parse::lenient_response_head(head, ends, rules, names, &mut headers)?
+            parse::lenient_response_head(head, ends, rules, names, &mut headers)
+                .map_err(|error| error.in_head(start))?
         }
     };
 
     let request = pending.in_flight.front().copied().unwrap_or_default();
     let class = response_class(request, line.status);
     let framing = framing::response_framing_of(request, line.status, line.version, &seen, &headers)
-        .map_err(|kind| field_error(kind.into(), head, false, lenient))?;
+        .map_err(|kind| field_error(kind.into(), head, false, lenient).in_head(start))?;
     let verdict = framing::connection_verdict_of(line.version, &seen, &headers);
 
     let mut response = Response::new(());
@@ -705,7 +710,7 @@ fn response_head(
         ResponseClass::Interim => {
             pending.interim += 1;
             if pending.interim > core.limits.max_interim_responses {
-                return Err(ErrorKind::TooManyInterimResponses.into());
+                return Err(Error::from(ErrorKind::TooManyInterimResponses).in_head(start));
             }
             core.scanner.reset();
             Ok(Event::Interim(response))

@@ -1,9 +1,10 @@
 //! The head writer: start lines, field lines and the framing fields the
 //! encoder adds itself.
 
+use std::iter::Peekable;
 use std::ops::Range;
 
-use http::header::{CONTENT_LENGTH, HeaderMap, HeaderName, TRANSFER_ENCODING};
+use http::header::{CONTENT_LENGTH, HeaderMap, HeaderName, HeaderValue, Keys, TRANSFER_ENCODING};
 use http::{Method, StatusCode, Uri, Version};
 
 use crate::error::{ErrorKind, UsageError};
@@ -121,24 +122,15 @@ impl Added {
 
 /// The order and spelling asked for a head's fields: names as ranges of
 /// some bytes (a [`FieldOrder`](crate::wire::FieldOrder)'s or a
-/// [`WireHead`](crate::wire::WireHead)'s).
-#[derive(Debug, Clone, Copy)]
+/// [`WireHead`](crate::wire::WireHead)'s), and room to count with.
+#[derive(Debug)]
 pub struct Ordered<'a> {
     pub(crate) bytes: &'a [u8],
     pub(crate) names: &'a [Range<usize>],
-}
-
-impl Ordered<'_> {
-    fn name(&self, i: usize) -> &[u8] {
-        &self.bytes[self.names[i].clone()]
-    }
-
-    /// How many of the first `n` names are `name`.
-    fn count(&self, n: usize, name: &[u8]) -> usize {
-        (0..n)
-            .filter(|&i| self.name(i).eq_ignore_ascii_case(name))
-            .count()
-    }
+    /// How many values of each field of the map the names stood for,
+    /// by the field's identity (see [`write_ordered`]); kept by the
+    /// encoder for reuse.
+    pub(crate) used: &'a mut Vec<(usize, usize)>,
 }
 
 /// Writes a head's fields: `Host` when the encoder supplies it, the
@@ -172,6 +164,11 @@ pub(crate) fn write_fields(
 /// stands for the k-th value of that field in the map, written in its
 /// place and spelling if the map has it; then the values no name stood
 /// for, in the map's order, in `case`.
+///
+/// A field of the map is known by the address of its name in the map,
+/// the same through `keys`, `iter` and `get_all`: the count of values
+/// each has had written is kept against it, so that names are compared
+/// case-insensitively only to find the field a name stands for.
 #[inline(never)]
 fn write_ordered(
     out: &mut Segments,
@@ -180,31 +177,79 @@ fn write_ordered(
     case: NameCase,
     order: Ordered<'_>,
 ) {
-    for i in 0..order.names.len() {
-        let name = order.name(i);
+    let id = |key: &HeaderName| key as *const HeaderName as usize;
+    let used = order.used;
+    used.clear();
+    // The map's fields are walked in step with the names: the fields of a
+    // decoded message come in the order of their first lines, so the one
+    // a name stands for is usually the next one, or the last one again.
+    let mut next = headers.keys().peekable();
+    let mut last: Option<&HeaderName> = None;
+    for range in order.names {
+        let name = &order.bytes[range.clone()];
         if added.leaves_out_spelled(name) {
             continue;
         }
-        // A name in an order is a token: ASCII. A `&str` key is looked up
-        // case-insensitively, without allocating.
-        let Ok(key) = std::str::from_utf8(name) else {
-            continue;
+        let same = |key: &HeaderName| key.as_str().as_bytes().eq_ignore_ascii_case(name);
+        let key = match last.filter(|key| same(key)) {
+            Some(key) => key,
+            None => match find(headers, &mut next, same) {
+                Some(key) => key,
+                None => continue,
+            },
         };
-        let nth = order.count(i, name);
+        last = Some(key);
+        let nth = match used.iter_mut().find(|(field, _)| *field == id(key)) {
+            Some((_, count)) => {
+                *count += 1;
+                *count - 1
+            }
+            None => {
+                used.push((id(key), 1));
+                0
+            }
+        };
         if let Some(value) = headers.get_all(key).iter().nth(nth) {
             write_field(out, name, value.as_bytes(), NameCase::AsGiven);
         }
     }
-    for name in headers.keys() {
-        if added.leaves_out(name) {
+    let mut field = 0;
+    let (mut nth, mut listed) = (0, 0);
+    for (key, value) in headers {
+        if id(key) != field {
+            field = id(key);
+            nth = 0;
+            listed = used
+                .iter()
+                .find(|(f, _)| *f == field)
+                .map_or(0, |&(_, n)| n);
+        }
+        nth += 1;
+        if nth <= listed || added.leaves_out(key) {
             continue;
         }
-        let spelled = name.as_str().as_bytes();
-        let listed = order.count(order.names.len(), spelled);
-        for value in headers.get_all(name).iter().skip(listed) {
-            write_field(out, spelled, value.as_bytes(), case);
+        write_field(out, key.as_str().as_bytes(), value.as_bytes(), case);
+    }
+}
+
+/// The field of `headers` that `same` accepts: the one `next` is at
+/// first, else the first of all; `next` then moves past it.
+fn find<'m>(
+    headers: &'m HeaderMap,
+    next: &mut Peekable<Keys<'m, HeaderValue>>,
+    same: impl Fn(&HeaderName) -> bool,
+) -> Option<&'m HeaderName> {
+    if let Some(key) = next.next_if(|key| same(key)) {
+        return Some(key);
+    }
+    let mut all = headers.keys();
+    while let Some(key) = all.next() {
+        if same(key) {
+            *next = all.peekable();
+            return Some(key);
         }
     }
+    None
 }
 
 /// Writes the caller's fields but those the encoder leaves out.

@@ -330,8 +330,10 @@ pub struct Encoder<R: Role> {
     keep_alive: KeepAlive,
     /// The emptied field map of the last head written, for reuse.
     spare: Option<HeaderMap>,
-    /// The names of the order a head asks for, kept for reuse.
+    /// The names of the order a head asks for, and the count of values
+    /// written per field, kept for reuse.
     order: Vec<Range<usize>>,
+    used: Vec<(usize, usize)>,
     role: PhantomData<R>,
 }
 
@@ -345,6 +347,7 @@ impl<R: Role> Encoder<R> {
             keep_alive: KeepAlive::Reusable,
             spare: None,
             order: Vec::new(),
+            used: Vec::new(),
             role: PhantomData,
         }
     }
@@ -451,6 +454,7 @@ impl<R: Role> Encoder<R> {
         let order = Order::of(R::extensions(head)).map(|order| head::Ordered {
             bytes: order.collect(&mut self.order),
             names: &self.order,
+            used: &mut self.used,
         });
         R::write_head(&mut self.out, head, &plan, &self.config, order);
         let mut framer = plan.body;

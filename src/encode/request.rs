@@ -190,7 +190,9 @@ impl sealed::Role for Client {
         config: &EncoderConfig,
         order: Option<Ordered<'_>>,
     ) {
-        let raw = order.and_then(|_| received_target(parts, plan.line.form));
+        let raw = order
+            .as_ref()
+            .and_then(|_| received_target(parts, plan.line.form));
         let (method, uri) = (&parts.method, &parts.uri);
         write_request_line(out, method, uri, plan.line.form, raw, plan.version);
         let host = plan
