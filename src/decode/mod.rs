@@ -95,8 +95,9 @@ enum State {
     Closed,
     /// The connection switched protocols: the buffer is the caller's.
     Switched,
-    /// A protocol error; it is returned again on every call.
-    Failed(Error),
+    /// A protocol error ([`Core::failure`]); it is returned again on
+    /// every call.
+    Failed,
 }
 
 /// What both decoders share: limits, leniency, state, the head scanner and
@@ -123,6 +124,9 @@ pub(crate) struct Core {
     consumed: u64,
     /// Where the head being parsed starts in the stream.
     head_start: u64,
+    /// The error of [`State::Failed`], kept apart so that changing states
+    /// never has an error to drop.
+    failure: Option<Error>,
 }
 
 enum Step<H: Head> {
@@ -148,6 +152,7 @@ impl Core {
             wire: false,
             consumed: 0,
             head_start: 0,
+            failure: None,
         }
     }
 
@@ -161,7 +166,11 @@ impl Core {
         is_request: bool,
     ) -> Result<Step<H>, ErrorKind> {
         match &mut self.state {
-            State::Failed(error) => Err(error.kind()),
+            // `Core::error` returns the stored error itself.
+            State::Failed => Err(self
+                .failure
+                .as_ref()
+                .map_or(ErrorKind::UnexpectedEof, Error::kind)),
             State::Closed | State::Switched => Ok(Step::NeedMore),
             State::Ending => {
                 self.state = match self.verdict {
@@ -233,8 +242,10 @@ impl Core {
     /// accepted the input, placed at offset `at` of the stream.
     #[cold]
     fn error(&self, kind: ErrorKind, buf: &BytesMut, is_request: bool, at: u64) -> Error {
+        if let Some(failure) = &self.failure {
+            return failure.clone();
+        }
         let error = match &self.state {
-            State::Failed(error) => return error.clone(),
             State::Body(body) => Error::refused(kind, body.hint()),
             // An empty line where a request line belongs: a bare LF, which
             // `bare_lf` would skip as it skips CRLF.
@@ -295,7 +306,8 @@ impl Core {
 
     /// Records a protocol error: it is returned again on every call.
     fn failed(&mut self, error: Error) {
-        self.state = State::Failed(error);
+        self.state = State::Failed;
+        self.failure = Some(error);
         self.verdict = KeepAlive::Close(CloseReason::ProtocolError);
     }
 
@@ -465,6 +477,7 @@ impl<R: Role> Decoder<R> {
 
     /// [`decode`](Self::decode); `before` is the length `buf` had when it
     /// was called.
+    #[inline]
     fn decode_inner(
         &mut self,
         buf: &mut BytesMut,
@@ -525,7 +538,7 @@ impl<R: Role> Decoder<R> {
     /// peer closed between messages, or an error occurred. Not after a
     /// protocol switch: see [`is_switched`](Self::is_switched).
     pub fn is_closed(&self) -> bool {
-        matches!(self.core.state, State::Closed | State::Failed(_))
+        matches!(self.core.state, State::Closed | State::Failed)
     }
 
     /// `true` after a message that switched the connection to another
@@ -566,7 +579,7 @@ impl<R: Role> Decoder<R> {
     /// message is not parsed (used when the local side decided to close,
     /// or to hand the connection to another protocol).
     pub fn close(&mut self) {
-        if !matches!(self.core.state, State::Failed(_) | State::Switched) {
+        if !matches!(self.core.state, State::Failed | State::Switched) {
             self.core.state = State::Closed;
         }
     }
