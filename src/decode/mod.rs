@@ -621,10 +621,12 @@ fn request_head(core: &mut Core, head: &Bytes) -> Result<Event<Request<()>>, Err
     let max_target = core.limits.max_target_bytes;
     let names = &mut core.names;
     let mut headers = Core::field_map(&mut core.spare, ends.len() - 1);
-    // Strictly first; a refused head again with the switches, which
-    // accept it or name the one that would.
+    // Errors are placed from where the head starts; `lenient` holds the
+    // switches when the head needed them.
     let start = core.head_start;
     let mut lenient = None;
+    // Strictly first; a refused head again with the switches, which
+    // accept it or name the one that would.
     let (line, seen) =
         match parse::request_head(head, ends, max_target, false, Strict, names, &mut headers) {
             Ok(parsed) => parsed,
@@ -684,10 +686,12 @@ fn response_head(
     let rules = &core.rules;
     let names = &mut core.names;
     let mut headers = Core::field_map(&mut core.spare, ends.len() - 1);
-    // Strictly first; a refused head again with the switches, which
-    // accept it or name the one that would.
+    // Errors are placed from where the head starts; `lenient` holds the
+    // switches when the head needed them.
     let start = core.head_start;
     let mut lenient = None;
+    // Strictly first; a refused head again with the switches, which
+    // accept it or name the one that would.
     let (line, seen) = match parse::response_head(head, ends, Strict, names, &mut headers) {
         Ok(parsed) => parsed,
         Err(_) => {
