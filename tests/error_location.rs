@@ -400,3 +400,10 @@ fn the_text_says_where() {
         "HTTP/1.1 protocol error: request head not received in time"
     );
 }
+
+#[test]
+fn an_error_stays_two_words() {
+    // Where it happened is boxed: results carrying an error stay small.
+    assert!(std::mem::size_of::<Error>() <= 2 * std::mem::size_of::<usize>());
+    assert!(std::mem::size_of::<Option<Error>>() <= 2 * std::mem::size_of::<usize>());
+}
