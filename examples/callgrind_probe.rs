@@ -16,6 +16,11 @@
 //!   response's map: the next head is decoded into it.
 //! - `h1proto-fresh`: like `h1proto`, with a new decoder for every message
 //!   (a connection that carries one message: nothing learned is reused).
+//! - `h1proto+wire`: like `h1proto`, with the decoder's wire view on: each
+//!   head carries a `WireHead`, which nobody reads.
+//! - `h1proto+wire+read`: the same, and every field line of the wire view
+//!   is read (`WireHead::fields`), as a proxy's encoder or a capture tool
+//!   does.
 //! - `server` (requests only): a whole exchange on one `ServerConnection`,
 //!   as `hello_server` makes it: the request copied into the read buffer and
 //!   polled to its `End`, then `Hello, World!` answered in the request's own
@@ -26,6 +31,10 @@
 //!   with its body, and the output drained. Each iteration rebuilds the
 //!   head in the field map the encoder hands back (`reclaim_fields`), as a
 //!   proxy forwarding messages would.
+//! - `encode+wire`: `encode`, with the head's `WireHead` (from the decode
+//!   beforehand) inserted into each rebuilt message, so that the encoder
+//!   writes the fields in their received order and spelling. The insert
+//!   (an extension map allocated per message) is part of the count.
 //! - `refill`: only that copy into the buffer, to show its share.
 //! - `httparse`: `httparse::Request::parse` / `Response::parse` alone.
 //! - `httparse+http`: httparse, then the `http` types built the usual way.
@@ -40,6 +49,7 @@ mod corpus;
 use std::hint::black_box;
 
 use bytes::{Buf, Bytes, BytesMut};
+use h1proto::wire::WireHead;
 use h1proto::{
     Config, EncoderConfig, Event, Limits, RequestDecoder, RequestEncoder, RequestKind,
     ResponseContext, ResponseDecoder, ResponseEncoder, ServerConnection,
@@ -73,6 +83,10 @@ fn main() {
     let mut req_enc = RequestEncoder::new(EncoderConfig::default());
     let mut res_enc = ResponseEncoder::new(EncoderConfig::default());
     let template = decoded(&message, &wire);
+    let wire_view = op.starts_with("h1proto+wire");
+    let read = op == "h1proto+wire+read";
+    req_dec.set_wire_view(wire_view);
+    res_dec.set_wire_view(wire_view);
     let head_ctx = ResponseContext {
         request: RequestKind::Head,
         ..ResponseContext::default()
@@ -85,7 +99,10 @@ fn main() {
             res_dec = ResponseDecoder::new(Limits::default());
         }
         sink += match op.as_str() {
-            "h1proto" | "h1proto+recycle" | "h1proto-fresh" if message.request => {
+            "h1proto" | "h1proto+recycle" | "h1proto-fresh" | "h1proto+wire"
+            | "h1proto+wire+read"
+                if message.request =>
+            {
                 buf.extend_from_slice(input);
                 let head = match req_dec.decode(&mut buf) {
                     Ok(Some(Event::Head { head, .. })) => head,
@@ -98,13 +115,14 @@ fn main() {
                         other => panic!("{other:?}"),
                     }
                 }
-                let n = black_box(&head).headers().len();
+                let n = black_box(&head).headers().len() + read_wire(read, head.extensions());
                 if op == "h1proto+recycle" {
                     req_dec.recycle_fields(head.into_parts().0.headers);
                 }
                 n
             }
-            "h1proto" | "h1proto+recycle" | "h1proto-fresh" => {
+            "h1proto" | "h1proto+recycle" | "h1proto-fresh" | "h1proto+wire"
+            | "h1proto+wire+read" => {
                 buf.extend_from_slice(input);
                 res_dec.expect_response_to(&Method::HEAD);
                 let head = match res_dec.decode(&mut buf) {
@@ -112,7 +130,7 @@ fn main() {
                     other => panic!("{other:?}"),
                 };
                 assert!(matches!(res_dec.decode(&mut buf), Ok(Some(Event::End(_)))));
-                let n = black_box(&head).headers().len();
+                let n = black_box(&head).headers().len() + read_wire(read, head.extensions());
                 if op == "h1proto+recycle" {
                     res_dec.recycle_fields(head.into_parts().0.headers);
                 }
@@ -140,8 +158,8 @@ fn main() {
                 out.advance(n);
                 n
             }
-            "encode" => {
-                let (start, fields, body) = &template;
+            "encode" | "encode+wire" => {
+                let (start, fields, body, wire) = &template;
                 let mut headers = match start {
                     Start::Request(_) => req_enc.reclaim_fields(),
                     Start::Response(_) => res_enc.reclaim_fields(),
@@ -156,6 +174,9 @@ fn main() {
                         *req.method_mut() = parts.method.clone();
                         *req.uri_mut() = parts.uri.clone();
                         *req.headers_mut() = headers;
+                        if op == "encode+wire" {
+                            req.extensions_mut().insert(wire.clone());
+                        }
                         req_enc.send_request(req).expect("a valid request");
                         req_enc.output()
                     }
@@ -163,6 +184,9 @@ fn main() {
                         let mut res = Response::new(());
                         *res.status_mut() = parts.status;
                         *res.headers_mut() = headers;
+                        if op == "encode+wire" {
+                            res.extensions_mut().insert(wire.clone());
+                        }
                         res_enc.send_head(res, head_ctx).expect("a valid response");
                         res_enc.finish(None).expect("a head-only response");
                         res_enc.output()
@@ -191,19 +215,34 @@ fn main() {
     println!("{sink}");
 }
 
+/// With `read` (`h1proto+wire+read`), reads every field line of the
+/// head's wire view: the bytes they hold.
+#[inline(always)]
+fn read_wire(read: bool, extensions: &http::Extensions) -> usize {
+    if !read {
+        return 0;
+    }
+    let wire = extensions.get::<WireHead>().expect("a wire view");
+    wire.fields()
+        .map(|(name, value)| black_box(name).len() + black_box(value).len())
+        .sum()
+}
+
 /// The start line of a decoded message.
 enum Start {
     Request(http::request::Parts),
     Response(http::response::Parts),
 }
 
-/// The message decoded once: its start line, its fields and its body.
-fn decoded(message: &corpus::Message, wire: &[u8]) -> (Start, HeaderMap, Bytes) {
+/// The message decoded once: its start line, its fields, its body and its
+/// wire view.
+fn decoded(message: &corpus::Message, wire: &[u8]) -> (Start, HeaderMap, Bytes, WireHead) {
     let mut buf = BytesMut::from(wire);
     let mut body = BytesMut::new();
     if message.request {
         let mut start = None;
         let mut dec = RequestDecoder::new(Limits::default());
+        dec.set_wire_view(true);
         loop {
             match dec.decode(&mut buf).expect("a valid request") {
                 Some(Event::Head { head, .. }) => start = Some(head.into_parts().0),
@@ -214,10 +253,12 @@ fn decoded(message: &corpus::Message, wire: &[u8]) -> (Start, HeaderMap, Bytes) 
         }
         let mut parts = start.expect("a head");
         let fields = std::mem::take(&mut parts.headers);
-        (Start::Request(parts), fields, body.freeze())
+        let wire = parts.extensions.remove::<WireHead>().expect("a wire view");
+        (Start::Request(parts), fields, body.freeze(), wire)
     } else {
         let mut start = None;
         let mut dec = ResponseDecoder::new(Limits::default());
+        dec.set_wire_view(true);
         dec.expect_response_to(&Method::HEAD);
         loop {
             match dec.decode(&mut buf).expect("a valid response") {
@@ -228,6 +269,7 @@ fn decoded(message: &corpus::Message, wire: &[u8]) -> (Start, HeaderMap, Bytes) 
         }
         let mut parts = start.expect("a head");
         let fields = std::mem::take(&mut parts.headers);
-        (Start::Response(parts), fields, body.freeze())
+        let wire = parts.extensions.remove::<WireHead>().expect("a wire view");
+        (Start::Response(parts), fields, body.freeze(), wire)
     }
 }

@@ -15,9 +15,13 @@
 //! ```
 //!
 //! Every line starts with the offset in the stream where the element it
-//! describes begins (counted from the end of the element before it). At the
-//! end of the input the peer is taken to have closed its side, which ends a
-//! close-delimited body and is an error inside any other message.
+//! describes begins (counted from the end of the element before it). Heads
+//! are shown as they were received (the decoder's wire view): the start
+//! line and the field lines in their order and spelling. At the end of the
+//! input the peer is taken to have closed its side, which ends a
+//! close-delimited body and is an error inside any other message. An error
+//! is shown at the offset where decoding stopped and with the field at
+//! fault, as the error itself gives them.
 //!
 //! Exit status: 0 when the stream decoded cleanly, 1 on a protocol error,
 //! 2 on a usage or I/O error.
@@ -27,9 +31,8 @@ use std::io::{self, Read};
 use std::process::ExitCode;
 
 use bytes::{Bytes, BytesMut};
-use h1proto::{
-    BodyKind, Error, Event, KeepAlive, Limits, ReasonPhrase, RequestDecoder, ResponseDecoder,
-};
+use h1proto::wire::WireHead;
+use h1proto::{BodyKind, Error, Event, KeepAlive, Limits, RequestDecoder, ResponseDecoder};
 use http::{HeaderMap, Method, Request, Response};
 
 const USAGE: &str =
@@ -123,17 +126,15 @@ fn main() -> ExitCode {
     let chunk = opts.chunk.unwrap_or(input.len().max(1));
     let clean = if opts.response {
         let mut dec = ResponseDecoder::new(Limits::default());
+        dec.set_wire_view(true);
         for method in &opts.methods {
             dec.expect_response_to(method);
         }
         run(&input, chunk, &opts, &mut dec)
     } else {
-        run(
-            &input,
-            chunk,
-            &opts,
-            &mut RequestDecoder::new(Limits::default()),
-        )
+        let mut dec = RequestDecoder::new(Limits::default());
+        dec.set_wire_view(true);
+        run(&input, chunk, &opts, &mut dec)
     };
     if clean {
         ExitCode::SUCCESS
@@ -149,6 +150,7 @@ trait Decoder {
     fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Event<Self::Head>>, Error>;
     fn is_closed(&self) -> bool;
     fn is_switched(&self) -> bool;
+    fn consumed(&self) -> u64;
 }
 
 macro_rules! decoder {
@@ -167,6 +169,9 @@ macro_rules! decoder {
             fn is_switched(&self) -> bool {
                 <$ty>::is_switched(self)
             }
+            fn consumed(&self) -> u64 {
+                <$ty>::consumed(self)
+            }
         }
     };
 }
@@ -183,7 +188,6 @@ fn run<D: Decoder>(input: &[u8], chunk: usize, opts: &Options, dec: &mut D) -> b
         messages: 0,
     };
     let mut buf = BytesMut::new();
-    let mut fed = 0;
     let mut pieces = input.chunks(chunk);
     let mut eof = false;
     loop {
@@ -192,34 +196,35 @@ fn run<D: Decoder>(input: &[u8], chunk: usize, opts: &Options, dec: &mut D) -> b
         } else {
             dec.decode(&mut buf)
         };
-        let consumed = fed - buf.len();
+        let consumed = dec.consumed() as usize;
         match result {
             Ok(Some(event)) => printer.event(event, consumed),
             Ok(None) => match pieces.next() {
                 Some(piece) if !dec.is_closed() && !dec.is_switched() => {
                     buf.extend_from_slice(piece);
-                    fed += piece.len();
                 }
                 _ if !eof => eof = true,
                 _ => break,
             },
             Err(err) => {
                 printer.flush_body();
+                let at = err.offset().unwrap_or(consumed as u64);
                 println!(
-                    "@{:<6} error: {err}\n         kind: {:?}, suggested status: {}\n         decoding stopped after byte {} of {}",
-                    printer.mark,
+                    "@{at:<6} error: {err}\n         kind: {:?}, suggested status: {}\n         decoding stopped at byte {at} of {}",
                     err.kind(),
                     err.status(),
-                    printer.mark,
                     input.len(),
                 );
+                if let Some(field) = err.field() {
+                    println!("         field at fault: {}", escape(field));
+                }
                 return false;
             }
         }
     }
     printer.flush_body();
 
-    let left = input.len() - (fed - buf.len());
+    let left = input.len() - dec.consumed() as usize;
     let at = input.len() - left;
     if dec.is_switched() {
         println!("@{at:<6} switched protocols: {left} bytes belong to the new protocol");
@@ -257,16 +262,18 @@ impl Printer {
         self.mark = consumed;
         match event {
             Event::Head { head, body } => {
+                let wire = head.wire();
                 println!(
                     "@{at:<6} {}    [body: {}]",
-                    head.start_line(),
+                    escape(wire.start_line()),
                     body_kind(body)
                 );
-                print_fields(head.headers());
+                print_lines(wire);
             }
             Event::Interim(head) => {
-                println!("@{at:<6} {}    [interim]", head.start_line());
-                print_fields(head.headers());
+                let wire = head.wire();
+                println!("@{at:<6} {}    [interim]", escape(wire.start_line()));
+                print_lines(wire);
             }
             Event::Data(data) => self.data(at, data),
             Event::Trailers(trailers) => {
@@ -303,41 +310,27 @@ impl Printer {
     }
 }
 
+/// A decoded head, shown through its wire view.
 trait ShowHead {
-    fn start_line(&self) -> String;
-    fn headers(&self) -> &HeaderMap;
+    fn wire(&self) -> &WireHead;
 }
 
 /// Requests have no interim responses.
 impl ShowHead for std::convert::Infallible {
-    fn start_line(&self) -> String {
-        match *self {}
-    }
-    fn headers(&self) -> &HeaderMap {
+    fn wire(&self) -> &WireHead {
         match *self {}
     }
 }
 
 impl ShowHead for Request<()> {
-    fn start_line(&self) -> String {
-        format!("{} {} {:?}", self.method(), self.uri(), self.version())
-    }
-    fn headers(&self) -> &HeaderMap {
-        Request::headers(self)
+    fn wire(&self) -> &WireHead {
+        self.extensions().get().expect("the wire view is on")
     }
 }
 
 impl ShowHead for Response<()> {
-    fn start_line(&self) -> String {
-        // The decoder keeps a reason phrase only when it is not the canonical one.
-        let reason = match self.extensions().get::<ReasonPhrase>() {
-            Some(phrase) => escape(phrase.as_bytes()),
-            None => self.status().canonical_reason().unwrap_or("").to_owned(),
-        };
-        format!("{:?} {} {}", self.version(), self.status().as_str(), reason)
-    }
-    fn headers(&self) -> &HeaderMap {
-        Response::headers(self)
+    fn wire(&self) -> &WireHead {
+        self.extensions().get().expect("the wire view is on")
     }
 }
 
@@ -347,6 +340,13 @@ fn body_kind(body: BodyKind) -> String {
         BodyKind::Length(n) => format!("content-length {n}"),
         BodyKind::Chunked => "chunked".into(),
         BodyKind::CloseDelimited => "until the connection closes".into(),
+    }
+}
+
+/// The field lines of a head, as received.
+fn print_lines(wire: &WireHead) {
+    for (name, value) in wire.fields() {
+        println!("           {}: {}", escape(name), escape(value));
     }
 }
 

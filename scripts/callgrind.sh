@@ -5,6 +5,7 @@
 #   scripts/callgrind.sh            # the whole decoding table
 #   scripts/callgrind.sh encode     # encoding and server exchanges instead
 #   scripts/callgrind.sh chunked    # chunked bodies, per 64 KiB of data
+#   scripts/callgrind.sh wire       # what the wire view costs decoding and encoding
 #   N1=200 N2=2200 scripts/callgrind.sh
 #
 # Each (operation, message) is run twice, with N1 and N2 iterations; the
@@ -78,6 +79,30 @@ if [ "${1:-}" = encode ]; then
         case $m in response_*) server='' ;; *) server=$(per_message server "$m") ;; esac
         echo "| $m | $(per_message encode "$m") | $server |"
     done
+    echo
+    echo "instructions per message (callgrind Ir), N2=$N2 - N1=$N1 iterations;" \
+         "$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(rustc --version), $(date -u +%Y-%m-%d)"
+    exit 0
+fi
+if [ "${1:-}" = wire ]; then
+    # Decoding with the wire view on (unread, then read), and encoding
+    # with it, beside the same operations without it.
+    pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.1f%%", (b - a) * 100 / a }'; }
+    echo '| message | h1proto | +wire | +wire, read | encode | encode+wire |'
+    echo '|---|---|---|---|---|---|'
+    declare -A total v
+    for m in $MESSAGES; do
+        row="| $m"
+        for op in h1proto h1proto+wire h1proto+wire+read encode encode+wire; do
+            v[$op]=$(per_message "$op" "$m")
+            total[$op]=$(( ${total[$op]:-0} + ${v[$op]} ))
+        done
+        echo "$row | ${v[h1proto]} | ${v[h1proto+wire]} ($(pct "${v[h1proto]}" "${v[h1proto+wire]}")) | ${v[h1proto+wire+read]} ($(pct "${v[h1proto]}" "${v[h1proto+wire+read]}")) | ${v[encode]} | ${v[encode+wire]} ($(pct "${v[encode]}" "${v[encode+wire]}")) |"
+    done
+    for op in h1proto h1proto+wire h1proto+wire+read encode encode+wire; do
+        total[$op]=$(( ${total[$op]} / 6 ))
+    done
+    echo "| mix (mean of 6) | ${total[h1proto]} | ${total[h1proto+wire]} ($(pct "${total[h1proto]}" "${total[h1proto+wire]}")) | ${total[h1proto+wire+read]} ($(pct "${total[h1proto]}" "${total[h1proto+wire+read]}")) | ${total[encode]} | ${total[encode+wire]} ($(pct "${total[encode]}" "${total[encode+wire]}")) |"
     echo
     echo "instructions per message (callgrind Ir), N2=$N2 - N1=$N1 iterations;" \
          "$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(rustc --version), $(date -u +%Y-%m-%d)"

@@ -11,13 +11,28 @@ use crate::leniency::Switch;
 ///
 /// After such an error the connection must be closed; the decoder stays in
 /// its failed state and returns the same error again. [`Error::status`]
-/// suggests the status code a server should answer with, and
+/// suggests the status code a server should answer with,
 /// [`Error::switch`] names the leniency switch that would have accepted
-/// the input, when there is one.
+/// the input, when there is one, and [`Error::offset`] and
+/// [`Error::field`] say where decoding stopped.
+///
+/// It is two words: where it happened is boxed, so that results carrying
+/// it stay small.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Error {
     kind: ErrorKind,
     switch: Option<Switch>,
+    at: Option<Box<Location>>,
+}
+
+/// Where in the stream an error was found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Location {
+    /// Bytes of the stream before the fault (while a head is parsed: bytes
+    /// of the head before it, until the decoder adds where the head began).
+    offset: u64,
+    /// The name of the field at fault, as received.
+    field: Option<Box<[u8]>>,
 }
 
 /// What was wrong with the peer's input.
@@ -191,12 +206,53 @@ impl ErrorKind {
 
 impl Error {
     pub(crate) fn new(kind: ErrorKind) -> Self {
-        Error { kind, switch: None }
+        Error {
+            kind,
+            switch: None,
+            at: None,
+        }
     }
 
     /// An error for input that `switch`, when given, would have accepted.
     pub(crate) fn refused(kind: ErrorKind, switch: Option<Switch>) -> Self {
-        Error { kind, switch }
+        Error {
+            kind,
+            switch,
+            at: None,
+        }
+    }
+
+    /// The error found at `offset`, in the field named `field` if one was
+    /// at fault.
+    #[cold]
+    pub(crate) fn at(mut self, offset: u64, field: Option<&[u8]>) -> Self {
+        self.at = Some(Box::new(Location {
+            offset,
+            field: field.map(Box::from),
+        }));
+        self
+    }
+
+    /// Places an error found in a head that starts at `start` in the
+    /// stream: an offset within the head becomes one in the stream, and an
+    /// error without one is placed at the head's start.
+    #[cold]
+    pub(crate) fn in_head(mut self, start: u64) -> Self {
+        match &mut self.at {
+            Some(at) => {
+                at.offset += start;
+                self
+            }
+            None => self.at(start, None),
+        }
+    }
+
+    /// Places an error that has no place yet at `offset`.
+    #[cold]
+    pub(crate) fn or_at(&mut self, offset: u64) {
+        if self.at.is_none() {
+            *self = self.clone().at(offset, None);
+        }
     }
 
     /// What was wrong.
@@ -228,12 +284,64 @@ impl Error {
     /// assert_eq!(err.switch(), Some(Switch::NoSpaceAfterStatus));
     /// assert_eq!(
     ///     err.to_string(),
-    ///     "HTTP/1.1 protocol error: status line without SP after the code \
+    ///     "HTTP/1.1 protocol error at byte 0: status line without SP after the code \
     ///      (enable `no_space_after_status` to accept)"
     /// );
     /// ```
     pub fn switch(&self) -> Option<Switch> {
         self.switch
+    }
+
+    /// Where decoding stopped: the number of bytes of the stream before
+    /// the fault, counted from the first byte the decoder was given,
+    /// across all its calls (empty lines skipped before a request line
+    /// included).
+    ///
+    /// - In a head (which is checked once it is complete), the start of
+    ///   the line at fault: the start line, or a field line. A fault of the
+    ///   head as a whole, with no line to blame (a missing `Host`, a head
+    ///   over [`Limits::max_head_bytes`](crate::Limits::max_head_bytes), a
+    ///   head the peer closed the connection inside), is at the head's
+    ///   first byte.
+    /// - Anywhere else (a body, a chunk line, a trailer section, the end
+    ///   of a body cut short), the first byte the decoder had not consumed
+    ///   when it stopped.
+    ///
+    /// `None` for an error that is not about the bytes received: a
+    /// timeout. Like everything about an error, it does not depend on how
+    /// the input was split into reads.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use h1proto::{Event, Limits, RequestDecoder};
+    ///
+    /// let mut dec = RequestDecoder::new(Limits::default());
+    /// let mut buf = BytesMut::from(&b"GET / HTTP/1.1\r\nHost: a\r\n\r\n"[..]);
+    /// assert!(matches!(dec.decode(&mut buf)?, Some(Event::Head { .. })));
+    /// assert!(matches!(dec.decode(&mut buf)?, Some(Event::End(_))));
+    /// // The second request: its second field line has a bare CR.
+    /// buf.extend_from_slice(b"GET / HTTP/1.1\r\nHost: a\r\nX-Bad: a\rb\r\n\r\n");
+    /// let err = dec.decode(&mut buf).unwrap_err();
+    /// assert_eq!(err.offset(), Some(27 + 16 + 9));
+    /// assert_eq!(err.field(), Some(&b"X-Bad"[..]));
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "HTTP/1.1 protocol error at byte 52, field `X-Bad`: invalid field value"
+    /// );
+    /// # Ok::<(), h1proto::Error>(())
+    /// ```
+    pub fn offset(&self) -> Option<u64> {
+        self.at.as_ref().map(|at| at.offset)
+    }
+
+    /// The name of the field at fault, as received, when the error is
+    /// about one field line: its name, value or line end (`InvalidFieldName`
+    /// gives the bytes before the colon), or a framing or `Host` field the
+    /// decoder refused (`InvalidContentLength`, `InvalidHost` for a second
+    /// `Host`, the `Transfer-Encoding` errors). `None` otherwise, including
+    /// for errors in trailer sections.
+    pub fn field(&self) -> Option<&[u8]> {
+        self.at.as_ref().and_then(|at| at.field.as_deref())
     }
 }
 
@@ -245,14 +353,21 @@ impl From<ErrorKind> for Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("HTTP/1.1 protocol error")?;
+        if let Some(offset) = self.offset() {
+            write!(f, " at byte {offset}")?;
+        }
+        if let Some(field) = self.field() {
+            write!(f, ", field `{}`", field.escape_ascii())?;
+        }
         match self.switch {
             Some(switch) => write!(
                 f,
-                "HTTP/1.1 protocol error: {} (enable `{}` to accept)",
+                ": {} (enable `{}` to accept)",
                 switch.refusal(),
                 switch.name()
             ),
-            None => write!(f, "HTTP/1.1 protocol error: {}", self.kind.describe()),
+            None => write!(f, ": {}", self.kind.describe()),
         }
     }
 }
@@ -299,6 +414,9 @@ pub enum UsageError {
     /// An interim (1xx) response to an HTTP/1.0 peer, which cannot read one
     /// (RFC 9110 section 15.2).
     InterimToHttp10,
+    /// A field name that is not a token, given for a
+    /// [`FieldOrder`](crate::wire::FieldOrder).
+    InvalidFieldName,
     /// An `http` builder given as the message held an error (an invalid
     /// method, URI, status, field name or value): its text.
     Builder(String),
@@ -334,6 +452,7 @@ impl fmt::Display for UsageError {
             UsageError::WrongState => f.write_str("call not allowed in the current state"),
             UsageError::InvalidHead => f.write_str("head cannot be written as HTTP/1.1"),
             UsageError::InterimToHttp10 => f.write_str("no 1xx response to an HTTP/1.0 peer"),
+            UsageError::InvalidFieldName => f.write_str("field name is not a token"),
             UsageError::Builder(err) => write!(f, "invalid message: {err}"),
             UsageError::ChunkExtensionsNotAllowed => {
                 f.write_str("chunk extensions need a chunked body")

@@ -89,6 +89,7 @@
 //! |---|---|---|
 //! | decoding | [`RequestDecoder`], [`ResponseDecoder`], [`Event`] | parsing captured traffic, a proxy's receive side |
 //! | encoding | [`RequestEncoder`], [`ResponseEncoder`], [`Segments`] | writing messages with your own state handling |
+//! | wire view | [`wire::WireHead`], [`wire::FieldOrder`] | field lines as received (order, spelling, repeats), written back in that order: forwarding, capture tools |
 //! | framing | [`framing`] | the RFC 9112 section 6.3 body-length decision as pure functions |
 //! | connections | [`ServerConnection`], [`ClientConnection`], [`conn::State`] | the protocol machine: keep-alive, pipelining, HEAD, 100-continue, upgrades |
 //! | sessions | [`ServerSession`], [`ClientSession`], [`Session`], [`Timeouts`] | what a driver runs: a connection with its buffers, timers and closing policy |
@@ -108,8 +109,9 @@
 //! lingering close, and giving an idle connection's buffers back.
 //!
 //! Errors are split by who caused them: [`Error`] is the peer's (malformed
-//! or oversized input, with a suggested status code), [`UsageError`] the
-//! local caller's. Nothing reachable from peer input panics, and what the
+//! or oversized input, with a suggested status code, the byte of the
+//! stream where decoding stopped and the field at fault), [`UsageError`]
+//! the local caller's. Nothing reachable from peer input panics, and what the
 //! decoder buffers is bounded by [`Limits`]. Parsing is strict; the
 //! [`leniency`] switches ([`RequestLeniency`], [`ResponseLeniency`]) loosen
 //! named rules one by one, for peers that break them. The `docs/` folder of the
@@ -134,6 +136,7 @@ mod reason;
 pub mod role;
 pub mod segments;
 mod session;
+pub mod wire;
 
 pub use chunk_ext::{ChunkExtension, ChunkExtensionIter, ChunkExtensions};
 pub use conn::{ClientConnection, Config, ServerConnection};

@@ -13,10 +13,16 @@
 //! whitespace before a colon, no SP after the status code, lines that are
 //! not fields, obs-fold, `Content-Length` beside `chunked`). A lenient
 //! decoder reads every message the strict one accepts exactly as it does.
+//!
+//! Errors are compared with where they say decoding stopped (offset and
+//! field), and heads with their wire view where it is on: its field lines
+//! are the ones generated, in order and spelling, and on any input they
+//! agree with the message's fields, target and reason phrase.
 
 use std::collections::BTreeMap;
 
 use bytes::BytesMut;
+use h1proto::wire::WireHead;
 use h1proto::{BodyKind, CloseReason, ErrorKind, Event, KeepAlive, Limits, ReasonPhrase};
 use h1proto::{RequestDecoder, RequestLeniency, ResponseDecoder, ResponseLeniency};
 use http::{Method, Version};
@@ -28,6 +34,9 @@ use proptest::sample::select;
 /// Field values per lowercase name, in the order they appeared.
 type Fields = BTreeMap<String, Vec<Vec<u8>>>;
 
+/// The field lines of a wire view, in order: (name, value).
+type Wire = Vec<(Vec<u8>, Vec<u8>)>;
+
 /// An event reduced to what the message says, with consecutive `Data`
 /// concatenated (where `Data` events split may depend on the reads).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,6 +46,7 @@ enum Norm {
         target: String,
         version: Version,
         fields: Fields,
+        wire: Option<Wire>,
         body: BodyKind,
     },
     Response {
@@ -44,12 +54,14 @@ enum Norm {
         reason: Vec<u8>,
         version: Version,
         fields: Fields,
+        wire: Option<Wire>,
         body: BodyKind,
     },
     Interim {
         status: u16,
         reason: Vec<u8>,
         fields: Fields,
+        wire: Option<Wire>,
     },
     Data(Vec<u8>),
     Trailers(Fields),
@@ -81,9 +93,64 @@ fn reason_of(resp: &http::Response<()>) -> Vec<u8> {
     }
 }
 
+/// The value the `HeaderMap` holds for a wire value: each obs-fold (a line
+/// break and the whitespace around it) replaced by one SP.
+fn unfolded(value: &[u8]) -> Vec<u8> {
+    let pieces: Vec<&[u8]> = value
+        .split(|&b| b == b'\n')
+        .map(|p| p.trim_ascii_end().trim_ascii_start())
+        .filter(|p| !p.is_empty())
+        .collect();
+    pieces.join(&b' ')
+}
+
+/// The field lines of a head's wire view, if it carries one, after
+/// checking them against the message: grouped by name they are its
+/// fields (but for a `Content-Length` that `chunked_with_content_length`
+/// removed), and every slice is part of the head's bytes.
+fn wire_of(wire: Option<&WireHead>, map: &http::HeaderMap) -> Option<Wire> {
+    let wire = wire?;
+    let lines: Wire = wire
+        .fields()
+        .map(|(n, v)| (n.to_vec(), v.to_vec()))
+        .collect();
+    let mut grouped = Fields::new();
+    for (name, value) in wire.fields() {
+        // Slices of the head: `slice_ref` panics on anything else.
+        let _ = (wire.bytes().slice_ref(name), wire.bytes().slice_ref(value));
+        grouped
+            .entry(String::from_utf8(name.to_ascii_lowercase()).unwrap())
+            .or_default()
+            .push(unfolded(value));
+    }
+    if !map.contains_key("content-length") && map.contains_key("transfer-encoding") {
+        grouped.remove("content-length");
+    }
+    assert_eq!(grouped, fields_of(map), "the wire view disagrees: {wire:?}");
+    Some(lines)
+}
+
+/// How a decoder stopped: the error and where it says it stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Failure {
+    kind: ErrorKind,
+    offset: Option<u64>,
+    field: Option<Vec<u8>>,
+}
+
+impl From<h1proto::Error> for Failure {
+    fn from(e: h1proto::Error) -> Self {
+        Failure {
+            kind: e.kind(),
+            offset: e.offset(),
+            field: e.field().map(<[u8]>::to_vec),
+        }
+    }
+}
+
 /// Either decoder, seen through normalized events.
 trait Decoder {
-    fn step(&mut self, buf: &mut BytesMut, eof: bool) -> Result<Option<Norm>, ErrorKind>;
+    fn step(&mut self, buf: &mut BytesMut, eof: bool) -> Result<Option<Norm>, Failure>;
     fn closed(&self) -> bool;
 }
 
@@ -109,13 +176,13 @@ fn data_or<H: h1proto::decode::Head>(
 }
 
 impl Decoder for RequestDecoder {
-    fn step(&mut self, buf: &mut BytesMut, eof: bool) -> Result<Option<Norm>, ErrorKind> {
+    fn step(&mut self, buf: &mut BytesMut, eof: bool) -> Result<Option<Norm>, Failure> {
         let event = if eof {
             self.decode_eof(buf)
         } else {
             self.decode(buf)
         };
-        let event = event.map_err(|e| e.kind())?;
+        let event = event?;
         Ok(event.map(|ev| {
             data_or(
                 ev,
@@ -124,6 +191,12 @@ impl Decoder for RequestDecoder {
                     target: req.uri().to_string(),
                     version: req.version(),
                     fields: fields_of(req.headers()),
+                    wire: wire_of(req.extensions().get(), req.headers()).inspect(|_| {
+                        let wire = req.extensions().get::<WireHead>().unwrap();
+                        let target = std::str::from_utf8(wire.target().unwrap()).unwrap();
+                        assert!(*req.uri() == *target, "{target:?} is not {}", req.uri());
+                        assert_eq!(wire.reason(), None);
+                    }),
                     body,
                 },
                 // Requests have no interim responses: the type is empty.
@@ -139,13 +212,20 @@ impl Decoder for RequestDecoder {
 }
 
 impl Decoder for ResponseDecoder {
-    fn step(&mut self, buf: &mut BytesMut, eof: bool) -> Result<Option<Norm>, ErrorKind> {
+    fn step(&mut self, buf: &mut BytesMut, eof: bool) -> Result<Option<Norm>, Failure> {
         let event = if eof {
             self.decode_eof(buf)
         } else {
             self.decode(buf)
         };
-        let event = event.map_err(|e| e.kind())?;
+        let event = event?;
+        let wire = |resp: &http::Response<()>| {
+            wire_of(resp.extensions().get(), resp.headers()).inspect(|_| {
+                let wire = resp.extensions().get::<WireHead>().unwrap();
+                assert_eq!(wire.reason(), Some(&reason_of(resp)[..]));
+                assert_eq!(wire.target(), None);
+            })
+        };
         Ok(event.map(|ev| {
             data_or(
                 ev,
@@ -154,12 +234,14 @@ impl Decoder for ResponseDecoder {
                     reason: reason_of(&resp),
                     version: resp.version(),
                     fields: fields_of(resp.headers()),
+                    wire: wire(&resp),
                     body,
                 },
                 |resp| Norm::Interim {
                     status: resp.status().as_u16(),
                     reason: reason_of(&resp),
                     fields: fields_of(resp.headers()),
+                    wire: wire(&resp),
                 },
             )
         }))
@@ -175,7 +257,7 @@ impl Decoder for ResponseDecoder {
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Outcome {
     events: Vec<Norm>,
-    error: Option<ErrorKind>,
+    error: Option<Failure>,
     /// The bytes left in the buffer at the end (only without an error: with
     /// one, how much was fed before it depends on the reads).
     leftover: Option<Vec<u8>>,
@@ -245,10 +327,10 @@ fn run<D: Decoder>(
                     }
                     break;
                 }
-                Err(kind) => {
+                Err(failure) => {
                     return Outcome {
                         events,
-                        error: Some(kind),
+                        error: Some(failure),
                         leftover: None,
                     };
                 }
@@ -396,6 +478,16 @@ fn field() -> impl Strategy<Value = Field> {
             after,
         }
     })
+}
+
+/// The wire view's field lines of `fields` as written.
+fn expected_wire(fields: &[Field]) -> Option<Wire> {
+    Some(
+        fields
+            .iter()
+            .map(|f| (f.name.as_bytes().to_vec(), f.value.clone()))
+            .collect(),
+    )
 }
 
 fn expected_fields(fields: &[Field]) -> Fields {
@@ -711,6 +803,7 @@ fn encode_request(spec: &RequestSpec) -> Message {
             Version::HTTP_10
         },
         fields: expected_fields(&fields),
+        wire: expected_wire(&fields),
         body: kind,
     }];
     match &body {
@@ -855,6 +948,7 @@ fn encode_response(spec: &ResponseSpec, last: bool) -> Message {
             status: i.status,
             reason: i.reason.clone(),
             fields: expected_fields(&i.fields),
+            wire: expected_wire(&i.fields),
         });
     }
 
@@ -943,6 +1037,7 @@ fn encode_response(spec: &ResponseSpec, last: bool) -> Message {
             Version::HTTP_10
         },
         fields: expected_fields(&fields),
+        wire: expected_wire(&fields),
         body: kind,
     });
     events.extend(body_events);
@@ -1014,12 +1109,29 @@ fn responses() -> impl Strategy<Value = Sequence> {
     })
 }
 
+/// A response decoder with its default leniency and the wire view on.
 fn response_decoder(limits: Limits, methods: &[Method]) -> ResponseDecoder {
-    let mut dec = ResponseDecoder::new(limits);
-    for m in methods {
-        dec.expect_response_to(m);
-    }
+    response_decoder_with(limits, methods, ResponseLeniency::default())
+}
+
+/// A request decoder with the wire view on.
+fn request_decoder(limits: Limits, leniency: RequestLeniency) -> RequestDecoder {
+    let mut dec = RequestDecoder::with_leniency(limits, leniency);
+    dec.set_wire_view(true);
     dec
+}
+
+/// `outcome` as a decoder without the wire view gives it.
+fn without_wire(mut outcome: Outcome) -> Outcome {
+    for event in &mut outcome.events {
+        match event {
+            Norm::Request { wire, .. }
+            | Norm::Response { wire, .. }
+            | Norm::Interim { wire, .. } => *wire = None,
+            _ => {}
+        }
+    }
+    outcome
 }
 
 fn response_decoder_with(
@@ -1028,6 +1140,7 @@ fn response_decoder_with(
     leniency: ResponseLeniency,
 ) -> ResponseDecoder {
     let mut dec = ResponseDecoder::with_leniency(limits, leniency);
+    dec.set_wire_view(true);
     for m in methods {
         dec.expect_response_to(m);
     }
@@ -1282,14 +1395,14 @@ fn same_outcome_whole_and_split(input: &[u8], picks: &[usize], methods: &[Method
         let cuts = cuts_from(input.len(), picks);
         let l = &limits;
         let strict = split_invariant(
-            || RequestDecoder::new(l.clone()),
+            || request_decoder(l.clone(), RequestLeniency::strict()),
             l,
             input,
             &cuts,
             "request decoder",
         );
         let lenient = split_invariant(
-            || RequestDecoder::with_leniency(l.clone(), RequestLeniency::all()),
+            || request_decoder(l.clone(), RequestLeniency::all()),
             l,
             input,
             &cuts,
@@ -1343,11 +1456,12 @@ proptest! {
         let want = expected(&seq);
         let input = &seq.bytes;
         for cuts in [Vec::new(), cuts_from(input.len(), &picks), bytewise(input.len())] {
-            let got = run(&mut RequestDecoder::new(limits.clone()), &limits, input, &cuts, true);
+            let mut strict = request_decoder(limits.clone(), RequestLeniency::strict());
+            let got = run(&mut strict, &limits, input, &cuts, true);
             prop_assert_eq!(&got, &want, "cuts {:?}", cuts);
             let mut lenient = RequestDecoder::with_leniency(limits.clone(), RequestLeniency::all());
             let got = run(&mut lenient, &limits, input, &cuts, true);
-            prop_assert_eq!(&got, &want, "every switch on, cuts {:?}", cuts);
+            prop_assert_eq!(&got, &without_wire(want.clone()), "every switch on, cuts {:?}", cuts);
         }
     }
 
@@ -1359,6 +1473,10 @@ proptest! {
         for cuts in [Vec::new(), cuts_from(input.len(), &picks), bytewise(input.len())] {
             for leniency in [ResponseLeniency::strict(), ResponseLeniency::default(), ResponseLeniency::all()] {
                 let mut dec = response_decoder_with(limits.clone(), &seq.methods, leniency);
+                // The wire view off in one of them.
+                let wire = leniency != ResponseLeniency::default();
+                dec.set_wire_view(wire);
+                let want = if wire { want.clone() } else { without_wire(want.clone()) };
                 let got = run(&mut dec, &limits, input, &cuts, true);
                 prop_assert_eq!(&got, &want, "{:?}, cuts {:?}", leniency, cuts);
             }
@@ -1485,7 +1603,7 @@ fn the_request_generator_writes_what_it_means() {
     assert_eq!(m.events[1], Norm::Data(b"hey".to_vec()));
     let limits = Limits::default();
     let got = run(
-        &mut RequestDecoder::new(limits.clone()),
+        &mut request_decoder(limits.clone(), RequestLeniency::strict()),
         &limits,
         text,
         &[],

@@ -3,9 +3,11 @@
 //! A head is forwarded as the `Parts` the decoder produced, extensions
 //! included, and edited in place: the fields the proxy must not forward
 //! are removed and its own are added, so that whatever else the decoded
-//! head carries (the reason phrase today; the wire order and spelling of
-//! its field lines once the decoder can record them) reaches the encoder
-//! unchanged.
+//! head carries (its reason phrase, and its wire view: the order and
+//! spelling of its field lines and its request-target as received)
+//! reaches the encoder unchanged. The encoder writes the remaining fields
+//! in the received order and spelling and the proxy's own after them
+//! (`h1proto::wire::FieldOrder` has the rule).
 
 use h1proto::encode::remove_hop_by_hop;
 use http::header::{

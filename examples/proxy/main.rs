@@ -11,9 +11,11 @@
 //! pool of keep-alive connections, and its response comes back. Bodies
 //! stream both ways with backpressure: the proxy holds at most about
 //! `Config::flush_threshold` bytes of a body at a time, never a whole one.
-//! Hop-by-hop fields are removed both ways and `Via` is added; trailers,
-//! interim responses (`100 Continue` relayed from the upstream) and
-//! repeated fields pass through. A request h1proto refuses is answered by
+//! Hop-by-hop fields are removed both ways and `Via` is added; the other
+//! field lines keep their order and spelling both ways (the sessions
+//! decode with the wire view on, and the heads are forwarded with it), and
+//! trailers, interim responses (`100 Continue` relayed from the upstream)
+//! and repeated fields pass through. A request h1proto refuses is answered by
 //! the session (400 and the like) and never reaches the upstream; an
 //! upstream that cannot be reached, closes without answering or sends a
 //! response h1proto refuses gets the client a 502 (504 when it is too
@@ -91,13 +93,17 @@ pub struct Args {
 }
 
 impl Args {
-    /// The defaults, forwarding to `upstream`.
+    /// The defaults, forwarding to `upstream`. Both sides decode heads
+    /// with their wire view, so that they go on in the order and spelling
+    /// they came in.
     pub fn new(upstream: impl Into<String>) -> Self {
+        let mut config = Config::default();
+        config.wire_view = true;
         Args {
             addr: String::from("127.0.0.1:8000"),
             upstream: upstream.into(),
             via: String::from("h1proto-proxy"),
-            config: Config::default(),
+            config,
         }
     }
 }

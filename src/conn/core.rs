@@ -90,6 +90,7 @@ impl<R: Side> Connection<R> {
         let mut decoder =
             Decoder::with_leniency(config.limits.clone(), R::configured_leniency(&config));
         decoder.set_chunk_extensions(config.chunk_extensions);
+        decoder.set_wire_view(config.wire_view);
         Connection {
             decoder,
             encoder: Encoder::new(config.encoder.clone()),
@@ -120,7 +121,10 @@ impl<R: Side> Connection<R> {
             match R::ready(self, buf) {
                 Ok(true) => {}
                 Ok(false) => return Ok(None),
-                Err(err) => return Err(self.fail(err)),
+                Err(err) => {
+                    let at = self.decoder.consumed();
+                    return Err(self.fail_at(err, at));
+                }
             }
             let before = buf.len();
             let decoded = if self.eof {
@@ -152,7 +156,11 @@ impl<R: Side> Connection<R> {
                     self.sync();
                     return Ok(None);
                 }
-                Err(err) => return Err(self.fail(err)),
+                // At the start of the bytes of the event at fault.
+                Err(err) => {
+                    let at = self.decoder.consumed() - consumed as u64;
+                    return Err(self.fail_at(err, at));
+                }
             }
         }
     }
@@ -279,6 +287,15 @@ impl<R: Side> Connection<R> {
             self.machine.on(Party::Client, Input::HeadStarted);
         }
         self.sync();
+    }
+
+    /// A protocol error the connection found in what the peer sent (a
+    /// response nobody asked for, a switch nobody offered): placed at
+    /// offset `at` of the stream, then as [`Self::fail`].
+    #[cold]
+    fn fail_at(&mut self, mut err: Error, at: u64) -> Error {
+        err.or_at(at);
+        self.fail(err)
     }
 
     /// A protocol error by the peer: sticky, and the connection closes.

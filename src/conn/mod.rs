@@ -60,6 +60,12 @@ pub struct Config {
     pub chunk_extensions: bool,
     /// How output is framed and coalesced.
     pub encoder: EncoderConfig,
+    /// Every head decoded from the peer carries a
+    /// [`WireHead`](crate::wire::WireHead): its field lines as received,
+    /// in order and spelling ([`Decoder::set_wire_view`](crate::Decoder::set_wire_view)).
+    /// A proxy that forwards the decoded heads then sends them on in the
+    /// same order and spelling. Default: `false`.
+    pub wire_view: bool,
     /// Server only: how many bytes of a request body the application left
     /// unread are read off the connection and discarded after the response
     /// (chunk framing counts, so many tiny chunks cannot stretch it), so that
@@ -100,6 +106,7 @@ impl Config {
             response_leniency: ResponseLeniency::default(),
             chunk_extensions: false,
             encoder: EncoderConfig::default(),
+            wire_view: false,
             max_drain_bytes: 256 * 1024,
             timeouts: Timeouts::new(),
             read_size: 16 * 1024,

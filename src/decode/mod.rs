@@ -34,6 +34,7 @@ use crate::leniency::{Rules, Switch};
 use crate::limits::Limits;
 use crate::reason::ReasonPhrase;
 use crate::role::{Client, Role, Server};
+use crate::wire::WireHead;
 
 pub use body::forbidden_in_trailers;
 use body::{BodyDecoder, BodyEvent, Chunked};
@@ -105,8 +106,9 @@ enum State {
     Closed,
     /// The connection switched protocols: the buffer is the caller's.
     Switched,
-    /// A protocol error; it is returned again on every call.
-    Failed(Error),
+    /// A protocol error ([`Core::failure`]); it is returned again on
+    /// every call.
+    Failed,
 }
 
 /// What both decoders share: limits, leniency, state, the head scanner and
@@ -129,6 +131,15 @@ pub(crate) struct Core {
     last: bool,
     /// Chunk extensions are handed out as events.
     chunk_extensions: bool,
+    /// Attach a [`WireHead`] to every head.
+    wire: bool,
+    /// Bytes of the stream consumed so far, across calls.
+    consumed: u64,
+    /// Where the head being parsed starts in the stream.
+    head_start: u64,
+    /// The error of [`State::Failed`], kept apart so that changing states
+    /// never has an error to drop.
+    failure: Option<Error>,
 }
 
 enum Step<H: Head> {
@@ -152,6 +163,10 @@ impl Core {
             eof: false,
             last: false,
             chunk_extensions: false,
+            wire: false,
+            consumed: 0,
+            head_start: 0,
+            failure: None,
         }
     }
 
@@ -165,7 +180,11 @@ impl Core {
         is_request: bool,
     ) -> Result<Step<H>, ErrorKind> {
         match &mut self.state {
-            State::Failed(error) => Err(error.kind()),
+            // `Core::error` returns the stored error itself.
+            State::Failed => Err(self
+                .failure
+                .as_ref()
+                .map_or(ErrorKind::UnexpectedEof, Error::kind)),
             State::Closed | State::Switched => Ok(Step::NeedMore),
             State::Ending => {
                 self.state = match self.verdict {
@@ -242,11 +261,13 @@ impl Core {
 
     /// The error for a kind [`Core::step`] returned: the one the decoder
     /// failed with before, or the kind with the switch that would have
-    /// accepted the input.
+    /// accepted the input, placed at offset `at` of the stream.
     #[cold]
-    fn error(&self, kind: ErrorKind, buf: &BytesMut, is_request: bool) -> Error {
-        match &self.state {
-            State::Failed(error) => error.clone(),
+    fn error(&self, kind: ErrorKind, buf: &BytesMut, is_request: bool, at: u64) -> Error {
+        if let Some(failure) = &self.failure {
+            return failure.clone();
+        }
+        let error = match &self.state {
             State::Body(body) => Error::refused(kind, body.hint()),
             // An empty line where a request line belongs: a bare LF, which
             // `bare_lf` would skip as it skips CRLF.
@@ -258,7 +279,8 @@ impl Core {
                 Error::refused(kind, self.rules.hint(Switch::BareLf))
             }
             _ => kind.into(),
-        }
+        };
+        error.at(at, None)
     }
 
     fn skip_empty_lines(&mut self, buf: &mut BytesMut) {
@@ -309,7 +331,8 @@ impl Core {
 
     /// Records a protocol error: it is returned again on every call.
     fn failed(&mut self, error: Error) {
-        self.state = State::Failed(error);
+        self.state = State::Failed;
+        self.failure = Some(error);
         self.verdict = KeepAlive::Close(CloseReason::ProtocolError);
     }
 
@@ -430,6 +453,44 @@ impl<R: Role> Decoder<R> {
         self.core.chunk_extensions
     }
 
+    /// Turns the wire view on or off for the heads decoded from now on.
+    /// With it on, every decoded head (interim responses included) carries
+    /// a [`WireHead`] extension: its field lines as received, in order and
+    /// spelling, and its request-target or reason phrase as received,
+    /// read from the head's bytes on demand. Encoders write a message that
+    /// carries it in that order and spelling. Default: off, and then
+    /// nothing is attached and nothing is spent on it.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use h1proto::{Event, Limits, RequestDecoder, wire::WireHead};
+    ///
+    /// let mut dec = RequestDecoder::new(Limits::default());
+    /// dec.set_wire_view(true);
+    /// let mut buf = BytesMut::from(&b"GET /%7Euser HTTP/1.1\r\nHOST: a\r\n\r\n"[..]);
+    /// let Some(Event::Head { head, .. }) = dec.decode(&mut buf)? else { panic!() };
+    /// let wire = head.extensions().get::<WireHead>().unwrap();
+    /// assert_eq!(wire.target(), Some(&b"/%7Euser"[..]));
+    /// assert_eq!(wire.fields().next(), Some((&b"HOST"[..], &b"a"[..])));
+    /// # Ok::<(), h1proto::Error>(())
+    /// ```
+    pub fn set_wire_view(&mut self, on: bool) {
+        self.core.wire = on;
+    }
+
+    /// `true` when decoded heads carry a [`WireHead`]
+    /// ([`set_wire_view`](Self::set_wire_view)).
+    pub fn wire_view(&self) -> bool {
+        self.core.wire
+    }
+
+    /// How many bytes of the stream the decoder has consumed (split off or
+    /// skipped in the buffers it was given) since it was made: the
+    /// coordinates of [`Error::offset`].
+    pub fn consumed(&self) -> u64 {
+        self.core.consumed
+    }
+
     /// Decodes the next event from `buf`, splitting off the bytes it uses.
     ///
     /// `Ok(None)`: more input is needed (or, once [`is_closed`](Self::is_closed),
@@ -440,23 +501,40 @@ impl<R: Role> Decoder<R> {
     /// The peer's protocol [`Error`]: malformed, ambiguous or oversized
     /// input, with the status a server should answer with. It is returned
     /// again on every later call.
+    #[inline]
     pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
+        let before = buf.len();
         // Returned as it is rather than re-wrapped, which would copy the
         // (large) event once more.
-        let result = self.decode_inner(buf);
+        let result = self.decode_inner(buf, before);
+        self.core.consumed += (before - buf.len()) as u64;
         if let Err(error) = &result {
             self.core.failed(error.clone());
         }
         result
     }
 
-    fn decode_inner(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
+    /// [`decode`](Self::decode); `before` is the length `buf` had when it
+    /// was called.
+    #[inline]
+    fn decode_inner(
+        &mut self,
+        buf: &mut BytesMut,
+        before: usize,
+    ) -> Result<Option<Event<R::Recv>>, Error> {
         let len = match self.core.step(buf, R::REQUESTS) {
             Ok(Step::Event(event)) => return Ok(Some(event)),
             Ok(Step::NeedMore) => return Ok(None),
             Ok(Step::Head(len)) => len,
-            Err(kind) => return Err(self.core.error(kind, buf, R::REQUESTS)),
+            Err(kind) => {
+                // Placed at the first byte not consumed.
+                let at = self.core.consumed + (before - buf.len()) as u64;
+                return Err(self.core.error(kind, buf, R::REQUESTS, at));
+            }
         };
+        // Where the head starts in the stream (empty lines before it were
+        // skipped in this call): its errors are placed from there.
+        self.core.head_start = self.core.consumed + (before - buf.len()) as u64;
         let head = buf.split_to(len).freeze();
         R::head(&mut self.core, &mut self.pending, &head).map(Some)
     }
@@ -499,7 +577,7 @@ impl<R: Role> Decoder<R> {
     /// peer closed between messages, or an error occurred. Not after a
     /// protocol switch: see [`is_switched`](Self::is_switched).
     pub fn is_closed(&self) -> bool {
-        matches!(self.core.state, State::Closed | State::Failed(_))
+        matches!(self.core.state, State::Closed | State::Failed)
     }
 
     /// `true` after a message that switched the connection to another
@@ -540,7 +618,7 @@ impl<R: Role> Decoder<R> {
     /// message is not parsed (used when the local side decided to close,
     /// or to hand the connection to another protocol).
     pub fn close(&mut self) {
-        if !matches!(self.core.state, State::Failed(_) | State::Switched) {
+        if !matches!(self.core.state, State::Failed | State::Switched) {
             self.core.state = State::Closed;
         }
     }
@@ -582,39 +660,51 @@ fn request_head(core: &mut Core, head: &Bytes) -> Result<Event<Request<()>>, Err
     let max_target = core.limits.max_target_bytes;
     let names = &mut core.names;
     let mut headers = Core::field_map(&mut core.spare, ends.len() - 1);
+    // Errors are placed from where the head starts; `lenient` holds the
+    // switches when the head needed them.
+    let start = core.head_start;
+    let mut lenient = None;
     // Strictly first; a refused head again with the switches, which
     // accept it or name the one that would.
     let (line, seen) =
         match parse::request_head(head, ends, max_target, false, Strict, names, &mut headers) {
             Ok(parsed) => parsed,
             Err(_) => {
-                parse::lenient_request_head(head, ends, max_target, rules, names, &mut headers)?
+                lenient = Some(rules);
+                parse::lenient_request_head(head, ends, max_target, rules, names, &mut headers)
+                    .map_err(|error| error.in_head(start))?
             }
         };
+    let at_field = |error: Error| field_error(error, head, true, lenient).in_head(start);
 
     if seen.hosts > 1 || (seen.hosts == 0 && line.version == Version::HTTP_11) {
-        return Err(ErrorKind::InvalidHost.into());
+        return Err(at_field(ErrorKind::InvalidHost.into()));
     }
     // Decided from what the parser saw: the map is searched only for
     // the codings of a Transfer-Encoding and the tokens of a Connection.
     let mut framing = match framing::request_framing_of(line.version, &seen, &headers) {
         Err(ErrorKind::ContentLengthWithTransferEncoding) => {
-            chunked_with_content_length(rules, line.version, &seen, &mut headers)?
+            chunked_with_content_length(rules, line.version, &seen, &mut headers)
+                .map_err(at_field)?
         }
-        framing => framing?,
+        framing => framing.map_err(|kind| at_field(kind.into()))?,
     };
     let connect = line.method == Method::CONNECT;
     if connect {
-        framing = framing::connect_request_framing(framing)?;
+        framing = framing::connect_request_framing(framing).map_err(|k| at_field(k.into()))?;
     }
     let verdict = framing::connection_verdict_of(line.version, &seen, &headers);
-    core.seen = seen;
 
     let mut request = Request::new(());
     *request.method_mut() = line.method;
     *request.uri_mut() = line.uri;
     *request.version_mut() = line.version;
     *request.headers_mut() = headers;
+    if core.wire {
+        let wire = WireHead::new(head.clone(), true, lenient);
+        request.extensions_mut().insert(wire);
+    }
+    core.seen = seen;
     core.start_body(framing, verdict);
     // What follows a CONNECT head is the tunnel's if a 2xx answers it;
     // otherwise the connection closes. Either way it is not HTTP.
@@ -635,19 +725,26 @@ fn response_head(
     let rules = &core.rules;
     let names = &mut core.names;
     let mut headers = Core::field_map(&mut core.spare, ends.len() - 1);
+    // Errors are placed from where the head starts; `lenient` holds the
+    // switches when the head needed them.
+    let start = core.head_start;
+    let mut lenient = None;
     // Strictly first; a refused head again with the switches, which
     // accept it or name the one that would.
     let (line, seen) = match parse::response_head(head, ends, Strict, names, &mut headers) {
         Ok(parsed) => parsed,
-        Err(_) => parse::lenient_response_head(head, ends, rules, names, &mut headers)?,
+        Err(_) => {
+            lenient = Some(rules);
+            parse::lenient_response_head(head, ends, rules, names, &mut headers)
+                .map_err(|error| error.in_head(start))?
+        }
     };
 
     let request = pending.in_flight.front().copied().unwrap_or_default();
     let class = response_class(request, line.status);
-    let framing =
-        framing::response_framing_of(request, line.status, line.version, &seen, &headers)?;
+    let framing = framing::response_framing_of(request, line.status, line.version, &seen, &headers)
+        .map_err(|kind| field_error(kind.into(), head, false, lenient).in_head(start))?;
     let verdict = framing::connection_verdict_of(line.version, &seen, &headers);
-    core.seen = seen;
 
     let mut response = Response::new(());
     *response.status_mut() = line.status;
@@ -659,12 +756,17 @@ fn response_head(
             .extensions_mut()
             .insert(ReasonPhrase::from_validated(head.slice(rs..re)));
     }
+    if core.wire {
+        let wire = WireHead::new(head.clone(), false, lenient);
+        response.extensions_mut().insert(wire);
+    }
+    core.seen = seen;
 
     match class {
         ResponseClass::Interim => {
             pending.interim += 1;
             if pending.interim > core.limits.max_interim_responses {
-                return Err(ErrorKind::TooManyInterimResponses.into());
+                return Err(Error::from(ErrorKind::TooManyInterimResponses).in_head(start));
             }
             core.scanner.reset();
             Ok(Event::Interim(response))
@@ -687,6 +789,46 @@ fn response_head(
                 body: framing.body,
             })
         }
+    }
+}
+
+/// `error`, refused for the framing or `Host` fields of a head the parser
+/// accepted: placed at the field line at fault, with its name. A repeated
+/// field is at fault at its second line; a `Transfer-Encoding` list at its
+/// last line (its final coding is at fault), or at its first in HTTP/1.0;
+/// `Content-Length` with `Transfer-Encoding` at whichever came second.
+#[cold]
+#[inline(never)]
+fn field_error(error: Error, head: &Bytes, request: bool, lenient: Option<&Rules>) -> Error {
+    use ErrorKind::*;
+    let wire = WireHead::new(head.clone(), request, lenient);
+    let lines = |name: &str| -> Vec<(usize, std::ops::Range<usize>)> {
+        let mut spans = wire.spans();
+        std::iter::from_fn(|| spans.next_line())
+            .filter(|(_, n, _)| head[n.clone()].eq_ignore_ascii_case(name.as_bytes()))
+            .map(|(start, n, _)| (start, n))
+            .collect()
+    };
+    let (te, cl) = ("transfer-encoding", "content-length");
+    let first = |name| lines(name).first().cloned();
+    let line = match error.kind() {
+        InvalidHost => lines("host").get(1).cloned(),
+        InvalidContentLength => {
+            let cl = lines(cl);
+            cl.get(1).or(cl.first()).cloned()
+        }
+        TransferEncodingInHttp10 => first(te),
+        InvalidTransferEncoding | UnsupportedTransferCoding => lines(te).last().cloned(),
+        ContentLengthWithTransferEncoding => [first(te), first(cl)]
+            .into_iter()
+            .flatten()
+            .max_by_key(|(start, _)| *start),
+        ConnectWithContent => first(te).or_else(|| first(cl)),
+        _ => None,
+    };
+    match line {
+        Some((start, name)) => error.at(start as u64, Some(&head[name])),
+        None => error,
     }
 }
 

@@ -1,7 +1,10 @@
 //! The head writer: start lines, field lines and the framing fields the
 //! encoder adds itself.
 
-use http::header::{CONTENT_LENGTH, HeaderMap, HeaderName, TRANSFER_ENCODING};
+use std::iter::Peekable;
+use std::ops::Range;
+
+use http::header::{CONTENT_LENGTH, HeaderMap, HeaderName, HeaderValue, Keys, TRANSFER_ENCODING};
 use http::{Method, StatusCode, Uri, Version};
 
 use crate::error::{ErrorKind, UsageError};
@@ -108,27 +111,145 @@ impl Added {
         (self.strip_framing && (name == CONTENT_LENGTH || name == TRANSFER_ENCODING))
             || (self.strip_te && name == TRANSFER_ENCODING)
     }
+
+    /// [`Added::leaves_out`] for a name as spelled in an order.
+    fn leaves_out_spelled(&self, name: &[u8]) -> bool {
+        let te = || name.eq_ignore_ascii_case(b"transfer-encoding");
+        (self.strip_framing && (name.eq_ignore_ascii_case(b"content-length") || te()))
+            || (self.strip_te && te())
+    }
+}
+
+/// The order and spelling asked for a head's fields: names as ranges of
+/// some bytes (a [`FieldOrder`](crate::wire::FieldOrder)'s or a
+/// [`WireHead`](crate::wire::WireHead)'s), and room to count with.
+#[derive(Debug)]
+pub struct Ordered<'a> {
+    pub(crate) bytes: &'a [u8],
+    pub(crate) names: &'a [Range<usize>],
+    /// How many values of each field of the map the names stood for,
+    /// by the field's identity (see [`write_ordered`]); kept by the
+    /// encoder for reuse.
+    pub(crate) used: &'a mut Vec<(usize, usize)>,
 }
 
 /// Writes a head's fields: `Host` when the encoder supplies it, the
-/// caller's fields in the order and spelling `http` holds them, the added
-/// fields and the empty line.
+/// caller's fields (in the order asked for, else in the order and
+/// spelling `http` holds them), the added fields and the empty line.
 pub(crate) fn write_fields(
     out: &mut Segments,
     headers: &HeaderMap,
     host: Option<&[u8]>,
     added: &Added,
     case: NameCase,
+    order: Option<Ordered<'_>>,
 ) {
     if let Some(host) = host {
         write_field(out, b"host", host, case);
     }
-    // One loop per case, so that the case is not tested per field.
-    match case {
-        NameCase::AsGiven => write_map(out, headers, added, NameCase::AsGiven),
-        NameCase::Title => write_map(out, headers, added, NameCase::Title),
+    if let Some(order) = order {
+        write_ordered(out, headers, added, case, order);
+    } else {
+        // One loop per case, so that the case is not tested per field.
+        match case {
+            NameCase::AsGiven => write_map(out, headers, added, NameCase::AsGiven),
+            NameCase::Title => write_map(out, headers, added, NameCase::Title),
+        }
     }
     write_added(out, added, case);
+}
+
+/// Writes the caller's fields in `order` (the rule is on
+/// [`FieldOrder`](crate::wire::FieldOrder)): the k-th name of a field
+/// stands for the k-th value of that field in the map, written in its
+/// place and spelling if the map has it; then the values no name stood
+/// for, in the map's order, in `case`.
+///
+/// A field of the map is known by the address of its name in the map,
+/// the same through `keys`, `iter` and `get_all`: the count of values
+/// each has had written is kept against it, so that names are compared
+/// case-insensitively only to find the field a name stands for.
+#[inline(never)]
+fn write_ordered(
+    out: &mut Segments,
+    headers: &HeaderMap,
+    added: &Added,
+    case: NameCase,
+    order: Ordered<'_>,
+) {
+    let id = |key: &HeaderName| key as *const HeaderName as usize;
+    let used = order.used;
+    used.clear();
+    // The map's fields are walked in step with the names: the fields of a
+    // decoded message come in the order of their first lines, so the one
+    // a name stands for is usually the next one, or the last one again.
+    let mut next = headers.keys().peekable();
+    let mut last: Option<&HeaderName> = None;
+    for range in order.names {
+        let name = &order.bytes[range.clone()];
+        if added.leaves_out_spelled(name) {
+            continue;
+        }
+        let same = |key: &HeaderName| key.as_str().as_bytes().eq_ignore_ascii_case(name);
+        let key = match last.filter(|key| same(key)) {
+            Some(key) => key,
+            None => match find(headers, &mut next, same) {
+                Some(key) => key,
+                None => continue,
+            },
+        };
+        last = Some(key);
+        let nth = match used.iter_mut().find(|(field, _)| *field == id(key)) {
+            Some((_, count)) => {
+                *count += 1;
+                *count - 1
+            }
+            None => {
+                used.push((id(key), 1));
+                0
+            }
+        };
+        if let Some(value) = headers.get_all(key).iter().nth(nth) {
+            write_field(out, name, value.as_bytes(), NameCase::AsGiven);
+        }
+    }
+    let mut field = 0;
+    let (mut nth, mut listed) = (0, 0);
+    for (key, value) in headers {
+        if id(key) != field {
+            field = id(key);
+            nth = 0;
+            listed = used
+                .iter()
+                .find(|(f, _)| *f == field)
+                .map_or(0, |&(_, n)| n);
+        }
+        nth += 1;
+        if nth <= listed || added.leaves_out(key) {
+            continue;
+        }
+        write_field(out, key.as_str().as_bytes(), value.as_bytes(), case);
+    }
+}
+
+/// The field of `headers` that `same` accepts: the one `next` is at
+/// first, else the first of all; `next` then moves past it.
+fn find<'m>(
+    headers: &'m HeaderMap,
+    next: &mut Peekable<Keys<'m, HeaderValue>>,
+    same: impl Fn(&HeaderName) -> bool,
+) -> Option<&'m HeaderName> {
+    if let Some(key) = next.next_if(|key| same(key)) {
+        return Some(key);
+    }
+    let mut all = headers.keys();
+    while let Some(key) = all.next() {
+        if same(key) {
+            *next = all.peekable();
+            return Some(key);
+        }
+    }
+    None
 }
 
 /// Writes the caller's fields but those the encoder leaves out.
@@ -213,16 +334,35 @@ pub(crate) fn target_form(method: &Method, uri: &Uri) -> Result<TargetForm, Usag
     }
 }
 
-/// Writes `METHOD target HTTP/1.1\r\n`.
+/// The form of a request-target as received.
+pub(crate) fn form_of(target: &[u8]) -> TargetForm {
+    match target {
+        [b'/', ..] => TargetForm::Origin,
+        b"*" => TargetForm::Asterisk,
+        _ if memchr::memmem::find(target, b"://").is_some() => TargetForm::Absolute,
+        _ => TargetForm::Authority,
+    }
+}
+
+/// Writes `METHOD target HTTP/1.1\r\n`; `raw` is the target to write as
+/// it is, when one was received and still stands for `uri`.
 pub(crate) fn write_request_line(
     out: &mut Segments,
     method: &Method,
     uri: &Uri,
     form: TargetForm,
+    raw: Option<&[u8]>,
     version: &[u8],
 ) {
     out.push_slice(method.as_str().as_bytes());
     out.push_slice(b" ");
+    if let Some(raw) = raw {
+        out.push_slice(raw);
+        out.push_slice(b" ");
+        out.push_slice(version);
+        out.push_slice(b"\r\n");
+        return;
+    }
     match form {
         TargetForm::Asterisk => out.push_slice(b"*"),
         TargetForm::Authority => {

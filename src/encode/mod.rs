@@ -87,6 +87,7 @@ pub(crate) mod role;
 
 use std::fmt;
 use std::marker::PhantomData;
+use std::ops::Range;
 
 use bytes::{Bytes, BytesMut};
 use http::header::HeaderMap;
@@ -97,6 +98,7 @@ use crate::error::UsageError;
 use crate::framing::{BodyKind, RequestKind, connection_verdict};
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::segments::{DEFAULT_COALESCE_THRESHOLD, Segments};
+use crate::wire::Order;
 
 pub use hop::remove_hop_by_hop;
 pub use role::{IntoRequest, IntoRequestHead, IntoResponse, IntoResponseHead};
@@ -331,6 +333,10 @@ pub struct Encoder<R: Role> {
     keep_alive: KeepAlive,
     /// The emptied field map of the last head written, for reuse.
     spare: Option<HeaderMap>,
+    /// The names of the order a head asks for, and the count of values
+    /// written per field, kept for reuse.
+    order: Vec<Range<usize>>,
+    used: Vec<(usize, usize)>,
     role: PhantomData<R>,
 }
 
@@ -344,6 +350,8 @@ impl<R: Role> Encoder<R> {
             extensions: None,
             keep_alive: KeepAlive::Reusable,
             spare: None,
+            order: Vec::new(),
+            used: Vec::new(),
             role: PhantomData,
         }
     }
@@ -499,7 +507,12 @@ impl<R: Role> Encoder<R> {
         let plan = R::plan(head, ctx, &self.config, full)?;
         // The plan has checked the whole body against the framing: from
         // here on nothing fails, so nothing half-written is left behind.
-        R::write_head(&mut self.out, head, &plan, &self.config);
+        let order = Order::of(R::extensions(head)).map(|order| head::Ordered {
+            bytes: order.collect(&mut self.order),
+            names: &self.order,
+            used: &mut self.used,
+        });
+        R::write_head(&mut self.out, head, &plan, &self.config, order);
         let mut framer = plan.body;
         let kind = framer.kind();
         if let Some(body) = body {

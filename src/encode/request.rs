@@ -6,8 +6,8 @@ use http::{Method, Version};
 
 use super::body::BodyEncoder;
 use super::head::{
-    Added, TargetForm, check_full, invalid_framing, target_form, version_bytes, write_fields,
-    write_request_line,
+    Added, Ordered, TargetForm, check_full, form_of, invalid_framing, target_form, version_bytes,
+    write_fields, write_request_line,
 };
 use super::role::sealed::{self, Plan};
 use super::role::{IntoRequest, IntoRequestHead};
@@ -17,6 +17,7 @@ use crate::framing::{BodyKind, Declared, Seen, connection_verdict_of, declared_f
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::role::Client;
 use crate::segments::Segments;
+use crate::wire::WireHead;
 
 /// The request-line decisions of a plan.
 pub struct Target {
@@ -178,12 +179,38 @@ impl sealed::Role for Client {
         })
     }
 
-    fn write_head(out: &mut Segments, parts: &Parts, plan: &Plan<Target>, config: &EncoderConfig) {
-        write_request_line(out, &parts.method, &parts.uri, plan.line.form, plan.version);
+    fn extensions(parts: &Parts) -> &http::Extensions {
+        &parts.extensions
+    }
+
+    fn write_head(
+        out: &mut Segments,
+        parts: &Parts,
+        plan: &Plan<Target>,
+        config: &EncoderConfig,
+        order: Option<Ordered<'_>>,
+    ) {
+        let raw = order
+            .as_ref()
+            .and_then(|_| received_target(parts, plan.line.form));
+        let (method, uri) = (&parts.method, &parts.uri);
+        write_request_line(out, method, uri, plan.line.form, raw, plan.version);
         let host = plan
             .line
             .host
             .and_then(|at| parts.uri.authority().map(|a| &a.as_str().as_bytes()[at..]));
-        write_fields(out, &parts.headers, host, &plan.added, config.name_case());
+        let case = config.name_case();
+        write_fields(out, &parts.headers, host, &plan.added, case, order);
     }
+}
+
+/// The request-target the request was received with, when its `Uri` still
+/// equals it (`http::Uri`'s comparison with a string, which ignores the
+/// case of the scheme and the host, and takes `http://a` for
+/// `http://a/`) and it has the form the encoder would write: then it is
+/// written as received.
+fn received_target(parts: &Parts, form: TargetForm) -> Option<&[u8]> {
+    let target = parts.extensions.get::<WireHead>()?.target()?;
+    let text = std::str::from_utf8(target).ok()?;
+    (form_of(target) == form && parts.uri == *text).then_some(target)
 }

@@ -6,8 +6,8 @@ use http::response::Parts;
 
 use super::body::BodyEncoder;
 use super::head::{
-    Added, check_full, invalid_framing, is_http10, says_close, says_keep_alive, version_bytes,
-    write_fields, write_status_line,
+    Added, Ordered, check_full, invalid_framing, is_http10, says_close, says_keep_alive,
+    version_bytes, write_fields, write_status_line,
 };
 use super::role::sealed::{self, Plan};
 use super::role::{IntoResponse, IntoResponseHead};
@@ -276,7 +276,17 @@ impl sealed::Role for Server {
         })
     }
 
-    fn write_head(out: &mut Segments, parts: &Parts, plan: &Plan<()>, config: &EncoderConfig) {
+    fn extensions(parts: &Parts) -> &http::Extensions {
+        &parts.extensions
+    }
+
+    fn write_head(
+        out: &mut Segments,
+        parts: &Parts,
+        plan: &Plan<()>,
+        config: &EncoderConfig,
+        order: Option<Ordered<'_>>,
+    ) {
         let reason = match parts.extensions.get::<ReasonPhrase>() {
             Some(r) => r.as_bytes(),
             None => parts
@@ -285,6 +295,13 @@ impl sealed::Role for Server {
                 .map_or(&b""[..], str::as_bytes),
         };
         write_status_line(out, plan.version, parts.status, reason);
-        write_fields(out, &parts.headers, None, &plan.added, config.name_case());
+        write_fields(
+            out,
+            &parts.headers,
+            None,
+            &plan.added,
+            config.name_case(),
+            order,
+        );
     }
 }

@@ -205,7 +205,11 @@ impl sealed::IntoResponseHead for response::Parts {
 /// The role-specific parts, out of reach of other crates.
 pub(crate) mod sealed {
     use super::*;
-    use crate::encode::{After, body::BodyEncoder, head::Added};
+    use crate::encode::{
+        After,
+        body::BodyEncoder,
+        head::{Added, Ordered},
+    };
 
     /// The decisions made for a head before anything is written.
     pub struct Plan<L> {
@@ -240,13 +244,18 @@ pub(crate) mod sealed {
             full: Option<u64>,
         ) -> Result<Plan<Self::Line>, UsageError>;
 
-        /// Writes the start line, the fields and the empty line.
+        /// Writes the start line, the fields (in `order` when one is asked
+        /// for) and the empty line.
         fn write_head(
             out: &mut Segments,
             head: &Self::Head,
             plan: &Plan<Self::Line>,
             config: &EncoderConfig,
+            order: Option<Ordered<'_>>,
         );
+
+        /// The extensions of the head.
+        fn extensions(head: &Self::Head) -> &http::Extensions;
     }
 
     /// Turns a request form into its head and a body.

@@ -43,6 +43,10 @@ pub(crate) trait Tolerance: Copy {
     ) -> Result<Option<(HeaderName, Role, usize)>, ()>;
     /// The refusal of `kind`, naming `switch` when it exists on this side.
     fn refuse(self, kind: ErrorKind, switch: Option<Switch>) -> Self::Error;
+    /// `error`, found in the line `start..end` of `section`: placed there,
+    /// with the line's field name. The strict reading's errors are bare
+    /// kinds, placed by the lenient parse that follows every refusal.
+    fn at(self, error: Self::Error, section: &[u8], start: usize, end: usize) -> Self::Error;
 }
 
 /// The strict reading: no switch, no switch named.
@@ -77,6 +81,10 @@ impl Tolerance for Strict {
     }
     fn refuse(self, kind: ErrorKind, _: Option<Switch>) -> ErrorKind {
         kind
+    }
+    #[inline(always)]
+    fn at(self, error: ErrorKind, _: &[u8], _: usize, _: usize) -> ErrorKind {
+        error
     }
 }
 
@@ -122,6 +130,23 @@ impl Tolerance for Lenient<'_> {
     fn refuse(self, kind: ErrorKind, switch: Option<Switch>) -> Error {
         Error::refused(kind, switch.and_then(|s| self.rules.hint(s)))
     }
+    #[cold]
+    #[inline(never)]
+    fn at(self, error: Error, section: &[u8], start: usize, end: usize) -> Error {
+        error.at(start as u64, field_name(&section[start..end]))
+    }
+}
+
+/// The name of a field line, as received: the bytes before its colon
+/// without the whitespace before the colon; `None` for a line that
+/// continues another (obs-fold), has no colon or nothing before it.
+#[cold]
+fn field_name(line: &[u8]) -> Option<&[u8]> {
+    if matches!(line.first(), None | Some(b' ' | b'\t')) {
+        return None;
+    }
+    let name = line[..memchr(b':', line)?].trim_ascii_end();
+    (!name.is_empty()).then_some(name)
 }
 
 /// The content of line `i` of a section, without its CRLF (or, with
@@ -139,18 +164,24 @@ pub(crate) fn line<T: Tolerance>(
         if !T::LENIENT {
             return Err(ErrorKind::BareLineFeed.into());
         }
-        return bare_lf_line(start, lf, t);
+        return bare_lf_line(section, start, lf, t);
     }
     Ok((start, lf - 1))
 }
 
 /// A line ended by LF alone: its content with `bare_lf`, else refused.
 #[cold]
-fn bare_lf_line<T: Tolerance>(start: usize, lf: usize, t: T) -> Result<(usize, usize), T::Error> {
+fn bare_lf_line<T: Tolerance>(
+    section: &[u8],
+    start: usize,
+    lf: usize,
+    t: T,
+) -> Result<(usize, usize), T::Error> {
     if t.bare_lf() && lf > start {
         Ok((start, lf))
     } else {
-        Err(t.refuse(ErrorKind::BareLineFeed, Some(Switch::BareLf)))
+        let error = t.refuse(ErrorKind::BareLineFeed, Some(Switch::BareLf));
+        Err(t.at(error, section, start, lf))
     }
 }
 
@@ -164,7 +195,9 @@ pub(crate) fn check_final_crlf<T: Tolerance>(
     if (len >= 2 && section[len - 2] == b'\r') || t.bare_lf() {
         Ok(())
     } else {
-        Err(t.refuse(ErrorKind::BareLineFeed, Some(Switch::BareLf)))
+        // The empty line is the LF alone at the end.
+        let error = t.refuse(ErrorKind::BareLineFeed, Some(Switch::BareLf));
+        Err(t.at(error, section, len - 1, len - 1))
     }
 }
 
@@ -464,7 +497,8 @@ pub(crate) fn fields<T: Tolerance>(
             }
             match (&last, fold) {
                 (Some((name, role)), true) => {
-                    let joined = fold_into(map, name, trim_ows(text))?;
+                    let joined = fold_into(map, name, trim_ows(text))
+                        .map_err(|kind| t.at(kind.into(), section, start, end))?;
                     if let (Some(joined), Role::ContentLength) = (joined, role) {
                         // The length is the folded value, not the first line's.
                         seen.content_length_folded(joined.as_bytes());
@@ -473,7 +507,8 @@ pub(crate) fn fields<T: Tolerance>(
                 }
                 _ if !T::LENIENT => return Err(ErrorKind::ObsFold.into()),
                 _ => {
-                    unfoldable(fold, t.in_head() && i > first, t)?;
+                    unfoldable(fold, t.in_head() && i > first, t)
+                        .map_err(|e| t.at(e, section, start, end))?;
                     skipping = true;
                     continue;
                 }
@@ -483,7 +518,9 @@ pub(crate) fn fields<T: Tolerance>(
             Ok(Some(found)) => found,
             Ok(None) if !T::LENIENT => return Err(strict_name_error(text).into()),
             Err(()) if !T::LENIENT => return Err(ErrorKind::MissingColon.into()),
-            found => match invalid_name(text, found.is_err(), t)? {
+            found => match invalid_name(text, found.is_err(), t)
+                .map_err(|e| t.at(e, section, start, end))?
+            {
                 Some(found) => found,
                 None => {
                     skipping = true;
@@ -500,8 +537,12 @@ pub(crate) fn fields<T: Tolerance>(
         let value = &after[a..b];
         let vs = start + colon + 1 + a;
         seen.note(role, value);
-        let value = HeaderValue::from_maybe_shared(section.slice(vs..vs + value.len()))
-            .map_err(|_| ErrorKind::InvalidFieldValue)?;
+        let value = match HeaderValue::from_maybe_shared(section.slice(vs..vs + value.len())) {
+            Ok(value) => value,
+            Err(_) => {
+                return Err(t.at(ErrorKind::InvalidFieldValue.into(), section, start, end));
+            }
+        };
         if fold {
             map.append(name.clone(), value);
             last = Some((name, role));

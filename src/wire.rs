@@ -1,0 +1,530 @@
+//! The wire view of a head: its field lines as they were received, and the
+//! order and spelling an encoder writes a head's fields in.
+//!
+//! An `http` message keeps field names in lower case and groups the values
+//! of one name together: `A: 1`, `b: 2`, `a: 3` come out of a `HeaderMap`
+//! as `a: 1`, `a: 3`, `b: 2`. Names are case-insensitive and only the order
+//! of lines of one name has meaning (RFC 9110 section 5.3), but a proxy
+//! that wants to forward a message as it came, a tool that shows what a
+//! peer sent, and peers that wrongly depend on order or case need the
+//! lines as received.
+//!
+//! - **Decoding.** With the wire view on
+//!   ([`Decoder::set_wire_view`](crate::Decoder::set_wire_view),
+//!   [`Config::wire_view`](crate::Config::wire_view)), every decoded head,
+//!   interim responses included, carries a [`WireHead`] extension: the
+//!   head's bytes as received, read on demand. It costs one reference count
+//!   and the extension; nothing is copied, and nothing is parsed twice
+//!   until it is read. Without the setting nothing is attached.
+//! - **Encoding.** An encoder writes the fields of a head that carries a
+//!   [`FieldOrder`] (one the caller built) or a [`WireHead`] (one a decoder
+//!   attached) in that order and spelling. The `HeaderMap` stays
+//!   authoritative: see [`FieldOrder`] for the rule.
+//!
+//! ```
+//! use bytes::{Buf, BytesMut};
+//! use h1proto::wire::WireHead;
+//! use h1proto::{Event, Limits, RequestDecoder, RequestEncoder};
+//!
+//! let mut dec = RequestDecoder::new(Limits::default());
+//! dec.set_wire_view(true);
+//! let mut buf = BytesMut::from(&b"GET /a HTTP/1.1\r\nHost: x\r\nX-B: 1\r\nx-a: 2\r\nX-b: 3\r\n\r\n"[..]);
+//! let Some(Event::Head { head, .. }) = dec.decode(&mut buf)? else { panic!() };
+//!
+//! let wire = head.extensions().get::<WireHead>().unwrap();
+//! let lines: Vec<(&[u8], &[u8])> = wire.fields().collect();
+//! assert_eq!(lines, [
+//!     (&b"Host"[..], &b"x"[..]),
+//!     (b"X-B", b"1"),
+//!     (b"x-a", b"2"),
+//!     (b"X-b", b"3"),
+//! ]);
+//! assert_eq!(wire.target(), Some(&b"/a"[..]));
+//!
+//! // Sent again, the head keeps its order and spelling.
+//! let mut enc = RequestEncoder::default();
+//! enc.send_request(head.map(|()| "")).unwrap();
+//! let out = enc.output();
+//! assert_eq!(
+//!     out.copy_to_bytes(out.remaining()),
+//!     &b"GET /a HTTP/1.1\r\nHost: x\r\nX-B: 1\r\nx-a: 2\r\nX-b: 3\r\n\r\n"[..]
+//! );
+//! # Ok::<(), h1proto::Error>(())
+//! ```
+
+use std::fmt;
+use std::iter::FusedIterator;
+use std::ops::Range;
+
+use bytes::Bytes;
+use memchr::memchr;
+
+use crate::error::UsageError;
+use crate::head::chars::is_tchar;
+use crate::leniency::Rules;
+
+/// The longest field name `http` accepts.
+const MAX_NAME_LEN: usize = (1 << 16) - 1;
+
+/// How the head was read: what the derivation of its field lines must
+/// know of the parse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Reading {
+    request: bool,
+    /// Parsed with the leniency switches: a line may have been skipped
+    /// (`skip_invalid_fields`) or its name trimmed (`space_before_colon`).
+    lenient: bool,
+    space_before_colon: bool,
+}
+
+/// A decoded head as it was received: its start line and its field lines
+/// in order, with their spelling, repeated fields apart and in place.
+///
+/// A decoder attaches it to the `http::Request<()>` / `http::Response<()>`
+/// it decodes (as an extension) when its wire view is on. It holds the
+/// head's bytes (a `Bytes` sharing the read buffer, like the field values
+/// of the message) and reads them on demand: [`fields`](Self::fields)
+/// walks the lines each time it is called. Every slice it hands out is
+/// part of [`bytes`](Self::bytes); `bytes().slice_ref(slice)` turns one
+/// into a `Bytes` without a copy.
+///
+/// Only a decoder makes one, and only of a head it accepted. What it
+/// shows is what was received, even where the message differs:
+///
+/// - a field value is the bytes between the colon and the line end
+///   without the spaces and tabs around it; an obs-folded value (accepted
+///   in responses, and in requests with the `obs_fold` switch) spans its
+///   continuation lines, line breaks included, where the `HeaderMap` holds
+///   the value with each fold replaced by one SP;
+/// - lines that `skip_invalid_fields` skipped are not field lines (they
+///   are still in [`bytes`](Self::bytes)); with `space_before_colon`, the
+///   name is given without the whitespace before its colon;
+/// - a `Content-Length` that `chunked_with_content_length` removed from the
+///   message is still a field line here.
+///
+/// Encoders write a message that carries one in its order and spelling
+/// ([`FieldOrder`] has the rule), and write the request-target as
+/// received while the message's `Uri` still equals it. Trailer sections
+/// have no wire view.
+#[derive(Clone, PartialEq, Eq)]
+pub struct WireHead {
+    bytes: Bytes,
+    reading: Reading,
+}
+
+impl WireHead {
+    /// The view of `bytes`, a head the decoder accepted; `lenient` holds
+    /// the switches when the head needed them.
+    pub(crate) fn new(bytes: Bytes, request: bool, lenient: Option<&Rules>) -> Self {
+        WireHead {
+            bytes,
+            reading: Reading {
+                request,
+                lenient: lenient.is_some(),
+                space_before_colon: lenient.is_some_and(|r| r.space_before_colon),
+            },
+        }
+    }
+
+    /// The whole head as received: start line, field lines and the empty
+    /// line that ends them (empty lines before a request line are not
+    /// part of it).
+    pub fn bytes(&self) -> &Bytes {
+        &self.bytes
+    }
+
+    /// The start line (request line or status line), without its line
+    /// end.
+    pub fn start_line(&self) -> &[u8] {
+        let (end, _) = line_at(&self.bytes, 0);
+        &self.bytes[..end]
+    }
+
+    /// The request-target as received (`/a%2Fb?q`, `http://host`,
+    /// `host:443`, `*`); `None` for a response.
+    pub fn target(&self) -> Option<&[u8]> {
+        if !self.reading.request {
+            return None;
+        }
+        let line = self.start_line();
+        // method SP request-target SP HTTP-version, the version 8 bytes.
+        let method = memchr(b' ', line)?;
+        line.get(method + 1..line.len().checked_sub(9)?)
+    }
+
+    /// The reason phrase as received, possibly empty; `None` for a
+    /// request. (The [`ReasonPhrase`](crate::ReasonPhrase) extension holds
+    /// it too, when it is not the canonical one.)
+    pub fn reason(&self) -> Option<&[u8]> {
+        if self.reading.request {
+            return None;
+        }
+        // HTTP-version SP status-code SP reason-phrase
+        Some(self.start_line().get(13..).unwrap_or(&[]))
+    }
+
+    /// The field lines in the order received, as `(name, value)`: the
+    /// name as spelled, the value without the whitespace around it.
+    pub fn fields(&self) -> FieldLines<'_> {
+        FieldLines {
+            spans: Spans::new(&self.bytes, self.reading),
+        }
+    }
+
+    /// The field lines as ranges of [`bytes`](Self::bytes).
+    pub(crate) fn spans(&self) -> Spans<'_> {
+        Spans::new(&self.bytes, self.reading)
+    }
+}
+
+impl fmt::Debug for WireHead {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WireHead")
+            .field("bytes", &self.bytes)
+            .finish()
+    }
+}
+
+/// The field lines of a [`WireHead`], in the order received:
+/// `(name, value)` pairs of byte slices of the head.
+///
+/// ```
+/// # use bytes::BytesMut;
+/// # use h1proto::{Event, Limits, ResponseDecoder, wire::WireHead};
+/// let mut dec = ResponseDecoder::new(Limits::default());
+/// dec.set_wire_view(true);
+/// let mut buf = BytesMut::from(
+///     &b"HTTP/1.1 200 OK\r\nSet-Cookie: a=1\r\nContent-Length: 0\r\nSet-Cookie: b=2\r\n\r\n"[..],
+/// );
+/// let Some(Event::Head { head, .. }) = dec.decode(&mut buf)? else { panic!() };
+/// let wire = head.extensions().get::<WireHead>().unwrap();
+/// let cookies: Vec<&[u8]> = wire
+///     .fields()
+///     .filter(|(name, _)| name.eq_ignore_ascii_case(b"set-cookie"))
+///     .map(|(_, value)| value)
+///     .collect();
+/// assert_eq!(cookies, [&b"a=1"[..], b"b=2"]);
+/// # Ok::<(), h1proto::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct FieldLines<'a> {
+    spans: Spans<'a>,
+}
+
+impl<'a> Iterator for FieldLines<'a> {
+    type Item = (&'a [u8], &'a [u8]);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let (name, value) = self.spans.next()?;
+        let bytes = self.spans.bytes;
+        Some((&bytes[name], &bytes[value]))
+    }
+}
+
+impl FusedIterator for FieldLines<'_> {}
+
+/// The field lines of a head as ranges: the one place that tells field
+/// lines apart from what else a head the decoder accepted may hold.
+///
+/// It repeats the decisions of the parser (`head::parse`) for an accepted
+/// head, which makes them simple: a line starting with SP or HTAB
+/// continues the field line above it (or is skipped with it); in a head
+/// read strictly every other line is `name ":" value`; in one read with
+/// the switches, a line without a colon, or whose name is not a token
+/// (after the whitespace before its colon is dropped, with
+/// `space_before_colon`), was skipped.
+#[derive(Debug, Clone)]
+pub(crate) struct Spans<'a> {
+    bytes: &'a [u8],
+    /// The next line to look at: where it starts, where its content ends
+    /// and where the line after it starts. Each line end is searched for
+    /// once.
+    line: (usize, usize, usize),
+    reading: Reading,
+}
+
+impl<'a> Spans<'a> {
+    fn new(bytes: &'a [u8], reading: Reading) -> Self {
+        // The field lines start after the start line.
+        let (_, first) = line_at(bytes, 0);
+        let (end, next) = line_at(bytes, first);
+        Spans {
+            bytes,
+            line: (first, end, next),
+            reading,
+        }
+    }
+
+    /// Moves on to the next line.
+    #[inline]
+    fn advance(&mut self) {
+        let start = self.line.2;
+        let (end, next) = line_at(self.bytes, start);
+        self.line = (start, end, next);
+    }
+
+    /// The name of the field line `line` whose first colon is at `colon`;
+    /// `None` for a line the parse skipped.
+    fn name(&self, line: Range<usize>, colon: usize) -> Option<Range<usize>> {
+        let raw = line.start..colon;
+        if !self.reading.lenient || is_name(&self.bytes[raw.clone()]) {
+            return Some(raw);
+        }
+        if !self.reading.space_before_colon {
+            return None;
+        }
+        let mut end = colon;
+        while end > line.start && matches!(self.bytes[end - 1], b' ' | b'\t') {
+            end -= 1;
+        }
+        (end < colon && is_name(&self.bytes[line.start..end])).then_some(line.start..end)
+    }
+
+    /// The next field line with where it starts in the head:
+    /// `(line start, name, value)`.
+    pub(crate) fn next_line(&mut self) -> Option<(usize, Range<usize>, Range<usize>)> {
+        let bytes = self.bytes;
+        loop {
+            let (start, end, _) = self.line;
+            if end == start {
+                // The empty line that ends the head (or the end of input):
+                // it stays the next line, so nothing follows.
+                return None;
+            }
+            self.advance();
+            if matches!(bytes[start], b' ' | b'\t') {
+                // A continuation of a line skipped, or of none.
+                continue;
+            }
+            let Some(colon) = memchr(b':', &bytes[start..end]).map(|c| start + c) else {
+                continue;
+            };
+            let Some(name) = self.name(start..end, colon) else {
+                continue;
+            };
+            // The value runs on over obs-fold continuation lines.
+            let mut value_end = end;
+            while self.line.1 > self.line.0 && matches!(bytes[self.line.0], b' ' | b'\t') {
+                value_end = self.line.1;
+                self.advance();
+            }
+            let value = trim(bytes, colon + 1, value_end);
+            return Some((start, name, value));
+        }
+    }
+}
+
+impl Iterator for Spans<'_> {
+    type Item = (Range<usize>, Range<usize>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_line().map(|(_, name, value)| (name, value))
+    }
+}
+
+/// The line starting at `start`: where its content ends (before CRLF, or
+/// LF alone) and where the next line starts.
+fn line_at(bytes: &[u8], start: usize) -> (usize, usize) {
+    match memchr(b'\n', &bytes[start.min(bytes.len())..]) {
+        Some(i) => {
+            let lf = start + i;
+            let end = if lf > start && bytes[lf - 1] == b'\r' {
+                lf - 1
+            } else {
+                lf
+            };
+            (end, lf + 1)
+        }
+        None => (bytes.len(), bytes.len()),
+    }
+}
+
+/// `from..to` without the whitespace and fold line breaks at either end.
+fn trim(bytes: &[u8], mut from: usize, mut to: usize) -> Range<usize> {
+    let blank = |b: u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
+    while from < to && blank(bytes[from]) {
+        from += 1;
+    }
+    while to > from && blank(bytes[to - 1]) {
+        to -= 1;
+    }
+    from..to
+}
+
+/// A field name `http` accepts: a token of at most 65,535 bytes.
+fn is_name(name: &[u8]) -> bool {
+    !name.is_empty() && name.len() <= MAX_NAME_LEN && name.iter().all(|&b| is_tchar(b))
+}
+
+/// The order and spelling in which an encoder writes a head's fields: a
+/// list of field names, as a message extension.
+///
+/// Put one on a message to send (`extensions_mut().insert(order)`), or
+/// send a message that carries a decoder's [`WireHead`]: the encoder then
+/// writes the fields in that order, with those names as spelled. A
+/// `FieldOrder` wins over a `WireHead` on the same message. The values
+/// always come from the message's `HeaderMap`, which stays authoritative:
+///
+/// 1. The names are matched against the map by name (case-insensitively)
+///    and occurrence: the k-th entry for a name stands for the k-th value
+///    of that name in the map. Each entry that has its value in the map is
+///    written there, spelled as the entry spells it, with the map's value.
+///    An entry whose value the map no longer has (a field removed after
+///    decoding, such as a hop-by-hop field or a `Content-Length` the
+///    encoder leaves out) writes nothing.
+/// 2. Then the values the entries did not stand for (fields added to the
+///    map, such as `Via`, or more values of a name than it has entries),
+///    in the map's order, spelled as the map holds them or in title case
+///    with [`EncoderConfig::title_case_fields`](crate::EncoderConfig::title_case_fields).
+/// 3. Then the fields the encoder adds itself (`Content-Length`,
+///    `Transfer-Encoding: chunked`, `Connection`), as without an order. A
+///    `Host` the request encoder takes from the URI comes first, as
+///    without an order.
+///
+/// So a value edited in the map is written in the place and spelling of
+/// the line it replaced, and the values of one name keep their order.
+///
+/// ```
+/// use bytes::Buf;
+/// use h1proto::RequestEncoder;
+/// use h1proto::wire::FieldOrder;
+///
+/// let mut req = http::Request::get("/")
+///     .header("accept", "*/*")
+///     .header("host", "example.com")
+///     .header("x-trace", "1")
+///     .body("")
+///     .unwrap();
+/// let order = FieldOrder::from_names(["Host", "Accept"]).unwrap();
+/// req.extensions_mut().insert(order);
+///
+/// let mut enc = RequestEncoder::default();
+/// enc.send_request(req).unwrap();
+/// let out = enc.output();
+/// assert_eq!(
+///     out.copy_to_bytes(out.remaining()),
+///     &b"GET / HTTP/1.1\r\nHost: example.com\r\nAccept: */*\r\nx-trace: 1\r\n\r\n"[..]
+/// );
+/// ```
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct FieldOrder {
+    /// The names, one after the other.
+    names: Vec<u8>,
+    /// Where each name ends in `names`.
+    ends: Vec<usize>,
+}
+
+impl FieldOrder {
+    /// An empty order: the encoder writes the map's fields as without one.
+    pub fn new() -> Self {
+        FieldOrder::default()
+    }
+
+    /// An order of `names`, spelled as given.
+    ///
+    /// # Errors
+    ///
+    /// [`UsageError::InvalidFieldName`] for a name that is not a token.
+    pub fn from_names<I>(names: I) -> Result<Self, UsageError>
+    where
+        I: IntoIterator,
+        I::Item: AsRef<[u8]>,
+    {
+        let mut order = FieldOrder::new();
+        for name in names {
+            order.push(name)?;
+        }
+        Ok(order)
+    }
+
+    /// Adds a name at the end, spelled as given.
+    ///
+    /// # Errors
+    ///
+    /// [`UsageError::InvalidFieldName`] for a name that is not a token (a
+    /// field name): the order is left as it was.
+    pub fn push(&mut self, name: impl AsRef<[u8]>) -> Result<(), UsageError> {
+        let name = name.as_ref();
+        if !is_name(name) {
+            return Err(UsageError::InvalidFieldName);
+        }
+        self.names.extend_from_slice(name);
+        self.ends.push(self.names.len());
+        Ok(())
+    }
+
+    /// The names in order, as spelled.
+    pub fn names(&self) -> impl ExactSizeIterator<Item = &[u8]> + '_ {
+        (0..self.ends.len()).map(|i| &self.names[self.span(i)])
+    }
+
+    /// How many names the order holds.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// `true` when the order holds no name.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    fn span(&self, i: usize) -> Range<usize> {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        start..self.ends[i]
+    }
+}
+
+impl From<&WireHead> for FieldOrder {
+    /// The names of the head's field lines, in order and as spelled.
+    fn from(wire: &WireHead) -> Self {
+        let mut order = FieldOrder::new();
+        for (name, _) in wire.fields() {
+            order.names.extend_from_slice(name);
+            order.ends.push(order.names.len());
+        }
+        order
+    }
+}
+
+impl fmt::Debug for FieldOrder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.names().map(String::from_utf8_lossy))
+            .finish()
+    }
+}
+
+/// The order a message to send asks for, if any: its [`FieldOrder`], or
+/// else its [`WireHead`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Order<'a> {
+    List(&'a FieldOrder),
+    Wire(&'a WireHead),
+}
+
+impl<'a> Order<'a> {
+    /// The order the extensions of a message ask for.
+    #[inline]
+    pub(crate) fn of(extensions: &'a http::Extensions) -> Option<Self> {
+        if let Some(list) = extensions.get::<FieldOrder>() {
+            return Some(Order::List(list));
+        }
+        extensions.get::<WireHead>().map(Order::Wire)
+    }
+
+    /// Fills `names` with the ranges of the names in order, and returns
+    /// the bytes they are ranges of.
+    pub(crate) fn collect(self, names: &mut Vec<Range<usize>>) -> &'a [u8] {
+        names.clear();
+        match self {
+            Order::List(list) => {
+                names.extend((0..list.len()).map(|i| list.span(i)));
+                &list.names
+            }
+            Order::Wire(wire) => {
+                names.extend(wire.spans().map(|(name, _)| name));
+                &wire.bytes
+            }
+        }
+    }
+}
