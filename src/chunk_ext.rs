@@ -7,7 +7,7 @@ use std::fmt;
 
 use bytes::Bytes;
 
-use crate::head::chars::{is_tchar, is_text};
+use crate::grammar::{is_tchar, is_text};
 
 /// The chunk extensions of one chunk: everything on its chunk-size line
 /// between the size and the line end, as it was received or is to be sent

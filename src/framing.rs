@@ -6,11 +6,13 @@
 //! else in the crate decides how long a message body is.
 //! `docs/framing.md` has the table, `docs/encoding.md` the sender's side.
 
-use http::header::{CONNECTION, HeaderMap, HeaderValue, TRANSFER_ENCODING};
+use http::header::{
+    CONNECTION, CONTENT_LENGTH, HOST, HeaderMap, HeaderName, HeaderValue, TRANSFER_ENCODING,
+};
 use http::{Method, StatusCode, Version};
 
 use crate::error::ErrorKind;
-use crate::head::names::Role;
+use crate::grammar::{is_token, list_elements, parse_decimal, trim_ows};
 use crate::keep_alive::{CloseReason, KeepAlive};
 
 /// How the body of a message is delimited.
@@ -356,20 +358,20 @@ impl Seen {
     pub(crate) fn of(headers: &HeaderMap) -> Seen {
         let mut seen = Seen::default();
         for (name, value) in headers {
-            seen.note(Role::of(name), value.as_bytes());
+            seen.note(FieldRole::of(name), value.as_bytes());
         }
         seen
     }
 
     /// Notes a field line of the given role, with its value.
     #[inline]
-    pub(crate) fn note(&mut self, role: Role, value: &[u8]) {
+    pub(crate) fn note(&mut self, role: FieldRole, value: &[u8]) {
         match role {
-            Role::Other => {}
-            Role::Host => self.hosts += 1,
-            Role::ContentLength => self.content_length_line(value),
-            Role::TransferEncoding => self.transfer_encoding = true,
-            Role::Connection => self.connection = true,
+            FieldRole::Other => {}
+            FieldRole::Host => self.hosts += 1,
+            FieldRole::ContentLength => self.content_length_line(value),
+            FieldRole::TransferEncoding => self.transfer_encoding = true,
+            FieldRole::Connection => self.connection = true,
         }
     }
 
@@ -461,23 +463,36 @@ pub fn connection_has(headers: &HeaderMap, token: &[u8]) -> bool {
         .any(|v| list_elements(v.as_bytes()).any(|t| t.eq_ignore_ascii_case(token)))
 }
 
-/// The non-empty elements of a comma-separated list, trimmed of spaces and
-/// tabs (RFC 9110 section 5.6.1).
-pub(crate) fn list_elements(value: &[u8]) -> impl Iterator<Item = &[u8]> {
-    value
-        .split(|&b| b == b',')
-        .map(trim_ows)
-        .filter(|e| !e.is_empty())
+/// What a field name means to the framing rules: decided once per name
+/// the parser caches, and read by [`Seen`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FieldRole {
+    /// Nothing the parser acts on.
+    Other,
+    /// `Host`.
+    Host,
+    /// `Content-Length`.
+    ContentLength,
+    /// `Transfer-Encoding`.
+    TransferEncoding,
+    /// `Connection`.
+    Connection,
 }
 
-pub(crate) fn trim_ows(mut s: &[u8]) -> &[u8] {
-    while let [b' ' | b'\t', rest @ ..] = s {
-        s = rest;
+impl FieldRole {
+    pub(crate) fn of(name: &HeaderName) -> FieldRole {
+        if name == HOST {
+            FieldRole::Host
+        } else if name == CONTENT_LENGTH {
+            FieldRole::ContentLength
+        } else if name == TRANSFER_ENCODING {
+            FieldRole::TransferEncoding
+        } else if name == CONNECTION {
+            FieldRole::Connection
+        } else {
+            FieldRole::Other
+        }
     }
-    while let [rest @ .., b' ' | b'\t'] = s {
-        s = rest;
-    }
-    s
 }
 
 enum Codings {
@@ -525,23 +540,4 @@ fn transfer_codings<'a>(
         // An empty list names no coding at all.
         (false, false) => return Err(ErrorKind::InvalidTransferEncoding),
     })
-}
-
-/// Parses 1*DIGIT into a u64, refusing signs, spaces and overflow.
-pub(crate) fn parse_decimal(digits: &[u8]) -> Option<u64> {
-    if digits.is_empty() {
-        return None;
-    }
-    let mut n: u64 = 0;
-    for &d in digits {
-        if !d.is_ascii_digit() {
-            return None;
-        }
-        n = n.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
-    }
-    Some(n)
-}
-
-pub(crate) fn is_token(s: &[u8]) -> bool {
-    !s.is_empty() && s.iter().all(|&b| crate::head::chars::is_tchar(b))
 }

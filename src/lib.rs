@@ -123,11 +123,13 @@
 #[cfg(any(feature = "blocking", feature = "tokio"))]
 pub mod adapter;
 mod chunk_ext;
+mod config;
 pub mod conn;
 pub mod decode;
 pub mod encode;
 mod error;
 pub mod framing;
+mod grammar;
 mod head;
 mod keep_alive;
 pub mod leniency;
@@ -139,7 +141,8 @@ mod session;
 pub mod wire;
 
 pub use chunk_ext::{ChunkExtension, ChunkExtensionIter, ChunkExtensions};
-pub use conn::{ClientConnection, Config, ServerConnection};
+pub use config::{Config, Timeouts};
+pub use conn::{ClientConnection, ServerConnection};
 pub use decode::{Decoder, Event, RequestDecoder, ResponseDecoder};
 pub use encode::{EncoderConfig, EncoderState, RequestEncoder, ResponseContext, ResponseEncoder};
 pub use error::{Error, ErrorKind, UsageError};
@@ -150,6 +153,5 @@ pub use limits::Limits;
 pub use reason::ReasonPhrase;
 pub use segments::Segments;
 pub use session::{
-    ClientSession, InterimResponses, Io, ServerSession, Session, SessionError, Step, Timeouts,
-    TrailerFields,
+    ClientSession, InterimResponses, Io, ServerSession, Session, SessionError, Step, TrailerFields,
 };

@@ -28,7 +28,7 @@ impl ReasonPhrase {
         let bytes = bytes.into();
         bytes
             .iter()
-            .all(|&b| crate::head::chars::is_text(b))
+            .all(|&b| crate::grammar::is_text(b))
             .then_some(ReasonPhrase(bytes))
     }
 

@@ -60,7 +60,7 @@ use bytes::Bytes;
 use memchr::memchr;
 
 use crate::error::UsageError;
-use crate::head::chars::is_tchar;
+use crate::grammar::is_tchar;
 use crate::leniency::Rules;
 
 /// The longest field name `http` accepts.

@@ -7,8 +7,8 @@
 use bytes::{Bytes, BytesMut};
 use http::header::HeaderMap;
 
-use super::Config;
 use super::machine::{Input, Machine, Party, State};
+use crate::Config;
 use crate::chunk_ext::ChunkExtensions;
 use crate::decode::{Decoder, Event};
 use crate::encode::Encoder;

@@ -4,9 +4,9 @@ use bytes::{Bytes, BytesMut};
 use http::header::{CONNECTION, CONTENT_TYPE, EXPECT, HeaderValue, UPGRADE};
 use http::{Response, StatusCode, Version};
 
-use super::Config;
 use super::core::{Connection, Flow};
 use super::machine::{Input, Party, State};
+use crate::Config;
 use crate::decode::Event;
 use crate::encode::role::sealed;
 use crate::encode::{IntoResponse, IntoResponseHead, ResponseContext};

@@ -1,10 +1,11 @@
 //! Body decoders: Content-Length countdown, chunked, and until close.
 
 use bytes::{Buf, Bytes, BytesMut};
-use http::header::{HeaderMap, HeaderName};
+use http::header::HeaderMap;
 use memchr::memchr;
 
 use crate::error::{Error, ErrorKind};
+use crate::grammar::{HEX, forbidden_in_trailers, hex_digit};
 use crate::head::names::NameCache;
 use crate::head::parse;
 use crate::head::scan::{LineScanner, Overflow};
@@ -561,23 +562,6 @@ enum Stop {
     Extensions { from: usize, to: usize },
 }
 
-/// The value of each hex digit; 16 and above for other bytes.
-static HEX: [u8; 256] = {
-    let mut t = [0xff; 256];
-    let mut i = 0;
-    while i < 10 {
-        t[b'0' as usize + i] = i as u8;
-        i += 1;
-    }
-    let mut i = 0;
-    while i < 6 {
-        t[b'a' as usize + i] = 10 + i as u8;
-        t[b'A' as usize + i] = 10 + i as u8;
-        i += 1;
-    }
-    t
-};
-
 impl Chunked {
     /// Parses the trailer section `section` (its final empty line
     /// included). Out of line: it comes once per body, not per chunk.
@@ -697,42 +681,6 @@ impl Overhead {
     }
 }
 
-/// Fields that may not appear in a trailer section: they would change the
-/// framing, the routing or the connection after the fact (RFC 9110 section
-/// 6.5.1). A trailer section carrying one is refused.
-pub fn forbidden_in_trailers(name: &HeaderName) -> bool {
-    use http::header::*;
-    [
-        CONTENT_LENGTH,
-        TRANSFER_ENCODING,
-        HOST,
-        TRAILER,
-        CONNECTION,
-        TE,
-        UPGRADE,
-        EXPECT,
-        CONTENT_TYPE,
-        CONTENT_ENCODING,
-        CONTENT_RANGE,
-        AUTHORIZATION,
-        PROXY_AUTHORIZATION,
-        SET_COOKIE,
-        COOKIE,
-    ]
-    .contains(name)
-        || name.as_str() == "keep-alive"
-        || name.as_str() == "proxy-connection"
-}
-
-fn hex(b: u8) -> Option<u64> {
-    match b {
-        b'0'..=b'9' => Some(u64::from(b - b'0')),
-        b'a'..=b'f' => Some(u64::from(b - b'a' + 10)),
-        b'A'..=b'F' => Some(u64::from(b - b'A' + 10)),
-        _ => None,
-    }
-}
-
 /// Parses `chunk-size [ chunk-ext ]` (without its CRLF):
 /// `1*HEXDIG *( BWS ";" BWS ext-name [ BWS "=" BWS ( token / quoted-string ) ] )`.
 /// Returns the size and the number of its digits (where the extensions
@@ -740,7 +688,7 @@ fn hex(b: u8) -> Option<u64> {
 fn chunk_size_line(line: &[u8]) -> Result<(u64, usize), ErrorKind> {
     let mut size: u64 = 0;
     let mut i = 0;
-    while let Some(d) = line.get(i).copied().and_then(hex) {
+    while let Some(d) = line.get(i).copied().and_then(hex_digit) {
         size = size
             .checked_mul(16)
             .and_then(|s| s.checked_add(d))

@@ -36,7 +36,6 @@ use crate::reason::ReasonPhrase;
 use crate::role::{Client, Role, Server};
 use crate::wire::WireHead;
 
-pub use body::forbidden_in_trailers;
 use body::{BodyDecoder, BodyEvent, Chunked};
 
 /// What a decoder found in the bytes it was given.

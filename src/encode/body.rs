@@ -5,9 +5,9 @@ use bytes::Bytes;
 use http::HeaderMap;
 
 use crate::chunk_ext::ChunkExtensions;
-use crate::decode::forbidden_in_trailers;
 use crate::error::UsageError;
 use crate::framing::BodyKind;
+use crate::grammar::forbidden_in_trailers;
 use crate::segments::Segments;
 
 use super::head::{NameCase, write_field};
@@ -191,32 +191,16 @@ fn hex_line(buf: &mut [u8; 18], mut n: u64) -> usize {
     len + 2
 }
 
-/// Formats `n` in decimal into `buf` and returns the digits.
-pub(crate) fn decimal(buf: &mut [u8; 20], mut n: u64) -> &[u8] {
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    &buf[i..]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn hex_and_decimal() {
+    fn hex_lines() {
         let mut b = [0u8; 18];
         for n in [0u64, 1, 15, 16, 1024, u64::MAX] {
             let len = hex_line(&mut b, n);
             assert_eq!(&b[..len], format!("{n:x}\r\n").as_bytes());
-            let mut d = [0u8; 20];
-            assert_eq!(decimal(&mut d, n), n.to_string().as_bytes());
         }
     }
 }

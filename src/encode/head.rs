@@ -11,7 +11,7 @@ use crate::error::{ErrorKind, UsageError};
 use crate::framing::{Seen, connection_has};
 use crate::segments::Segments;
 
-use super::body::decimal;
+use crate::grammar::write_decimal;
 
 /// The error for framing fields the encoder cannot honour.
 pub(crate) fn invalid_framing(_: ErrorKind) -> UsageError {
@@ -268,7 +268,7 @@ fn write_map(out: &mut Segments, headers: &HeaderMap, added: &Added, case: NameC
 pub(crate) fn write_added(out: &mut Segments, added: &Added, case: NameCase) {
     if let Some(n) = added.content_length {
         let mut buf = [0u8; 20];
-        write_field(out, b"content-length", decimal(&mut buf, n), case);
+        write_field(out, b"content-length", write_decimal(&mut buf, n), case);
     }
     if added.chunked {
         write_field(out, b"transfer-encoding", b"chunked", case);

@@ -2,7 +2,7 @@
 
 use http::header::{CONNECTION, HeaderMap, TE, TRANSFER_ENCODING, UPGRADE};
 
-use crate::framing::list_elements;
+use crate::grammar::list_elements;
 
 /// Removes the hop-by-hop fields from a message's fields, as an
 /// intermediary must before it forwards the message (RFC 9110 section

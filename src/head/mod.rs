@@ -1,7 +1,6 @@
 //! The head parser: finds the lines of a head with memchr and turns them into
 //! `http` types whose field values are slices of the input.
 
-pub(crate) mod chars;
 pub(crate) mod names;
 pub(crate) mod parse;
 pub(crate) mod scan;

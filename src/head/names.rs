@@ -10,44 +10,15 @@
 //! The search starts after the entry that matched last, so a peer that sends
 //! its fields in a fixed order finds each name at the first try.
 
-use http::header::{CONNECTION, CONTENT_LENGTH, HOST, HeaderName, TRANSFER_ENCODING};
+use http::header::HeaderName;
+
+use crate::framing::FieldRole as Role;
 
 /// Entries kept at most.
 const CAPACITY: usize = 32;
 /// Longer names are not kept: the cache holds at most `CAPACITY * MAX_LEN`
 /// bytes of spellings.
 const MAX_LEN: usize = 32;
-
-/// What a field name means to the parser, decided once per cached name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Role {
-    /// Nothing the parser acts on.
-    Other,
-    /// `Host`.
-    Host,
-    /// `Content-Length`.
-    ContentLength,
-    /// `Transfer-Encoding`.
-    TransferEncoding,
-    /// `Connection`.
-    Connection,
-}
-
-impl Role {
-    pub(crate) fn of(name: &HeaderName) -> Role {
-        if name == HOST {
-            Role::Host
-        } else if name == CONTENT_LENGTH {
-            Role::ContentLength
-        } else if name == TRANSFER_ENCODING {
-            Role::TransferEncoding
-        } else if name == CONNECTION {
-            Role::Connection
-        } else {
-            Role::Other
-        }
-    }
-}
 
 #[derive(Debug)]
 struct Entry {

@@ -15,10 +15,11 @@ use http::header::{Entry, HeaderMap, HeaderName, HeaderValue};
 use http::{Method, StatusCode, Uri, Version};
 use memchr::memchr;
 
-use super::chars::{is_target_char, is_tchar, is_text};
-use super::names::{NameCache, Role};
+use super::names::NameCache;
 use crate::error::{Error, ErrorKind};
-use crate::framing::{Seen, trim_ows};
+use crate::framing::{FieldRole as Role, Seen};
+use crate::grammar::{is_target_char, is_tchar, is_text};
+use crate::grammar::{ows_bounds, trim_ows};
 use crate::leniency::{Rules, Switch};
 
 /// What the parser does with input the strict reading refuses.
@@ -632,20 +633,6 @@ fn invalid_name<T: Tolerance>(
         Switch::SkipInvalidFields
     };
     Err(t.refuse(ErrorKind::WhitespaceBeforeColon, Some(switch)))
-}
-
-/// The bounds of `s` without its leading and trailing SP and HTAB.
-#[inline]
-fn ows_bounds(s: &[u8]) -> (usize, usize) {
-    let mut a = 0;
-    while a < s.len() && (s[a] == b' ' || s[a] == b'\t') {
-        a += 1;
-    }
-    let mut b = s.len();
-    while b > a && (s[b - 1] == b' ' || s[b - 1] == b'\t') {
-        b -= 1;
-    }
-    (a, b)
 }
 
 /// Appends an obs-fold continuation to the last value of `name`; returns

@@ -9,7 +9,8 @@ use http::{Response, StatusCode};
 
 use super::timer::{Knobs, ReadBuf, Waiting, after, earliest};
 use super::{InterimResponses, Io, Session, SessionError, Step, TrailerFields, concat};
-use crate::conn::{ClientConnection, Config, State};
+use crate::Config;
+use crate::conn::{ClientConnection, State};
 use crate::decode::Event;
 use crate::encode::{IntoRequest, IntoRequestHead};
 use crate::error::{Error, ErrorKind, UsageError};

@@ -37,11 +37,12 @@ pub use client::ClientSession;
 pub use server::ServerSession;
 
 use std::fmt;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use bytes::{Bytes, BytesMut};
 use http::{HeaderMap, Response};
 
+use crate::Timeouts;
 use crate::segments::Segments;
 
 use crate::error::{Error, ErrorKind, UsageError};
@@ -199,64 +200,6 @@ impl std::error::Error for SessionError {
             SessionError::Peer(err) => Some(err),
             SessionError::Usage(err) => Some(err),
         }
-    }
-}
-
-/// How long a session waits for its peer.
-///
-/// `None` disables a timeout. The defaults suit a server open to the
-/// internet and a client talking to servers it does not control.
-///
-/// | timeout | server | client | default |
-/// |---|---|---|---|
-/// | [`head`](Self::head) | from a new connection, or from the first byte of a later request (from when the session starts waiting for the rest, if its first bytes came with the previous request), to the end of the request head; later bytes do not move it; on expiry a partly received head gets `408` and the connection closes, a connection that sent nothing is closed | from the moment the request is written (or the previous response ends) to the end of the response head | 20 s |
-/// | [`idle`](Self::idle) | between exchanges on a keep-alive connection; on expiry the connection is closed | an idle pooled connection with no request in flight is closed | 60 s |
-/// | [`body`](Self::body) | between two reads that bring request body bytes; on expiry `408` if no response has left yet, then close | the same for response bodies | 60 s |
-/// | [`write`](Self::write) | between two writes that take output, while output is waiting (a peer that stops reading); on expiry the connection is closed at once | the same | 60 s |
-/// | [`linger`](Self::linger) | the lingering close: how long to keep reading and discarding after the last response | not used | 2 s |
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Timeouts {
-    /// Receiving a head (see the table above).
-    pub head: Option<Duration>,
-    /// A keep-alive connection with no exchange in progress.
-    pub idle: Option<Duration>,
-    /// Progress while receiving a body.
-    pub body: Option<Duration>,
-    /// Progress while writing output.
-    pub write: Option<Duration>,
-    /// The lingering close (RFC 9112 section 9.6).
-    pub linger: Duration,
-}
-
-impl Timeouts {
-    /// The defaults (see the table on [`Timeouts`]).
-    pub const fn new() -> Self {
-        Timeouts {
-            head: Some(Duration::from_secs(20)),
-            idle: Some(Duration::from_secs(60)),
-            body: Some(Duration::from_secs(60)),
-            write: Some(Duration::from_secs(60)),
-            linger: Duration::from_secs(2),
-        }
-    }
-
-    /// No timeout at all, and no lingering: for tests and for peers the
-    /// caller trusts.
-    pub const fn none() -> Self {
-        Timeouts {
-            head: None,
-            idle: None,
-            body: None,
-            write: None,
-            linger: Duration::ZERO,
-        }
-    }
-}
-
-impl Default for Timeouts {
-    fn default() -> Self {
-        Timeouts::new()
     }
 }
 

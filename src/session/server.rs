@@ -9,7 +9,8 @@ use http::header::HeaderMap;
 
 use super::timer::{Knobs, ReadBuf, Waiting, after, earliest};
 use super::{Io, Session, SessionError, Step, TrailerFields, concat};
-use crate::conn::{Config, ServerConnection, State};
+use crate::Config;
+use crate::conn::{ServerConnection, State};
 use crate::decode::Event;
 use crate::encode::{IntoResponse, IntoResponseHead};
 use crate::error::{Error, ErrorKind, UsageError};

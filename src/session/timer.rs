@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
 
-use crate::conn::Config;
+use crate::Config;
 use crate::segments::Segments;
 
 use super::Timeouts;
