@@ -16,6 +16,9 @@
 //!   response's map: the next head is decoded into it.
 //! - `h1proto-fresh`: like `h1proto`, with a new decoder for every message
 //!   (a connection that carries one message: nothing learned is reused).
+//! - `h1proto-halves`: like `h1proto`, with the head in two reads, the
+//!   first ending halfway through it: what a head that arrives in pieces
+//!   costs (the first read is checked as it arrives: early refusal).
 //! - `h1proto+wire`: like `h1proto`, with the decoder's wire view on: each
 //!   head carries a `WireHead`, which nobody reads.
 //! - `h1proto+wire+read`: the same, and every field line of the wire view
@@ -135,6 +138,40 @@ fn main() {
                     res_dec.recycle_fields(head.into_parts().0.headers);
                 }
                 n
+            }
+            "h1proto-halves" => {
+                // The head in two reads: the first ends halfway through it.
+                let half = message.head.len() / 2;
+                buf.extend_from_slice(&input[..half]);
+                let more = if message.request {
+                    req_dec.decode(&mut buf).map(|e| e.is_none())
+                } else {
+                    res_dec.expect_response_to(&Method::HEAD);
+                    res_dec.decode(&mut buf).map(|e| e.is_none())
+                };
+                assert!(matches!(more, Ok(true)), "{more:?}");
+                buf.extend_from_slice(&input[half..]);
+                if message.request {
+                    let head = match req_dec.decode(&mut buf) {
+                        Ok(Some(Event::Head { head, .. })) => head,
+                        other => panic!("{other:?}"),
+                    };
+                    loop {
+                        match req_dec.decode(&mut buf) {
+                            Ok(Some(Event::Data(data))) => drop(black_box(data)),
+                            Ok(Some(Event::End(_))) => break,
+                            other => panic!("{other:?}"),
+                        }
+                    }
+                    black_box(&head).headers().len()
+                } else {
+                    let head = match res_dec.decode(&mut buf) {
+                        Ok(Some(Event::Head { head, .. })) => head,
+                        other => panic!("{other:?}"),
+                    };
+                    assert!(matches!(res_dec.decode(&mut buf), Ok(Some(Event::End(_)))));
+                    black_box(&head).headers().len()
+                }
             }
             "server" if message.request => {
                 buf.extend_from_slice(input);

@@ -57,9 +57,11 @@ pub enum ErrorKind {
     InvalidStatus,
     /// The reason phrase has a forbidden byte.
     InvalidReason,
-    /// A field name is empty or has a byte that is not a tchar.
+    /// A field name is empty or has a byte that is not a tchar (in a head,
+    /// anything but a colon or whitespace then a colon after the name).
     InvalidFieldName,
-    /// A field line has no colon.
+    /// A field line has no colon (in a head: a name, maybe whitespace,
+    /// then the line end).
     MissingColon,
     /// Whitespace between a field name and the colon (RFC 9112 section 5.1).
     WhitespaceBeforeColon,
@@ -136,6 +138,10 @@ pub enum ErrorKind {
     /// [`Limits::max_chunk_overhead_bytes`](crate::Limits::max_chunk_overhead_bytes)
     /// allows: many tiny chunks, long extensions or padded sizes.
     ExcessiveChunkOverhead,
+    /// More empty lines before a request line than are skipped (RFC 9112
+    /// section 2.2 asks a server to ignore at least one; h1proto ignores
+    /// up to ten, as Apache httpd does).
+    TooManyEmptyLines,
 }
 
 impl ErrorKind {
@@ -200,6 +206,7 @@ impl ErrorKind {
             ResponseTimeout => "response head not received in time",
             ChunkExtensionsTooLarge => "chunk extensions too large",
             ExcessiveChunkOverhead => "chunked framing out of proportion to its data",
+            TooManyEmptyLines => "too many empty lines before the request line",
         }
     }
 }
@@ -297,12 +304,14 @@ impl Error {
     /// across all its calls (empty lines skipped before a request line
     /// included).
     ///
-    /// - In a head (which is checked once it is complete), the start of
-    ///   the line at fault: the start line, or a field line. A fault of the
-    ///   head as a whole, with no line to blame (a missing `Host`, a head
-    ///   over [`Limits::max_head_bytes`](crate::Limits::max_head_bytes), a
-    ///   head the peer closed the connection inside), is at the head's
-    ///   first byte.
+    /// - In a head (refused at the first byte that proves it invalid, or
+    ///   once it is complete for what only a whole head shows), the start
+    ///   of the line at fault: the start line, or a field line. A fault of
+    ///   the head as a whole, with no line to blame (a missing `Host`, a
+    ///   head over [`Limits::max_head_bytes`](crate::Limits::max_head_bytes),
+    ///   a head the peer closed the connection inside), is at the head's
+    ///   first byte; an eleventh empty line before a request line at its
+    ///   own start.
     /// - Anywhere else (a body, a chunk line, a trailer section, the end
     ///   of a body cut short), the first byte the decoder had not consumed
     ///   when it stopped.
@@ -335,8 +344,10 @@ impl Error {
     }
 
     /// The name of the field at fault, as received, when the error is
-    /// about one field line: its name, value or line end (`InvalidFieldName`
-    /// gives the bytes before the colon), or a framing or `Host` field the
+    /// about one field line: its name, value or line end
+    /// (`InvalidFieldName` gives the line up to and including the first
+    /// byte that cannot be in a name, since a head is refused there), or a
+    /// framing or `Host` field the
     /// decoder refused (`InvalidContentLength`, `InvalidHost` for a second
     /// `Host`, the `Transfer-Encoding` errors). `None` otherwise, including
     /// for errors in trailer sections.

@@ -235,15 +235,15 @@ fn endless_long_field_lines_hit_the_head_limit() {
 }
 
 /// Empty lines before a request-line are discarded as they arrive, so
-/// they hold nothing; they trip no limit either (see docs/security.md,
-/// open findings: a peer can keep a connection busy with them).
+/// they hold nothing, and an endless run of them is refused after ten
+/// (docs/security.md, N1): with the first read, not after megabytes.
 #[test]
-fn endless_leading_empty_lines_hold_nothing() {
+fn endless_leading_empty_lines_are_refused() {
     let limits = Limits::default();
     let mut dec = RequestDecoder::new(limits.clone());
     let r = stream(&mut dec, b"", b"\r\n", 16 * MIB, 1);
-    assert_eq!(r.error, None, "{r:?}");
-    assert!(r.max_held <= 1, "{r:?}");
+    assert_eq!(r.error, Some(ErrorKind::TooManyEmptyLines), "{r:?}");
+    assert_eq!(r.fed, READ, "{r:?}");
 }
 
 #[test]

@@ -124,7 +124,7 @@ fn after_first(rest: &str) -> Vec<u8> {
 #[test]
 fn a_field_line_at_fault_is_found_by_its_start_and_name() {
     use ErrorKind::*;
-    let cases: [(&str, ErrorKind, &str, Option<&str>); 6] = [
+    let cases: [(&str, ErrorKind, &str, Option<&str>); 7] = [
         (
             "GET / HTTP/1.1\r\nHost: a\r\nX-Bad: a\x01b\r\n\r\n",
             InvalidFieldValue,
@@ -137,16 +137,24 @@ fn a_field_line_at_fault_is_found_by_its_start_and_name() {
             "Host ",
             Some("Host"),
         ),
+        // An invalid name: the field is the line up to the first byte
+        // that cannot be in a name.
         (
             "GET / HTTP/1.1\r\nHost: a\r\nX(y): z\r\n\r\n",
             InvalidFieldName,
             "X(y)",
-            Some("X(y)"),
+            Some("X("),
         ),
         (
             "GET / HTTP/1.1\r\nHost: a\r\nno colon\r\n\r\n",
-            MissingColon,
+            InvalidFieldName,
             "no colon",
+            Some("no c"),
+        ),
+        (
+            "GET / HTTP/1.1\r\nHost: a\r\nno-colon\r\n\r\n",
+            MissingColon,
+            "no-colon",
             None,
         ),
         (
@@ -184,8 +192,14 @@ fn a_start_line_at_fault_is_found_at_the_head_start() {
     // Empty lines skipped before a request line count.
     let input = after_first("\r\n\r\nG(T / HTTP/1.1\r\nHost: a\r\n\r\n");
     assert_eq!(request(&input), (InvalidMethod, at(&input, "G(T"), None));
-    let input = after_first("GET /a b HTTP/1.1\r\n\r\n");
+    let input = after_first("GET /a\x01b HTTP/1.1\r\n\r\n");
     assert_eq!(request(&input), (InvalidTarget, at(&input, "GET /a"), None));
+    // After the SP that ends the target comes the version.
+    let input = after_first("GET /a b HTTP/1.1\r\n\r\n");
+    assert_eq!(
+        request(&input),
+        (InvalidVersion, at(&input, "GET /a"), None)
+    );
     let input = b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\nHTTP/1.1 2x0 OK\r\n\r\n";
     assert_eq!(
         response(input),
@@ -390,7 +404,7 @@ fn the_text_says_where() {
     let err = error_of(|| RequestDecoder::new(Limits::default()), &input);
     assert_eq!(
         err.to_string(),
-        "HTTP/1.1 protocol error at byte 67, field `X\\xc3\\xa9`: invalid field name"
+        "HTTP/1.1 protocol error at byte 67, field `X\\xc3`: invalid field name"
     );
     // An error that is not about bytes received has no place.
     let timeout = Error::from(ErrorKind::HeadTimeout);

@@ -570,6 +570,7 @@ fn every_error_kind_suggests_its_status() {
         (UnexpectedEof, 400),
         (ChunkExtensionsTooLarge, 413),
         (ExcessiveChunkOverhead, 400),
+        (TooManyEmptyLines, 400),
     ];
     for (kind, status) in expect {
         assert_eq!(kind.status().as_u16(), status, "{kind:?}");

@@ -252,9 +252,10 @@ fn no_space_after_status_accepts_nothing_else() {
             ErrorKind::InvalidStatus,
             ErrorKind::InvalidStatus,
         ),
+        // The version is refused at the SP after it, before the rest.
         (
             b"HTTP/2.0 200\r\n\r\n",
-            ErrorKind::InvalidStatus,
+            ErrorKind::UnsupportedVersion,
             ErrorKind::UnsupportedVersion,
         ),
     ] {
@@ -308,12 +309,9 @@ fn space_before_colon() {
 fn space_before_colon_does_not_make_an_invalid_name_valid() {
     let raw = b"HTTP/1.1 200 OK\r\nBad Name : x\r\nContent-Length: 0\r\n\r\n";
     let on = responses(response_with(Switch::SpaceBeforeColon), raw);
-    // Only skipping the line would accept it: the error says so.
-    names_switch(
-        &on,
-        ErrorKind::WhitespaceBeforeColon,
-        Switch::SkipInvalidFields,
-    );
+    // Only skipping the line would accept it: the error says so. The name
+    // is refused at its SP followed by more name, before any colon.
+    names_switch(&on, ErrorKind::InvalidFieldName, Switch::SkipInvalidFields);
 }
 
 // --------------------------------------------------- skip_invalid_fields
@@ -339,8 +337,14 @@ fn skip_invalid_fields() {
     };
     for (bad, kind, switch) in [
         (
-            "this is not a field\r\n",
+            "NotAField\r\n",
             ErrorKind::MissingColon,
+            Switch::SkipInvalidFields,
+        ),
+        // Words: the second one proves the first is no field name.
+        (
+            "this is not a field\r\n",
+            ErrorKind::InvalidFieldName,
             Switch::SkipInvalidFields,
         ),
         (
@@ -355,7 +359,7 @@ fn skip_invalid_fields() {
         ),
         (
             "Bad Name : x\r\n",
-            ErrorKind::WhitespaceBeforeColon,
+            ErrorKind::InvalidFieldName,
             Switch::SkipInvalidFields,
         ),
         // Without space_before_colon, such a line is not a valid field.
@@ -366,7 +370,7 @@ fn skip_invalid_fields() {
         ),
         // An invalid line and its obs-fold continuation go together.
         (
-            "no colon\r\n  continued\r\n",
+            "no-colon\r\n  continued\r\n",
             ErrorKind::MissingColon,
             Switch::SkipInvalidFields,
         ),
@@ -706,7 +710,7 @@ fn response_switches_never_loosen_requests() {
             ErrorKind::WhitespaceBeforeColon,
         ),
         (
-            b"GET / HTTP/1.1\r\nHost: a\r\nno colon\r\n\r\n",
+            b"GET / HTTP/1.1\r\nHost: a\r\nno-colon\r\n\r\n",
             ErrorKind::MissingColon,
         ),
         (

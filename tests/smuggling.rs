@@ -949,16 +949,19 @@ fn invalid_versions_are_refused() {
 }
 
 /// Rule REQUEST-LINE: exactly one SP between method, target and version;
-/// no SP or control inside the target.
+/// no SP or control inside the target. The line is read left to right and
+/// refused at its first byte that cannot continue it: what follows the SP
+/// after the target must be the version.
 #[test]
 fn request_line_spacing_is_exact() {
     refused(b"GET  / HTTP/1.1\r\nHost: a\r\n\r\n", InvalidTarget, 400);
     refused(
         b"GET / extra HTTP/1.1\r\nHost: a\r\n\r\n",
-        InvalidTarget,
+        InvalidVersion,
         400,
     );
-    refused(b"GET /\tHTTP/1.1\r\nHost: a\r\n\r\n", InvalidStartLine, 400);
+    refused(b"GET /  HTTP/1.1\r\nHost: a\r\n\r\n", InvalidVersion, 400);
+    refused(b"GET /\tHTTP/1.1\r\nHost: a\r\n\r\n", InvalidTarget, 400);
     refused(b" GET / HTTP/1.1\r\nHost: a\r\n\r\n", InvalidMethod, 400);
 }
 

@@ -101,9 +101,10 @@ pub enum Allowed {
     /// D5: h1proto reads `HTTP/1.2`..`HTTP/1.9` as HTTP/1.1 (RFC 9110
     /// section 2.5); httparse refuses every minor but 0 and 1.
     VersionMinor,
-    /// D6: h1proto checks the lines of a head once its end has arrived;
-    /// httparse may refuse a malformed line earlier. Allowed only when
-    /// h1proto refuses the same bytes once an empty line follows.
+    /// D6: h1proto refuses a head that is still unfinished where httparse
+    /// refuses it. Allowed only when h1proto refuses the same bytes once an
+    /// empty line follows. Since h1proto refuses a head at the first byte
+    /// that proves it invalid, no known input needs it.
     Deferred,
     /// D7: h1proto's `Limits` (128 field lines, 64 KiB head, 8 KiB target)
     /// are lower than what httparse was given (256 fields, no size bound).

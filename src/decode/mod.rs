@@ -26,6 +26,7 @@ use crate::chunk_ext::ChunkExtensions;
 use crate::error::{Error, ErrorKind};
 use crate::framing::Seen;
 use crate::framing::{self, BodyKind, Framing, RequestKind, ResponseClass, response_class};
+use crate::head::early::EarlyCheck;
 use crate::head::names::NameCache;
 use crate::head::parse::{self, Strict};
 use crate::head::scan::{LineScanner, Overflow};
@@ -118,6 +119,9 @@ pub(crate) struct Core {
     rules: Rules,
     state: State,
     scanner: LineScanner,
+    /// The check of a head that has not ended yet (early refusal), and
+    /// the count of empty lines before a request line.
+    early: EarlyCheck,
     names: NameCache,
     /// What the last head's fields held, as the parser noted it.
     seen: Seen,
@@ -155,6 +159,7 @@ impl Core {
             rules,
             state: State::Head,
             scanner: LineScanner::default(),
+            early: EarlyCheck::default(),
             names: NameCache::default(),
             seen: Seen::default(),
             spare: None,
@@ -223,10 +228,13 @@ impl Core {
                 BodyEvent::NeedMore => Ok(Step::NeedMore),
             },
             State::Head => {
-                if is_request && self.scanner.in_first_line() {
+                if is_request
+                    && self.scanner.in_first_line()
+                    && matches!(buf.first(), Some(b'\r' | b'\n'))
+                {
                     // RFC 9112 section 2.2: ignore empty lines (CRLF) before a
                     // request-line. A bare LF is not an empty line here.
-                    self.skip_empty_lines(buf);
+                    self.skip_empty_lines(buf)?;
                 }
                 let max_lines = self.limits.max_fields.saturating_add(1);
                 match self
@@ -238,23 +246,58 @@ impl Core {
                     // when `bare_lf` is off).
                     Ok(Some(_)) if self.scanner.in_first_line() => Err(ErrorKind::InvalidStartLine),
                     Ok(Some(len)) => Ok(Step::Head(len)),
-                    Ok(None) if self.eof => {
-                        if buf.is_empty() {
-                            self.state = State::Closed;
-                            self.verdict = KeepAlive::Close(CloseReason::PeerEof);
-                            Ok(Step::NeedMore)
-                        } else {
-                            Err(ErrorKind::UnexpectedEof)
-                        }
+                    found => {
+                        self.unfinished(buf, found, is_request)?;
+                        Ok(Step::NeedMore)
                     }
-                    Ok(None) => Ok(Step::NeedMore),
-                    Err(Overflow::Lines) => Err(ErrorKind::TooManyFields),
-                    Err(Overflow::Bytes) if is_request && self.scanner.in_first_line() => {
-                        Err(ErrorKind::TargetTooLong)
-                    }
-                    Err(Overflow::Bytes) => Err(ErrorKind::HeadTooLarge),
                 }
             }
+        }
+    }
+
+    /// A head that has not ended within its bounds (`found`, from the
+    /// scanner): what arrived of it is checked (each byte once, across
+    /// calls) and refused at its first fault; then the bound it ran into,
+    /// or the end of the stream inside it, is refused.
+    #[inline(never)]
+    fn unfinished(
+        &mut self,
+        buf: &BytesMut,
+        found: Result<Option<usize>, Overflow>,
+        is_request: bool,
+    ) -> Result<(), ErrorKind> {
+        // Where the head starts in the stream. A head is always read from
+        // the start of a call (a call that ends a message returns its
+        // `End`), so `buf[0]` was byte `consumed` when the call began;
+        // empty lines skipped in this call moved it to where they ended
+        // (`empty_lines_end`, which is never past `consumed` otherwise).
+        let at = self.consumed.max(self.early.empty_lines_end());
+        let upto = self.scanner.searched();
+        if upto > self.early.checked(at) {
+            let max_target = self.limits.max_target_bytes;
+            if let Err(error) = self.early.check(buf, at, upto, &self.rules, max_target) {
+                // `Core::error` returns it, placed in the stream.
+                let kind = error.kind();
+                self.failure = Some(error.in_head(at));
+                return Err(kind);
+            }
+        }
+        match found {
+            Ok(_) if self.eof => {
+                if buf.is_empty() {
+                    self.state = State::Closed;
+                    self.verdict = KeepAlive::Close(CloseReason::PeerEof);
+                    Ok(())
+                } else {
+                    Err(ErrorKind::UnexpectedEof)
+                }
+            }
+            Ok(_) => Ok(()),
+            Err(Overflow::Lines) => Err(ErrorKind::TooManyFields),
+            Err(Overflow::Bytes) if is_request && self.scanner.in_first_line() => {
+                Err(ErrorKind::TargetTooLong)
+            }
+            Err(Overflow::Bytes) => Err(ErrorKind::HeadTooLarge),
         }
     }
 
@@ -282,21 +325,35 @@ impl Core {
         error.at(at, None)
     }
 
-    fn skip_empty_lines(&mut self, buf: &mut BytesMut) {
+    /// Skips the empty lines at the start of `buf`, at most
+    /// [`MAX_EMPTY_LINES`](crate::head::early::MAX_EMPTY_LINES) before
+    /// one request line. `buf[0]` is byte `consumed` of the stream (see
+    /// [`Core::unfinished`]).
+    #[cold]
+    #[inline(never)]
+    fn skip_empty_lines(&mut self, buf: &mut BytesMut) -> Result<(), ErrorKind> {
         let mut n = 0;
         loop {
-            if buf[n..].starts_with(b"\r\n") {
-                n += 2;
+            let len = if buf[n..].starts_with(b"\r\n") {
+                2
             } else if self.rules.bare_lf && buf.get(n) == Some(&b'\n') {
-                n += 1;
+                1
             } else {
                 break;
+            };
+            let from = self.consumed + n as u64;
+            if let Err(kind) = self.early.empty_line(from, from + len as u64) {
+                // Placed at this line: the first byte not consumed.
+                buf.advance(n);
+                return Err(kind);
             }
+            n += len;
         }
         if n > 0 {
             buf.advance(n);
             self.scanner.reset();
         }
+        Ok(())
     }
 
     /// Starts the body of a message whose head was just parsed.
@@ -750,7 +807,8 @@ fn response_head(
     *response.version_mut() = line.version;
     *response.headers_mut() = headers;
     let (rs, re) = line.reason;
-    if line.status.canonical_reason().map(str::as_bytes) != Some(&head[rs..re]) {
+    let canonical = line.status.canonical_reason().map(str::as_bytes);
+    if !canonical.is_some_and(|c| same_short(c, &head[rs..re])) {
         response
             .extensions_mut()
             .insert(ReasonPhrase::from_validated(head.slice(rs..re)));
@@ -789,6 +847,13 @@ fn response_head(
             })
         }
     }
+}
+
+/// `a == b` for short slices (a reason phrase), byte by byte: a call of
+/// libc's `memcmp` costs more than the few bytes it compares.
+#[inline]
+fn same_short(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
 /// `error`, refused for the framing or `Host` fields of a head the parser

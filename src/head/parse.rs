@@ -15,6 +15,7 @@ use http::header::{Entry, HeaderMap, HeaderName, HeaderValue};
 use http::{Method, StatusCode, Uri, Version};
 use memchr::memchr;
 
+use super::early::EarlyCheck;
 use super::names::NameCache;
 use crate::error::{Error, ErrorKind};
 use crate::framing::{FieldRole as Role, Seen};
@@ -215,10 +216,16 @@ pub(crate) fn request_head<T: Tolerance>(
     names: &mut NameCache,
     map: &mut HeaderMap,
 ) -> Result<(RequestLine, Seen), T::Error> {
-    check_final_crlf(head, head.len(), t)?;
+    if !T::LENIENT {
+        check_final_crlf(head, head.len(), t)?;
+    }
     let (start, end) = line(head, ends, 0, t)?;
     let line = request_line(head, start, end, max_target)?;
     let seen = fields(head, ends, 1, fold, t, names, map)?;
+    if T::LENIENT {
+        // Last, as the lines come: the lenient parse places its errors.
+        check_final_crlf(head, head.len(), t)?;
+    }
     Ok((line, seen))
 }
 
@@ -240,6 +247,7 @@ pub(crate) fn lenient_request_head(
         in_head: true,
     };
     request_head(head, ends, max_target, rules.obs_fold, t, names, map)
+        .map_err(|error| refusal(head, rules, max_target, error))
 }
 
 /// Parses a response head (status line, field lines, final empty line);
@@ -252,10 +260,16 @@ pub(crate) fn response_head<T: Tolerance>(
     names: &mut NameCache,
     map: &mut HeaderMap,
 ) -> Result<(StatusLine, Seen), T::Error> {
-    check_final_crlf(head, head.len(), t)?;
+    if !T::LENIENT {
+        check_final_crlf(head, head.len(), t)?;
+    }
     let (start, end) = line(head, ends, 0, t)?;
     let line = status_line(head, start, end, t)?;
     let seen = fields(head, ends, 1, true, t, names, map)?;
+    if T::LENIENT {
+        // Last, as the lines come: the lenient parse places its errors.
+        check_final_crlf(head, head.len(), t)?;
+    }
     Ok((line, seen))
 }
 
@@ -275,7 +289,20 @@ pub(crate) fn lenient_response_head(
         rules,
         in_head: true,
     };
-    response_head(head, ends, t, names, map)
+    response_head(head, ends, t, names, map).map_err(|error| refusal(head, rules, 0, error))
+}
+
+/// The refusal of a head the lenient parse refused with `error`: the
+/// fault [`EarlyCheck`] finds, so that a head is refused for the same
+/// fault whether it came whole or in pieces (where the check found it in
+/// the pieces already); `error` if the check finds none.
+#[cold]
+fn refusal(head: &[u8], rules: &Rules, max_target: usize, error: Error) -> Error {
+    let mut check = EarlyCheck::default();
+    match check.check(head, 0, head.len(), rules, max_target) {
+        Err(found) => found,
+        Ok(()) => error,
+    }
 }
 
 /// What a request line holds.
@@ -340,7 +367,7 @@ pub(crate) fn request_line(
 
 /// Checks the form of the request-target against the method (RFC 9112
 /// section 3.2) and builds the `Uri` without copying it.
-fn target_uri(method: &Method, target: Bytes) -> Result<Uri, ErrorKind> {
+pub(crate) fn target_uri(method: &Method, target: Bytes) -> Result<Uri, ErrorKind> {
     let first = target[0];
     let connect = method == Method::CONNECT;
     if first == b'/' {

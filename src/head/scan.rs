@@ -65,6 +65,7 @@ impl LineScanner {
                 return Ok(Some(lf + 1));
             }
             if self.ends.len() == max_lines {
+                self.pos = lf + 1;
                 return Err(Overflow::Lines);
             }
             self.ends.push(lf);
@@ -74,6 +75,13 @@ impl LineScanner {
             return Err(Overflow::Bytes);
         }
         Ok(None)
+    }
+
+    /// How far the section has been searched: after `find_end` returned
+    /// `Ok(None)` or an overflow, the bytes the section may still hold
+    /// (up to the bound, or through the line over the bound of lines).
+    pub(crate) fn searched(&self) -> usize {
+        self.pos
     }
 
     /// `true` while no line of the current section has ended.
