@@ -1,7 +1,6 @@
 //! Finding the end of a head or a trailer section without rescanning.
 
 use bytes::BytesMut;
-use memchr::memchr_iter;
 
 /// Which bound a section ran into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,9 +54,7 @@ impl LineScanner {
         }
         let window = buf.len().min(max_bytes);
         let from = self.pos.min(window);
-        // One iterator over the unsearched bytes: memchr's vector loop runs
-        // across line boundaries instead of restarting for every line.
-        for i in memchr_iter(b'\n', &buf[from..window]) {
+        for i in lf::iter(&buf[from..window]) {
             let lf = from + i;
             let start = self.ends.last().map_or(0, |&e| e + 1);
             if lf == start || (lf == start + 1 && buf[start] == b'\r') {
@@ -87,5 +84,33 @@ impl LineScanner {
     /// `true` while no line of the current section has ended.
     pub(crate) fn in_first_line(&self) -> bool {
         self.ends.is_empty()
+    }
+}
+
+/// The line feeds of a haystack, found with memchr's AVX2 searcher built
+/// once (the crate's `memchr_iter` builds one and goes through a function
+/// pointer for every line), or its portable one where AVX2 is not there.
+mod lf {
+    #[cfg(target_arch = "x86_64")]
+    pub(super) fn iter(hay: &[u8]) -> impl Iterator<Item = usize> + '_ {
+        use memchr::arch::x86_64::avx2::memchr::One;
+        use std::sync::OnceLock;
+        static AVX2: OnceLock<Option<One>> = OnceLock::new();
+        let mut at = 0;
+        let avx2 = AVX2.get_or_init(|| One::new(b'\n'));
+        let mut fallback = memchr::memchr_iter(b'\n', hay);
+        std::iter::from_fn(move || match avx2 {
+            Some(one) => {
+                let i = at + one.find(&hay[at..])?;
+                at = i + 1;
+                Some(i)
+            }
+            None => fallback.next(),
+        })
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    pub(super) fn iter(hay: &[u8]) -> impl Iterator<Item = usize> + '_ {
+        memchr::memchr_iter(b'\n', hay)
     }
 }
