@@ -350,6 +350,12 @@ pub(crate) struct Seen {
     pub(crate) transfer_encoding: bool,
     /// A `Connection` field line.
     pub(crate) connection: bool,
+    /// The `Connection` lines list `close`, and `keep-alive`, as read
+    /// line by line (`connection_folded`: a line was continued by
+    /// obs-fold, and the joined value in the map decides instead).
+    pub(crate) connection_close: bool,
+    pub(crate) connection_keep_alive: bool,
+    pub(crate) connection_folded: bool,
 }
 
 impl Seen {
@@ -371,7 +377,22 @@ impl Seen {
             FieldRole::Host => self.hosts += 1,
             FieldRole::ContentLength => self.content_length_line(value),
             FieldRole::TransferEncoding => self.transfer_encoding = true,
-            FieldRole::Connection => self.connection = true,
+            FieldRole::Connection => self.connection_line(value),
+        }
+    }
+
+    /// Notes a `Connection` field line with this value: its tokens, so
+    /// that the verdict needs no lookup in the map.
+    #[inline(never)]
+    fn connection_line(&mut self, value: &[u8]) {
+        self.connection = true;
+        for token in value.split(|&b| b == b',') {
+            let token = trim_ows(token);
+            if token.eq_ignore_ascii_case(b"close") {
+                self.connection_close = true;
+            } else if token.eq_ignore_ascii_case(b"keep-alive") {
+                self.connection_keep_alive = true;
+            }
         }
     }
 
@@ -432,14 +453,18 @@ pub fn connection_verdict(version: Version, headers: &HeaderMap) -> KeepAlive {
 }
 
 /// [`connection_verdict`] from the fields gathered in `seen`: `headers` is
-/// searched only when it has a `Connection` field.
+/// searched only when a `Connection` field was continued by obs-fold.
 pub(crate) fn connection_verdict_of(
     version: Version,
     seen: &Seen,
     headers: &HeaderMap,
 ) -> KeepAlive {
-    if seen.connection {
+    if seen.connection_folded {
         connection_verdict(version, headers)
+    } else if seen.connection_close {
+        KeepAlive::Close(CloseReason::PeerClose)
+    } else if seen.connection_keep_alive {
+        KeepAlive::Reusable
     } else {
         version_verdict(version)
     }

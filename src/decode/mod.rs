@@ -363,7 +363,7 @@ impl Core {
             Some(reason) => verdict.and(KeepAlive::Close(reason)),
             None => verdict,
         };
-        self.state = match framing.body {
+        let body = match framing.body {
             BodyKind::Empty | BodyKind::Length(0) => State::Ending,
             BodyKind::Length(n) => State::Body(BodyDecoder::Length(n)),
             BodyKind::Chunked => State::Body(BodyDecoder::Chunked(Chunked::new(
@@ -372,13 +372,23 @@ impl Core {
             ))),
             BodyKind::CloseDelimited => State::Body(BodyDecoder::UntilClose),
         };
+        // The state was `Head`, which holds nothing: said so, the old
+        // state needs no call to its drop glue.
+        match std::mem::replace(&mut self.state, body) {
+            State::Head => {}
+            other => drop(other),
+        }
     }
 
     /// A map for the `fields` fields of a head: the recycled one if any.
     fn field_map(spare: &mut Option<HeaderMap>, fields: usize) -> HeaderMap {
         match spare.take() {
             Some(mut map) => {
-                map.reserve(fields);
+                // `reserve` works out the room it needs even when there is
+                // enough, as there is in a connection's steady state.
+                if map.capacity() < fields {
+                    map.reserve(fields);
+                }
                 map
             }
             None => HeaderMap::with_capacity(fields),
@@ -942,6 +952,36 @@ fn chunked_with_content_length(
 mod tests {
     use super::*;
     use http::header::HOST;
+
+    /// The verdict comes from the `Connection` tokens the parser noted,
+    /// and from the joined value when obs-fold continued the field.
+    #[test]
+    fn the_verdict_reads_connection_as_the_map_holds_it() {
+        for (fields, verdict) in [
+            (
+                "Connection: keep-alive, Close\r\n",
+                KeepAlive::Close(CloseReason::PeerClose),
+            ),
+            (
+                "Connection: x\r\nConnection: close\r\n",
+                KeepAlive::Close(CloseReason::PeerClose),
+            ),
+            ("Connection: keep-alive\r\n", KeepAlive::Reusable),
+            // Folded: one element `keep-alive close`, which is neither.
+            ("Connection: keep-alive\r\n close\r\n", KeepAlive::Reusable),
+            (
+                "Connection: x,\r\n close\r\n",
+                KeepAlive::Close(CloseReason::PeerClose),
+            ),
+        ] {
+            let mut dec = ResponseDecoder::new(Limits::default());
+            dec.expect_response_to(&Method::HEAD);
+            let head = format!("HTTP/1.1 200 OK\r\n{fields}Content-Length: 0\r\n\r\n");
+            let mut buf = BytesMut::from(head.as_bytes());
+            assert!(matches!(dec.decode(&mut buf), Ok(Some(Event::Head { .. }))));
+            assert_eq!(dec.keep_alive(), verdict, "{fields:?}");
+        }
+    }
 
     #[test]
     fn bytes_of_the_head_are_not_copied() {

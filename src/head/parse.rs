@@ -512,7 +512,10 @@ pub(crate) fn fields<T: Tolerance>(
     map: &mut HeaderMap,
 ) -> Result<Seen, T::Error> {
     let mut seen = Seen::default();
-    let mut last: Option<(HeaderName, Role)> = None;
+    // The field an obs-fold continues: where its name is in the section,
+    // and its role. Kept as a place, not a `HeaderName`: a clone and a
+    // drop of the name for every field line would pay for the rare fold.
+    let mut last: Option<(usize, usize, Role)> = None;
     // The line above was skipped (`skip_invalid_fields`): so are its
     // obs-fold continuations.
     let mut skipping = false;
@@ -523,13 +526,18 @@ pub(crate) fn fields<T: Tolerance>(
             if T::LENIENT && skipping {
                 continue;
             }
-            match (&last, fold) {
-                (Some((name, role)), true) => {
-                    let joined = fold_into(map, name, trim_ows(text))
+            match (last, fold) {
+                (Some((from, to, role)), true) => {
+                    let joined = fold_into(map, &section[from..to], trim_ows(text))
                         .map_err(|kind| t.at(kind.into(), section, start, end))?;
-                    if let (Some(joined), Role::ContentLength) = (joined, role) {
+                    match (joined, role) {
                         // The length is the folded value, not the first line's.
-                        seen.content_length_folded(joined.as_bytes());
+                        (Some(joined), Role::ContentLength) => {
+                            seen.content_length_folded(joined.as_bytes());
+                        }
+                        // Read from the joined value in the map.
+                        (Some(_), Role::Connection) => seen.connection_folded = true,
+                        _ => {}
                     }
                     continue;
                 }
@@ -571,11 +579,10 @@ pub(crate) fn fields<T: Tolerance>(
                 return Err(t.at(ErrorKind::InvalidFieldValue.into(), section, start, end));
             }
         };
+        map.append(name, value);
         if fold {
-            map.append(name.clone(), value);
-            last = Some((name, role));
-        } else {
-            map.append(name, value);
+            let name = text[..colon].trim_ascii_end();
+            last = Some((start, start + name.len(), role));
         }
     }
     Ok(seen)
@@ -662,13 +669,15 @@ fn invalid_name<T: Tolerance>(
     Err(t.refuse(ErrorKind::WhitespaceBeforeColon, Some(switch)))
 }
 
-/// Appends an obs-fold continuation to the last value of `name`; returns
-/// the joined value.
+/// Appends an obs-fold continuation to the last value of the field named
+/// `name` (as received); returns the joined value.
+#[cold]
 fn fold_into(
     map: &mut HeaderMap,
-    name: &HeaderName,
+    name: &[u8],
     more: &[u8],
 ) -> Result<Option<HeaderValue>, ErrorKind> {
+    let name = HeaderName::from_bytes(name).map_err(|_| ErrorKind::InvalidFieldName)?;
     if let Entry::Occupied(mut entry) = map.entry(name) {
         if let Some(value) = entry.iter_mut().last() {
             let mut joined = BytesMut::with_capacity(value.len() + 1 + more.len());
