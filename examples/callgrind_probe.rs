@@ -19,6 +19,9 @@
 //! - `h1proto-halves`: like `h1proto`, with the head in two reads, the
 //!   first ending halfway through it: what a head that arrives in pieces
 //!   costs (the first read is checked as it arrives: early refusal).
+//! - `h1proto-wire-only`: like `h1proto`, with the decoder decoding heads
+//!   to their wire view alone (`set_wire_only`): `Event::Wire`, no `http`
+//!   types.
 //! - `h1proto+wire`: like `h1proto`, with the decoder's wire view on: each
 //!   head carries a `WireHead`, which nobody reads.
 //! - `h1proto+wire+read`: the same, and every field line of the wire view
@@ -159,6 +162,36 @@ fn main() {
                     res_dec.recycle_fields(head.into_parts().0.headers);
                 }
                 n
+            }
+            "h1proto-wire-only" => {
+                // Heads to their wire view alone: no `http` types.
+                buf.extend_from_slice(input);
+                let dec_event = if message.request {
+                    req_dec.set_wire_only(true);
+                    match req_dec.decode(&mut buf) {
+                        Ok(Some(Event::Wire { head, .. })) => black_box(head).bytes().len(),
+                        other => panic!("{other:?}"),
+                    }
+                } else {
+                    res_dec.set_wire_only(true);
+                    res_dec.expect_response_to(&Method::HEAD);
+                    match res_dec.decode(&mut buf) {
+                        Ok(Some(Event::Wire { head, .. })) => black_box(head).bytes().len(),
+                        other => panic!("{other:?}"),
+                    }
+                };
+                if message.request {
+                    loop {
+                        match req_dec.decode(&mut buf) {
+                            Ok(Some(Event::Data(data))) => drop(black_box(data)),
+                            Ok(Some(Event::End(_))) => break,
+                            other => panic!("{other:?}"),
+                        }
+                    }
+                } else {
+                    assert!(matches!(res_dec.decode(&mut buf), Ok(Some(Event::End(_)))));
+                }
+                dec_event
             }
             "h1proto-halves" => {
                 // The head in two reads: the first ends halfway through it.

@@ -111,12 +111,34 @@ pub fn request_framing(version: Version, headers: &HeaderMap) -> Result<Framing,
     request_framing_of(version, &Seen::of(headers), headers)
 }
 
+/// Where the values of a head's `Transfer-Encoding` and `Connection`
+/// lines are read, when what [`Seen`] noted is not enough: a field map, or
+/// the head's lines themselves (a decoder without `http` types).
+pub(crate) trait FieldValues {
+    /// The values of the `Transfer-Encoding` lines, in order.
+    fn transfer_encodings(&self) -> impl Iterator<Item = &[u8]>;
+    /// The values of the `Connection` lines, in order.
+    fn connections(&self) -> impl Iterator<Item = &[u8]>;
+}
+
+impl FieldValues for HeaderMap {
+    fn transfer_encodings(&self) -> impl Iterator<Item = &[u8]> {
+        self.get_all(TRANSFER_ENCODING)
+            .iter()
+            .map(HeaderValue::as_bytes)
+    }
+
+    fn connections(&self) -> impl Iterator<Item = &[u8]> {
+        self.get_all(CONNECTION).iter().map(HeaderValue::as_bytes)
+    }
+}
+
 /// [`request_framing`] from the framing fields already gathered in `seen`;
-/// `headers` is consulted only for the codings of a `Transfer-Encoding`.
+/// `fields` is consulted only for the codings of a `Transfer-Encoding`.
 pub(crate) fn request_framing_of(
     version: Version,
     seen: &Seen,
-    headers: &HeaderMap,
+    fields: &impl FieldValues,
 ) -> Result<Framing, ErrorKind> {
     if seen.transfer_encoding {
         if version == Version::HTTP_10 {
@@ -125,7 +147,7 @@ pub(crate) fn request_framing_of(
         if seen.content_length.is_some() {
             return Err(ErrorKind::ContentLengthWithTransferEncoding);
         }
-        return match transfer_codings(headers.get_all(TRANSFER_ENCODING).iter())? {
+        return match transfer_codings(fields.transfer_encodings())? {
             Codings::Chunked => Ok(Framing::of(BodyKind::Chunked)),
             // "gzip, chunked": framed, but a coding this crate cannot remove.
             Codings::ChunkedOverOthers => Err(ErrorKind::UnsupportedTransferCoding),
@@ -179,14 +201,14 @@ pub fn response_framing(
 }
 
 /// [`response_framing`] from the framing fields already gathered in
-/// `seen`; `headers` is consulted only for the codings of a
+/// `seen`; `fields` is consulted only for the codings of a
 /// `Transfer-Encoding`.
 pub(crate) fn response_framing_of(
     request: RequestKind,
     status: StatusCode,
     version: Version,
     seen: &Seen,
-    headers: &HeaderMap,
+    fields: &impl FieldValues,
 ) -> Result<Framing, ErrorKind> {
     if no_body(request, status).is_some() {
         return Ok(Framing::of(BodyKind::Empty));
@@ -196,7 +218,7 @@ pub(crate) fn response_framing_of(
             return Err(ErrorKind::TransferEncodingInHttp10);
         }
         let conflict = seen.content_length.is_some();
-        return match transfer_codings(headers.get_all(TRANSFER_ENCODING).iter())? {
+        return match transfer_codings(fields.transfer_encodings())? {
             // Other codings stay in the body for the application to remove.
             Codings::Chunked | Codings::ChunkedOverOthers => Ok(Framing {
                 body: BodyKind::Chunked,
@@ -321,7 +343,7 @@ pub(crate) fn declared_framing(
         if seen.content_length.is_some() {
             return Err(ErrorKind::ContentLengthWithTransferEncoding);
         }
-        return match transfer_codings(headers.get_all(TRANSFER_ENCODING).iter())? {
+        return match transfer_codings(headers.transfer_encodings())? {
             Codings::Chunked => Ok(Declared::Chunked),
             Codings::ChunkedOverOthers if response => Ok(Declared::CodedChunked),
             Codings::NotChunked if response => Ok(Declared::Close),
@@ -432,10 +454,15 @@ impl Seen {
 /// The keep-alive verdict a message's version and `Connection` field give
 /// (RFC 9112 section 9.3), before its framing is considered.
 pub fn connection_verdict(version: Version, headers: &HeaderMap) -> KeepAlive {
+    connection_verdict_in(version, headers)
+}
+
+/// [`connection_verdict`] from the `Connection` values of `fields`.
+fn connection_verdict_in(version: Version, fields: &impl FieldValues) -> KeepAlive {
     let mut close = false;
     let mut keep_alive = false;
-    for value in headers.get_all(CONNECTION) {
-        for token in list_elements(value.as_bytes()) {
+    for value in fields.connections() {
+        for token in list_elements(value) {
             if token.eq_ignore_ascii_case(b"close") {
                 close = true;
             } else if token.eq_ignore_ascii_case(b"keep-alive") {
@@ -452,15 +479,15 @@ pub fn connection_verdict(version: Version, headers: &HeaderMap) -> KeepAlive {
     }
 }
 
-/// [`connection_verdict`] from the fields gathered in `seen`: `headers` is
+/// [`connection_verdict`] from the fields gathered in `seen`: `fields` is
 /// searched only when a `Connection` field was continued by obs-fold.
 pub(crate) fn connection_verdict_of(
     version: Version,
     seen: &Seen,
-    headers: &HeaderMap,
+    fields: &impl FieldValues,
 ) -> KeepAlive {
     if seen.connection_folded {
-        connection_verdict(version, headers)
+        connection_verdict_in(version, fields)
     } else if seen.connection_close {
         KeepAlive::Close(CloseReason::PeerClose)
     } else if seen.connection_keep_alive {
@@ -532,14 +559,12 @@ enum Codings {
 /// Reads the transfer-coding list across all `Transfer-Encoding` lines.
 /// `chunked` twice, an empty list or a coding that is not a token is an
 /// error whatever the role.
-fn transfer_codings<'a>(
-    values: impl Iterator<Item = &'a HeaderValue>,
-) -> Result<Codings, ErrorKind> {
+fn transfer_codings<'a>(values: impl Iterator<Item = &'a [u8]>) -> Result<Codings, ErrorKind> {
     let mut chunked_seen = false;
     let mut last_chunked = false;
     let mut others = false;
     for value in values {
-        for coding in list_elements(value.as_bytes()) {
+        for coding in list_elements(value) {
             if coding.eq_ignore_ascii_case(b"chunked") {
                 if chunked_seen {
                     // RFC 9112 section 7: chunked is applied at most once.

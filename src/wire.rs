@@ -140,6 +140,40 @@ impl WireHead {
         &self.bytes[..end]
     }
 
+    /// The method of a request, as received (`GET`, `PROPFIND`); `None`
+    /// for a response.
+    pub fn method(&self) -> Option<&[u8]> {
+        if !self.reading.request {
+            return None;
+        }
+        let line = self.start_line();
+        Some(&line[..memchr(b' ', line).unwrap_or(0)])
+    }
+
+    /// The status code of a response (`200`, `103`); `None` for a
+    /// request.
+    pub fn status(&self) -> Option<http::StatusCode> {
+        if self.reading.request {
+            return None;
+        }
+        http::StatusCode::from_bytes(self.start_line().get(9..12)?).ok()
+    }
+
+    /// The HTTP version of the start line: `HTTP/1.0`, or `HTTP/1.1` for
+    /// `HTTP/1.1` and the higher minors read as it.
+    pub fn version(&self) -> http::Version {
+        let line = self.start_line();
+        let version = if self.reading.request {
+            line.get(line.len().saturating_sub(8)..)
+        } else {
+            line.get(..8)
+        };
+        match version {
+            Some(b"HTTP/1.0") => http::Version::HTTP_10,
+            _ => http::Version::HTTP_11,
+        }
+    }
+
     /// The request-target as received (`/a%2Fb?q`, `http://host`,
     /// `host:443`, `*`); `None` for a response.
     pub fn target(&self) -> Option<&[u8]> {

@@ -66,6 +66,13 @@ enum Norm {
     Data(Vec<u8>),
     Trailers(Fields),
     End(KeepAlive),
+    /// A head as its wire view shows it (the wire-only comparison): start
+    /// line, field lines, and the body's framing.
+    Wire {
+        start: Vec<u8>,
+        fields: Wire,
+        body: BodyKind,
+    },
 }
 
 fn fields_of(map: &http::HeaderMap) -> Fields {
@@ -251,6 +258,105 @@ impl Decoder for ResponseDecoder {
         // No further message is decoded (a switch leaves HTTP too).
         self.is_closed() || self.is_switched()
     }
+}
+
+/// A decoder whose heads are compared by what their wire view shows:
+/// one in wire-only mode (`Event::Wire`), or one with the wire view on
+/// whose heads are reduced to it. Both must give the same outcome.
+struct AsWire<D>(D);
+
+fn wire_norm(wire: &WireHead, body: BodyKind) -> Norm {
+    // What a proxy reads of it must be there.
+    let _ = (
+        wire.method(),
+        wire.target(),
+        wire.status(),
+        wire.reason(),
+        wire.version(),
+    );
+    Norm::Wire {
+        start: wire.start_line().to_vec(),
+        fields: wire
+            .fields()
+            .map(|(n, v)| (n.to_vec(), v.to_vec()))
+            .collect(),
+        body,
+    }
+}
+
+fn as_wire<H: h1proto::decode::Head>(
+    event: Event<H>,
+    view: impl FnOnce(H, BodyKind) -> Norm,
+    interim: impl FnOnce(H::Interim) -> Norm,
+) -> Norm {
+    match event {
+        Event::Wire { head, body } => wire_norm(&head, body),
+        Event::Head { head, body } => view(head, body),
+        Event::Interim(head) => interim(head),
+        other => data_or(other, |_, _| unreachable!(), |_| unreachable!()),
+    }
+}
+
+impl Decoder for AsWire<RequestDecoder> {
+    fn step(&mut self, buf: &mut BytesMut, eof: bool) -> Result<Option<Norm>, Failure> {
+        let event = if eof {
+            self.0.decode_eof(buf)
+        } else {
+            self.0.decode(buf)
+        }?;
+        Ok(event.map(|ev| {
+            as_wire(
+                ev,
+                |req, body| wire_norm(req.extensions().get().expect("a wire view"), body),
+                |never| match never {},
+            )
+        }))
+    }
+
+    fn closed(&self) -> bool {
+        self.0.is_closed() || self.0.is_switched()
+    }
+}
+
+impl Decoder for AsWire<ResponseDecoder> {
+    fn step(&mut self, buf: &mut BytesMut, eof: bool) -> Result<Option<Norm>, Failure> {
+        let event = if eof {
+            self.0.decode_eof(buf)
+        } else {
+            self.0.decode(buf)
+        }?;
+        Ok(event.map(|ev| {
+            as_wire(
+                ev,
+                |res, body| wire_norm(res.extensions().get().expect("a wire view"), body),
+                |res| {
+                    wire_norm(
+                        res.extensions().get().expect("a wire view"),
+                        BodyKind::Empty,
+                    )
+                },
+            )
+        }))
+    }
+
+    fn closed(&self) -> bool {
+        self.0.is_closed() || self.0.is_switched()
+    }
+}
+
+/// Decoding to the wire view alone gives what decoding to `http` types
+/// with the wire view on gives, heads reduced to their view: the same
+/// heads, framing, events, errors and leftover, whole and split.
+fn wire_only_agrees<D: Decoder>(
+    make: impl Fn(bool) -> D,
+    limits: &Limits,
+    input: &[u8],
+    cuts: &[usize],
+    what: &str,
+) {
+    let view = split_invariant(|| make(false), limits, input, cuts, what);
+    let only = split_invariant(|| make(true), limits, input, cuts, what);
+    assert_eq!(only, view, "{what}: wire-only differs from the wire view");
 }
 
 /// What a run of a decoder over some input gave.
@@ -1433,6 +1539,27 @@ fn same_outcome_whole_and_split(input: &[u8], picks: &[usize], methods: &[Method
             "lenient response decoder",
         );
         lenient_agrees_with_strict(&strict, &lenient, "lenient response decoder");
+
+        for leniency in [RequestLeniency::strict(), RequestLeniency::all()] {
+            let make = |only: bool| {
+                let mut dec = request_decoder(l.clone(), leniency);
+                dec.set_wire_only(only);
+                AsWire(dec)
+            };
+            wire_only_agrees(make, l, input, &cuts, "wire-only request decoder");
+        }
+        for leniency in [
+            ResponseLeniency::strict(),
+            ResponseLeniency::default(),
+            ResponseLeniency::all(),
+        ] {
+            let make = |only: bool| {
+                let mut dec = response_decoder_with(l.clone(), methods, leniency);
+                dec.set_wire_only(only);
+                AsWire(dec)
+            };
+            wire_only_agrees(make, l, input, &cuts, "wire-only response decoder");
+        }
     }
 }
 
@@ -1463,6 +1590,12 @@ proptest! {
             let got = run(&mut lenient, &limits, input, &cuts, true);
             prop_assert_eq!(&got, &without_wire(want.clone()), "every switch on, cuts {:?}", cuts);
         }
+        let make = |only: bool| {
+            let mut dec = request_decoder(limits.clone(), RequestLeniency::strict());
+            dec.set_wire_only(only);
+            AsWire(dec)
+        };
+        wire_only_agrees(make, &limits, input, &cuts_from(input.len(), &picks), "wire-only");
     }
 
     #[test]
@@ -1481,6 +1614,12 @@ proptest! {
                 prop_assert_eq!(&got, &want, "{:?}, cuts {:?}", leniency, cuts);
             }
         }
+        let make = |only: bool| {
+            let mut dec = response_decoder(limits.clone(), &seq.methods);
+            dec.set_wire_only(only);
+            AsWire(dec)
+        };
+        wire_only_agrees(make, &limits, input, &cuts_from(input.len(), &picks), "wire-only");
     }
 
     #[test]

@@ -26,6 +26,7 @@ use crate::chunk_ext::ChunkExtensions;
 use crate::error::{Error, ErrorKind};
 use crate::framing::Seen;
 use crate::framing::{self, BodyKind, Framing, RequestKind, ResponseClass, response_class};
+use crate::head::bare;
 use crate::head::early::EarlyCheck;
 use crate::head::names::NameCache;
 use crate::head::parse::{self, Strict};
@@ -76,6 +77,19 @@ pub enum Event<H: Head> {
     /// ([`Decoder::set_chunk_extensions`]), and only for chunk-size lines
     /// that carry any.
     ChunkExtensions(ChunkExtensions),
+    /// A head read to its wire view alone, by a decoder with
+    /// [`Decoder::set_wire_only`] on: in place of [`Event::Head`] and, for
+    /// responses, of [`Event::Interim`] (an interim response comes with
+    /// [`BodyKind::Empty`], and [`WireHead::status`] tells it is 1xx).
+    /// Nothing of `http` is built: the view holds the head's bytes, its
+    /// field lines and start line, and the body that follows is framed as
+    /// `body` says.
+    Wire {
+        /// The head as received.
+        head: WireHead,
+        /// How the body that follows is delimited.
+        body: BodyKind,
+    },
 }
 
 /// The head of a decoded message: `http::Request<()>` or
@@ -136,6 +150,11 @@ pub(crate) struct Core {
     chunk_extensions: bool,
     /// Attach a [`WireHead`] to every head.
     wire: bool,
+    /// Decode heads to their [`WireHead`] alone ([`Event::Wire`]).
+    wire_only: bool,
+    /// The head found and checked in one pass by the wire-only reader,
+    /// for its `Step::Head`.
+    bare: Option<bare::Read>,
     /// Bytes of the stream consumed so far, across calls.
     consumed: u64,
     /// Where the head being parsed starts in the stream.
@@ -168,6 +187,8 @@ impl Core {
             last: false,
             chunk_extensions: false,
             wire: false,
+            wire_only: false,
+            bare: None,
             consumed: 0,
             head_start: 0,
             failure: None,
@@ -235,6 +256,15 @@ impl Core {
                     // RFC 9112 section 2.2: ignore empty lines (CRLF) before a
                     // request-line. A bare LF is not an empty line here.
                     self.skip_empty_lines(buf)?;
+                }
+                if self.wire_only && self.scanner.searched() == 0 {
+                    // The whole head checked as it is found, no scan first;
+                    // anything else is left to the scan below.
+                    if let Some(read) = bare::read(buf, is_request, &self.limits, &mut self.names) {
+                        let len = read.len;
+                        self.bare = Some(read);
+                        return Ok(Step::Head(len));
+                    }
                 }
                 let max_lines = self.limits.max_fields.saturating_add(1);
                 match self
@@ -395,6 +425,27 @@ impl Core {
         }
     }
 
+    /// Finds the lines of `head`, a whole head found without the scanner
+    /// (by the wire-only reader), for the full parse.
+    fn lines_of(&mut self, head: &[u8]) {
+        if self.scanner.ends().is_empty() {
+            let _ = self.scanner.find_end(head, usize::MAX, usize::MAX);
+        }
+    }
+
+    /// The wire view a head decoded into `http` types carries, its field
+    /// map kept for the next head ([`Decoder::set_wire_only`]).
+    #[cold]
+    fn wire_of<P: HeadParts>(&mut self, parts: P, head: &Bytes, request: bool) -> WireHead {
+        let (mut extensions, mut headers) = parts.split();
+        headers.clear();
+        self.spare = Some(headers);
+        // Decoded with the view on, it carries one.
+        extensions
+            .remove::<WireHead>()
+            .unwrap_or_else(|| WireHead::new(head.clone(), request, None))
+    }
+
     /// Records a protocol error: it is returned again on every call.
     fn failed(&mut self, error: Error) {
         self.state = State::Failed;
@@ -548,6 +599,43 @@ impl<R: Role> Decoder<R> {
     /// ([`set_wire_view`](Self::set_wire_view)).
     pub fn wire_view(&self) -> bool {
         self.core.wire
+    }
+
+    /// Decodes heads to their wire view alone when `on`, from the next head
+    /// on: each head comes as [`Event::Wire`], a [`WireHead`] and the
+    /// framing of the body that follows, and no `http` type is built (no
+    /// field map, no `Uri`, no extension). For a proxy that forwards heads
+    /// as they came, or a tool that shows them: it costs about what
+    /// `httparse` costs to parse the head alone (`docs/benchmarks.md`).
+    /// Every rule, limit, leniency
+    /// switch, error and framing decision is the same as without it: a head
+    /// the strict reading accepts is read without `http`, and any other
+    /// goes through the full parse, then its `http` types are dropped.
+    /// Default: off. Connections and sessions always build `http` types.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use h1proto::{BodyKind, Event, Limits, RequestDecoder};
+    ///
+    /// let mut dec = RequestDecoder::new(Limits::default());
+    /// dec.set_wire_only(true);
+    /// let mut buf = BytesMut::from(&b"POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nhi"[..]);
+    /// let Some(Event::Wire { head, body }) = dec.decode(&mut buf)? else { panic!() };
+    /// assert_eq!(head.method(), Some(&b"POST"[..]));
+    /// assert_eq!(head.target(), Some(&b"/a"[..]));
+    /// assert_eq!(head.fields().next(), Some((&b"Host"[..], &b"x"[..])));
+    /// assert_eq!(body, BodyKind::Length(2));
+    /// assert!(matches!(dec.decode(&mut buf)?, Some(Event::Data(d)) if d == "hi"));
+    /// # Ok::<(), h1proto::Error>(())
+    /// ```
+    pub fn set_wire_only(&mut self, on: bool) {
+        self.core.wire_only = on;
+    }
+
+    /// `true` when heads are decoded to their wire view alone
+    /// ([`set_wire_only`](Self::set_wire_only)).
+    pub fn wire_only(&self) -> bool {
+        self.core.wire_only
     }
 
     /// How many bytes of the stream the decoder has consumed (split off or
@@ -720,7 +808,65 @@ pub struct InFlight {
 }
 
 /// Parses a request head (the [`Server`] role's part of decoding).
+#[inline(always)]
 fn request_head(core: &mut Core, head: &Bytes) -> Result<Event<Request<()>>, Error> {
+    if core.wire_only {
+        return wire_request_head(core, head);
+    }
+    full_request_head(core, head)
+}
+
+/// A request head read to its wire view alone ([`Event::Wire`]).
+#[inline(never)]
+fn wire_request_head(core: &mut Core, head: &Bytes) -> Result<Event<Request<()>>, Error> {
+    // Read in one pass with the head's end, or from its lines when it
+    // came in pieces.
+    let read = match core.bare.take() {
+        Some(read) => Some(read),
+        None => bare::request(head, core.scanner.ends(), core.limits.max_target_bytes),
+    };
+    if let Some(bare::Read {
+        start: bare::Start::Request { version, connect },
+        seen,
+        ..
+    }) = read
+    {
+        let lines = bare::Lines(head);
+        let host = seen.hosts == 1 || (seen.hosts == 0 && version == Version::HTTP_10);
+        let framing = framing::request_framing_of(version, &seen, &lines);
+        let framing = match framing {
+            Ok(framing) if connect => framing::connect_request_framing(framing),
+            framing => framing,
+        };
+        if let (true, Ok(framing)) = (host, framing) {
+            // Refusals are left to the full parse, which places them.
+            let verdict = framing::connection_verdict_of(version, &seen, &lines);
+            core.seen = seen;
+            core.start_body(framing, verdict);
+            core.last = connect;
+            return Ok(Event::Wire {
+                head: WireHead::new(head.clone(), true, None),
+                body: framing.body,
+            });
+        }
+    }
+    // Anything else is read as without the mode, its `http` types dropped.
+    core.lines_of(head);
+    let wire = std::mem::replace(&mut core.wire, true);
+    let event = full_request_head(core, head);
+    core.wire = wire;
+    match event? {
+        Event::Head { head: parsed, body } => Ok(Event::Wire {
+            head: core.wire_of(parsed.into_parts().0, head, true),
+            body,
+        }),
+        other => Ok(other),
+    }
+}
+
+/// Parses a request head into `http` types.
+#[inline(always)]
+fn full_request_head(core: &mut Core, head: &Bytes) -> Result<Event<Request<()>>, Error> {
     let ends = core.scanner.ends();
     let rules = &core.rules;
     let max_target = core.limits.max_target_bytes;
@@ -782,7 +928,88 @@ fn request_head(core: &mut Core, head: &Bytes) -> Result<Event<Request<()>>, Err
 }
 
 /// Parses a response head (the [`Client`] role's part of decoding).
+#[inline(always)]
 fn response_head(
+    core: &mut Core,
+    pending: &mut InFlight,
+    head: &Bytes,
+) -> Result<Event<Response<()>>, Error> {
+    if core.wire_only {
+        return wire_response_head(core, pending, head);
+    }
+    full_response_head(core, pending, head)
+}
+
+/// A response head read to its wire view alone ([`Event::Wire`]).
+#[inline(never)]
+fn wire_response_head(
+    core: &mut Core,
+    pending: &mut InFlight,
+    head: &Bytes,
+) -> Result<Event<Response<()>>, Error> {
+    let read = match core.bare.take() {
+        Some(read) => Some(read),
+        None => bare::response(head, core.scanner.ends()),
+    };
+    if let Some(bare::Read {
+        start: bare::Start::Response { version, status },
+        seen,
+        ..
+    }) = read
+    {
+        let lines = bare::Lines(head);
+        let request = pending.in_flight.front().copied().unwrap_or_default();
+        let class = response_class(request, status);
+        let framing = framing::response_framing_of(request, status, version, &seen, &lines);
+        let interim_ok = pending.interim < core.limits.max_interim_responses;
+        // Refusals are left to the full parse, which places them.
+        if let (Ok(framing), true) = (framing, class != ResponseClass::Interim || interim_ok) {
+            let verdict = framing::connection_verdict_of(version, &seen, &lines);
+            core.seen = seen;
+            let head = WireHead::new(head.clone(), false, None);
+            let body = match class {
+                ResponseClass::Interim => {
+                    pending.interim += 1;
+                    core.scanner.reset();
+                    BodyKind::Empty
+                }
+                ResponseClass::Switch => {
+                    pending.in_flight.pop_front();
+                    pending.interim = 0;
+                    core.start_body(framing, KeepAlive::Close(CloseReason::Upgraded));
+                    BodyKind::Empty
+                }
+                ResponseClass::Final => {
+                    pending.in_flight.pop_front();
+                    pending.interim = 0;
+                    core.start_body(framing, verdict);
+                    framing.body
+                }
+            };
+            return Ok(Event::Wire { head, body });
+        }
+    }
+    // Anything else is read as without the mode, its `http` types dropped.
+    core.lines_of(head);
+    let wire = std::mem::replace(&mut core.wire, true);
+    let event = full_response_head(core, pending, head);
+    core.wire = wire;
+    match event? {
+        Event::Head { head: parsed, body } => Ok(Event::Wire {
+            head: core.wire_of(parsed.into_parts().0, head, false),
+            body,
+        }),
+        Event::Interim(parsed) => Ok(Event::Wire {
+            head: core.wire_of(parsed.into_parts().0, head, false),
+            body: BodyKind::Empty,
+        }),
+        other => Ok(other),
+    }
+}
+
+/// Parses a response head into `http` types.
+#[inline(always)]
+fn full_response_head(
     core: &mut Core,
     pending: &mut InFlight,
     head: &Bytes,
@@ -946,6 +1173,23 @@ fn chunked_with_content_length(
         body: BodyKind::Chunked,
         close: Some(CloseReason::FramingConflict),
     })
+}
+
+/// The parts of a decoded head that [`Core::wire_of`] takes apart.
+trait HeadParts {
+    fn split(self) -> (http::Extensions, HeaderMap);
+}
+
+impl HeadParts for http::request::Parts {
+    fn split(self) -> (http::Extensions, HeaderMap) {
+        (self.extensions, self.headers)
+    }
+}
+
+impl HeadParts for http::response::Parts {
+    fn split(self) -> (http::Extensions, HeaderMap) {
+        (self.extensions, self.headers)
+    }
 }
 
 #[cfg(test)]

@@ -20,14 +20,11 @@
 //! the head came in one read or in many. What only a complete head can
 //! show (a missing `Host`, framing fields in conflict) is not its concern.
 
-use bytes::Bytes;
-use http::Method;
-
 use crate::error::{Error, ErrorKind};
 use crate::grammar::{is_target_char, is_tchar, is_text};
 use crate::leniency::{Rules, Switch};
 
-use super::parse::target_uri;
+use super::parse::form_fits;
 
 /// The longest field name `http` takes (`HeaderName::from_bytes`).
 const MAX_NAME: usize = (1 << 16) - 1;
@@ -521,24 +518,6 @@ impl Check {
     }
 }
 
-/// Whether a request-target of valid bytes has a form that fits the
-/// method, as [`target_uri`] decides when the head is parsed.
-fn form_fits(method: &[u8], target: &[u8]) -> bool {
-    // `Uri` takes every origin-form target of these bytes up to this
-    // length, and `*`: only the method matters (no copy, no `Uri`).
-    const URI_MAX: usize = u16::MAX as usize - 1;
-    match target {
-        [b'/', ..] if target.len() <= URI_MAX => method != b"CONNECT",
-        b"*" => method == b"OPTIONS",
-        _ => {
-            let Ok(method) = Method::from_bytes(method) else {
-                return false;
-            };
-            target_uri(&method, Bytes::copy_from_slice(target)).is_ok()
-        }
-    }
-}
-
 /// The error `kind` of a start line: placed at its start, no field.
 fn start_line(kind: ErrorKind) -> Error {
     Error::from(kind).at(0, None)
@@ -576,6 +555,7 @@ mod tests {
     use crate::head::parse::{Lenient, request_head, response_head};
     use crate::head::scan::LineScanner;
     use crate::leniency::{RequestLeniency, ResponseLeniency};
+    use bytes::Bytes;
     use bytes::BytesMut;
     use http::HeaderMap;
     use proptest::prelude::*;

@@ -52,6 +52,7 @@ impl NameCache {
         self.keeping = true;
     }
 
+    #[inline(always)]
     fn spelling(&self, entry: &Entry) -> &[u8] {
         &self.spellings[usize::from(entry.start)..][..usize::from(entry.len)]
     }
@@ -65,11 +66,12 @@ impl NameCache {
     /// found by one comparison, without searching for the colon.
     #[inline]
     pub(crate) fn name_of(&mut self, line: &[u8]) -> Result<Option<(HeaderName, Role, usize)>, ()> {
-        if let Some(entry) = self.entries.get(self.next) {
+        if let Some(entry) = self.predicted() {
             let n = usize::from(entry.len);
             if line.get(n) == Some(&b':') && same(&line[..n], self.spelling(entry)) {
-                self.next += 1;
-                return Ok(Some((entry.name.clone(), entry.role, n)));
+                let found = (entry.name.clone(), entry.role, n);
+                self.next = self.next % self.entries.len() + 1;
+                return Ok(Some(found));
             }
         }
         // Names are short: a plain loop finds the colon sooner than a
@@ -84,6 +86,48 @@ impl NameCache {
     /// or `None` when `raw` is not a valid field name.
     #[inline]
     pub(crate) fn get(&mut self, raw: &[u8]) -> Option<(HeaderName, Role)> {
+        match self.find(raw) {
+            Some(entry) => Some((entry.name.clone(), entry.role)),
+            None => self.insert(raw),
+        }
+    }
+
+    /// [`name_of`](Self::name_of) for a reader that builds no
+    /// `HeaderName`: the role of the line's name and the offset of its
+    /// colon, or `None` when the bytes before the first colon (of `line`,
+    /// which may run on past the line end) are not a valid field name.
+    #[inline]
+    pub(crate) fn role_of(&mut self, line: &[u8]) -> Option<(Role, usize)> {
+        if let Some(entry) = self.predicted() {
+            let n = usize::from(entry.len);
+            if line.get(n) == Some(&b':') && same(&line[..n], self.spelling(entry)) {
+                let role = entry.role;
+                self.next = self.next % self.entries.len() + 1;
+                return Some((role, n));
+            }
+        }
+        let colon = line.iter().position(|&b| b == b':')?;
+        let raw = &line[..colon];
+        match self.find(raw) {
+            Some(entry) => Some((entry.role, colon)),
+            None => self.insert(raw).map(|(_, role)| (role, colon)),
+        }
+    }
+
+    /// The entry tried first: the one after the last match, or after the
+    /// last entry the first (the next message of a peer that repeats its
+    /// names starts with them again).
+    #[inline(always)]
+    fn predicted(&self) -> Option<&Entry> {
+        match self.entries.get(self.next) {
+            Some(entry) => Some(entry),
+            None => self.entries.first(),
+        }
+    }
+
+    /// The entry spelt `raw`, looked for from the one after the last match.
+    #[inline]
+    fn find(&mut self, raw: &[u8]) -> Option<&Entry> {
         let n = self.entries.len();
         let mut i = self.next;
         for _ in 0..n {
@@ -93,11 +137,11 @@ impl NameCache {
             let entry = &self.entries[i];
             if usize::from(entry.len) == raw.len() && same(self.spelling(entry), raw) {
                 self.next = i + 1;
-                return Some((entry.name.clone(), entry.role));
+                return Some(&self.entries[i]);
             }
             i += 1;
         }
-        self.insert(raw)
+        None
     }
 
     #[cold]
@@ -133,7 +177,7 @@ impl NameCache {
 /// `a == b` for two names of the same length, at most [`MAX_LEN`] bytes:
 /// eight bytes at a time (the last eight may overlap the ones before),
 /// without a call to libc's `memcmp`, which costs more than a name.
-#[inline]
+#[inline(always)]
 fn same(a: &[u8], b: &[u8]) -> bool {
     let n = a.len();
     if n != b.len() {

@@ -407,6 +407,24 @@ pub(crate) fn target_uri(method: &Method, target: Bytes) -> Result<Uri, ErrorKin
     Ok(uri)
 }
 
+/// Whether a request-target of valid bytes has a form that fits the
+/// method, as [`target_uri`] decides when the head is parsed.
+pub(crate) fn form_fits(method: &[u8], target: &[u8]) -> bool {
+    // `Uri` takes every origin-form target of these bytes up to this
+    // length, and `*`: only the method matters (no copy, no `Uri`).
+    const URI_MAX: usize = u16::MAX as usize - 1;
+    match target {
+        [b'/', ..] if target.len() <= URI_MAX => method != b"CONNECT",
+        b"*" => method == b"OPTIONS",
+        _ => {
+            let Ok(method) = Method::from_bytes(method) else {
+                return false;
+            };
+            target_uri(&method, Bytes::copy_from_slice(target)).is_ok()
+        }
+    }
+}
+
 /// Parses `HTTP/DIGIT.DIGIT`. HTTP/1.x with x >= 1 is HTTP/1.1 (RFC 9110
 /// section 2.5); other majors are reported as such for the caller to refuse.
 pub(crate) fn version(v: &[u8]) -> Result<Version, ErrorKind> {

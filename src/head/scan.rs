@@ -1,7 +1,5 @@
 //! Finding the end of a head or a trailer section without rescanning.
 
-use bytes::BytesMut;
-
 /// Which bound a section ran into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Overflow {
@@ -43,7 +41,7 @@ impl LineScanner {
     /// split into reads.
     pub(crate) fn find_end(
         &mut self,
-        buf: &BytesMut,
+        buf: &[u8],
         max_bytes: usize,
         max_lines: usize,
     ) -> Result<Option<usize>, Overflow> {
