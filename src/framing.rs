@@ -408,6 +408,15 @@ impl Seen {
     #[inline(never)]
     fn connection_line(&mut self, value: &[u8]) {
         self.connection = true;
+        // The usual values, one token, without splitting a list.
+        if value.eq_ignore_ascii_case(b"keep-alive") {
+            self.connection_keep_alive = true;
+            return;
+        }
+        if value.eq_ignore_ascii_case(b"close") {
+            self.connection_close = true;
+            return;
+        }
         for token in value.split(|&b| b == b',') {
             let token = trim_ows(token);
             if token.eq_ignore_ascii_case(b"close") {
@@ -419,7 +428,7 @@ impl Seen {
     }
 
     /// Notes a `Content-Length` field line with this value.
-    #[inline(never)]
+    #[inline]
     fn content_length_line(&mut self, value: &[u8]) {
         self.content_length = Some(match self.content_length {
             None => parse_decimal(trim_ows(value)),

@@ -198,6 +198,9 @@ pub enum Ev {
     Ext(Vec<u8>),
     /// End of message with its verdict.
     End(KeepAlive),
+    /// A head as its wire view shows it (bytes), with its framing: what the
+    /// wire-only comparison reduces every head to.
+    Wire(Vec<u8>, BodyKind),
 }
 
 fn fields(map: &HeaderMap) -> Vec<(String, Vec<u8>)> {
@@ -244,7 +247,9 @@ fn norm_common<H: h1proto::decode::Head>(ev: Event<H>) -> Ev {
         Event::Trailers(t) => Ev::Trailers(fields(&t)),
         Event::ChunkExtensions(e) => Ev::Ext(e.as_bytes().to_vec()),
         Event::End(k) => Ev::End(k),
-        Event::Head { .. } | Event::Interim(_) => unreachable!("handled by the caller"),
+        Event::Head { .. } | Event::Interim(_) | Event::Wire { .. } => {
+            unreachable!("handled by the caller")
+        }
         #[allow(unreachable_patterns)]
         _ => panic!("an event this harness does not know"),
     }
@@ -306,6 +311,79 @@ impl Dec for ResponseDecoder {
     }
 }
 
+/// A decoder whose heads are reduced to their wire view and framing: in
+/// wire-only mode (`Event::Wire`), or with the wire view on. Both runs
+/// must give the same outcome: the mode only skips `http` types.
+struct AsWire<D>(D);
+
+fn wire_ev<H: h1proto::decode::Head>(
+    ev: Event<H>,
+    view: impl FnOnce(&H) -> Vec<u8>,
+    interim: impl FnOnce(&H::Interim) -> Vec<u8>,
+) -> Ev {
+    match ev {
+        Event::Wire { head, body } => {
+            // What a proxy reads of it must be there.
+            let _ = (head.method(), head.target(), head.status(), head.version());
+            Ev::Wire(head.bytes().to_vec(), body)
+        }
+        Event::Head { head, body } => Ev::Wire(view(&head), body),
+        Event::Interim(head) => Ev::Wire(interim(&head), BodyKind::Empty),
+        other => norm_common(other),
+    }
+}
+
+fn view_bytes<B>(exts: &http::Extensions, _: &B) -> Vec<u8> {
+    let wire = exts.get::<h1proto::wire::WireHead>();
+    wire.expect("a head decoded with the wire view on carries one")
+        .bytes()
+        .to_vec()
+}
+
+impl Dec for AsWire<RequestDecoder> {
+    fn step(&mut self, buf: &mut BytesMut, eof: bool) -> Result<Option<Ev>, h1proto::Error> {
+        let r = if eof {
+            self.0.decode_eof(buf)
+        } else {
+            self.0.decode(buf)
+        };
+        r.map(|o| {
+            o.map(|ev| {
+                wire_ev(
+                    ev,
+                    |h| view_bytes(h.extensions(), h),
+                    |never| match *never {},
+                )
+            })
+        })
+    }
+    fn closed(&self) -> bool {
+        self.0.is_closed() || self.0.is_switched()
+    }
+}
+
+impl Dec for AsWire<ResponseDecoder> {
+    fn step(&mut self, buf: &mut BytesMut, eof: bool) -> Result<Option<Ev>, h1proto::Error> {
+        let r = if eof {
+            self.0.decode_eof(buf)
+        } else {
+            self.0.decode(buf)
+        };
+        r.map(|o| {
+            o.map(|ev| {
+                wire_ev(
+                    ev,
+                    |h| view_bytes(h.extensions(), h),
+                    |h| view_bytes(h.extensions(), h),
+                )
+            })
+        })
+    }
+    fn closed(&self) -> bool {
+        self.0.is_closed() || self.0.is_switched()
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
     Head,
@@ -325,6 +403,16 @@ fn next_phase(phase: Phase, ev: &Ev) -> Phase {
     match ev {
         Ev::Request(.., body) | Ev::Response(.., body) => Phase::Body(*body),
         Ev::End(_) | Ev::Interim(..) => Phase::Head,
+        Ev::Wire(head, body) => {
+            // An interim response (1xx but 101) keeps the decoder in a head.
+            let status = head.get(9..12).and_then(|c| std::str::from_utf8(c).ok());
+            match status.and_then(|c| c.parse::<u16>().ok()) {
+                Some(s) if head.starts_with(b"HTTP/") && (100..200).contains(&s) && s != 101 => {
+                    Phase::Head
+                }
+                _ => Phase::Body(*body),
+            }
+        }
         _ => phase,
     }
 }
@@ -430,14 +518,27 @@ pub fn request_decoder(data: &[u8]) {
         return;
     };
     let limits = limits_for(ctl);
+    let seed = u64::from(ctl >> 2);
+    let eof = ctl & 2 != 0;
     split_invariant(
         || RequestDecoder::new(limits.clone()),
         &limits,
         b"",
         msg,
-        u64::from(ctl >> 2),
-        ctl & 2 != 0,
+        seed,
+        eof,
     );
+    // Decoding to the wire view alone reads every input as the full
+    // decoder does.
+    let make = |only: bool| {
+        let mut dec = RequestDecoder::new(limits.clone());
+        dec.set_wire_view(true);
+        dec.set_wire_only(only);
+        AsWire(dec)
+    };
+    let view = split_invariant(|| make(false), &limits, b"", msg, seed, eof);
+    let only = split_invariant(|| make(true), &limits, b"", msg, seed, eof);
+    assert_eq!(view, only, "wire-only decoding reads otherwise");
 }
 
 /// Target `response_decoder`: `ctl`, `methods`, then the bytes a server
@@ -448,20 +549,27 @@ pub fn response_decoder(data: &[u8]) {
     };
     let limits = limits_for(*ctl);
     let methods = methods_from(*methods);
-    split_invariant(
-        || {
-            let mut dec = ResponseDecoder::new(limits.clone());
-            for m in &methods {
-                dec.expect_response_to(m);
-            }
-            dec
-        },
-        &limits,
-        b"",
-        msg,
-        u64::from(ctl >> 2),
-        ctl & 2 != 0,
-    );
+    let seed = u64::from(ctl >> 2);
+    let eof = ctl & 2 != 0;
+    let make = || {
+        let mut dec = ResponseDecoder::new(limits.clone());
+        for m in &methods {
+            dec.expect_response_to(m);
+        }
+        dec
+    };
+    split_invariant(make, &limits, b"", msg, seed, eof);
+    // Decoding to the wire view alone reads every input as the full
+    // decoder does.
+    let make = |only: bool| {
+        let mut dec = make();
+        dec.set_wire_view(true);
+        dec.set_wire_only(only);
+        AsWire(dec)
+    };
+    let view = split_invariant(|| make(false), &limits, b"", msg, seed, eof);
+    let only = split_invariant(|| make(true), &limits, b"", msg, seed, eof);
+    assert_eq!(view, only, "wire-only decoding reads otherwise");
 }
 
 /// Target `lenient`: `ctl`, `methods`, then message bytes, decoded by a

@@ -658,39 +658,37 @@ impl<R: Role> Decoder<R> {
     #[inline]
     pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
         let before = buf.len();
-        // Returned as it is rather than re-wrapped, which would copy the
-        // (large) event once more.
-        let result = self.decode_inner(buf, before);
-        self.core.consumed += (before - buf.len()) as u64;
-        if let Err(error) = &result {
-            self.core.failed(error.clone());
-        }
-        result
-    }
-
-    /// [`decode`](Self::decode); `before` is the length `buf` had when it
-    /// was called.
-    #[inline]
-    fn decode_inner(
-        &mut self,
-        buf: &mut BytesMut,
-        before: usize,
-    ) -> Result<Option<Event<R::Recv>>, Error> {
+        // Each event is returned where it is made, body events rebuilt by
+        // variant: moving an event whole copies the room of its largest
+        // variant, a head, for every `End` and `Data`.
         let len = match self.core.step(buf, R::REQUESTS) {
-            Ok(Step::Event(event)) => return Ok(Some(event)),
-            Ok(Step::NeedMore) => return Ok(None),
             Ok(Step::Head(len)) => len,
-            Err(kind) => {
-                // Placed at the first byte not consumed.
-                let at = self.core.consumed + (before - buf.len()) as u64;
-                return Err(self.core.error(kind, buf, R::REQUESTS, at));
+            step => {
+                self.core.consumed += (before - buf.len()) as u64;
+                return match step {
+                    Ok(Step::Event(Event::End(verdict))) => Ok(Some(Event::End(verdict))),
+                    Ok(Step::Event(Event::Data(data))) => Ok(Some(Event::Data(data))),
+                    Ok(Step::Event(event)) => Ok(Some(event)),
+                    Ok(_) => Ok(None),
+                    Err(kind) => {
+                        // Placed at the first byte not consumed.
+                        let error = self.core.error(kind, buf, R::REQUESTS, self.core.consumed);
+                        self.core.failed(error.clone());
+                        Err(error)
+                    }
+                };
             }
         };
         // Where the head starts in the stream (empty lines before it were
         // skipped in this call): its errors are placed from there.
         self.core.head_start = self.core.consumed + (before - buf.len()) as u64;
         let head = buf.split_to(len).freeze();
-        R::head(&mut self.core, &mut self.pending, &head).map(Some)
+        self.core.consumed += (before - buf.len()) as u64;
+        let result = R::head(&mut self.core, &mut self.pending, head).map(Some);
+        if let Err(error) = &result {
+            self.core.failed(error.clone());
+        }
+        result
     }
 
     /// Like [`decode`](Self::decode), for when the peer has closed its
@@ -809,7 +807,7 @@ pub struct InFlight {
 
 /// Parses a request head (the [`Server`] role's part of decoding).
 #[inline(always)]
-fn request_head(core: &mut Core, head: &Bytes) -> Result<Event<Request<()>>, Error> {
+fn request_head(core: &mut Core, head: Bytes) -> Result<Event<Request<()>>, Error> {
     if core.wire_only {
         return wire_request_head(core, head);
     }
@@ -818,12 +816,12 @@ fn request_head(core: &mut Core, head: &Bytes) -> Result<Event<Request<()>>, Err
 
 /// A request head read to its wire view alone ([`Event::Wire`]).
 #[inline(never)]
-fn wire_request_head(core: &mut Core, head: &Bytes) -> Result<Event<Request<()>>, Error> {
+fn wire_request_head(core: &mut Core, head: Bytes) -> Result<Event<Request<()>>, Error> {
     // Read in one pass with the head's end, or from its lines when it
     // came in pieces.
     let read = match core.bare.take() {
         Some(read) => Some(read),
-        None => bare::request(head, core.scanner.ends(), core.limits.max_target_bytes),
+        None => bare::request(&head, core.scanner.ends(), core.limits.max_target_bytes),
     };
     if let Some(bare::Read {
         start: bare::Start::Request { version, connect },
@@ -831,7 +829,7 @@ fn wire_request_head(core: &mut Core, head: &Bytes) -> Result<Event<Request<()>>
         ..
     }) = read
     {
-        let lines = bare::Lines(head);
+        let lines = bare::Lines(&head);
         let host = seen.hosts == 1 || (seen.hosts == 0 && version == Version::HTTP_10);
         let framing = framing::request_framing_of(version, &seen, &lines);
         let framing = match framing {
@@ -845,19 +843,19 @@ fn wire_request_head(core: &mut Core, head: &Bytes) -> Result<Event<Request<()>>
             core.start_body(framing, verdict);
             core.last = connect;
             return Ok(Event::Wire {
-                head: WireHead::new(head.clone(), true, None),
+                head: WireHead::new(head, true, None),
                 body: framing.body,
             });
         }
     }
     // Anything else is read as without the mode, its `http` types dropped.
-    core.lines_of(head);
+    core.lines_of(&head);
     let wire = std::mem::replace(&mut core.wire, true);
-    let event = full_request_head(core, head);
+    let event = full_request_head(core, head.clone());
     core.wire = wire;
     match event? {
         Event::Head { head: parsed, body } => Ok(Event::Wire {
-            head: core.wire_of(parsed.into_parts().0, head, true),
+            head: core.wire_of(parsed.into_parts().0, &head, true),
             body,
         }),
         other => Ok(other),
@@ -866,7 +864,8 @@ fn wire_request_head(core: &mut Core, head: &Bytes) -> Result<Event<Request<()>>
 
 /// Parses a request head into `http` types.
 #[inline(always)]
-fn full_request_head(core: &mut Core, head: &Bytes) -> Result<Event<Request<()>>, Error> {
+fn full_request_head(core: &mut Core, bytes: Bytes) -> Result<Event<Request<()>>, Error> {
+    let head = &bytes;
     let ends = core.scanner.ends();
     let rules = &core.rules;
     let max_target = core.limits.max_target_bytes;
@@ -913,7 +912,7 @@ fn full_request_head(core: &mut Core, head: &Bytes) -> Result<Event<Request<()>>
     *request.version_mut() = line.version;
     *request.headers_mut() = headers;
     if core.wire {
-        let wire = WireHead::new(head.clone(), true, lenient);
+        let wire = WireHead::new(bytes, true, lenient);
         request.extensions_mut().insert(wire);
     }
     core.seen = seen;
@@ -932,7 +931,7 @@ fn full_request_head(core: &mut Core, head: &Bytes) -> Result<Event<Request<()>>
 fn response_head(
     core: &mut Core,
     pending: &mut InFlight,
-    head: &Bytes,
+    head: Bytes,
 ) -> Result<Event<Response<()>>, Error> {
     if core.wire_only {
         return wire_response_head(core, pending, head);
@@ -945,11 +944,11 @@ fn response_head(
 fn wire_response_head(
     core: &mut Core,
     pending: &mut InFlight,
-    head: &Bytes,
+    head: Bytes,
 ) -> Result<Event<Response<()>>, Error> {
     let read = match core.bare.take() {
         Some(read) => Some(read),
-        None => bare::response(head, core.scanner.ends()),
+        None => bare::response(&head, core.scanner.ends()),
     };
     if let Some(bare::Read {
         start: bare::Start::Response { version, status },
@@ -957,7 +956,7 @@ fn wire_response_head(
         ..
     }) = read
     {
-        let lines = bare::Lines(head);
+        let lines = bare::Lines(&head);
         let request = pending.in_flight.front().copied().unwrap_or_default();
         let class = response_class(request, status);
         let framing = framing::response_framing_of(request, status, version, &seen, &lines);
@@ -966,7 +965,7 @@ fn wire_response_head(
         if let (Ok(framing), true) = (framing, class != ResponseClass::Interim || interim_ok) {
             let verdict = framing::connection_verdict_of(version, &seen, &lines);
             core.seen = seen;
-            let head = WireHead::new(head.clone(), false, None);
+            let head = WireHead::new(head, false, None);
             let body = match class {
                 ResponseClass::Interim => {
                     pending.interim += 1;
@@ -990,17 +989,17 @@ fn wire_response_head(
         }
     }
     // Anything else is read as without the mode, its `http` types dropped.
-    core.lines_of(head);
+    core.lines_of(&head);
     let wire = std::mem::replace(&mut core.wire, true);
-    let event = full_response_head(core, pending, head);
+    let event = full_response_head(core, pending, head.clone());
     core.wire = wire;
     match event? {
         Event::Head { head: parsed, body } => Ok(Event::Wire {
-            head: core.wire_of(parsed.into_parts().0, head, false),
+            head: core.wire_of(parsed.into_parts().0, &head, false),
             body,
         }),
         Event::Interim(parsed) => Ok(Event::Wire {
-            head: core.wire_of(parsed.into_parts().0, head, false),
+            head: core.wire_of(parsed.into_parts().0, &head, false),
             body: BodyKind::Empty,
         }),
         other => Ok(other),
@@ -1012,8 +1011,9 @@ fn wire_response_head(
 fn full_response_head(
     core: &mut Core,
     pending: &mut InFlight,
-    head: &Bytes,
+    bytes: Bytes,
 ) -> Result<Event<Response<()>>, Error> {
+    let head = &bytes;
     let ends = core.scanner.ends();
     let rules = &core.rules;
     let names = &mut core.names;
@@ -1051,7 +1051,7 @@ fn full_response_head(
             .insert(ReasonPhrase::from_validated(head.slice(rs..re)));
     }
     if core.wire {
-        let wire = WireHead::new(head.clone(), false, lenient);
+        let wire = WireHead::new(bytes, false, lenient);
         response.extensions_mut().insert(wire);
     }
     core.seen = seen;

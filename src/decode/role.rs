@@ -32,7 +32,7 @@ pub trait Receive: Sized {
     fn head(
         core: &mut Core,
         pending: &mut Self::Pending,
-        head: &Bytes,
+        head: Bytes,
     ) -> Result<Event<Self::Recv>, Error>;
 }
 
@@ -61,7 +61,7 @@ impl Receive for Server {
     }
 
     #[inline]
-    fn head(core: &mut Core, (): &mut (), head: &Bytes) -> Result<Event<Request<()>>, Error> {
+    fn head(core: &mut Core, (): &mut (), head: Bytes) -> Result<Event<Request<()>>, Error> {
         request_head(core, head)
     }
 }
@@ -89,7 +89,7 @@ impl Receive for Client {
     fn head(
         core: &mut Core,
         pending: &mut InFlight,
-        head: &Bytes,
+        head: Bytes,
     ) -> Result<Event<Response<()>>, Error> {
         response_head(core, pending, head)
     }

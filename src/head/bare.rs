@@ -99,13 +99,18 @@ pub(crate) fn read(
 /// `method SP request-target SP HTTP-version CRLF` at the start of `buf`:
 /// what it says and where the line after it starts.
 fn request_line(buf: &[u8], max_target: usize) -> Option<(Start, usize)> {
-    let m = buf.iter().position(|&b| !is_tchar(b))?;
+    let m = match buf {
+        // The usual methods without a look at each byte.
+        [b'G', b'E', b'T', b' ', ..] => 3,
+        [b'P', b'O', b'S', b'T', b' ', ..] => 4,
+        _ => buf.iter().position(|&b| !is_tchar(b))?,
+    };
     if m == 0 || buf[m] != b' ' {
         return None;
     }
-    let t = buf[m + 1..].iter().position(|&b| !is_target_char(b))?;
+    let t = target_len(&buf[m + 1..]);
     let v = m + 1 + t + 1;
-    if t == 0 || t > max_target || buf[v - 1] != b' ' {
+    if t == 0 || t > max_target || buf.get(v - 1) != Some(&b' ') {
         return None;
     }
     let line = buf.get(v..v + 10)?;
@@ -119,6 +124,23 @@ fn request_line(buf: &[u8], max_target: usize) -> Option<(Start, usize)> {
     }
     let connect = method == b"CONNECT";
     Some((Start::Request { version, connect }, v + 10))
+}
+
+/// The length of the run of request-target bytes at the start of `buf`:
+/// eight at a time, their classes combined without a branch per byte.
+#[inline]
+fn target_len(buf: &[u8]) -> usize {
+    let mut i = 0;
+    while let Some(word) = buf.get(i..i + 8) {
+        if !word.iter().fold(true, |all, &b| all & is_target_char(b)) {
+            break;
+        }
+        i += 8;
+    }
+    while i < buf.len() && is_target_char(buf[i]) {
+        i += 1;
+    }
+    i
 }
 
 /// `HTTP-version SP status-code SP reason-phrase CRLF` at the start of
@@ -237,6 +259,7 @@ pub(crate) fn response(head: &[u8], ends: &[usize]) -> Option<Read> {
 }
 
 /// `HTTP/1.0` or `HTTP/1.x` (read as HTTP/1.1).
+#[inline]
 fn version(v: &[u8]) -> Option<Version> {
     match v {
         b"HTTP/1.1" => Some(Version::HTTP_11),

@@ -409,6 +409,7 @@ pub(crate) fn target_uri(method: &Method, target: Bytes) -> Result<Uri, ErrorKin
 
 /// Whether a request-target of valid bytes has a form that fits the
 /// method, as [`target_uri`] decides when the head is parsed.
+#[inline]
 pub(crate) fn form_fits(method: &[u8], target: &[u8]) -> bool {
     // `Uri` takes every origin-form target of these bytes up to this
     // length, and `*`: only the method matters (no copy, no `Uri`).
