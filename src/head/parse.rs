@@ -351,7 +351,7 @@ pub(crate) fn request_line(
     if target_len > max_target {
         return Err(ErrorKind::TargetTooLong);
     }
-    if !target.iter().all(|&b| is_target_char(b)) {
+    if !all_target_chars(target) {
         return Err(ErrorKind::InvalidTarget);
     }
     let uri = target_uri(
@@ -363,6 +363,19 @@ pub(crate) fn request_line(
         uri,
         version,
     })
+}
+
+/// Every byte is a request-target byte: eight at a time, their classes
+/// combined without a branch per byte.
+#[inline]
+pub(crate) fn all_target_chars(target: &[u8]) -> bool {
+    let mut words = target.chunks_exact(8);
+    for word in &mut words {
+        if !word.iter().fold(true, |all, &b| all & is_target_char(b)) {
+            return false;
+        }
+    }
+    words.remainder().iter().all(|&b| is_target_char(b))
 }
 
 /// Checks the form of the request-target against the method (RFC 9112
