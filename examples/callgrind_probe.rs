@@ -24,6 +24,9 @@
 //!   types.
 //! - `h1proto+wire`: like `h1proto`, with the decoder's wire view on: each
 //!   head carries a `WireHead`, which nobody reads.
+//! - `h1proto+wire+recycle`: `h1proto+recycle` with the wire view on, the
+//!   extension map handed back too (`recycle_extensions`), as the field
+//!   map is.
 //! - `h1proto+wire+read`: the same, and every field line of the wire view
 //!   is read (`WireHead::fields`), as a proxy's encoder or a capture tool
 //!   does.
@@ -192,6 +195,46 @@ fn main() {
                     assert!(matches!(res_dec.decode(&mut buf), Ok(Some(Event::End(_)))));
                 }
                 dec_event
+            }
+            "h1proto+wire+recycle" => {
+                // As `h1proto+recycle` with the wire view on: the field map
+                // and the extension map handed back for the next head.
+                req_dec.set_wire_view(true);
+                res_dec.set_wire_view(true);
+                buf.extend_from_slice(input);
+                let parts = if message.request {
+                    let head = match req_dec.decode(&mut buf) {
+                        Ok(Some(Event::Head { head, .. })) => head,
+                        other => panic!("{other:?}"),
+                    };
+                    loop {
+                        match req_dec.decode(&mut buf) {
+                            Ok(Some(Event::Data(data))) => drop(black_box(data)),
+                            Ok(Some(Event::End(_))) => break,
+                            other => panic!("{other:?}"),
+                        }
+                    }
+                    let (parts, ()) = black_box(head).into_parts();
+                    (parts.headers, parts.extensions)
+                } else {
+                    res_dec.expect_response_to(&Method::HEAD);
+                    let head = match res_dec.decode(&mut buf) {
+                        Ok(Some(Event::Head { head, .. })) => head,
+                        other => panic!("{other:?}"),
+                    };
+                    assert!(matches!(res_dec.decode(&mut buf), Ok(Some(Event::End(_)))));
+                    let (parts, ()) = black_box(head).into_parts();
+                    (parts.headers, parts.extensions)
+                };
+                let n = parts.0.len();
+                if message.request {
+                    req_dec.recycle_fields(parts.0);
+                    req_dec.recycle_extensions(parts.1);
+                } else {
+                    res_dec.recycle_fields(parts.0);
+                    res_dec.recycle_extensions(parts.1);
+                }
+                n
             }
             "h1proto-halves" => {
                 // The head in two reads: the first ends halfway through it.

@@ -141,6 +141,8 @@ pub(crate) struct Core {
     seen: Seen,
     /// An empty field map to decode the next head into.
     spare: Option<HeaderMap>,
+    /// An empty extension map for the next head that needs one.
+    spare_extensions: Option<http::Extensions>,
     verdict: KeepAlive,
     eof: bool,
     /// The current message is the last one this decoder decodes, whatever
@@ -182,6 +184,7 @@ impl Core {
             names: NameCache::default(),
             seen: Seen::default(),
             spare: None,
+            spare_extensions: None,
             verdict: KeepAlive::Reusable,
             eof: false,
             last: false,
@@ -761,6 +764,31 @@ impl<R: Role> Decoder<R> {
         }
     }
 
+    /// Gives the decoder an extension map no longer needed (the
+    /// extensions of a message just sent or dropped, say): it is emptied,
+    /// and the next head that needs extensions (the [`WireHead`] of the
+    /// wire view, a [`ReasonPhrase`]) gets it instead of a new one, which
+    /// saves two of the three allocations of a message's first extension.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use h1proto::{Event, Limits, RequestDecoder, wire::WireHead};
+    ///
+    /// let mut dec = RequestDecoder::new(Limits::default());
+    /// dec.set_wire_view(true);
+    /// let mut buf = BytesMut::from(&b"GET / HTTP/1.1\r\nHost: a\r\n\r\n"[..]);
+    /// let Some(Event::Head { head, .. }) = dec.decode(&mut buf)? else { panic!() };
+    /// let (parts, ()) = head.into_parts();
+    /// // ... done with the head: its maps serve the next one.
+    /// dec.recycle_fields(parts.headers);
+    /// dec.recycle_extensions(parts.extensions);
+    /// # Ok::<(), h1proto::Error>(())
+    /// ```
+    pub fn recycle_extensions(&mut self, mut extensions: http::Extensions) {
+        extensions.clear();
+        self.core.spare_extensions = Some(extensions);
+    }
+
     /// The limits this decoder enforces.
     pub fn limits(&self) -> &Limits {
         &self.core.limits
@@ -913,7 +941,7 @@ fn full_request_head(core: &mut Core, bytes: Bytes) -> Result<Event<Request<()>>
     *request.headers_mut() = headers;
     if core.wire {
         let wire = WireHead::new(bytes, true, lenient);
-        request.extensions_mut().insert(wire);
+        extensions(&mut core.spare_extensions, request.extensions_mut()).insert(wire);
     }
     core.seen = seen;
     core.start_body(framing, verdict);
@@ -1046,13 +1074,12 @@ fn full_response_head(
     let (rs, re) = line.reason;
     let canonical = line.status.canonical_reason().map(str::as_bytes);
     if !canonical.is_some_and(|c| same_short(c, &head[rs..re])) {
-        response
-            .extensions_mut()
+        extensions(&mut core.spare_extensions, response.extensions_mut())
             .insert(ReasonPhrase::from_validated(head.slice(rs..re)));
     }
     if core.wire {
         let wire = WireHead::new(bytes, false, lenient);
-        response.extensions_mut().insert(wire);
+        extensions(&mut core.spare_extensions, response.extensions_mut()).insert(wire);
     }
     core.seen = seen;
 
@@ -1084,6 +1111,21 @@ fn full_response_head(
             })
         }
     }
+}
+
+/// `extensions`, a message's, to insert into: the recycled map (`spare`)
+/// when it has none yet.
+#[inline]
+fn extensions<'a>(
+    spare: &mut Option<http::Extensions>,
+    extensions: &'a mut http::Extensions,
+) -> &'a mut http::Extensions {
+    if extensions.is_empty() {
+        if let Some(spare) = spare.take() {
+            *extensions = spare;
+        }
+    }
+    extensions
 }
 
 /// `a == b` for short slices (a reason phrase), byte by byte: a call of
