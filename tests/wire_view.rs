@@ -397,3 +397,28 @@ fn a_field_order_is_built_from_names_or_a_wire_view() {
     order.push("X-Ok").unwrap();
     assert_eq!(order.len(), 1);
 }
+
+/// A recycled extension map serves the next head emptied: nothing of the
+/// message it came from stays in it.
+#[test]
+fn a_recycled_extension_map_carries_nothing_over() {
+    let mut dec = h1proto::RequestDecoder::new(h1proto::Limits::default());
+    dec.set_wire_view(true);
+    let mut buf = bytes::BytesMut::from(
+        &b"GET /1 HTTP/1.1\r\nHost: a\r\n\r\nGET /2 HTTP/1.1\r\nHost: b\r\n\r\n"[..],
+    );
+    let Some(h1proto::Event::Head { head, .. }) = dec.decode(&mut buf).unwrap() else {
+        panic!("no head")
+    };
+    let (mut parts, ()) = head.into_parts();
+    parts.extensions.insert(7u32);
+    dec.recycle_extensions(parts.extensions);
+    assert!(matches!(dec.decode(&mut buf), Ok(Some(h1proto::Event::End(_)))));
+    let Some(h1proto::Event::Head { head, .. }) = dec.decode(&mut buf).unwrap() else {
+        panic!("no head")
+    };
+    assert_eq!(head.extensions().get::<u32>(), None);
+    let wire = head.extensions().get::<h1proto::wire::WireHead>().unwrap();
+    assert_eq!(wire.target(), Some(&b"/2"[..]));
+    assert_eq!(head.extensions().len(), 1);
+}
