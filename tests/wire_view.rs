@@ -413,7 +413,10 @@ fn a_recycled_extension_map_carries_nothing_over() {
     let (mut parts, ()) = head.into_parts();
     parts.extensions.insert(7u32);
     dec.recycle_extensions(parts.extensions);
-    assert!(matches!(dec.decode(&mut buf), Ok(Some(h1proto::Event::End(_)))));
+    assert!(matches!(
+        dec.decode(&mut buf),
+        Ok(Some(h1proto::Event::End(_)))
+    ));
     let Some(h1proto::Event::Head { head, .. }) = dec.decode(&mut buf).unwrap() else {
         panic!("no head")
     };
