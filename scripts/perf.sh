@@ -17,7 +17,10 @@
 #             by copying (for comparison with older figures); the memchr
 #             floor; and h1proto's own share: h1proto+recycle less what it
 #             spends inside the `http` crate (calls into `http::` counted by
-#             callgrind, inclusive) and less the copy into the read buffer.
+#             callgrind, inclusive) and less the copy into the read buffer;
+#             the wire view alone (`set_wire_only`, no `http` types), and
+#             h1proto+recycle with the wire view on and the extension map
+#             recycled too.
 #   exchange  one ServerConnection exchange per request of the mix
 #             (`callgrind_probe server`): the request polled to its end,
 #             `Hello, World!` answered, the output drained.
@@ -136,13 +139,13 @@ target() { # name measured goal ratio
 if has mix; then
     echo "## Decoding the mix (instructions per message)"
     echo
-    echo '| message | h1proto | h1proto+recycle | h1proto-fresh | refill | in `http` | own share | httparse | httparse+http | httparse+http-copy | memchr | recycle vs httparse+http | fresh vs httparse+http | httparse / own share |'
-    echo '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|'
+    echo '| message | h1proto | h1proto+recycle | h1proto-fresh | wire only | +wire, recycled | refill | in `http` | own share | httparse | httparse+http | httparse+http-copy | memchr | recycle vs httparse+http | fresh vs httparse+http | httparse / own share | httparse / wire only |'
+    echo '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|'
     declare -A sum
     min_ratio=
     for m in $MESSAGES; do
         declare -A v
-        for op in h1proto h1proto-fresh refill httparse httparse+http httparse+http-copy memchr; do
+        for op in h1proto h1proto-fresh h1proto-wire-only h1proto+wire+recycle refill httparse httparse+http httparse+http-copy memchr; do
             v[$op]=$(per_message "$op" "$m")
         done
         read -r v[h1proto+recycle] v[http] <<<"$(recycle_and_http "$m")"
@@ -150,7 +153,7 @@ if has mix; then
         for k in "${!v[@]}"; do sum[$k]=$(( ${sum[$k]:-0} + ${v[$k]} )); done
         r=$(ratio "${v[httparse+http]}" "${v[h1proto+recycle]}")
         min_ratio=$(awk -v a="$r" -v b="${min_ratio:-$r}" 'BEGIN { print (a < b ? a : b) }')
-        echo "| $m | ${v[h1proto]} | ${v[h1proto+recycle]} | ${v[h1proto-fresh]} | ${v[refill]} | ${v[http]} | ${v[own]} | ${v[httparse]} | ${v[httparse+http]} | ${v[httparse+http-copy]} | ${v[memchr]} | $r | $(ratio "${v[httparse+http]}" "${v[h1proto-fresh]}") | $(ratio "${v[httparse]}" "${v[own]}") |"
+        echo "| $m | ${v[h1proto]} | ${v[h1proto+recycle]} | ${v[h1proto-fresh]} | ${v[h1proto-wire-only]} | ${v[h1proto+wire+recycle]} | ${v[refill]} | ${v[http]} | ${v[own]} | ${v[httparse]} | ${v[httparse+http]} | ${v[httparse+http-copy]} | ${v[memchr]} | $r | $(ratio "${v[httparse+http]}" "${v[h1proto-fresh]}") | $(ratio "${v[httparse]}" "${v[own]}") | $(ratio "${v[httparse]}" "${v[h1proto-wire-only]}") |"
         unset v
     done
     count=$(echo $MESSAGES | wc -w)
@@ -158,13 +161,20 @@ if has mix; then
     mix_r=$(ratio "${sum[httparse+http]}" "${sum[h1proto+recycle]}")
     fresh_r=$(ratio "${sum[httparse+http]}" "${sum[h1proto-fresh]}")
     own_r=$(ratio "${sum[httparse]}" "${sum[own]}")
-    echo "| **mix (mean of $count)** | $(mean h1proto) | $(mean h1proto+recycle) | $(mean h1proto-fresh) | $(mean refill) | $(mean http) | $(mean own) | $(mean httparse) | $(mean httparse+http) | $(mean httparse+http-copy) | $(mean memchr) | $mix_r | $fresh_r | $own_r |"
+    wire_r=$(ratio "${sum[httparse]}" "${sum[h1proto-wire-only]}")
+    over=$(awk -v a="${sum[h1proto+recycle]}" -v b="${sum[h1proto+wire+recycle]}" 'BEGIN { printf "%+.1f%%", (b - a) * 100 / a }')
+    echo "| **mix (mean of $count)** | $(mean h1proto) | $(mean h1proto+recycle) | $(mean h1proto-fresh) | $(mean h1proto-wire-only) | $(mean h1proto+wire+recycle) | $(mean refill) | $(mean http) | $(mean own) | $(mean httparse) | $(mean httparse+http) | $(mean httparse+http-copy) | $(mean memchr) | $mix_r | $fresh_r | $own_r | $wire_r |"
     echo
     target "full decode as a connection decodes (recycled maps) vs httparse+http, mix" "${mix_r}x" "≥ 1.5x" "$(ratio "$mix_r" 1.5)"
     target "the same, the worst message" "${min_ratio}x" "≥ 1.2x" "$(ratio "$min_ratio" 1.2)"
     target "a fresh decoder vs httparse+http, mix" "${fresh_r}x" "≥ 1.0x" "$(ratio "$fresh_r" 1.0)"
     target "h1proto's own share per head vs httparse, mix" "$(mean own) vs $(mean httparse)" "≤ httparse" "$own_r"
-    echo "| wire view alone vs httparse, mix | no wire view API yet | ≤ httparse | - | not measured |" >>"$TARGETS"
+    # The wire view alone (`set_wire_only`): a decode that builds no `http`
+    # type, copy into the buffer and all, against httparse's parse alone.
+    target "wire view alone vs httparse, mix" "$(mean h1proto-wire-only) vs $(mean httparse)" "≤ httparse" "$wire_r"
+    # The wire view on, field and extension maps recycled, against the same
+    # decode without it.
+    target "wire view on, maps recycled, vs off, mix" "$over" "≤ +10%" "$(awk -v a="${sum[h1proto+recycle]}" -v b="${sum[h1proto+wire+recycle]}" 'BEGIN { printf "%.2f", 0.10 / ((b - a) / a) }')"
 fi
 
 if has exchange; then

@@ -666,20 +666,28 @@ impl<R: Role> Decoder<R> {
         // variant, a head, for every `End` and `Data`.
         let len = match self.core.step(buf, R::REQUESTS) {
             Ok(Step::Head(len)) => len,
-            step => {
+            Ok(Step::Event(Event::End(verdict))) => {
                 self.core.consumed += (before - buf.len()) as u64;
-                return match step {
-                    Ok(Step::Event(Event::End(verdict))) => Ok(Some(Event::End(verdict))),
-                    Ok(Step::Event(Event::Data(data))) => Ok(Some(Event::Data(data))),
-                    Ok(Step::Event(event)) => Ok(Some(event)),
-                    Ok(_) => Ok(None),
-                    Err(kind) => {
-                        // Placed at the first byte not consumed.
-                        let error = self.core.error(kind, buf, R::REQUESTS, self.core.consumed);
-                        self.core.failed(error.clone());
-                        Err(error)
-                    }
-                };
+                return Ok(Some(Event::End(verdict)));
+            }
+            Ok(Step::Event(Event::Data(data))) => {
+                self.core.consumed += (before - buf.len()) as u64;
+                return Ok(Some(Event::Data(data)));
+            }
+            Ok(Step::Event(event)) => {
+                self.core.consumed += (before - buf.len()) as u64;
+                return Ok(Some(event));
+            }
+            Ok(Step::NeedMore) => {
+                self.core.consumed += (before - buf.len()) as u64;
+                return Ok(None);
+            }
+            Err(kind) => {
+                self.core.consumed += (before - buf.len()) as u64;
+                // Placed at the first byte not consumed.
+                let error = self.core.error(kind, buf, R::REQUESTS, self.core.consumed);
+                self.core.failed(error.clone());
+                return Err(error);
             }
         };
         // Where the head starts in the stream (empty lines before it were
