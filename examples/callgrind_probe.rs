@@ -51,8 +51,8 @@ use std::hint::black_box;
 use bytes::{Buf, Bytes, BytesMut};
 use h1proto::wire::WireHead;
 use h1proto::{
-    Config, EncoderConfig, Event, Limits, RequestDecoder, RequestEncoder, RequestKind,
-    ResponseContext, ResponseDecoder, ResponseEncoder, ServerConnection,
+    Config, EncoderConfig, Event, Limits, RequestDecoder, RequestEncoder, ResponseContext,
+    ResponseDecoder, ResponseEncoder, ServerConnection, framing::RequestKind,
 };
 use http::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
 use http::{Method, Request, Response};

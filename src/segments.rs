@@ -1,27 +1,4 @@
-//! The output queue: an ordered list of byte segments, drained by the caller.
-//!
-//! Everything an encoder produces (heads, chunk-size lines, body data,
-//! trailers) is appended to a [`Segments`] queue. Nothing leaves it until the
-//! caller drains it, so every write is corked: a head and the body writes
-//! queued before a drain go out in one vectored write.
-//!
-//! # The contiguity contract
-//!
-//! - Pieces shorter than the coalescing threshold, and all framing bytes
-//!   (status and request lines, fields, chunk-size lines, CRLFs, the
-//!   last-chunk and trailers), are copied into one contiguous tail buffer.
-//!   A head with a small body is therefore one segment.
-//! - A [`Bytes`] at least as long as the threshold becomes a segment of its
-//!   own, without a copy: the very allocation the caller handed over.
-//! - [`Buf::chunks_vectored`] and [`Segments::io_slices`] return the
-//!   remaining bytes in order, without gaps, as many segments as fit in the
-//!   destination. This queue is never a `bytes::Chain`.
-//!
-//! # Allocation
-//!
-//! The tail buffer keeps its capacity across messages: once the queue has
-//! been drained completely, the next write reuses the same allocation, so a
-//! server in steady state allocates nothing to encode a response.
+//! The output queue ([`Segments`] has the contract).
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -29,16 +6,37 @@ use std::io::IoSlice;
 
 use bytes::{Buf, Bytes, BytesMut};
 
-/// The default coalescing threshold: 4 KiB. `docs/benchmarks.md` has the
-/// measurements behind it.
-pub const DEFAULT_COALESCE_THRESHOLD: usize = 4 * 1024;
-
 /// Capacity the tail buffer is given back after a full drain, so that a
 /// typical head and a small body fit without growing it.
 const MIN_TAIL_CAPACITY: usize = 8 * 1024;
 
 /// The output queue of an encoder: an ordered list of byte segments that
 /// implements [`Buf`].
+///
+/// Everything an encoder produces (heads, chunk-size lines, body data,
+/// trailers) is appended to a [`Segments`] queue. Nothing leaves it until the
+/// caller drains it, so every write is corked: a head and the body writes
+/// queued before a drain go out in one vectored write.
+///
+/// # The contiguity contract
+///
+/// - Pieces shorter than the coalescing threshold, and all framing bytes
+///   (status and request lines, fields, chunk-size lines, CRLFs, the
+///   last-chunk and trailers), are copied into one contiguous tail buffer.
+///   A head with a small body is therefore one segment.
+/// - A [`Bytes`] at least as long as the threshold becomes a segment of its
+///   own, without a copy: the very allocation the caller handed over.
+/// - [`Buf::chunks_vectored`] and [`Segments::io_slices`] return the
+///   remaining bytes in order, without gaps, as many segments as fit in the
+///   destination. This queue is never a `bytes::Chain`.
+///
+/// # Allocation
+///
+/// The tail buffer keeps its capacity across messages: once the queue has
+/// been drained completely, the next write reuses the same allocation, so a
+/// server in steady state allocates nothing to encode a response.
+///
+/// # Draining
 ///
 /// Drain it with [`io_slices`](Self::io_slices) (or
 /// [`chunks_vectored`](Buf::chunks_vectored)), one `write_vectored`, then
@@ -90,10 +88,14 @@ impl Mark {
 }
 
 impl Segments {
+    /// The default coalescing threshold: 4 KiB. `docs/benchmarks.md` has
+    /// the measurements behind it.
+    pub const DEFAULT_COALESCE_THRESHOLD: usize = 4 * 1024;
+
     /// An empty queue with the default coalescing threshold
-    /// ([`DEFAULT_COALESCE_THRESHOLD`]). Allocates nothing until written to.
+    /// ([`DEFAULT_COALESCE_THRESHOLD`](Self::DEFAULT_COALESCE_THRESHOLD)). Allocates nothing until written to.
     pub fn new() -> Self {
-        Self::with_threshold(DEFAULT_COALESCE_THRESHOLD)
+        Self::with_threshold(Self::DEFAULT_COALESCE_THRESHOLD)
     }
 
     /// An empty queue that copies `Bytes` shorter than `threshold` into its

@@ -23,8 +23,11 @@ use std::collections::BTreeMap;
 
 use bytes::BytesMut;
 use h1proto::wire::WireHead;
-use h1proto::{BodyKind, CloseReason, ErrorKind, Event, KeepAlive, Limits, ReasonPhrase};
-use h1proto::{RequestDecoder, RequestLeniency, ResponseDecoder, ResponseLeniency};
+use h1proto::{CloseReason, ErrorKind, Event, KeepAlive, Limits, ReasonPhrase, framing::BodyKind};
+use h1proto::{
+    RequestDecoder, ResponseDecoder,
+    leniency::{RequestLeniency, ResponseLeniency},
+};
 use http::{Method, Version};
 use proptest::prelude::*;
 use proptest::sample::select;
@@ -154,7 +157,7 @@ trait Decoder {
     fn closed(&self) -> bool;
 }
 
-fn data_or<H: h1proto::decode::Head>(
+fn data_or<H: h1proto::MessageHead>(
     event: Event<H>,
     head: impl FnOnce(H, BodyKind) -> Norm,
     interim: impl FnOnce(H::Interim) -> Norm,
@@ -1019,7 +1022,7 @@ fn encode_response(spec: &ResponseSpec, last: bool) -> Message {
         }
     };
     if switch {
-        verdict = KeepAlive::Close(CloseReason::Upgraded);
+        verdict = KeepAlive::Close(CloseReason::Switched);
     }
     let fields = place(spec.fields.clone(), extra);
     write_status_line(&mut bytes, spec.v11, status, &spec.reason);

@@ -35,9 +35,10 @@
 
 use bytes::{Buf, Bytes, BytesMut};
 use h1proto::{
-    BodyKind, ClientConnection, Config, ErrorKind, Event, KeepAlive, Limits, ReasonPhrase,
-    RequestDecoder, RequestEncoder, RequestLeniency, ResponseContext, ResponseDecoder,
-    ResponseEncoder, ResponseLeniency, ServerConnection,
+    ClientConnection, Config, ErrorKind, Event, KeepAlive, Limits, ReasonPhrase, RequestDecoder,
+    RequestEncoder, ResponseContext, ResponseDecoder, ResponseEncoder, ServerConnection,
+    framing::BodyKind,
+    leniency::{RequestLeniency, ResponseLeniency},
 };
 use http::{HeaderMap, Method, Request, Response};
 
@@ -235,7 +236,7 @@ fn norm_response(ev: Event<Response<()>>) -> Ev {
     }
 }
 
-fn norm_common<H: h1proto::decode::Head>(ev: Event<H>) -> Ev {
+fn norm_common<H: h1proto::MessageHead>(ev: Event<H>) -> Ev {
     match ev {
         Event::Data(d) => {
             assert!(!d.is_empty(), "an empty Data event");

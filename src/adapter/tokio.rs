@@ -219,6 +219,10 @@ fn poll_write<S: AsyncWrite>(
 /// and answered with what `handler` returns; the connection is then
 /// closed the way its session decides. A peer's protocol error or timeout
 /// is answered by the session, then returned as an `io::Error`.
+///
+/// # Errors
+///
+/// An I/O error, or the peer's error or timeout that ended the connection.
 pub async fn serve<S, F, Fut>(io: S, config: Config, mut handler: F) -> io::Result<()>
 where
     S: AsyncRead + AsyncWrite + Unpin,

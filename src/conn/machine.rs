@@ -229,7 +229,7 @@ pub(crate) const RULES: &[Rule] = &[
         client: ANY,
         server: &[S::Switched],
         flags: &[(Flag::KeepAlive, true)],
-        then: &[Then::Close(CloseReason::Upgraded)],
+        then: &[Then::Close(CloseReason::Switched)],
         why: "HTTP is over on a switched connection",
     },
     Rule {

@@ -86,7 +86,7 @@ impl ResponseEncoder {
     /// An interim response (1xx but 101) is complete after this call; so
     /// are 101 and a 2xx to CONNECT, after which the encoder is
     /// [`EncoderState::Closed`](super::EncoderState::Closed) with
-    /// [`CloseReason::Upgraded`]. Every other response needs
+    /// [`CloseReason::Switched`]. Every other response needs
     /// [`finish`](Self::finish), even when it has no body.
     ///
     /// # Errors
@@ -136,7 +136,7 @@ impl sealed::Role for Server {
             let after = if class == ResponseClass::Interim {
                 After::Interim
             } else {
-                After::Verdict(KeepAlive::Close(CloseReason::Upgraded))
+                After::Verdict(KeepAlive::Close(CloseReason::Switched))
             };
             return Ok(Plan {
                 version,

@@ -10,7 +10,8 @@ use http::header::HeaderMap;
 use super::timer::{Knobs, ReadBuf, Waiting, after, earliest};
 use super::{Io, Session, SessionError, Step, TrailerFields, concat};
 use crate::Config;
-use crate::conn::{ServerConnection, State};
+use crate::ServerConnection;
+use crate::conn::State;
 use crate::decode::Event;
 use crate::encode::{IntoResponse, IntoResponseHead};
 use crate::error::{Error, ErrorKind, UsageError};
@@ -454,10 +455,13 @@ impl ServerSession {
 
     // ---- Queries -----------------------------------------------------
 
-    /// `true` once the session is over: [`close`](Self::close) has
-    /// nothing more to do.
+    /// `true` once the connection is over for HTTP and
+    /// [`close`](Self::close) has closed it: the same meaning as
+    /// [`ServerConnection::is_closed`](crate::ServerConnection::is_closed)
+    /// and [`Decoder::is_closed`](crate::Decoder::is_closed). Never after
+    /// a protocol switch: see [`is_switched`](Self::is_switched).
     pub fn is_closed(&self) -> bool {
-        self.phase == Phase::Closed
+        self.phase == Phase::Closed && !self.conn.is_switched()
     }
 
     /// `true` once a 101 or a 2xx to CONNECT was sent: after
