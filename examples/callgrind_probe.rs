@@ -28,11 +28,23 @@
 //!   proxy forwarding messages would.
 //! - `refill`: only that copy into the buffer, to show its share.
 //! - `httparse`: `httparse::Request::parse` / `Response::parse` alone.
-//! - `httparse+http`: httparse, then the `http` types built the usual way.
+//! - `httparse+http`: the zero-copy baseline, built as hyper builds it:
+//!   the message copied into the same kind of reused buffer, httparse's
+//!   `parse_with_uninit_headers`, the head split off and frozen, the target
+//!   and every field value slices of it, the framing fields read while
+//!   building, and the POST's body split off after it
+//!   (`corpus::zero_copy_request`).
+//! - `httparse+http-copy`: httparse, then the `http` types built by
+//!   copying the target and every value (`corpus::copying_request`), from
+//!   the head in place: the slower construction earlier figures compared
+//!   against.
 //! - `memchr`: a memchr count of b'\n' over the head (the floor).
 //!
 //! MESSAGE is a name from the mix (`curl_get`, `browser_get`, `pico_703`,
-//! `post_json`, `response_nginx`, `response_cdn`).
+//! `post_json`, `response_nginx`, `response_cdn`), or `chunks_64` /
+//! `chunks_4k`: 64 KiB of chunked body in 64-byte or 4 KiB chunks, for
+//! the operations `h1proto` (every `Data` event of a decoder inside an
+//! endless chunked body), `refill` and `memchr`.
 
 #[path = "../benches/common/corpus.rs"]
 mod corpus;
@@ -54,6 +66,15 @@ fn main() {
         std::process::exit(2);
     };
     let iterations: u64 = iterations.parse().expect("ITERATIONS");
+    if let Some(chunk) = name.strip_prefix("chunks_") {
+        let chunk = match chunk {
+            "64" => 64,
+            "4k" => 4096,
+            other => panic!("no chunk size {other}"),
+        };
+        println!("{}", chunked(op, chunk, iterations));
+        return;
+    }
     let message = *corpus::MIX
         .iter()
         .find(|m| m.name == name)
@@ -180,15 +201,91 @@ fn main() {
             }
             "httparse" if message.request => corpus::httparse_request(black_box(message.head)),
             "httparse" => corpus::httparse_response(black_box(message.head)),
-            "httparse+http" if message.request => {
-                black_box(corpus::httparse_http_request(black_box(message.head))).1
+            "httparse+http" => {
+                // As hyper reads: into the buffer, the head split off it,
+                // and the body (of the POST) after it.
+                buf.extend_from_slice(input);
+                if message.request {
+                    let (req, framing) = corpus::zero_copy_request(&mut buf);
+                    if let Some(len) = framing.content_length {
+                        drop(black_box(buf.split_to(len as usize).freeze()));
+                    }
+                    black_box(&req).headers().len()
+                } else {
+                    let (res, _) = corpus::zero_copy_response(&mut buf);
+                    black_box(&res).headers().len()
+                }
             }
-            "httparse+http" => black_box(corpus::httparse_http_response(black_box(message.head))).1,
+            "httparse+http-copy" if message.request => {
+                black_box(corpus::copying_request(black_box(message.head))).1
+            }
+            "httparse+http-copy" => black_box(corpus::copying_response(black_box(message.head))).1,
             "memchr" => corpus::floor(black_box(message.head)),
             other => panic!("no operation {other}"),
         };
     }
     println!("{sink}");
+}
+
+/// The body bytes of each iteration of the chunked operations.
+const CHUNKED_BODY: usize = 64 * 1024;
+
+/// `CHUNKED_BODY` bytes framed as chunks of `chunk` bytes, no last-chunk
+/// (the bytes `benches/chunked.rs` decodes).
+fn chunks(chunk: usize) -> Vec<u8> {
+    let text = b"The quick brown fox jumps over the lazy dog; ";
+    let mut out = Vec::new();
+    let mut written = 0;
+    while written < CHUNKED_BODY {
+        let n = chunk.min(CHUNKED_BODY - written);
+        out.extend_from_slice(format!("{n:x}\r\n").as_bytes());
+        out.extend((0..n).map(|i| text[(written + i) % text.len()]));
+        out.extend_from_slice(b"\r\n");
+        written += n;
+    }
+    out
+}
+
+/// The chunked operations on 64 KiB of chunks per iteration: `h1proto`
+/// copies them into the read buffer of a decoder that sits inside an
+/// endless chunked body and takes every `Data` event; `refill` is only the
+/// copy (to subtract: the criterion bench clones the input untimed);
+/// `memchr` counts the line feeds of the same bytes (the floor).
+fn chunked(op: &str, chunk: usize, iterations: u64) -> usize {
+    let wire = chunks(chunk);
+    let mut dec = RequestDecoder::new(Limits::default());
+    let mut buf = BytesMut::from(
+        &b"POST /upload HTTP/1.1\r\nHost: example.com\r\nTransfer-Encoding: chunked\r\n\r\n"[..],
+    );
+    assert!(matches!(dec.decode(&mut buf), Ok(Some(Event::Head { .. }))));
+    assert!(matches!(dec.decode(&mut buf), Ok(None)));
+    buf.reserve(wire.len());
+    let mut sink = 0;
+    for _ in 0..iterations {
+        let input = black_box(&wire[..]);
+        sink += match op {
+            "h1proto" => {
+                buf.extend_from_slice(input);
+                let mut n = 0;
+                loop {
+                    match dec.decode(&mut buf) {
+                        Ok(Some(Event::Data(data))) => n += data.len(),
+                        Ok(None) => break n,
+                        other => panic!("unexpected: {other:?}"),
+                    }
+                }
+            }
+            "refill" => {
+                buf.extend_from_slice(input);
+                let n = black_box(&buf).len();
+                buf.clear();
+                n
+            }
+            "memchr" => corpus::floor(input),
+            other => panic!("no chunked operation {other}"),
+        };
+    }
+    sink
 }
 
 /// The start line of a decoded message.
