@@ -118,6 +118,13 @@ impl<R: Side> Connection<R> {
                 Ok(false) => return Ok(None),
                 Err(err) => return Err(self.fail(err)),
             }
+            if buf.is_empty() && !self.eof && self.decoder.is_idle() {
+                // Between messages with nothing read: the decoder would
+                // find nothing. A server's session asks here twice per
+                // keep-alive exchange (before writing, before reading).
+                self.sync();
+                return Ok(None);
+            }
             let before = buf.len();
             let decoded = if self.eof {
                 self.decoder.decode_eof(buf)
