@@ -356,6 +356,13 @@ impl Buf for Segments {
             "advance past the end of Segments ({cnt} > {})",
             self.remaining
         );
+        if cnt == self.remaining {
+            // All of it, as most writes take: nothing to split off.
+            self.remaining = 0;
+            self.sealed.clear();
+            self.reclaim();
+            return;
+        }
         self.remaining -= cnt;
         while cnt > 0 {
             match self.sealed.front_mut() {

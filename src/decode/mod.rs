@@ -487,7 +487,10 @@ impl<R: Role> Decoder<R> {
     /// [`Limits::max_fields`] fields is dropped instead of kept.
     pub fn recycle_fields(&mut self, mut map: HeaderMap) {
         if map.capacity() <= self.core.limits.max_fields.saturating_mul(2) {
-            map.clear();
+            // An encoder hands its maps back emptied already.
+            if !map.is_empty() {
+                map.clear();
+            }
             self.core.spare = Some(map);
         }
     }
