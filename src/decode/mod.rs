@@ -413,13 +413,17 @@ impl<R: Role> Decoder<R> {
 
     fn decode_inner(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
         let len = match self.core.step(buf, R::REQUESTS) {
+            // Rebuilt by variant: moving the event whole would copy the
+            // room of the largest one (a head) for an `End` or a `Data`.
+            Ok(Step::Event(Event::End(verdict))) => return Ok(Some(Event::End(verdict))),
+            Ok(Step::Event(Event::Data(data))) => return Ok(Some(Event::Data(data))),
             Ok(Step::Event(event)) => return Ok(Some(event)),
             Ok(Step::NeedMore) => return Ok(None),
             Ok(Step::Head(len)) => len,
             Err(kind) => return Err(self.core.error(kind, buf, R::REQUESTS)),
         };
         let head = buf.split_to(len).freeze();
-        R::head(&mut self.core, &mut self.pending, &head).map(Some)
+        R::head(&mut self.core, &mut self.pending, &head)
     }
 
     /// Like [`decode`](Self::decode), for when the peer has closed its
@@ -540,7 +544,7 @@ pub struct InFlight {
 }
 
 /// Parses a request head (the [`Server`] role's part of decoding).
-fn request_head(core: &mut Core, head: &Bytes) -> Result<Event<Request<()>>, Error> {
+fn request_head(core: &mut Core, head: &Bytes) -> Result<Option<Event<Request<()>>>, Error> {
     let ends = core.scanner.ends();
     let rules = &core.rules;
     let max_target = core.limits.max_target_bytes;
@@ -583,10 +587,10 @@ fn request_head(core: &mut Core, head: &Bytes) -> Result<Event<Request<()>>, Err
     // What follows a CONNECT head is the tunnel's if a 2xx answers it;
     // otherwise the connection closes. Either way it is not HTTP.
     core.last = connect;
-    Ok(Event::Head {
+    Ok(Some(Event::Head {
         head: request,
         body: framing.body,
-    })
+    }))
 }
 
 /// Parses a response head (the [`Client`] role's part of decoding).
