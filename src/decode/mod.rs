@@ -402,28 +402,27 @@ impl<R: Role> Decoder<R> {
     /// input, with the status a server should answer with. It is returned
     /// again on every later call.
     pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
-        // Returned as it is rather than re-wrapped, which would copy the
-        // (large) event once more.
-        let result = self.decode_inner(buf);
-        if let Err(error) = &result {
-            self.core.failed(error.clone());
-        }
-        result
-    }
-
-    fn decode_inner(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
+        // Each event is returned where it is made (body events rebuilt by
+        // variant): moving an event whole copies the room of the largest
+        // one, a head.
         let len = match self.core.step(buf, R::REQUESTS) {
-            // Rebuilt by variant: moving the event whole would copy the
-            // room of the largest one (a head) for an `End` or a `Data`.
             Ok(Step::Event(Event::End(verdict))) => return Ok(Some(Event::End(verdict))),
             Ok(Step::Event(Event::Data(data))) => return Ok(Some(Event::Data(data))),
             Ok(Step::Event(event)) => return Ok(Some(event)),
             Ok(Step::NeedMore) => return Ok(None),
             Ok(Step::Head(len)) => len,
-            Err(kind) => return Err(self.core.error(kind, buf, R::REQUESTS)),
+            Err(kind) => {
+                let error = self.core.error(kind, buf, R::REQUESTS);
+                self.core.failed(error.clone());
+                return Err(error);
+            }
         };
         let head = buf.split_to(len).freeze();
-        R::head(&mut self.core, &mut self.pending, &head)
+        let result = R::head(&mut self.core, &mut self.pending, &head);
+        if let Err(error) = &result {
+            self.core.failed(error.clone());
+        }
+        result
     }
 
     /// Like [`decode`](Self::decode), for when the peer has closed its
