@@ -557,11 +557,11 @@ impl ServerSession {
             (Phase::Lingering { until, .. }, _) => Some((until, Timer::Linger)),
             (_, Waiting::Write(since)) => after(since, t.write).map(|at| (at, Timer::Write)),
             (_, Waiting::Read(since)) => {
-                let expiry = if self.is_between_requests() {
+                let (start, timeout, kind) = if self.is_between_requests() {
                     if self.requests == 0 {
-                        after(self.started, t.head).map(|at| (at, Timer::Head))
+                        (self.started, t.head, Timer::Head)
                     } else {
-                        after(since, t.idle).map(|at| (at, Timer::Idle))
+                        (since, t.idle, Timer::Idle)
                     }
                 } else {
                     match self.conn.recv_state() {
@@ -570,16 +570,23 @@ impl ServerSession {
                                 0 => self.started,
                                 _ => self.head_since.unwrap_or(since),
                             };
-                            after(start, t.head).map(|at| (at, Timer::Head))
+                            (start, t.head, Timer::Head)
                         }
-                        State::Body => after(since, t.body).map(|at| (at, Timer::Body)),
-                        _ => None,
+                        State::Body => (since, t.body, Timer::Body),
+                        _ => (since, None, Timer::Head),
                     }
                 };
-                let release = (!self.read.released)
-                    .then(|| after(since, Some(self.knobs.release_after)))
-                    .flatten()
-                    .map(|at| (at, Timer::Release));
+                let release = (!self.read.released).then_some(self.knobs.release_after);
+                if let (Some(r), Some(d)) = (release, timeout) {
+                    if start == since && r < d {
+                        // Both run from the same moment and the release
+                        // comes first (a keep-alive connection between
+                        // requests): one deadline to work out.
+                        return after(since, release).map(|at| (at, Timer::Release));
+                    }
+                }
+                let expiry = after(start, timeout).map(|at| (at, kind));
+                let release = after(since, release).map(|at| (at, Timer::Release));
                 earliest(expiry, release)
             }
         }
