@@ -123,6 +123,9 @@ pub struct ServerSession {
     trailers: Option<Box<HeaderMap>>,
     eof: bool,
     shutdown: bool,
+    /// `next_request` asked for a write before it waits for the next
+    /// request (see [`resume_read`](Self::resume_read)).
+    write_then_read: bool,
     /// A timeout to report to the application's next call.
     failure: Option<Error>,
 }
@@ -146,6 +149,7 @@ impl ServerSession {
             trailers: None,
             eof: false,
             shutdown: false,
+            write_then_read: false,
             failure: None,
         }
     }
@@ -167,6 +171,10 @@ impl ServerSession {
         &mut self,
         now: Instant,
     ) -> Result<Step<Option<Request<()>>>, SessionError> {
+        if std::mem::take(&mut self.write_then_read) && self.resume_read() {
+            self.wait(Waiting::Read(now));
+            return Ok(Step::Io(Io::Read));
+        }
         if let Some(err) = self.failure.take() {
             return Err(err.into());
         }
@@ -213,11 +221,28 @@ impl ServerSession {
                         return Ok(Step::Ready(None));
                     }
                     self.head_begun(now);
-                    return Ok(Step::Io(self.wait_for_input(now)));
+                    let io = self.wait_for_input(now);
+                    self.write_then_read = io == Io::Write;
+                    return Ok(Step::Io(io));
                 }
                 Err(err) => return Err(self.fail(err).into()),
             }
         }
+    }
+
+    /// After the write `next_request` asked for before waiting for the
+    /// next request: `true` when nothing else happened since (the output
+    /// all written, nothing read, no timeout, no shutdown), so that the
+    /// call would end waiting for input, as it does after every answered
+    /// keep-alive request. Going through the connection again to learn it
+    /// costs more than the checks.
+    fn resume_read(&mut self) -> bool {
+        self.conn.output().is_empty()
+            && self.read.buf.is_empty()
+            && !self.eof
+            && !self.shutdown
+            && self.failure.is_none()
+            && self.phase == Phase::Open
     }
 
     /// The next piece of the current request's body; `Ready(None)` at its
