@@ -131,6 +131,9 @@ impl<S: Transport, T: Session> Driver<S, T> {
         &mut self,
         mut call: impl FnMut(&mut T, Instant) -> Result<Step<V>, SessionError>,
     ) -> io::Result<V> {
+        // The clock is read when the call starts and after each I/O, which
+        // may block; in between only the session's own work passes.
+        let mut now = Instant::now();
         loop {
             if self
                 .shutdown
@@ -138,18 +141,18 @@ impl<S: Transport, T: Session> Driver<S, T> {
                 .is_some_and(|f| f.load(Ordering::Relaxed))
             {
                 self.shutdown = None;
-                self.session.shutdown(Instant::now());
+                self.session.shutdown(now);
             }
-            match call(&mut self.session, Instant::now()).map_err(into_io)? {
+            match call(&mut self.session, now).map_err(into_io)? {
                 Step::Ready(value) => return Ok(value),
-                Step::Io(step) => self.perform(step)?,
+                Step::Io(step) => now = self.perform(step, now)?,
             }
         }
     }
 
-    /// One I/O, bounded by the session's deadline.
-    fn perform(&mut self, step: Io) -> io::Result<()> {
-        let now = Instant::now();
+    /// One I/O, bounded by the session's deadline; returns the time it
+    /// ended.
+    fn perform(&mut self, step: Io, now: Instant) -> io::Result<Instant> {
         let mut wait = self
             .session
             .poll_timeout()
@@ -159,7 +162,7 @@ impl<S: Transport, T: Session> Driver<S, T> {
         }
         if wait == Some(Duration::ZERO) {
             self.session.handle_timeout(now);
-            return Ok(());
+            return Ok(now);
         }
         // Setting a timeout is a system call: only when the one set would
         // wake too late, or far too early.
@@ -209,7 +212,7 @@ impl<S: Transport, T: Session> Driver<S, T> {
             (Ok(n), Io::Write) => self.session.handle_write(n, now),
             (Ok(_), _) => {}
         }
-        Ok(())
+        Ok(now)
     }
 }
 
