@@ -167,6 +167,7 @@ impl ServerSession {
     /// [`close`](Self::close)); [`SessionError::Usage`] with
     /// [`UsageError::WrongState`] while the current request is not
     /// answered yet.
+    #[inline]
     pub fn next_request(
         &mut self,
         now: Instant,
@@ -361,6 +362,7 @@ impl ServerSession {
     /// As [`ServerConnection::send_response`], and
     /// [`UsageError::WrongState`] once the session is ending (see
     /// [`send_data`](Self::send_data)).
+    #[inline]
     pub fn send_response(&mut self, res: impl IntoResponse) -> Result<(), UsageError> {
         self.sending()?;
         self.conn.send_response(res)
