@@ -108,6 +108,7 @@ impl<R: Side> Connection<R> {
     ///
     /// The peer's protocol [`Error`]. It is returned again on every call;
     /// the connection must close.
+    #[inline]
     pub fn poll_event(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
         loop {
             if let Some(err) = &self.error {
