@@ -1,14 +1,16 @@
 //! Full request decoding into `http` types, `End` included: h1proto's
 //! `RequestDecoder` (one decoder reused across messages, as a connection
-//! keeps it) beside httparse followed by building the `http` types and
-//! splitting the body off the same buffer.
+//! keeps it) beside httparse followed by building the `http` types as
+//! hyper builds them (zero-copy: `httparse+http`) or by copying
+//! (`httparse+http-copy`), and splitting the body off the same buffer.
 //!
 //! `cargo bench --bench decode -- --warm-up-time 1 --measurement-time 3`
 //!
 //! Both contenders get the message in a `BytesMut` cloned in the untimed
 //! setup, and both end with an `http::Request<()>` and the body as `Bytes`.
-//! The baseline trusts `Content-Length` as it finds it (no duplicate,
-//! Transfer-Encoding or Host checks), so it does less than h1proto.
+//! The zero-copy baseline reads `Content-Length`, `Transfer-Encoding` and
+//! `Connection` while it builds the map, as hyper does, but checks no
+//! `Host` and no framing conflict, so it does less than h1proto.
 //! Allocations per request are printed before the timings. The
 //! `h1proto+recycle` rows hand each request's field map back to the decoder
 //! (`recycle_fields`), as a server connection does with its responses' maps.
@@ -50,9 +52,21 @@ fn h1proto_recycle(dec: &mut RequestDecoder, buf: BytesMut) -> (Method, Option<B
     (parts.method, body, rest)
 }
 
-/// httparse + `http` types, then the body split off by `Content-Length`.
+/// httparse + `http` types built as hyper builds them (zero-copy, the
+/// framing fields read while building), then the body split off by its
+/// `Content-Length`.
 fn baseline(mut buf: BytesMut) -> (Request<()>, Option<Bytes>, BytesMut) {
-    let (head, len) = corpus::httparse_http_request(&buf);
+    let (head, framing) = corpus::zero_copy_request(&mut buf);
+    let body = framing
+        .content_length
+        .map(|n| buf.split_to(n as usize).freeze());
+    (head, body, buf)
+}
+
+/// The same with the `http` types built by copying the target and every
+/// value: the baseline of figures taken before the zero-copy one.
+fn baseline_copy(mut buf: BytesMut) -> (Request<()>, Option<Bytes>, BytesMut) {
+    let (head, len) = corpus::copying_request(&buf);
     buf.advance(len);
     let body = match head.headers().get(CONTENT_LENGTH) {
         Some(value) => {
@@ -72,12 +86,15 @@ fn requests(c: &mut Criterion) {
         let wire = BytesMut::from(&common::wire(message)[..]);
         // Same request, same body, everything consumed.
         let (ours, our_body, rest) = h1proto(&mut dec, wire.clone());
-        let (theirs, their_body, their_rest) = baseline(wire.clone());
-        assert_eq!(ours.method(), theirs.method());
-        assert_eq!(ours.uri(), theirs.uri());
-        assert_eq!(ours.headers(), theirs.headers());
-        assert_eq!(our_body, their_body);
-        assert!(rest.is_empty() && their_rest.is_empty());
+        assert!(rest.is_empty());
+        for base in [baseline, baseline_copy] {
+            let (theirs, their_body, their_rest) = base(wire.clone());
+            assert_eq!(ours.method(), theirs.method());
+            assert_eq!(ours.uri(), theirs.uri());
+            assert_eq!(ours.headers(), theirs.headers());
+            assert_eq!(our_body, their_body);
+            assert!(their_rest.is_empty());
+        }
 
         let name = message.name;
         common::report_batched(
@@ -94,6 +111,11 @@ fn requests(c: &mut Criterion) {
             &format!("decode/{name}/httparse+http"),
             || wire.clone(),
             baseline,
+        );
+        common::report_batched(
+            &format!("decode/{name}/httparse+http-copy"),
+            || wire.clone(),
+            baseline_copy,
         );
     }
 
@@ -119,6 +141,13 @@ fn requests(c: &mut Criterion) {
             b.iter_batched(
                 || wire.clone(),
                 |buf| baseline(black_box(buf)),
+                BatchSize::SmallInput,
+            )
+        });
+        group.bench_function(format!("{}/httparse+http-copy", message.name), |b| {
+            b.iter_batched(
+                || wire.clone(),
+                |buf| baseline_copy(black_box(buf)),
                 BatchSize::SmallInput,
             )
         });

@@ -1,6 +1,7 @@
 //! Head parsing: h1proto beside httparse, httparse followed by building the
-//! `http` types, and a memchr pass over the same bytes as the floor, on the
-//! six heads of the mix (`common::corpus::MIX`).
+//! `http` types (zero-copy, as hyper builds them: `httparse+http`; by
+//! copying: `httparse+http-copy`), and a memchr pass over the same bytes
+//! as the floor, on the six heads of the mix (`common::corpus::MIX`).
 //!
 //! `cargo bench --bench parse -- --warm-up-time 1 --measurement-time 3`
 //!
@@ -81,35 +82,51 @@ fn httparse_only(message: &Message) -> usize {
     }
 }
 
-fn httparse_http(message: &Message) -> usize {
-    if message.request {
-        corpus::httparse_http_request(message.head)
-            .0
-            .headers()
-            .len()
+/// The zero-copy baseline (`corpus::zero_copy_request`): the head split
+/// off `buf` and frozen, values and target sliced out of it, as hyper
+/// builds them. Returns the buffer so that dropping it is not timed.
+fn httparse_http(message: &Message, mut buf: BytesMut) -> (usize, BytesMut) {
+    let n = if message.request {
+        corpus::zero_copy_request(&mut buf).0.headers().len()
     } else {
-        corpus::httparse_http_response(message.head)
-            .0
-            .headers()
-            .len()
+        corpus::zero_copy_response(&mut buf).0.headers().len()
+    };
+    (n, buf)
+}
+
+/// The copying construction (`corpus::copying_request`), for comparison
+/// with figures taken before the zero-copy baseline.
+fn httparse_http_copy(message: &Message) -> usize {
+    if message.request {
+        corpus::copying_request(message.head).0.headers().len()
+    } else {
+        corpus::copying_response(message.head).0.headers().len()
     }
 }
 
 /// Every contender must agree on the input before it is timed.
 fn check(message: &Message, reused: &mut Reused) {
     let mut buf = BytesMut::from(&common::wire(message)[..]);
+    let mut head = BytesMut::from(message.head);
     if message.request {
         let (ours, _) = common::h1proto_request(&mut reused.req, &mut buf);
-        let (theirs, _) = corpus::httparse_http_request(message.head);
-        assert_eq!(ours.method(), theirs.method());
-        assert_eq!(ours.uri(), theirs.uri());
-        assert_eq!(ours.headers(), theirs.headers());
+        let (theirs, _) = corpus::zero_copy_request(&mut head);
+        let (copied, _) = corpus::copying_request(message.head);
+        for theirs in [theirs, copied] {
+            assert_eq!(ours.method(), theirs.method());
+            assert_eq!(ours.uri(), theirs.uri());
+            assert_eq!(ours.headers(), theirs.headers());
+        }
     } else {
         let ours = common::h1proto_response_head(&mut reused.res, &mut buf);
-        let (theirs, _) = corpus::httparse_http_response(message.head);
-        assert_eq!(ours.status(), theirs.status());
-        assert_eq!(ours.headers(), theirs.headers());
+        let (theirs, _) = corpus::zero_copy_response(&mut head);
+        let (copied, _) = corpus::copying_response(message.head);
+        for theirs in [theirs, copied] {
+            assert_eq!(ours.status(), theirs.status());
+            assert_eq!(ours.headers(), theirs.headers());
+        }
     }
+    assert!(head.is_empty());
     assert!(buf.is_empty());
 }
 
@@ -130,7 +147,14 @@ fn allocations() {
             |buf| fresh(message, buf),
         );
         common::report(&format!("{name}/httparse"), || httparse_only(message));
-        common::report(&format!("{name}/httparse+http"), || httparse_http(message));
+        common::report_batched(
+            &format!("{name}/httparse+http"),
+            || head.clone(),
+            |buf| httparse_http(message, buf),
+        );
+        common::report(&format!("{name}/httparse+http-copy"), || {
+            httparse_http_copy(message)
+        });
     }
 }
 
@@ -160,7 +184,14 @@ fn heads(c: &mut Criterion) {
         });
         group.bench_function("httparse", |b| b.iter(|| httparse_only(black_box(message))));
         group.bench_function("httparse+http", |b| {
-            b.iter(|| httparse_http(black_box(message)))
+            b.iter_batched(
+                || head.clone(),
+                |buf| httparse_http(message, black_box(buf)),
+                BatchSize::SmallInput,
+            )
+        });
+        group.bench_function("httparse+http-copy", |b| {
+            b.iter(|| httparse_http_copy(black_box(message)))
         });
         group.bench_function("memchr_floor", |b| {
             b.iter(|| corpus::floor(black_box(input)))

@@ -24,7 +24,14 @@
 //! - `server` (requests only): a whole exchange on one `ServerConnection`,
 //!   as `hello_server` makes it: the request copied into the read buffer and
 //!   polled to its `End`, then `Hello, World!` answered in the request's own
-//!   field map, and the output drained.
+//!   field map (swapped out of the request, emptied), and the output
+//!   drained.
+//! - `session` (requests only): the same exchange on a `ServerSession`,
+//!   driven as `adapter::tokio` drives it, without the socket: the request
+//!   appended to `read_buf` and reported with `handle_read`,
+//!   `next_request` until the request comes, the answer sent, the `Write`
+//!   it then asks for reported done, `next_request` until it asks for the
+//!   next `Read`, and `poll_timeout` for the wait.
 //! - `encode`: the message's head, decoded once beforehand, sent again by
 //!   one reused encoder (a `RequestEncoder` for requests; a
 //!   `ResponseEncoder` answering HEAD for responses, so no body follows)
@@ -37,22 +44,36 @@
 //!   (an extension map allocated per message) is part of the count.
 //! - `refill`: only that copy into the buffer, to show its share.
 //! - `httparse`: `httparse::Request::parse` / `Response::parse` alone.
-//! - `httparse+http`: httparse, then the `http` types built the usual way.
+//! - `httparse+http`: the zero-copy baseline, built as hyper builds it:
+//!   the message copied into the same kind of reused buffer, httparse's
+//!   `parse_with_uninit_headers`, the head split off and frozen, the target
+//!   and every field value slices of it, the framing fields read while
+//!   building, and the POST's body split off after it
+//!   (`corpus::zero_copy_request`).
+//! - `httparse+http-copy`: httparse, then the `http` types built by
+//!   copying the target and every value (`corpus::copying_request`), from
+//!   the head in place: the slower construction earlier figures compared
+//!   against.
 //! - `memchr`: a memchr count of b'\n' over the head (the floor).
 //!
 //! MESSAGE is a name from the mix (`curl_get`, `browser_get`, `pico_703`,
-//! `post_json`, `response_nginx`, `response_cdn`).
+//! `post_json`, `response_nginx`, `response_cdn`), or `chunks_64` /
+//! `chunks_4k`: 64 KiB of chunked body in 64-byte or 4 KiB chunks, for
+//! the operations `h1proto` (every `Data` event of a decoder inside an
+//! endless chunked body), `refill` and `memchr`.
 
 #[path = "../benches/common/corpus.rs"]
 mod corpus;
 
 use std::hint::black_box;
+use std::time::Instant;
 
 use bytes::{Buf, Bytes, BytesMut};
 use h1proto::wire::WireHead;
 use h1proto::{
-    Config, EncoderConfig, Event, Limits, RequestDecoder, RequestEncoder, ResponseContext,
-    ResponseDecoder, ResponseEncoder, ServerConnection, framing::RequestKind,
+    Config, EncoderConfig, Event, Io, Limits, RequestDecoder, RequestEncoder, ResponseContext,
+    ResponseDecoder, ResponseEncoder, ServerConnection, ServerSession, Session, Step,
+    framing::RequestKind,
 };
 use http::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
 use http::{Method, Request, Response};
@@ -64,6 +85,15 @@ fn main() {
         std::process::exit(2);
     };
     let iterations: u64 = iterations.parse().expect("ITERATIONS");
+    if let Some(chunk) = name.strip_prefix("chunks_") {
+        let chunk = match chunk {
+            "64" => 64,
+            "4k" => 4096,
+            other => panic!("no chunk size {other}"),
+        };
+        println!("{}", chunked(op, chunk, iterations));
+        return;
+    }
     let message = *corpus::MIX
         .iter()
         .find(|m| m.name == name)
@@ -78,6 +108,9 @@ fn main() {
     let mut req_dec = RequestDecoder::new(Limits::default());
     let mut res_dec = ResponseDecoder::new(Limits::default());
     let mut server = ServerConnection::new(Config::default());
+    let now = Instant::now();
+    let mut session = ServerSession::new(Config::default(), now);
+    assert!(matches!(session.next_request(now), Ok(Step::Io(Io::Read))));
     let mut buf = BytesMut::with_capacity(8 * 1024);
     let mut sink = 0usize;
     let mut req_enc = RequestEncoder::new(EncoderConfig::default());
@@ -147,16 +180,38 @@ fn main() {
                     }
                 }
                 let mut req = req.expect("a head");
-                let mut headers = std::mem::take(req.headers_mut());
-                headers.clear();
-                headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/plain"));
-                let mut res = Response::new(Bytes::from_static(b"Hello, World!"));
-                *res.headers_mut() = headers;
-                server.send_response(res).expect("a valid response");
+                server
+                    .send_response(hello(&mut req))
+                    .expect("a valid response");
                 let out = server.output();
                 let n = out.remaining();
                 out.advance(n);
                 n
+            }
+            "session" if message.request => {
+                // What a driver does for one keep-alive request, without
+                // the socket: the bytes read, the request taken, answered,
+                // the answer written, and the wait for the next request
+                // with its deadline.
+                let read = session.read_buf();
+                read.extend_from_slice(input);
+                session.handle_read(input.len(), now);
+                let mut written = 0;
+                loop {
+                    match session.next_request(now).expect("a valid request") {
+                        Step::Ready(Some(mut req)) => {
+                            session.send_response(hello(&mut req)).expect("a response");
+                        }
+                        Step::Io(Io::Write) => {
+                            written = session.output().remaining();
+                            session.handle_write(written, now);
+                        }
+                        Step::Io(Io::Read) => break,
+                        other => panic!("{other:?}"),
+                    }
+                }
+                black_box(session.poll_timeout());
+                written
             }
             "encode" | "encode+wire" => {
                 let (start, fields, body, wire) = &template;
@@ -204,10 +259,25 @@ fn main() {
             }
             "httparse" if message.request => corpus::httparse_request(black_box(message.head)),
             "httparse" => corpus::httparse_response(black_box(message.head)),
-            "httparse+http" if message.request => {
-                black_box(corpus::httparse_http_request(black_box(message.head))).1
+            "httparse+http" => {
+                // As hyper reads: into the buffer, the head split off it,
+                // and the body (of the POST) after it.
+                buf.extend_from_slice(input);
+                if message.request {
+                    let (req, framing) = corpus::zero_copy_request(&mut buf);
+                    if let Some(len) = framing.content_length {
+                        drop(black_box(buf.split_to(len as usize).freeze()));
+                    }
+                    black_box(&req).headers().len()
+                } else {
+                    let (res, _) = corpus::zero_copy_response(&mut buf);
+                    black_box(&res).headers().len()
+                }
             }
-            "httparse+http" => black_box(corpus::httparse_http_response(black_box(message.head))).1,
+            "httparse+http-copy" if message.request => {
+                black_box(corpus::copying_request(black_box(message.head))).1
+            }
+            "httparse+http-copy" => black_box(corpus::copying_response(black_box(message.head))).1,
             "memchr" => corpus::floor(black_box(message.head)),
             other => panic!("no operation {other}"),
         };
@@ -226,6 +296,79 @@ fn read_wire(read: bool, extensions: &http::Extensions) -> usize {
     wire.fields()
         .map(|(name, value)| black_box(name).len() + black_box(value).len())
         .sum()
+}
+
+/// `Hello, World!` in the request's own field map, emptied, as the
+/// example servers answer (`examples/common/mod.rs`): the maps are
+/// swapped, so the request keeps the response's empty one.
+fn hello(req: &mut Request<()>) -> Response<Bytes> {
+    let mut res = Response::new(Bytes::from_static(b"Hello, World!"));
+    let headers = res.headers_mut();
+    std::mem::swap(headers, req.headers_mut());
+    headers.clear();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/plain"));
+    res
+}
+
+/// The body bytes of each iteration of the chunked operations.
+const CHUNKED_BODY: usize = 64 * 1024;
+
+/// `CHUNKED_BODY` bytes framed as chunks of `chunk` bytes, no last-chunk
+/// (the bytes `benches/chunked.rs` decodes).
+fn chunks(chunk: usize) -> Vec<u8> {
+    let text = b"The quick brown fox jumps over the lazy dog; ";
+    let mut out = Vec::new();
+    let mut written = 0;
+    while written < CHUNKED_BODY {
+        let n = chunk.min(CHUNKED_BODY - written);
+        out.extend_from_slice(format!("{n:x}\r\n").as_bytes());
+        out.extend((0..n).map(|i| text[(written + i) % text.len()]));
+        out.extend_from_slice(b"\r\n");
+        written += n;
+    }
+    out
+}
+
+/// The chunked operations on 64 KiB of chunks per iteration: `h1proto`
+/// copies them into the read buffer of a decoder that sits inside an
+/// endless chunked body and takes every `Data` event; `refill` is only the
+/// copy (to subtract: the criterion bench clones the input untimed);
+/// `memchr` counts the line feeds of the same bytes (the floor).
+fn chunked(op: &str, chunk: usize, iterations: u64) -> usize {
+    let wire = chunks(chunk);
+    let mut dec = RequestDecoder::new(Limits::default());
+    let mut buf = BytesMut::from(
+        &b"POST /upload HTTP/1.1\r\nHost: example.com\r\nTransfer-Encoding: chunked\r\n\r\n"[..],
+    );
+    assert!(matches!(dec.decode(&mut buf), Ok(Some(Event::Head { .. }))));
+    assert!(matches!(dec.decode(&mut buf), Ok(None)));
+    buf.reserve(wire.len());
+    let mut sink = 0;
+    for _ in 0..iterations {
+        let input = black_box(&wire[..]);
+        sink += match op {
+            "h1proto" => {
+                buf.extend_from_slice(input);
+                let mut n = 0;
+                loop {
+                    match dec.decode(&mut buf) {
+                        Ok(Some(Event::Data(data))) => n += data.len(),
+                        Ok(None) => break n,
+                        other => panic!("unexpected: {other:?}"),
+                    }
+                }
+            }
+            "refill" => {
+                buf.extend_from_slice(input);
+                let n = black_box(&buf).len();
+                buf.clear();
+                n
+            }
+            "memchr" => corpus::floor(input),
+            other => panic!("no chunked operation {other}"),
+        };
+    }
+    sink
 }
 
 /// The start line of a decoded message.

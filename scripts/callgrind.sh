@@ -6,6 +6,7 @@
 #   scripts/callgrind.sh encode     # encoding and server exchanges instead
 #   scripts/callgrind.sh chunked    # chunked bodies, per 64 KiB of data
 #   scripts/callgrind.sh wire       # what the wire view costs decoding and encoding
+#   scripts/perf.sh                 # every figure issue 15 names, with its targets
 #   N1=200 N2=2200 scripts/callgrind.sh
 #
 # Each (operation, message) is run twice, with N1 and N2 iterations; the
@@ -108,14 +109,17 @@ if [ "${1:-}" = wire ]; then
          "$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(rustc --version), $(date -u +%Y-%m-%d)"
     exit 0
 fi
-OPS="h1proto h1proto+recycle h1proto-fresh refill httparse httparse+http memchr"
+# httparse+http is the zero-copy baseline, built as hyper builds it;
+# httparse+http-copy builds the same types by copying (the baseline of
+# figures taken before 2026-11-30's issue 15 work).
+OPS="h1proto h1proto+recycle h1proto-fresh refill httparse httparse+http httparse+http-copy memchr"
 
 # Speed-ups: the baseline's instructions divided by h1proto's (above 1:
 # h1proto is faster).
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b / a }'; }
 
-printf '| message | %s | %s | %s | %s | %s | %s | %s | speed-up vs httparse+http | with recycle | fresh |\n' $OPS
-echo '|---|---|---|---|---|---|---|---|---|---|---|'
+printf '| message | %s | %s | %s | %s | %s | %s | %s | %s | speed-up vs httparse+http | with recycle | fresh |\n' $OPS
+echo '|---|---|---|---|---|---|---|---|---|---|---|---|'
 declare -A sum
 for m in $MESSAGES; do
     row="| $m"

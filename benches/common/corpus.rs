@@ -1,10 +1,17 @@
 //! The messages every head-parsing comparison uses, and the baselines run
-//! beside h1proto on the same bytes. Shared by the benches (through
+//! beside h1proto on the same bytes: httparse alone, and httparse followed
+//! by the `http` types built as hyper builds them (zero-copy), or built by
+//! copying (a second, slower row). Shared by the benches (through
 //! `common`) and by `examples/callgrind_probe.rs` (by path), so the
 //! criterion timings and the instruction counts measure the same thing.
 #![allow(dead_code)]
 
-use http::header::{HeaderMap, HeaderName, HeaderValue};
+use std::mem::MaybeUninit;
+
+use bytes::{Bytes, BytesMut};
+use http::header::{
+    CONNECTION, CONTENT_LENGTH, HeaderMap, HeaderName, HeaderValue, TRANSFER_ENCODING,
+};
 use http::{Method, Request, Response, StatusCode, Uri, Version};
 
 /// What curl 8 sends for `curl http://localhost:8080/` (3 fields).
@@ -142,9 +149,171 @@ pub fn httparse_response(bytes: &[u8]) -> usize {
     }
 }
 
-/// The fields as a `HeaderMap`, built the usual way (each name and value
-/// checked and copied).
-pub fn header_map(headers: &[httparse::Header<'_>]) -> HeaderMap {
+/// What a server built on httparse reads from the framing fields while
+/// it builds the head, as hyper does: the body's length, whether it is
+/// chunked, and what `Connection` says.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Framing {
+    /// `Content-Length`, parsed.
+    pub content_length: Option<u64>,
+    /// The last transfer coding is `chunked`.
+    pub chunked: bool,
+    /// The connection persists after this message.
+    pub keep_alive: bool,
+}
+
+/// The most fields the baselines parse (httparse needs a fixed array).
+const MAX_FIELDS: usize = 32;
+
+/// Where one field line of a head lies, as offsets from the head's start
+/// (name start and end, value start and end): httparse borrows the buffer,
+/// so the offsets are kept and the values are sliced out once the head has
+/// been split off and frozen (what hyper keeps in its `HeaderIndices`).
+/// `u32`, so that the array the offsets go in costs little to initialise.
+type FieldAt = [u32; 4];
+
+fn range_in(base: &[u8], part: &[u8]) -> (usize, usize) {
+    let start = part.as_ptr() as usize - base.as_ptr() as usize;
+    (start, start + part.len())
+}
+
+fn field_offsets(base: &[u8], fields: &[httparse::Header<'_>], at: &mut [FieldAt]) -> usize {
+    assert!(u32::try_from(base.len()).is_ok());
+    for (slot, h) in at.iter_mut().zip(fields) {
+        let (name, value) = (range_in(base, h.name.as_bytes()), range_in(base, h.value));
+        *slot = [name.0, name.1, value.0, value.1].map(|n| n as u32);
+    }
+    fields.len()
+}
+
+/// `1*DIGIT`, without overflow.
+fn digits(value: &[u8]) -> Option<u64> {
+    if value.is_empty() {
+        return None;
+    }
+    value.iter().try_fold(0u64, |n, &b| {
+        b.is_ascii_digit()
+            .then(|| n.checked_mul(10)?.checked_add(u64::from(b - b'0')))
+            .flatten()
+    })
+}
+
+/// `true` when a comma-separated field value lists `token`.
+fn lists(value: &[u8], token: &[u8]) -> bool {
+    value
+        .split(|&b| b == b',')
+        .any(|t| t.trim_ascii().eq_ignore_ascii_case(token))
+}
+
+/// The field map of a head split off and frozen, built the way hyper
+/// builds it: each value and name checked once, the values slices of
+/// `head` (`HeaderValue::from_maybe_shared(head.slice(value))`, no
+/// copy), the map sized up front, and the framing fields read on the way.
+/// (hyper itself uses `from_maybe_shared_unchecked`, which skips the value
+/// check and is `unsafe`: out of reach under `forbid(unsafe_code)`.)
+fn zero_copy_fields(head: &Bytes, at: &[FieldAt], version: Version) -> (HeaderMap, Framing) {
+    let mut map = HeaderMap::with_capacity(at.len());
+    let mut framing = Framing {
+        keep_alive: version == Version::HTTP_11,
+        ..Framing::default()
+    };
+    for f in at {
+        let [name_start, name_end, start, end] = f.map(|n| n as usize);
+        let name = HeaderName::from_bytes(&head[name_start..name_end]).unwrap();
+        let value = HeaderValue::from_maybe_shared(head.slice(start..end)).unwrap();
+        let bytes = value.as_bytes();
+        if name == CONTENT_LENGTH {
+            let n = digits(bytes).expect("a valid Content-Length");
+            assert!(framing.content_length.is_none_or(|m| m == n));
+            framing.content_length = Some(n);
+        } else if name == TRANSFER_ENCODING {
+            framing.chunked = bytes
+                .rsplit(|&b| b == b',')
+                .next()
+                .is_some_and(|c| c.trim_ascii().eq_ignore_ascii_case(b"chunked"));
+        } else if name == CONNECTION {
+            framing.keep_alive = if framing.keep_alive {
+                !lists(bytes, b"close")
+            } else {
+                lists(bytes, b"keep-alive")
+            };
+        }
+        map.append(name, value);
+    }
+    (map, framing)
+}
+
+/// httparse, then the `http` types a server needs before it can use the
+/// request, built as hyper builds them: `parse_with_uninit_headers`, the
+/// head split off `buf` and frozen, the target
+/// (`Uri::from_maybe_shared(head.slice_ref(path))`) and every field value
+/// slices of it, the framing fields read while building. The body, if
+/// any, stays in `buf`.
+pub fn zero_copy_request(buf: &mut BytesMut) -> (Request<()>, Framing) {
+    let mut fields = [MaybeUninit::<httparse::Header<'_>>::uninit(); MAX_FIELDS];
+    let mut req = httparse::Request::new(&mut []);
+    let httparse::Status::Complete(len) = req.parse_with_uninit_headers(buf, &mut fields).unwrap()
+    else {
+        panic!("partial head")
+    };
+    let method = Method::from_bytes(req.method.unwrap().as_bytes()).unwrap();
+    let path = range_in(buf, req.path.unwrap().as_bytes());
+    let version = if req.version == Some(1) {
+        Version::HTTP_11
+    } else {
+        Version::HTTP_10
+    };
+    let mut at = [FieldAt::default(); MAX_FIELDS];
+    let n = field_offsets(buf, req.headers, &mut at);
+    let head = buf.split_to(len).freeze();
+    let uri = Uri::from_maybe_shared(head.slice_ref(&head[path.0..path.1])).unwrap();
+    let (headers, framing) = zero_copy_fields(&head, &at[..n], version);
+    let mut out = Request::new(());
+    *out.method_mut() = method;
+    *out.uri_mut() = uri;
+    *out.version_mut() = version;
+    *out.headers_mut() = headers;
+    (out, framing)
+}
+
+/// The same for a response head (hyper's client side: the status code and
+/// version, a reason phrase other than the canonical one kept, the fields
+/// as above). The body, if any, stays in `buf`.
+pub fn zero_copy_response(buf: &mut BytesMut) -> (Response<()>, Framing) {
+    let mut fields = [MaybeUninit::<httparse::Header<'_>>::uninit(); MAX_FIELDS];
+    let mut res = httparse::Response::new(&mut []);
+    let httparse::Status::Complete(len) = httparse::ParserConfig::default()
+        .parse_response_with_uninit_headers(&mut res, buf, &mut fields)
+        .unwrap()
+    else {
+        panic!("partial head")
+    };
+    let status = StatusCode::from_u16(res.code.unwrap()).unwrap();
+    let version = if res.version == Some(1) {
+        Version::HTTP_11
+    } else {
+        Version::HTTP_10
+    };
+    let reason = res.reason.unwrap_or("");
+    let canonical = status.canonical_reason() == Some(reason);
+    let reason = range_in(buf, reason.as_bytes());
+    let mut at = [FieldAt::default(); MAX_FIELDS];
+    let n = field_offsets(buf, res.headers, &mut at);
+    let head = buf.split_to(len).freeze();
+    let (headers, framing) = zero_copy_fields(&head, &at[..n], version);
+    let mut out = Response::new(());
+    *out.status_mut() = status;
+    *out.version_mut() = version;
+    *out.headers_mut() = headers;
+    if !canonical {
+        out.extensions_mut().insert(head.slice(reason.0..reason.1));
+    }
+    (out, framing)
+}
+
+/// The fields as a `HeaderMap`, built by copying: each name and value
+/// checked and copied into an allocation of its own.
+pub fn copying_header_map(headers: &[httparse::Header<'_>]) -> HeaderMap {
     let mut map = HeaderMap::with_capacity(headers.len());
     for h in headers {
         map.append(
@@ -155,10 +324,13 @@ pub fn header_map(headers: &[httparse::Header<'_>]) -> HeaderMap {
     map
 }
 
-/// httparse, then the `http` types a server needs before it can use the
-/// request; returns the request and the length of the head.
-pub fn httparse_http_request(bytes: &[u8]) -> (Request<()>, usize) {
-    let mut headers = [httparse::EMPTY_HEADER; 32];
+/// httparse, then the `http` types built by copying: the target parsed
+/// from a `&str` and every value copied (`HeaderValue::from_bytes`), no
+/// framing read. Slower than [`zero_copy_request`], which is how a real
+/// server builds them; kept as a second row. Returns the request and the
+/// length of the head.
+pub fn copying_request(bytes: &[u8]) -> (Request<()>, usize) {
+    let mut headers = [httparse::EMPTY_HEADER; MAX_FIELDS];
     let mut req = httparse::Request::new(&mut headers);
     let httparse::Status::Complete(len) = req.parse(bytes).unwrap() else {
         panic!("partial head")
@@ -171,13 +343,13 @@ pub fn httparse_http_request(bytes: &[u8]) -> (Request<()>, usize) {
     } else {
         Version::HTTP_10
     };
-    *out.headers_mut() = header_map(req.headers);
+    *out.headers_mut() = copying_header_map(req.headers);
     (out, len)
 }
 
-/// httparse, then the `http` types of a response.
-pub fn httparse_http_response(bytes: &[u8]) -> (Response<()>, usize) {
-    let mut headers = [httparse::EMPTY_HEADER; 32];
+/// The copying construction for a response head.
+pub fn copying_response(bytes: &[u8]) -> (Response<()>, usize) {
+    let mut headers = [httparse::EMPTY_HEADER; MAX_FIELDS];
     let mut resp = httparse::Response::new(&mut headers);
     let httparse::Status::Complete(len) = resp.parse(bytes).unwrap() else {
         panic!("partial head")
@@ -189,7 +361,7 @@ pub fn httparse_http_response(bytes: &[u8]) -> (Response<()>, usize) {
     } else {
         Version::HTTP_10
     };
-    *out.headers_mut() = header_map(resp.headers);
+    *out.headers_mut() = copying_header_map(resp.headers);
     (out, len)
 }
 

@@ -504,39 +504,34 @@ impl<R: Role> Decoder<R> {
     #[inline]
     pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
         let before = buf.len();
-        // Returned as it is rather than re-wrapped, which would copy the
-        // (large) event once more.
-        let result = self.decode_inner(buf, before);
+        let step = self.core.step(buf, R::REQUESTS);
         self.core.consumed += (before - buf.len()) as u64;
-        if let Err(error) = &result {
-            self.core.failed(error.clone());
-        }
-        result
-    }
-
-    /// [`decode`](Self::decode); `before` is the length `buf` had when it
-    /// was called.
-    #[inline]
-    fn decode_inner(
-        &mut self,
-        buf: &mut BytesMut,
-        before: usize,
-    ) -> Result<Option<Event<R::Recv>>, Error> {
-        let len = match self.core.step(buf, R::REQUESTS) {
+        // Each event is returned where it is made (body events rebuilt by
+        // variant): moving an event whole copies the room of the largest
+        // one, a head.
+        let len = match step {
+            Ok(Step::Event(Event::End(verdict))) => return Ok(Some(Event::End(verdict))),
+            Ok(Step::Event(Event::Data(data))) => return Ok(Some(Event::Data(data))),
             Ok(Step::Event(event)) => return Ok(Some(event)),
             Ok(Step::NeedMore) => return Ok(None),
             Ok(Step::Head(len)) => len,
             Err(kind) => {
                 // Placed at the first byte not consumed.
-                let at = self.core.consumed + (before - buf.len()) as u64;
-                return Err(self.core.error(kind, buf, R::REQUESTS, at));
+                let error = self.core.error(kind, buf, R::REQUESTS, self.core.consumed);
+                self.core.failed(error.clone());
+                return Err(error);
             }
         };
         // Where the head starts in the stream (empty lines before it were
         // skipped in this call): its errors are placed from there.
-        self.core.head_start = self.core.consumed + (before - buf.len()) as u64;
+        self.core.head_start = self.core.consumed;
         let head = buf.split_to(len).freeze();
-        R::head(&mut self.core, &mut self.pending, &head).map(Some)
+        self.core.consumed += len as u64;
+        let result = R::head(&mut self.core, &mut self.pending, &head);
+        if let Err(error) = &result {
+            self.core.failed(error.clone());
+        }
+        result
     }
 
     /// Like [`decode`](Self::decode), for when the peer has closed its
@@ -604,7 +599,10 @@ impl<R: Role> Decoder<R> {
     /// [`Limits::max_fields`] fields is dropped instead of kept.
     pub fn recycle_fields(&mut self, mut map: HeaderMap) {
         if map.capacity() <= self.core.limits.max_fields.saturating_mul(2) {
-            map.clear();
+            // An encoder hands its maps back emptied already.
+            if !map.is_empty() {
+                map.clear();
+            }
             self.core.spare = Some(map);
         }
     }
@@ -654,7 +652,7 @@ pub struct InFlight {
 }
 
 /// Parses a request head (the [`Server`] role's part of decoding).
-fn request_head(core: &mut Core, head: &Bytes) -> Result<Event<Request<()>>, Error> {
+fn request_head(core: &mut Core, head: &Bytes) -> Result<Option<Event<Request<()>>>, Error> {
     let ends = core.scanner.ends();
     let rules = &core.rules;
     let max_target = core.limits.max_target_bytes;
@@ -709,10 +707,10 @@ fn request_head(core: &mut Core, head: &Bytes) -> Result<Event<Request<()>>, Err
     // What follows a CONNECT head is the tunnel's if a 2xx answers it;
     // otherwise the connection closes. Either way it is not HTTP.
     core.last = connect;
-    Ok(Event::Head {
+    Ok(Some(Event::Head {
         head: request,
         body: framing.body,
-    })
+    }))
 }
 
 /// Parses a response head (the [`Client`] role's part of decoding).

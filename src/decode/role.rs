@@ -33,7 +33,7 @@ pub trait Receive: Sized {
         core: &mut Core,
         pending: &mut Self::Pending,
         head: &Bytes,
-    ) -> Result<Event<Self::Recv>, Error>;
+    ) -> Result<Option<Event<Self::Recv>>, Error>;
 }
 
 /// Seals [`Head`].
@@ -61,7 +61,11 @@ impl Receive for Server {
     }
 
     #[inline]
-    fn head(core: &mut Core, (): &mut (), head: &Bytes) -> Result<Event<Request<()>>, Error> {
+    fn head(
+        core: &mut Core,
+        (): &mut (),
+        head: &Bytes,
+    ) -> Result<Option<Event<Request<()>>>, Error> {
         request_head(core, head)
     }
 }
@@ -90,7 +94,7 @@ impl Receive for Client {
         core: &mut Core,
         pending: &mut InFlight,
         head: &Bytes,
-    ) -> Result<Event<Response<()>>, Error> {
-        response_head(core, pending, head)
+    ) -> Result<Option<Event<Response<()>>>, Error> {
+        response_head(core, pending, head).map(Some)
     }
 }

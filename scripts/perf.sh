@@ -1,0 +1,325 @@
+#!/usr/bin/env bash
+# Issue 15's regression guard: every figure its targets name, measured in
+# one run, and each target's ratio in one table at the end.
+#
+#   scripts/perf.sh                    # callgrind parts (about 10 minutes)
+#   WRK=1 scripts/perf.sh              # also PIN=1 scripts/bench-wrk.sh
+#   PARTS="exchange e2e" scripts/perf.sh
+#
+# Parts (PARTS, all by default):
+#
+#   mix       instructions per message of the six-message mix
+#             (examples/callgrind_probe.rs, N1 and N2 iterations, the
+#             difference divided by N2 - N1): h1proto with a reused decoder,
+#             with recycled field maps (as a connection decodes), with a
+#             fresh decoder; httparse alone; httparse + `http` built as
+#             hyper builds them (zero-copy, the baseline of the targets) and
+#             by copying (for comparison with older figures); the memchr
+#             floor; and h1proto's own share: h1proto+recycle less what it
+#             spends inside the `http` crate (calls into `http::` counted by
+#             callgrind, inclusive) and less the copy into the read buffer.
+#   exchange  one ServerConnection exchange per request of the mix
+#             (`callgrind_probe server`): the request polled to its end,
+#             `Hello, World!` answered, the output drained; the share of it
+#             spent in the head parser (src/head, calls into it counted
+#             inclusive, so with the `http` constructors it calls); and the
+#             same exchange on a ServerSession driven as the tokio adapter
+#             drives it, without a socket (`callgrind_probe session`).
+#   chunked   64 KiB of chunked body in 64-byte and in 4 KiB chunks, and the
+#             memchr floor over the same bytes.
+#   e2e       user-space instructions and heap allocations per keep-alive
+#             request of hello_server, blocking_server and hyper
+#             (bench/hyper-hello): a Python client sends E2E_N1 and then
+#             E2E_N2 sequential curl-like `GET /` requests on one connection
+#             to a server running under callgrind, stopped with SIGTERM; the
+#             difference divided by E2E_N2 - E2E_N1 (runs of the same build
+#             differ by about 1%: when a request arrives relative to the
+#             server's polls varies). Allocations likewise under memcheck,
+#             with ALLOC_N1 and ALLOC_N2 requests.
+#
+# Needs valgrind and python3; WRK=1 needs wrk (bench-wrk.sh installs it).
+set -euo pipefail
+shopt -s inherit_errexit
+
+cd "$(dirname "$0")/.."
+N1=${N1:-200}
+N2=${N2:-1200}
+E2E_N1=${E2E_N1:-1024}
+E2E_N2=${E2E_N2:-5120}
+ALLOC_N1=${ALLOC_N1:-256}
+ALLOC_N2=${ALLOC_N2:-1280}
+PARTS=${PARTS:-mix exchange chunked e2e}
+WRK=${WRK:-0}
+PORT=${PORT:-18290}
+TARGET=${CARGO_TARGET_DIR:-target}
+
+# Reference levels the targets compare with (see docs/benchmarks.md):
+# user-space instructions per keep-alive request of hello_server at commit
+# 8b2e7a9, before the session layer (issue 11: nothing measured gets
+# slower), measured by this script's e2e part on that tree, and the 4
+# KiB-chunk figure that must not fall (instructions per 64 KiB of body,
+# h1proto less the copy into the buffer, before issue 15's work), both
+# 2026-11-30.
+E2E_LEVEL=${E2E_LEVEL:-9248}
+CHUNKED_4K_LEVEL=${CHUNKED_4K_LEVEL:-10841}
+
+command -v valgrind >/dev/null || { echo "valgrind is required (apt-get install -y valgrind)" >&2; exit 1; }
+command -v python3 >/dev/null || { echo "python3 is required" >&2; exit 1; }
+has() { [[ " $PARTS " == *" $1 "* ]]; }
+
+cargo build --release --example callgrind_probe --example hello_server --example blocking_server >&2
+PROBE="$TARGET/release/examples/callgrind_probe"
+if has e2e; then
+    CARGO_TARGET_DIR="$TARGET/hyper-hello" \
+        cargo build --release --manifest-path bench/hyper-hello/Cargo.toml >&2
+fi
+WORK=$(mktemp -d)
+VALGRIND_PID=
+cleanup() {
+    [ -n "$VALGRIND_PID" ] && kill "$VALGRIND_PID" 2>/dev/null || true
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# Cost of the calls into some code from outside it, in one callgrind
+# output file: each edge from a caller that is not that code to a callee
+# that is, inclusive. The code: the `http` crate (`http`), or h1proto's
+# head parser, src/head (`head`).
+cat >"$WORK/share.py" <<'PY'
+import re, subprocess, sys
+
+HTTP = re.compile({
+    'http': r'^(<?http::|core::ptr::drop_in_place<http::)',
+    'head': r'^<?h1proto::head::',
+}[sys.argv[2]])
+LINE = re.compile(r'^\s*([\d,]+) \(\s*[\d.]+%\)\s+([<*])\s+(.*?)(?: \(\d[\d,]*x\))?(?: \[.*\])?$')
+
+out = subprocess.run(['callgrind_annotate', '--tree=caller', '--threshold=100', sys.argv[1]],
+                     capture_output=True, text=True, check=True).stdout
+total = 0
+for block in out.split('\n\n'):
+    lines = [LINE.match(l) for l in block.split('\n')]
+    lines = [m for m in lines if m]
+    star = [m for m in lines if m.group(2) == '*']
+    if not star or not HTTP.match(star[0].group(3).replace('???:', '')):
+        continue
+    for m in lines:
+        if m.group(2) == '<' and not HTTP.match(m.group(3).replace('???:', '')):
+            total += int(m.group(1).replace(',', ''))
+print(total)
+PY
+
+# Total instructions of one probe run; with a third argument, keeps the
+# callgrind output there.
+instructions() { # op message iterations [keep]
+    local out="$WORK/cg.out"
+    valgrind --tool=callgrind --callgrind-out-file="$out" "$PROBE" "$1" "$2" "$3" >/dev/null 2>"$WORK/err" \
+        || { cat "$WORK/err" >&2; exit 1; }
+    [ -n "${4:-}" ] && cp "$out" "$4"
+    awk '/^(summary|totals):/ { print $2; exit }' "$out"
+}
+
+per_message() { # op message [n1 n2]
+    local n1=${3:-$N1} n2=${4:-$N2} a b
+    a=$(instructions "$1" "$2" "$n1")
+    b=$(instructions "$1" "$2" "$n2")
+    echo $(( (b - a) / (n2 - n1) ))
+}
+
+# h1proto+recycle per message, and its calls into `http` per message.
+recycle_and_http() { # message
+    local a b ha hb
+    a=$(instructions h1proto+recycle "$1" "$N1" "$WORK/a.out")
+    b=$(instructions h1proto+recycle "$1" "$N2" "$WORK/b.out")
+    ha=$(python3 "$WORK/share.py" "$WORK/a.out" http)
+    hb=$(python3 "$WORK/share.py" "$WORK/b.out" http)
+    echo "$(( (b - a) / (N2 - N1) )) $(( (hb - ha) / (N2 - N1) ))"
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+MESSAGES=${MESSAGES:-curl_get browser_get pico_703 post_json response_nginx response_cdn}
+TARGETS="$WORK/targets"
+: >"$TARGETS"
+# One row of the target table: what, measured, goal, ratio (>= 1: met).
+target() { # name measured goal ratio
+    local status="not met"
+    awk -v r="$4" 'BEGIN { exit !(r >= 1) }' && status=met
+    printf '| %s | %s | %s | %s | %s |\n' "$1" "$2" "$3" "$4" "$status" >>"$TARGETS"
+}
+
+if has mix; then
+    echo "## Decoding the mix (instructions per message)"
+    echo
+    echo '| message | h1proto | h1proto+recycle | h1proto-fresh | refill | in `http` | own share | httparse | httparse+http | httparse+http-copy | memchr | recycle vs httparse+http | fresh vs httparse+http | httparse / own share |'
+    echo '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|'
+    declare -A sum
+    min_ratio=
+    for m in $MESSAGES; do
+        declare -A v
+        for op in h1proto h1proto-fresh refill httparse httparse+http httparse+http-copy memchr; do
+            v[$op]=$(per_message "$op" "$m")
+        done
+        read -r v[h1proto+recycle] v[http] <<<"$(recycle_and_http "$m")"
+        v[own]=$(( v[h1proto+recycle] - v[http] - v[refill] ))
+        for k in "${!v[@]}"; do sum[$k]=$(( ${sum[$k]:-0} + ${v[$k]} )); done
+        r=$(ratio "${v[httparse+http]}" "${v[h1proto+recycle]}")
+        min_ratio=$(awk -v a="$r" -v b="${min_ratio:-$r}" 'BEGIN { print (a < b ? a : b) }')
+        echo "| $m | ${v[h1proto]} | ${v[h1proto+recycle]} | ${v[h1proto-fresh]} | ${v[refill]} | ${v[http]} | ${v[own]} | ${v[httparse]} | ${v[httparse+http]} | ${v[httparse+http-copy]} | ${v[memchr]} | $r | $(ratio "${v[httparse+http]}" "${v[h1proto-fresh]}") | $(ratio "${v[httparse]}" "${v[own]}") |"
+        unset v
+    done
+    count=$(echo $MESSAGES | wc -w)
+    mean() { echo $(( ${sum[$1]} / count )); }
+    mix_r=$(ratio "${sum[httparse+http]}" "${sum[h1proto+recycle]}")
+    fresh_r=$(ratio "${sum[httparse+http]}" "${sum[h1proto-fresh]}")
+    own_r=$(ratio "${sum[httparse]}" "${sum[own]}")
+    echo "| **mix (mean of $count)** | $(mean h1proto) | $(mean h1proto+recycle) | $(mean h1proto-fresh) | $(mean refill) | $(mean http) | $(mean own) | $(mean httparse) | $(mean httparse+http) | $(mean httparse+http-copy) | $(mean memchr) | $mix_r | $fresh_r | $own_r |"
+    echo
+    target "full decode as a connection decodes (recycled maps) vs httparse+http, mix" "${mix_r}x" "≥ 1.5x" "$(ratio "$mix_r" 1.5)"
+    target "the same, the worst message" "${min_ratio}x" "≥ 1.2x" "$(ratio "$min_ratio" 1.2)"
+    target "a fresh decoder vs httparse+http, mix" "${fresh_r}x" "≥ 1.0x" "$(ratio "$fresh_r" 1.0)"
+    target "h1proto's own share per head vs httparse, mix" "$(mean own) vs $(mean httparse)" "≤ httparse" "$own_r"
+    echo "| wire view alone vs httparse, mix | no wire view API yet | ≤ httparse | - | not measured |" >>"$TARGETS"
+fi
+
+if has exchange; then
+    echo "## One exchange: ServerConnection, and ServerSession as a driver runs it (instructions per exchange)"
+    echo
+    echo '| request | ServerConnection exchange | of it in the head parser (src/head, with the `http` constructors it calls) | the exchange without the parser | ServerSession exchange |'
+    echo '|---|---|---|---|---|'
+    for m in $MESSAGES; do
+        case $m in response_*) continue ;; esac
+        a=$(instructions server "$m" "$N1" "$WORK/a.out")
+        b=$(instructions server "$m" "$N2" "$WORK/b.out")
+        v=$(( (b - a) / (N2 - N1) ))
+        ha=$(python3 "$WORK/share.py" "$WORK/a.out" head)
+        hb=$(python3 "$WORK/share.py" "$WORK/b.out" head)
+        parser=$(( (hb - ha) / (N2 - N1) ))
+        [ "$m" = curl_get ] && curl_exchange=$v
+        echo "| $m | $v | $parser | $(( v - parser )) | $(per_message session "$m") |"
+    done
+    echo
+    target "one ServerConnection exchange, curl's GET answered Hello, World!" "$curl_exchange" "≤ 4,000" "$(ratio 4000 "$curl_exchange")"
+fi
+
+if has chunked; then
+    echo "## Chunked bodies (instructions per 64 KiB of body)"
+    echo
+    echo '| chunks | h1proto | the copy into the buffer | h1proto less the copy | memchr floor | floor / h1proto |'
+    echo '|---|---|---|---|---|---|'
+    for c in 64 4k; do
+        h=$(per_message h1proto "chunks_$c" 20 60)
+        r=$(per_message refill "chunks_$c" 20 60)
+        f=$(per_message memchr "chunks_$c" 20 60)
+        net=$(( h - r ))
+        share=$(awk -v a="$f" -v b="$net" 'BEGIN { printf "%.3f", a / b }')
+        label="$c bytes"; [ "$c" = 4k ] && label="4 KiB"
+        echo "| $label | $h | $r | $net | $f | $share |"
+        if [ "$c" = 64 ]; then
+            target "64-byte chunks: share of the memchr floor's rate (in instructions)" "$(awk -v s="$share" 'BEGIN { printf "%.1f%%", s * 100 }')" "≥ 25%" "$(ratio "$share" 0.25)"
+        else
+            target "4 KiB chunks: no more instructions than the recorded level" "$net" "≤ $CHUNKED_4K_LEVEL" "$(ratio "$CHUNKED_4K_LEVEL" "$net")"
+        fi
+    done
+    echo
+fi
+
+if has e2e; then
+    cat >"$WORK/client.py" <<'PY'
+import socket, sys
+port, n = int(sys.argv[1]), int(sys.argv[2])
+req = ("GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUser-Agent: curl/8.5.0\r\nAccept: */*\r\n\r\n" % port).encode()
+s = socket.create_connection(("127.0.0.1", port), timeout=60)
+s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+buf = b""
+for i in range(n):
+    s.sendall(req)
+    while True:
+        end = buf.find(b"\r\n\r\n")
+        if end >= 0:
+            head = buf[:end].lower()
+            at = head.find(b"content-length:")
+            length = int(head[at + 15:].split(b"\r\n")[0]) if at >= 0 else 0
+            if len(buf) >= end + 4 + length:
+                assert head.startswith(b"http/1.1 200"), head
+                buf = buf[end + 4 + length:]
+                break
+        chunk = s.recv(65536)
+        if not chunk:
+            sys.exit("closed after %d responses" % i)
+        buf += chunk
+s.close()
+PY
+    # Waits until the server accepts a connection (the probe connection is
+    # made in both runs, so it cancels out).
+    wait_listening() {
+        for _ in $(seq 300); do
+            python3 -c "import socket; socket.create_connection(('127.0.0.1', $PORT), timeout=1).close()" 2>/dev/null && return
+            sleep 0.1
+        done
+        echo "the server did not start:" >&2
+        cat "$WORK/e2e.err" >&2
+        exit 1
+    }
+    # One run under valgrind: the total the tool reports.
+    one_run() { # tool binary requests
+        local out=()
+        [ "$1" = callgrind ] && out=(--callgrind-out-file="$WORK/e2e.out")
+        valgrind --tool="$1" "${out[@]}" "$2" --addr "127.0.0.1:$PORT" >/dev/null 2>"$WORK/e2e.err" &
+        VALGRIND_PID=$!
+        wait_listening
+        python3 "$WORK/client.py" "$PORT" "$3"
+        kill -TERM "$VALGRIND_PID"
+        wait "$VALGRIND_PID" || true
+        VALGRIND_PID=
+        if [ "$1" = callgrind ]; then
+            awk '/^(summary|totals):/ { print $2; exit }' "$WORK/e2e.out"
+        else
+            sed -n 's/.*total heap usage: \([0-9,]*\) allocs.*/\1/p' "$WORK/e2e.err" | tr -d ,
+        fi
+    }
+    per_request() { # tool binary n1 n2
+        local a b
+        a=$(one_run "$1" "$2" "$3")
+        b=$(one_run "$1" "$2" "$4")
+        awk -v a="$a" -v b="$b" -v n=$(($4 - $3)) 'BEGIN { printf "%.1f", (b - a) / n }'
+    }
+    echo "## End to end: one keep-alive request (user space, valgrind)"
+    echo
+    echo '| server | instructions/request | allocations/request |'
+    echo '|---|---|---|'
+    declare -A e2e
+    for server in hello_server blocking_server hyper; do
+        bin="$TARGET/release/examples/$server"
+        [ "$server" = hyper ] && bin="$TARGET/hyper-hello/release/hyper-hello"
+        e2e[$server]=$(per_request callgrind "$bin" "$E2E_N1" "$E2E_N2")
+        allocs=$(per_request memcheck "$bin" "$ALLOC_N1" "$ALLOC_N2")
+        echo "| $server | ${e2e[$server]%.*} | $allocs |"
+        if [ "$server" != hyper ]; then
+            target "$server: heap allocations per keep-alive request" "$allocs" "0" "$(awk -v a="$allocs" 'BEGIN { print (a < 0.05 ? 1 : 0) }')"
+        fi
+    done
+    echo
+    target "hello_server: user-space instructions per keep-alive request, back to the 8b2e7a9 level" "${e2e[hello_server]%.*}" "≤ $E2E_LEVEL" "$(ratio "$E2E_LEVEL" "${e2e[hello_server]}")"
+    echo "| (hello_server / hyper, user-space instructions per request) | $(ratio "${e2e[hello_server]}" "${e2e[hyper]}")x | (information) | - | - |" >>"$TARGETS"
+fi
+
+if [ "$WRK" = 1 ]; then
+    echo "## wrk, pinned (scripts/bench-wrk.sh PIN=1)"
+    echo
+    PIN=1 scripts/bench-wrk.sh | tee "$WORK/wrk"
+    echo
+    cpu=$(awk -F'|' '$2 ~ /keep-alive/ && NF > 8 { gsub(/ /, "", $6); gsub(/ /, "", $7); print $6 / $7 }' "$WORK/wrk")
+    pipe=$(awk -F'|' '$2 ~ /pipelined/ && NF > 8 { gsub(/ /, "", $5); print $5 }' "$WORK/wrk")
+    target "hello_server CPU per keep-alive request / hyper's (wrk, pinned)" "$(printf '%.2f' "$cpu")x" "≤ 0.85x" "$(ratio 0.85 "$cpu")"
+    target "pipelined requests/s / hyper's (wrk, pinned)" "${pipe}x" "≥ 3x" "$(ratio "$pipe" 3)"
+fi
+
+echo "## Targets of issue 15"
+echo
+echo '| target | measured | goal | ratio (≥ 1: met) | status |'
+echo '|---|---|---|---|---|'
+cat "$TARGETS"
+echo
+echo "callgrind Ir: probe N2=$N2 - N1=$N1 iterations, end to end $E2E_N2 - $E2E_N1 requests (memcheck $ALLOC_N2 - $ALLOC_N1);" \
+     "$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(rustc --version), $(valgrind --version), $(date -u +%Y-%m-%d)"
