@@ -185,8 +185,8 @@ pub fn handle(stream: TcpStream, config: Config, stop: Arc<AtomicBool>) {
 
 /// Answers requests until the connection is over.
 pub fn serve<S: Transport>(server: &mut Server<S>) -> io::Result<()> {
-    while let Some(req) = server.next_request()? {
-        let head = match common::answer(req) {
+    while let Some(mut req) = server.next_request()? {
+        let head = match common::answer(&mut req) {
             Answer::Page(res) => {
                 server.send_response(res)?;
                 continue;

@@ -33,7 +33,14 @@
 //! - `server` (requests only): a whole exchange on one `ServerConnection`,
 //!   as `hello_server` makes it: the request copied into the read buffer and
 //!   polled to its `End`, then `Hello, World!` answered in the request's own
-//!   field map, and the output drained.
+//!   field map (swapped out of the request, emptied), and the output
+//!   drained.
+//! - `session` (requests only): the same exchange on a `ServerSession`,
+//!   driven as `adapter::tokio` drives it, without the socket: the request
+//!   appended to `read_buf` and reported with `handle_read`,
+//!   `next_request` until the request comes, the answer sent, the `Write`
+//!   it then asks for reported done, `next_request` until it asks for the
+//!   next `Read`, and `poll_timeout` for the wait.
 //! - `encode`: the message's head, decoded once beforehand, sent again by
 //!   one reused encoder (a `RequestEncoder` for requests; a
 //!   `ResponseEncoder` answering HEAD for responses, so no body follows)
@@ -68,12 +75,14 @@
 mod corpus;
 
 use std::hint::black_box;
+use std::time::Instant;
 
 use bytes::{Buf, Bytes, BytesMut};
 use h1proto::wire::WireHead;
 use h1proto::{
-    Config, EncoderConfig, Event, Limits, RequestDecoder, RequestEncoder, RequestKind,
-    ResponseContext, ResponseDecoder, ResponseEncoder, ServerConnection,
+    Config, EncoderConfig, Event, Io, Limits, RequestDecoder, RequestEncoder, ResponseContext,
+    ResponseDecoder, ResponseEncoder, ServerConnection, ServerSession, Session, Step,
+    framing::RequestKind,
 };
 use http::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
 use http::{Method, Request, Response};
@@ -108,6 +117,9 @@ fn main() {
     let mut req_dec = RequestDecoder::new(Limits::default());
     let mut res_dec = ResponseDecoder::new(Limits::default());
     let mut server = ServerConnection::new(Config::default());
+    let now = Instant::now();
+    let mut session = ServerSession::new(Config::default(), now);
+    assert!(matches!(session.next_request(now), Ok(Step::Io(Io::Read))));
     let mut buf = BytesMut::with_capacity(8 * 1024);
     let mut sink = 0usize;
     let mut req_enc = RequestEncoder::new(EncoderConfig::default());
@@ -281,16 +293,38 @@ fn main() {
                     }
                 }
                 let mut req = req.expect("a head");
-                let mut headers = std::mem::take(req.headers_mut());
-                headers.clear();
-                headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/plain"));
-                let mut res = Response::new(Bytes::from_static(b"Hello, World!"));
-                *res.headers_mut() = headers;
-                server.send_response(res).expect("a valid response");
+                server
+                    .send_response(hello(&mut req))
+                    .expect("a valid response");
                 let out = server.output();
                 let n = out.remaining();
                 out.advance(n);
                 n
+            }
+            "session" if message.request => {
+                // What a driver does for one keep-alive request, without
+                // the socket: the bytes read, the request taken, answered,
+                // the answer written, and the wait for the next request
+                // with its deadline.
+                let read = session.read_buf();
+                read.extend_from_slice(input);
+                session.handle_read(input.len(), now);
+                let mut written = 0;
+                loop {
+                    match session.next_request(now).expect("a valid request") {
+                        Step::Ready(Some(mut req)) => {
+                            session.send_response(hello(&mut req)).expect("a response");
+                        }
+                        Step::Io(Io::Write) => {
+                            written = session.output().remaining();
+                            session.handle_write(written, now);
+                        }
+                        Step::Io(Io::Read) => break,
+                        other => panic!("{other:?}"),
+                    }
+                }
+                black_box(session.poll_timeout());
+                written
             }
             "encode" | "encode+wire" => {
                 let (start, fields, body, wire) = &template;
@@ -375,6 +409,18 @@ fn read_wire(read: bool, extensions: &http::Extensions) -> usize {
     wire.fields()
         .map(|(name, value)| black_box(name).len() + black_box(value).len())
         .sum()
+}
+
+/// `Hello, World!` in the request's own field map, emptied, as the
+/// example servers answer (`examples/common/mod.rs`): the maps are
+/// swapped, so the request keeps the response's empty one.
+fn hello(req: &mut Request<()>) -> Response<Bytes> {
+    let mut res = Response::new(Bytes::from_static(b"Hello, World!"));
+    let headers = res.headers_mut();
+    std::mem::swap(headers, req.headers_mut());
+    headers.clear();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/plain"));
+    res
 }
 
 /// The body bytes of each iteration of the chunked operations.

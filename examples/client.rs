@@ -21,7 +21,7 @@ use std::net::TcpStream;
 
 use bytes::Bytes;
 use h1proto::adapter::blocking::Client;
-use h1proto::{Config, InterimResponses, ReasonPhrase, ResponseLeniency, TrailerFields};
+use h1proto::{Config, InterimResponses, ReasonPhrase, TrailerFields, leniency::ResponseLeniency};
 use http::header::{CONTENT_TYPE, HOST, USER_AGENT};
 use http::{Method, Request, Uri};
 

@@ -32,7 +32,9 @@ use std::process::ExitCode;
 
 use bytes::{Bytes, BytesMut};
 use h1proto::wire::WireHead;
-use h1proto::{BodyKind, Error, Event, KeepAlive, Limits, RequestDecoder, ResponseDecoder};
+use h1proto::{
+    Error, Event, KeepAlive, Limits, RequestDecoder, ResponseDecoder, framing::BodyKind,
+};
 use http::{HeaderMap, Method, Request, Response};
 
 const USAGE: &str =
@@ -145,7 +147,7 @@ fn main() -> ExitCode {
 
 /// The two decoders behind one face, so one loop drives either.
 trait Decoder {
-    type Head: ShowHead + h1proto::decode::Head<Interim: ShowHead>;
+    type Head: ShowHead + h1proto::MessageHead<Interim: ShowHead>;
     fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Event<Self::Head>>, Error>;
     fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Event<Self::Head>>, Error>;
     fn is_closed(&self) -> bool;
@@ -250,7 +252,7 @@ struct Printer {
 }
 
 impl Printer {
-    fn event<H: ShowHead + h1proto::decode::Head<Interim: ShowHead>>(
+    fn event<H: ShowHead + h1proto::MessageHead<Interim: ShowHead>>(
         &mut self,
         event: Event<H>,
         consumed: usize,

@@ -55,11 +55,11 @@ struct Outcome {
 
 /// Either decoder, driven the same way.
 trait Decoder {
-    type Head: h1proto::decode::Head;
+    type Head: h1proto::MessageHead;
     fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Event<Self::Head>>, h1proto::Error>;
     fn start(head: &Self::Head) -> Vec<String>;
     /// The start line of an interim response (requests have none).
-    fn interim_start(i: &<Self::Head as h1proto::decode::Head>::Interim) -> Vec<String>;
+    fn interim_start(i: &<Self::Head as h1proto::MessageHead>::Interim) -> Vec<String>;
     fn is_idle(&self) -> bool;
     fn is_closed(&self) -> bool;
     fn is_switched(&self) -> bool;

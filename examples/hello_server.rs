@@ -122,15 +122,19 @@ pub fn handle(
 /// Answers requests until the connection is over.
 pub async fn serve<S: AsyncRead + AsyncWrite + Unpin>(server: &mut Server<S>) -> io::Result<()> {
     loop {
-        let Some(req) = server.next_request().await? else {
-            break;
-        };
-        let head = match common::answer(req) {
-            Answer::Page(res) => {
-                server.send_response(res)?;
-                continue;
+        // The request lives in this block only: nothing of it is held
+        // while the echo below waits for the body.
+        let head = {
+            let Some(mut req) = server.next_request().await? else {
+                break;
+            };
+            match common::answer(&mut req) {
+                Answer::Page(res) => {
+                    server.send_response(res)?;
+                    continue;
+                }
+                Answer::Echo(head) => head,
             }
-            Answer::Echo(head) => head,
         };
         // Accept the body before answering: a final response sent to a
         // client that waits for `100 Continue` would refuse it.

@@ -283,7 +283,7 @@ impl Error {
     /// ```
     /// use bytes::BytesMut;
     /// use h1proto::leniency::Switch;
-    /// use h1proto::{Limits, ResponseDecoder, ResponseLeniency};
+    /// use h1proto::{Limits, ResponseDecoder, leniency::ResponseLeniency};
     ///
     /// let mut dec = ResponseDecoder::with_leniency(Limits::default(), ResponseLeniency::strict());
     /// let mut buf = BytesMut::from(&b"HTTP/1.1 200\r\nContent-Length: 0\r\n\r\n"[..]);

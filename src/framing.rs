@@ -107,6 +107,13 @@ pub fn response_class(request: RequestKind, status: StatusCode) -> ResponseClass
 /// Strict: `Transfer-Encoding` with `Content-Length` is refused, as is
 /// `Transfer-Encoding` in HTTP/1.0 or with any coding but one final
 /// `chunked`; `Content-Length` must be one field line of 1*DIGIT.
+///
+/// # Errors
+///
+/// The [`ErrorKind`] a decoder would refuse the request with:
+/// `InvalidContentLength`, `InvalidTransferEncoding`,
+/// `ContentLengthWithTransferEncoding` and the like (each with its status
+/// code, see [`ErrorKind::status`]).
 pub fn request_framing(version: Version, headers: &HeaderMap) -> Result<Framing, ErrorKind> {
     request_framing_of(version, &Seen::of(headers), headers)
 }
@@ -169,6 +176,11 @@ pub(crate) fn request_framing_of(
 /// `Content-Length` other than 0 are refused; `Content-Length: 0` declares
 /// no content and is accepted as no body (nginx, Go's net/http for bodiless
 /// methods and hyper's HTTP/2 server do the same).
+///
+/// # Errors
+///
+/// [`ErrorKind::ConnectWithContent`] for `Transfer-Encoding` or a
+/// `Content-Length` other than 0.
 pub fn connect_request_framing(framing: Framing) -> Result<Framing, ErrorKind> {
     match framing.body {
         BodyKind::Empty | BodyKind::Length(0) => Ok(framing),

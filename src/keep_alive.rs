@@ -63,7 +63,7 @@ pub enum CloseReason {
     ProtocolError,
     /// The connection switched to another protocol (101 Switching Protocols
     /// or a 2xx answer to CONNECT).
-    Upgraded,
+    Switched,
     /// The peer closed its side of the connection.
     PeerEof,
     /// A CONNECT request was answered with a final response other than

@@ -28,7 +28,7 @@
 //! and the error's text ends with "(enable `NAME` to accept)".
 //!
 //! ```
-//! use h1proto::{Limits, ResponseDecoder, ResponseLeniency};
+//! use h1proto::{Limits, ResponseDecoder, leniency::ResponseLeniency};
 //! use h1proto::leniency::Switch;
 //!
 //! let mut lenient = ResponseLeniency::strict();
@@ -239,7 +239,7 @@ impl RequestLeniency {
 ///
 /// ```
 /// let mut config = h1proto::Config::default();
-/// config.response_leniency = h1proto::ResponseLeniency::all();
+/// config.response_leniency = h1proto::leniency::ResponseLeniency::all();
 /// let client = h1proto::ClientConnection::new(config);
 /// # let _ = client;
 /// ```

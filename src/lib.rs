@@ -113,20 +113,20 @@
 //! stream where decoding stopped and the field at fault), [`UsageError`]
 //! the local caller's. Nothing reachable from peer input panics, and what the
 //! decoder buffers is bounded by [`Limits`]. Parsing is strict; the
-//! [`leniency`] switches ([`RequestLeniency`], [`ResponseLeniency`]) loosen
+//! [`leniency`] switches ([`leniency::RequestLeniency`], [`leniency::ResponseLeniency`]) loosen
 //! named rules one by one, for peers that break them. The `docs/` folder of the
 //! repository explains the framing table, the limits, the parsing decisions
 //! and the state machine.
 #![forbid(unsafe_code)]
-#![warn(missing_docs, unreachable_pub)]
+#![warn(missing_docs, unreachable_pub, clippy::missing_errors_doc)]
 
 #[cfg(any(feature = "blocking", feature = "tokio"))]
 pub mod adapter;
 mod chunk_ext;
 mod config;
 pub mod conn;
-pub mod decode;
-pub mod encode;
+mod decode;
+mod encode;
 mod error;
 pub mod framing;
 mod grammar;
@@ -136,22 +136,24 @@ pub mod leniency;
 mod limits;
 mod reason;
 pub mod role;
-pub mod segments;
+mod segments;
 mod session;
 pub mod wire;
 
 pub use chunk_ext::{ChunkExtension, ChunkExtensionIter, ChunkExtensions};
 pub use config::{Config, Timeouts};
-pub use conn::{ClientConnection, ServerConnection};
-pub use decode::{Decoder, Event, RequestDecoder, ResponseDecoder};
-pub use encode::{EncoderConfig, EncoderState, RequestEncoder, ResponseContext, ResponseEncoder};
+pub use conn::client::ClientConnection;
+pub use conn::server::ServerConnection;
+pub use decode::{Decoder, Event, InFlight, MessageHead, RequestDecoder, ResponseDecoder};
+pub use encode::{
+    Encoder, EncoderConfig, EncoderState, IntoRequest, IntoRequestHead, IntoResponse,
+    IntoResponseHead, RequestEncoder, ResponseContext, ResponseEncoder, remove_hop_by_hop,
+};
 pub use error::{Error, ErrorKind, UsageError};
-pub use framing::{BodyKind, RequestKind};
 pub use keep_alive::{CloseReason, KeepAlive};
-pub use leniency::{RequestLeniency, ResponseLeniency};
 pub use limits::Limits;
 pub use reason::ReasonPhrase;
-pub use segments::Segments;
+pub use segments::{Mark, Segments};
 pub use session::{
     ClientSession, InterimResponses, Io, ServerSession, Session, SessionError, Step, TrailerFields,
 };

@@ -1,27 +1,4 @@
-//! The output queue: an ordered list of byte segments, drained by the caller.
-//!
-//! Everything an encoder produces (heads, chunk-size lines, body data,
-//! trailers) is appended to a [`Segments`] queue. Nothing leaves it until the
-//! caller drains it, so every write is corked: a head and the body writes
-//! queued before a drain go out in one vectored write.
-//!
-//! # The contiguity contract
-//!
-//! - Pieces shorter than the coalescing threshold, and all framing bytes
-//!   (status and request lines, fields, chunk-size lines, CRLFs, the
-//!   last-chunk and trailers), are copied into one contiguous tail buffer.
-//!   A head with a small body is therefore one segment.
-//! - A [`Bytes`] at least as long as the threshold becomes a segment of its
-//!   own, without a copy: the very allocation the caller handed over.
-//! - [`Buf::chunks_vectored`] and [`Segments::io_slices`] return the
-//!   remaining bytes in order, without gaps, as many segments as fit in the
-//!   destination. This queue is never a `bytes::Chain`.
-//!
-//! # Allocation
-//!
-//! The tail buffer keeps its capacity across messages: once the queue has
-//! been drained completely, the next write reuses the same allocation, so a
-//! server in steady state allocates nothing to encode a response.
+//! The output queue ([`Segments`] has the contract).
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -29,16 +6,37 @@ use std::io::IoSlice;
 
 use bytes::{Buf, Bytes, BytesMut};
 
-/// The default coalescing threshold: 4 KiB. `docs/benchmarks.md` has the
-/// measurements behind it.
-pub const DEFAULT_COALESCE_THRESHOLD: usize = 4 * 1024;
-
 /// Capacity the tail buffer is given back after a full drain, so that a
 /// typical head and a small body fit without growing it.
 const MIN_TAIL_CAPACITY: usize = 8 * 1024;
 
 /// The output queue of an encoder: an ordered list of byte segments that
 /// implements [`Buf`].
+///
+/// Everything an encoder produces (heads, chunk-size lines, body data,
+/// trailers) is appended to a [`Segments`] queue. Nothing leaves it until the
+/// caller drains it, so every write is corked: a head and the body writes
+/// queued before a drain go out in one vectored write.
+///
+/// # The contiguity contract
+///
+/// - Pieces shorter than the coalescing threshold, and all framing bytes
+///   (status and request lines, fields, chunk-size lines, CRLFs, the
+///   last-chunk and trailers), are copied into one contiguous tail buffer.
+///   A head with a small body is therefore one segment.
+/// - A [`Bytes`] at least as long as the threshold becomes a segment of its
+///   own, without a copy: the very allocation the caller handed over.
+/// - [`Buf::chunks_vectored`] and [`Segments::io_slices`] return the
+///   remaining bytes in order, without gaps, as many segments as fit in the
+///   destination. This queue is never a `bytes::Chain`.
+///
+/// # Allocation
+///
+/// The tail buffer keeps its capacity across messages: once the queue has
+/// been drained completely, the next write reuses the same allocation, so a
+/// server in steady state allocates nothing to encode a response.
+///
+/// # Draining
 ///
 /// Drain it with [`io_slices`](Self::io_slices) (or
 /// [`chunks_vectored`](Buf::chunks_vectored)), one `write_vectored`, then
@@ -73,6 +71,10 @@ pub struct Segments {
     threshold: usize,
     /// Bytes queued since the queue was made: the [`Mark`] of its end.
     queued: u64,
+    /// The tail buffer no longer starts where its allocation does (bytes
+    /// were split off its front or advanced over): once drained, it is
+    /// given its allocation back.
+    tail_moved: bool,
 }
 
 /// A position in a [`Segments`] queue: the number of bytes queued before
@@ -90,10 +92,14 @@ impl Mark {
 }
 
 impl Segments {
+    /// The default coalescing threshold: 4 KiB. `docs/benchmarks.md` has
+    /// the measurements behind it.
+    pub const DEFAULT_COALESCE_THRESHOLD: usize = 4 * 1024;
+
     /// An empty queue with the default coalescing threshold
-    /// ([`DEFAULT_COALESCE_THRESHOLD`]). Allocates nothing until written to.
+    /// ([`DEFAULT_COALESCE_THRESHOLD`](Self::DEFAULT_COALESCE_THRESHOLD)). Allocates nothing until written to.
     pub fn new() -> Self {
-        Self::with_threshold(DEFAULT_COALESCE_THRESHOLD)
+        Self::with_threshold(Self::DEFAULT_COALESCE_THRESHOLD)
     }
 
     /// An empty queue that copies `Bytes` shorter than `threshold` into its
@@ -106,6 +112,7 @@ impl Segments {
             remaining: 0,
             threshold,
             queued: 0,
+            tail_moved: false,
         }
     }
 
@@ -234,6 +241,7 @@ impl Segments {
         let mut cut = (self.queued - mark.0) as usize;
         let from_tail = cut.min(self.tail.len());
         rest.push(self.tail.split_off(self.tail.len() - from_tail).freeze());
+        self.tail_moved = true;
         cut -= from_tail;
         while cut > 0 {
             let Some(mut last) = self.sealed.pop_back() else {
@@ -283,6 +291,7 @@ impl Segments {
     pub fn release(&mut self) {
         if self.remaining == 0 {
             self.tail = BytesMut::new();
+            self.tail_moved = false;
         }
     }
 
@@ -291,6 +300,7 @@ impl Segments {
     fn seal_tail(&mut self) {
         if !self.tail.is_empty() {
             let head = self.tail.split().freeze();
+            self.tail_moved = true;
             self.sealed.push_back(head);
         }
     }
@@ -309,7 +319,11 @@ impl Segments {
     /// reclaims without allocating.
     fn reclaim(&mut self) {
         self.tail.clear();
-        let _ = self.tail.try_reclaim(MIN_TAIL_CAPACITY);
+        // A tail drained whole in one go still starts where its allocation
+        // does: there is nothing to win back.
+        if std::mem::take(&mut self.tail_moved) {
+            let _ = self.tail.try_reclaim(MIN_TAIL_CAPACITY);
+        }
     }
 }
 
@@ -356,6 +370,15 @@ impl Buf for Segments {
             "advance past the end of Segments ({cnt} > {})",
             self.remaining
         );
+        if cnt == self.remaining {
+            // All of it, as most writes take: nothing to split off.
+            self.remaining = 0;
+            if !self.sealed.is_empty() {
+                self.sealed.clear();
+            }
+            self.reclaim();
+            return;
+        }
         self.remaining -= cnt;
         while cnt > 0 {
             match self.sealed.front_mut() {
@@ -369,6 +392,7 @@ impl Buf for Segments {
                 }
                 None => {
                     self.tail.advance(cnt);
+                    self.tail_moved = true;
                     cnt = 0;
                 }
             }
@@ -382,6 +406,33 @@ impl Buf for Segments {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_drained_tail_is_written_again_from_its_start() {
+        let mut s = Segments::with_threshold(64);
+        // An allocation of the size kept across drains.
+        s.push_slice(&[b'x'; MIN_TAIL_CAPACITY]);
+        let start = s.chunk().as_ptr();
+        let n = s.remaining();
+        s.advance(n);
+        // Drained whole: the next write starts where the first did.
+        s.push_slice(b"HTTP/1.1 200 OK\r\n\r\n");
+        assert_eq!(s.chunk().as_ptr(), start);
+        let n = s.remaining();
+        s.advance(n);
+        // Drained in parts, or split around a large segment: given back.
+        s.push_slice(b"head\r\n\r\n");
+        s.advance(4);
+        s.push_bytes(Bytes::from(vec![7u8; 100]));
+        s.push_slice(b"\r\n");
+        while s.has_remaining() {
+            let n = s.chunk().len().min(5);
+            s.advance(n);
+        }
+        s.push_slice(b"next");
+        assert_eq!(s.chunk().as_ptr(), start);
+        assert_eq!(s.chunk(), b"next");
+    }
 
     #[test]
     fn small_pieces_coalesce_and_large_ones_stay_whole() {

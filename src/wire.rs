@@ -423,14 +423,12 @@ fn is_name(name: &[u8]) -> bool {
 /// use h1proto::RequestEncoder;
 /// use h1proto::wire::FieldOrder;
 ///
-/// let mut req = http::Request::get("/")
+/// let order = FieldOrder::from_names(["Host", "Accept"]).unwrap();
+/// let req = http::Request::get("/")
 ///     .header("accept", "*/*")
 ///     .header("host", "example.com")
 ///     .header("x-trace", "1")
-///     .body("")
-///     .unwrap();
-/// let order = FieldOrder::from_names(["Host", "Accept"]).unwrap();
-/// req.extensions_mut().insert(order);
+///     .extension(order);
 ///
 /// let mut enc = RequestEncoder::default();
 /// enc.send_request(req).unwrap();

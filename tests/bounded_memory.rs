@@ -81,7 +81,7 @@ trait Decode {
 }
 
 /// `Some(n)`: an event with `n` body bytes (0 for other events).
-fn size<H: h1proto::decode::Head>(ev: Event<H>) -> usize {
+fn size<H: h1proto::MessageHead>(ev: Event<H>) -> usize {
     match ev {
         Event::Data(d) => d.len(),
         _ => 0,

@@ -7,8 +7,9 @@
 
 use bytes::{Buf, Bytes, BytesMut};
 use h1proto::{
-    BodyKind, ChunkExtensions, ClientConnection, Config, ErrorKind, Event, Limits, RequestDecoder,
+    ChunkExtensions, ClientConnection, Config, ErrorKind, Event, Limits, RequestDecoder,
     RequestEncoder, ResponseContext, ResponseEncoder, ServerConnection, UsageError,
+    framing::BodyKind,
 };
 use http::{HeaderMap, HeaderValue, Method, Request};
 use proptest::prelude::*;
@@ -243,7 +244,7 @@ fn the_encoder_refuses_extensions_it_cannot_write() {
     // A response to HEAD drops them with its data.
     let mut enc = ResponseEncoder::default();
     let ctx = ResponseContext {
-        request: h1proto::RequestKind::Head,
+        request: h1proto::framing::RequestKind::Head,
         ..ResponseContext::default()
     };
     enc.send_head(http::Response::builder(), ctx).unwrap();

@@ -6,7 +6,7 @@ mod support;
 
 use bytes::BytesMut;
 use h1proto::conn::State;
-use h1proto::{BodyKind, CloseReason, Config, Event, KeepAlive, ServerConnection};
+use h1proto::{CloseReason, Config, Event, KeepAlive, ServerConnection, framing::BodyKind};
 use http::{Request, Response, StatusCode};
 use support::{Pair, poll_server, request_heads};
 

@@ -3,7 +3,7 @@
 mod support;
 
 use h1proto::conn::State;
-use h1proto::{BodyKind, CloseReason, Event, KeepAlive, UsageError};
+use h1proto::{CloseReason, Event, KeepAlive, UsageError, framing::BodyKind};
 use http::{Request, Response, StatusCode};
 use support::{Pair, last_end, responses};
 

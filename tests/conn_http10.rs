@@ -5,7 +5,9 @@ mod support;
 
 use bytes::BytesMut;
 use h1proto::conn::State;
-use h1proto::{BodyKind, CloseReason, Config, Event, KeepAlive, ServerConnection, UsageError};
+use h1proto::{
+    CloseReason, Config, Event, KeepAlive, ServerConnection, UsageError, framing::BodyKind,
+};
 use http::{Response, StatusCode};
 use support::{Pair, last_end, poll_server};
 

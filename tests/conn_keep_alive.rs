@@ -5,7 +5,9 @@ mod support;
 
 use bytes::{Bytes, BytesMut};
 use h1proto::conn::State;
-use h1proto::{BodyKind, CloseReason, Config, Event, KeepAlive, ServerConnection, UsageError};
+use h1proto::{
+    CloseReason, Config, Event, KeepAlive, ServerConnection, UsageError, framing::BodyKind,
+};
 use http::{Method, Request, Response};
 use support::{Pair, ServerEvent, get, poll_server, request, responses};
 

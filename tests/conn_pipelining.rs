@@ -5,7 +5,7 @@ mod support;
 
 use bytes::BytesMut;
 use h1proto::conn::State;
-use h1proto::{BodyKind, CloseReason, Config, Event, KeepAlive, ServerConnection};
+use h1proto::{CloseReason, Config, Event, KeepAlive, ServerConnection, framing::BodyKind};
 use http::{Method, Request, Response, StatusCode};
 use support::{Pair, get, last_end, poll_server, request, responses};
 

@@ -6,7 +6,8 @@ mod support;
 use bytes::BytesMut;
 use h1proto::conn::State;
 use h1proto::{
-    BodyKind, ClientConnection, CloseReason, Config, ErrorKind, Event, KeepAlive, ServerConnection,
+    ClientConnection, CloseReason, Config, ErrorKind, Event, KeepAlive, ServerConnection,
+    framing::BodyKind,
 };
 use http::{HeaderMap, HeaderValue, Request, Response};
 use support::{Pair, ServerEvent, body_of, get, poll_client, poll_server};
@@ -17,7 +18,7 @@ fn trailers(name: &'static str, value: &'static str) -> HeaderMap {
     map
 }
 
-fn trailers_of<H: h1proto::decode::Head>(events: &[Event<H>]) -> Vec<HeaderMap> {
+fn trailers_of<H: h1proto::MessageHead>(events: &[Event<H>]) -> Vec<HeaderMap> {
     events
         .iter()
         .filter_map(|ev| match ev {

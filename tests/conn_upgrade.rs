@@ -50,7 +50,7 @@ fn an_upgrade_switches_both_sides_and_leaves_the_following_bytes() {
     assert_eq!(pair.server.send_state(), State::Switched);
     assert_eq!(
         pair.server.keep_alive(),
-        KeepAlive::Close(CloseReason::Upgraded)
+        KeepAlive::Close(CloseReason::Switched)
     );
     assert!(!pair.server.is_closed());
     assert!(pair.poll_server().unwrap().is_empty());
@@ -72,7 +72,7 @@ fn an_upgrade_switches_both_sides_and_leaves_the_following_bytes() {
     );
     assert_eq!(
         last_end(&events),
-        Some(KeepAlive::Close(CloseReason::Upgraded))
+        Some(KeepAlive::Close(CloseReason::Switched))
     );
     assert!(pair.client.is_switched());
     assert_eq!(pair.client.recv_state(), State::Switched);
@@ -119,7 +119,7 @@ fn connect_answered_200_opens_a_tunnel_on_both_sides() {
     assert_eq!(responses(&events), vec![(200, Vec::new())]);
     assert_eq!(
         last_end(&events),
-        Some(KeepAlive::Close(CloseReason::Upgraded))
+        Some(KeepAlive::Close(CloseReason::Switched))
     );
     assert!(pair.client.is_switched());
     assert_eq!(&pair.client_in[..], b"\x16\x03\x03 server hello");

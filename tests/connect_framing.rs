@@ -11,8 +11,8 @@ mod support;
 
 use bytes::BytesMut;
 use h1proto::{
-    BodyKind, ClientConnection, CloseReason, Config, ErrorKind, Event, KeepAlive, Limits,
-    RequestDecoder, RequestEncoder, ServerConnection, UsageError,
+    ClientConnection, CloseReason, Config, ErrorKind, Event, KeepAlive, Limits, RequestDecoder,
+    RequestEncoder, ServerConnection, UsageError, framing::BodyKind,
 };
 use http::{Method, Request, Response, StatusCode};
 

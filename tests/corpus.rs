@@ -17,7 +17,8 @@ use std::path::{Path, PathBuf};
 use bytes::BytesMut;
 use h1proto::leniency::Switch;
 use h1proto::{
-    Event, Limits, ReasonPhrase, RequestDecoder, RequestLeniency, ResponseDecoder, ResponseLeniency,
+    Event, Limits, ReasonPhrase, RequestDecoder, ResponseDecoder,
+    leniency::{RequestLeniency, ResponseLeniency},
 };
 use http::{HeaderMap, Method, Request, Response, Version};
 use serde_json::Value;
@@ -185,7 +186,7 @@ fn response_start(r: &Response<()>) -> Vec<String> {
 
 /// Abstracts over the two decoders.
 trait Decoder {
-    type Head: h1proto::decode::Head;
+    type Head: h1proto::MessageHead;
     fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Event<Self::Head>>, h1proto::Error>;
     fn decode_eof(
         &mut self,
@@ -195,14 +196,14 @@ trait Decoder {
     fn is_switched(&self) -> bool;
     fn is_closed(&self) -> bool;
     /// An interim response as the decoder's head type (requests have none).
-    fn interim(i: <Self::Head as h1proto::decode::Head>::Interim) -> Self::Head;
+    fn interim(i: <Self::Head as h1proto::MessageHead>::Interim) -> Self::Head;
 }
 
 macro_rules! impl_decoder {
     ($t:ty, $h:ty, $interim:expr) => {
         impl Decoder for $t {
             type Head = $h;
-            fn interim(i: <$h as h1proto::decode::Head>::Interim) -> $h {
+            fn interim(i: <$h as h1proto::MessageHead>::Interim) -> $h {
                 $interim(i)
             }
             fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Event<$h>>, h1proto::Error> {

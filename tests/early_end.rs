@@ -4,12 +4,14 @@
 //! any new input.
 
 use bytes::BytesMut;
-use h1proto::{BodyKind, CloseReason, Event, KeepAlive, Limits, RequestDecoder, ResponseDecoder};
+use h1proto::{
+    CloseReason, Event, KeepAlive, Limits, RequestDecoder, ResponseDecoder, framing::BodyKind,
+};
 use http::Method;
 
 /// What a decoder is asked in these tests, for both roles.
 trait Decoder {
-    type Head: h1proto::decode::Head;
+    type Head: h1proto::MessageHead;
     fn next(&mut self, buf: &mut BytesMut) -> Option<Event<Self::Head>>;
     fn body_complete(&self) -> bool;
     fn verdict(&self) -> KeepAlive;
@@ -58,7 +60,7 @@ struct Observed {
     closed_after_end: bool,
 }
 
-fn name<H: h1proto::decode::Head>(event: &Event<H>) -> &'static str {
+fn name<H: h1proto::MessageHead>(event: &Event<H>) -> &'static str {
     match event {
         Event::Head { .. } => "Head",
         Event::Interim(_) => "Interim",

@@ -227,7 +227,7 @@ fn a_second_head_is_refused_early_and_placed_in_the_stream() {
 /// names the switch where there is one.
 #[test]
 fn the_switches_apply_before_the_head_ends() {
-    use h1proto::ResponseLeniency;
+    use h1proto::leniency::ResponseLeniency;
     let lenient = || {
         let mut leniency = ResponseLeniency::strict();
         leniency.skip_invalid_fields = true;
@@ -285,7 +285,7 @@ fn at_most_ten_empty_lines_come_before_a_request_line() {
     assert_eq!(feed(&mut requests(), &mut buf, &two), None);
     // With bare_lf, a LF alone is an empty line, and counts as one.
     let lenient = || {
-        let mut leniency = h1proto::RequestLeniency::strict();
+        let mut leniency = h1proto::leniency::RequestLeniency::strict();
         leniency.bare_lf = true;
         RequestDecoder::with_leniency(Limits::default(), leniency)
     };

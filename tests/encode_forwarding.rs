@@ -3,7 +3,7 @@
 //! fields removed in one call. Every output is decoded back.
 
 use bytes::{Buf, BytesMut};
-use h1proto::encode::remove_hop_by_hop;
+use h1proto::remove_hop_by_hop;
 use h1proto::{
     EncoderConfig, Event, Limits, RequestDecoder, RequestEncoder, ResponseContext, ResponseDecoder,
     ResponseEncoder, Segments,
@@ -21,7 +21,7 @@ fn title_case() -> EncoderConfig {
 }
 
 /// The head, body and trailers a decoder makes of `wire`.
-fn decoded<H: h1proto::decode::Head>(
+fn decoded<H: h1proto::MessageHead>(
     wire: &str,
     mut decode: impl FnMut(&mut BytesMut) -> Result<Option<Event<H>>, h1proto::Error>,
 ) -> (H, Vec<u8>, Option<HeaderMap>) {

@@ -4,9 +4,9 @@
 
 use bytes::{Buf, Bytes, BytesMut};
 use h1proto::{
-    BodyKind, CloseReason, EncoderConfig, EncoderState, Event, KeepAlive, Limits, ReasonPhrase,
-    RequestEncoder, RequestKind, ResponseContext, ResponseDecoder, ResponseEncoder, Segments,
-    UsageError,
+    CloseReason, EncoderConfig, EncoderState, Event, KeepAlive, Limits, ReasonPhrase,
+    RequestEncoder, ResponseContext, ResponseDecoder, ResponseEncoder, Segments, UsageError,
+    framing::{BodyKind, RequestKind},
 };
 use http::{HeaderMap, Method, Request, Response, StatusCode, Version};
 
@@ -404,7 +404,7 @@ fn connect_success_and_switching_protocols_end_http() {
         .unwrap();
     enc.send_head(res, ctx(RequestKind::Connect)).unwrap();
     assert_eq!(take(enc.output()), "HTTP/1.1 200 OK\r\n\r\n");
-    assert_eq!(enc.state(), EncoderState::Closed(CloseReason::Upgraded));
+    assert_eq!(enc.state(), EncoderState::Closed(CloseReason::Switched));
 
     let mut enc = ResponseEncoder::default();
     let res = Response::builder()
@@ -418,7 +418,7 @@ fn connect_success_and_switching_protocols_end_http() {
         take(enc.output()),
         "HTTP/1.1 101 Switching Protocols\r\nconnection: upgrade\r\nupgrade: websocket\r\n\r\n"
     );
-    assert_eq!(enc.keep_alive(), KeepAlive::Close(CloseReason::Upgraded));
+    assert_eq!(enc.keep_alive(), KeepAlive::Close(CloseReason::Switched));
 
     // A failed CONNECT is an ordinary response.
     let mut enc = ResponseEncoder::default();

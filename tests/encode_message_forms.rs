@@ -4,8 +4,9 @@
 
 use bytes::{Buf, BytesMut};
 use h1proto::{
-    BodyKind, EncoderState, Event, KeepAlive, Limits, RequestDecoder, RequestEncoder, RequestKind,
-    ResponseContext, ResponseDecoder, ResponseEncoder, Segments, UsageError,
+    EncoderState, Event, KeepAlive, Limits, RequestDecoder, RequestEncoder, ResponseContext,
+    ResponseDecoder, ResponseEncoder, Segments, UsageError,
+    framing::{BodyKind, RequestKind},
 };
 use http::{Method, Request, Response, StatusCode};
 
@@ -14,7 +15,7 @@ fn take(out: &mut Segments) -> Vec<u8> {
 }
 
 /// Every event a decoder makes of `wire`, the peer then closing.
-fn events<H: h1proto::decode::Head>(
+fn events<H: h1proto::MessageHead>(
     wire: &[u8],
     mut decode: impl FnMut(&mut BytesMut, bool) -> Result<Option<Event<H>>, h1proto::Error>,
 ) -> Vec<Event<H>> {

@@ -7,11 +7,12 @@
 //! decoded back.
 
 use bytes::{Buf, Bytes, BytesMut};
-use h1proto::encode::remove_hop_by_hop;
+use h1proto::remove_hop_by_hop;
 use h1proto::wire::{FieldOrder, WireHead};
 use h1proto::{
-    BodyKind, EncoderConfig, Event, KeepAlive, Limits, RequestDecoder, RequestEncoder, RequestKind,
-    ResponseContext, ResponseDecoder, ResponseEncoder,
+    EncoderConfig, Event, KeepAlive, Limits, RequestDecoder, RequestEncoder, ResponseContext,
+    ResponseDecoder, ResponseEncoder,
+    framing::{BodyKind, RequestKind},
 };
 use http::header::{CONTENT_LENGTH, HOST, HeaderValue, VIA};
 use http::{Method, Request, Response, Version};

@@ -5,7 +5,7 @@
 use std::io::IoSlice;
 
 use bytes::{Buf, Bytes};
-use h1proto::{EncoderConfig, RequestKind, ResponseContext, ResponseEncoder, Segments};
+use h1proto::{EncoderConfig, ResponseContext, ResponseEncoder, Segments, framing::RequestKind};
 use http::Response;
 use proptest::prelude::*;
 

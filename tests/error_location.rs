@@ -7,8 +7,8 @@
 
 use bytes::BytesMut;
 use h1proto::{
-    ClientConnection, Config, Error, ErrorKind, Limits, RequestDecoder, RequestLeniency,
-    ResponseDecoder,
+    ClientConnection, Config, Error, ErrorKind, Limits, RequestDecoder, ResponseDecoder,
+    leniency::RequestLeniency,
 };
 
 /// Where a run stopped: the error's kind, offset and field.

@@ -4,7 +4,10 @@
 use h1proto::framing::{
     Framing, ResponseClass, connection_verdict, request_framing, response_class, response_framing,
 };
-use h1proto::{BodyKind, CloseReason, ErrorKind, KeepAlive, RequestKind};
+use h1proto::{
+    CloseReason, ErrorKind, KeepAlive,
+    framing::{BodyKind, RequestKind},
+};
 use http::header::{HeaderMap, HeaderName, HeaderValue};
 use http::{StatusCode, Version};
 

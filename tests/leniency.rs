@@ -6,9 +6,10 @@
 use bytes::BytesMut;
 use h1proto::leniency::Switch;
 use h1proto::{
-    BodyKind, ClientConnection, CloseReason, Config, ErrorKind, Event, KeepAlive, Limits,
-    ReasonPhrase, RequestDecoder, RequestLeniency, ResponseDecoder, ResponseLeniency,
-    ServerConnection,
+    ClientConnection, CloseReason, Config, ErrorKind, Event, KeepAlive, Limits, ReasonPhrase,
+    RequestDecoder, ResponseDecoder, ServerConnection,
+    framing::BodyKind,
+    leniency::{RequestLeniency, ResponseLeniency},
 };
 use http::Method;
 
@@ -48,7 +49,7 @@ fn push(events: &mut Vec<Ev>, ev: Ev) {
     }
 }
 
-fn common<H: h1proto::decode::Head>(ev: Event<H>) -> Ev {
+fn common<H: h1proto::MessageHead>(ev: Event<H>) -> Ev {
     match ev {
         Event::Data(d) => Ev::Data(d.to_vec()),
         Event::Trailers(t) => Ev::Trailers(fields(&t)),

@@ -3,8 +3,8 @@
 
 use bytes::{Buf, Bytes, BytesMut};
 use h1proto::{
-    EncoderConfig, Event, KeepAlive, Limits, RequestDecoder, RequestEncoder, RequestKind,
-    ResponseContext, ResponseDecoder, ResponseEncoder,
+    EncoderConfig, Event, KeepAlive, Limits, RequestDecoder, RequestEncoder, ResponseContext,
+    ResponseDecoder, ResponseEncoder, framing::RequestKind,
 };
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, Response, StatusCode, Version};
 use proptest::prelude::*;
@@ -84,7 +84,7 @@ fn trailer_map() -> HeaderMap {
 
 /// Feeds `wire` in pieces cut by `splits` and collects every event, ending
 /// with the peer closing when `eof`.
-fn decode_all<H: h1proto::decode::Head>(
+fn decode_all<H: h1proto::MessageHead>(
     wire: &[u8],
     splits: &[usize],
     mut decode: impl FnMut(&mut BytesMut, bool) -> Result<Option<Event<H>>, h1proto::Error>,
@@ -123,7 +123,7 @@ struct Decoded<H> {
     end: Option<KeepAlive>,
 }
 
-fn collect<H: h1proto::decode::Head>(events: Vec<Event<H>>) -> Decoded<H> {
+fn collect<H: h1proto::MessageHead>(events: Vec<Event<H>>) -> Decoded<H> {
     let mut d = Decoded {
         heads: Vec::new(),
         interim: 0,
@@ -297,7 +297,7 @@ proptest! {
         let chunked_stream;
         if body.streaming {
             let kind = enc.send_head(head().body(()).unwrap(), ctx).unwrap();
-            chunked_stream = kind == h1proto::BodyKind::Chunked;
+            chunked_stream = kind == h1proto::framing::BodyKind::Chunked;
             if !switch {
                 for piece in body.pieces() {
                     if send_body {

@@ -7,8 +7,8 @@
 
 use bytes::BytesMut;
 use h1proto::{
-    BodyKind, CloseReason, Config, ErrorKind, Event, KeepAlive, Limits, RequestDecoder,
-    ResponseDecoder, ServerConnection,
+    CloseReason, Config, ErrorKind, Event, KeepAlive, Limits, RequestDecoder, ResponseDecoder,
+    ServerConnection, framing::BodyKind,
 };
 use http::Method;
 
@@ -38,7 +38,7 @@ fn push(events: &mut Vec<Ev>, ev: Ev) {
     }
 }
 
-fn common<H: h1proto::decode::Head>(ev: Event<H>) -> Ev {
+fn common<H: h1proto::MessageHead>(ev: Event<H>) -> Ev {
     match ev {
         Event::Data(d) => Ev::Data(d.to_vec()),
         Event::Trailers(t) => Ev::Trailers(t.keys().map(|k| k.to_string()).collect()),

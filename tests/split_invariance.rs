@@ -23,8 +23,11 @@ use std::collections::BTreeMap;
 
 use bytes::BytesMut;
 use h1proto::wire::WireHead;
-use h1proto::{BodyKind, CloseReason, ErrorKind, Event, KeepAlive, Limits, ReasonPhrase};
-use h1proto::{RequestDecoder, RequestLeniency, ResponseDecoder, ResponseLeniency};
+use h1proto::{CloseReason, ErrorKind, Event, KeepAlive, Limits, ReasonPhrase, framing::BodyKind};
+use h1proto::{
+    RequestDecoder, ResponseDecoder,
+    leniency::{RequestLeniency, ResponseLeniency},
+};
 use http::{Method, Version};
 use proptest::prelude::*;
 use proptest::sample::select;
@@ -161,7 +164,7 @@ trait Decoder {
     fn closed(&self) -> bool;
 }
 
-fn data_or<H: h1proto::decode::Head>(
+fn data_or<H: h1proto::MessageHead>(
     event: Event<H>,
     head: impl FnOnce(H, BodyKind) -> Norm,
     interim: impl FnOnce(H::Interim) -> Norm,
@@ -284,7 +287,7 @@ fn wire_norm(wire: &WireHead, body: BodyKind) -> Norm {
     }
 }
 
-fn as_wire<H: h1proto::decode::Head>(
+fn as_wire<H: h1proto::MessageHead>(
     event: Event<H>,
     view: impl FnOnce(H, BodyKind) -> Norm,
     interim: impl FnOnce(H::Interim) -> Norm,
@@ -1125,7 +1128,7 @@ fn encode_response(spec: &ResponseSpec, last: bool) -> Message {
         }
     };
     if switch {
-        verdict = KeepAlive::Close(CloseReason::Upgraded);
+        verdict = KeepAlive::Close(CloseReason::Switched);
     }
     let fields = place(spec.fields.clone(), extra);
     write_status_line(&mut bytes, spec.v11, status, &spec.reason);

@@ -6,9 +6,11 @@
 
 use bytes::BytesMut;
 use h1proto::wire::WireHead;
+use h1proto::framing::BodyKind;
+use h1proto::leniency::ResponseLeniency;
 use h1proto::{
-    BodyKind, CloseReason, ErrorKind, Event, KeepAlive, Limits, RequestDecoder, ResponseDecoder,
-    ResponseLeniency,
+    CloseReason, ErrorKind, Event, KeepAlive, Limits, MessageHead, RequestDecoder,
+    ResponseDecoder,
 };
 use http::{Method, StatusCode, Version};
 
@@ -27,7 +29,7 @@ fn responses(methods: &[Method]) -> ResponseDecoder {
     dec
 }
 
-fn wire<H: h1proto::decode::Head>(event: Option<Event<H>>) -> (WireHead, BodyKind) {
+fn wire<H: MessageHead>(event: Option<Event<H>>) -> (WireHead, BodyKind) {
     match event {
         Some(Event::Wire { head, body }) => (head, body),
         other => panic!("not a wire head: {other:?}"),

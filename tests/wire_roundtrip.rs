@@ -16,7 +16,7 @@
 //! encoder, at the end of the head.
 
 use bytes::{Buf, Bytes, BytesMut};
-use h1proto::encode::remove_hop_by_hop;
+use h1proto::remove_hop_by_hop;
 use h1proto::{
     Event, Limits, RequestDecoder, RequestEncoder, ResponseContext, ResponseDecoder,
     ResponseEncoder,

@@ -9,8 +9,8 @@
 use bytes::BytesMut;
 use h1proto::wire::{FieldOrder, WireHead};
 use h1proto::{
-    Config, Event, Limits, RequestDecoder, RequestLeniency, ResponseDecoder, ResponseLeniency,
-    ServerConnection, UsageError,
+    Config, Event, Limits, RequestDecoder, ResponseDecoder, ServerConnection, UsageError,
+    leniency::{RequestLeniency, ResponseLeniency},
 };
 use http::{Request, Response};
 

@@ -9,7 +9,7 @@
 //! in the received order and spelling and the proxy's own after them
 //! (`h1proto::wire::FieldOrder` has the rule).
 
-use h1proto::encode::remove_hop_by_hop;
+use h1proto::remove_hop_by_hop;
 use http::header::{
     CONTENT_LENGTH, EXPECT, HOST, HeaderMap, HeaderValue, TRAILER, TRANSFER_ENCODING, VIA,
 };

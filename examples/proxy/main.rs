@@ -40,7 +40,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use h1proto::adapter::tokio::Server;
-use h1proto::{BodyKind, Config, Io, ServerSession, Session, SessionError, Step};
+use h1proto::{Config, Io, ServerSession, Session, SessionError, Step, framing::BodyKind};
 use http::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
 use http::{Method, Request, Response, StatusCode, Version};
 use tokio::net::{TcpListener, TcpStream};

@@ -35,9 +35,10 @@
 
 use bytes::{Buf, Bytes, BytesMut};
 use h1proto::{
-    BodyKind, ClientConnection, Config, ErrorKind, Event, KeepAlive, Limits, ReasonPhrase,
-    RequestDecoder, RequestEncoder, RequestLeniency, ResponseContext, ResponseDecoder,
-    ResponseEncoder, ResponseLeniency, ServerConnection,
+    ClientConnection, Config, ErrorKind, Event, KeepAlive, Limits, ReasonPhrase, RequestDecoder,
+    RequestEncoder, ResponseContext, ResponseDecoder, ResponseEncoder, ServerConnection,
+    framing::BodyKind,
+    leniency::{RequestLeniency, ResponseLeniency},
 };
 use http::{HeaderMap, Method, Request, Response};
 
@@ -238,7 +239,7 @@ fn norm_response(ev: Event<Response<()>>) -> Ev {
     }
 }
 
-fn norm_common<H: h1proto::decode::Head>(ev: Event<H>) -> Ev {
+fn norm_common<H: h1proto::MessageHead>(ev: Event<H>) -> Ev {
     match ev {
         Event::Data(d) => {
             assert!(!d.is_empty(), "an empty Data event");
@@ -316,7 +317,7 @@ impl Dec for ResponseDecoder {
 /// must give the same outcome: the mode only skips `http` types.
 struct AsWire<D>(D);
 
-fn wire_ev<H: h1proto::decode::Head>(
+fn wire_ev<H: h1proto::MessageHead>(
     ev: Event<H>,
     view: impl FnOnce(&H) -> Vec<u8>,
     interim: impl FnOnce(&H::Interim) -> Vec<u8>,

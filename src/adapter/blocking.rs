@@ -160,22 +160,25 @@ impl<S: Transport, T: Session> Driver<S, T, Blocking> {
         &mut self,
         mut call: impl FnMut(&mut T, Instant) -> Result<Step<V>, SessionError>,
     ) -> io::Result<V> {
+        // The clock is read when the call starts and after each I/O, which
+        // may block; in between only the session's own work passes.
+        let mut now = Instant::now();
         loop {
             let flag = &mut self.runtime.shutdown;
             if flag.as_ref().is_some_and(|f| f.load(Ordering::Relaxed)) {
                 *flag = None;
-                self.session.shutdown(Instant::now());
+                self.session.shutdown(now);
             }
-            match call(&mut self.session, Instant::now())? {
+            match call(&mut self.session, now)? {
                 Step::Ready(value) => return Ok(value),
-                Step::Io(step) => self.perform(step)?,
+                Step::Io(step) => now = self.perform(step, now)?,
             }
         }
     }
 
-    /// One I/O, bounded by the session's deadline.
-    fn perform(&mut self, step: Io) -> io::Result<()> {
-        let now = Instant::now();
+    /// One I/O, bounded by the session's deadline; returns the time it
+    /// ended.
+    fn perform(&mut self, step: Io, now: Instant) -> io::Result<Instant> {
         let mut wait = self
             .session
             .poll_timeout()
@@ -185,7 +188,7 @@ impl<S: Transport, T: Session> Driver<S, T, Blocking> {
         }
         if wait == Some(Duration::ZERO) {
             self.session.handle_timeout(now);
-            return Ok(());
+            return Ok(now);
         }
         // Setting a timeout is a system call: only when the one set would
         // wake too late, or far too early.
@@ -227,7 +230,7 @@ impl<S: Transport, T: Session> Driver<S, T, Blocking> {
             (Ok(n), Io::Write) => s.handle_write(n, now),
             (Ok(_), _) => {}
         }
-        Ok(())
+        Ok(now)
     }
 }
 

@@ -37,7 +37,9 @@
 use std::future::{Future, poll_fn};
 use std::io::{self, IoSlice};
 use std::pin::{Pin, pin};
-use std::task::{Context, Poll};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll, Wake, Waker};
 use std::time::Instant;
 
 use bytes::{Bytes, BytesMut};
@@ -64,6 +66,32 @@ pub struct TokioState {
     shutdown: Option<Signal>,
     /// The timer for the session's deadlines (see [`arm`]).
     timer: Option<Pin<Box<tokio::time::Sleep>>>,
+    /// What the shutdown signal and the timer are polled with (see
+    /// [`Alarm`]).
+    alarm: Option<(Arc<Alarm>, Waker)>,
+}
+
+/// The waker the shutdown signal and the timer are polled with: it wakes
+/// the task and notes that it did. While the task waits for I/O, the two
+/// are polled again only when it rang (one of them may be ready), when
+/// the timer was moved, or when the task's own waker changed; a task
+/// woken by its socket does not poll them again for nothing. A future
+/// need not be polled again until its waker is woken, so nothing is
+/// missed.
+struct Alarm {
+    rang: AtomicBool,
+    task: Waker,
+}
+
+impl Wake for Alarm {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.rang.store(true, Ordering::Release);
+        self.task.wake_by_ref();
+    }
 }
 
 impl sealed::Runtime for Tokio {
@@ -124,16 +152,23 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
         }
     }
     /// One I/O, raced against the session's deadline and the shutdown
-    /// signal; returns the time it ended. The deadline, the timer and the
-    /// signal are looked at only when the I/O cannot complete at once:
-    /// most writes, and reads of bytes already there, never wait.
+    /// signal; returns the time it ended (`now` again when it did not have
+    /// to wait: most writes, and reads of bytes already there, take no
+    /// time worth a clock reading). The deadline, the timer and the signal
+    /// are looked at only when the I/O cannot complete at once.
     async fn perform(&mut self, step: Io, now: Instant) -> io::Result<Instant> {
         let Driver {
             io,
             session,
-            runtime: TokioState { shutdown, timer },
+            runtime:
+                TokioState {
+                    shutdown,
+                    timer,
+                    alarm,
+                },
         } = self;
         let mut armed = false;
+        let mut waited = false;
         let done = poll_fn(|cx| {
             // A fresh I/O future each poll: all three are cancel-safe, and
             // none keeps state between polls.
@@ -145,25 +180,47 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
             if let Poll::Ready(done) = io_done {
                 return Poll::Ready(Some(done));
             }
-            if let Some(signal) = shutdown {
-                if signal.as_mut().poll(cx).is_ready() {
-                    return Poll::Ready(None);
-                }
-            }
+            waited = true;
+            let mut due = false;
             if !armed {
                 armed = true;
-                match session.poll_timeout() {
+                due = match session.poll_timeout() {
                     Some(at) => arm(timer, at, now),
-                    None => *timer = None,
+                    None => {
+                        *timer = None;
+                        false
+                    }
+                };
+            }
+            let waker = match alarm {
+                Some((alarm, waker)) if alarm.task.will_wake(cx.waker()) => {
+                    due |= alarm.rang.swap(false, Ordering::AcqRel);
+                    &*waker
+                }
+                _ => {
+                    due = true;
+                    let new = Arc::new(Alarm {
+                        rang: AtomicBool::new(false),
+                        task: cx.waker().clone(),
+                    });
+                    &alarm.insert((new.clone(), Waker::from(new))).1
+                }
+            };
+            if due {
+                let mut cx = Context::from_waker(waker);
+                if let Some(signal) = shutdown {
+                    if signal.as_mut().poll(&mut cx).is_ready() {
+                        return Poll::Ready(None);
+                    }
+                }
+                if let Some(Poll::Ready(())) = timer.as_mut().map(|t| t.as_mut().poll(&mut cx)) {
+                    return Poll::Ready(Some(Err(io::ErrorKind::TimedOut.into())));
                 }
             }
-            match timer.as_mut().map(|timer| timer.as_mut().poll(cx)) {
-                Some(Poll::Ready(())) => Poll::Ready(Some(Err(io::ErrorKind::TimedOut.into()))),
-                _ => Poll::Pending,
-            }
+            Poll::Pending
         })
         .await;
-        let now = Instant::now();
+        let now = if waited { Instant::now() } else { now };
         match (done, step) {
             (None, _) => {
                 *shutdown = None;
@@ -184,17 +241,23 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
 /// once per connection and moved only when it would go off too late or
 /// has gone off, since registering a timer for every wait would cost more
 /// than the request waited for. Going off early is harmless: the
-/// session's `handle_timeout` does nothing before its deadline.
-fn arm(timer: &mut Option<Pin<Box<tokio::time::Sleep>>>, at: Instant, now: Instant) {
+/// session's `handle_timeout` does nothing before its deadline. Returns
+/// whether the timer was made or moved (it must then be polled).
+fn arm(timer: &mut Option<Pin<Box<tokio::time::Sleep>>>, at: Instant, now: Instant) -> bool {
     let at = tokio::time::Instant::from_std(at);
     match timer {
         Some(timer) => {
             let armed = timer.deadline();
-            if armed > at || armed <= tokio::time::Instant::from_std(now) {
+            let moved = armed > at || armed <= tokio::time::Instant::from_std(now);
+            if moved {
                 timer.as_mut().reset(at);
             }
+            moved
         }
-        None => *timer = Some(Box::pin(tokio::time::sleep_until(at))),
+        None => {
+            *timer = Some(Box::pin(tokio::time::sleep_until(at)));
+            true
+        }
     }
 }
 
@@ -219,6 +282,10 @@ fn poll_write<S: AsyncWrite>(
 /// and answered with what `handler` returns; the connection is then
 /// closed the way its session decides. A peer's protocol error or timeout
 /// is answered by the session, then returned as an `io::Error`.
+///
+/// # Errors
+///
+/// An I/O error, or the peer's error or timeout that ended the connection.
 pub async fn serve<S, F, Fut>(io: S, config: Config, mut handler: F) -> io::Result<()>
 where
     S: AsyncRead + AsyncWrite + Unpin,
@@ -249,6 +316,8 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Server<S> {
     /// completes (a `tokio::sync::watch` change, a `Notify`, ...).
     pub fn shutdown_on(&mut self, signal: impl Future<Output = ()> + Send + 'static) {
         self.runtime.shutdown = Some(Box::pin(signal));
+        // The new signal has never been polled: the next wait polls it.
+        self.runtime.alarm = None;
     }
 
     /// [`ServerSession::next_request`], doing the I/O it needs.

@@ -113,6 +113,7 @@ impl<R: Side> Connection<R> {
     ///
     /// The peer's protocol [`Error`]. It is returned again on every call;
     /// the connection must close.
+    #[inline]
     pub fn poll_event(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
         loop {
             if let Some(err) = &self.error {
@@ -125,6 +126,13 @@ impl<R: Side> Connection<R> {
                     let at = self.decoder.consumed();
                     return Err(self.fail_at(err, at));
                 }
+            }
+            if buf.is_empty() && !self.eof && self.decoder.is_idle() {
+                // Between messages with nothing read: the decoder would
+                // find nothing. A server's session asks here twice per
+                // keep-alive exchange (before writing, before reading).
+                self.sync();
+                return Ok(None);
             }
             let before = buf.len();
             let decoded = if self.eof {

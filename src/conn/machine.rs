@@ -229,7 +229,7 @@ pub(crate) const RULES: &[Rule] = &[
         client: ANY,
         server: &[S::Switched],
         flags: &[(Flag::KeepAlive, true)],
-        then: &[Then::Close(CloseReason::Upgraded)],
+        then: &[Then::Close(CloseReason::Switched)],
         why: "HTTP is over on a switched connection",
     },
     Rule {
@@ -474,9 +474,25 @@ impl Machine {
             && self.flag_bits() & mask == want
     }
 
-    /// Applies the state-triggered rules until none matches.
+    /// Applies the state-triggered rules until none matches: where they
+    /// end from each joint configuration is worked out at compile time
+    /// ([`SETTLED`]), so this is one lookup.
     #[inline]
     fn settle(&mut self) {
+        let to = SETTLED[self.client as usize][self.server as usize][usize::from(self.flag_bits())];
+        self.client = to.client;
+        self.server = to.server;
+        self.switch = to.switch;
+        self.expect = to.expect;
+        if let Some(reason) = to.close {
+            self.verdict = self.verdict.and(KeepAlive::Close(reason));
+        }
+    }
+
+    /// [`settle`](Self::settle) the long way, rule after rule: what the
+    /// table is checked against.
+    #[cfg(test)]
+    fn settle_by_rules(&mut self) {
         // Each rule changes a state or clears a flag for good, so this
         // ends; the bound only guards against a table mistake.
         for _ in 0..4 * RULES.len() {
@@ -492,6 +508,7 @@ impl Machine {
         debug_assert!(false, "the rules do not settle: {self:?}");
     }
 
+    #[cfg(test)]
     fn apply(&mut self, rule: &Rule) {
         for then in rule.then {
             match *then {
@@ -529,6 +546,7 @@ impl Machine {
         bits
     }
 
+    #[cfg(test)]
     /// `true` when applying `rule` would change something.
     fn changes(&self, rule: &Rule) -> bool {
         rule.then.iter().any(|then| match *then {
@@ -572,7 +590,9 @@ static NEXT: [[[u8; INPUTS]; STATES]; 2] = {
 };
 
 /// For each joint state (client, server), the rules whose state lists
-/// match it, as a bit set: most events end where none does.
+/// match it, as a bit set (for `settle_by_rules`, which checks
+/// [`SETTLED`]).
+#[cfg(test)]
 static CANDIDATES: [[u32; STATES]; STATES] = {
     let mut table = [[0u32; STATES]; STATES];
     let mut r = 0;
@@ -593,8 +613,8 @@ static CANDIDATES: [[u32; STATES]; STATES] = {
     table
 };
 
-/// Each rule's flag conditions as (mask, wanted bits), built at compile
-/// time.
+/// Each rule's flag conditions as (mask, wanted bits).
+#[cfg(test)]
 static RULE_FLAGS: [(u8, u8); RULES.len()] = {
     let mut table = [(0u8, 0u8); RULES.len()];
     let mut r = 0;
@@ -614,6 +634,7 @@ static RULE_FLAGS: [(u8, u8); RULES.len()] = {
 };
 
 /// For each value of the flag bits, the rules whose flag conditions hold.
+#[cfg(test)]
 static BY_FLAGS: [u32; 64] = {
     let mut table = [0u32; 64];
     let mut bits = 0;
@@ -630,6 +651,108 @@ static BY_FLAGS: [u32; 64] = {
     }
     table
 };
+
+/// Where the rules settle from one joint configuration.
+#[derive(Debug, Clone, Copy)]
+struct Settled {
+    client: State,
+    server: State,
+    switch: bool,
+    expect: bool,
+    /// The reason of the first rule that closed a reusable verdict.
+    close: Option<CloseReason>,
+}
+
+/// For each joint state (client, server) and each value of the flag bits,
+/// where the rules settle (see [`Machine::settle`]), built at compile time
+/// by applying [`RULES`] as `settle_by_rules` does.
+static SETTLED: [[[Settled; 64]; STATES]; STATES] = {
+    let mut table = [[[Settled {
+        client: State::Idle,
+        server: State::Idle,
+        switch: false,
+        expect: false,
+        close: None,
+    }; 64]; STATES]; STATES];
+    let mut c = 0;
+    while c < STATES {
+        let mut sv = 0;
+        while sv < STATES {
+            let mut bits = 0;
+            while bits < 64 {
+                table[c][sv][bits] = settled(c, sv, bits as u8);
+                bits += 1;
+            }
+            sv += 1;
+        }
+        c += 1;
+    }
+    table
+};
+
+/// Applies the first rule that matches until none does (bounded as the
+/// runtime loop is).
+const fn settled(client: usize, server: usize, bits: u8) -> Settled {
+    let mut to = Settled {
+        client: ALL_STATES[client],
+        server: ALL_STATES[server],
+        switch: bits & Flag::SwitchProposed.bit() != 0,
+        expect: bits & Flag::ExpectContinue.bit() != 0,
+        close: None,
+    };
+    let mut bits = bits;
+    let mut rounds = 0;
+    while rounds < 4 * RULES.len() {
+        let mut r = 0;
+        while r < RULES.len() && !rule_matches(&RULES[r], to.client, to.server, bits) {
+            r += 1;
+        }
+        if r == RULES.len() {
+            break;
+        }
+        let then = RULES[r].then;
+        let mut k = 0;
+        while k < then.len() {
+            match then[k] {
+                Then::Client(s) => to.client = s,
+                Then::Server(s) => to.server = s,
+                Then::Close(reason) => {
+                    if bits & Flag::KeepAlive.bit() != 0 {
+                        bits &= !Flag::KeepAlive.bit();
+                        to.close = Some(reason);
+                    }
+                }
+                Then::ForgetSwitch => {
+                    bits &= !Flag::SwitchProposed.bit();
+                    to.switch = false;
+                }
+                Then::ForgetExpect => {
+                    bits &= !Flag::ExpectContinue.bit();
+                    to.expect = false;
+                }
+            }
+            k += 1;
+        }
+        rounds += 1;
+    }
+    to
+}
+
+/// `true` when `rule` applies to these states and flag bits.
+const fn rule_matches(rule: &Rule, client: State, server: State, bits: u8) -> bool {
+    if !lists(rule.client, client as usize) || !lists(rule.server, server as usize) {
+        return false;
+    }
+    let mut k = 0;
+    while k < rule.flags.len() {
+        let (flag, value) = rule.flags[k];
+        if (bits & flag.bit() != 0) != value {
+            return false;
+        }
+        k += 1;
+    }
+    true
+}
 
 /// `true` when `list` is empty (any state) or holds the state of index `i`.
 const fn lists(list: &[State], i: usize) -> bool {
@@ -858,6 +981,49 @@ mod tests {
                             .all(|(i, r)| !(m.matches(i) && m.changes(r))),
                         "{m:?}"
                     );
+                }
+            }
+        }
+    }
+
+    /// The compile-time table ends where applying the rules one after
+    /// the other ends, from every joint state and every flag value.
+    #[test]
+    fn the_settle_table_is_the_rules_applied() {
+        for client in ALL {
+            for server in ALL {
+                for bits in 0..64u8 {
+                    for verdict in [
+                        KeepAlive::Reusable,
+                        KeepAlive::Close(CloseReason::PeerClose),
+                    ] {
+                        // MoreDue without LastDue means two or more in
+                        // flight; LastDue without MoreDue, none.
+                        let in_flight = match (bits & 8 != 0, bits & 16 != 0) {
+                            (true, true) => 1,
+                            (true, false) => 2,
+                            (false, true) => 0,
+                            (false, false) => continue,
+                        };
+                        let keep = verdict.is_reusable();
+                        if keep != (bits & 1 != 0) {
+                            continue;
+                        }
+                        let m = Machine {
+                            client,
+                            server,
+                            verdict,
+                            switch: bits & 2 != 0,
+                            expect: bits & 4 != 0,
+                            responses_end: bits & 32 != 0,
+                            in_flight,
+                        };
+                        assert_eq!(m.flag_bits(), bits);
+                        let (mut by_table, mut by_rules) = (m.clone(), m.clone());
+                        by_table.settle();
+                        by_rules.settle_by_rules();
+                        assert_eq!(by_table, by_rules, "from {m:?}");
+                    }
                 }
             }
         }

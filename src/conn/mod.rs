@@ -15,17 +15,15 @@
 //!    until it returns `Ok(None)` (call `recv_eof` first when the read
 //!    returned 0 bytes);
 //! 2. act on each event, queueing messages with the `send_*` methods;
-//! 3. drain [`output`](ServerConnection::output) with one vectored write;
-//! 4. if [`is_closed`](ServerConnection::is_closed), close the socket once
-//!    the output is drained; if [`is_switched`](ServerConnection::is_switched),
+//! 3. drain [`output`](crate::ServerConnection::output) with one vectored write;
+//! 4. if [`is_closed`](crate::ServerConnection::is_closed), close the socket once
+//!    the output is drained; if [`is_switched`](crate::ServerConnection::is_switched),
 //!    the bytes left in your buffer belong to the new protocol.
 
-mod client;
+pub(crate) mod client;
 mod core;
 mod machine;
-mod server;
+pub(crate) mod server;
 
-pub use client::ClientConnection;
 pub use core::Connection;
 pub use machine::State;
-pub use server::ServerConnection;

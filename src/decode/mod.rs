@@ -1,15 +1,5 @@
-//! Decoders: bytes from the peer in, events out.
-//!
-//! The caller owns the read buffer (a [`BytesMut`]) and hands it to
-//! [`RequestDecoder::decode`] or [`ResponseDecoder::decode`], which split
-//! off what they consume. Each call returns at most one [`Event`]; `Ok(None)`
-//! means "read more bytes into the buffer, then call again". When the peer
-//! closes its side, call `decode_eof` instead until it returns `Ok(None)`.
-//!
-//! A message is `Head`, zero or more `Data`, at most one `Trailers`, then
-//! `End`. The decoder never asks for more input between the last body byte
-//! and `End`: once the last `Data` has been returned, the next call returns
-//! `End` at once, and [`RequestDecoder::is_body_complete`] is already `true`.
+//! Decoders: bytes from the peer in, events out ([`Decoder`] has the
+//! flow).
 
 mod body;
 pub(crate) mod role;
@@ -49,7 +39,7 @@ use body::{BodyDecoder, BodyEvent, Chunked};
 /// `match` may leave it out.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
-pub enum Event<H: Head> {
+pub enum Event<H: MessageHead> {
     /// The head of a message: an `http::Request<()>` or `http::Response<()>`
     /// whose field values are slices of the input, and how its body is framed.
     Head {
@@ -94,17 +84,17 @@ pub enum Event<H: Head> {
 
 /// The head of a decoded message: `http::Request<()>` or
 /// `http::Response<()>`. Sealed.
-pub trait Head: role::SealedHead + fmt::Debug {
+pub trait MessageHead: role::SealedHead + fmt::Debug {
     /// What an interim response is for this kind of message: a
     /// `Response<()>`, or for requests an empty type.
     type Interim: fmt::Debug;
 }
 
-impl Head for Request<()> {
+impl MessageHead for Request<()> {
     type Interim = Infallible;
 }
 
-impl Head for Response<()> {
+impl MessageHead for Response<()> {
     type Interim = Response<()>;
 }
 
@@ -166,7 +156,7 @@ pub(crate) struct Core {
     failure: Option<Error>,
 }
 
-enum Step<H: Head> {
+enum Step<H: MessageHead> {
     Event(Event<H>),
     NeedMore,
     /// A head was found: `len` bytes at the start of the buffer.
@@ -202,7 +192,7 @@ impl Core {
     ///
     /// Errors are bare kinds here; [`Core::error`] gives them the switch
     /// that would accept the input, off the hot path.
-    fn step<H: Head>(
+    fn step<H: MessageHead>(
         &mut self,
         buf: &mut BytesMut,
         is_request: bool,
@@ -221,7 +211,7 @@ impl Core {
                         self.names.keep_names();
                         State::Head
                     }
-                    KeepAlive::Close(CloseReason::Upgraded) => State::Switched,
+                    KeepAlive::Close(CloseReason::Switched) => State::Switched,
                     KeepAlive::Close(_) => State::Closed,
                 };
                 Ok(Step::Event(Event::End(self.verdict)))
@@ -469,6 +459,17 @@ impl Core {
 /// role ([`RequestDecoder`]), responses for the [`Client`] role
 /// ([`ResponseDecoder`]). Everything but the start line, the framing
 /// decision and (for responses) the requests in flight is shared.
+///
+/// The caller owns the read buffer (a [`BytesMut`]) and hands it to
+/// [`RequestDecoder::decode`] or [`ResponseDecoder::decode`], which split
+/// off what they consume. Each call returns at most one [`Event`]; `Ok(None)`
+/// means "read more bytes into the buffer, then call again". When the peer
+/// closes its side, call `decode_eof` instead until it returns `Ok(None)`.
+///
+/// A message is `Head`, zero or more `Data`, at most one `Trailers`, then
+/// `End`. The decoder never asks for more input between the last body byte
+/// and `End`: once the last `Data` has been returned, the next call returns
+/// `End` at once, and [`RequestDecoder::is_body_complete`] is already `true`.
 pub struct Decoder<R: Role> {
     core: Core,
     pending: R::Pending,
@@ -509,7 +510,7 @@ pub type RequestDecoder = Decoder<Server>;
 ///
 /// ```
 /// use bytes::BytesMut;
-/// use h1proto::{BodyKind, Event, Limits, ResponseDecoder};
+/// use h1proto::{Event, Limits, ResponseDecoder, framing::BodyKind};
 /// use http::Method;
 ///
 /// let mut dec = ResponseDecoder::new(Limits::default());
@@ -767,7 +768,10 @@ impl<R: Role> Decoder<R> {
     /// [`Limits::max_fields`] fields is dropped instead of kept.
     pub fn recycle_fields(&mut self, mut map: HeaderMap) {
         if map.capacity() <= self.core.limits.max_fields.saturating_mul(2) {
-            map.clear();
+            // An encoder hands its maps back emptied already.
+            if !map.is_empty() {
+                map.clear();
+            }
             self.core.spare = Some(map);
         }
     }
@@ -1011,7 +1015,7 @@ fn wire_response_head(
                 ResponseClass::Switch => {
                     pending.in_flight.pop_front();
                     pending.interim = 0;
-                    core.start_body(framing, KeepAlive::Close(CloseReason::Upgraded));
+                    core.start_body(framing, KeepAlive::Close(CloseReason::Switched));
                     BodyKind::Empty
                 }
                 ResponseClass::Final => {
@@ -1103,7 +1107,7 @@ fn full_response_head(
         ResponseClass::Switch => {
             pending.in_flight.pop_front();
             pending.interim = 0;
-            core.start_body(framing, KeepAlive::Close(CloseReason::Upgraded));
+            core.start_body(framing, KeepAlive::Close(CloseReason::Switched));
             Ok(Event::Head {
                 head: response,
                 body: BodyKind::Empty,

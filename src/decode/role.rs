@@ -8,7 +8,7 @@
 use bytes::Bytes;
 use http::{Request, Response};
 
-use super::{Core, Event, Head, InFlight, request_head, response_head};
+use super::{Core, Event, InFlight, MessageHead, request_head, response_head};
 use crate::error::Error;
 use crate::leniency::{RequestLeniency, ResponseLeniency, Rules};
 use crate::role::{Client, Server};
@@ -17,7 +17,7 @@ use crate::role::{Client, Server};
 /// named outside the crate.
 pub trait Receive: Sized {
     /// The head of the messages the role receives.
-    type Recv: Head;
+    type Recv: MessageHead;
     /// The leniency switches of those messages.
     type Leniency: Copy + Default + std::fmt::Debug;
     #[doc(hidden)]

@@ -38,7 +38,7 @@ use crate::grammar::list_elements;
 /// fields.insert("keep-alive", "timeout=5".parse().unwrap());
 /// fields.insert("transfer-encoding", "chunked".parse().unwrap());
 /// fields.insert("x-end-to-end", "kept".parse().unwrap());
-/// h1proto::encode::remove_hop_by_hop(&mut fields);
+/// h1proto::remove_hop_by_hop(&mut fields);
 /// assert_eq!(fields.len(), 1);
 /// assert!(fields.contains_key("x-end-to-end"));
 /// ```

@@ -1,82 +1,5 @@
-//! Encoders: `http` messages in, framed byte segments out.
-//!
-//! A [`ResponseEncoder`] (server side) or [`RequestEncoder`] (client side)
-//! turns a message into HTTP/1.1 bytes and appends them to its output queue,
-//! a [`Segments`]. Nothing is written anywhere: the caller drains the queue
-//! into its socket with a vectored write whenever it likes, and everything
-//! queued since the last drain leaves together (writes are always corked).
-//! Both are one generic [`Encoder`] in one of two [`Role`]s: all but the
-//! head is shared.
-//!
-//! # Sending a message
-//!
-//! - **One call** ([`send_response`](Encoder::send_response),
-//!   [`send_request`](Encoder::send_request)): the head and the complete
-//!   body. The body is any `Into<Bytes>` (`&'static str`, `&'static [u8]`,
-//!   `String`, `Vec<u8>`, `Bytes`); all go through the same path. A message
-//!   without a body is given as its `http` builder or its `Parts`
-//!   ([`IntoRequest`], [`IntoResponse`]).
-//! - **Streaming**: `send_head` (a `Request<()>` / `Response<()>`, a
-//!   builder or `Parts`), then `send_data` any number of times, then
-//!   `finish` with optional trailers.
-//!
-//! For proxies, [`EncoderConfig::title_case_fields`] writes field names in
-//! title case, and [`remove_hop_by_hop`] strips the fields that must not
-//! be forwarded.
-//!
-//! # Framing
-//!
-//! When the caller's head has no `Content-Length` and no
-//! `Transfer-Encoding`, the encoder chooses: `Content-Length` when the whole
-//! body is known (one call); `Transfer-Encoding: chunked` when streaming to
-//! an HTTP/1.1 peer; a close-delimited body and `Connection: close` when
-//! streaming a response to an HTTP/1.0 peer. Framing fields the caller gave
-//! are kept and enforced: writing more or fewer bytes than the declared
-//! `Content-Length` is a [`UsageError`], never a truncation. (One exception:
-//! a caller's `Transfer-Encoding: chunked` to an HTTP/1.0 peer, which cannot
-//! read it, becomes the framing the encoder would choose itself.) A call
-//! that fails leaves the output queue and the encoder as they were. The
-//! rules are the decoders' own, from [`crate::framing`].
-//!
-//! Responses to HEAD, 1xx, 204, 304 and 2xx answers to CONNECT are a head
-//! only. A response to HEAD keeps the `Content-Length` a GET would carry,
-//! computed from the body passed to `send_response` if the caller did not
-//! give one; body bytes passed for a HEAD response are counted and dropped,
-//! so that code written for GET answers HEAD correctly unchanged (set
-//! [`EncoderConfig::strict_head_body`] to refuse them instead).
-//!
-//! `docs/encoding.md` has the full table.
-//!
-//! # Example
-//!
-//! ```
-//! use std::io::{Cursor, IoSlice, Write};
-//! use bytes::Buf;
-//! use h1proto::{EncoderConfig, ResponseContext, ResponseEncoder};
-//!
-//! let mut enc = ResponseEncoder::new(EncoderConfig::default());
-//! let res = http::Response::builder()
-//!     .header("content-type", "text/plain")
-//!     .body("Hello, world!")
-//!     .unwrap();
-//! enc.send_response(res, ResponseContext::default()).unwrap();
-//!
-//! // Head and body are one contiguous segment: one write.
-//! assert_eq!(enc.output().segment_count(), 1);
-//!
-//! let mut socket = Cursor::new(Vec::new());
-//! let out = enc.output();
-//! while out.has_remaining() {
-//!     let mut slices = [IoSlice::new(&[]); 8];
-//!     let n = out.io_slices(&mut slices);
-//!     let written = socket.write_vectored(&slices[..n]).unwrap();
-//!     out.advance(written);
-//! }
-//! assert_eq!(
-//!     socket.into_inner(),
-//!     b"HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 13\r\n\r\nHello, world!"
-//! );
-//! ```
+//! Encoders: `http` messages in, framed byte segments out ([`Encoder`]
+//! has the rules).
 
 mod body;
 mod head;
@@ -97,7 +20,7 @@ use crate::chunk_ext::ChunkExtensions;
 use crate::error::UsageError;
 use crate::framing::{BodyKind, RequestKind, connection_verdict};
 use crate::keep_alive::{CloseReason, KeepAlive};
-use crate::segments::{DEFAULT_COALESCE_THRESHOLD, Segments};
+use crate::segments::Segments;
 use crate::wire::Order;
 
 pub use hop::remove_hop_by_hop;
@@ -164,7 +87,7 @@ pub struct EncoderConfig {
     /// Body `Bytes` shorter than this are copied into the output queue's
     /// contiguous tail buffer; longer ones are queued as their own segment
     /// without a copy. Default: 4 KiB
-    /// ([`crate::segments::DEFAULT_COALESCE_THRESHOLD`]).
+    /// ([`Segments::DEFAULT_COALESCE_THRESHOLD`]).
     pub coalesce_threshold: usize,
     /// Refuse body bytes for a response to HEAD with
     /// [`UsageError::BodyNotAllowed`]
@@ -184,7 +107,7 @@ pub struct EncoderConfig {
 impl Default for EncoderConfig {
     fn default() -> Self {
         EncoderConfig {
-            coalesce_threshold: DEFAULT_COALESCE_THRESHOLD,
+            coalesce_threshold: Segments::DEFAULT_COALESCE_THRESHOLD,
             strict_head_body: false,
             title_case_fields: false,
         }
@@ -271,7 +194,7 @@ impl After {
     fn head_only(self) -> bool {
         matches!(
             self,
-            After::Interim | After::Verdict(KeepAlive::Close(CloseReason::Upgraded))
+            After::Interim | After::Verdict(KeepAlive::Close(CloseReason::Switched))
         )
     }
 
@@ -322,8 +245,85 @@ impl State {
 /// other, each whole (`send_request` / `send_response`) or as a head
 /// (`send_head`) followed by [`send_data`](Self::send_data) calls and
 /// [`finish`](Self::finish). Everything but the head is the same for both
-/// roles. See the [module documentation](crate::encode) for the framing
-/// rules.
+/// roles.
+///
+/// A [`ResponseEncoder`] (server side) or [`RequestEncoder`] (client side)
+/// turns a message into HTTP/1.1 bytes and appends them to its output queue,
+/// a [`Segments`]. Nothing is written anywhere: the caller drains the queue
+/// into its socket with a vectored write whenever it likes, and everything
+/// queued since the last drain leaves together (writes are always corked).
+/// Both are one generic [`Encoder`] in one of two [`Role`]s: all but the
+/// head is shared.
+///
+/// # Sending a message
+///
+/// - **One call** ([`send_response`](Encoder::send_response),
+///   [`send_request`](Encoder::send_request)): the head and the complete
+///   body. The body is any `Into<Bytes>` (`&'static str`, `&'static [u8]`,
+///   `String`, `Vec<u8>`, `Bytes`); all go through the same path. A message
+///   without a body is given as its `http` builder or its `Parts`
+///   ([`IntoRequest`], [`IntoResponse`]).
+/// - **Streaming**: `send_head` (a `Request<()>` / `Response<()>`, a
+///   builder or `Parts`), then `send_data` any number of times, then
+///   `finish` with optional trailers.
+///
+/// For proxies, [`EncoderConfig::title_case_fields`] writes field names in
+/// title case, and [`remove_hop_by_hop`] strips the fields that must not
+/// be forwarded.
+///
+/// # Framing
+///
+/// When the caller's head has no `Content-Length` and no
+/// `Transfer-Encoding`, the encoder chooses: `Content-Length` when the whole
+/// body is known (one call); `Transfer-Encoding: chunked` when streaming to
+/// an HTTP/1.1 peer; a close-delimited body and `Connection: close` when
+/// streaming a response to an HTTP/1.0 peer. Framing fields the caller gave
+/// are kept and enforced: writing more or fewer bytes than the declared
+/// `Content-Length` is a [`UsageError`], never a truncation. (One exception:
+/// a caller's `Transfer-Encoding: chunked` to an HTTP/1.0 peer, which cannot
+/// read it, becomes the framing the encoder would choose itself.) A call
+/// that fails leaves the output queue and the encoder as they were. The
+/// rules are the decoders' own, from [`crate::framing`].
+///
+/// Responses to HEAD, 1xx, 204, 304 and 2xx answers to CONNECT are a head
+/// only. A response to HEAD keeps the `Content-Length` a GET would carry,
+/// computed from the body passed to `send_response` if the caller did not
+/// give one; body bytes passed for a HEAD response are counted and dropped,
+/// so that code written for GET answers HEAD correctly unchanged (set
+/// [`EncoderConfig::strict_head_body`] to refuse them instead).
+///
+/// `docs/encoding.md` has the full table.
+///
+/// # Example
+///
+/// ```
+/// use std::io::{Cursor, IoSlice, Write};
+/// use bytes::Buf;
+/// use h1proto::{EncoderConfig, ResponseContext, ResponseEncoder};
+///
+/// let mut enc = ResponseEncoder::new(EncoderConfig::default());
+/// let res = http::Response::builder()
+///     .header("content-type", "text/plain")
+///     .body("Hello, world!")
+///     .unwrap();
+/// enc.send_response(res, ResponseContext::default()).unwrap();
+///
+/// // Head and body are one contiguous segment: one write.
+/// assert_eq!(enc.output().segment_count(), 1);
+///
+/// let mut socket = Cursor::new(Vec::new());
+/// let out = enc.output();
+/// while out.has_remaining() {
+///     let mut slices = [IoSlice::new(&[]); 8];
+///     let n = out.io_slices(&mut slices);
+///     let written = socket.write_vectored(&slices[..n]).unwrap();
+///     out.advance(written);
+/// }
+/// assert_eq!(
+///     socket.into_inner(),
+///     b"HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 13\r\n\r\nHello, world!"
+/// );
+/// ```
 pub struct Encoder<R: Role> {
     config: EncoderConfig,
     out: Segments,

@@ -6,8 +6,8 @@ use http::response::Parts;
 
 use super::body::BodyEncoder;
 use super::head::{
-    Added, Ordered, check_full, invalid_framing, is_http10, says_close, says_keep_alive,
-    version_bytes, write_fields, write_status_line,
+    Added, Ordered, check_full, http11_status_line, invalid_framing, is_http10, says_close,
+    says_keep_alive, version_bytes, write_fields, write_status_line,
 };
 use super::role::sealed::{self, Plan};
 use super::role::{IntoResponse, IntoResponseHead};
@@ -86,7 +86,7 @@ impl ResponseEncoder {
     /// An interim response (1xx but 101) is complete after this call; so
     /// are 101 and a 2xx to CONNECT, after which the encoder is
     /// [`EncoderState::Closed`](super::EncoderState::Closed) with
-    /// [`CloseReason::Upgraded`]. Every other response needs
+    /// [`CloseReason::Switched`]. Every other response needs
     /// [`finish`](Self::finish), even when it has no body.
     ///
     /// # Errors
@@ -136,7 +136,7 @@ impl sealed::Role for Server {
             let after = if class == ResponseClass::Interim {
                 After::Interim
             } else {
-                After::Verdict(KeepAlive::Close(CloseReason::Upgraded))
+                After::Verdict(KeepAlive::Close(CloseReason::Switched))
             };
             return Ok(Plan {
                 version,
@@ -287,14 +287,15 @@ impl sealed::Role for Server {
         config: &EncoderConfig,
         order: Option<Ordered<'_>>,
     ) {
-        let reason = match parts.extensions.get::<ReasonPhrase>() {
-            Some(r) => r.as_bytes(),
-            None => parts
-                .status
-                .canonical_reason()
-                .map_or(&b""[..], str::as_bytes),
-        };
-        write_status_line(out, plan.version, parts.status, reason);
+        let given = parts.extensions.get::<ReasonPhrase>();
+        match given {
+            None if plan.version == b"HTTP/1.1" => match http11_status_line(parts.status) {
+                Some(line) => out.push_slice(line),
+                None => write_status_line(out, plan.version, parts.status, canonical(parts)),
+            },
+            None => write_status_line(out, plan.version, parts.status, canonical(parts)),
+            Some(reason) => write_status_line(out, plan.version, parts.status, reason.as_bytes()),
+        }
         write_fields(
             out,
             &parts.headers,
@@ -304,4 +305,12 @@ impl sealed::Role for Server {
             order,
         );
     }
+}
+
+/// The canonical reason phrase of the response's status, or none.
+fn canonical(parts: &Parts) -> &'static [u8] {
+    parts
+        .status
+        .canonical_reason()
+        .map_or(&b""[..], str::as_bytes)
 }

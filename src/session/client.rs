@@ -9,8 +9,9 @@ use http::{Response, StatusCode};
 
 use super::timer::{Knobs, ReadBuf, Waiting, after, earliest};
 use super::{InterimResponses, Io, Session, SessionError, Step, TrailerFields, concat};
+use crate::ClientConnection;
 use crate::Config;
-use crate::conn::{ClientConnection, State};
+use crate::conn::State;
 use crate::decode::Event;
 use crate::encode::{IntoRequest, IntoRequestHead};
 use crate::error::{Error, ErrorKind, UsageError};
@@ -357,7 +358,9 @@ impl ClientSession {
     }
 
     /// `true` once the connection is over for HTTP (closed, failed, or
-    /// its idle time ran out).
+    /// its idle time ran out): the same meaning as
+    /// [`ClientConnection::is_closed`](crate::ClientConnection::is_closed).
+    /// Never after a protocol switch: see [`is_switched`](Self::is_switched).
     pub fn is_closed(&self) -> bool {
         self.closed || self.conn.is_closed()
     }

@@ -10,7 +10,8 @@ use http::header::HeaderMap;
 use super::timer::{Knobs, ReadBuf, Waiting, after, earliest};
 use super::{Io, Session, SessionError, Step, TrailerFields, concat};
 use crate::Config;
-use crate::conn::{ServerConnection, State};
+use crate::ServerConnection;
+use crate::conn::State;
 use crate::decode::Event;
 use crate::encode::{IntoResponse, IntoResponseHead};
 use crate::error::{Error, ErrorKind, UsageError};
@@ -124,6 +125,9 @@ pub struct ServerSession {
     trailers: Option<Box<HeaderMap>>,
     eof: bool,
     shutdown: bool,
+    /// `next_request` asked for a write before it waits for the next
+    /// request (see [`resume_read`](Self::resume_read)).
+    write_then_read: bool,
     /// A timeout to report to the application's next call.
     failure: Option<Error>,
 }
@@ -147,6 +151,7 @@ impl ServerSession {
             trailers: None,
             eof: false,
             shutdown: false,
+            write_then_read: false,
             failure: None,
         }
     }
@@ -164,10 +169,15 @@ impl ServerSession {
     /// [`close`](Self::close)); [`SessionError::Usage`] with
     /// [`UsageError::WrongState`] while the current request is not
     /// answered yet.
+    #[inline]
     pub fn next_request(
         &mut self,
         now: Instant,
     ) -> Result<Step<Option<Request<()>>>, SessionError> {
+        if std::mem::take(&mut self.write_then_read) && self.resume_read() {
+            self.wait(Waiting::Read(now));
+            return Ok(Step::Io(Io::Read));
+        }
         if let Some(err) = self.failure.take() {
             return Err(err.into());
         }
@@ -214,11 +224,28 @@ impl ServerSession {
                         return Ok(Step::Ready(None));
                     }
                     self.head_begun(now);
-                    return Ok(Step::Io(self.wait_for_input(now)));
+                    let io = self.wait_for_input(now);
+                    self.write_then_read = io == Io::Write;
+                    return Ok(Step::Io(io));
                 }
                 Err(err) => return Err(self.fail(err).into()),
             }
         }
+    }
+
+    /// After the write `next_request` asked for before waiting for the
+    /// next request: `true` when nothing else happened since (the output
+    /// all written, nothing read, no timeout, no shutdown), so that the
+    /// call would end waiting for input, as it does after every answered
+    /// keep-alive request. Going through the connection again to learn it
+    /// costs more than the checks.
+    fn resume_read(&mut self) -> bool {
+        self.conn.output().is_empty()
+            && self.read.buf.is_empty()
+            && !self.eof
+            && !self.shutdown
+            && self.failure.is_none()
+            && self.phase == Phase::Open
     }
 
     /// The next piece of the current request's body; `Ready(None)` at its
@@ -337,6 +364,7 @@ impl ServerSession {
     /// As [`ServerConnection::send_response`], and
     /// [`UsageError::WrongState`] once the session is ending (see
     /// [`send_data`](Self::send_data)).
+    #[inline]
     pub fn send_response(&mut self, res: impl IntoResponse) -> Result<(), UsageError> {
         self.sending()?;
         self.conn.send_response(res)
@@ -454,10 +482,13 @@ impl ServerSession {
 
     // ---- Queries -----------------------------------------------------
 
-    /// `true` once the session is over: [`close`](Self::close) has
-    /// nothing more to do.
+    /// `true` once the connection is over for HTTP and
+    /// [`close`](Self::close) has closed it: the same meaning as
+    /// [`ServerConnection::is_closed`](crate::ServerConnection::is_closed)
+    /// and [`Decoder::is_closed`](crate::Decoder::is_closed). Never after
+    /// a protocol switch: see [`is_switched`](Self::is_switched).
     pub fn is_closed(&self) -> bool {
-        self.phase == Phase::Closed
+        self.phase == Phase::Closed && !self.conn.is_switched()
     }
 
     /// `true` once a 101 or a 2xx to CONNECT was sent: after
@@ -558,11 +589,11 @@ impl ServerSession {
             (Phase::Lingering { until, .. }, _) => Some((until, Timer::Linger)),
             (_, Waiting::Write(since)) => after(since, t.write).map(|at| (at, Timer::Write)),
             (_, Waiting::Read(since)) => {
-                let expiry = if self.is_between_requests() {
+                let (start, timeout, kind) = if self.is_between_requests() {
                     if self.requests == 0 {
-                        after(self.started, t.head).map(|at| (at, Timer::Head))
+                        (self.started, t.head, Timer::Head)
                     } else {
-                        after(since, t.idle).map(|at| (at, Timer::Idle))
+                        (since, t.idle, Timer::Idle)
                     }
                 } else {
                     match self.conn.recv_state() {
@@ -571,16 +602,23 @@ impl ServerSession {
                                 0 => self.started,
                                 _ => self.head_since.unwrap_or(since),
                             };
-                            after(start, t.head).map(|at| (at, Timer::Head))
+                            (start, t.head, Timer::Head)
                         }
-                        State::Body => after(since, t.body).map(|at| (at, Timer::Body)),
-                        _ => None,
+                        State::Body => (since, t.body, Timer::Body),
+                        _ => (since, None, Timer::Head),
                     }
                 };
-                let release = (!self.read.released)
-                    .then(|| after(since, Some(self.knobs.release_after)))
-                    .flatten()
-                    .map(|at| (at, Timer::Release));
+                let release = (!self.read.released).then_some(self.knobs.release_after);
+                if let (Some(r), Some(d)) = (release, timeout) {
+                    if start == since && r < d {
+                        // Both run from the same moment and the release
+                        // comes first (a keep-alive connection between
+                        // requests): one deadline to work out.
+                        return after(since, release).map(|at| (at, Timer::Release));
+                    }
+                }
+                let expiry = after(start, timeout).map(|at| (at, kind));
+                let release = after(since, release).map(|at| (at, Timer::Release));
                 earliest(expiry, release)
             }
         }

@@ -207,7 +207,7 @@ pub fn get(path: &str) -> Request<&'static str> {
 }
 
 /// The verdict of an `End` event, `None` for other events.
-pub fn end_of<H: h1proto::decode::Head>(ev: &Event<H>) -> Option<KeepAlive> {
+pub fn end_of<H: h1proto::MessageHead>(ev: &Event<H>) -> Option<KeepAlive> {
     match ev {
         Event::End(verdict) => Some(*verdict),
         _ => None,
@@ -215,7 +215,7 @@ pub fn end_of<H: h1proto::decode::Head>(ev: &Event<H>) -> Option<KeepAlive> {
 }
 
 /// The bytes of a `Data` event, `None` for other events.
-pub fn data_of<H: h1proto::decode::Head>(ev: &Event<H>) -> Option<&[u8]> {
+pub fn data_of<H: h1proto::MessageHead>(ev: &Event<H>) -> Option<&[u8]> {
     match ev {
         Event::Data(d) => Some(d),
         _ => None,
@@ -223,7 +223,7 @@ pub fn data_of<H: h1proto::decode::Head>(ev: &Event<H>) -> Option<&[u8]> {
 }
 
 /// The verdict of the last event, if it is an `End`.
-pub fn last_end<H: h1proto::decode::Head>(events: &[Event<H>]) -> Option<KeepAlive> {
+pub fn last_end<H: h1proto::MessageHead>(events: &[Event<H>]) -> Option<KeepAlive> {
     events.last().and_then(end_of)
 }
 
@@ -279,7 +279,7 @@ pub fn request_heads(events: &[ServerEvent]) -> Vec<&Request<()>> {
 }
 
 /// The concatenated `Data` of a run of events.
-pub fn body_of<H: h1proto::decode::Head>(events: &[Event<H>]) -> Vec<u8> {
+pub fn body_of<H: h1proto::MessageHead>(events: &[Event<H>]) -> Vec<u8> {
     let mut body = Vec::new();
     for ev in events {
         if let Event::Data(d) = ev {
