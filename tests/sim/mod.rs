@@ -22,6 +22,9 @@
 //!   it acts, and that the buffers stay within their bounds.
 #![allow(dead_code)]
 
+pub mod exchange;
+pub mod plan;
+
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::fmt;
