@@ -40,7 +40,9 @@ use h1proto::{ClientSession, Config, Io, ServerSession, Session, SessionError, S
 
 /// Prints what a run does, with `SIM_TRACE=1`.
 pub fn trace(sim: &Sim, what: std::fmt::Arguments<'_>) {
-    if std::env::var_os("SIM_TRACE").is_some() {
+    // Read once: the fuzz target runs millions of plans.
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if *ON.get_or_init(|| std::env::var_os("SIM_TRACE").is_some()) {
         eprintln!("{:>12.6?} {what}", sim.elapsed());
     }
 }
