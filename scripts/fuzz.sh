@@ -9,16 +9,16 @@
 #   scripts/fuzz.sh --install                # install and build only
 #   scripts/fuzz.sh --list                   # the targets
 #
-# The toolchain: the default one (stable) with RUSTC_BOOTSTRAP=1, and no
-# sanitizer (`-s none`). cargo-fuzz instruments the build with flags that
-# rustc accepts only on nightly (`-Cpasses=sancov-module` with
-# `-Zsanitizer`-era `-C llvm-args`); RUSTC_BOOTSTRAP=1 lets a stable rustc
-# take them, so a machine that cannot download a nightly toolchain still
-# fuzzes. h1proto is `#![forbid(unsafe_code)]`: AddressSanitizer would only
-# watch the dependencies' unsafe code, at a large cost in executions, so the
-# default is none; `--sanitizer address` builds with it (the runtime ships
-# with the toolchain's standard library). `--toolchain nightly` uses an
-# installed nightly instead (`cargo +nightly`), without RUSTC_BOOTSTRAP.
+# The toolchain: the default one (stable is enough), no sanitizer
+# (`-s none`). Without a sanitizer, cargo-fuzz instruments the build with
+# flags a stable rustc takes (`-Cpasses=sancov-module`, `-Cllvm-args=...`,
+# `--cfg fuzzing`), so a machine that cannot download a nightly toolchain
+# still fuzzes. h1proto is `#![forbid(unsafe_code)]`: AddressSanitizer
+# would only watch the dependencies' unsafe code, at a large cost in
+# executions. `--sanitizer address` builds with it; that needs
+# `-Zsanitizer`, which the script lets a stable rustc take with
+# RUSTC_BOOTSTRAP=1 (the runtime ships with the standard library).
+# `--toolchain nightly` uses an installed nightly (`cargo +nightly`).
 #
 # Each run prints one summary line per target (executions, edge coverage,
 # features, corpus size, executions per second) and keeps libFuzzer's log in
@@ -62,12 +62,16 @@ done
 cargo_cmd=(cargo)
 if [[ -n $toolchain ]]; then
     cargo_cmd=(cargo "+$toolchain")
-else
-    # The nightly-only flags cargo-fuzz passes, on a stable rustc.
+elif [[ $sanitizer != none ]]; then
+    # -Zsanitizer, nightly-only, on a stable rustc.
     export RUSTC_BOOTSTRAP=1
 fi
 
-# 1. cargo-fuzz, from crates.io (a few minutes the first time).
+# 1. cargo-fuzz, from crates.io (a few minutes the first time), and a C++
+# compiler for libFuzzer itself (libfuzzer-sys builds it from source).
+if ! command -v c++ >/dev/null; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq g++
+fi
 if ! cargo fuzz --version 2>/dev/null | grep -q "$CARGO_FUZZ_VERSION"; then
     echo "==> installing cargo-fuzz $CARGO_FUZZ_VERSION"
     cargo install --locked --version "$CARGO_FUZZ_VERSION" cargo-fuzz
