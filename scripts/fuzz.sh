@@ -104,7 +104,8 @@ echo "==> building ($(${cargo_cmd[@]} --version 2>/dev/null || true), sanitizer 
 (cd fuzz && "${cargo_cmd[@]}" fuzz build -s "$sanitizer")
 $install_only && exit 0
 
-# 4. Each target in turn, on one core.
+# 4. Each target in turn, in one process on one core (no -jobs/-workers:
+# with them libFuzzer forks workers that log to fuzz-N.log instead).
 mkdir -p fuzz/logs
 if [[ -n $time ]]; then
     budget=(-max_total_time="$time")
@@ -123,7 +124,7 @@ for t in "${targets[@]}"; do
     set +e
     (cd fuzz && "${cargo_cmd[@]}" fuzz run -s "$sanitizer" "$t" "corpus/$t" -- \
         "${budget[@]}" -max_len="$max_len" -dict=http.dict \
-        -print_final_stats=1 -jobs=1 -workers=1) >"$log" 2>&1
+        -print_final_stats=1) >"$log" 2>&1
     rc=$?
     set -e
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n1)

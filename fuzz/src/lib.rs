@@ -6,8 +6,8 @@
 //! breaks:
 //!
 //! - nothing panics, whatever the bytes (peer input never reaches a panic);
-//! - the outcome (events, error kind, bytes left over, connection output)
-//!   is the same whether the input arrives whole, byte by byte, or cut at
+//! - the outcome (events, error kind and the leniency switch it names,
+//!   bytes left over, connection output) is the same whether the input arrives whole, byte by byte, or cut at
 //!   split points taken from the input;
 //! - after every `Ok(None)` of a decoder that may still parse, the bytes it
 //!   leaves in the caller's buffer stay within the relevant `Limits` bound;
@@ -24,7 +24,7 @@
 //! | `server_connection` | `ctl`, `n`, `n` big-endian u16 split offsets, request bytes |
 //! | `client_connection` | `ctl`, `methods`, `n`, `n` u16 split offsets, response bytes |
 //! | `roundtrip` | a message description read byte by byte (see [`roundtrip`]) |
-//! | `lenient` | `ctl`, `methods`, message bytes (a request when `ctl` bit 2 is set) |
+//! | `lenient` | `ctl`, `methods`, `mask` (a subset of the side's switches), message bytes (a request when `ctl` bit 2 is set) |
 //! | `simulation` | a simulation plan read byte by byte (see `simulation::plan_from`) |
 //!
 //! `ctl` bit 0 selects small limits (so the limit paths are reached by
