@@ -91,7 +91,8 @@ pub enum Allowed {
     /// D1: h1proto requires exactly one `Host` in HTTP/1.1 (and at most one
     /// in HTTP/1.0); httparse does not look at fields.
     Host,
-    /// D2: h1proto decides the framing (CL/TE rules); httparse does not.
+    /// D2: h1proto decides the framing (CL/TE rules, no framing on a
+    /// CONNECT request); httparse does not.
     Framing,
     /// D3: h1proto's request-target alphabet is RFC 3986 and the form must
     /// fit the method; httparse accepts any visible byte and non-ASCII.
@@ -172,6 +173,14 @@ fn explain_refusal(raw: &[u8], kind: ErrorKind, hp: &Head) -> Option<Allowed> {
         | UnsupportedTransferCoding
         | TransferEncodingInHttp10
             if count("content-length") + count("transfer-encoding") > 0 =>
+        {
+            Some(Allowed::Framing)
+        }
+        // A CONNECT request has no content: any framing field is refused
+        // (rule CONNECT-CONTENT).
+        ConnectWithContent
+            if hp.method == "CONNECT"
+                && count("content-length") + count("transfer-encoding") > 0 =>
         {
             Some(Allowed::Framing)
         }
