@@ -199,6 +199,11 @@ fn explain_refusal(raw: &[u8], kind: ErrorKind, hp: &Head) -> Option<Allowed> {
 
 /// Which rule explains h1proto accepting a head httparse refused.
 fn explain_acceptance(raw: &[u8], ours: &Head) -> Option<Allowed> {
+    // The request-line, after the empty lines both parsers skip.
+    let mut raw = raw;
+    while let Some(rest) = raw.strip_prefix(b"\r\n") {
+        raw = rest;
+    }
     let line_end = raw.iter().position(|&b| b == b'\r').unwrap_or(raw.len());
     let line = &raw[..line_end];
     let minor_above_1 = line.len() >= 8
