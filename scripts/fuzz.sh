@@ -23,9 +23,9 @@
 # Each run prints one summary line per target (executions, edge coverage,
 # features, corpus size, executions per second) and keeps libFuzzer's log in
 # fuzz/logs/<target>.log. Corpora grow in fuzz/corpus/<target>/ and resume
-# from there; a crash stops the run and is written to
-# fuzz/artifacts/<target>/ (what to do next: docs/testing.md). corpus/,
-# artifacts/ and logs/ are ignored by git.
+# from there. A crash ends that target's run (the others still run, and the
+# script exits 1); its input is in fuzz/artifacts/<target>/ (what to do
+# next: docs/testing.md). corpus/, artifacts/ and logs/ are ignored by git.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -42,7 +42,7 @@ install_only=false
 list_only=false
 targets=()
 
-usage() { sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 
 while (($#)); do
     case $1 in
