@@ -1,7 +1,9 @@
 //! Replays the fuzz targets' inputs through the same invariant checks the
 //! fuzzers run (`fuzz/src/lib.rs`), without libFuzzer: seeds built from the
-//! conformance corpus (`tests/corpus/*.jsonl`) and every saved input under
-//! `fuzz/regressions/<target>/` (crashes found by fuzzing, kept forever).
+//! conformance corpus (`tests/corpus/*.jsonl`), fixed plans for the
+//! `simulation` target (which runs `tests/sim`), and every saved input
+//! under `fuzz/regressions/<target>/` (crashes found by fuzzing, kept
+//! forever).
 //!
 //! With `H1PROTO_FUZZ_SEEDS=DIR` set, the seeds are also written to
 //! `DIR/<target>/`, which is how the fuzzers' starting corpora are built
