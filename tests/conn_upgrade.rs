@@ -3,8 +3,9 @@
 
 mod support;
 
+use bytes::BytesMut;
 use h1proto::conn::State;
-use h1proto::{CloseReason, Event, KeepAlive, UsageError};
+use h1proto::{CloseReason, Config, Event, KeepAlive, ServerConnection, UsageError};
 use http::{Request, Response, StatusCode};
 use support::{Pair, last_end, responses};
 
@@ -160,5 +161,63 @@ fn a_101_without_an_upgrade_request_is_a_usage_error() {
         // A normal answer still goes out, and the connection is reused.
         pair.server.send_response(Response::new("no")).unwrap();
         assert_eq!(pair.server.recv_state(), State::Idle);
+    }
+}
+
+/// A CONNECT after which the connection would close (HTTP/1.0 without
+/// `keep-alive`, or `Connection: close`) can still be answered with a
+/// tunnel: the 2xx is accepted, the connection switches and the bytes
+/// after the head are the tunnel's. A refusal closes it as before. The
+/// head arrives whole and byte by byte. (Found by the `server_connection`
+/// fuzz target: the 2xx was refused with `WrongState`.)
+#[test]
+fn a_connect_that_would_close_can_still_open_a_tunnel() {
+    let heads = [
+        (
+            "CONNECT example.com:443 HTTP/1.0\r\nHost: example.com:443\r\n\r\n",
+            CloseReason::Http10,
+        ),
+        (
+            "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\nConnection: close\r\n\r\n",
+            CloseReason::PeerClose,
+        ),
+    ];
+    for (head, reason) in heads {
+        let input = [head.as_bytes(), b"\x16\x03\x01 hello"].concat();
+        for step in [input.len(), 1] {
+            let mut server = ServerConnection::new(Config::default());
+            let mut buf = BytesMut::new();
+            let mut events = Vec::new();
+            for piece in input.chunks(step) {
+                buf.extend_from_slice(piece);
+                events.extend(support::poll_server(&mut server, &mut buf).unwrap());
+            }
+            assert_eq!(events.len(), 2, "{head:?}: {events:?}");
+            assert!(matches!(events[1], Event::End(KeepAlive::Close(r)) if r == reason));
+            server.send_response(Response::new("")).unwrap();
+            assert!(server.is_switched(), "{head:?}");
+            assert_eq!(&buf[..], b"\x16\x03\x01 hello", "{head:?}");
+            assert_eq!(
+                support::drain(server.output()).text(),
+                "HTTP/1.1 200 OK\r\n\r\n"
+            );
+            assert!(
+                support::poll_server(&mut server, &mut buf)
+                    .unwrap()
+                    .is_empty()
+            );
+
+            // Refused: no tunnel, the connection closes after the answer.
+            let mut server = ServerConnection::new(Config::default());
+            let mut buf = BytesMut::from(&input[..]);
+            support::poll_server(&mut server, &mut buf).unwrap();
+            let forbidden = Response::builder().status(403).body("").unwrap();
+            server.send_response(forbidden).unwrap();
+            assert!(!server.is_switched(), "{head:?}");
+            assert!(!server.keep_alive().is_reusable());
+            let out = support::drain(server.output()).text();
+            assert!(out.starts_with("HTTP/1.1 403 Forbidden\r\n"), "{out}");
+            assert!(out.contains("connection: close\r\n"), "{out}");
+        }
     }
 }

@@ -1,7 +1,9 @@
 //! Replays the fuzz targets' inputs through the same invariant checks the
 //! fuzzers run (`fuzz/src/lib.rs`), without libFuzzer: seeds built from the
-//! conformance corpus (`tests/corpus/*.jsonl`) and every saved input under
-//! `fuzz/regressions/<target>/` (crashes found by fuzzing, kept forever).
+//! conformance corpus (`tests/corpus/*.jsonl`), fixed plans for the
+//! `simulation` target (which runs `tests/sim`), and every saved input
+//! under `fuzz/regressions/<target>/` (crashes found by fuzzing, kept
+//! forever).
 //!
 //! With `H1PROTO_FUZZ_SEEDS=DIR` set, the seeds are also written to
 //! `DIR/<target>/`, which is how the fuzzers' starting corpora are built
@@ -28,6 +30,7 @@ const TARGETS: &[&str] = &[
     "roundtrip",
     "differential",
     "lenient",
+    "simulation",
 ];
 
 fn run_target(target: &str, data: &[u8]) {
@@ -39,6 +42,7 @@ fn run_target(target: &str, data: &[u8]) {
         "client_connection" => harness::client_connection(data),
         "roundtrip" => harness::roundtrip(data),
         "lenient" => harness::lenient(data),
+        "simulation" => harness::simulation(data),
         "differential" => {
             if let Err(difference) = differential::compare(data) {
                 panic!("{difference}");
@@ -116,8 +120,14 @@ fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
                 v
             };
             if case["side"] == "request" {
-                out.push(("lenient", id.clone(), with(&[eof | 4, 0])));
-                out.push(("lenient", format!("{id}-small"), with(&[small | 4, 0])));
+                // `mask`: one switch on beside all and none (the
+                // subset run), a different one for the small limits.
+                out.push(("lenient", id.clone(), with(&[eof | 4, 0, 0b001])));
+                out.push((
+                    "lenient",
+                    format!("{id}-small"),
+                    with(&[small | 4, 0, 0b100]),
+                ));
                 out.push(("request_decoder", id.clone(), with(&[eof])));
                 out.push(("request_decoder", format!("{id}-small"), with(&[small])));
                 out.push(("server_connection", id.clone(), with(&[eof, 0])));
@@ -149,11 +159,11 @@ fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
                 let methods = harness::methods_byte(&names);
                 let n = names.len().clamp(1, 4) as u8 - 1;
                 out.push(("response_decoder", id.clone(), with(&[eof, methods])));
-                out.push(("lenient", id.clone(), with(&[eof, methods])));
+                out.push(("lenient", id.clone(), with(&[eof, methods, 0b0110])));
                 out.push((
                     "lenient",
                     format!("{id}-small"),
-                    with(&[small & !4, methods]),
+                    with(&[small & !4, methods, 0b1000]),
                 ));
                 out.push((
                     "response_decoder",
@@ -178,6 +188,22 @@ fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
                 kind, kind, kind, 7, b'a', b'/', 3, 2, 1, b'x', 40, 3, 9, 200, 17, 1, 2,
             ],
         ));
+    }
+    // A simulation plan is read byte by byte: the all-zero plan, one plan
+    // per ending, and pseudo-random plans (a fixed xorshift sequence).
+    out.push(("simulation", "zeros".into(), vec![0; 8]));
+    let mut x = 0x2545_f491_4f6c_dd1d_u64;
+    for k in 0u8..24 {
+        let mut plan: Vec<u8> = (0..96)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x >> 24) as u8
+            })
+            .collect();
+        plan[0] = k % 4; // up to four requests keeps the replay quick
+        out.push(("simulation", format!("plan-{k}"), plan));
     }
     out
 }
@@ -275,6 +301,11 @@ fn differential_inputs() {
 #[test]
 fn lenient_inputs() {
     replay("lenient");
+}
+
+#[test]
+fn simulation_inputs() {
+    replay("simulation");
 }
 
 #[test]

@@ -91,7 +91,8 @@ pub enum Allowed {
     /// D1: h1proto requires exactly one `Host` in HTTP/1.1 (and at most one
     /// in HTTP/1.0); httparse does not look at fields.
     Host,
-    /// D2: h1proto decides the framing (CL/TE rules); httparse does not.
+    /// D2: h1proto decides the framing (CL/TE rules, no framing on a
+    /// CONNECT request); httparse does not.
     Framing,
     /// D3: h1proto's request-target alphabet is RFC 3986 and the form must
     /// fit the method; httparse accepts any visible byte and non-ASCII.
@@ -176,6 +177,14 @@ fn explain_refusal(raw: &[u8], kind: ErrorKind, hp: &Head) -> Option<Allowed> {
         {
             Some(Allowed::Framing)
         }
+        // A CONNECT request has no content: any framing field is refused
+        // (rule CONNECT-CONTENT).
+        ConnectWithContent
+            if hp.method == "CONNECT"
+                && count("content-length") + count("transfer-encoding") > 0 =>
+        {
+            Some(Allowed::Framing)
+        }
         InvalidTarget | TargetTooLong if target_is_refusable(&hp.method, &hp.target) => {
             Some(Allowed::Target)
         }
@@ -191,6 +200,11 @@ fn explain_refusal(raw: &[u8], kind: ErrorKind, hp: &Head) -> Option<Allowed> {
 
 /// Which rule explains h1proto accepting a head httparse refused.
 fn explain_acceptance(raw: &[u8], ours: &Head) -> Option<Allowed> {
+    // The request-line, after the empty lines both parsers skip.
+    let mut raw = raw;
+    while let Some(rest) = raw.strip_prefix(b"\r\n") {
+        raw = rest;
+    }
     let line_end = raw.iter().position(|&b| b == b'\r').unwrap_or(raw.len());
     let line = &raw[..line_end];
     let minor_above_1 = line.len() >= 8

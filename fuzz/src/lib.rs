@@ -6,8 +6,8 @@
 //! breaks:
 //!
 //! - nothing panics, whatever the bytes (peer input never reaches a panic);
-//! - the outcome (events, error kind, bytes left over, connection output)
-//!   is the same whether the input arrives whole, byte by byte, or cut at
+//! - the outcome (events, error kind and the leniency switch it names,
+//!   bytes left over, connection output) is the same whether the input arrives whole, byte by byte, or cut at
 //!   split points taken from the input;
 //! - after every `Ok(None)` of a decoder that may still parse, the bytes it
 //!   leaves in the caller's buffer stay within the relevant `Limits` bound;
@@ -24,7 +24,8 @@
 //! | `server_connection` | `ctl`, `n`, `n` big-endian u16 split offsets, request bytes |
 //! | `client_connection` | `ctl`, `methods`, `n`, `n` u16 split offsets, response bytes |
 //! | `roundtrip` | a message description read byte by byte (see [`roundtrip`]) |
-//! | `lenient` | `ctl`, `methods`, message bytes (a request when `ctl` bit 2 is set) |
+//! | `lenient` | `ctl`, `methods`, `mask` (a subset of the side's switches), message bytes (a request when `ctl` bit 2 is set) |
+//! | `simulation` | a simulation plan read byte by byte (see `simulation::plan_from`) |
 //!
 //! `ctl` bit 0 selects small limits (so the limit paths are reached by
 //! short inputs), bit 1 ends the input with the peer closing (EOF), bits
@@ -34,6 +35,7 @@
 #![allow(dead_code)]
 
 use bytes::{Buf, Bytes, BytesMut};
+use h1proto::leniency::Switch;
 use h1proto::{
     ClientConnection, Config, ErrorKind, Event, KeepAlive, Limits, ReasonPhrase, RequestDecoder,
     RequestEncoder, ResponseContext, ResponseDecoder, ResponseEncoder, ServerConnection,
@@ -41,6 +43,10 @@ use h1proto::{
     leniency::{RequestLeniency, ResponseLeniency},
 };
 use http::{HeaderMap, Method, Request, Response};
+
+#[path = "simulation.rs"]
+mod simulation;
+pub use simulation::simulation;
 
 // ------------------------------------------------------------ input parts
 
@@ -270,6 +276,8 @@ pub struct Outcome {
     pub events: Vec<Ev>,
     /// The error that ended the run, if any.
     pub error: Option<ErrorKind>,
+    /// The leniency switch that error names, if any.
+    pub switch: Option<Switch>,
     /// The bytes left in the buffer (runs without an error only).
     pub leftover: Option<Vec<u8>>,
 }
@@ -280,6 +288,10 @@ pub struct Outcome {
 trait Dec {
     fn step(&mut self, buf: &mut BytesMut, eof: bool) -> Result<Option<Ev>, h1proto::Error>;
     fn closed(&self) -> bool;
+    /// An error named `switch`: it must be a switch of the decoder's side
+    /// that is off (an error never names a switch that would not get past
+    /// it).
+    fn check_switch(&self, switch: Switch);
 }
 
 impl Dec for RequestDecoder {
@@ -295,6 +307,16 @@ impl Dec for RequestDecoder {
         // No further message is decoded (a switch leaves HTTP too).
         self.is_closed() || self.is_switched()
     }
+    fn check_switch(&self, switch: Switch) {
+        assert!(
+            switch.applies_to_requests(),
+            "a request error names {switch}"
+        );
+        assert!(
+            !self.leniency().is_on(switch),
+            "refused although {switch} is on"
+        );
+    }
 }
 
 impl Dec for ResponseDecoder {
@@ -309,6 +331,16 @@ impl Dec for ResponseDecoder {
     fn closed(&self) -> bool {
         // No further message is decoded (a switch leaves HTTP too).
         self.is_closed() || self.is_switched()
+    }
+    fn check_switch(&self, switch: Switch) {
+        assert!(
+            switch.applies_to_responses(),
+            "a response error names {switch}"
+        );
+        assert!(
+            !self.leniency().is_on(switch),
+            "refused although {switch} is on"
+        );
     }
 }
 
@@ -469,14 +501,18 @@ fn run_decoder<D: Dec>(
                     assert_eq!(err.status(), err.kind().status());
                     let again = dec.step(&mut buf, at_eof);
                     assert!(
-                        matches!(&again, Err(e) if e.kind() == err.kind()),
+                        matches!(&again, Err(e) if e.kind() == err.kind() && e.switch() == err.switch()),
                         "error {:?} not sticky: then {again:?}",
                         err.kind()
                     );
                     assert!(dec.closed(), "a failed decoder says it is not closed");
+                    if let Some(switch) = err.switch() {
+                        dec.check_switch(switch);
+                    }
                     return Outcome {
                         events,
                         error: Some(err.kind()),
+                        switch: err.switch(),
                         leftover: None,
                     };
                 }
@@ -486,6 +522,7 @@ fn run_decoder<D: Dec>(
     Outcome {
         events,
         error: None,
+        switch: None,
         leftover: Some(buf.to_vec()),
     }
 }
@@ -573,85 +610,125 @@ pub fn response_decoder(data: &[u8]) {
     assert_eq!(view, only, "wire-only decoding reads otherwise");
 }
 
-/// Target `lenient`: `ctl`, `methods`, then message bytes, decoded by a
-/// strict decoder and by one with every leniency switch of its side on (a
-/// request decoder when `ctl` bit 2 is set, else a response decoder
-/// answering the four methods).
+/// Target `lenient`: `ctl`, `methods`, `mask`, then message bytes, decoded
+/// with the leniency switches of one side (requests when `ctl` bit 2 is
+/// set, else responses answering the four methods): all off, all on, and
+/// the subset `mask` picks (bit `i` for the side's `i`-th switch in
+/// `Switch::ALL` order).
 ///
-/// Both runs keep every invariant of [`request_decoder`] (split
-/// invariance, bounded buffering, sticky errors, no loop), and the
-/// lenient one reads what the strict one accepts exactly as it does: the
-/// same events, error-free outcome and leftover when the strict run has
-/// no error; the same events for every message the strict run completed
-/// when it has one. A switch may only change how refused input is read,
-/// never the framing of input both accept.
+/// Every run keeps the invariants of [`request_decoder`] (split
+/// invariance, named switch included; bounded buffering; sticky errors; no
+/// loop), and:
+///
+/// - with every switch off, a request decoder is the default one (a
+///   server is strict by default);
+/// - an error names only a switch of its side that is off in its decoder
+///   (turning a named switch on gets past the refusal);
+/// - switches only change how refused input is read: whatever the strict
+///   run accepts, a run with all or some switches on reads exactly as it
+///   does (same events and leftover); when the strict run fails, the
+///   messages it completed are read the same;
+/// - a request read only thanks to `chunked_with_content_length` does not
+///   leave the connection reusable.
 pub fn lenient(data: &[u8]) {
-    let [ctl, methods, msg @ ..] = data else {
+    let [ctl, methods, mask, msg @ ..] = data else {
         return;
     };
     let limits = limits_for(*ctl);
     let eof = ctl & 2 != 0;
     let seed = u64::from(ctl >> 3);
-    let (strict, lenient) = if ctl & 4 != 0 {
-        let make = |leniency| {
-            let limits = limits.clone();
-            move || RequestDecoder::with_leniency(limits.clone(), leniency)
-        };
-        (
-            split_invariant(
-                make(RequestLeniency::strict()),
-                &limits,
-                b"",
-                msg,
-                seed,
-                eof,
-            ),
-            split_invariant(make(RequestLeniency::all()), &limits, b"", msg, seed, eof),
-        )
-    } else {
-        let methods = methods_from(*methods);
-        let make = |leniency| {
-            let limits = limits.clone();
-            let methods = methods.clone();
-            move || {
-                let mut dec = ResponseDecoder::with_leniency(limits.clone(), leniency);
-                for m in &methods {
-                    dec.expect_response_to(m);
-                }
-                dec
+    let request = ctl & 4 != 0;
+    let side: Vec<Switch> = Switch::ALL
+        .into_iter()
+        .filter(|s| {
+            if request {
+                s.applies_to_requests()
+            } else {
+                s.applies_to_responses()
             }
-        };
-        (
+        })
+        .collect();
+    let picked: Vec<Switch> = side
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| mask & (1 << i) != 0)
+        .map(|(_, s)| *s)
+        .collect();
+    let run = |on: &[Switch]| -> Outcome {
+        if request {
+            let mut leniency = RequestLeniency::strict();
+            for &s in on {
+                leniency.set(s, true).expect("a request switch");
+            }
             split_invariant(
-                make(ResponseLeniency::strict()),
+                || RequestDecoder::with_leniency(limits.clone(), leniency),
                 &limits,
                 b"",
                 msg,
                 seed,
                 eof,
-            ),
-            split_invariant(make(ResponseLeniency::all()), &limits, b"", msg, seed, eof),
-        )
+            )
+        } else {
+            let mut leniency = ResponseLeniency::strict();
+            for &s in on {
+                leniency.set(s, true).expect("a response switch");
+            }
+            let methods = methods_from(*methods);
+            split_invariant(
+                || {
+                    let mut dec = ResponseDecoder::with_leniency(limits.clone(), leniency);
+                    for m in &methods {
+                        dec.expect_response_to(m);
+                    }
+                    dec
+                },
+                &limits,
+                b"",
+                msg,
+                seed,
+                eof,
+            )
+        }
     };
-    if strict.error.is_none() {
-        assert_eq!(
-            strict, lenient,
-            "the switches changed input the strict decoder accepts"
-        );
-        return;
-    }
+    assert_eq!(
+        RequestLeniency::default(),
+        RequestLeniency::strict(),
+        "a request decoder is strict by default"
+    );
+    let strict = run(&[]);
+    let all = run(&side);
+    let some = (!picked.is_empty() && picked.len() < side.len()).then(|| run(&picked));
     let completed = strict
         .events
         .iter()
         .rposition(|e| matches!(e, Ev::End(_)))
         .map_or(0, |i| i + 1);
-    assert_eq!(
-        lenient.events.get(..completed),
-        Some(&strict.events[..completed]),
-        "the switches changed a message the strict decoder completed"
-    );
+    for lenient in std::iter::once(&all).chain(&some) {
+        if strict.error.is_none() {
+            assert_eq!(
+                &strict, lenient,
+                "the switches changed input the strict decoder accepts"
+            );
+        } else {
+            assert_eq!(
+                lenient.events.get(..completed),
+                Some(&strict.events[..completed]),
+                "the switches changed a message the strict decoder completed"
+            );
+        }
+    }
+    if strict.switch == Some(Switch::ChunkedWithContentLength) {
+        // The message the strict run refused, read as chunked: whatever
+        // else happens, the connection is not kept after it.
+        let end = all.events[completed..]
+            .iter()
+            .find(|e| matches!(e, Ev::End(_)));
+        assert!(
+            !matches!(end, Some(Ev::End(k)) if k.is_reusable()),
+            "a request with Transfer-Encoding and Content-Length kept the connection: {all:?}"
+        );
+    }
 }
-
 /// Target `chunked_body`: `ctl`, then a chunked body after
 /// [`CHUNKED_HEAD`]. Besides the split invariants, the outcome must agree
 /// with [`oracle_chunked`], an independent reading of RFC 9112 section 7.1.

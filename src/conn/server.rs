@@ -167,11 +167,15 @@ pub(crate) fn on_event(
             if waits {
                 conn.machine.expect_continue();
             }
-            if let KeepAlive::Close(reason) = conn.decoder.keep_alive() {
-                conn.machine.close(reason);
-            }
+            // The switch before the verdict: a request that closes the
+            // connection (HTTP/1.0, `Connection: close`) may still be
+            // answered by a switch, which must find the request waiting
+            // for it, not already done with the connection.
             if upgrade || kind == RequestKind::Connect {
                 conn.machine.propose_switch();
+            }
+            if let KeepAlive::Close(reason) = conn.decoder.keep_alive() {
+                conn.machine.close(reason);
             }
             Ok(Flow::Return)
         }

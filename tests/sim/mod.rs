@@ -22,6 +22,9 @@
 //!   it acts, and that the buffers stay within their bounds.
 #![allow(dead_code)]
 
+pub mod exchange;
+pub mod plan;
+
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::fmt;
@@ -37,7 +40,9 @@ use h1proto::{ClientSession, Config, Io, ServerSession, Session, SessionError, S
 
 /// Prints what a run does, with `SIM_TRACE=1`.
 pub fn trace(sim: &Sim, what: std::fmt::Arguments<'_>) {
-    if std::env::var_os("SIM_TRACE").is_some() {
+    // Read once: the fuzz target runs millions of plans.
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if *ON.get_or_init(|| std::env::var_os("SIM_TRACE").is_some()) {
         eprintln!("{:>12.6?} {what}", sim.elapsed());
     }
 }
