@@ -393,6 +393,9 @@ impl Dec for AsWire<RequestDecoder> {
     fn closed(&self) -> bool {
         self.0.is_closed() || self.0.is_switched()
     }
+    fn check_switch(&self, switch: Switch) {
+        self.0.check_switch(switch);
+    }
 }
 
 impl Dec for AsWire<ResponseDecoder> {
@@ -414,6 +417,9 @@ impl Dec for AsWire<ResponseDecoder> {
     }
     fn closed(&self) -> bool {
         self.0.is_closed() || self.0.is_switched()
+    }
+    fn check_switch(&self, switch: Switch) {
+        self.0.check_switch(switch);
     }
 }
 
