@@ -5,12 +5,11 @@
 //! mutated input; these are the cases by name.
 
 use bytes::BytesMut;
-use h1proto::wire::WireHead;
 use h1proto::framing::BodyKind;
 use h1proto::leniency::ResponseLeniency;
+use h1proto::wire::WireHead;
 use h1proto::{
-    CloseReason, ErrorKind, Event, KeepAlive, Limits, MessageHead, RequestDecoder,
-    ResponseDecoder,
+    CloseReason, ErrorKind, Event, KeepAlive, Limits, MessageHead, RequestDecoder, ResponseDecoder,
 };
 use http::{Method, StatusCode, Version};
 

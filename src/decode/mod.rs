@@ -619,7 +619,7 @@ impl<R: Role> Decoder<R> {
     ///
     /// ```
     /// use bytes::BytesMut;
-    /// use h1proto::{BodyKind, Event, Limits, RequestDecoder};
+    /// use h1proto::{Event, Limits, RequestDecoder, framing::BodyKind};
     ///
     /// let mut dec = RequestDecoder::new(Limits::default());
     /// dec.set_wire_only(true);
