@@ -25,8 +25,11 @@ pub struct Config {
     /// Connections hand out the chunk extensions of the peer's chunked
     /// bodies as [`Event::ChunkExtensions`](crate::Event::ChunkExtensions)
     /// ([`Decoder::set_chunk_extensions`](crate::Decoder::set_chunk_extensions)),
-    /// so that a proxy can forward them. Sessions read bodies as bytes and
-    /// drop them. Default: `false`: extensions are checked, then dropped.
+    /// and sessions keep them with the body piece they came before
+    /// ([`ServerSession::chunk_extensions`](crate::ServerSession::chunk_extensions),
+    /// [`ClientSession::chunk_extensions`](crate::ClientSession::chunk_extensions)),
+    /// so that a proxy can forward them. Default: `false`: extensions are
+    /// checked, then dropped.
     pub chunk_extensions: bool,
     /// How output is framed and coalesced.
     pub encoder: EncoderConfig,

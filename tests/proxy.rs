@@ -245,6 +245,47 @@ fn trailers_are_forwarded_both_ways() {
     assert!(got.header("transfer-encoding").is_none(), "{}", got.raw);
 }
 
+/// The upstream answers with the extensions of each chunk of the request
+/// it received (as its body) and extensions of its own.
+#[test]
+fn chunk_extensions_are_forwarded_both_ways_with_their_data() {
+    let upstream = Upstream::start(|conn| {
+        while conn.read_request().is_some() {
+            conn.write(
+                b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\
+                  2;name=\"a b\"\r\nhi\r\n0;end=1\r\n\r\n",
+            );
+        }
+    });
+    let proxy = start_proxy(upstream.addr);
+    let mut client = Client::connect(proxy.addr);
+    let got = client.request(
+        &Method::POST,
+        b"POST /up HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n\
+          5;sig=ab12\r\nhello\r\n0;done\r\n\r\n",
+    );
+    assert_eq!((got.status(), &got.body[..]), (200, &b"hi"[..]));
+    assert!(
+        got.raw
+            .contains("\r\n\r\n2;name=\"a b\"\r\nhi\r\n0;end=1\r\n\r\n"),
+        "{}",
+        got.raw
+    );
+    // The upstream answered: it has the whole request.
+    let up = String::from_utf8(upstream.received().concat()).unwrap();
+    assert!(
+        up.contains("\r\n\r\n5;sig=ab12\r\nhello\r\n0;done\r\n\r\n"),
+        "{up}"
+    );
+
+    // An HTTP/1.0 client gets the body close-delimited: no chunks, so no
+    // extensions.
+    let mut old = Client::connect(proxy.addr);
+    let got = old.request(&Method::GET, b"GET / HTTP/1.0\r\n\r\n");
+    assert_eq!((got.status(), &got.body[..]), (200, &b"hi"[..]));
+    assert!(!got.raw.contains("name="), "{}", got.raw);
+}
+
 #[test]
 fn head_204_and_304_carry_no_body_and_keep_the_connection() {
     let upstream = Upstream::start(|conn| {

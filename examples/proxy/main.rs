@@ -14,8 +14,8 @@
 //! Hop-by-hop fields are removed both ways and `Via` is added; the other
 //! field lines keep their order and spelling both ways (the sessions
 //! decode with the wire view on, and the heads are forwarded with it), and
-//! trailers, interim responses (`100 Continue` relayed from the upstream)
-//! and repeated fields pass through. A request h1proto refuses is answered by
+//! trailers, chunk extensions, interim responses (`100 Continue` relayed
+//! from the upstream) and repeated fields pass through. A request h1proto refuses is answered by
 //! the session (400 and the like) and never reaches the upstream; an
 //! upstream that cannot be reached, closes without answering or sends a
 //! response h1proto refuses gets the client a 502 (504 when it is too
@@ -95,10 +95,12 @@ pub struct Args {
 impl Args {
     /// The defaults, forwarding to `upstream`. Both sides decode heads
     /// with their wire view, so that they go on in the order and spelling
-    /// they came in.
+    /// they came in, and read chunk extensions, so that they go on with
+    /// the data they came with.
     pub fn new(upstream: impl Into<String>) -> Self {
         let mut config = Config::default();
         config.wire_view = true;
+        config.chunk_extensions = true;
         Args {
             addr: String::from("127.0.0.1:8000"),
             upstream: upstream.into(),
@@ -550,6 +552,20 @@ impl<'a> Exchange<'a> {
     /// trailers, if the upstream request is chunked).
     fn upload_piece(&mut self, data: Option<Bytes>) -> Result<(), Failed> {
         let session = &mut self.upstream.session;
+        // Chunk extensions go on with the piece they came before, or with
+        // the last-chunk, when the upstream request is chunked too.
+        let extensions = self.server.chunk_extensions().filter(|_| self.chunked);
+        if let Some(extensions) = extensions {
+            session
+                .send_chunk_extensions(extensions.clone())
+                .map_err(|err| {
+                    let reason = format!("cannot forward chunk extensions: {err}");
+                    (
+                        Failure::Upstream(StatusCode::INTERNAL_SERVER_ERROR, reason),
+                        None,
+                    )
+                })?;
+        }
         let queued = match data {
             Some(data) => session.send_data(data),
             None if !self.server.is_request_body_read() => {
@@ -603,7 +619,18 @@ impl<'a> Exchange<'a> {
                         // The client takes what is queued first.
                         return Ok(());
                     }
-                    match self.upstream.session.read_data(now).map_err(cut)? {
+                    let read = self.upstream.session.read_data(now).map_err(cut)?;
+                    // Chunk extensions go on with the piece they came
+                    // before, or with the last-chunk, in the chunked coding
+                    // only (as trailers).
+                    if let (Step::Ready(_), BodyKind::Chunked) = (&read, kind) {
+                        if let Some(extensions) = self.upstream.session.chunk_extensions() {
+                            self.server
+                                .send_chunk_extensions(extensions.clone())
+                                .map_err(cut)?;
+                        }
+                    }
+                    match read {
                         Step::Ready(Some(data)) => {
                             // The session's own call: queued, written by the
                             // loop as the client takes it.

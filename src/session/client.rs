@@ -8,9 +8,12 @@ use http::header::HeaderMap;
 use http::{Response, StatusCode};
 
 use super::timer::{Knobs, ReadBuf, Waiting, after, earliest};
-use super::{InterimResponses, Io, Session, SessionError, Step, TrailerFields, concat};
+use super::{
+    ChunkExtSlot, InterimResponses, Io, Session, SessionError, Step, TrailerFields, concat,
+};
 use crate::ClientConnection;
 use crate::Config;
+use crate::chunk_ext::ChunkExtensions;
 use crate::conn::State;
 use crate::decode::Event;
 use crate::encode::{IntoRequest, IntoRequestHead};
@@ -74,6 +77,8 @@ pub struct ClientSession {
     body_done: bool,
     pieces: Vec<Bytes>,
     trailers: Option<HeaderMap>,
+    /// Chunk extensions read (`Config::chunk_extensions`).
+    chunk_ext: Option<Box<ChunkExtSlot>>,
     /// What `next_full_response` gathers while it reads.
     interim: Vec<Response<()>>,
     head: Option<Box<Response<()>>>,
@@ -98,6 +103,7 @@ impl ClientSession {
             body_done: true,
             pieces: Vec::new(),
             trailers: None,
+            chunk_ext: None,
             interim: Vec::new(),
             head: None,
             eof: false,
@@ -145,6 +151,18 @@ impl ClientSession {
     pub fn send_data(&mut self, data: impl Into<Bytes>) -> Result<(), UsageError> {
         self.sending()?;
         self.conn.send_data(data)
+    }
+
+    /// Puts chunk extensions on the next chunk of the request (or on its
+    /// last-chunk, before [`finish`](Self::finish)).
+    ///
+    /// # Errors
+    ///
+    /// As [`ClientConnection::send_chunk_extensions`], and
+    /// [`UsageError::WrongState`] once the session is closed.
+    pub fn send_chunk_extensions(&mut self, extensions: ChunkExtensions) -> Result<(), UsageError> {
+        self.sending()?;
+        self.conn.send_chunk_extensions(extensions)
     }
 
     /// Ends the request, with trailers if it is chunked.
@@ -215,6 +233,7 @@ impl ClientSession {
                     self.body_done = false;
                     self.pieces.clear();
                     self.trailers = None;
+                    ChunkExtSlot::reset(&mut self.chunk_ext);
                     return Ok(Step::Ready(Some(head)));
                 }
                 Ok(Some(Event::End(_))) => self.ended(now),
@@ -249,9 +268,16 @@ impl ClientSession {
         }
         loop {
             match self.conn.poll_event(&mut self.read.buf) {
-                Ok(Some(Event::Data(data))) => return Ok(Step::Ready(Some(data))),
+                Ok(Some(Event::Data(data))) => {
+                    ChunkExtSlot::handed_out(&mut self.chunk_ext);
+                    return Ok(Step::Ready(Some(data)));
+                }
                 Ok(Some(Event::Trailers(fields))) => self.trailers = Some(fields),
+                Ok(Some(Event::ChunkExtensions(ext))) => {
+                    ChunkExtSlot::arrived(&mut self.chunk_ext, ext);
+                }
                 Ok(Some(Event::End(_))) => {
+                    ChunkExtSlot::handed_out(&mut self.chunk_ext);
                     self.ended(now);
                     return Ok(Step::Ready(None));
                 }
@@ -322,6 +348,15 @@ impl ClientSession {
     /// The trailer fields of the current response, once its body is read.
     pub fn trailers(&self) -> Option<&HeaderMap> {
         self.trailers.as_ref()
+    }
+
+    /// The chunk extensions of the chunk-size line read just before the
+    /// body piece [`read_data`](Self::read_data) returned last, or, once it
+    /// returned `Ready(None)`, of the last-chunk (as
+    /// [`ServerSession::chunk_extensions`](crate::ServerSession::chunk_extensions)).
+    /// Read only with [`Config::chunk_extensions`] on.
+    pub fn chunk_extensions(&self) -> Option<&ChunkExtensions> {
+        ChunkExtSlot::current(&self.chunk_ext)
     }
 
     /// Closes the connection: the driver closes the socket. Requests queued

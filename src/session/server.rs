@@ -8,9 +8,10 @@ use http::Request;
 use http::header::HeaderMap;
 
 use super::timer::{Knobs, ReadBuf, Waiting, after, earliest};
-use super::{Io, Session, SessionError, Step, TrailerFields, concat};
+use super::{ChunkExtSlot, Io, Session, SessionError, Step, TrailerFields, concat};
 use crate::Config;
 use crate::ServerConnection;
+use crate::chunk_ext::ChunkExtensions;
 use crate::conn::State;
 use crate::decode::Event;
 use crate::encode::{IntoResponse, IntoResponseHead};
@@ -123,6 +124,8 @@ pub struct ServerSession {
     head: Option<Box<Request<()>>>,
     /// Boxed: rare, and every idle connection would carry the room.
     trailers: Option<Box<HeaderMap>>,
+    /// Chunk extensions read (`Config::chunk_extensions`); boxed likewise.
+    chunk_ext: Option<Box<ChunkExtSlot>>,
     eof: bool,
     shutdown: bool,
     /// `next_request` asked for a write before it waits for the next
@@ -149,6 +152,7 @@ impl ServerSession {
             pieces: Vec::new(),
             head: None,
             trailers: None,
+            chunk_ext: None,
             eof: false,
             shutdown: false,
             write_then_read: false,
@@ -202,6 +206,7 @@ impl ServerSession {
                     self.body_done = false;
                     self.pieces.clear();
                     self.trailers = None;
+                    ChunkExtSlot::reset(&mut self.chunk_ext);
                     let _ = body;
                     return Ok(Step::Ready(Some(head)));
                 }
@@ -267,9 +272,16 @@ impl ServerSession {
         }
         loop {
             match self.conn.poll_event(&mut self.read.buf) {
-                Ok(Some(Event::Data(data))) => return Ok(Step::Ready(Some(data))),
+                Ok(Some(Event::Data(data))) => {
+                    ChunkExtSlot::handed_out(&mut self.chunk_ext);
+                    return Ok(Step::Ready(Some(data)));
+                }
                 Ok(Some(Event::Trailers(fields))) => self.trailers = Some(Box::new(fields)),
+                Ok(Some(Event::ChunkExtensions(ext))) => {
+                    ChunkExtSlot::arrived(&mut self.chunk_ext, ext);
+                }
                 Ok(Some(Event::End(_))) => {
+                    ChunkExtSlot::handed_out(&mut self.chunk_ext);
                     self.body_done = true;
                     return Ok(Step::Ready(None));
                 }
@@ -336,6 +348,18 @@ impl ServerSession {
         self.trailers.as_deref()
     }
 
+    /// The chunk extensions of the chunk-size line read just before the
+    /// body piece [`read_data`](Self::read_data) returned last (so only
+    /// with the first piece of a chunk, which may arrive in several), or,
+    /// once it returned `Ready(None)`, of the last-chunk; `None` when that
+    /// line carried none. Read only with [`Config::chunk_extensions`] on;
+    /// a proxy forwards them with
+    /// [`send_chunk_extensions`](Self::send_chunk_extensions) before it
+    /// forwards the piece, or before it finishes the message.
+    pub fn chunk_extensions(&self) -> Option<&ChunkExtensions> {
+        ChunkExtSlot::current(&self.chunk_ext)
+    }
+
     /// `true` once the current request's body was read to its end (or it
     /// had none). [`read_data`](Self::read_data) also returns `Ready(None)`
     /// once the session is ending, after reporting what ended it: a
@@ -397,6 +421,19 @@ impl ServerSession {
     pub fn send_data(&mut self, data: impl Into<Bytes>) -> Result<(), UsageError> {
         self.sending()?;
         self.conn.send_data(data)
+    }
+
+    /// Puts chunk extensions on the next chunk of the response (or on its
+    /// last-chunk, before [`finish`](Self::finish)).
+    ///
+    /// # Errors
+    ///
+    /// As [`ServerConnection::send_chunk_extensions`], and
+    /// [`UsageError::WrongState`] once the session is ending (see
+    /// [`send_data`](Self::send_data)).
+    pub fn send_chunk_extensions(&mut self, extensions: ChunkExtensions) -> Result<(), UsageError> {
+        self.sending()?;
+        self.conn.send_chunk_extensions(extensions)
     }
 
     /// Ends the response, with trailers if it is chunked.
