@@ -832,9 +832,10 @@ fn the_command_line() {
     assert_eq!(parsed.addr, "127.0.0.1:8000");
     assert_eq!(parsed.upstream, "10.0.0.1:80");
     assert_eq!(parsed.via, "h1proto-proxy");
-    // The defaults, with the wire view on.
+    // The defaults, with the wire view and chunk extensions on.
     let mut config = h1proto::Config::default();
     config.wire_view = true;
+    config.chunk_extensions = true;
     assert_eq!(parsed.config, config);
     let parsed =
         args("--addr 0.0.0.0:1 --upstream u:2 --via edge --header-timeout 2 --idle-timeout 0.5")
