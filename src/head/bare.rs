@@ -164,18 +164,19 @@ fn status_line(buf: &[u8]) -> Option<(Start, usize)> {
 }
 
 /// Where the run of HTAB, SP, VCHAR and obs-text that starts at `from`
-/// ends: eight bytes at a time, a word with a byte below SP or a DEL
-/// telling where the first such byte is (an HTAB is text, and the run
+/// ends: eight bytes at a time, a word with a byte that may not be text
+/// telling where the first such byte is, which is then looked at alone
+/// (an HTAB, or obs-text the word test flags too, is text, and the run
 /// goes on after it).
 #[inline]
 fn text_end(bytes: &[u8], mut from: usize) -> usize {
     while let Some(word) = bytes.get(from..from + 8) {
         let mut w = [0; 8];
         w.copy_from_slice(word);
-        let flags = not_text(u64::from_le_bytes(w));
+        let flags = maybe_not_text(u64::from_le_bytes(w));
         if flags != 0 {
             let at = from + (flags.trailing_zeros() / 8) as usize;
-            if bytes[at] != b'\t' {
+            if !is_text(bytes[at]) {
                 return at;
             }
             from = at + 1;
@@ -189,19 +190,23 @@ fn text_end(bytes: &[u8], mut from: usize) -> usize {
     from
 }
 
-/// The high bit of each byte of `w` (little endian) that is below SP or a
-/// DEL, exact for the lowest such byte (bits above it may be set where
-/// there is none): the first byte that may not be text.
+/// The high bit of each byte of `w` whose low seven bits are below SP or
+/// a DEL: every byte that is not text (below SP or a DEL), and besides
+/// them HTAB and the obs-text bytes 0x80 to 0x9F and 0xFF, which are. No
+/// carry or borrow crosses a byte, so the flags are exact per byte.
+///
+/// Per byte, with `v` its low seven bits: `v + 1` is at most 0x80, and
+/// it is at most 0x20 or exactly 0x80 (DEL) when the byte is flagged;
+/// with the high bit set, taking 0x21 leaves the high bit clear exactly
+/// then.
 #[inline(always)]
-fn not_text(w: u64) -> u64 {
+fn maybe_not_text(w: u64) -> u64 {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
     const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
-    const SPACE: u64 = u64::from_ne_bytes([b' '; 8]);
-    const DEL: u64 = u64::from_ne_bytes([0x7f; 8]);
-    let below_space = w.wrapping_sub(SPACE) & !w;
-    let x = w ^ DEL;
-    let del = x.wrapping_sub(ONES) & !x;
-    (below_space | del) & HIGH
+    const LOW7: u64 = u64::from_ne_bytes([0x7f; 8]);
+    const SPACE_PLUS_ONE: u64 = u64::from_ne_bytes([0x21; 8]);
+    let u = (((w & LOW7) + ONES) | HIGH) - SPACE_PLUS_ONE;
+    !u & HIGH
 }
 
 /// The request head `head`, whose non-empty lines end at `ends`, if the
@@ -375,6 +380,22 @@ mod tests {
                 let mut bytes = vec![b'a'; 20];
                 bytes[at] = b;
                 assert_eq!(all_text(&bytes), is_text(b), "byte {b:#x} at {at}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_word_test_flags_every_byte_that_is_not_text() {
+        for b in 0..=255u8 {
+            for at in 0..8 {
+                let mut w = [b'a'; 8];
+                w[at] = b;
+                let flags = maybe_not_text(u64::from_le_bytes(w));
+                // Exact per byte: only the byte changed may be flagged.
+                assert_eq!(flags & !(0x80 << (8 * at)), 0, "byte {b:#x} at {at}");
+                if !is_text(b) {
+                    assert_ne!(flags, 0, "byte {b:#x} at {at}");
+                }
             }
         }
     }

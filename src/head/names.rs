@@ -70,7 +70,7 @@ impl NameCache {
             let n = usize::from(entry.len);
             if line.get(n) == Some(&b':') && same(&line[..n], self.spelling(entry)) {
                 let found = (entry.name.clone(), entry.role, n);
-                self.next = self.next % self.entries.len() + 1;
+                self.after_predicted();
                 return Ok(Some(found));
             }
         }
@@ -102,7 +102,7 @@ impl NameCache {
             let n = usize::from(entry.len);
             if line.get(n) == Some(&b':') && same(&line[..n], self.spelling(entry)) {
                 let role = entry.role;
-                self.next = self.next % self.entries.len() + 1;
+                self.after_predicted();
                 return Some((role, n));
             }
         }
@@ -123,6 +123,18 @@ impl NameCache {
             Some(entry) => Some(entry),
             None => self.entries.first(),
         }
+    }
+
+    /// After the entry [`predicted`](Self::predicted) gave has matched:
+    /// the one after it is predicted next (a compare, where a remainder
+    /// would cost a division per field line).
+    #[inline(always)]
+    fn after_predicted(&mut self) {
+        self.next = if self.next < self.entries.len() {
+            self.next + 1
+        } else {
+            1
+        };
     }
 
     /// The entry spelt `raw`, looked for from the one after the last match.
