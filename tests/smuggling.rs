@@ -724,6 +724,27 @@ fn host_must_be_single() {
     accepted(b"GET / HTTP/1.0\r\n\r\n");
 }
 
+/// Rule HOST-ABSOLUTE (the decision on note N3 of docs/security.md): with
+/// an absolute-form target, the target's authority is the request's and
+/// `Host` is not compared with it (RFC 9112 section 3.2.2: the server
+/// MUST ignore `Host` then). The decoded `Uri` carries the target's
+/// authority, so an application that routes on `uri().authority()` routes
+/// where the client asked; `Host` is still required once.
+#[test]
+fn an_absolute_form_target_decides_the_authority_over_host() {
+    let run = accepted(b"GET http://a.example/x HTTP/1.1\r\nHost: b.example\r\n\r\n");
+    assert_eq!(
+        run.events[0],
+        Ev::Head("GET http://a.example/x".into(), BodyKind::Empty)
+    );
+    refused(b"GET http://a.example/x HTTP/1.1\r\n\r\n", InvalidHost, 400);
+    refused(
+        b"GET http://a.example/x HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\n\r\n",
+        InvalidHost,
+        400,
+    );
+}
+
 // ------------------------------------------------------------ chunked
 
 /// Rule CHUNK-SIZE: 1*HEXDIG without `0x`, sign or leading space, at most
