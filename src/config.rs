@@ -103,7 +103,7 @@ impl Default for Config {
 ///
 /// | timeout | server | client | default |
 /// |---|---|---|---|
-/// | [`head`](Self::head) | from a new connection, or from the first byte of a later request (from when the session starts waiting for the rest, if its first bytes came with the previous request), to the end of the request head; later bytes do not move it; on expiry a partly received head gets `408` and the connection closes, a connection that sent nothing is closed | from the moment the request is written (or the previous response ends) to the end of the response head | 20 s |
+/// | [`head`](Self::head) | from a new connection, or from the first byte of a later request (from when the session starts waiting for the rest, if its first bytes came with the previous request), to the end of the request head; later bytes do not move it; on expiry a partly received head gets `408` and the connection closes, a connection that sent nothing is closed | from the moment the request is out, its body included (or the previous response ends), to the end of the response head; while the request body is still being sent, each wait for the server has it from its own start | 20 s |
 /// | [`idle`](Self::idle) | between exchanges on a keep-alive connection; on expiry the connection is closed | an idle pooled connection with no request in flight is closed | 60 s |
 /// | [`body`](Self::body) | between two reads that bring request body bytes; on expiry `408` if no response has left yet, then close | the same for response bodies | 60 s |
 /// | [`write`](Self::write) | between two writes that take output, while output is waiting (a peer that stops reading); on expiry the connection is closed at once | the same | 60 s |

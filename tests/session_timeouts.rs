@@ -491,6 +491,36 @@ fn client_response_head_timeout_runs_from_the_request_written() {
     assert_eq!(h.closed, Some(h.t0 + secs(14)));
 }
 
+/// While the request body is still going out, the response head's time
+/// has not begun: a server may read the whole body before it answers. An
+/// upload that takes longer than the head timeout (10 s here), with the
+/// caller waiting for an early answer between its pieces, is not cut; the
+/// head's 10 s start once the request is out.
+#[test]
+fn client_head_timeout_starts_once_the_request_body_is_out() {
+    let mut h = client();
+    let req = Request::post("/up")
+        .header("host", "a")
+        .header("transfer-encoding", "chunked")
+        .body(())
+        .unwrap();
+    h.s.send_head(req).unwrap();
+    for piece in 1..=4u64 {
+        h.s.send_data(vec![b'x'; 10]).unwrap();
+        // Waiting for an early answer between two pieces.
+        assert_eq!(h.call(ClientSession::next_response).blocked(), Io::Read);
+        h.advance_to(h.t0 + secs(6 * piece));
+        assert!(!h.s.is_closed(), "cut after {} s of upload", 6 * piece);
+    }
+    h.s.finish(None).unwrap();
+    assert_eq!(h.call(ClientSession::next_response).blocked(), Io::Read);
+    assert!(h.take_wire().ends_with("a\r\nxxxxxxxxxx\r\n0\r\n\r\n"));
+    // Out at 24 s: the head is due at 34 s.
+    assert_eq!(h.expire(), secs(34));
+    let err = h.call(ClientSession::next_response).err();
+    assert_eq!(timeout_kind(err), ErrorKind::ResponseTimeout);
+}
+
 /// `next_response` skips what is left of the previous body; the time that
 /// takes is the body's, and the next head has its own 10 s from when the
 /// session starts waiting for it.

@@ -470,9 +470,13 @@ impl ClientSession {
             self.wait(Waiting::Write(now));
             return Io::Write;
         }
-        if head && self.conn.recv_state() != State::Body {
+        if head && self.conn.recv_state() != State::Body && self.conn.send_state() != State::Body {
             // Not while skipping the rest of the previous body: that is
-            // the body's time, and the head's starts after it.
+            // the body's time, and the head's starts after it. Nor while
+            // the request's body is still being sent: a server may read
+            // all of it before it answers, so the head's time starts once
+            // the request is out (until then each wait has the head
+            // timeout from its own start).
             self.head_since.get_or_insert(now);
         }
         self.wait(Waiting::Read(now));

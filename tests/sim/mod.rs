@@ -551,7 +551,8 @@ impl Model {
         }
     }
 
-    fn begin(&mut self, io: Io, now: Instant, recv: State, held: usize) {
+    /// A wait for `io` begins; `sending`: a body is being sent.
+    fn begin(&mut self, io: Io, now: Instant, recv: State, sending: bool, held: usize) {
         if io == Io::Shutdown {
             self.linger_until = Some(now + self.timeouts.linger);
         }
@@ -566,7 +567,9 @@ impl Model {
             Side::Server => {
                 self.requests > 0 && held > 0 && matches!(recv, State::Idle | State::Head)
             }
-            Side::Client => io == Io::Read && recv != State::Body,
+            // Not before the request is out: its body may be what the
+            // server waits for.
+            Side::Client => io == Io::Read && recv != State::Body && !sending,
         };
         if waiting_for_head && self.head_start.is_none() {
             self.head_start = Some(now);
@@ -643,17 +646,25 @@ impl Model {
 pub trait Observe: Session {
     /// The receiving direction's state.
     fn recv_state(&self) -> State;
+    /// `true` while a message body is being sent.
+    fn sending_body(&self) -> bool;
 }
 
 impl Observe for ServerSession {
     fn recv_state(&self) -> State {
         self.connection().recv_state()
     }
+    fn sending_body(&self) -> bool {
+        self.connection().send_state() == State::Body
+    }
 }
 
 impl Observe for ClientSession {
     fn recv_state(&self) -> State {
         self.connection().recv_state()
+    }
+    fn sending_body(&self) -> bool {
+        self.connection().send_state() == State::Body
     }
 }
 
@@ -831,7 +842,8 @@ impl Endpoint {
         {
             let now = self.now();
             let held = s.read_buf().len();
-            self.model.begin(io, now, s.recv_state(), held);
+            self.model
+                .begin(io, now, s.recv_state(), s.sending_body(), held);
             if let (Io::Write, Some((pauses, budget))) = (io, &mut self.write_pauses) {
                 let pause = Duration::from_millis(pauses.take() as u64);
                 if pause <= *budget {
