@@ -669,6 +669,31 @@ fn a_silent_upstream_gives_504_after_the_head_timeout() {
     assert!(upstream.wait_idle(), "the upstream connection was kept");
 }
 
+/// A client uploads more slowly than the upstream head timeout: the
+/// upstream only answers once it has the whole body, and the response
+/// head's time starts only then, so the upload is not cut with 504.
+#[test]
+fn a_slow_upload_is_not_a_late_response() {
+    let upstream = Upstream::start(|conn| {
+        while let Some(req) = conn.read_request() {
+            conn.write(&ok(&req.body.len().to_string()));
+        }
+    });
+    let proxy = start_proxy_with(&upstream.addr.to_string(), |args| {
+        args.config.timeouts.head = Some(Duration::from_millis(300));
+    });
+    let mut client = Client::connect(proxy.addr);
+    client.expect(&Method::POST);
+    client.send(b"POST /up HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n");
+    for _ in 0..6 {
+        std::thread::sleep(Duration::from_millis(150));
+        client.send(b"5\r\nhello\r\n");
+    }
+    client.send(b"0\r\n\r\n");
+    let got = client.response().unwrap();
+    assert_eq!((got.status(), &got.body[..]), (200, &b"30"[..]), "{}", got.raw);
+}
+
 /// An upstream that takes the head and then stops reading: the upload
 /// stalls, and the write timeout of the upstream session ends it with 504
 /// instead of leaving client and proxy waiting.
