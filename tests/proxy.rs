@@ -691,7 +691,12 @@ fn a_slow_upload_is_not_a_late_response() {
     }
     client.send(b"0\r\n\r\n");
     let got = client.response().unwrap();
-    assert_eq!((got.status(), &got.body[..]), (200, &b"30"[..]), "{}", got.raw);
+    assert_eq!(
+        (got.status(), &got.body[..]),
+        (200, &b"30"[..]),
+        "{}",
+        got.raw
+    );
 }
 
 /// An upstream that takes the head and then stops reading: the upload

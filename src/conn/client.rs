@@ -219,9 +219,13 @@ impl ClientConnection {
     }
 
     fn sent_head(&mut self, sent: Sent, method: &http::Method, streamed: bool) {
-        // The request's field map serves the response's head.
+        // The request's field map serves the response's head, and its
+        // extension map (a forwarded wire view's) the response's.
         if let Some(map) = self.encoder.reclaim_fields() {
             self.decoder.recycle_fields(map);
+        }
+        if let Some(extensions) = self.encoder.reclaim_extensions() {
+            self.decoder.recycle_extensions(extensions);
         }
         self.decoder.expect_response_to(method);
         self.side.sent.push_back(sent);

@@ -333,6 +333,9 @@ pub struct Encoder<R: Role> {
     keep_alive: KeepAlive,
     /// The emptied field map of the last head written, for reuse.
     spare: Option<HeaderMap>,
+    /// Its extension map, when it held any (one without ever holding an
+    /// extension has nothing allocated to reuse).
+    spare_extensions: Option<http::Extensions>,
     /// The names of the order a head asks for, and the count of values
     /// written per field, kept for reuse.
     order: Vec<Range<usize>>,
@@ -350,6 +353,7 @@ impl<R: Role> Encoder<R> {
             extensions: None,
             keep_alive: KeepAlive::Reusable,
             spare: None,
+            spare_extensions: None,
             order: Vec::new(),
             used: Vec::new(),
             role: PhantomData,
@@ -491,6 +495,16 @@ impl<R: Role> Encoder<R> {
         self.spare.take()
     }
 
+    /// Takes the extension map of the last head queued, when it held any
+    /// (a forwarded head's [`WireHead`](crate::wire::WireHead), say), for
+    /// reuse: a connection hands it to its decoder
+    /// ([`Decoder::recycle_extensions`](crate::Decoder::recycle_extensions)),
+    /// so that the next head decoded with the wire view allocates no map.
+    /// `None` once taken, before any head, or when the head had none.
+    pub fn reclaim_extensions(&mut self) -> Option<http::Extensions> {
+        self.spare_extensions.take()
+    }
+
     /// Queues a head, and its whole body when `body` is `Some`; returns the
     /// framing of the body. Leaves everything untouched on error.
     #[inline]
@@ -531,11 +545,17 @@ impl<R: Role> Encoder<R> {
         Ok(kind)
     }
 
-    /// Keeps the field map of a head just written, emptied, so that its
-    /// allocations can serve another message (see `reclaim_fields`).
-    fn keep(&mut self, mut fields: HeaderMap) {
+    /// Keeps the field and extension maps of a head just written, so that
+    /// their allocations can serve another message (see `reclaim_fields`
+    /// and `reclaim_extensions`). The decoder empties the extensions when
+    /// it takes them.
+    #[inline]
+    fn keep(&mut self, mut fields: HeaderMap, extensions: http::Extensions) {
         fields.clear();
         self.spare = Some(fields);
+        if !extensions.is_empty() {
+            self.spare_extensions = Some(extensions);
+        }
     }
 }
 

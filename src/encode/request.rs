@@ -57,7 +57,7 @@ impl RequestEncoder {
     #[inline]
     pub(crate) fn send_parts(&mut self, parts: Parts, body: Bytes) -> Result<(), UsageError> {
         self.start(&parts, &(), Some(body))?;
-        self.keep(parts.headers);
+        self.keep(parts.headers, parts.extensions);
         Ok(())
     }
 
@@ -78,7 +78,7 @@ impl RequestEncoder {
     pub fn send_head(&mut self, req: impl IntoRequestHead) -> Result<BodyKind, UsageError> {
         let parts = sealed::IntoRequestHead::into_head(req)?;
         let kind = self.start(&parts, &(), None)?;
-        self.keep(parts.headers);
+        self.keep(parts.headers, parts.extensions);
         Ok(kind)
     }
 }

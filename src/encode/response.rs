@@ -67,7 +67,7 @@ impl ResponseEncoder {
         ctx: ResponseContext,
     ) -> Result<(), UsageError> {
         self.start(&parts, &ctx, Some(body))?;
-        self.keep(parts.headers);
+        self.keep(parts.headers, parts.extensions);
         Ok(())
     }
 
@@ -101,7 +101,7 @@ impl ResponseEncoder {
     ) -> Result<BodyKind, UsageError> {
         let parts = sealed::IntoResponseHead::into_head(res)?;
         let kind = self.start(&parts, &ctx, None)?;
-        self.keep(parts.headers);
+        self.keep(parts.headers, parts.extensions);
         Ok(kind)
     }
 }
