@@ -1,13 +1,13 @@
 //! The server session: a [`ServerConnection`] with its read buffer, timers
 //! and closing policy.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
 use http::Request;
 use http::header::HeaderMap;
 
-use super::timer::{Knobs, ReadBuf, Waiting, after, earliest};
+use super::timer::{Due, Knobs, ReadBuf, Waiting, after, earliest};
 use super::{Io, Session, SessionError, Step, TrailerFields, concat};
 use crate::Config;
 use crate::ServerConnection;
@@ -582,12 +582,12 @@ impl ServerSession {
     }
 
     /// The deadline of what the session waits for, and what it is.
-    fn timer(&self) -> Option<(Instant, Timer)> {
+    fn timer(&self) -> Option<(Due, Timer)> {
         let t = &self.knobs.timeouts;
         match (self.phase, self.waiting) {
             (Phase::Closed, _) | (_, Waiting::No) => None,
-            (Phase::Lingering { until, .. }, _) => Some((until, Timer::Linger)),
-            (_, Waiting::Write(since)) => after(since, t.write).map(|at| (at, Timer::Write)),
+            (Phase::Lingering { until, .. }, _) => Some((Due::At(until), Timer::Linger)),
+            (_, Waiting::Write(since)) => t.write.map(|d| (Due::After(since, d), Timer::Write)),
             (_, Waiting::Read(since)) => {
                 let (start, timeout, kind) = if self.is_between_requests() {
                     if self.requests == 0 {
@@ -609,17 +609,20 @@ impl ServerSession {
                     }
                 };
                 let release = (!self.read.released).then_some(self.knobs.release_after);
-                if let (Some(r), Some(d)) = (release, timeout) {
-                    if start == since && r < d {
-                        // Both run from the same moment and the release
-                        // comes first (a keep-alive connection between
-                        // requests): one deadline to work out.
-                        return after(since, release).map(|at| (at, Timer::Release));
+                match (release, timeout) {
+                    // Both run from the same moment and the release comes
+                    // first (a keep-alive connection between requests):
+                    // one deadline to work out.
+                    (Some(r), Some(d)) if start == since && r < d => {
+                        return Some((Due::After(since, r), Timer::Release));
                     }
+                    (None, Some(d)) => return Some((Due::After(start, d), kind)),
+                    (Some(r), None) => return Some((Due::After(since, r), Timer::Release)),
+                    _ => {}
                 }
                 let expiry = after(start, timeout).map(|at| (at, kind));
                 let release = after(since, release).map(|at| (at, Timer::Release));
-                earliest(expiry, release)
+                earliest(expiry, release).map(|(at, timer)| (Due::At(at), timer))
             }
         }
     }
@@ -661,11 +664,18 @@ impl Session for ServerSession {
     }
 
     fn poll_timeout(&self) -> Option<Instant> {
-        self.timer().map(|(at, _)| at)
+        self.timer().and_then(|(due, _)| due.at())
+    }
+
+    fn poll_wait(&self, now: Instant) -> Option<Duration> {
+        self.timer().and_then(|(due, _)| due.wait(now))
     }
 
     fn handle_timeout(&mut self, now: Instant) {
-        let Some((at, timer)) = self.timer() else {
+        let Some((at, timer)) = self
+            .timer()
+            .and_then(|(due, timer)| Some((due.at()?, timer)))
+        else {
             return;
         };
         if now < at {
