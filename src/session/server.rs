@@ -195,7 +195,7 @@ impl ServerSession {
             return Ok(Step::Io(Io::Write));
         }
         loop {
-            match self.conn.poll_event(&mut self.read.buf) {
+            match self.conn.poll_head(&mut self.read.buf) {
                 Ok(Some(Event::Head { head, body })) => {
                     self.requests += 1;
                     self.head_since = None;
