@@ -668,7 +668,12 @@ impl Session for ServerSession {
     }
 
     fn poll_wait(&self, now: Instant) -> Option<Duration> {
-        self.timer().and_then(|(due, _)| due.wait(now))
+        match (self.waiting, self.phase) {
+            // A write asked for now (an answer to send before the next
+            // read): its whole timeout, without the rest of `timer`.
+            (Waiting::Write(since), Phase::Open) if since == now => self.knobs.timeouts.write,
+            _ => self.timer().and_then(|(due, _)| due.wait(now)),
+        }
     }
 
     fn handle_timeout(&mut self, now: Instant) {
