@@ -672,6 +672,21 @@ impl Session for ServerSession {
             // A write asked for now (an answer to send before the next
             // read): its whole timeout, without the rest of `timer`.
             (Waiting::Write(since), Phase::Open) if since == now => self.knobs.timeouts.write,
+            // A read for the next request, asked for now, with the buffers
+            // to give back before the idle timeout: the release is first.
+            (Waiting::Read(since), Phase::Open)
+                if since == now
+                    && self.requests > 0
+                    && !self.read.released
+                    && self.is_between_requests()
+                    && self
+                        .knobs
+                        .timeouts
+                        .idle
+                        .is_some_and(|idle| self.knobs.release_after < idle) =>
+            {
+                Some(self.knobs.release_after)
+            }
             _ => self.timer().and_then(|(due, _)| due.wait(now)),
         }
     }
