@@ -214,7 +214,13 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
         let mut due = false;
         if !*armed {
             *armed = true;
-            due = match session.poll_timeout() {
+            // The deadline as the wait left from `now` (the time the wait
+            // began, for the commonest waits, which the session answers
+            // without working the deadline out), then added back.
+            due = match session
+                .poll_wait(now)
+                .and_then(|wait| now.checked_add(wait))
+            {
                 Some(at) => arm(timer, at, now),
                 None => {
                     *timer = None;
