@@ -339,6 +339,7 @@ impl<R: Side> Connection<R> {
 
     /// Keeps the decoder in line with the machine: once the peer's
     /// messages are over, nothing more is parsed.
+    #[inline]
     pub(crate) fn sync(&mut self) {
         R::moved(self);
         let over =
@@ -388,6 +389,7 @@ impl Side for Server {
         super::server::Exchange::new(config)
     }
 
+    #[inline]
     fn ready(conn: &mut Connection<Self>, buf: &BytesMut) -> Result<bool, Error> {
         super::server::ready(conn, buf)
     }
