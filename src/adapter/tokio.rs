@@ -141,22 +141,55 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
         mut call: impl FnMut(&mut T, Instant) -> Result<Step<V>, SessionError>,
     ) -> io::Result<V> {
         let mut now = Instant::now();
-        loop {
-            // The step is taken out before the await, so that the value a
-            // `Ready` would carry takes no room in this future.
-            let step = match call(&mut self.session, now)? {
-                Step::Ready(value) => return Ok(value),
-                Step::Io(step) => step,
-            };
-            now = self.perform(step, now).await?;
-        }
+        // The I/O under way: its step, whether the timer was looked at and
+        // whether it had to wait. One future for the whole call, the I/O
+        // polled in it: a future per I/O costs more than the I/O's own work.
+        let mut under_way: Option<Io> = None;
+        let (mut armed, mut waited) = (false, false);
+        poll_fn(|cx| {
+            loop {
+                let step = match under_way {
+                    Some(step) => step,
+                    None => match call(&mut self.session, now) {
+                        Ok(Step::Ready(value)) => return Poll::Ready(Ok(value)),
+                        Ok(Step::Io(step)) => {
+                            (armed, waited) = (false, false);
+                            under_way = Some(step);
+                            step
+                        }
+                        Err(err) => return Poll::Ready(Err(err.into())),
+                    },
+                };
+                let Poll::Ready(done) = self.poll_io(cx, step, now, &mut armed, &mut waited) else {
+                    return Poll::Pending;
+                };
+                under_way = None;
+                // An I/O that did not wait reuses the time the call started
+                // with (most writes, and reads of bytes already there, take
+                // no time worth a clock reading).
+                if waited {
+                    now = Instant::now();
+                }
+                if let Err(err) = self.handle_io(done, step, now) {
+                    return Poll::Ready(Err(err));
+                }
+            }
+        })
+        .await
     }
-    /// One I/O, raced against the session's deadline and the shutdown
-    /// signal; returns the time it ended (`now` again when it did not have
-    /// to wait: most writes, and reads of bytes already there, take no
-    /// time worth a clock reading). The deadline, the timer and the signal
-    /// are looked at only when the I/O cannot complete at once.
-    async fn perform(&mut self, step: Io, now: Instant) -> io::Result<Instant> {
+
+    /// One poll of an I/O, raced against the session's deadline and the
+    /// shutdown signal (`None`: the signal came). The deadline, the timer
+    /// and the signal are looked at only when the I/O cannot complete at
+    /// once.
+    fn poll_io(
+        &mut self,
+        cx: &mut Context<'_>,
+        step: Io,
+        now: Instant,
+        armed: &mut bool,
+        waited: &mut bool,
+    ) -> Poll<Option<io::Result<usize>>> {
         let Driver {
             io,
             session,
@@ -167,63 +200,73 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
                     alarm,
                 },
         } = self;
-        let mut armed = false;
-        let mut waited = false;
-        let done = poll_fn(|cx| {
-            // A fresh I/O future each poll: all three are cancel-safe, and
-            // none keeps state between polls.
-            let io_done = match step {
-                Io::Read => pin!(io.read_buf(session.read_buf())).poll(cx),
-                Io::Write => poll_write(Pin::new(&mut *io), cx, session.output()),
-                _ => pin!(io.shutdown()).poll(cx).map_ok(|()| 0),
-            };
-            if let Poll::Ready(done) = io_done {
-                return Poll::Ready(Some(done));
-            }
-            waited = true;
-            let mut due = false;
-            if !armed {
-                armed = true;
-                due = match session.poll_timeout() {
-                    Some(at) => arm(timer, at, now),
-                    None => {
-                        *timer = None;
-                        false
-                    }
-                };
-            }
-            let waker = match alarm {
-                Some((alarm, waker)) if alarm.task.will_wake(cx.waker()) => {
-                    due |= alarm.rang.swap(false, Ordering::AcqRel);
-                    &*waker
-                }
-                _ => {
-                    due = true;
-                    let new = Arc::new(Alarm {
-                        rang: AtomicBool::new(false),
-                        task: cx.waker().clone(),
-                    });
-                    &alarm.insert((new.clone(), Waker::from(new))).1
+        // A fresh I/O future each poll: all three are cancel-safe, and
+        // none keeps state between polls.
+        let io_done = match step {
+            Io::Read => pin!(io.read_buf(session.read_buf())).poll(cx),
+            Io::Write => poll_write(Pin::new(&mut *io), cx, session.output()),
+            _ => pin!(io.shutdown()).poll(cx).map_ok(|()| 0),
+        };
+        if let Poll::Ready(done) = io_done {
+            return Poll::Ready(Some(done));
+        }
+        *waited = true;
+        let mut due = false;
+        if !*armed {
+            *armed = true;
+            // The deadline as the wait left from `now` (the time the wait
+            // began, for the commonest waits, which the session answers
+            // without working the deadline out), then added back.
+            due = match session
+                .poll_wait(now)
+                .and_then(|wait| now.checked_add(wait))
+            {
+                Some(at) => arm(timer, at, now),
+                None => {
+                    *timer = None;
+                    false
                 }
             };
-            if due {
-                let mut cx = Context::from_waker(waker);
-                if let Some(signal) = shutdown {
-                    if signal.as_mut().poll(&mut cx).is_ready() {
-                        return Poll::Ready(None);
-                    }
-                }
-                if let Some(Poll::Ready(())) = timer.as_mut().map(|t| t.as_mut().poll(&mut cx)) {
-                    return Poll::Ready(Some(Err(io::ErrorKind::TimedOut.into())));
+        }
+        let waker = match alarm {
+            Some((alarm, waker)) if alarm.task.will_wake(cx.waker()) => {
+                due |= alarm.rang.swap(false, Ordering::AcqRel);
+                &*waker
+            }
+            _ => {
+                due = true;
+                let new = Arc::new(Alarm {
+                    rang: AtomicBool::new(false),
+                    task: cx.waker().clone(),
+                });
+                &alarm.insert((new.clone(), Waker::from(new))).1
+            }
+        };
+        if due {
+            let mut cx = Context::from_waker(waker);
+            if let Some(signal) = shutdown {
+                if signal.as_mut().poll(&mut cx).is_ready() {
+                    return Poll::Ready(None);
                 }
             }
-            Poll::Pending
-        })
-        .await;
-        let now = if waited { Instant::now() } else { now };
+            if let Some(Poll::Ready(())) = timer.as_mut().map(|t| t.as_mut().poll(&mut cx)) {
+                return Poll::Ready(Some(Err(io::ErrorKind::TimedOut.into())));
+            }
+        }
+        Poll::Pending
+    }
+
+    /// Reports an I/O that ended at `now` to the session.
+    fn handle_io(
+        &mut self,
+        done: Option<io::Result<usize>>,
+        step: Io,
+        now: Instant,
+    ) -> io::Result<()> {
+        let session = &mut self.session;
         match (done, step) {
             (None, _) => {
-                *shutdown = None;
+                self.runtime.shutdown = None;
                 session.shutdown(now);
             }
             (Some(Err(e)), _) if e.kind() == io::ErrorKind::TimedOut => session.handle_timeout(now),
@@ -233,7 +276,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
             (Some(Ok(n)), Io::Write) => session.handle_write(n, now),
             (Some(Ok(_)), _) => {}
         }
-        Ok(now)
+        Ok(())
     }
 }
 

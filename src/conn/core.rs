@@ -115,6 +115,26 @@ impl<R: Side> Connection<R> {
     /// the connection must close.
     #[inline]
     pub fn poll_event(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
+        self.poll::<false>(buf)
+    }
+
+    /// [`poll_event`](Self::poll_event) returning only heads: the other
+    /// events (the rest of a message already answered, which a session
+    /// waiting for the next request drops) are dropped where they are
+    /// decoded, instead of being returned one call each.
+    #[inline]
+    pub(crate) fn poll_head(
+        &mut self,
+        buf: &mut BytesMut,
+    ) -> Result<Option<Event<R::Recv>>, Error> {
+        self.poll::<true>(buf)
+    }
+
+    #[inline]
+    fn poll<const HEADS: bool>(
+        &mut self,
+        buf: &mut BytesMut,
+    ) -> Result<Option<Event<R::Recv>>, Error> {
         loop {
             if let Some(err) = &self.error {
                 return Err(err.clone());
@@ -154,7 +174,9 @@ impl<R: Side> Connection<R> {
                     return Err(self.fail(err));
                 }
             };
+            let head = matches!(event, Event::Head { .. });
             match R::on_event(self, event, consumed) {
+                Ok(Flow::Return) if HEADS && !head => self.sync(),
                 Ok(Flow::Return) => {
                     self.sync();
                     return decoded;
@@ -317,6 +339,7 @@ impl<R: Side> Connection<R> {
 
     /// Keeps the decoder in line with the machine: once the peer's
     /// messages are over, nothing more is parsed.
+    #[inline]
     pub(crate) fn sync(&mut self) {
         R::moved(self);
         let over =
@@ -366,6 +389,7 @@ impl Side for Server {
         super::server::Exchange::new(config)
     }
 
+    #[inline]
     fn ready(conn: &mut Connection<Self>, buf: &BytesMut) -> Result<bool, Error> {
         super::server::ready(conn, buf)
     }

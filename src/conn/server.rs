@@ -114,6 +114,7 @@ struct Answering {
 
 /// Whether to decode now: the current request's events always, the next
 /// request only once the response to this one is complete.
+#[inline]
 pub(crate) fn ready(conn: &mut ServerConnection, _buf: &BytesMut) -> Result<bool, Error> {
     let client = conn.machine.client();
     if conn.decoder.is_idle() && conn.machine.server() != State::Idle {

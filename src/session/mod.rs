@@ -37,7 +37,7 @@ pub use client::ClientSession;
 pub use server::ServerSession;
 
 use std::fmt;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
 use http::{HeaderMap, Response};
@@ -76,6 +76,15 @@ pub trait Session {
     /// for an idle client connection, while it sits in a pool). `None`: no
     /// deadline.
     fn poll_timeout(&self) -> Option<Instant>;
+
+    /// [`poll_timeout`](Self::poll_timeout) as the time left from `now`
+    /// (zero once it passed), for a driver that waits for a duration, as
+    /// a socket's read and write timeouts do. A session may answer it
+    /// without working out the instant, when the wait began at `now`.
+    fn poll_wait(&self, now: Instant) -> Option<Duration> {
+        self.poll_timeout()
+            .map(|at| at.saturating_duration_since(now))
+    }
 
     /// Acts on the deadline that passed, if any by `now` (the table on
     /// [`Timeouts`]). The application's pending call, made again, reports

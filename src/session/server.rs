@@ -1,13 +1,13 @@
 //! The server session: a [`ServerConnection`] with its read buffer, timers
 //! and closing policy.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
 use http::Request;
 use http::header::HeaderMap;
 
-use super::timer::{Knobs, ReadBuf, Waiting, after, earliest};
+use super::timer::{Due, Knobs, ReadBuf, Waiting, after, earliest};
 use super::{ChunkExtSlot, Io, Session, SessionError, Step, TrailerFields, concat};
 use crate::Config;
 use crate::ServerConnection;
@@ -199,7 +199,7 @@ impl ServerSession {
             return Ok(Step::Io(Io::Write));
         }
         loop {
-            match self.conn.poll_event(&mut self.read.buf) {
+            match self.conn.poll_head(&mut self.read.buf) {
                 Ok(Some(Event::Head { head, body })) => {
                     self.requests += 1;
                     self.head_since = None;
@@ -619,12 +619,12 @@ impl ServerSession {
     }
 
     /// The deadline of what the session waits for, and what it is.
-    fn timer(&self) -> Option<(Instant, Timer)> {
+    fn timer(&self) -> Option<(Due, Timer)> {
         let t = &self.knobs.timeouts;
         match (self.phase, self.waiting) {
             (Phase::Closed, _) | (_, Waiting::No) => None,
-            (Phase::Lingering { until, .. }, _) => Some((until, Timer::Linger)),
-            (_, Waiting::Write(since)) => after(since, t.write).map(|at| (at, Timer::Write)),
+            (Phase::Lingering { until, .. }, _) => Some((Due::At(until), Timer::Linger)),
+            (_, Waiting::Write(since)) => t.write.map(|d| (Due::After(since, d), Timer::Write)),
             (_, Waiting::Read(since)) => {
                 let (start, timeout, kind) = if self.is_between_requests() {
                     if self.requests == 0 {
@@ -646,17 +646,20 @@ impl ServerSession {
                     }
                 };
                 let release = (!self.read.released).then_some(self.knobs.release_after);
-                if let (Some(r), Some(d)) = (release, timeout) {
-                    if start == since && r < d {
-                        // Both run from the same moment and the release
-                        // comes first (a keep-alive connection between
-                        // requests): one deadline to work out.
-                        return after(since, release).map(|at| (at, Timer::Release));
+                match (release, timeout) {
+                    // Both run from the same moment and the release comes
+                    // first (a keep-alive connection between requests):
+                    // one deadline to work out.
+                    (Some(r), Some(d)) if start == since && r < d => {
+                        return Some((Due::After(since, r), Timer::Release));
                     }
+                    (None, Some(d)) => return Some((Due::After(start, d), kind)),
+                    (Some(r), None) => return Some((Due::After(since, r), Timer::Release)),
+                    _ => {}
                 }
                 let expiry = after(start, timeout).map(|at| (at, kind));
                 let release = after(since, release).map(|at| (at, Timer::Release));
-                earliest(expiry, release)
+                earliest(expiry, release).map(|(at, timer)| (Due::At(at), timer))
             }
         }
     }
@@ -698,11 +701,38 @@ impl Session for ServerSession {
     }
 
     fn poll_timeout(&self) -> Option<Instant> {
-        self.timer().map(|(at, _)| at)
+        self.timer().and_then(|(due, _)| due.at())
+    }
+
+    fn poll_wait(&self, now: Instant) -> Option<Duration> {
+        match (self.waiting, self.phase) {
+            // A write asked for now (an answer to send before the next
+            // read): its whole timeout, without the rest of `timer`.
+            (Waiting::Write(since), Phase::Open) if since == now => self.knobs.timeouts.write,
+            // A read for the next request, asked for now, with the buffers
+            // to give back before the idle timeout: the release is first.
+            (Waiting::Read(since), Phase::Open)
+                if since == now
+                    && self.requests > 0
+                    && !self.read.released
+                    && self.is_between_requests()
+                    && self
+                        .knobs
+                        .timeouts
+                        .idle
+                        .is_some_and(|idle| self.knobs.release_after < idle) =>
+            {
+                Some(self.knobs.release_after)
+            }
+            _ => self.timer().and_then(|(due, _)| due.wait(now)),
+        }
     }
 
     fn handle_timeout(&mut self, now: Instant) {
-        let Some((at, timer)) = self.timer() else {
+        let Some((at, timer)) = self
+            .timer()
+            .and_then(|(due, timer)| Some((due.at()?, timer)))
+        else {
             return;
         };
         if now < at {

@@ -26,6 +26,33 @@ pub(super) fn earliest<T>(
     }
 }
 
+/// When a deadline falls: at an instant, or a timeout after one (kept
+/// apart so that a driver that waits for a duration, as a blocking socket
+/// does, need not add and then subtract again when the wait began now).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Due {
+    At(Instant),
+    After(Instant, Duration),
+}
+
+impl Due {
+    /// The instant, or `None` past the clock's range (as good as never).
+    pub(super) fn at(self) -> Option<Instant> {
+        match self {
+            Due::At(at) => Some(at),
+            Due::After(since, timeout) => since.checked_add(timeout),
+        }
+    }
+
+    /// How long from `now` until it falls (zero once it has).
+    pub(super) fn wait(self, now: Instant) -> Option<Duration> {
+        match self {
+            Due::After(since, timeout) if since == now => Some(timeout),
+            due => due.at().map(|at| at.saturating_duration_since(now)),
+        }
+    }
+}
+
 /// The I/O a session asked for and is waiting on, with when it started.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Waiting {
