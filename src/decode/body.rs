@@ -478,6 +478,10 @@ const GATHER_BELOW: usize = 1024;
 /// bare LF, a line not all there) is left to the state machine. Such
 /// framing is at most 16 bytes, within any chunk's allowance, so with
 /// nothing counted against the limits yet there is nothing to count.
+///
+/// A run of chunks usually repeats one size: the framing of the last
+/// chunk gathered is kept as the bytes of a word, and framing with the
+/// same bytes is the same size line, read again with one compare.
 #[inline]
 fn gather_small_chunks(buf: &mut [u8], s: &mut Scan, max_line: usize) -> After {
     loop {
@@ -509,11 +513,52 @@ fn gather_small_chunks(buf: &mut [u8], s: &mut Scan, max_line: usize) -> After {
             s.pos += start;
             return After::Size(size as u64);
         }
-        let from = s.pos + start;
-        buf.copy_within(from..from + size, s.end);
-        s.end += size;
-        s.pos = from + size;
+        gather_repeats(buf, s, start, size);
     }
+}
+
+/// Moves the data of the chunk whose framing of `len` bytes (at most 16)
+/// starts at `s.pos` to `s.end`, and of every chunk after it whose
+/// framing has the same bytes, up to 8 of them: the same size line, read
+/// again with one compare. Out of line, so that the way through larger
+/// chunks stays as short as it was.
+#[inline(never)]
+fn gather_repeats(buf: &mut [u8], s: &mut Scan, len: usize, size: usize) {
+    let (word, mask) = match word_at(&buf[s.pos..]) {
+        Some(word) if len <= 8 => {
+            let mask = u64::MAX >> (64 - 8 * len);
+            (word & mask, mask)
+        }
+        // Matches nothing.
+        _ => (1, 0),
+    };
+    let (mut pos, mut end) = (s.pos, s.end);
+    loop {
+        let from = pos + len;
+        move_back(buf, from, end, size);
+        end += size;
+        pos = from + size;
+        match word_at(&buf[pos..]) {
+            Some(next) if next & mask == word && buf.len() - pos - len >= size => {}
+            _ => break,
+        }
+    }
+    s.pos = pos;
+    s.end = end;
+}
+
+/// The first 8 bytes of `bytes` as a little-endian word, if it has 8.
+#[inline]
+fn word_at(bytes: &[u8]) -> Option<u64> {
+    let first: [u8; 8] = bytes.get(..8)?.try_into().ok()?;
+    Some(u64::from_le_bytes(first))
+}
+
+/// Moves `len` bytes of `buf` at `from` back to `to` (`to < from`), as
+/// `copy_within` does.
+#[inline]
+fn move_back(buf: &mut [u8], from: usize, to: usize, len: usize) {
+    buf.copy_within(from..from + len, to);
 }
 
 /// Where [`gather_small_chunks`] stopped.
