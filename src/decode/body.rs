@@ -532,14 +532,19 @@ fn gather_repeats(buf: &mut [u8], s: &mut Scan, len: usize, size: usize) {
         // Matches nothing.
         _ => (1, 0),
     };
+    // Bytes a next chunk of the same framing takes, and at least a word.
+    let need = (len + size).max(8);
     let (mut pos, mut end) = (s.pos, s.end);
     loop {
         let from = pos + len;
-        move_back(buf, from, end, size);
+        buf.copy_within(from..from + size, end);
         end += size;
         pos = from + size;
+        if buf.len() - pos < need {
+            break;
+        }
         match word_at(&buf[pos..]) {
-            Some(next) if next & mask == word && buf.len() - pos - len >= size => {}
+            Some(next) if next & mask == word => {}
             _ => break,
         }
     }
@@ -552,13 +557,6 @@ fn gather_repeats(buf: &mut [u8], s: &mut Scan, len: usize, size: usize) {
 fn word_at(bytes: &[u8]) -> Option<u64> {
     let first: [u8; 8] = bytes.get(..8)?.try_into().ok()?;
     Some(u64::from_le_bytes(first))
-}
-
-/// Moves `len` bytes of `buf` at `from` back to `to` (`to < from`), as
-/// `copy_within` does.
-#[inline]
-fn move_back(buf: &mut [u8], from: usize, to: usize, len: usize) {
-    buf.copy_within(from..from + len, to);
 }
 
 /// Where [`gather_small_chunks`] stopped.
