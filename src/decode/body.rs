@@ -479,11 +479,15 @@ const GATHER_BELOW: usize = 1024;
 /// framing is at most 16 bytes, within any chunk's allowance, so with
 /// nothing counted against the limits yet there is nothing to count.
 ///
-/// A run of chunks usually repeats one size: the framing of the last
-/// chunk gathered is kept as the bytes of a word, and framing with the
-/// same bytes is the same size line, read again with one compare.
+/// A run of chunks usually repeats one size: once two chunks in a row
+/// have the same size, and the framing after the second has the same
+/// bytes as the framing before it (8 bytes at most), that is the same
+/// size line, and [`gather_repeats`] reads the rest of the run by
+/// comparing each framing with it.
 #[inline]
 fn gather_small_chunks(buf: &mut [u8], s: &mut Scan, max_line: usize) -> After {
+    // The size of the chunk gathered before (none is 0).
+    let mut last = 0;
     loop {
         let rest = &buf[s.pos..];
         if rest.len() < 5 || rest[0] != b'\r' || rest[1] != b'\n' {
@@ -513,25 +517,36 @@ fn gather_small_chunks(buf: &mut [u8], s: &mut Scan, max_line: usize) -> After {
             s.pos += start;
             return After::Size(size as u64);
         }
-        gather_repeats(buf, s, start, size);
+        // A second chunk of the size before: perhaps a run. Its framing is
+        // taken before the data moves over it.
+        let framing = if size == last && start <= 8 {
+            word_at(rest)
+        } else {
+            None
+        };
+        let from = s.pos + start;
+        buf.copy_within(from..from + size, s.end);
+        s.end += size;
+        s.pos = from + size;
+        last = size;
+        if let Some(framing) = framing {
+            let mask = u64::MAX >> (64 - 8 * start);
+            if let Some(next) = word_at(&buf[s.pos..])
+                && (framing ^ next) & mask == 0
+                && buf.len() - s.pos >= start + size
+            {
+                gather_repeats(buf, s, start, size, framing & mask, mask);
+            }
+        }
     }
 }
 
-/// Moves the data of the chunk whose framing of `len` bytes (at most 16)
-/// starts at `s.pos` to `s.end`, and of every chunk after it whose
-/// framing has the same bytes, up to 8 of them: the same size line, read
-/// again with one compare. Out of line, so that the way through larger
-/// chunks stays as short as it was.
+/// Moves the data of the chunk at `s.pos`, whose framing of `len` bytes
+/// is the bytes `word` masked with `mask`, to `s.end`, and of every chunk
+/// after it with the same framing and all its data in `buf`. Out of line,
+/// so that the way through chunks of other sizes stays as short as it was.
 #[inline(never)]
-fn gather_repeats(buf: &mut [u8], s: &mut Scan, len: usize, size: usize) {
-    let (word, mask) = match word_at(&buf[s.pos..]) {
-        Some(word) if len <= 8 => {
-            let mask = u64::MAX >> (64 - 8 * len);
-            (word & mask, mask)
-        }
-        // Matches nothing.
-        _ => (1, 0),
-    };
+fn gather_repeats(buf: &mut [u8], s: &mut Scan, len: usize, size: usize, word: u64, mask: u64) {
     // Bytes a next chunk of the same framing takes, and at least a word.
     let need = (len + size).max(8);
     let (mut pos, mut end) = (s.pos, s.end);
