@@ -204,7 +204,7 @@ fn gathering_keeps_the_rules() {
 
 /// Every event of `body` fed in the given pieces: its data, and whether
 /// it ended or the error that stopped it.
-fn decode_pieces(body: &[u8], cuts: &[usize]) -> (Vec<u8>, Result<bool, ErrorKind>) {
+fn decode_pieces(body: &[u8], cuts: &[usize]) -> (Vec<u8>, Outcome) {
     let mut dec = decoder(Limits::default());
     let mut buf = BytesMut::new();
     let mut data = Vec::new();
@@ -250,8 +250,11 @@ fn run() -> impl Strategy<Value = Run> {
         })
 }
 
-/// What comes after the runs, and how the body ends then.
-const ENDINGS: &[(&[u8], &[u8], Result<bool, ErrorKind>)] = &[
+/// How a body ends: `Ok(true)` when complete, or the error that stops it.
+type Outcome = Result<bool, ErrorKind>;
+
+/// What comes after the runs, the data it adds, and how the body ends then.
+const ENDINGS: &[(&[u8], &[u8], Outcome)] = &[
     (b"0\r\n\r\n", b"", Ok(true)),
     (b"000\r\n\r\n", b"", Ok(true)),
     (b"3\r\nabcX\n", b"abc", Err(ErrorKind::MissingChunkCrlf)),
