@@ -67,8 +67,9 @@
 //!
 //! MESSAGE is a name from the mix (`curl_get`, `browser_get`, `pico_703`,
 //! `post_json`, `response_nginx`, `response_cdn`), or `chunks_64` /
-//! `chunks_4k`: 64 KiB of chunked body in 64-byte or 4 KiB chunks, for
-//! the operations `h1proto` (every `Data` event of a decoder inside an
+//! `chunks_4k` / `chunks_mixed`: 64 KiB of chunked body in 64-byte or 4
+//! KiB chunks, or in chunks of 63, 65, 40 and 90 bytes in turn (small
+//! chunks whose size changes from one to the next), for the operations `h1proto` (every `Data` event of a decoder inside an
 //! endless chunked body), `refill` and `memchr`.
 
 #[path = "../benches/common/corpus.rs"]
@@ -95,12 +96,13 @@ fn main() {
     };
     let iterations: u64 = iterations.parse().expect("ITERATIONS");
     if let Some(chunk) = name.strip_prefix("chunks_") {
-        let chunk = match chunk {
-            "64" => 64,
-            "4k" => 4096,
+        let sizes: &[usize] = match chunk {
+            "64" => &[64],
+            "4k" => &[4096],
+            "mixed" => &[63, 65, 40, 90],
             other => panic!("no chunk size {other}"),
         };
-        println!("{}", chunked(op, chunk, iterations));
+        println!("{}", chunked(op, sizes, iterations));
         return;
     }
     let message = *corpus::MIX
@@ -426,14 +428,17 @@ fn hello(req: &mut Request<()>) -> Response<Bytes> {
 /// The body bytes of each iteration of the chunked operations.
 const CHUNKED_BODY: usize = 64 * 1024;
 
-/// `CHUNKED_BODY` bytes framed as chunks of `chunk` bytes, no last-chunk
-/// (the bytes `benches/chunked.rs` decodes).
-fn chunks(chunk: usize) -> Vec<u8> {
+/// `CHUNKED_BODY` bytes framed as chunks of `sizes` bytes in turn, no
+/// last-chunk (with one size, the bytes `benches/chunked.rs` decodes).
+fn chunks(sizes: &[usize]) -> Vec<u8> {
     let text = b"The quick brown fox jumps over the lazy dog; ";
     let mut out = Vec::new();
     let mut written = 0;
-    while written < CHUNKED_BODY {
-        let n = chunk.min(CHUNKED_BODY - written);
+    for &size in sizes.iter().cycle() {
+        if written == CHUNKED_BODY {
+            break;
+        }
+        let n = size.min(CHUNKED_BODY - written);
         out.extend_from_slice(format!("{n:x}\r\n").as_bytes());
         out.extend((0..n).map(|i| text[(written + i) % text.len()]));
         out.extend_from_slice(b"\r\n");
@@ -447,8 +452,8 @@ fn chunks(chunk: usize) -> Vec<u8> {
 /// endless chunked body and takes every `Data` event; `refill` is only the
 /// copy (to subtract: the criterion bench clones the input untimed);
 /// `memchr` counts the line feeds of the same bytes (the floor).
-fn chunked(op: &str, chunk: usize, iterations: u64) -> usize {
-    let wire = chunks(chunk);
+fn chunked(op: &str, sizes: &[usize], iterations: u64) -> usize {
+    let wire = chunks(sizes);
     let mut dec = RequestDecoder::new(Limits::default());
     let mut buf = BytesMut::from(
         &b"POST /upload HTTP/1.1\r\nHost: example.com\r\nTransfer-Encoding: chunked\r\n\r\n"[..],

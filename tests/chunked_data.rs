@@ -5,6 +5,7 @@
 
 use bytes::{Bytes, BytesMut};
 use h1proto::{ErrorKind, Event, Limits, RequestDecoder};
+use proptest::prelude::*;
 
 const HEAD: &[u8] = b"POST /up HTTP/1.1\r\nHost: example.com\r\nTransfer-Encoding: chunked\r\n\r\n";
 
@@ -199,4 +200,110 @@ fn gathering_keeps_the_rules() {
         &[&data[..], b"0123456789"].concat(),
         Ok(true),
     );
+}
+
+/// Every event of `body` fed in the given pieces: its data, and whether
+/// it ended or the error that stopped it.
+fn decode_pieces(body: &[u8], cuts: &[usize]) -> (Vec<u8>, Outcome) {
+    let mut dec = decoder(Limits::default());
+    let mut buf = BytesMut::new();
+    let mut data = Vec::new();
+    let mut from = 0;
+    for &to in cuts.iter().chain([&body.len()]) {
+        buf.extend_from_slice(&body[from..to]);
+        from = to;
+        loop {
+            match dec.decode(&mut buf) {
+                Ok(Some(Event::Data(d))) => data.extend_from_slice(&d),
+                Ok(Some(Event::End(_))) => return (data, Ok(true)),
+                Ok(Some(other)) => panic!("unexpected {other:?}"),
+                Ok(None) => break,
+                Err(e) => return (data, Err(e.kind())),
+            }
+        }
+    }
+    (data, Ok(false))
+}
+
+/// A run of chunks with the same framing: `count` chunks of `size` bytes,
+/// the size written with `zeros` leading zeros, in upper or lower case.
+#[derive(Debug, Clone)]
+struct Run {
+    size: usize,
+    zeros: usize,
+    upper: bool,
+    count: usize,
+}
+
+fn run() -> impl Strategy<Value = Run> {
+    (
+        prop::sample::select(&[1usize, 2, 5, 10, 16, 26, 42, 64, 255][..]),
+        0usize..8,
+        any::<bool>(),
+        1usize..6,
+    )
+        .prop_map(|(size, zeros, upper, count)| Run {
+            size,
+            zeros,
+            upper,
+            count,
+        })
+}
+
+/// How a body ends: `Ok(true)` when complete, or the error that stops it.
+type Outcome = Result<bool, ErrorKind>;
+
+/// What comes after the runs, the data it adds, and how the body ends then.
+const ENDINGS: &[(&[u8], &[u8], Outcome)] = &[
+    (b"0\r\n\r\n", b"", Ok(true)),
+    (b"000\r\n\r\n", b"", Ok(true)),
+    (b"3\r\nabcX\n", b"abc", Err(ErrorKind::MissingChunkCrlf)),
+    (b"x\r\n", b"", Err(ErrorKind::InvalidChunkSize)),
+    (b"2;a=b\r\nzz\r\n0\r\n\r\n", b"zz", Ok(true)),
+    (b"1\nz\r\n0\r\n\r\n", b"", Err(ErrorKind::BareLineFeed)),
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Runs of chunks whose framing repeats byte for byte are read by a
+    /// shortcut that compares each framing with the one before: it reads
+    /// them as the general reading does, with framings that differ only
+    /// in case or leading zeros, or not at all, whole, byte by byte and
+    /// cut anywhere in two.
+    #[test]
+    fn repeated_framing_reads_as_any_other(
+        runs in prop::collection::vec(run(), 1..5),
+        ending in 0..ENDINGS.len(),
+        seed in any::<u8>(),
+    ) {
+        let mut body = Vec::new();
+        let mut want = Vec::new();
+        for (r, run) in runs.iter().enumerate() {
+            let digits = if run.upper {
+                format!("{:X}", run.size)
+            } else {
+                format!("{:x}", run.size)
+            };
+            for i in 0..run.count {
+                let piece = text(run.size, seed.wrapping_add((r * 7 + i) as u8));
+                body.extend_from_slice("0".repeat(run.zeros).as_bytes());
+                body.extend_from_slice(digits.as_bytes());
+                body.extend_from_slice(b"\r\n");
+                body.extend_from_slice(&piece);
+                body.extend_from_slice(b"\r\n");
+                want.extend(piece);
+            }
+        }
+        let (tail, tail_data, outcome) = ENDINGS[ending];
+        body.extend_from_slice(tail);
+        want.extend_from_slice(tail_data);
+        let whole = decode_pieces(&body, &[]);
+        prop_assert_eq!((&whole.0[..], whole.1), (&want[..], outcome));
+        let bytewise: Vec<usize> = (1..body.len()).collect();
+        prop_assert_eq!(decode_pieces(&body, &bytewise), whole.clone());
+        for cut in 1..body.len() {
+            prop_assert_eq!(decode_pieces(&body, &[cut]), whole.clone(), "cut at {}", cut);
+        }
+    }
 }

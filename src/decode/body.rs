@@ -478,8 +478,16 @@ const GATHER_BELOW: usize = 1024;
 /// bare LF, a line not all there) is left to the state machine. Such
 /// framing is at most 16 bytes, within any chunk's allowance, so with
 /// nothing counted against the limits yet there is nothing to count.
+///
+/// A run of chunks usually repeats one size: once two chunks in a row
+/// have the same size, and the framing after the second has the same
+/// bytes as the framing before it (8 bytes at most), that is the same
+/// size line, and [`gather_repeats`] reads the rest of the run by
+/// comparing each framing with it.
 #[inline]
 fn gather_small_chunks(buf: &mut [u8], s: &mut Scan, max_line: usize) -> After {
+    // The size of the chunk gathered before (none is 0).
+    let mut last = 0;
     loop {
         let rest = &buf[s.pos..];
         if rest.len() < 5 || rest[0] != b'\r' || rest[1] != b'\n' {
@@ -509,11 +517,61 @@ fn gather_small_chunks(buf: &mut [u8], s: &mut Scan, max_line: usize) -> After {
             s.pos += start;
             return After::Size(size as u64);
         }
+        // A second chunk of the size before: perhaps a run. Its framing is
+        // taken before the data moves over it.
+        let framing = if size == last && start <= 8 {
+            word_at(rest)
+        } else {
+            None
+        };
         let from = s.pos + start;
         buf.copy_within(from..from + size, s.end);
         s.end += size;
         s.pos = from + size;
+        last = size;
+        if let Some(framing) = framing {
+            let mask = u64::MAX >> (64 - 8 * start);
+            if let Some(next) = word_at(&buf[s.pos..])
+                && (framing ^ next) & mask == 0
+                && buf.len() - s.pos >= start + size
+            {
+                gather_repeats(buf, s, start, size, framing & mask, mask);
+            }
+        }
     }
+}
+
+/// Moves the data of the chunk at `s.pos`, whose framing of `len` bytes
+/// is the bytes `word` masked with `mask`, to `s.end`, and of every chunk
+/// after it with the same framing and all its data in `buf`. Out of line,
+/// so that the way through chunks of other sizes stays as short as it was.
+#[inline(never)]
+fn gather_repeats(buf: &mut [u8], s: &mut Scan, len: usize, size: usize, word: u64, mask: u64) {
+    // Bytes a next chunk of the same framing takes, and at least a word.
+    let need = (len + size).max(8);
+    let (mut pos, mut end) = (s.pos, s.end);
+    loop {
+        let from = pos + len;
+        buf.copy_within(from..from + size, end);
+        end += size;
+        pos = from + size;
+        if buf.len() - pos < need {
+            break;
+        }
+        match word_at(&buf[pos..]) {
+            Some(next) if next & mask == word => {}
+            _ => break,
+        }
+    }
+    s.pos = pos;
+    s.end = end;
+}
+
+/// The first 8 bytes of `bytes` as a little-endian word, if it has 8.
+#[inline]
+fn word_at(bytes: &[u8]) -> Option<u64> {
+    let first: [u8; 8] = bytes.get(..8)?.try_into().ok()?;
+    Some(u64::from_le_bytes(first))
 }
 
 /// Where [`gather_small_chunks`] stopped.
