@@ -195,16 +195,7 @@ impl<S: Transport, T: Session> Driver<S, T, Blocking> {
             *set = wait;
         }
         let result = match step {
-            Io::Read => {
-                // `Read` wants initialized bytes: the room the session
-                // offers is zeroed (it is small unless reads fill it).
-                let buf = self.session.read_buf();
-                let len = buf.len();
-                buf.resize(buf.capacity(), 0);
-                let read = self.io.read(&mut buf[len..]);
-                buf.truncate(len + *read.as_ref().unwrap_or(&0));
-                read
-            }
+            Io::Read => self.io.read(self.session.read_room()),
             // One contiguous segment (a head with a small body, or the
             // answers to pipelined requests): a plain write.
             Io::Write if self.session.output().segment_count() == 1 => {

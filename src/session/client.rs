@@ -536,6 +536,11 @@ impl Session for ClientSession {
         self.read.for_read(self.knobs.read_size)
     }
 
+    fn read_room(&mut self) -> &mut [u8] {
+        self.read.room(self.knobs.read_size)
+    }
+
+    #[inline]
     fn handle_read(&mut self, n: usize, _now: Instant) {
         self.waiting = Waiting::No;
         if n == 0 {

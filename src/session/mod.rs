@@ -58,8 +58,19 @@ pub trait Session {
     /// then call [`handle_read`](Self::handle_read).
     fn read_buf(&mut self) -> &mut BytesMut;
 
+    /// Where to read into after [`Io::Read`], for a reader that needs
+    /// initialized memory (`std::io::Read`): a zeroed slice with room for
+    /// one read, sized as [`read_buf`](Self::read_buf)'s room is. Read
+    /// into its start, then call [`handle_read`](Self::handle_read), which
+    /// copies the bytes read into the buffer. The room is kept between
+    /// reads and zeroed only when it grows: copying the bytes read costs
+    /// less than zeroing `read_buf`'s room before every read. Use one of
+    /// the two for each read.
+    fn read_room(&mut self) -> &mut [u8];
+
     /// Reports a read: `n` bytes were appended to
-    /// [`read_buf`](Self::read_buf); 0 means the peer closed its side.
+    /// [`read_buf`](Self::read_buf), or written at the start of
+    /// [`read_room`](Self::read_room); 0 means the peer closed its side.
     fn handle_read(&mut self, n: usize, now: Instant);
 
     /// What to write after [`Io::Write`]: drain it with a vectored write
@@ -103,7 +114,7 @@ pub trait Session {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Io {
-    /// Read from the peer into `read_buf()`, then call
+    /// Read from the peer into `read_buf()` (or `read_room()`), then call
     /// `handle_read(n, now)` with the number of bytes read (0: the peer
     /// closed its side).
     Read,

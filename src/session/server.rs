@@ -670,6 +670,11 @@ impl Session for ServerSession {
         self.read.for_read(self.knobs.read_size)
     }
 
+    fn read_room(&mut self) -> &mut [u8] {
+        self.read.room(self.knobs.read_size)
+    }
+
+    #[inline]
     fn handle_read(&mut self, n: usize, now: Instant) {
         self.waiting = Waiting::No;
         if n == 0 {

@@ -76,14 +76,29 @@ pub(super) const RELEASED_READ: usize = 256;
 pub(super) const FIRST_READ: usize = 1024;
 
 /// The read buffer and the idle-release policy both sessions share.
+///
+/// A driver reads either into `buf`'s spare capacity ([`for_read`],
+/// for readers that can fill memory not yet initialized, as tokio's
+/// `read_buf` does) or into `room` ([`room`], an initialized slice, for
+/// `std::io::Read`). `room` is zeroed once, when it grows, and what is
+/// read into it is copied into `buf` ([`read`]): a copy of the bytes read
+/// costs less than zeroing the whole room before every read.
+///
+/// [`for_read`]: ReadBuf::for_read
+/// [`room`]: ReadBuf::room
+/// [`read`]: ReadBuf::read
 #[derive(Debug)]
 pub(super) struct ReadBuf {
     pub(super) buf: BytesMut,
+    /// Initialized room for readers that need it (empty until one asks).
+    room: Vec<u8>,
+    /// The last read went through `room`.
+    via_room: bool,
     /// The buffers were given back: reads ask for [`RELEASED_READ`].
     pub(super) released: bool,
     /// What the next read asks for (before the `read_size` cap).
     next: usize,
-    /// The room the last `for_read` offered.
+    /// The room the last `for_read` or `room` offered.
     offered: usize,
 }
 
@@ -91,32 +106,60 @@ impl ReadBuf {
     pub(super) fn new() -> Self {
         ReadBuf {
             buf: BytesMut::new(),
+            room: Vec::new(),
+            via_room: false,
             released: false,
             next: FIRST_READ,
             offered: 0,
         }
     }
 
-    /// The buffer, with room for one read: small at first and after the
+    /// What the next read asks for: little at first and after the
     /// buffers were given back, doubling while reads fill what they are
     /// offered, up to `read_size`. A connection that carries small
     /// messages never holds a large buffer.
-    pub(super) fn for_read(&mut self, read_size: usize) -> &mut BytesMut {
-        let want = if self.released {
+    fn want(&self, read_size: usize) -> usize {
+        if self.released {
             RELEASED_READ
         } else {
             self.next.min(read_size)
-        };
-        if self.buf.capacity() - self.buf.len() < want {
+        }
+    }
+
+    /// The buffer, with room for one read (see [`want`](Self::want)). It
+    /// is grown (or its consumed front reclaimed) only once less than
+    /// half of what a read asks for is left, so that small messages take
+    /// several reads' worth of a buffer before it is reclaimed.
+    pub(super) fn for_read(&mut self, read_size: usize) -> &mut BytesMut {
+        let want = self.want(read_size);
+        if self.buf.capacity() - self.buf.len() < want.div_ceil(2) {
             self.buf.reserve(want);
         }
         self.offered = self.buf.capacity() - self.buf.len();
+        self.via_room = false;
         &mut self.buf
     }
 
-    /// Notes a read of `n > 0` bytes: the buffers are in use again, and a
-    /// read that filled its room asks for twice as much next time.
+    /// Initialized room for one read (see [`want`](Self::want)), zeroed
+    /// only when it grows.
+    pub(super) fn room(&mut self, read_size: usize) -> &mut [u8] {
+        let want = self.want(read_size);
+        if self.room.len() < want {
+            self.room.resize(want, 0);
+        }
+        self.offered = want;
+        self.via_room = true;
+        &mut self.room[..want]
+    }
+
+    /// Notes a read of `n > 0` bytes (into `room`, if the driver used it,
+    /// whence they join `buf`): the buffers are in use again, and a read
+    /// that filled its room asks for twice as much next time.
+    #[inline]
     pub(super) fn read(&mut self, n: usize) {
+        if self.via_room {
+            self.take_from_room(n);
+        }
         if self.released {
             self.released = false;
             self.next = FIRST_READ;
@@ -125,11 +168,23 @@ impl ReadBuf {
         }
     }
 
+    /// Moves the `n` bytes read into `room` to the end of `buf`.
+    fn take_from_room(&mut self, n: usize) {
+        let read = &self.room[..n.min(self.offered)];
+        // Room for a whole read, not just this one: the buffer's tail then
+        // takes several small reads before it is reclaimed.
+        if self.buf.capacity() - self.buf.len() < read.len() {
+            self.buf.reserve(self.offered);
+        }
+        self.buf.extend_from_slice(read);
+    }
+
     /// Gives back what the buffers hold beyond their bytes: the read
     /// buffer keeps only what it has received, the output buffer nothing.
     pub(super) fn release(&mut self, output: &mut Segments) {
         if !self.released {
             self.released = true;
+            self.room = Vec::new();
             self.buf = if self.buf.is_empty() {
                 BytesMut::new()
             } else {

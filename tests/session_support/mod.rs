@@ -100,6 +100,11 @@ pub struct Harness<S> {
     pub closed: Option<Instant>,
     /// Bytes the session read.
     pub bytes_read: usize,
+    /// Which reads go through `read_room` rather than `read_buf`: read
+    /// `k` does when bit `k % 64` is set (0: every read uses `read_buf`).
+    pub room_reads: u64,
+    /// Reads made so far.
+    pub reads: u64,
 }
 
 impl<S: Session> Harness<S> {
@@ -118,6 +123,8 @@ impl<S: Session> Harness<S> {
             shut: None,
             closed: None,
             bytes_read: 0,
+            room_reads: 0,
+            reads: 0,
         }
     }
 
@@ -175,9 +182,19 @@ impl<S: Session> Harness<S> {
         match io {
             Io::Read => {
                 if !self.inbox.is_empty() {
-                    let n = self.read_size.min(self.inbox.len());
-                    let bytes: Vec<u8> = self.inbox.drain(..n).collect();
-                    self.s.read_buf().extend_from_slice(&bytes);
+                    let mut n = self.read_size.min(self.inbox.len());
+                    if self.room_reads >> (self.reads % 64) & 1 == 1 {
+                        // As `std::io::Read` does: into initialized room.
+                        let room = self.s.read_room();
+                        n = n.min(room.len());
+                        for (at, byte) in self.inbox.drain(..n).enumerate() {
+                            room[at] = byte;
+                        }
+                    } else {
+                        let bytes: Vec<u8> = self.inbox.drain(..n).collect();
+                        self.s.read_buf().extend_from_slice(&bytes);
+                    }
+                    self.reads += 1;
                     self.bytes_read += n;
                     self.s.handle_read(n, self.now);
                     true
