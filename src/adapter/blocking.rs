@@ -35,18 +35,16 @@
 //! adds a connection cap, a back-off and a log that does not repeat
 //! (`examples/common/mod.rs`, `docs/security.md`).
 
-use std::io::ErrorKind::{Interrupted, TimedOut, WouldBlock, WriteZero};
 use std::io::{self, IoSlice, Read, Write};
 use std::net::{Shutdown, TcpStream, ToSocketAddrs};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use bytes::{Bytes, BytesMut};
+use bytes::{Buf, Bytes};
 use http::{Request, Response};
 
 use super::{Driver, Runtime, sealed};
-use crate::encode::IntoRequest;
 use crate::{ClientSession, Config, Io, ServerSession, Session, SessionError, Step};
 
 /// What a blocking driver needs of a stream besides reading and writing:
@@ -199,7 +197,7 @@ impl<S: Transport, T: Session> Driver<S, T, Blocking> {
             // One contiguous segment (a head with a small body, or the
             // answers to pipelined requests): a plain write.
             Io::Write if self.session.output().segment_count() == 1 => {
-                self.io.write(bytes::Buf::chunk(self.session.output()))
+                self.io.write(Buf::chunk(self.session.output()))
             }
             Io::Write => {
                 let mut slices = [IoSlice::new(&[]); 16];
@@ -208,16 +206,8 @@ impl<S: Transport, T: Session> Driver<S, T, Blocking> {
             }
             _ => self.io.shutdown_write().map(|()| 0),
         };
-        let (s, now) = (&mut self.session, Instant::now());
-        match (result, step) {
-            (Err(e), _) if matches!(e.kind(), WouldBlock | TimedOut) => s.handle_timeout(now),
-            (Err(e), _) if e.kind() == Interrupted => {}
-            (Err(e), _) => return Err(e),
-            (Ok(n), Io::Read) => s.handle_read(n, now),
-            (Ok(0), Io::Write) => return Err(WriteZero.into()),
-            (Ok(n), Io::Write) => s.handle_write(n, now),
-            (Ok(_), _) => {}
-        }
+        let now = Instant::now();
+        self.report(step, result, now)?;
         Ok(now)
     }
 }
@@ -253,107 +243,6 @@ impl<S: Transport> Server<S> {
     pub fn shutdown_on(&mut self, flag: Arc<AtomicBool>) {
         self.runtime.shutdown = Some(flag);
     }
-
-    /// [`ServerSession::next_request`], doing the I/O it needs.
-    ///
-    /// # Errors
-    ///
-    /// As [`serve`].
-    pub fn next_request(&mut self) -> io::Result<Option<Request<()>>> {
-        self.call(ServerSession::next_request)
-    }
-
-    /// [`ServerSession::read_data`], doing the I/O it needs.
-    ///
-    /// # Errors
-    ///
-    /// As [`serve`].
-    pub fn read_data(&mut self) -> io::Result<Option<Bytes>> {
-        self.call(ServerSession::read_data)
-    }
-
-    /// [`ServerSession::send_data`]; writes while too much is queued.
-    ///
-    /// # Errors
-    ///
-    /// A usage error, or an I/O error while writing.
-    pub fn send_data(&mut self, data: impl Into<Bytes>) -> io::Result<()> {
-        self.session.send_data(data)?;
-        self.call(|s, now| Ok(s.poll_flush(now)))
-    }
-
-    /// Writes everything queued ([`ServerSession::poll_write_all`]), for
-    /// a streaming response whose next piece is not ready yet.
-    ///
-    /// # Errors
-    ///
-    /// An I/O error while writing.
-    pub fn flush(&mut self) -> io::Result<()> {
-        self.call(|s, now| Ok(s.poll_write_all(now)))
-    }
-
-    /// Writes what is queued, lingers if the session says so, and closes.
-    /// Errors are ignored: the connection is over either way.
-    pub fn close(&mut self) {
-        let _ = self.call(|s, now| Ok(s.close(now)));
-    }
-
-    /// After a protocol switch: writes what is queued, then hands over the
-    /// stream and the bytes read past the switch.
-    ///
-    /// # Errors
-    ///
-    /// A write error.
-    pub fn into_parts(mut self) -> io::Result<(S, BytesMut)> {
-        self.call(|s, now| Ok(s.close(now)))?;
-        let buf = self.session.take_read_buf();
-        Ok((self.io, buf))
-    }
 }
 
-impl Client<TcpStream> {
-    /// Connects with `TCP_NODELAY` and the default [`Config`].
-    ///
-    /// # Errors
-    ///
-    /// Connecting failed.
-    pub fn connect<A: ToSocketAddrs>(addr: A) -> io::Result<Self> {
-        let stream = TcpStream::connect(addr)?;
-        stream.set_nodelay(true)?;
-        Ok(Client::new(stream, Config::default()))
-    }
-}
-
-impl<S: Transport> Client<S> {
-    /// Sends `req` and reads its final response with the whole body
-    /// (interim responses and trailers are in its extensions, see
-    /// [`ClientSession::next_full_response`]).
-    ///
-    /// # Errors
-    ///
-    /// A usage error, an I/O error, the server's protocol error or
-    /// timeout, or the connection closing before the response.
-    pub fn send(&mut self, req: impl IntoRequest) -> io::Result<Response<Bytes>> {
-        self.session.send_request(req)?;
-        self.call(ClientSession::next_full_response)?
-            .ok_or_else(|| io::ErrorKind::UnexpectedEof.into())
-    }
-
-    /// [`ClientSession::next_response`], doing the I/O it needs.
-    ///
-    /// # Errors
-    ///
-    /// As [`send`](Self::send).
-    pub fn next_response(&mut self) -> io::Result<Option<Response<()>>> {
-        self.call(ClientSession::next_response)
-    }
-
-    /// [`ClientSession::read_data`], doing the I/O it needs.
-    ///
-    /// # Errors
-    ///
-    /// As [`send`](Self::send).
-    pub fn read_data(&mut self) -> io::Result<Option<Bytes>> {
-        self.call(ClientSession::read_data)
-    }
-}
+io_calls!(; Transport);

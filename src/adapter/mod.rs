@@ -3,7 +3,7 @@
 //! Each adapter is a loop over a [`ServerSession`]
 //! or [`ClientSession`] and nothing more: make the
 //! call the application wants; when the session answers with an
-//! [`Io`](crate::Io), do that I/O, waiting no later than the session's
+//! [`Io`], do that I/O, waiting no later than the session's
 //! deadline; report it; call again. Every protocol decision (when to
 //! write, `100 Continue`, error responses, timeouts, graceful shutdown,
 //! the lingering close, giving an idle connection's buffers back) is the
@@ -28,17 +28,145 @@
 //! through the driver's `call`, e.g.
 //! `server.call(ServerSession::read_body)`.
 
+/// The calls of a runtime's `Server` and `Client` that wrap a session call
+/// with its I/O, written once for both runtimes: `io_calls!(async await;
+/// bounds)` makes them `async fn`s that await [`Driver::call`],
+/// `io_calls!(; bounds)` plain ones. `bounds`: what the stream must be.
+macro_rules! io_calls {
+    ($($async:ident $await:ident)?; $($bound:tt)+) => {
+        impl<S: $($bound)+> Server<S> {
+            /// [`ServerSession::next_request`](crate::ServerSession::next_request),
+            /// doing the I/O it needs.
+            ///
+            /// # Errors
+            ///
+            /// An I/O error, or the peer's error or timeout, as an
+            /// `io::Error` (see [`SessionError`](crate::SessionError)).
+            pub $($async)? fn next_request(&mut self) -> ::std::io::Result<Option<::http::Request<()>>> {
+                self.call($crate::ServerSession::next_request)$(.$await)?
+            }
+
+            /// [`ServerSession::read_data`](crate::ServerSession::read_data),
+            /// doing the I/O it needs.
+            ///
+            /// # Errors
+            ///
+            /// As [`next_request`](Self::next_request).
+            pub $($async)? fn read_data(&mut self) -> ::std::io::Result<Option<::bytes::Bytes>> {
+                self.call($crate::ServerSession::read_data)$(.$await)?
+            }
+
+            /// [`ServerSession::send_data`](crate::ServerSession::send_data),
+            /// then writes while too much is queued.
+            ///
+            /// # Errors
+            ///
+            /// A usage error, or an I/O error or the write timeout while
+            /// writing.
+            pub $($async)? fn send_data(&mut self, data: impl Into<::bytes::Bytes>) -> ::std::io::Result<()> {
+                self.session.send_data(data)?;
+                self.call(|s, now| Ok(s.poll_flush(now)))$(.$await)?
+            }
+
+            /// Writes everything queued
+            /// ([`ServerSession::poll_write_all`](crate::ServerSession::poll_write_all)),
+            /// for a streaming response whose next piece is not ready yet.
+            ///
+            /// # Errors
+            ///
+            /// An I/O error, or the write timeout, while writing.
+            pub $($async)? fn flush(&mut self) -> ::std::io::Result<()> {
+                self.call(|s, now| Ok(s.poll_write_all(now)))$(.$await)?
+            }
+
+            /// Writes what is queued, lingers if the session says so, and
+            /// closes (after a protocol switch, see
+            /// [`into_parts`](Self::into_parts) instead). Errors are
+            /// ignored: the connection is over either way.
+            pub $($async)? fn close(&mut self) {
+                let _ = self.call(|s, now| Ok(s.close(now)))$(.$await)?;
+            }
+
+            /// After a protocol switch: writes what is queued, then hands
+            /// over the stream and the bytes read past the switch.
+            ///
+            /// # Errors
+            ///
+            /// A write error.
+            pub $($async)? fn into_parts(mut self) -> ::std::io::Result<(S, ::bytes::BytesMut)> {
+                self.call(|s, now| Ok(s.close(now)))$(.$await)??;
+                let buf = self.session.take_read_buf();
+                Ok((self.io, buf))
+            }
+        }
+
+        impl<S: $($bound)+> Client<S> {
+            /// Sends `req` and reads its final response with the whole body
+            /// ([`ClientSession::next_full_response`](crate::ClientSession::next_full_response):
+            /// interim responses and trailers are in its extensions).
+            ///
+            /// # Errors
+            ///
+            /// A usage error, an I/O error, the server's protocol error or
+            /// timeout, or the connection closing before the response.
+            pub $($async)? fn send(
+                &mut self,
+                req: impl $crate::encode::IntoRequest,
+            ) -> ::std::io::Result<::http::Response<::bytes::Bytes>> {
+                self.session.send_request(req)?;
+                let res = self.call($crate::ClientSession::next_full_response)$(.$await)??;
+                res.ok_or_else(|| ::std::io::ErrorKind::UnexpectedEof.into())
+            }
+
+            /// [`ClientSession::next_response`](crate::ClientSession::next_response),
+            /// doing the I/O it needs.
+            ///
+            /// # Errors
+            ///
+            /// As [`send`](Self::send).
+            pub $($async)? fn next_response(&mut self) -> ::std::io::Result<Option<::http::Response<()>>> {
+                self.call($crate::ClientSession::next_response)$(.$await)?
+            }
+
+            /// [`ClientSession::read_data`](crate::ClientSession::read_data),
+            /// doing the I/O it needs.
+            ///
+            /// # Errors
+            ///
+            /// As [`send`](Self::send).
+            pub $($async)? fn read_data(&mut self) -> ::std::io::Result<Option<::bytes::Bytes>> {
+                self.call($crate::ClientSession::read_data)$(.$await)?
+            }
+        }
+
+        impl Client<TcpStream> {
+            /// Connects with `TCP_NODELAY` and the default
+            /// [`Config`](crate::Config).
+            ///
+            /// # Errors
+            ///
+            /// Connecting failed.
+            pub $($async)? fn connect<A: ToSocketAddrs>(addr: A) -> ::std::io::Result<Self> {
+                let stream = TcpStream::connect(addr)$(.$await)??;
+                stream.set_nodelay(true)?;
+                Ok(Client::new(stream, $crate::Config::default()))
+            }
+        }
+    };
+}
+
 #[cfg(feature = "blocking")]
 pub mod blocking;
 #[cfg(feature = "tokio")]
 pub mod tokio;
 
+use std::io::{self, ErrorKind};
 use std::ops::{Deref, DerefMut};
 use std::time::Instant;
 
 use bytes::BytesMut;
 
-use crate::{ClientSession, Config, ServerSession};
+use crate::{ClientSession, Config, Io, ServerSession, Session};
 
 /// A session and the stream it runs over, driven by runtime `R`: what
 /// [`blocking::Server`], [`blocking::Client`], [`tokio::Server`] and
@@ -85,6 +213,27 @@ impl<S, T, R: Runtime> Deref for Driver<S, T, R> {
 impl<S, T, R: Runtime> DerefMut for Driver<S, T, R> {
     fn deref_mut(&mut self) -> &mut T {
         &mut self.session
+    }
+}
+
+impl<S, T: Session, R: Runtime> Driver<S, T, R> {
+    /// Reports to the session how the I/O `step` asked for ended, at
+    /// `now`: a timeout (the stream's, or the runtime's timer) lets the
+    /// session act on its deadline.
+    fn report(&mut self, step: Io, result: io::Result<usize>, now: Instant) -> io::Result<()> {
+        let session = &mut self.session;
+        match (result, step) {
+            (Err(e), _) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                session.handle_timeout(now);
+            }
+            (Err(e), _) if e.kind() == ErrorKind::Interrupted => {}
+            (Err(e), _) => return Err(e),
+            (Ok(n), Io::Read) => session.handle_read(n, now),
+            (Ok(0), Io::Write) => return Err(ErrorKind::WriteZero.into()),
+            (Ok(n), Io::Write) => session.handle_write(n, now),
+            (Ok(_), _) => {}
+        }
+        Ok(())
     }
 }
 

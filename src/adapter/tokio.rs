@@ -42,14 +42,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::Instant;
 
-use bytes::{Bytes, BytesMut};
+use bytes::{Buf, Bytes};
 use http::{Request, Response};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpStream, ToSocketAddrs};
+use tokio::time::{self, Sleep};
 
 use super::{Driver, Runtime, sealed};
-use crate::encode::IntoRequest;
-use crate::{ClientSession, Config, Io, Segments, ServerSession, Session, SessionError, Step};
+use crate::{ClientSession, Config, Io, ServerSession, Session, SessionError, Step};
 
 /// A signal that starts a graceful shutdown when it completes.
 type Signal = Pin<Box<dyn Future<Output = ()> + Send>>;
@@ -65,7 +65,7 @@ impl Runtime for Tokio {}
 pub struct TokioState {
     shutdown: Option<Signal>,
     /// The timer for the session's deadlines (see [`arm`]).
-    timer: Option<Pin<Box<tokio::time::Sleep>>>,
+    timer: Option<Pin<Box<Sleep>>>,
     /// What the shutdown signal and the timer are polled with (see
     /// [`Alarm`]).
     alarm: Option<(Arc<Alarm>, Waker)>,
@@ -141,11 +141,11 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
         mut call: impl FnMut(&mut T, Instant) -> Result<Step<V>, SessionError>,
     ) -> io::Result<V> {
         let mut now = Instant::now();
-        // The I/O under way: its step, whether the timer was looked at and
-        // whether it had to wait. One future for the whole call, the I/O
-        // polled in it: a future per I/O costs more than the I/O's own work.
+        // The I/O under way, and whether it had to wait (the timer was
+        // then armed). One future for the whole call, the I/O polled in
+        // it: a future per I/O costs more than the I/O's own work.
         let mut under_way: Option<Io> = None;
-        let (mut armed, mut waited) = (false, false);
+        let mut waited = false;
         poll_fn(|cx| {
             loop {
                 let step = match under_way {
@@ -153,14 +153,13 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
                     None => match call(&mut self.session, now) {
                         Ok(Step::Ready(value)) => return Poll::Ready(Ok(value)),
                         Ok(Step::Io(step)) => {
-                            (armed, waited) = (false, false);
-                            under_way = Some(step);
-                            step
+                            waited = false;
+                            *under_way.insert(step)
                         }
                         Err(err) => return Poll::Ready(Err(err.into())),
                     },
                 };
-                let Poll::Ready(done) = self.poll_io(cx, step, now, &mut armed, &mut waited) else {
+                let Poll::Ready(done) = self.poll_io(cx, step, now, &mut waited) else {
                     return Poll::Pending;
                 };
                 under_way = None;
@@ -170,8 +169,13 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
                 if waited {
                     now = Instant::now();
                 }
-                if let Err(err) = self.handle_io(done, step, now) {
-                    return Poll::Ready(Err(err));
+                match done {
+                    Some(result) => self.report(step, result, now)?,
+                    // The shutdown signal came first.
+                    None => {
+                        self.runtime.shutdown = None;
+                        self.session.shutdown(now);
+                    }
                 }
             }
         })
@@ -187,48 +191,36 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
         cx: &mut Context<'_>,
         step: Io,
         now: Instant,
-        armed: &mut bool,
         waited: &mut bool,
     ) -> Poll<Option<io::Result<usize>>> {
-        let Driver {
-            io,
-            session,
-            runtime:
-                TokioState {
-                    shutdown,
-                    timer,
-                    alarm,
-                },
-        } = self;
+        let (io, session, rt) = (&mut self.io, &mut self.session, &mut self.runtime);
         // A fresh I/O future each poll: all three are cancel-safe, and
         // none keeps state between polls.
         let io_done = match step {
             Io::Read => pin!(io.read_buf(session.read_buf())).poll(cx),
-            Io::Write => poll_write(Pin::new(&mut *io), cx, session.output()),
+            Io::Write if session.output().segment_count() == 1 => {
+                Pin::new(&mut *io).poll_write(cx, Buf::chunk(session.output()))
+            }
+            Io::Write => {
+                let mut slices = [IoSlice::new(&[]); 16];
+                let n = session.output().io_slices(&mut slices);
+                Pin::new(&mut *io).poll_write_vectored(cx, &slices[..n])
+            }
             _ => pin!(io.shutdown()).poll(cx).map_ok(|()| 0),
         };
         if let Poll::Ready(done) = io_done {
             return Poll::Ready(Some(done));
         }
-        *waited = true;
         let mut due = false;
-        if !*armed {
-            *armed = true;
+        if !*waited {
+            *waited = true;
             // The deadline as the wait left from `now` (the time the wait
             // began, for the commonest waits, which the session answers
             // without working the deadline out), then added back.
-            due = match session
-                .poll_wait(now)
-                .and_then(|wait| now.checked_add(wait))
-            {
-                Some(at) => arm(timer, at, now),
-                None => {
-                    *timer = None;
-                    false
-                }
-            };
+            let at = session.poll_wait(now).and_then(|w| now.checked_add(w));
+            due = arm(&mut rt.timer, at, now);
         }
-        let waker = match alarm {
+        let waker = match &mut rt.alarm {
             Some((alarm, waker)) if alarm.task.will_wake(cx.waker()) => {
                 due |= alarm.rang.swap(false, Ordering::AcqRel);
                 &*waker
@@ -239,84 +231,47 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
                     rang: AtomicBool::new(false),
                     task: cx.waker().clone(),
                 });
-                &alarm.insert((new.clone(), Waker::from(new))).1
+                &rt.alarm.insert((new.clone(), Waker::from(new))).1
             }
         };
         if due {
             let mut cx = Context::from_waker(waker);
-            if let Some(signal) = shutdown {
+            if let Some(signal) = &mut rt.shutdown {
                 if signal.as_mut().poll(&mut cx).is_ready() {
                     return Poll::Ready(None);
                 }
             }
-            if let Some(Poll::Ready(())) = timer.as_mut().map(|t| t.as_mut().poll(&mut cx)) {
+            if let Some(Poll::Ready(())) = rt.timer.as_mut().map(|t| t.as_mut().poll(&mut cx)) {
                 return Poll::Ready(Some(Err(io::ErrorKind::TimedOut.into())));
             }
         }
         Poll::Pending
     }
-
-    /// Reports an I/O that ended at `now` to the session.
-    fn handle_io(
-        &mut self,
-        done: Option<io::Result<usize>>,
-        step: Io,
-        now: Instant,
-    ) -> io::Result<()> {
-        let session = &mut self.session;
-        match (done, step) {
-            (None, _) => {
-                self.runtime.shutdown = None;
-                session.shutdown(now);
-            }
-            (Some(Err(e)), _) if e.kind() == io::ErrorKind::TimedOut => session.handle_timeout(now),
-            (Some(Err(e)), _) => return Err(e),
-            (Some(Ok(0)), Io::Write) => return Err(io::ErrorKind::WriteZero.into()),
-            (Some(Ok(n)), Io::Read) => session.handle_read(n, now),
-            (Some(Ok(n)), Io::Write) => session.handle_write(n, now),
-            (Some(Ok(_)), _) => {}
-        }
-        Ok(())
-    }
 }
 
-/// Arms `timer` for `at` unless it is armed early enough already: made
-/// once per connection and moved only when it would go off too late or
-/// has gone off, since registering a timer for every wait would cost more
-/// than the request waited for. Going off early is harmless: the
-/// session's `handle_timeout` does nothing before its deadline. Returns
-/// whether the timer was made or moved (it must then be polled).
-fn arm(timer: &mut Option<Pin<Box<tokio::time::Sleep>>>, at: Instant, now: Instant) -> bool {
-    let at = tokio::time::Instant::from_std(at);
+/// Arms `timer` for `at` (drops it without a deadline) unless it is armed
+/// early enough already: made once per connection and moved only when it
+/// would go off too late or has gone off, since registering a timer for
+/// every wait would cost more than the request waited for. Going off early
+/// is harmless: the session's `handle_timeout` does nothing before its
+/// deadline. Returns whether the timer was made or moved (it must then be
+/// polled).
+fn arm(timer: &mut Option<Pin<Box<Sleep>>>, at: Option<Instant>, now: Instant) -> bool {
+    let Some(at) = at.map(time::Instant::from_std) else {
+        *timer = None;
+        return false;
+    };
+    let now = time::Instant::from_std(now);
     match timer {
-        Some(timer) => {
-            let armed = timer.deadline();
-            let moved = armed > at || armed <= tokio::time::Instant::from_std(now);
-            if moved {
-                timer.as_mut().reset(at);
-            }
-            moved
-        }
-        None => {
-            *timer = Some(Box::pin(tokio::time::sleep_until(at)));
+        Some(armed) if armed.deadline() <= at && armed.deadline() > now => false,
+        Some(armed) => {
+            armed.as_mut().reset(at);
             true
         }
-    }
-}
-
-/// One write of `out`: a plain write for one segment, a vectored one for
-/// more.
-fn poll_write<S: AsyncWrite>(
-    io: Pin<&mut S>,
-    cx: &mut Context<'_>,
-    out: &mut Segments,
-) -> Poll<io::Result<usize>> {
-    if out.segment_count() == 1 {
-        io.poll_write(cx, bytes::Buf::chunk(out))
-    } else {
-        let mut slices = [IoSlice::new(&[]); 16];
-        let n = out.io_slices(&mut slices);
-        io.poll_write_vectored(cx, &slices[..n])
+        None => {
+            *timer = Some(Box::pin(time::sleep_until(at)));
+            true
+        }
     }
 }
 
@@ -336,20 +291,14 @@ where
     Fut: Future<Output = Response<Bytes>>,
 {
     let mut server = Server::new(io, config);
-    let mut result = Ok(());
-    while let Some(req) = server
-        .call(ServerSession::next_full_request)
-        .await
-        .transpose()
-    {
-        result = match req {
-            Ok(req) => Ok(server.send_response(handler(req).await)?),
-            Err(err) => Err(err),
-        };
-        if result.is_err() {
-            break;
+    let result = async {
+        while let Some(req) = server.call(ServerSession::next_full_request).await? {
+            let res = handler(req).await;
+            server.send_response(res)?;
         }
-    }
+        Ok(())
+    };
+    let result = result.await;
     server.close().await;
     result
 }
@@ -362,109 +311,6 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Server<S> {
         // The new signal has never been polled: the next wait polls it.
         self.runtime.alarm = None;
     }
-
-    /// [`ServerSession::next_request`], doing the I/O it needs.
-    ///
-    /// # Errors
-    ///
-    /// An I/O error, or the session's error (see [`SessionError`]).
-    pub async fn next_request(&mut self) -> io::Result<Option<Request<()>>> {
-        self.call(ServerSession::next_request).await
-    }
-
-    /// [`ServerSession::read_data`], doing the I/O it needs.
-    ///
-    /// # Errors
-    ///
-    /// As [`next_request`](Self::next_request).
-    pub async fn read_data(&mut self) -> io::Result<Option<Bytes>> {
-        self.call(ServerSession::read_data).await
-    }
-
-    /// [`ServerSession::send_data`], then writes while too much is queued.
-    ///
-    /// # Errors
-    ///
-    /// A usage error, or an I/O error while writing.
-    pub async fn send_data(&mut self, data: impl Into<Bytes>) -> io::Result<()> {
-        self.session.send_data(data)?;
-        self.call(|s, now| Ok(s.poll_flush(now))).await
-    }
-
-    /// Writes everything queued ([`ServerSession::poll_write_all`]), for
-    /// a streaming response whose next piece is not ready yet.
-    ///
-    /// # Errors
-    ///
-    /// An I/O error, or the write timeout, while writing.
-    pub async fn flush(&mut self) -> io::Result<()> {
-        self.call(|s, now| Ok(s.poll_write_all(now))).await
-    }
-
-    /// Writes what is queued, lingers if the session says so, and closes
-    /// the stream (after a protocol switch, see
-    /// [`into_parts`](Self::into_parts) instead). Errors are ignored: the
-    /// connection is over either way.
-    pub async fn close(&mut self) {
-        let _ = self.call(|s, now| Ok(s.close(now))).await;
-    }
-
-    /// After a protocol switch: writes what is queued, then hands over the
-    /// stream and the bytes read past the switch.
-    ///
-    /// # Errors
-    ///
-    /// A write error.
-    pub async fn into_parts(mut self) -> io::Result<(S, BytesMut)> {
-        self.call(|s, now| Ok(s.close(now))).await?;
-        let buf = self.session.take_read_buf();
-        Ok((self.io, buf))
-    }
 }
 
-impl Client<TcpStream> {
-    /// Connects with `TCP_NODELAY` and the default [`Config`].
-    ///
-    /// # Errors
-    ///
-    /// Connecting failed.
-    pub async fn connect<A: ToSocketAddrs>(addr: A) -> io::Result<Self> {
-        let stream = TcpStream::connect(addr).await?;
-        stream.set_nodelay(true)?;
-        Ok(Client::new(stream, Config::default()))
-    }
-}
-
-impl<S: AsyncRead + AsyncWrite + Unpin> Client<S> {
-    /// Sends `req` and reads its final response with the whole body
-    /// ([`ClientSession::next_full_response`]: interim responses and
-    /// trailers are in its extensions).
-    ///
-    /// # Errors
-    ///
-    /// A usage error, an I/O error, the server's protocol error or
-    /// timeout, or the connection closing before the response.
-    pub async fn send(&mut self, req: impl IntoRequest) -> io::Result<Response<Bytes>> {
-        self.session.send_request(req)?;
-        let res = self.call(ClientSession::next_full_response).await?;
-        res.ok_or_else(|| io::ErrorKind::UnexpectedEof.into())
-    }
-
-    /// [`ClientSession::next_response`], doing the I/O it needs.
-    ///
-    /// # Errors
-    ///
-    /// As [`send`](Self::send).
-    pub async fn next_response(&mut self) -> io::Result<Option<Response<()>>> {
-        self.call(ClientSession::next_response).await
-    }
-
-    /// [`ClientSession::read_data`], doing the I/O it needs.
-    ///
-    /// # Errors
-    ///
-    /// As [`send`](Self::send).
-    pub async fn read_data(&mut self) -> io::Result<Option<Bytes>> {
-        self.call(ClientSession::read_data).await
-    }
-}
+io_calls!(async await; AsyncRead + AsyncWrite + Unpin);
