@@ -167,9 +167,11 @@ impl<S: Transport, T: Session> Driver<S, T, Blocking> {
                 *flag = None;
                 self.session.shutdown(now);
             }
-            match call(&mut self.session, now)? {
-                Step::Ready(value) => return Ok(value),
-                Step::Io(step) => now = self.perform(step, now)?,
+            // Matched whole, not through `?`: the value is moved once.
+            match call(&mut self.session, now) {
+                Ok(Step::Ready(value)) => return Ok(value),
+                Ok(Step::Io(step)) => now = self.perform(step, now)?,
+                Err(err) => return Err(err.into()),
             }
         }
     }
@@ -181,16 +183,18 @@ impl<S: Transport, T: Session> Driver<S, T, Blocking> {
         if self.runtime.shutdown.is_some() {
             wait = Some(wait.map_or(SHUTDOWN_POLL, |w| w.min(SHUTDOWN_POLL)));
         }
-        if wait == Some(Duration::ZERO) {
-            self.session.handle_timeout(now);
-            return Ok(now);
-        }
         // Setting a timeout is a system call: only when the one set would
-        // wake too late, or far too early.
+        // wake too late, or far too early (the one set is never zero).
         let set = &mut self.runtime.timeout;
-        if wait != *set && (wait < *set || wait.zip(*set).is_none_or(|(w, t)| t < w / 2)) {
-            self.io.set_timeout(wait)?;
-            *set = wait;
+        if wait != *set {
+            if wait == Some(Duration::ZERO) {
+                self.session.handle_timeout(now);
+                return Ok(now);
+            }
+            if wait < *set || wait.zip(*set).is_none_or(|(w, t)| t < w / 2) {
+                self.io.set_timeout(wait)?;
+                *set = wait;
+            }
         }
         let result = match step {
             Io::Read => self.io.read(self.session.read_room()),

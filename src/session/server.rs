@@ -670,6 +670,7 @@ impl Session for ServerSession {
         self.read.for_read(self.knobs.read_size)
     }
 
+    #[inline]
     fn read_room(&mut self) -> &mut [u8] {
         self.read.room(self.knobs.read_size)
     }
@@ -698,6 +699,7 @@ impl Session for ServerSession {
         self.conn.output()
     }
 
+    #[inline]
     fn handle_write(&mut self, n: usize, _now: Instant) {
         let out = self.conn.output();
         let n = n.min(out.len());
@@ -709,15 +711,16 @@ impl Session for ServerSession {
         self.timer().and_then(|(due, _)| due.at())
     }
 
+    #[inline]
     fn poll_wait(&self, now: Instant) -> Option<Duration> {
-        match (self.waiting, self.phase) {
+        match (&self.waiting, &self.phase) {
             // A write asked for now (an answer to send before the next
             // read): its whole timeout, without the rest of `timer`.
-            (Waiting::Write(since), Phase::Open) if since == now => self.knobs.timeouts.write,
+            (Waiting::Write(since), Phase::Open) if *since == now => self.knobs.timeouts.write,
             // A read for the next request, asked for now, with the buffers
             // to give back before the idle timeout: the release is first.
             (Waiting::Read(since), Phase::Open)
-                if since == now
+                if *since == now
                     && self.requests > 0
                     && !self.read.released
                     && self.is_between_requests()

@@ -118,6 +118,7 @@ impl ReadBuf {
     /// buffers were given back, doubling while reads fill what they are
     /// offered, up to `read_size`. A connection that carries small
     /// messages never holds a large buffer.
+    #[inline]
     fn want(&self, read_size: usize) -> usize {
         if self.released {
             RELEASED_READ
@@ -142,6 +143,7 @@ impl ReadBuf {
 
     /// Initialized room for one read (see [`want`](Self::want)), zeroed
     /// only when it grows.
+    #[inline]
     pub(super) fn room(&mut self, read_size: usize) -> &mut [u8] {
         let want = self.want(read_size);
         if self.room.len() < want {
