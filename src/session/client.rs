@@ -9,7 +9,7 @@ use http::{Response, StatusCode};
 
 use super::core::{Core, RoleSession};
 use super::timer::{Waiting, after, earliest};
-use super::{InterimResponses, Io, Session, SessionError, Step, TrailerFields};
+use super::{ChunkExtSlot, InterimResponses, Io, Session, SessionError, Step, TrailerFields};
 use crate::ClientConnection;
 use crate::Config;
 use crate::chunk_ext::ChunkExtensions;
@@ -155,13 +155,14 @@ impl ClientSession {
     /// Backpressure for a streaming sender: [`Io::Write`] while more than
     /// `Config::flush_threshold` bytes are queued.
     pub fn poll_flush(&mut self, now: Instant) -> Step<()> {
-        RoleSession::poll_flush(self, now)
+        self.core
+            .write_past(now, !self.closed, self.core.knobs.flush_threshold)
     }
 
     /// Writes every queued request now, for a caller that wants them on
     /// the wire before it waits for anything.
     pub fn poll_write_all(&mut self, now: Instant) -> Step<()> {
-        RoleSession::poll_write_all(self, now)
+        self.core.write_past(now, !self.closed, 0)
     }
 
     /// The next response head: an interim (1xx other than 101) one, after
@@ -273,7 +274,7 @@ impl ClientSession {
 
     /// The trailer fields of the current response, once its body is read.
     pub fn trailers(&self) -> Option<&HeaderMap> {
-        self.core.trailers()
+        self.core.trailers.as_deref()
     }
 
     /// The chunk extensions of the chunk-size line read just before the
@@ -282,7 +283,7 @@ impl ClientSession {
     /// [`ServerSession::chunk_extensions`](crate::ServerSession::chunk_extensions)).
     /// Read only with [`Config::chunk_extensions`] on.
     pub fn chunk_extensions(&self) -> Option<&ChunkExtensions> {
-        self.core.chunk_extensions()
+        ChunkExtSlot::current(&self.core.chunk_ext)
     }
 
     /// Closes the connection: the driver closes the socket. Requests queued
@@ -341,7 +342,7 @@ impl ClientSession {
 
     /// The bytes read but not decoded, leaving the session's buffer empty.
     pub fn take_read_buf(&mut self) -> BytesMut {
-        self.core.take_read_buf()
+        std::mem::take(&mut self.core.read.buf)
     }
 
     /// The connection inside, for queries.
@@ -387,9 +388,7 @@ impl ClientSession {
             Waiting::Write(since) => after(since, t.write).map(|at| (at, Timer::Write)),
             Waiting::No if idle => {
                 let close = after(self.idle_since, t.idle).map(|at| (at, Timer::Idle));
-                let release = (!self.core.read.released)
-                    .then(|| after(self.idle_since, Some(self.core.knobs.release_after)))
-                    .flatten()
+                let release = after(self.idle_since, self.core.release_after())
                     .map(|at| (at, Timer::Release));
                 earliest(close, release)
             }
@@ -400,10 +399,8 @@ impl ClientSession {
                 } else {
                     after(self.head_since.unwrap_or(since), t.head).map(|at| (at, Timer::Head))
                 };
-                let release = (!self.core.read.released)
-                    .then(|| after(since, Some(self.core.knobs.release_after)))
-                    .flatten()
-                    .map(|at| (at, Timer::Release));
+                let release =
+                    after(since, self.core.release_after()).map(|at| (at, Timer::Release));
                 earliest(expiry, release)
             }
         }
@@ -417,7 +414,7 @@ fn is_interim(head: &Response<()>) -> bool {
 
 impl Session for ClientSession {
     fn read_buf(&mut self) -> &mut BytesMut {
-        self.core.read_buf()
+        self.core.read.for_read(self.core.knobs.read_size)
     }
 
     fn handle_read(&mut self, n: usize, _now: Instant) {
@@ -437,14 +434,15 @@ impl Session for ClientSession {
     }
 
     fn handle_timeout(&mut self, now: Instant) {
-        let Some((at, timer)) = self.timer() else {
+        let Some((_, timer)) = self.timer().filter(|&(at, _)| at <= now) else {
             return;
         };
-        if now < at {
-            return;
-        }
         match timer {
-            Timer::Release => return self.core.release(),
+            Timer::Release => {
+                // Giving the buffers back ends no wait: the deadlines of
+                // the wait under way still run from its start.
+                return self.core.read.release(self.core.conn.output());
+            }
             Timer::Idle => self.closed = true,
             Timer::Head => self.time_out(ErrorKind::ResponseTimeout),
             Timer::Body => self.time_out(ErrorKind::BodyTimeout),
@@ -478,10 +476,6 @@ impl RoleSession for ClientSession {
         } else {
             Ok(())
         }
-    }
-
-    fn writing(&self) -> bool {
-        !self.closed
     }
 
     fn reading_body(&self) -> bool {

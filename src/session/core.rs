@@ -5,9 +5,9 @@
 //! what a peer's error does) through [`RoleSession`]'s hooks, as a role
 //! does for the connection skeleton through `conn::Side`.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use http::header::HeaderMap;
 
 use super::timer::{Knobs, ReadBuf, Waiting};
@@ -17,7 +17,6 @@ use crate::chunk_ext::ChunkExtensions;
 use crate::conn::{Connection, Side};
 use crate::decode::Event;
 use crate::error::{Error, ErrorKind, UsageError};
-use crate::segments::Segments;
 
 /// The state both sessions keep around their connection.
 #[derive(Debug)]
@@ -100,8 +99,8 @@ impl<R: Side> Core<R> {
         }
     }
 
-    /// [`Io::Write`] while the session may write and more than `bound`
-    /// bytes are queued.
+    /// [`Io::Write`] while the session may still write (`writing`) and
+    /// more than `bound` bytes are queued: `poll_flush`, `poll_write_all`.
     #[inline]
     pub(super) fn write_past(&mut self, now: Instant, writing: bool, bound: usize) -> Step<()> {
         if writing && self.conn.output().len() > bound {
@@ -112,10 +111,11 @@ impl<R: Side> Core<R> {
         }
     }
 
-    /// `Session::read_buf`.
+    /// After how long the wait under way gives the buffers back, unless
+    /// they are given back already.
     #[inline]
-    pub(super) fn read_buf(&mut self) -> &mut BytesMut {
-        self.read.for_read(self.knobs.read_size)
+    pub(super) fn release_after(&self) -> Option<Duration> {
+        (!self.read.released).then_some(self.knobs.release_after)
     }
 
     /// The common part of `Session::handle_read`: `true` when bytes came
@@ -141,32 +141,6 @@ impl<R: Side> Core<R> {
         bytes::Buf::advance(out, n);
         self.waiting = Waiting::No;
     }
-
-    /// Gives the buffers back. It ends no wait: the deadlines of the wait
-    /// under way still run from its start.
-    pub(super) fn release(&mut self) {
-        self.read.release(self.conn.output());
-    }
-
-    /// Drops what is queued: the peer stopped reading, and it cannot
-    /// leave.
-    pub(super) fn drop_output(&mut self) {
-        let out: &mut Segments = self.conn.output();
-        let n = out.len();
-        bytes::Buf::advance(out, n);
-    }
-
-    pub(super) fn trailers(&self) -> Option<&HeaderMap> {
-        self.trailers.as_deref()
-    }
-
-    pub(super) fn chunk_extensions(&self) -> Option<&ChunkExtensions> {
-        ChunkExtSlot::current(&self.chunk_ext)
-    }
-
-    pub(super) fn take_read_buf(&mut self) -> BytesMut {
-        std::mem::take(&mut self.read.buf)
-    }
 }
 
 /// A session of one role: its [`Core`] and the hooks through which the
@@ -178,9 +152,6 @@ pub(super) trait RoleSession: Sized {
 
     /// `Ok` while output may still be queued.
     fn sending(&self) -> Result<(), UsageError>;
-
-    /// `true` while queued output may still be written.
-    fn writing(&self) -> bool;
 
     /// `true` while a body of the peer's may still be read (besides its
     /// end not having been handed out).
@@ -211,18 +182,6 @@ pub(super) trait RoleSession: Sized {
     fn finish(&mut self, trailers: Option<HeaderMap>) -> Result<(), UsageError> {
         self.sending()?;
         self.core().conn.finish(trailers)
-    }
-
-    fn poll_flush(&mut self, now: Instant) -> Step<()> {
-        let writing = self.writing();
-        let core = self.core();
-        let bound = core.knobs.flush_threshold;
-        core.write_past(now, writing, bound)
-    }
-
-    fn poll_write_all(&mut self, now: Instant) -> Step<()> {
-        let writing = self.writing();
-        self.core().write_past(now, writing, 0)
     }
 
     fn read_data(&mut self, now: Instant) -> Result<Step<Option<Bytes>>, SessionError> {

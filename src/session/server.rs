@@ -9,7 +9,7 @@ use http::header::HeaderMap;
 
 use super::core::{Core, RoleSession};
 use super::timer::{Due, Waiting, after, earliest};
-use super::{Io, Session, SessionError, Step, TrailerFields};
+use super::{ChunkExtSlot, Io, Session, SessionError, Step, TrailerFields};
 use crate::Config;
 use crate::ServerConnection;
 use crate::chunk_ext::ChunkExtensions;
@@ -186,9 +186,7 @@ impl ServerSession {
                 Ok(Some(_)) => {}
                 Ok(None) => {
                     if self.core.conn.is_closed() || self.core.conn.is_switched() {
-                        self.phase = Phase::Closing {
-                            linger: !self.core.eof,
-                        };
+                        self.stop();
                         return Ok(Step::Ready(None));
                     }
                     if self.shutdown && self.is_between_requests() {
@@ -281,7 +279,7 @@ impl ServerSession {
 
     /// The trailer fields of the current request, once its body is read.
     pub fn trailers(&self) -> Option<&HeaderMap> {
-        self.core.trailers()
+        self.core.trailers.as_deref()
     }
 
     /// The chunk extensions of the chunk-size line read just before the
@@ -293,7 +291,7 @@ impl ServerSession {
     /// [`send_chunk_extensions`](Self::send_chunk_extensions) before it
     /// forwards the piece, or before it finishes the message.
     pub fn chunk_extensions(&self) -> Option<&ChunkExtensions> {
-        self.core.chunk_extensions()
+        ChunkExtSlot::current(&self.core.chunk_ext)
     }
 
     /// `true` once the current request's body was read to its end (or it
@@ -383,7 +381,11 @@ impl ServerSession {
     /// Backpressure for a streaming sender: [`Io::Write`] while more than
     /// `Config::flush_threshold` bytes are queued, `Ready` once fewer are.
     pub fn poll_flush(&mut self, now: Instant) -> Step<()> {
-        RoleSession::poll_flush(self, now)
+        self.core.write_past(
+            now,
+            self.phase != Phase::Closed,
+            self.core.knobs.flush_threshold,
+        )
     }
 
     /// Writes everything queued: [`Io::Write`] while output is waiting,
@@ -393,7 +395,7 @@ impl ServerSession {
     /// below `Config::flush_threshold` leaves only when the session next
     /// waits for the peer.
     pub fn poll_write_all(&mut self, now: Instant) -> Step<()> {
-        RoleSession::poll_write_all(self, now)
+        self.core.write_past(now, self.phase != Phase::Closed, 0)
     }
 
     /// Ends the connection: writes what is queued, then closes, lingering
@@ -406,11 +408,7 @@ impl ServerSession {
     pub fn close(&mut self, now: Instant) -> Step<()> {
         loop {
             match self.phase {
-                Phase::Open => {
-                    self.phase = Phase::Closing {
-                        linger: !self.core.eof,
-                    }
-                }
+                Phase::Open => self.stop(),
                 Phase::Closing { linger } => {
                     if !self.core.conn.output().is_empty() {
                         self.core.wait(Waiting::Write(now));
@@ -466,7 +464,7 @@ impl ServerSession {
     /// The bytes read but not decoded (after a protocol switch, the new
     /// protocol's first bytes), leaving the session's buffer empty.
     pub fn take_read_buf(&mut self) -> BytesMut {
-        self.core.take_read_buf()
+        std::mem::take(&mut self.core.read.buf)
     }
 
     /// The connection inside, for queries.
@@ -475,6 +473,14 @@ impl ServerSession {
     }
 
     // ---- Inside ------------------------------------------------------
+
+    /// No more requests: what is queued is written, then the connection
+    /// closes, lingering unless the peer closed its side.
+    fn stop(&mut self) {
+        self.phase = Phase::Closing {
+            linger: !self.core.eof,
+        };
+    }
 
     /// A response to the current request is due or being sent.
     fn response_due(&self) -> bool {
@@ -526,7 +532,7 @@ impl ServerSession {
                         _ => (since, None, Timer::Head),
                     }
                 };
-                let release = (!self.core.read.released).then_some(self.core.knobs.release_after);
+                let release = self.core.release_after();
                 match (release, timeout) {
                     // Both run from the same moment and the release comes
                     // first (a keep-alive connection between requests):
@@ -548,7 +554,7 @@ impl ServerSession {
 
 impl Session for ServerSession {
     fn read_buf(&mut self) -> &mut BytesMut {
-        self.core.read_buf()
+        self.core.read.for_read(self.core.knobs.read_size)
     }
 
     fn handle_read(&mut self, n: usize, now: Instant) {
@@ -579,10 +585,11 @@ impl Session for ServerSession {
     }
 
     fn poll_wait(&self, now: Instant) -> Option<Duration> {
+        let knobs = &self.core.knobs;
         match (self.core.waiting, self.phase) {
             // A write asked for now (an answer to send before the next
             // read): its whole timeout, without the rest of `timer`.
-            (Waiting::Write(since), Phase::Open) if since == now => self.core.knobs.timeouts.write,
+            (Waiting::Write(since), Phase::Open) if since == now => knobs.timeouts.write,
             // A read for the next request, asked for now, with the buffers
             // to give back before the idle timeout: the release is first.
             (Waiting::Read(since), Phase::Open)
@@ -590,31 +597,28 @@ impl Session for ServerSession {
                     && self.requests > 0
                     && !self.core.read.released
                     && self.is_between_requests()
-                    && self
-                        .core
-                        .knobs
+                    && knobs
                         .timeouts
                         .idle
-                        .is_some_and(|idle| self.core.knobs.release_after < idle) =>
+                        .is_some_and(|idle| knobs.release_after < idle) =>
             {
-                Some(self.core.knobs.release_after)
+                Some(knobs.release_after)
             }
             _ => self.timer().and_then(|(due, _)| due.wait(now)),
         }
     }
 
     fn handle_timeout(&mut self, now: Instant) {
-        let Some((at, timer)) = self
-            .timer()
-            .and_then(|(due, timer)| Some((due.at()?, timer)))
-        else {
+        let due = |(due, _): &(Due, Timer)| due.at().is_some_and(|at| at <= now);
+        let Some((_, timer)) = self.timer().filter(due) else {
             return;
         };
-        if now < at {
-            return;
-        }
         match timer {
-            Timer::Release => return self.core.release(),
+            Timer::Release => {
+                // Giving the buffers back ends no wait: the deadlines of
+                // the wait under way still run from its start.
+                return self.core.read.release(self.core.conn.output());
+            }
             Timer::Linger => self.phase = Phase::Closing { linger: false },
             Timer::Idle => self.phase = Phase::Closing { linger: false },
             Timer::Head if self.requests == 0 && self.core.read.buf.is_empty() => {
@@ -624,7 +628,9 @@ impl Session for ServerSession {
             Timer::Head => self.time_out(ErrorKind::HeadTimeout),
             Timer::Body => self.time_out(ErrorKind::BodyTimeout),
             Timer::Write => {
-                self.core.drop_output();
+                // The peer stopped reading: what is queued cannot leave.
+                let out = self.core.conn.output();
+                bytes::Buf::advance(out, out.len());
                 self.core.failure = Some(ErrorKind::WriteTimeout.into());
                 self.phase = Phase::Closing { linger: false };
             }
@@ -655,10 +661,6 @@ impl RoleSession for ServerSession {
         }
     }
 
-    fn writing(&self) -> bool {
-        self.phase != Phase::Closed
-    }
-
     /// The body is read while the session is open and the request not
     /// fully answered: after that, what is left is the session's to drain
     /// or refuse.
@@ -670,9 +672,7 @@ impl RoleSession for ServerSession {
     /// place of a response not yet drained), and the session closes.
     fn fail(&mut self, err: Error) -> Error {
         let _ = self.core.conn.send_error_response(&err);
-        self.phase = Phase::Closing {
-            linger: !self.core.eof,
-        };
+        self.stop();
         err
     }
 }
