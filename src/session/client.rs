@@ -469,17 +469,9 @@ impl RoleSession for ClientSession {
         &mut self.core
     }
 
-    /// The request in progress may go on (a shutdown lets it finish).
-    fn sending(&self) -> Result<(), UsageError> {
-        if self.closed {
-            Err(UsageError::WrongState)
-        } else {
-            Ok(())
-        }
-    }
-
-    fn reading_body(&self) -> bool {
-        !self.closed
+    /// Closed: a shutdown lets the request in progress go on.
+    fn ending(&self) -> bool {
+        self.closed
     }
 
     /// A response ended: with nothing more in flight, the connection is

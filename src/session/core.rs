@@ -150,18 +150,31 @@ pub(super) trait RoleSession: Sized {
 
     fn core(&mut self) -> &mut Core<Self::Side>;
 
-    /// `Ok` while output may still be queued.
-    fn sending(&self) -> Result<(), UsageError>;
+    /// `true` once the session is ending: no more output is queued, and
+    /// no more of the peer's body read.
+    fn ending(&self) -> bool;
 
     /// `true` while a body of the peer's may still be read (besides its
     /// end not having been handed out).
-    fn reading_body(&self) -> bool;
+    fn reading_body(&self) -> bool {
+        !self.ending()
+    }
 
     /// The peer's message ended: the role's bookkeeping.
     fn body_ended(&mut self, _now: Instant) {}
 
     /// A peer's protocol error: what the role does about it.
     fn fail(&mut self, err: Error) -> Error;
+
+    /// `Ok` while output may still be queued.
+    #[inline]
+    fn sending(&self) -> Result<(), UsageError> {
+        if self.ending() {
+            Err(UsageError::WrongState)
+        } else {
+            Ok(())
+        }
+    }
 
     fn time_out(&mut self, kind: ErrorKind) {
         let err = self.fail(kind.into());

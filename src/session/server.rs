@@ -652,13 +652,9 @@ impl RoleSession for ServerSession {
         &mut self.core
     }
 
-    /// Output may still be queued: the session is not ending.
     #[inline]
-    fn sending(&self) -> Result<(), UsageError> {
-        match self.phase {
-            Phase::Open => Ok(()),
-            _ => Err(UsageError::WrongState),
-        }
+    fn ending(&self) -> bool {
+        self.phase != Phase::Open
     }
 
     /// The body is read while the session is open and the request not
