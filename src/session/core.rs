@@ -176,10 +176,16 @@ pub(super) trait RoleSession: Sized {
         }
     }
 
+    /// A deadline passed: the session fails as for a peer's error, and
+    /// the application's next call reports it.
     fn time_out(&mut self, kind: ErrorKind) {
         let err = self.fail(kind.into());
         self.core().failure = Some(err);
     }
+
+    // What follows is each session's public method of the same name,
+    // written once: the public ones (with each role's documentation)
+    // delegate here.
 
     #[inline]
     fn send_data(&mut self, data: impl Into<Bytes>) -> Result<(), UsageError> {
