@@ -26,4 +26,5 @@ mod machine;
 pub(crate) mod server;
 
 pub use core::Connection;
+pub(crate) use core::Side;
 pub use machine::State;

@@ -7,10 +7,9 @@ use bytes::{Bytes, BytesMut};
 use http::header::HeaderMap;
 use http::{Response, StatusCode};
 
-use super::timer::{Knobs, ReadBuf, Waiting, after, earliest};
-use super::{
-    ChunkExtSlot, InterimResponses, Io, Session, SessionError, Step, TrailerFields, concat,
-};
+use super::core::{Core, RoleSession};
+use super::timer::{Waiting, after, earliest};
+use super::{ChunkExtSlot, InterimResponses, Io, Session, SessionError, Step, TrailerFields};
 use crate::ClientConnection;
 use crate::Config;
 use crate::chunk_ext::ChunkExtensions;
@@ -19,6 +18,7 @@ use crate::decode::Event;
 use crate::encode::{IntoRequest, IntoRequestHead};
 use crate::error::{Error, ErrorKind, UsageError};
 use crate::framing::BodyKind;
+use crate::role::Client;
 use crate::segments::Segments;
 
 /// What a client session waits for when a deadline passes.
@@ -58,10 +58,7 @@ enum Timer {
 /// [`handle_timeout`](Self::handle_timeout).
 #[derive(Debug)]
 pub struct ClientSession {
-    conn: ClientConnection,
-    read: ReadBuf,
-    knobs: Knobs,
-    waiting: Waiting,
+    core: Core<Client>,
     /// No further request: the connection closes.
     closed: bool,
     /// [`Io::Close`] was handed out: the session is over.
@@ -73,41 +70,23 @@ pub struct ClientSession {
     idle_since: Instant,
     /// Since when the session waits for the head of the response due.
     head_since: Option<Instant>,
-    /// The application has read the current response's body to its end.
-    body_done: bool,
-    pieces: Vec<Bytes>,
-    trailers: Option<HeaderMap>,
-    /// Chunk extensions read (`Config::chunk_extensions`).
-    chunk_ext: Option<Box<ChunkExtSlot>>,
     /// What `next_full_response` gathers while it reads.
     interim: Vec<Response<()>>,
     head: Option<Box<Response<()>>>,
-    eof: bool,
-    failure: Option<Error>,
 }
 
 impl ClientSession {
     /// A session for a connection made at `now`.
     pub fn new(config: Config, now: Instant) -> Self {
-        let knobs = Knobs::of(&config);
         ClientSession {
-            read: ReadBuf::new(),
-            conn: ClientConnection::new(config),
-            knobs,
-            waiting: Waiting::No,
+            core: Core::new(config),
             closed: false,
             over: false,
             shutdown: false,
             idle_since: now,
             head_since: None,
-            body_done: true,
-            pieces: Vec::new(),
-            trailers: None,
-            chunk_ext: None,
             interim: Vec::new(),
             head: None,
-            eof: false,
-            failure: None,
         }
     }
 
@@ -124,7 +103,7 @@ impl ClientSession {
     /// down.
     pub fn send_request(&mut self, req: impl IntoRequest) -> Result<(), UsageError> {
         self.open()?;
-        self.conn.send_request(req)
+        self.core.conn.send_request(req)
     }
 
     /// Queues a request head; the body follows with
@@ -136,7 +115,7 @@ impl ClientSession {
     /// once the session is closed or shutting down.
     pub fn send_head(&mut self, req: impl IntoRequestHead) -> Result<BodyKind, UsageError> {
         self.open()?;
-        self.conn.send_head(req)
+        self.core.conn.send_head(req)
     }
 
     /// Queues request body bytes (see
@@ -149,8 +128,7 @@ impl ClientSession {
     /// it; the next [`next_response`](Self::next_response) says which):
     /// nothing more is queued for a server that does not read.
     pub fn send_data(&mut self, data: impl Into<Bytes>) -> Result<(), UsageError> {
-        self.sending()?;
-        self.conn.send_data(data)
+        RoleSession::send_data(self, data)
     }
 
     /// Puts chunk extensions on the next chunk of the request (or on its
@@ -161,8 +139,7 @@ impl ClientSession {
     /// As [`ClientConnection::send_chunk_extensions`], and
     /// [`UsageError::WrongState`] once the session is closed.
     pub fn send_chunk_extensions(&mut self, extensions: ChunkExtensions) -> Result<(), UsageError> {
-        self.sending()?;
-        self.conn.send_chunk_extensions(extensions)
+        RoleSession::send_chunk_extensions(self, extensions)
     }
 
     /// Ends the request, with trailers if it is chunked.
@@ -172,30 +149,20 @@ impl ClientSession {
     /// As [`ClientConnection::finish`], and [`UsageError::WrongState`]
     /// once the session is closed.
     pub fn finish(&mut self, trailers: Option<HeaderMap>) -> Result<(), UsageError> {
-        self.sending()?;
-        self.conn.finish(trailers)
+        RoleSession::finish(self, trailers)
     }
 
     /// Backpressure for a streaming sender: [`Io::Write`] while more than
     /// `Config::flush_threshold` bytes are queued.
     pub fn poll_flush(&mut self, now: Instant) -> Step<()> {
-        if !self.closed && self.conn.output().len() > self.knobs.flush_threshold {
-            self.wait(Waiting::Write(now));
-            Step::Io(Io::Write)
-        } else {
-            Step::Ready(())
-        }
+        self.core
+            .write_past(now, !self.closed, self.core.knobs.flush_threshold)
     }
 
     /// Writes every queued request now, for a caller that wants them on
     /// the wire before it waits for anything.
     pub fn poll_write_all(&mut self, now: Instant) -> Step<()> {
-        if !self.closed && !self.conn.output().is_empty() {
-            self.wait(Waiting::Write(now));
-            Step::Io(Io::Write)
-        } else {
-            Step::Ready(())
-        }
+        self.core.write_past(now, !self.closed, 0)
     }
 
     /// The next response head: an interim (1xx other than 101) one, after
@@ -212,40 +179,38 @@ impl ClientSession {
         &mut self,
         now: Instant,
     ) -> Result<Step<Option<Response<()>>>, SessionError> {
-        if let Some(err) = self.failure.take() {
-            return Err(err.into());
-        }
+        self.core.failure()?;
         if self.closed {
             return Ok(Step::Ready(None));
         }
         loop {
-            let due = self.conn.requests_in_flight() > 0;
-            if !due && self.body_done {
+            let due = self.core.conn.requests_in_flight() > 0;
+            if !due && self.core.body_done {
                 return Ok(Step::Ready(None));
             }
-            match self.conn.poll_event(&mut self.read.buf) {
+            match self.core.conn.poll_event(&mut self.core.read.buf) {
                 Ok(Some(Event::Interim(head))) => {
                     self.head_since = None;
                     return Ok(Step::Ready(Some(head)));
                 }
                 Ok(Some(Event::Head { head, .. })) => {
                     self.head_since = None;
-                    self.body_done = false;
-                    self.pieces.clear();
-                    self.trailers = None;
-                    ChunkExtSlot::reset(&mut self.chunk_ext);
+                    self.core.head_handed_out();
                     return Ok(Step::Ready(Some(head)));
                 }
-                Ok(Some(Event::End(_))) => self.ended(now),
+                Ok(Some(Event::End(_))) => {
+                    self.core.body_done = true;
+                    self.body_ended(now);
+                }
                 Ok(Some(_)) => {}
                 Ok(None) => {
-                    if self.conn.is_switched() || (!due && self.body_done) {
+                    if self.core.conn.is_switched() || (!due && self.core.body_done) {
                         return Ok(Step::Ready(None));
                     }
-                    if self.eof || self.conn.is_closed() {
+                    if self.core.eof || self.core.conn.is_closed() {
                         return Err(self.fail(ErrorKind::UnexpectedEof.into()).into());
                     }
-                    return Ok(Step::Io(self.wait_for_input(now, true)));
+                    return Ok(Step::Io(self.wait_for_head(now)));
                 }
                 Err(err) => return Err(self.fail(err).into()),
             }
@@ -260,35 +225,7 @@ impl ClientSession {
     /// [`SessionError::Peer`] for a malformed body, one that stopped
     /// arriving, or a connection closed inside it.
     pub fn read_data(&mut self, now: Instant) -> Result<Step<Option<Bytes>>, SessionError> {
-        if let Some(err) = self.failure.take() {
-            return Err(err.into());
-        }
-        if self.body_done || self.closed {
-            return Ok(Step::Ready(None));
-        }
-        loop {
-            match self.conn.poll_event(&mut self.read.buf) {
-                Ok(Some(Event::Data(data))) => {
-                    ChunkExtSlot::handed_out(&mut self.chunk_ext);
-                    return Ok(Step::Ready(Some(data)));
-                }
-                Ok(Some(Event::Trailers(fields))) => self.trailers = Some(fields),
-                Ok(Some(Event::ChunkExtensions(ext))) => {
-                    ChunkExtSlot::arrived(&mut self.chunk_ext, ext);
-                }
-                Ok(Some(Event::End(_))) => {
-                    ChunkExtSlot::handed_out(&mut self.chunk_ext);
-                    self.ended(now);
-                    return Ok(Step::Ready(None));
-                }
-                Ok(Some(_)) => {}
-                Ok(None) if self.eof => {
-                    return Err(self.fail(ErrorKind::UnexpectedEof.into()).into());
-                }
-                Ok(None) => return Ok(Step::Io(self.wait_for_input(now, false))),
-                Err(err) => return Err(self.fail(err).into()),
-            }
-        }
+        RoleSession::read_data(self, now)
     }
 
     /// The rest of the current response's body in one `Bytes`.
@@ -297,13 +234,7 @@ impl ClientSession {
     ///
     /// As [`read_data`](Self::read_data).
     pub fn read_body(&mut self, now: Instant) -> Result<Step<Bytes>, SessionError> {
-        loop {
-            match self.read_data(now)? {
-                Step::Ready(Some(data)) => self.pieces.push(data),
-                Step::Ready(None) => return Ok(Step::Ready(concat(&mut self.pieces))),
-                Step::Io(io) => return Ok(Step::Io(io)),
-            }
-        }
+        RoleSession::read_body(self, now)
     }
 
     /// The next final response with its whole body. The interim responses
@@ -320,34 +251,30 @@ impl ClientSession {
         now: Instant,
     ) -> Result<Step<Option<Response<Bytes>>>, SessionError> {
         while self.head.is_none() {
-            match self.next_response(now)? {
-                Step::Ready(Some(head)) if is_interim(&head) => self.interim.push(head),
-                Step::Ready(Some(head)) => self.head = Some(Box::new(head)),
-                Step::Ready(None) => return Ok(Step::Ready(None)),
-                Step::Io(io) => return Ok(Step::Io(io)),
+            match ready!(self.next_response(now)?) {
+                Some(head) if is_interim(&head) => self.interim.push(head),
+                Some(head) => self.head = Some(Box::new(head)),
+                None => return Ok(Step::Ready(None)),
             }
         }
-        let body = match self.read_body(now)? {
-            Step::Ready(body) => body,
-            Step::Io(io) => return Ok(Step::Io(io)),
-        };
+        let (body, trailers) = ready!(self.read_rest(now)?);
         let Some(head) = self.head.take() else {
             return Ok(Step::Ready(None));
         };
-        let (mut parts, ()) = (*head).into_parts();
+        let mut res = head.map(|()| body);
         if !self.interim.is_empty() {
             let interim = std::mem::take(&mut self.interim);
-            parts.extensions.insert(InterimResponses(interim));
+            res.extensions_mut().insert(InterimResponses(interim));
         }
-        if let Some(trailers) = self.trailers.take() {
-            parts.extensions.insert(TrailerFields(trailers));
+        if let Some(trailers) = trailers {
+            res.extensions_mut().insert(TrailerFields(trailers));
         }
-        Ok(Step::Ready(Some(Response::from_parts(parts, body))))
+        Ok(Step::Ready(Some(res)))
     }
 
     /// The trailer fields of the current response, once its body is read.
     pub fn trailers(&self) -> Option<&HeaderMap> {
-        self.trailers.as_ref()
+        self.core.trailers.as_deref()
     }
 
     /// The chunk extensions of the chunk-size line read just before the
@@ -356,14 +283,14 @@ impl ClientSession {
     /// [`ServerSession::chunk_extensions`](crate::ServerSession::chunk_extensions)).
     /// Read only with [`Config::chunk_extensions`] on.
     pub fn chunk_extensions(&self) -> Option<&ChunkExtensions> {
-        ChunkExtSlot::current(&self.chunk_ext)
+        ChunkExtSlot::current(&self.core.chunk_ext)
     }
 
     /// Closes the connection: the driver closes the socket. Requests queued
     /// and not written are dropped; a client has nothing to linger for.
     pub fn close(&mut self, _now: Instant) -> Step<()> {
         self.closed = true;
-        self.waiting = Waiting::No;
+        self.core.waiting = Waiting::No;
         if std::mem::replace(&mut self.over, true) {
             Step::Ready(())
         } else {
@@ -379,9 +306,9 @@ impl ClientSession {
     pub fn is_reusable(&self) -> bool {
         !self.closed
             && !self.shutdown
-            && !self.eof
-            && !self.conn.is_closed()
-            && self.conn.keep_alive().is_reusable()
+            && !self.core.eof
+            && !self.core.conn.is_closed()
+            && self.core.conn.keep_alive().is_reusable()
     }
 
     /// [`is_reusable`](Self::is_reusable) once the timeouts due by `now`
@@ -397,42 +324,33 @@ impl ClientSession {
     /// [`ClientConnection::is_closed`](crate::ClientConnection::is_closed).
     /// Never after a protocol switch: see [`is_switched`](Self::is_switched).
     pub fn is_closed(&self) -> bool {
-        self.closed || self.conn.is_closed()
+        self.closed || self.core.conn.is_closed()
     }
 
     /// `true` once a 101 or a 2xx answer to CONNECT was received: the
     /// socket and [`take_read_buf`](Self::take_read_buf) belong to the new
     /// protocol.
     pub fn is_switched(&self) -> bool {
-        self.conn.is_switched()
+        self.core.conn.is_switched()
     }
 
     /// `true` while a request sent with `Expect: 100-continue` has had
     /// neither `100 Continue` nor a final response.
     pub fn is_waiting_for_continue(&self) -> bool {
-        self.conn.is_waiting_for_continue()
+        self.core.conn.is_waiting_for_continue()
     }
 
     /// The bytes read but not decoded, leaving the session's buffer empty.
     pub fn take_read_buf(&mut self) -> BytesMut {
-        std::mem::take(&mut self.read.buf)
+        std::mem::take(&mut self.core.read.buf)
     }
 
     /// The connection inside, for queries.
     pub fn connection(&self) -> &ClientConnection {
-        &self.conn
+        &self.core.conn
     }
 
     // ---- Inside ------------------------------------------------------
-
-    /// The request in progress may go on (a shutdown lets it finish).
-    fn sending(&self) -> Result<(), UsageError> {
-        if self.closed {
-            Err(UsageError::WrongState)
-        } else {
-            Ok(())
-        }
-    }
 
     fn open(&self) -> Result<(), UsageError> {
         if self.closed || self.shutdown {
@@ -442,35 +360,13 @@ impl ClientSession {
         }
     }
 
-    /// A response ended: with nothing more in flight, the connection is
-    /// idle from now.
-    fn ended(&mut self, now: Instant) {
-        self.body_done = true;
-        if self.conn.requests_in_flight() == 0 {
-            self.idle_since = now;
-            if self.shutdown {
-                self.closed = true;
-            }
-        }
-    }
-
-    fn wait(&mut self, what: Waiting) {
-        let same = matches!(
-            (self.waiting, what),
-            (Waiting::Read(_), Waiting::Read(_)) | (Waiting::Write(_), Waiting::Write(_))
-        );
-        if !same {
-            self.waiting = what;
-        }
-    }
-
     /// Queued requests are written before the session waits for an answer.
-    fn wait_for_input(&mut self, now: Instant, head: bool) -> Io {
-        if !self.conn.output().is_empty() {
-            self.wait(Waiting::Write(now));
-            return Io::Write;
-        }
-        if head && self.conn.recv_state() != State::Body && self.conn.send_state() != State::Body {
+    fn wait_for_head(&mut self, now: Instant) -> Io {
+        let conn = &mut self.core.conn;
+        if conn.output().is_empty()
+            && conn.recv_state() != State::Body
+            && conn.send_state() != State::Body
+        {
             // Not while skipping the rest of the previous body: that is
             // the body's time, and the head's starts after it. Nor while
             // the request's body is still being sent: a server may read
@@ -479,47 +375,32 @@ impl ClientSession {
             // timeout from its own start).
             self.head_since.get_or_insert(now);
         }
-        self.wait(Waiting::Read(now));
-        Io::Read
-    }
-
-    fn fail(&mut self, err: Error) -> Error {
-        self.closed = true;
-        err
-    }
-
-    fn time_out(&mut self, kind: ErrorKind) {
-        let err = self.fail(kind.into());
-        self.failure = Some(err);
+        self.core.wait_for_input(now)
     }
 
     fn timer(&self) -> Option<(Instant, Timer)> {
-        let t = &self.knobs.timeouts;
+        let t = &self.core.knobs.timeouts;
         if self.closed {
             return None;
         }
-        let idle = self.conn.requests_in_flight() == 0 && self.body_done;
-        match self.waiting {
+        let idle = self.core.conn.requests_in_flight() == 0 && self.core.body_done;
+        match self.core.waiting {
             Waiting::Write(since) => after(since, t.write).map(|at| (at, Timer::Write)),
             Waiting::No if idle => {
                 let close = after(self.idle_since, t.idle).map(|at| (at, Timer::Idle));
-                let release = (!self.read.released)
-                    .then(|| after(self.idle_since, Some(self.knobs.release_after)))
-                    .flatten()
+                let release = after(self.idle_since, self.core.release_after())
                     .map(|at| (at, Timer::Release));
                 earliest(close, release)
             }
             Waiting::No => None,
             Waiting::Read(since) => {
-                let expiry = if self.conn.recv_state() == State::Body {
+                let expiry = if self.core.conn.recv_state() == State::Body {
                     after(since, t.body).map(|at| (at, Timer::Body))
                 } else {
                     after(self.head_since.unwrap_or(since), t.head).map(|at| (at, Timer::Head))
                 };
-                let release = (!self.read.released)
-                    .then(|| after(since, Some(self.knobs.release_after)))
-                    .flatten()
-                    .map(|at| (at, Timer::Release));
+                let release =
+                    after(since, self.core.release_after()).map(|at| (at, Timer::Release));
                 earliest(expiry, release)
             }
         }
@@ -533,33 +414,24 @@ fn is_interim(head: &Response<()>) -> bool {
 
 impl Session for ClientSession {
     fn read_buf(&mut self) -> &mut BytesMut {
-        self.read.for_read(self.knobs.read_size)
+        self.core.read.for_read(self.core.knobs.read_size)
     }
 
     fn read_room(&mut self) -> &mut [u8] {
-        self.read.room(self.knobs.read_size)
+        self.core.read.room(self.core.knobs.read_size)
     }
 
     #[inline]
     fn handle_read(&mut self, n: usize, _now: Instant) {
-        self.waiting = Waiting::No;
-        if n == 0 {
-            self.eof = true;
-            self.conn.recv_eof();
-        } else {
-            self.read.read(n);
-        }
+        self.core.handle_read(n);
     }
 
     fn output(&mut self) -> &mut Segments {
-        self.conn.output()
+        self.core.conn.output()
     }
 
     fn handle_write(&mut self, n: usize, _now: Instant) {
-        let out = self.conn.output();
-        let n = n.min(out.len());
-        bytes::Buf::advance(out, n);
-        self.waiting = Waiting::No;
+        self.core.handle_write(n);
     }
 
     fn poll_timeout(&self) -> Option<Instant> {
@@ -567,33 +439,59 @@ impl Session for ClientSession {
     }
 
     fn handle_timeout(&mut self, now: Instant) {
-        let Some((at, timer)) = self.timer() else {
+        let Some((_, timer)) = self.timer().filter(|&(at, _)| at <= now) else {
             return;
         };
-        if now < at {
-            return;
-        }
         match timer {
             Timer::Release => {
                 // Giving the buffers back ends no wait: the deadlines of
                 // the wait under way still run from its start.
-                self.read.release(self.conn.output());
-                return;
+                return self.core.read.release(self.core.conn.output());
             }
             Timer::Idle => self.closed = true,
             Timer::Head => self.time_out(ErrorKind::ResponseTimeout),
             Timer::Body => self.time_out(ErrorKind::BodyTimeout),
             Timer::Write => self.time_out(ErrorKind::WriteTimeout),
         }
-        self.waiting = Waiting::No;
+        self.core.waiting = Waiting::No;
     }
 
     /// A client has no exchange to finish before closing: an idle
     /// connection closes at once, a busy one when its responses are in.
     fn shutdown(&mut self, _now: Instant) {
         self.shutdown = true;
-        if self.conn.requests_in_flight() == 0 && self.body_done {
+        if self.core.conn.requests_in_flight() == 0 && self.core.body_done {
             self.closed = true;
         }
+    }
+}
+
+impl RoleSession for ClientSession {
+    type Side = Client;
+
+    #[inline]
+    fn core(&mut self) -> &mut Core<Client> {
+        &mut self.core
+    }
+
+    /// Closed: a shutdown lets the request in progress go on.
+    fn ending(&self) -> bool {
+        self.closed
+    }
+
+    /// A response ended: with nothing more in flight, the connection is
+    /// idle from now.
+    fn body_ended(&mut self, now: Instant) {
+        if self.core.conn.requests_in_flight() == 0 {
+            self.idle_since = now;
+            if self.shutdown {
+                self.closed = true;
+            }
+        }
+    }
+
+    fn fail(&mut self, err: Error) -> Error {
+        self.closed = true;
+        err
     }
 }

@@ -29,7 +29,19 @@
 //! letting an idle connection's buffers go. `docs/sessions.md` has the
 //! policy in full.
 
+/// The value of a [`Step::Ready`], or the [`Step::Io`] returned from the
+/// enclosing function (as `Ok`): `?` for steps.
+macro_rules! ready {
+    ($step:expr) => {
+        match $step {
+            Step::Ready(value) => value,
+            Step::Io(io) => return Ok(Step::Io(io)),
+        }
+    };
+}
+
 mod client;
+mod core;
 mod server;
 mod timer;
 

@@ -7,8 +7,9 @@ use bytes::{Bytes, BytesMut};
 use http::Request;
 use http::header::HeaderMap;
 
-use super::timer::{Due, Knobs, ReadBuf, Waiting, after, earliest};
-use super::{ChunkExtSlot, Io, Session, SessionError, Step, TrailerFields, concat};
+use super::core::{Core, RoleSession};
+use super::timer::{Due, Waiting, after, earliest};
+use super::{ChunkExtSlot, Io, Session, SessionError, Step, TrailerFields};
 use crate::Config;
 use crate::ServerConnection;
 use crate::chunk_ext::ChunkExtensions;
@@ -17,6 +18,7 @@ use crate::decode::Event;
 use crate::encode::{IntoResponse, IntoResponseHead};
 use crate::error::{Error, ErrorKind, UsageError};
 use crate::framing::BodyKind;
+use crate::role::Server;
 use crate::segments::Segments;
 
 /// What a server session waits for when a deadline passes.
@@ -104,11 +106,8 @@ enum Phase {
 /// ```
 #[derive(Debug)]
 pub struct ServerSession {
-    conn: ServerConnection,
-    read: ReadBuf,
-    knobs: Knobs,
+    core: Core<Server>,
     phase: Phase,
-    waiting: Waiting,
     /// When the connection was made: the first head's deadline runs from
     /// here.
     started: Instant,
@@ -116,47 +115,26 @@ pub struct ServerSession {
     head_since: Option<Instant>,
     /// Request heads handed to the application.
     requests: u64,
-    /// The application has read the current request's body to its end.
-    body_done: bool,
-    /// The body pieces `read_body` has collected so far.
-    pieces: Vec<Bytes>,
     /// The head `next_full_request` holds while it reads the body.
     head: Option<Box<Request<()>>>,
-    /// Boxed: rare, and every idle connection would carry the room.
-    trailers: Option<Box<HeaderMap>>,
-    /// Chunk extensions read (`Config::chunk_extensions`); boxed likewise.
-    chunk_ext: Option<Box<ChunkExtSlot>>,
-    eof: bool,
     shutdown: bool,
     /// `next_request` asked for a write before it waits for the next
     /// request (see [`resume_read`](Self::resume_read)).
     write_then_read: bool,
-    /// A timeout to report to the application's next call.
-    failure: Option<Error>,
 }
 
 impl ServerSession {
     /// A session for a connection made at `now`.
     pub fn new(config: Config, now: Instant) -> Self {
-        let knobs = Knobs::of(&config);
         ServerSession {
-            read: ReadBuf::new(),
-            conn: ServerConnection::new(config),
-            knobs,
+            core: Core::new(config),
             phase: Phase::Open,
-            waiting: Waiting::No,
             started: now,
             head_since: None,
             requests: 0,
-            body_done: true,
-            pieces: Vec::new(),
             head: None,
-            trailers: None,
-            chunk_ext: None,
-            eof: false,
             shutdown: false,
             write_then_read: false,
-            failure: None,
         }
     }
 
@@ -179,42 +157,36 @@ impl ServerSession {
         now: Instant,
     ) -> Result<Step<Option<Request<()>>>, SessionError> {
         if std::mem::take(&mut self.write_then_read) && self.resume_read() {
-            self.wait(Waiting::Read(now));
+            self.core.wait(Waiting::Read(now));
             return Ok(Step::Io(Io::Read));
         }
-        if let Some(err) = self.failure.take() {
-            return Err(err.into());
-        }
+        self.core.failure()?;
         if self.phase != Phase::Open {
             return Ok(Step::Ready(None));
         }
         if self.response_due() {
             return Err(UsageError::WrongState.into());
         }
-        if self.conn.output().len() > self.knobs.flush_threshold {
+        if self.core.conn.output().len() > self.core.knobs.flush_threshold {
             // Answers to pipelined requests leave together, but past the
             // bound they are written before the next request is taken.
             self.head_begun(now);
-            self.wait(Waiting::Write(now));
+            self.core.wait(Waiting::Write(now));
             return Ok(Step::Io(Io::Write));
         }
         loop {
-            match self.conn.poll_head(&mut self.read.buf) {
-                Ok(Some(Event::Head { head, body })) => {
+            match self.core.conn.poll_head(&mut self.core.read.buf) {
+                Ok(Some(Event::Head { head, .. })) => {
                     self.requests += 1;
                     self.head_since = None;
-                    self.body_done = false;
-                    self.pieces.clear();
-                    self.trailers = None;
-                    ChunkExtSlot::reset(&mut self.chunk_ext);
-                    let _ = body;
+                    self.core.head_handed_out();
                     return Ok(Step::Ready(Some(head)));
                 }
                 // The rest of a request already answered.
                 Ok(Some(_)) => {}
                 Ok(None) => {
-                    if self.conn.is_closed() || self.conn.is_switched() {
-                        self.phase = Phase::Closing { linger: !self.eof };
+                    if self.core.conn.is_closed() || self.core.conn.is_switched() {
+                        self.stop();
                         return Ok(Step::Ready(None));
                     }
                     if self.shutdown && self.is_between_requests() {
@@ -224,12 +196,12 @@ impl ServerSession {
                         // destroy the answer. Only a connection that never
                         // answered closes without lingering.
                         self.phase = Phase::Closing {
-                            linger: !self.eof && self.requests > 0,
+                            linger: !self.core.eof && self.requests > 0,
                         };
                         return Ok(Step::Ready(None));
                     }
                     self.head_begun(now);
-                    let io = self.wait_for_input(now);
+                    let io = self.core.wait_for_input(now);
                     self.write_then_read = io == Io::Write;
                     return Ok(Step::Io(io));
                 }
@@ -245,11 +217,11 @@ impl ServerSession {
     /// keep-alive request. Going through the connection again to learn it
     /// costs more than the checks.
     fn resume_read(&mut self) -> bool {
-        self.conn.output().is_empty()
-            && self.read.buf.is_empty()
-            && !self.eof
+        self.core.conn.output().is_empty()
+            && self.core.read.buf.is_empty()
+            && !self.core.eof
             && !self.shutdown
-            && self.failure.is_none()
+            && self.core.failure.is_none()
             && self.phase == Phase::Open
     }
 
@@ -264,35 +236,7 @@ impl ServerSession {
     /// arriving (the error response is queued where one can still be
     /// sent; call [`close`](Self::close)).
     pub fn read_data(&mut self, now: Instant) -> Result<Step<Option<Bytes>>, SessionError> {
-        if let Some(err) = self.failure.take() {
-            return Err(err.into());
-        }
-        if self.body_done || self.phase != Phase::Open || !self.response_due() {
-            return Ok(Step::Ready(None));
-        }
-        loop {
-            match self.conn.poll_event(&mut self.read.buf) {
-                Ok(Some(Event::Data(data))) => {
-                    ChunkExtSlot::handed_out(&mut self.chunk_ext);
-                    return Ok(Step::Ready(Some(data)));
-                }
-                Ok(Some(Event::Trailers(fields))) => self.trailers = Some(Box::new(fields)),
-                Ok(Some(Event::ChunkExtensions(ext))) => {
-                    ChunkExtSlot::arrived(&mut self.chunk_ext, ext);
-                }
-                Ok(Some(Event::End(_))) => {
-                    ChunkExtSlot::handed_out(&mut self.chunk_ext);
-                    self.body_done = true;
-                    return Ok(Step::Ready(None));
-                }
-                Ok(Some(_)) => {}
-                Ok(None) if self.eof => {
-                    return Err(self.fail(ErrorKind::UnexpectedEof.into()).into());
-                }
-                Ok(None) => return Ok(Step::Io(self.wait_for_input(now))),
-                Err(err) => return Err(self.fail(err).into()),
-            }
-        }
+        RoleSession::read_data(self, now)
     }
 
     /// The rest of the current request's body in one `Bytes` (without a
@@ -302,13 +246,7 @@ impl ServerSession {
     ///
     /// As [`read_data`](Self::read_data).
     pub fn read_body(&mut self, now: Instant) -> Result<Step<Bytes>, SessionError> {
-        loop {
-            match self.read_data(now)? {
-                Step::Ready(Some(data)) => self.pieces.push(data),
-                Step::Ready(None) => return Ok(Step::Ready(concat(&mut self.pieces))),
-                Step::Io(io) => return Ok(Step::Io(io)),
-            }
-        }
+        RoleSession::read_body(self, now)
     }
 
     /// The next request with its whole body: [`next_request`](Self::next_request)
@@ -324,28 +262,24 @@ impl ServerSession {
         &mut self,
         now: Instant,
     ) -> Result<Step<Option<Request<Bytes>>>, SessionError> {
-        if self.body_done {
-            match self.next_request(now)? {
-                Step::Ready(Some(head)) => self.head = Some(Box::new(head)),
-                Step::Ready(None) => return Ok(Step::Ready(None)),
-                Step::Io(io) => return Ok(Step::Io(io)),
+        if self.core.body_done {
+            match ready!(self.next_request(now)?) {
+                Some(head) => self.head = Some(Box::new(head)),
+                None => return Ok(Step::Ready(None)),
             }
         }
-        let body = match self.read_body(now)? {
-            Step::Ready(body) => body,
-            Step::Io(io) => return Ok(Step::Io(io)),
-        };
+        let (body, trailers) = ready!(self.read_rest(now)?);
         let head = self.head.take().ok_or(UsageError::WrongState)?;
-        let (mut parts, ()) = (*head).into_parts();
-        if let Some(trailers) = self.trailers.take() {
-            parts.extensions.insert(TrailerFields(*trailers));
+        let mut req = head.map(|()| body);
+        if let Some(trailers) = trailers {
+            req.extensions_mut().insert(TrailerFields(trailers));
         }
-        Ok(Step::Ready(Some(Request::from_parts(parts, body))))
+        Ok(Step::Ready(Some(req)))
     }
 
     /// The trailer fields of the current request, once its body is read.
     pub fn trailers(&self) -> Option<&HeaderMap> {
-        self.trailers.as_deref()
+        self.core.trailers.as_deref()
     }
 
     /// The chunk extensions of the chunk-size line read just before the
@@ -357,7 +291,7 @@ impl ServerSession {
     /// [`send_chunk_extensions`](Self::send_chunk_extensions) before it
     /// forwards the piece, or before it finishes the message.
     pub fn chunk_extensions(&self) -> Option<&ChunkExtensions> {
-        ChunkExtSlot::current(&self.chunk_ext)
+        ChunkExtSlot::current(&self.core.chunk_ext)
     }
 
     /// `true` once the current request's body was read to its end (or it
@@ -365,7 +299,7 @@ impl ServerSession {
     /// once the session is ending, after reporting what ended it: a
     /// relay that forwards the body asks this before it ends the copy.
     pub fn is_request_body_read(&self) -> bool {
-        self.body_done
+        self.core.body_done
     }
 
     /// `true` while the client sent `Expect: 100-continue` and waits for
@@ -373,12 +307,12 @@ impl ServerSession {
     /// Reading the body sends `100 Continue`; a final response first
     /// refuses the body.
     pub fn is_waiting_for_continue(&self) -> bool {
-        self.conn.is_waiting_for_continue()
+        self.core.conn.is_waiting_for_continue()
     }
 
     /// Queues `100 Continue` if the client waits for it.
     pub fn send_continue(&mut self) {
-        self.conn.send_continue();
+        self.core.conn.send_continue();
     }
 
     /// Queues a complete response to the current request.
@@ -391,7 +325,7 @@ impl ServerSession {
     #[inline]
     pub fn send_response(&mut self, res: impl IntoResponse) -> Result<(), UsageError> {
         self.sending()?;
-        self.conn.send_response(res)
+        self.core.conn.send_response(res)
     }
 
     /// Queues a response head; the body follows with
@@ -403,7 +337,7 @@ impl ServerSession {
     /// once the session is ending (see [`send_data`](Self::send_data)).
     pub fn send_head(&mut self, res: impl IntoResponseHead) -> Result<BodyKind, UsageError> {
         self.sending()?;
-        self.conn.send_head(res)
+        self.core.conn.send_head(res)
     }
 
     /// Queues response body bytes. Past `Config::flush_threshold` queued
@@ -419,8 +353,7 @@ impl ServerSession {
     /// so that a sender that never reads stops instead of waiting out the
     /// write timeout again and again.
     pub fn send_data(&mut self, data: impl Into<Bytes>) -> Result<(), UsageError> {
-        self.sending()?;
-        self.conn.send_data(data)
+        RoleSession::send_data(self, data)
     }
 
     /// Puts chunk extensions on the next chunk of the response (or on its
@@ -432,8 +365,7 @@ impl ServerSession {
     /// [`UsageError::WrongState`] once the session is ending (see
     /// [`send_data`](Self::send_data)).
     pub fn send_chunk_extensions(&mut self, extensions: ChunkExtensions) -> Result<(), UsageError> {
-        self.sending()?;
-        self.conn.send_chunk_extensions(extensions)
+        RoleSession::send_chunk_extensions(self, extensions)
     }
 
     /// Ends the response, with trailers if it is chunked.
@@ -443,19 +375,17 @@ impl ServerSession {
     /// As [`ServerConnection::finish`], and [`UsageError::WrongState`]
     /// once the session is ending (see [`send_data`](Self::send_data)).
     pub fn finish(&mut self, trailers: Option<HeaderMap>) -> Result<(), UsageError> {
-        self.sending()?;
-        self.conn.finish(trailers)
+        RoleSession::finish(self, trailers)
     }
 
     /// Backpressure for a streaming sender: [`Io::Write`] while more than
     /// `Config::flush_threshold` bytes are queued, `Ready` once fewer are.
     pub fn poll_flush(&mut self, now: Instant) -> Step<()> {
-        if self.phase != Phase::Closed && self.conn.output().len() > self.knobs.flush_threshold {
-            self.wait(Waiting::Write(now));
-            Step::Io(Io::Write)
-        } else {
-            Step::Ready(())
-        }
+        self.core.write_past(
+            now,
+            self.phase != Phase::Closed,
+            self.core.knobs.flush_threshold,
+        )
     }
 
     /// Writes everything queued: [`Io::Write`] while output is waiting,
@@ -465,12 +395,7 @@ impl ServerSession {
     /// below `Config::flush_threshold` leaves only when the session next
     /// waits for the peer.
     pub fn poll_write_all(&mut self, now: Instant) -> Step<()> {
-        if self.phase != Phase::Closed && !self.conn.output().is_empty() {
-            self.wait(Waiting::Write(now));
-            Step::Io(Io::Write)
-        } else {
-            Step::Ready(())
-        }
+        self.core.write_past(now, self.phase != Phase::Closed, 0)
     }
 
     /// Ends the connection: writes what is queued, then closes, lingering
@@ -483,20 +408,20 @@ impl ServerSession {
     pub fn close(&mut self, now: Instant) -> Step<()> {
         loop {
             match self.phase {
-                Phase::Open => self.phase = Phase::Closing { linger: !self.eof },
+                Phase::Open => self.stop(),
                 Phase::Closing { linger } => {
-                    if !self.conn.output().is_empty() {
-                        self.wait(Waiting::Write(now));
+                    if !self.core.conn.output().is_empty() {
+                        self.core.wait(Waiting::Write(now));
                         return Step::Io(Io::Write);
                     }
-                    if self.conn.is_switched() {
+                    if self.core.conn.is_switched() {
                         self.phase = Phase::Closed;
                         return Step::Ready(());
                     }
-                    if linger && !self.eof && !self.knobs.timeouts.linger.is_zero() {
-                        self.read.buf.clear();
+                    if linger && !self.core.eof && !self.core.knobs.timeouts.linger.is_zero() {
+                        self.core.read.buf.clear();
                         self.phase = Phase::Lingering {
-                            until: now + self.knobs.timeouts.linger,
+                            until: now + self.core.knobs.timeouts.linger,
                             discarded: 0,
                         };
                         return Step::Io(Io::Shutdown);
@@ -505,11 +430,11 @@ impl ServerSession {
                     return Step::Io(Io::Close);
                 }
                 Phase::Lingering { discarded, .. } => {
-                    if self.eof || discarded >= self.knobs.linger_bytes {
+                    if self.core.eof || discarded >= self.core.knobs.linger_bytes {
                         self.phase = Phase::Closed;
                         return Step::Io(Io::Close);
                     }
-                    self.wait(Waiting::Read(now));
+                    self.core.wait(Waiting::Read(now));
                     return Step::Io(Io::Read);
                 }
                 Phase::Closed => return Step::Ready(()),
@@ -525,7 +450,7 @@ impl ServerSession {
     /// and [`Decoder::is_closed`](crate::Decoder::is_closed). Never after
     /// a protocol switch: see [`is_switched`](Self::is_switched).
     pub fn is_closed(&self) -> bool {
-        self.phase == Phase::Closed && !self.conn.is_switched()
+        self.phase == Phase::Closed && !self.core.conn.is_switched()
     }
 
     /// `true` once a 101 or a 2xx to CONNECT was sent: after
@@ -533,38 +458,38 @@ impl ServerSession {
     /// bytes in [`take_read_buf`](Self::take_read_buf) belong to the new
     /// protocol.
     pub fn is_switched(&self) -> bool {
-        self.conn.is_switched()
+        self.core.conn.is_switched()
     }
 
     /// The bytes read but not decoded (after a protocol switch, the new
     /// protocol's first bytes), leaving the session's buffer empty.
     pub fn take_read_buf(&mut self) -> BytesMut {
-        std::mem::take(&mut self.read.buf)
+        std::mem::take(&mut self.core.read.buf)
     }
 
     /// The connection inside, for queries.
     pub fn connection(&self) -> &ServerConnection {
-        &self.conn
+        &self.core.conn
     }
 
     // ---- Inside ------------------------------------------------------
 
-    /// Output may still be queued: the session is not ending.
-    fn sending(&self) -> Result<(), UsageError> {
-        match self.phase {
-            Phase::Open => Ok(()),
-            _ => Err(UsageError::WrongState),
-        }
+    /// No more requests: what is queued is written, then the connection
+    /// closes, lingering unless the peer closed its side.
+    fn stop(&mut self) {
+        self.phase = Phase::Closing {
+            linger: !self.core.eof,
+        };
     }
 
     /// A response to the current request is due or being sent.
     fn response_due(&self) -> bool {
-        matches!(self.conn.send_state(), State::Head | State::Body)
+        matches!(self.core.conn.send_state(), State::Head | State::Body)
     }
 
     /// No exchange in progress and nothing of a next request received.
     fn is_between_requests(&self) -> bool {
-        self.conn.recv_state() == State::Idle && self.read.buf.is_empty()
+        self.core.conn.recv_state() == State::Idle && self.core.read.buf.is_empty()
     }
 
     /// The session starts waiting with the first bytes of the next head
@@ -573,55 +498,17 @@ impl ServerSession {
     /// it.
     fn head_begun(&mut self, now: Instant) {
         if self.head_since.is_none()
-            && !self.read.buf.is_empty()
-            && matches!(self.conn.recv_state(), State::Idle | State::Head)
+            && !self.core.read.buf.is_empty()
+            && matches!(self.core.conn.recv_state(), State::Idle | State::Head)
         {
             self.head_since = Some(now);
         }
     }
 
-    fn wait(&mut self, what: Waiting) {
-        // A wait already under way keeps its start: a deadline is not
-        // pushed back by asking again.
-        let same = matches!(
-            (self.waiting, what),
-            (Waiting::Read(_), Waiting::Read(_)) | (Waiting::Write(_), Waiting::Write(_))
-        );
-        if !same {
-            self.waiting = what;
-        }
-    }
-
-    /// The I/O that brings more input: queued output is written first, so
-    /// that the peer is never left waiting for an answer (or for
-    /// `100 Continue`) while the session waits for it.
-    fn wait_for_input(&mut self, now: Instant) -> Io {
-        if self.conn.output().is_empty() {
-            self.wait(Waiting::Read(now));
-            Io::Read
-        } else {
-            self.wait(Waiting::Write(now));
-            Io::Write
-        }
-    }
-
-    /// A peer's protocol error: the response it calls for is queued (in
-    /// place of a response not yet drained), and the session closes.
-    fn fail(&mut self, err: Error) -> Error {
-        let _ = self.conn.send_error_response(&err);
-        self.phase = Phase::Closing { linger: !self.eof };
-        err
-    }
-
-    fn time_out(&mut self, kind: ErrorKind) {
-        let err = self.fail(kind.into());
-        self.failure = Some(err);
-    }
-
     /// The deadline of what the session waits for, and what it is.
     fn timer(&self) -> Option<(Due, Timer)> {
-        let t = &self.knobs.timeouts;
-        match (self.phase, self.waiting) {
+        let t = &self.core.knobs.timeouts;
+        match (self.phase, self.core.waiting) {
             (Phase::Closed, _) | (_, Waiting::No) => None,
             (Phase::Lingering { until, .. }, _) => Some((Due::At(until), Timer::Linger)),
             (_, Waiting::Write(since)) => t.write.map(|d| (Due::After(since, d), Timer::Write)),
@@ -633,7 +520,7 @@ impl ServerSession {
                         (since, t.idle, Timer::Idle)
                     }
                 } else {
-                    match self.conn.recv_state() {
+                    match self.core.conn.recv_state() {
                         State::Idle | State::Head => {
                             let start = match self.requests {
                                 0 => self.started,
@@ -645,7 +532,7 @@ impl ServerSession {
                         _ => (since, None, Timer::Head),
                     }
                 };
-                let release = (!self.read.released).then_some(self.knobs.release_after);
+                let release = self.core.release_after();
                 match (release, timeout) {
                     // Both run from the same moment and the release comes
                     // first (a keep-alive connection between requests):
@@ -667,44 +554,37 @@ impl ServerSession {
 
 impl Session for ServerSession {
     fn read_buf(&mut self) -> &mut BytesMut {
-        self.read.for_read(self.knobs.read_size)
+        self.core.read.for_read(self.core.knobs.read_size)
     }
 
     #[inline]
     fn read_room(&mut self) -> &mut [u8] {
-        self.read.room(self.knobs.read_size)
+        self.core.read.room(self.core.knobs.read_size)
     }
 
     #[inline]
     fn handle_read(&mut self, n: usize, now: Instant) {
-        self.waiting = Waiting::No;
-        if n == 0 {
-            self.eof = true;
-            self.conn.recv_eof();
+        if !self.core.handle_read(n) {
             return;
         }
-        self.read.read(n);
         if let Phase::Lingering { discarded, .. } = &mut self.phase {
             *discarded += n;
-            self.read.buf.clear();
+            self.core.read.buf.clear();
             return;
         }
-        if self.conn.recv_state() == State::Idle && self.read.buf.len() == n {
+        if self.core.conn.recv_state() == State::Idle && self.core.read.buf.len() == n {
             // The first bytes of a head.
             self.head_since = Some(now);
         }
     }
 
     fn output(&mut self) -> &mut Segments {
-        self.conn.output()
+        self.core.conn.output()
     }
 
     #[inline]
     fn handle_write(&mut self, n: usize, _now: Instant) {
-        let out = self.conn.output();
-        let n = n.min(out.len());
-        bytes::Buf::advance(out, n);
-        self.waiting = Waiting::No;
+        self.core.handle_write(n);
     }
 
     fn poll_timeout(&self) -> Option<Instant> {
@@ -713,49 +593,43 @@ impl Session for ServerSession {
 
     #[inline]
     fn poll_wait(&self, now: Instant) -> Option<Duration> {
-        match (&self.waiting, &self.phase) {
+        let knobs = &self.core.knobs;
+        match (&self.core.waiting, &self.phase) {
             // A write asked for now (an answer to send before the next
             // read): its whole timeout, without the rest of `timer`.
-            (Waiting::Write(since), Phase::Open) if *since == now => self.knobs.timeouts.write,
+            (Waiting::Write(since), Phase::Open) if *since == now => knobs.timeouts.write,
             // A read for the next request, asked for now, with the buffers
             // to give back before the idle timeout: the release is first.
             (Waiting::Read(since), Phase::Open)
                 if *since == now
                     && self.requests > 0
-                    && !self.read.released
+                    && !self.core.read.released
                     && self.is_between_requests()
-                    && self
-                        .knobs
+                    && knobs
                         .timeouts
                         .idle
-                        .is_some_and(|idle| self.knobs.release_after < idle) =>
+                        .is_some_and(|idle| knobs.release_after < idle) =>
             {
-                Some(self.knobs.release_after)
+                Some(knobs.release_after)
             }
             _ => self.timer().and_then(|(due, _)| due.wait(now)),
         }
     }
 
     fn handle_timeout(&mut self, now: Instant) {
-        let Some((at, timer)) = self
-            .timer()
-            .and_then(|(due, timer)| Some((due.at()?, timer)))
-        else {
+        let due = |(due, _): &(Due, Timer)| due.at().is_some_and(|at| at <= now);
+        let Some((_, timer)) = self.timer().filter(due) else {
             return;
         };
-        if now < at {
-            return;
-        }
         match timer {
             Timer::Release => {
                 // Giving the buffers back ends no wait: the deadlines of
                 // the wait under way still run from its start.
-                self.read.release(self.conn.output());
-                return;
+                return self.core.read.release(self.core.conn.output());
             }
             Timer::Linger => self.phase = Phase::Closing { linger: false },
             Timer::Idle => self.phase = Phase::Closing { linger: false },
-            Timer::Head if self.requests == 0 && self.read.buf.is_empty() => {
+            Timer::Head if self.requests == 0 && self.core.read.buf.is_empty() => {
                 // A new connection that sent nothing: nothing to answer.
                 self.phase = Phase::Closing { linger: false };
             }
@@ -763,18 +637,46 @@ impl Session for ServerSession {
             Timer::Body => self.time_out(ErrorKind::BodyTimeout),
             Timer::Write => {
                 // The peer stopped reading: what is queued cannot leave.
-                let out = self.conn.output();
-                let n = out.len();
-                bytes::Buf::advance(out, n);
-                self.failure = Some(ErrorKind::WriteTimeout.into());
+                let out = self.core.conn.output();
+                bytes::Buf::advance(out, out.len());
+                self.core.failure = Some(ErrorKind::WriteTimeout.into());
                 self.phase = Phase::Closing { linger: false };
             }
         }
-        self.waiting = Waiting::No;
+        self.core.waiting = Waiting::No;
     }
 
     fn shutdown(&mut self, _now: Instant) {
         self.shutdown = true;
-        self.conn.close_after_response();
+        self.core.conn.close_after_response();
+    }
+}
+
+impl RoleSession for ServerSession {
+    type Side = Server;
+
+    #[inline]
+    fn core(&mut self) -> &mut Core<Server> {
+        &mut self.core
+    }
+
+    #[inline]
+    fn ending(&self) -> bool {
+        self.phase != Phase::Open
+    }
+
+    /// The body is read while the session is open and the request not
+    /// fully answered: after that, what is left is the session's to drain
+    /// or refuse.
+    fn reading_body(&self) -> bool {
+        self.phase == Phase::Open && self.response_due()
+    }
+
+    /// A peer's protocol error: the response it calls for is queued (in
+    /// place of a response not yet drained), and the session closes.
+    fn fail(&mut self, err: Error) -> Error {
+        let _ = self.core.conn.send_error_response(&err);
+        self.stop();
+        err
     }
 }

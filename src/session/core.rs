@@ -1,0 +1,256 @@
+//! What both sessions share, written once: the connection with its read
+//! buffer and the wait under way ([`Core`]), and the body reading and
+//! sending that do not depend on the role ([`RoleSession`]'s provided
+//! methods). A session adds its own rules (when it still sends or reads,
+//! what a peer's error does) through [`RoleSession`]'s hooks, as a role
+//! does for the connection skeleton through `conn::Side`.
+
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http::header::HeaderMap;
+
+use super::timer::{Knobs, ReadBuf, Waiting};
+use super::{ChunkExtSlot, Io, SessionError, Step, concat};
+use crate::Config;
+use crate::chunk_ext::ChunkExtensions;
+use crate::conn::{Connection, Side};
+use crate::decode::Event;
+use crate::error::{Error, ErrorKind, UsageError};
+
+/// The state both sessions keep around their connection.
+#[derive(Debug)]
+pub(super) struct Core<R: Side> {
+    pub(super) conn: Connection<R>,
+    pub(super) read: ReadBuf,
+    pub(super) knobs: Knobs,
+    pub(super) waiting: Waiting,
+    /// The application has read the current message's body to its end.
+    pub(super) body_done: bool,
+    /// The body pieces `read_body` has collected so far.
+    pub(super) pieces: Vec<Bytes>,
+    /// Boxed: rare, and every idle connection would carry the room.
+    pub(super) trailers: Option<Box<HeaderMap>>,
+    /// Chunk extensions read (`Config::chunk_extensions`); boxed likewise.
+    pub(super) chunk_ext: Option<Box<ChunkExtSlot>>,
+    /// The peer closed its side.
+    pub(super) eof: bool,
+    /// A timeout to report to the application's next call.
+    pub(super) failure: Option<Error>,
+}
+
+impl<R: Side> Core<R> {
+    pub(super) fn new(config: Config) -> Self {
+        Core {
+            knobs: Knobs::of(&config),
+            read: ReadBuf::new(),
+            conn: Connection::new(config),
+            waiting: Waiting::No,
+            body_done: true,
+            pieces: Vec::new(),
+            trailers: None,
+            chunk_ext: None,
+            eof: false,
+            failure: None,
+        }
+    }
+
+    /// The error a timeout left for the application's next call.
+    #[inline]
+    pub(super) fn failure(&mut self) -> Result<(), SessionError> {
+        match self.failure.take() {
+            Some(err) => Err(err.into()),
+            None => Ok(()),
+        }
+    }
+
+    /// A message head was handed out: its body is still to read, and
+    /// nothing read so far belongs to it.
+    #[inline]
+    pub(super) fn head_handed_out(&mut self) {
+        self.body_done = false;
+        self.pieces.clear();
+        self.trailers = None;
+        ChunkExtSlot::reset(&mut self.chunk_ext);
+    }
+
+    pub(super) fn wait(&mut self, what: Waiting) {
+        // A wait already under way keeps its start: a deadline is not
+        // pushed back by asking again.
+        let same = matches!(
+            (self.waiting, what),
+            (Waiting::Read(_), Waiting::Read(_)) | (Waiting::Write(_), Waiting::Write(_))
+        );
+        if !same {
+            self.waiting = what;
+        }
+    }
+
+    /// The I/O that brings more input: queued output is written first, so
+    /// that the peer is never left waiting for an answer (or for a
+    /// request, or `100 Continue`) while the session waits for it.
+    pub(super) fn wait_for_input(&mut self, now: Instant) -> Io {
+        if self.conn.output().is_empty() {
+            self.wait(Waiting::Read(now));
+            Io::Read
+        } else {
+            self.wait(Waiting::Write(now));
+            Io::Write
+        }
+    }
+
+    /// [`Io::Write`] while the session may still write (`writing`) and
+    /// more than `bound` bytes are queued: `poll_flush`, `poll_write_all`.
+    #[inline]
+    pub(super) fn write_past(&mut self, now: Instant, writing: bool, bound: usize) -> Step<()> {
+        if writing && self.conn.output().len() > bound {
+            self.wait(Waiting::Write(now));
+            Step::Io(Io::Write)
+        } else {
+            Step::Ready(())
+        }
+    }
+
+    /// After how long the wait under way gives the buffers back, unless
+    /// they are given back already.
+    #[inline]
+    pub(super) fn release_after(&self) -> Option<Duration> {
+        (!self.read.released).then_some(self.knobs.release_after)
+    }
+
+    /// The common part of `Session::handle_read`: `true` when bytes came
+    /// (0 means the peer closed its side).
+    #[inline]
+    pub(super) fn handle_read(&mut self, n: usize) -> bool {
+        self.waiting = Waiting::No;
+        if n == 0 {
+            self.eof = true;
+            self.conn.recv_eof();
+            false
+        } else {
+            self.read.read(n);
+            true
+        }
+    }
+
+    /// `Session::handle_write`.
+    #[inline]
+    pub(super) fn handle_write(&mut self, n: usize) {
+        let out = self.conn.output();
+        let n = n.min(out.len());
+        bytes::Buf::advance(out, n);
+        self.waiting = Waiting::No;
+    }
+}
+
+/// A session of one role: its [`Core`] and the hooks through which the
+/// role's rules enter the methods written once here.
+pub(super) trait RoleSession: Sized {
+    type Side: Side;
+
+    fn core(&mut self) -> &mut Core<Self::Side>;
+
+    /// `true` once the session is ending: no more output is queued, and
+    /// no more of the peer's body read.
+    fn ending(&self) -> bool;
+
+    /// `true` while a body of the peer's may still be read (besides its
+    /// end not having been handed out).
+    fn reading_body(&self) -> bool {
+        !self.ending()
+    }
+
+    /// The peer's message ended: the role's bookkeeping.
+    fn body_ended(&mut self, _now: Instant) {}
+
+    /// A peer's protocol error: what the role does about it.
+    fn fail(&mut self, err: Error) -> Error;
+
+    /// `Ok` while output may still be queued.
+    #[inline]
+    fn sending(&self) -> Result<(), UsageError> {
+        if self.ending() {
+            Err(UsageError::WrongState)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// A deadline passed: the session fails as for a peer's error, and
+    /// the application's next call reports it.
+    fn time_out(&mut self, kind: ErrorKind) {
+        let err = self.fail(kind.into());
+        self.core().failure = Some(err);
+    }
+
+    // What follows is each session's public method of the same name,
+    // written once: the public ones (with each role's documentation)
+    // delegate here.
+
+    #[inline]
+    fn send_data(&mut self, data: impl Into<Bytes>) -> Result<(), UsageError> {
+        self.sending()?;
+        self.core().conn.send_data(data)
+    }
+
+    fn send_chunk_extensions(&mut self, extensions: ChunkExtensions) -> Result<(), UsageError> {
+        self.sending()?;
+        self.core().conn.send_chunk_extensions(extensions)
+    }
+
+    fn finish(&mut self, trailers: Option<HeaderMap>) -> Result<(), UsageError> {
+        self.sending()?;
+        self.core().conn.finish(trailers)
+    }
+
+    fn read_data(&mut self, now: Instant) -> Result<Step<Option<Bytes>>, SessionError> {
+        self.core().failure()?;
+        if self.core().body_done || !self.reading_body() {
+            return Ok(Step::Ready(None));
+        }
+        loop {
+            let core = self.core();
+            match core.conn.poll_event(&mut core.read.buf) {
+                Ok(Some(Event::Data(data))) => {
+                    ChunkExtSlot::handed_out(&mut core.chunk_ext);
+                    return Ok(Step::Ready(Some(data)));
+                }
+                Ok(Some(Event::Trailers(fields))) => core.trailers = Some(Box::new(fields)),
+                Ok(Some(Event::ChunkExtensions(ext))) => {
+                    ChunkExtSlot::arrived(&mut core.chunk_ext, ext);
+                }
+                Ok(Some(Event::End(_))) => {
+                    ChunkExtSlot::handed_out(&mut core.chunk_ext);
+                    core.body_done = true;
+                    self.body_ended(now);
+                    return Ok(Step::Ready(None));
+                }
+                Ok(Some(_)) => {}
+                Ok(None) if core.eof => {
+                    return Err(self.fail(ErrorKind::UnexpectedEof.into()).into());
+                }
+                Ok(None) => return Ok(Step::Io(core.wait_for_input(now))),
+                Err(err) => return Err(self.fail(err).into()),
+            }
+        }
+    }
+
+    fn read_body(&mut self, now: Instant) -> Result<Step<Bytes>, SessionError> {
+        while let Some(data) = ready!(self.read_data(now)?) {
+            self.core().pieces.push(data);
+        }
+        Ok(Step::Ready(concat(&mut self.core().pieces)))
+    }
+
+    /// The rest of the body in one piece, and the trailers that came
+    /// after it: what `next_full_request` and `next_full_response` put
+    /// together.
+    fn read_rest(
+        &mut self,
+        now: Instant,
+    ) -> Result<Step<(Bytes, Option<HeaderMap>)>, SessionError> {
+        let body = ready!(self.read_body(now)?);
+        let trailers = self.core().trailers.take().map(|fields| *fields);
+        Ok(Step::Ready((body, trailers)))
+    }
+}
