@@ -45,7 +45,7 @@ use bytes::{Buf, Bytes};
 use http::{Request, Response};
 
 use super::{Driver, Runtime, sealed};
-use crate::{ClientSession, Config, Io, ServerSession, Session, SessionError, Step};
+use crate::{ClientSession, Io, ServerSession, Session, SessionError, Step};
 
 /// What a blocking driver needs of a stream besides reading and writing:
 /// a bound on how long one read or write blocks, and shutting down the
@@ -216,31 +216,6 @@ impl<S: Transport, T: Session> Driver<S, T, Blocking> {
     }
 }
 
-/// Serves one connection: each request is read with its whole body
-/// (trailers in its extensions as [`TrailerFields`](crate::TrailerFields))
-/// and answered with what `handler` returns; the connection is then
-/// closed the way its session decides. A peer's protocol error or timeout
-/// is answered by the session, then returned as an `io::Error`.
-///
-/// # Errors
-///
-/// An I/O error, or the peer's error or timeout that ended the connection.
-pub fn serve<S, F>(io: S, config: Config, mut handler: F) -> io::Result<()>
-where
-    S: Transport,
-    F: FnMut(Request<Bytes>) -> Response<Bytes>,
-{
-    let mut server = Server::new(io, config);
-    let result = (|| {
-        while let Some(req) = server.call(ServerSession::next_full_request)? {
-            server.send_response(handler(req))?;
-        }
-        Ok(())
-    })();
-    server.close();
-    result
-}
-
 impl<S: Transport> Server<S> {
     /// Starts a graceful shutdown of this connection once `flag` is set;
     /// a connection waiting for its peer notices within 200 ms.
@@ -249,4 +224,8 @@ impl<S: Transport> Server<S> {
     }
 }
 
-io_calls!(; Transport);
+io_calls!(
+    ;
+    [Transport];
+    [F] [F: FnMut(Request<Bytes>) -> Response<Bytes>]
+);

@@ -29,11 +29,53 @@
 //! `server.call(ServerSession::read_body)`.
 
 /// The calls of a runtime's `Server` and `Client` that wrap a session call
-/// with its I/O, written once for both runtimes: `io_calls!(async await;
-/// bounds)` makes them `async fn`s that await [`Driver::call`],
-/// `io_calls!(; bounds)` plain ones. `bounds`: what the stream must be.
+/// with its I/O, and `serve`, written once for both runtimes:
+/// `io_calls!(async await; [bounds]; [handler generics] [where])` makes
+/// them `async fn`s that await [`Driver::call`], `io_calls!(; ...)` plain
+/// ones. `bounds`: what the stream must be; the generics and where clause
+/// of `serve` say what its handler is.
 macro_rules! io_calls {
-    ($($async:ident $await:ident)?; $($bound:tt)+) => {
+    (
+        $($async:ident $await:ident)?;
+        [$($bound:tt)+];
+        [$($generics:tt)+] [$($handler:tt)+]
+    ) => {
+        /// Serves one connection: each request is read with its whole body
+        /// (trailers in its extensions as
+        /// [`TrailerFields`](crate::TrailerFields)) and answered with what
+        /// `handler` returns; the connection is then closed the way its
+        /// session decides. A peer's protocol error or timeout is answered
+        /// by the session, then returned as an `io::Error`.
+        ///
+        /// # Errors
+        ///
+        /// An I/O error, or the peer's error or timeout that ended the
+        /// connection.
+        pub $($async)? fn serve<S: $($bound)+, $($generics)+>(
+            io: S,
+            config: $crate::Config,
+            mut handler: F,
+        ) -> ::std::io::Result<()>
+        where
+            $($handler)+
+        {
+            let mut server = Server::new(io, config);
+            let result = loop {
+                match server.call($crate::ServerSession::next_full_request)$(.$await)? {
+                    Ok(Some(req)) => {
+                        let res = handler(req)$(.$await)?;
+                        if let Err(err) = server.send_response(res) {
+                            break Err(err.into());
+                        }
+                    }
+                    Ok(None) => break Ok(()),
+                    Err(err) => break Err(err),
+                }
+            };
+            server.close()$(.$await)?;
+            result
+        }
+
         impl<S: $($bound)+> Server<S> {
             /// [`ServerSession::next_request`](crate::ServerSession::next_request),
             /// doing the I/O it needs.

@@ -49,7 +49,7 @@ use tokio::net::{TcpStream, ToSocketAddrs};
 use tokio::time::{self, Sleep};
 
 use super::{Driver, Runtime, sealed};
-use crate::{ClientSession, Config, Io, ServerSession, Session, SessionError, Step};
+use crate::{ClientSession, Io, ServerSession, Session, SessionError, Step};
 
 /// A signal that starts a graceful shutdown when it completes.
 type Signal = Pin<Box<dyn Future<Output = ()> + Send>>;
@@ -275,34 +275,6 @@ fn arm(timer: &mut Option<Pin<Box<Sleep>>>, at: Option<Instant>, now: Instant) -
     }
 }
 
-/// Serves one connection: each request is read with its whole body
-/// (trailers in its extensions as [`TrailerFields`](crate::TrailerFields))
-/// and answered with what `handler` returns; the connection is then
-/// closed the way its session decides. A peer's protocol error or timeout
-/// is answered by the session, then returned as an `io::Error`.
-///
-/// # Errors
-///
-/// An I/O error, or the peer's error or timeout that ended the connection.
-pub async fn serve<S, F, Fut>(io: S, config: Config, mut handler: F) -> io::Result<()>
-where
-    S: AsyncRead + AsyncWrite + Unpin,
-    F: FnMut(Request<Bytes>) -> Fut,
-    Fut: Future<Output = Response<Bytes>>,
-{
-    let mut server = Server::new(io, config);
-    let result = async {
-        while let Some(req) = server.call(ServerSession::next_full_request).await? {
-            let res = handler(req).await;
-            server.send_response(res)?;
-        }
-        Ok(())
-    };
-    let result = result.await;
-    server.close().await;
-    result
-}
-
 impl<S: AsyncRead + AsyncWrite + Unpin> Server<S> {
     /// Starts a graceful shutdown of this connection when `signal`
     /// completes (a `tokio::sync::watch` change, a `Notify`, ...).
@@ -313,4 +285,8 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Server<S> {
     }
 }
 
-io_calls!(async await; AsyncRead + AsyncWrite + Unpin);
+io_calls!(
+    async await;
+    [AsyncRead + AsyncWrite + Unpin];
+    [F, Fut] [F: FnMut(Request<Bytes>) -> Fut, Fut: Future<Output = Response<Bytes>>]
+);
