@@ -5,7 +5,8 @@
 //! with its read buffer, its timers and its closing policy. It does no I/O
 //! and reads no clock: the driver (a few dozen lines for any runtime) passes
 //! the time in as `now` and does only what the session asks, as an [`Io`]:
-//! read into [`read_buf`](ServerSession::read_buf), write
+//! read into [`read_buf`](ServerSession::read_buf) (or, for
+//! `std::io::Read`, [`read_room`](Session::read_room)), write
 //! [`output`](ServerSession::output), shut down the sending half, or close.
 //! The deadline to wake up at comes out of
 //! [`poll_timeout`](ServerSession::poll_timeout) (the quinn-proto model).
