@@ -176,10 +176,8 @@ fn nothing_is_kept_unless_asked_for() {
 
 #[test]
 fn a_head_without_a_chunked_body_clears_it_too() {
-    let input = format!(
-        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nEtag: \"x\"\r\n\r\n\
-         HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
-    );
+    let input = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nEtag: \"x\"\r\n\r\n\
+                 HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n";
     let got = decode_all_splits(
         responses(true, ResponseLeniency::strict()),
         input.as_bytes(),
