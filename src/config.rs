@@ -37,7 +37,10 @@ pub struct Config {
     /// [`WireHead`](crate::wire::WireHead): its field lines as received,
     /// in order and spelling ([`Decoder::set_wire_view`](crate::Decoder::set_wire_view)).
     /// A proxy that forwards the decoded heads then sends them on in the
-    /// same order and spelling. Default: `false`.
+    /// same order and spelling. The trailer sections of chunked bodies are
+    /// kept as received too, as [`WireTrailers`](crate::wire::WireTrailers)
+    /// (the sessions' `wire_trailers`), for `finish_in_order`. Default:
+    /// `false`.
     pub wire_view: bool,
     /// Server only: how many bytes of a request body the application left
     /// unread are read off the connection and discarded after the response

@@ -16,10 +16,22 @@
 //!   head's bytes as received, read on demand. It costs one reference count
 //!   and the extension; nothing is copied, and nothing is parsed twice
 //!   until it is read. Without the setting nothing is attached.
+//! - **Trailers.** With the wire view on, the trailer section of a
+//!   chunked body is kept as received too, as [`WireTrailers`]: from the
+//!   decoder ([`Decoder::wire_trailers`](crate::Decoder::wire_trailers)),
+//!   a connection (`wire_trailers`), a session (`wire_trailers`, and in
+//!   the extensions of what `next_full_request` / `next_full_response`
+//!   return, next to [`TrailerFields`](crate::TrailerFields)). The event
+//!   itself stays [`Event::Trailers`](crate::Event::Trailers) with its
+//!   `HeaderMap`. Without the setting nothing is kept.
 //! - **Encoding.** An encoder writes the fields of a head that carries a
 //!   [`FieldOrder`] (one the caller built) or a [`WireHead`] (one a decoder
-//!   attached) in that order and spelling. The `HeaderMap` stays
-//!   authoritative: see [`FieldOrder`] for the rule.
+//!   attached) in that order and spelling. Trailers are written in an
+//!   order with `finish_in_order`
+//!   ([`Encoder::finish_in_order`](crate::Encoder::finish_in_order), and
+//!   the connections' and sessions' methods of that name), given a
+//!   [`FieldOrder`] or a [`WireTrailers`] ([`TrailerOrder`]). The
+//!   `HeaderMap` stays authoritative: see [`FieldOrder`] for the rule.
 //!
 //! ```
 //! use bytes::{Buf, BytesMut};
@@ -104,8 +116,8 @@ struct Reading {
 ///
 /// Encoders write a message that carries one in its order and spelling
 /// ([`FieldOrder`] has the rule), and write the request-target as
-/// received while the message's `Uri` still equals it. Trailer sections
-/// have no wire view.
+/// received while the message's `Uri` still equals it. The trailer
+/// section of a chunked body has a view of its own, [`WireTrailers`].
 #[derive(Clone, PartialEq, Eq)]
 pub struct WireHead {
     bytes: Bytes,
@@ -257,6 +269,92 @@ impl<'a> Iterator for FieldLines<'a> {
 
 impl FusedIterator for FieldLines<'_> {}
 
+/// The trailer section of a chunked body as it was received: its field
+/// lines in order, with their spelling, repeated fields apart and in
+/// place.
+///
+/// A decoder with its wire view on keeps one for the trailer section it
+/// hands out as [`Event::Trailers`](crate::Event::Trailers), read with
+/// [`Decoder::wire_trailers`](crate::Decoder::wire_trailers) (and through
+/// connections and sessions, see `docs/proxying.md`). Like [`WireHead`]
+/// it holds the section's bytes, shared with the read buffer, and reads
+/// them on demand; what it shows follows the same rules (values without
+/// the whitespace around them, lines `skip_invalid_fields` skipped left
+/// out, names without the whitespace `space_before_colon` allowed before
+/// the colon).
+///
+/// An encoder writes trailers in its order and spelling with
+/// `finish_in_order` ([`Encoder::finish_in_order`](crate::Encoder::finish_in_order)):
+/// the `HeaderMap` stays authoritative, by the rule of [`FieldOrder`].
+///
+/// ```
+/// use bytes::BytesMut;
+/// use h1proto::{Event, Limits, RequestDecoder};
+///
+/// let mut dec = RequestDecoder::new(Limits::default());
+/// dec.set_wire_view(true);
+/// let mut buf = BytesMut::from(
+///     &b"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n\
+///        0\r\nX-B: 1\r\nx-a: 2\r\nX-b: 3\r\n\r\n"[..],
+/// );
+/// let Some(Event::Head { .. }) = dec.decode(&mut buf)? else { panic!() };
+/// let Some(Event::Trailers(map)) = dec.decode(&mut buf)? else { panic!() };
+/// assert_eq!(map.get_all("x-b").iter().count(), 2);
+///
+/// let wire = dec.wire_trailers().unwrap();
+/// let lines: Vec<(&[u8], &[u8])> = wire.fields().collect();
+/// assert_eq!(lines, [(&b"X-B"[..], &b"1"[..]), (b"x-a", b"2"), (b"X-b", b"3")]);
+/// # Ok::<(), h1proto::Error>(())
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct WireTrailers {
+    bytes: Bytes,
+    reading: Reading,
+}
+
+impl WireTrailers {
+    /// The view of `bytes`, a trailer section the decoder accepted with
+    /// the switches `rules`.
+    pub(crate) fn new(bytes: Bytes, rules: &Rules) -> Self {
+        WireTrailers {
+            bytes,
+            reading: Reading {
+                request: false,
+                lenient: rules.skip_invalid_fields || rules.space_before_colon,
+                space_before_colon: rules.space_before_colon,
+            },
+        }
+    }
+
+    /// The whole trailer section as received: its field lines and the
+    /// empty line that ends it (the last-chunk before it is not part of
+    /// it).
+    pub fn bytes(&self) -> &Bytes {
+        &self.bytes
+    }
+
+    /// The field lines in the order received, as `(name, value)`: the
+    /// name as spelled, the value without the whitespace around it.
+    pub fn fields(&self) -> FieldLines<'_> {
+        FieldLines {
+            spans: self.spans(),
+        }
+    }
+
+    /// The field lines as ranges of [`bytes`](Self::bytes).
+    fn spans(&self) -> Spans<'_> {
+        Spans::from(&self.bytes, 0, self.reading)
+    }
+}
+
+impl fmt::Debug for WireTrailers {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WireTrailers")
+            .field("bytes", &self.bytes)
+            .finish()
+    }
+}
+
 /// The field lines of a head as ranges: the one place that tells field
 /// lines apart from what else a head the decoder accepted may hold.
 ///
@@ -278,9 +376,14 @@ pub(crate) struct Spans<'a> {
 }
 
 impl<'a> Spans<'a> {
+    /// The field lines of a head: they start after the start line.
     fn new(bytes: &'a [u8], reading: Reading) -> Self {
-        // The field lines start after the start line.
         let (_, first) = line_at(bytes, 0);
+        Spans::from(bytes, first, reading)
+    }
+
+    /// The field lines of a section whose first line starts at `first`.
+    fn from(bytes: &'a [u8], first: usize, reading: Reading) -> Self {
         let (end, next) = line_at(bytes, first);
         Spans {
             bytes,
@@ -515,6 +618,55 @@ impl From<&WireHead> for FieldOrder {
             order.ends.push(order.names.len());
         }
         order
+    }
+}
+
+impl From<&WireTrailers> for FieldOrder {
+    /// The names of the trailer section's field lines, in order and as
+    /// spelled.
+    fn from(wire: &WireTrailers) -> Self {
+        let mut order = FieldOrder::new();
+        for (name, _) in wire.fields() {
+            order.names.extend_from_slice(name);
+            order.ends.push(order.names.len());
+        }
+        order
+    }
+}
+
+/// An order trailers can be written in: a [`FieldOrder`] the caller
+/// built, or the [`WireTrailers`] of a received trailer section. Sealed:
+/// it is implemented for these two only.
+///
+/// `finish_in_order` ([`Encoder::finish_in_order`](crate::Encoder::finish_in_order)
+/// and the connections' and sessions' methods of that name) takes one.
+pub trait TrailerOrder: sealed::Sealed {}
+
+impl TrailerOrder for FieldOrder {}
+impl TrailerOrder for WireTrailers {}
+
+pub(crate) mod sealed {
+    use std::ops::Range;
+
+    /// What an encoder reads of an order.
+    pub trait Sealed {
+        /// Fills `names` with the ranges of the names in order, and
+        /// returns the bytes they are ranges of.
+        fn collect(&self, names: &mut Vec<Range<usize>>) -> &[u8];
+    }
+}
+
+impl sealed::Sealed for FieldOrder {
+    fn collect(&self, names: &mut Vec<Range<usize>>) -> &[u8] {
+        Order::List(self).collect(names)
+    }
+}
+
+impl sealed::Sealed for WireTrailers {
+    fn collect(&self, names: &mut Vec<Range<usize>>) -> &[u8] {
+        names.clear();
+        names.extend(self.spans().map(|(name, _)| name));
+        &self.bytes
     }
 }
 

@@ -245,6 +245,33 @@ fn trailers_are_forwarded_both_ways() {
     assert!(got.header("transfer-encoding").is_none(), "{}", got.raw);
 }
 
+/// Trailers go on as received both ways: in order, in their spelling,
+/// the lines of one name apart and in place (the sessions' wire view of
+/// the trailer section, sent with `finish_in_order`).
+#[test]
+fn trailers_keep_their_order_and_spelling_both_ways() {
+    const UP: &str = "0\r\nX-B: 1\r\nx-a: 2\r\nX-b: 3\r\nSERVER-TIMING: db;dur=5\r\n\r\n";
+    const DOWN: &str = "0\r\nX-Sum: 1\r\nx-trace: a\r\nX-SUM: 2\r\n\r\n";
+    let upstream = Upstream::start(|conn| {
+        while conn.read_request().is_some() {
+            let reply =
+                format!("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n{UP}");
+            conn.write(reply.as_bytes());
+        }
+    });
+    let proxy = start_proxy(upstream.addr);
+    let mut client = Client::connect(proxy.addr);
+    let request = format!(
+        "POST /up HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n{DOWN}"
+    );
+    let got = client.request(&Method::POST, request.as_bytes());
+    assert_eq!((got.status(), &got.body[..]), (200, &b"ok"[..]));
+    assert!(got.raw.ends_with(UP), "{}", got.raw);
+    // The upstream answered after reading the whole request.
+    let received = String::from_utf8(upstream.received().remove(0)).unwrap();
+    assert!(received.ends_with(DOWN), "{received}");
+}
+
 /// The upstream answers with the extensions of each chunk of the request
 /// it received (as its body) and extensions of its own.
 #[test]

@@ -22,7 +22,7 @@
 use std::collections::BTreeMap;
 
 use bytes::BytesMut;
-use h1proto::wire::WireHead;
+use h1proto::wire::{WireHead, WireTrailers};
 use h1proto::{CloseReason, ErrorKind, Event, KeepAlive, Limits, ReasonPhrase, framing::BodyKind};
 use h1proto::{
     RequestDecoder, ResponseDecoder,
@@ -140,6 +140,27 @@ fn wire_of(wire: Option<&WireHead>, map: &http::HeaderMap) -> Option<Wire> {
     Some(lines)
 }
 
+/// Checks the wire view of a trailer section just handed out as `map`:
+/// kept exactly when the view is on (`view`), and then its lines, grouped
+/// by name, are the map's fields, every slice part of the section.
+fn check_wire_trailers(view: bool, wire: Option<&WireTrailers>, map: &http::HeaderMap) {
+    assert_eq!(wire.is_some(), view, "a trailer section's wire view");
+    let Some(wire) = wire else { return };
+    let mut grouped = Fields::new();
+    for (name, value) in wire.fields() {
+        let _ = (wire.bytes().slice_ref(name), wire.bytes().slice_ref(value));
+        grouped
+            .entry(String::from_utf8(name.to_ascii_lowercase()).unwrap())
+            .or_default()
+            .push(value.to_vec());
+    }
+    assert_eq!(
+        grouped,
+        fields_of(map),
+        "the trailers' wire view disagrees: {wire:?}"
+    );
+}
+
 /// How a decoder stopped: the error and where it says it stopped.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Failure {
@@ -193,6 +214,9 @@ impl Decoder for RequestDecoder {
             self.decode(buf)
         };
         let event = event?;
+        if let Some(Event::Trailers(map)) = &event {
+            check_wire_trailers(self.wire_view(), self.wire_trailers(), map);
+        }
         Ok(event.map(|ev| {
             data_or(
                 ev,
@@ -229,6 +253,9 @@ impl Decoder for ResponseDecoder {
             self.decode(buf)
         };
         let event = event?;
+        if let Some(Event::Trailers(map)) = &event {
+            check_wire_trailers(self.wire_view(), self.wire_trailers(), map);
+        }
         let wire = |resp: &http::Response<()>| {
             wire_of(resp.extensions().get(), resp.headers()).inspect(|_| {
                 let wire = resp.extensions().get::<WireHead>().unwrap();

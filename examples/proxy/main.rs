@@ -13,8 +13,8 @@
 //! `Config::flush_threshold` bytes of a body at a time, never a whole one.
 //! Hop-by-hop fields are removed both ways and `Via` is added; the other
 //! field lines keep their order and spelling both ways (the sessions
-//! decode with the wire view on, and the heads are forwarded with it), and
-//! trailers, chunk extensions, interim responses (`100 Continue` relayed
+//! decode with the wire view on, and the heads are forwarded with it, the
+//! trailers with `finish_in_order`), and trailers, chunk extensions, interim responses (`100 Continue` relayed
 //! from the upstream) and repeated fields pass through. A request h1proto refuses is answered by
 //! the session (400 and the like) and never reaches the upstream; an
 //! upstream that cannot be reached, closes without answering or sends a
@@ -40,6 +40,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use h1proto::adapter::tokio::Server;
+use h1proto::wire::WireTrailers;
 use h1proto::{Config, Io, ServerSession, Session, SessionError, Step, framing::BodyKind};
 use http::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
 use http::{Method, Request, Response, StatusCode, Version};
@@ -371,9 +372,32 @@ enum Download {
     /// going up: the client's response is finished (with these trailers)
     /// once it is through, since the client session stops reading the
     /// request body once the response is complete.
-    Ended(Option<HeaderMap>),
+    Ended(Option<Trailers>),
     /// Forwarded whole.
     Done,
+}
+
+/// Trailers to forward: the fields, and the section as received, whose
+/// order and spelling they go on in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Trailers {
+    fields: HeaderMap,
+    wire: Option<WireTrailers>,
+}
+
+/// Ends the message a session sends, with trailers in their order and
+/// spelling as received when they were (`finish_in_order`), else as the
+/// map holds them (`finish`).
+macro_rules! finish_with {
+    ($session:expr, $trailers:expr) => {
+        match $trailers {
+            Some(Trailers {
+                fields,
+                wire: Some(wire),
+            }) => $session.finish_in_order(fields, &wire),
+            other => $session.finish(other.map(|t| t.fields)),
+        }
+    };
 }
 
 /// What the client side did.
@@ -576,8 +600,11 @@ impl<'a> Exchange<'a> {
             None => {
                 self.upload = Upload::Done;
                 self.pending = None;
-                let trailers = self.server.trailers().cloned();
-                session.finish(trailers.filter(|_| self.chunked))
+                let trailers = self.server.trailers().cloned().map(|fields| Trailers {
+                    fields,
+                    wire: self.server.wire_trailers().cloned(),
+                });
+                finish_with!(session, trailers.filter(|_| self.chunked))
             }
         };
         queued.map_err(|err| {
@@ -640,7 +667,11 @@ impl<'a> Exchange<'a> {
                             // Trailers go on only in the chunked coding (not
                             // to an HTTP/1.0 client, whose body is
                             // close-delimited).
-                            let trailers = self.upstream.session.trailers().cloned();
+                            let upstream = &self.upstream.session;
+                            let trailers = upstream.trailers().cloned().map(|fields| Trailers {
+                                fields,
+                                wire: upstream.wire_trailers().cloned(),
+                            });
                             let trailers = trailers.filter(|_| kind == BodyKind::Chunked);
                             self.download = Download::Ended(trailers);
                             if self.upload == Upload::Done {
@@ -662,7 +693,7 @@ impl<'a> Exchange<'a> {
     /// Finishes the client's response, once both bodies are through.
     fn finish(&mut self) -> Result<(), Failed> {
         if let Download::Ended(trailers) = std::mem::replace(&mut self.download, Download::Done) {
-            self.server.finish(trailers).map_err(cut)?;
+            finish_with!(self.server, trailers).map_err(cut)?;
         }
         Ok(())
     }

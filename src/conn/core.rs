@@ -16,6 +16,7 @@ use crate::error::{Error, UsageError};
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::role::{Client, Role, Server};
 use crate::segments::Segments;
+use crate::wire::{TrailerOrder, WireTrailers};
 
 /// What a decoded event means to the skeleton's loop.
 #[doc(hidden)]
@@ -301,6 +302,40 @@ impl<R: Side> Connection<R> {
         self.machine.on(R::PEER.other(), Input::EndOfMessage);
         self.sync();
         Ok(())
+    }
+
+    /// [`finish`](Self::finish) with the trailers written in `order`
+    /// ([`Encoder::finish_in_order`] has the rule): a proxy passes the
+    /// [`WireTrailers`] it received to forward them in their order and
+    /// spelling.
+    ///
+    /// # Errors
+    ///
+    /// [`UsageError::WrongState`] when no body is being sent; the errors of
+    /// [`Encoder::finish`].
+    pub fn finish_in_order(
+        &mut self,
+        trailers: HeaderMap,
+        order: &impl TrailerOrder,
+    ) -> Result<(), UsageError> {
+        if R::stopped(self) {
+            return Ok(());
+        }
+        if self.send_state() != State::Body {
+            return Err(UsageError::WrongState);
+        }
+        self.encoder.finish_in_order(trailers, order)?;
+        self.machine.on(R::PEER.other(), Input::EndOfMessage);
+        self.sync();
+        Ok(())
+    }
+
+    /// The wire view of the trailer section the peer's message carried
+    /// ([`Decoder::wire_trailers`]): from its
+    /// [`Event::Trailers`] until the next message's head, with
+    /// [`Config::wire_view`] on; `None` otherwise.
+    pub fn wire_trailers(&self) -> Option<&WireTrailers> {
+        self.decoder.wire_trailers()
     }
 
     /// `Ok(None)` from the decoder: the peer closed between messages, or

@@ -11,6 +11,7 @@ use crate::head::parse;
 use crate::head::scan::{LineScanner, Overflow};
 use crate::leniency::{Rules, Switch};
 use crate::limits::Limits;
+use crate::wire::WireTrailers;
 
 /// What a body decoder produced.
 #[derive(Debug)]
@@ -21,11 +22,19 @@ pub(crate) enum BodyEvent {
     Extensions(Bytes),
     /// Boxed: trailers are rare, and the event stays small for the data
     /// path.
-    Trailers(Box<HeaderMap>),
+    Trailers(Box<Trailers>),
     /// The body is complete.
     Done,
     /// More input is needed.
     NeedMore,
+}
+
+/// A trailer section decoded: its fields, and its wire view when asked
+/// for.
+#[derive(Debug)]
+pub(crate) struct Trailers {
+    pub(crate) fields: HeaderMap,
+    pub(crate) wire: Option<WireTrailers>,
 }
 
 /// The body being decoded.
@@ -137,9 +146,11 @@ pub(crate) struct Chunked {
     state: ChunkState,
     trailers: LineScanner,
     /// Trailers (or an error) found while looking ahead after data.
-    pending: Option<Result<Box<HeaderMap>, ErrorKind>>,
+    pending: Option<Result<Box<Trailers>, ErrorKind>>,
     /// Whether chunk extensions are handed out.
     report_extensions: bool,
+    /// Whether the trailer section comes with its [`WireTrailers`].
+    wire: bool,
     /// Extensions found after data, returned before `pending`.
     pending_extensions: Option<Bytes>,
     /// The decoder's leniency switches, consulted only where the strict
@@ -154,13 +165,15 @@ pub(crate) struct Chunked {
 
 impl Chunked {
     /// A chunked body's decoder; with `report_extensions`, the chunk
-    /// extensions it meets are handed out too.
-    pub(crate) fn new(rules: Rules, report_extensions: bool) -> Self {
+    /// extensions it meets are handed out too, and with `wire`, the wire
+    /// view of its trailer section.
+    pub(crate) fn new(rules: Rules, report_extensions: bool, wire: bool) -> Self {
         Chunked {
             state: ChunkState::Size(0),
             trailers: LineScanner::default(),
             pending: None,
             report_extensions,
+            wire,
             pending_extensions: None,
             rules,
             hint: None,
@@ -259,7 +272,7 @@ impl Chunked {
             }
         };
         self.pending = match next {
-            Some(Ok(BodyEvent::Trailers(map))) => Some(Ok(map)),
+            Some(Ok(BodyEvent::Trailers(trailers))) => Some(Ok(trailers)),
             Some(Err(kind)) => Some(Err(kind)),
             _ => None,
         };
@@ -459,7 +472,7 @@ impl Chunked {
             Err(Overflow::Lines) => return Err(ErrorKind::TooManyFields),
         };
         let section = buf.split_to(len).freeze();
-        self.trailer_section(&section, names)
+        self.trailer_section(section, names)
     }
 }
 
@@ -626,14 +639,14 @@ impl Chunked {
     #[inline(never)]
     fn trailer_section(
         &mut self,
-        section: &Bytes,
+        section: Bytes,
         names: &mut NameCache,
     ) -> Result<BodyEvent, ErrorKind> {
         let t = parse::Lenient {
             rules: &self.rules,
             in_head: false,
         };
-        if let Err(e) = parse::check_final_crlf(section, section.len(), t) {
+        if let Err(e) = parse::check_final_crlf(&section, section.len(), t) {
             return Err(self.refused(e));
         }
         self.state = ChunkState::Done;
@@ -642,7 +655,7 @@ impl Chunked {
             return Ok(BodyEvent::Done);
         }
         let mut map = HeaderMap::with_capacity(ends.len());
-        if let Err(e) = parse::fields(section, ends, 0, false, t, names, &mut map) {
+        if let Err(e) = parse::fields(&section, ends, 0, false, t, names, &mut map) {
             return Err(self.refused(e));
         }
         if map.is_empty() {
@@ -652,7 +665,13 @@ impl Chunked {
         if map.keys().any(forbidden_in_trailers) {
             return Err(ErrorKind::InvalidTrailer);
         }
-        Ok(BodyEvent::Trailers(Box::new(map)))
+        // The section's bytes are the view's: no copy, and nothing at
+        // all without the view.
+        let wire = self.wire.then(|| WireTrailers::new(section, &self.rules));
+        Ok(BodyEvent::Trailers(Box::new(Trailers {
+            fields: map,
+            wire,
+        })))
     }
 
     /// Keeps the switch an error names; returns its kind.

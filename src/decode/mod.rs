@@ -26,7 +26,7 @@ use crate::leniency::{Rules, Switch};
 use crate::limits::Limits;
 use crate::reason::ReasonPhrase;
 use crate::role::{Client, Role, Server};
-use crate::wire::WireHead;
+use crate::wire::{WireHead, WireTrailers};
 
 use body::{BodyDecoder, BodyEvent, Chunked};
 
@@ -144,6 +144,9 @@ pub(crate) struct Core {
     wire: bool,
     /// Decode heads to their [`WireHead`] alone ([`Event::Wire`]).
     wire_only: bool,
+    /// The wire view of the last trailer section handed out (with `wire`
+    /// on), until the next message's head.
+    wire_trailers: Option<WireTrailers>,
     /// The head found and checked in one pass by the wire-only reader,
     /// for its `Step::Head`.
     bare: Option<bare::Read>,
@@ -181,6 +184,7 @@ impl Core {
             chunk_extensions: false,
             wire: false,
             wire_only: false,
+            wire_trailers: None,
             bare: None,
             consumed: 0,
             head_start: 0,
@@ -231,9 +235,11 @@ impl Core {
                         ChunkExtensions::from_validated(extensions),
                     )))
                 }
-                BodyEvent::Trailers(map) => {
+                BodyEvent::Trailers(trailers) => {
                     self.state = State::Ending;
-                    Ok(Step::Event(Event::Trailers(*map)))
+                    let body::Trailers { fields, wire } = *trailers;
+                    self.wire_trailers = wire;
+                    Ok(Step::Event(Event::Trailers(fields)))
                 }
                 BodyEvent::Done => {
                     self.state = State::Ending;
@@ -382,6 +388,10 @@ impl Core {
     /// Starts the body of a message whose head was just parsed.
     fn start_body(&mut self, framing: Framing, verdict: KeepAlive) {
         self.scanner.reset();
+        if self.wire_trailers.is_some() {
+            // The trailers of the message before are no longer the last.
+            self.wire_trailers = None;
+        }
         self.verdict = match framing.close {
             Some(reason) => verdict.and(KeepAlive::Close(reason)),
             None => verdict,
@@ -392,6 +402,7 @@ impl Core {
             BodyKind::Chunked => State::Body(BodyDecoder::Chunked(Chunked::new(
                 self.rules,
                 self.chunk_extensions,
+                self.wire,
             ))),
             BodyKind::CloseDelimited => State::Body(BodyDecoder::UntilClose),
         };
@@ -640,6 +651,18 @@ impl<R: Role> Decoder<R> {
     /// ([`set_wire_only`](Self::set_wire_only)).
     pub fn wire_only(&self) -> bool {
         self.core.wire_only
+    }
+
+    /// The wire view of the trailer section last handed out as
+    /// [`Event::Trailers`]: its field lines as received, in order and
+    /// spelling. Kept from that event until the head of the next message
+    /// is decoded; `None` before it, for a message without trailers, and
+    /// whenever the wire view ([`set_wire_view`](Self::set_wire_view)) is
+    /// off (nothing is kept then). An encoder writes trailers in its
+    /// order and spelling with
+    /// [`Encoder::finish_in_order`](crate::Encoder::finish_in_order).
+    pub fn wire_trailers(&self) -> Option<&WireTrailers> {
+        self.core.wire_trailers.as_ref()
     }
 
     /// How many bytes of the stream the decoder has consumed (split off or

@@ -10,7 +10,7 @@ use crate::framing::BodyKind;
 use crate::grammar::forbidden_in_trailers;
 use crate::segments::Segments;
 
-use super::head::{NameCase, write_field};
+use super::head::{Added, NameCase, Ordered, write_field, write_ordered};
 
 /// The body framer of the message being sent.
 #[derive(Debug, Clone)]
@@ -142,14 +142,16 @@ impl BodyEncoder {
     }
 
     /// Ends the body: the last-chunk (with `extensions`, which are then
-    /// taken) and trailer section for chunked, nothing otherwise. Leaves
-    /// `out` untouched on error.
+    /// taken) and trailer section for chunked, nothing otherwise. The
+    /// trailers are written in `order` when one is given. Leaves `out`
+    /// untouched on error.
     pub(crate) fn finish(
         &mut self,
         out: &mut Segments,
         trailers: Option<&HeaderMap>,
         case: NameCase,
         extensions: &mut Option<ChunkExtensions>,
+        order: Option<Ordered<'_>>,
     ) -> Result<(), UsageError> {
         self.check_finish(trailers)?;
         if let BodyEncoder::Chunked = self {
@@ -161,10 +163,16 @@ impl BodyEncoder {
                     out.push_slice(b"\r\n");
                 }
             }
-            if let Some(trailers) = trailers {
-                for (name, value) in trailers {
-                    write_field(out, name.as_str().as_bytes(), value.as_bytes(), case);
+            match (trailers, order) {
+                (Some(trailers), Some(order)) => {
+                    write_ordered(out, trailers, &Added::default(), case, order);
                 }
+                (Some(trailers), None) => {
+                    for (name, value) in trailers {
+                        write_field(out, name.as_str().as_bytes(), value.as_bytes(), case);
+                    }
+                }
+                (None, _) => {}
             }
             out.push_slice(b"\r\n");
         }

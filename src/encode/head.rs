@@ -159,8 +159,8 @@ pub(crate) fn write_fields(
     write_added(out, added, case);
 }
 
-/// Writes the caller's fields in `order` (the rule is on
-/// [`FieldOrder`](crate::wire::FieldOrder)): the k-th name of a field
+/// Writes the caller's fields (a head's, or a trailer section's) in
+/// `order` (the rule is on [`FieldOrder`](crate::wire::FieldOrder)): the k-th name of a field
 /// stands for the k-th value of that field in the map, written in its
 /// place and spelling if the map has it; then the values no name stood
 /// for, in the map's order, in `case`.
@@ -170,7 +170,7 @@ pub(crate) fn write_fields(
 /// each has had written is kept against it, so that names are compared
 /// case-insensitively only to find the field a name stands for.
 #[inline(never)]
-fn write_ordered(
+pub(crate) fn write_ordered(
     out: &mut Segments,
     headers: &HeaderMap,
     added: &Added,

@@ -21,7 +21,7 @@ use crate::error::UsageError;
 use crate::framing::{BodyKind, RequestKind, connection_verdict};
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::segments::Segments;
-use crate::wire::Order;
+use crate::wire::{Order, TrailerOrder};
 
 pub use hop::remove_hop_by_hop;
 pub use role::{IntoRequest, IntoRequestHead, IntoResponse, IntoResponseHead};
@@ -443,6 +443,61 @@ impl<R: Role> Encoder<R> {
             trailers.as_ref(),
             self.config.name_case(),
             &mut self.extensions,
+            None,
+        )?;
+        self.state = State::after(*after);
+        Ok(())
+    }
+
+    /// [`finish`](Self::finish) with trailers written in `order`: a
+    /// [`FieldOrder`](crate::wire::FieldOrder) the caller built, or the
+    /// [`WireTrailers`](crate::wire::WireTrailers) of a trailer section a
+    /// decoder received, whose order and spelling are kept. The map stays
+    /// authoritative, by the rule of
+    /// [`FieldOrder`](crate::wire::FieldOrder): a name of the order whose
+    /// value the map no longer has writes nothing, and the map's values
+    /// no name stood for follow, in the map's order. The checks are those
+    /// of `finish`.
+    ///
+    /// ```
+    /// use bytes::Buf;
+    /// use h1proto::RequestEncoder;
+    /// use h1proto::wire::FieldOrder;
+    ///
+    /// let mut enc = RequestEncoder::default();
+    /// enc.send_head(http::Request::post("http://example.com/up")).unwrap();
+    /// let mut trailers = http::HeaderMap::new();
+    /// trailers.append("x-a", "1".parse().unwrap());
+    /// trailers.append("x-b", "2".parse().unwrap());
+    /// let order = FieldOrder::from_names(["X-B", "X-A"]).unwrap();
+    /// enc.finish_in_order(trailers, &order).unwrap();
+    /// let out = enc.output();
+    /// let bytes = out.copy_to_bytes(out.remaining());
+    /// assert!(bytes.ends_with(b"\r\n\r\n0\r\nX-B: 2\r\nX-A: 1\r\n\r\n"));
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`finish`](Self::finish): the output queue is left untouched.
+    pub fn finish_in_order(
+        &mut self,
+        trailers: HeaderMap,
+        order: &impl TrailerOrder,
+    ) -> Result<(), UsageError> {
+        let State::Body { body, after } = &mut self.state else {
+            return Err(UsageError::WrongState);
+        };
+        let order = head::Ordered {
+            bytes: order.collect(&mut self.order),
+            names: &self.order,
+            used: &mut self.used,
+        };
+        body.finish(
+            &mut self.out,
+            Some(&trailers),
+            self.config.name_case(),
+            &mut self.extensions,
+            Some(order),
         )?;
         self.state = State::after(*after);
         Ok(())
@@ -531,7 +586,13 @@ impl<R: Role> Encoder<R> {
         let kind = framer.kind();
         if let Some(body) = body {
             framer.data(&mut self.out, body, &mut None)?;
-            framer.finish(&mut self.out, None, self.config.name_case(), &mut None)?;
+            framer.finish(
+                &mut self.out,
+                None,
+                self.config.name_case(),
+                &mut None,
+                None,
+            )?;
             self.state = State::after(plan.after);
         } else if plan.after.head_only() {
             self.state = State::after(plan.after);

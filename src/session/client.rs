@@ -9,7 +9,7 @@ use http::{Response, StatusCode};
 
 use super::core::{Core, RoleSession};
 use super::timer::{Waiting, after, earliest};
-use super::{ChunkExtSlot, InterimResponses, Io, Session, SessionError, Step, TrailerFields};
+use super::{ChunkExtSlot, InterimResponses, Io, Session, SessionError, Step};
 use crate::ClientConnection;
 use crate::Config;
 use crate::chunk_ext::ChunkExtensions;
@@ -20,6 +20,7 @@ use crate::error::{Error, ErrorKind, UsageError};
 use crate::framing::BodyKind;
 use crate::role::Client;
 use crate::segments::Segments;
+use crate::wire::{TrailerOrder, WireTrailers};
 
 /// What a client session waits for when a deadline passes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,7 +48,7 @@ enum Timer {
 /// heads too, then [`read_data`](Self::read_data) or
 /// [`read_body`](Self::read_body); [`next_full_response`](Self::next_full_response)
 /// does both and keeps interim heads and trailers in the response's
-/// extensions ([`InterimResponses`], [`TrailerFields`]). Queued requests
+/// extensions ([`InterimResponses`], [`TrailerFields`](super::TrailerFields)). Queued requests
 /// are written when the session next waits for the server.
 ///
 /// Time: the response head must arrive within `Timeouts::head` of the
@@ -152,6 +153,26 @@ impl ClientSession {
         RoleSession::finish(self, trailers)
     }
 
+    /// Ends the request with trailers written in `order`: a
+    /// [`FieldOrder`](crate::wire::FieldOrder), or the
+    /// [`WireTrailers`] of a trailer section received (a proxy's
+    /// [`wire_trailers`](Self::wire_trailers) of the other side), whose
+    /// order and spelling are kept. The map stays authoritative
+    /// ([`Encoder::finish_in_order`](crate::Encoder::finish_in_order) has
+    /// the rule).
+    ///
+    /// # Errors
+    ///
+    /// As [`ClientConnection::finish_in_order`], and [`UsageError::WrongState`]
+    /// once the session is closed.
+    pub fn finish_in_order(
+        &mut self,
+        trailers: HeaderMap,
+        order: &impl TrailerOrder,
+    ) -> Result<(), UsageError> {
+        RoleSession::finish_in_order(self, trailers, order)
+    }
+
     /// Backpressure for a streaming sender: [`Io::Write`] while more than
     /// `Config::flush_threshold` bytes are queued.
     pub fn poll_flush(&mut self, now: Instant) -> Step<()> {
@@ -239,7 +260,9 @@ impl ClientSession {
 
     /// The next final response with its whole body. The interim responses
     /// before it are in its extensions as [`InterimResponses`], its
-    /// trailers as [`TrailerFields`]. `Ready(None)`: no request is waiting
+    /// trailers as [`TrailerFields`](super::TrailerFields) (and with
+    /// [`Config::wire_view`] on their wire view as [`WireTrailers`]).
+    /// `Ready(None)`: no request is waiting
     /// for its response.
     ///
     /// # Errors
@@ -267,14 +290,26 @@ impl ClientSession {
             res.extensions_mut().insert(InterimResponses(interim));
         }
         if let Some(trailers) = trailers {
-            res.extensions_mut().insert(TrailerFields(trailers));
+            trailers.insert_into(res.extensions_mut());
         }
         Ok(Step::Ready(Some(res)))
     }
 
     /// The trailer fields of the current response, once its body is read.
     pub fn trailers(&self) -> Option<&HeaderMap> {
-        self.core.trailers.as_deref()
+        self.core
+            .trailers
+            .as_deref()
+            .map(|trailers| &trailers.fields)
+    }
+
+    /// The wire view of the current response's trailer section, once its body
+    /// is read: its field lines as received, in order and spelling. Only
+    /// with [`Config::wire_view`](crate::Config::wire_view) on; `None`
+    /// otherwise and without trailers. A proxy forwards the trailers in
+    /// that order and spelling by passing it to `finish_in_order`.
+    pub fn wire_trailers(&self) -> Option<&WireTrailers> {
+        self.core.trailers.as_deref()?.wire.as_ref()
     }
 
     /// The chunk extensions of the chunk-size line read just before the

@@ -11,12 +11,32 @@ use bytes::Bytes;
 use http::header::HeaderMap;
 
 use super::timer::{Knobs, ReadBuf, Waiting};
-use super::{ChunkExtSlot, Io, SessionError, Step, concat};
+use super::{ChunkExtSlot, Io, SessionError, Step, TrailerFields, concat};
 use crate::Config;
 use crate::chunk_ext::ChunkExtensions;
 use crate::conn::{Connection, Side};
 use crate::decode::Event;
 use crate::error::{Error, ErrorKind, UsageError};
+use crate::wire::{TrailerOrder, WireTrailers};
+
+/// The trailer section of the message being read: its fields, and its
+/// wire view with [`Config::wire_view`] on.
+#[derive(Debug)]
+pub(super) struct Trailers {
+    pub(super) fields: HeaderMap,
+    pub(super) wire: Option<WireTrailers>,
+}
+
+impl Trailers {
+    /// Puts the fields in `extensions` as [`TrailerFields`], and the wire
+    /// view, if any, as [`WireTrailers`].
+    pub(super) fn insert_into(self, extensions: &mut http::Extensions) {
+        extensions.insert(TrailerFields(self.fields));
+        if let Some(wire) = self.wire {
+            extensions.insert(wire);
+        }
+    }
+}
 
 /// The state both sessions keep around their connection.
 #[derive(Debug)]
@@ -30,7 +50,7 @@ pub(super) struct Core<R: Side> {
     /// The body pieces `read_body` has collected so far.
     pub(super) pieces: Vec<Bytes>,
     /// Boxed: rare, and every idle connection would carry the room.
-    pub(super) trailers: Option<Box<HeaderMap>>,
+    pub(super) trailers: Option<Box<Trailers>>,
     /// Chunk extensions read (`Config::chunk_extensions`); boxed likewise.
     pub(super) chunk_ext: Option<Box<ChunkExtSlot>>,
     /// The peer closed its side.
@@ -203,6 +223,15 @@ pub(super) trait RoleSession: Sized {
         self.core().conn.finish(trailers)
     }
 
+    fn finish_in_order(
+        &mut self,
+        trailers: HeaderMap,
+        order: &impl TrailerOrder,
+    ) -> Result<(), UsageError> {
+        self.sending()?;
+        self.core().conn.finish_in_order(trailers, order)
+    }
+
     fn read_data(&mut self, now: Instant) -> Result<Step<Option<Bytes>>, SessionError> {
         self.core().failure()?;
         if self.core().body_done || !self.reading_body() {
@@ -215,7 +244,10 @@ pub(super) trait RoleSession: Sized {
                     ChunkExtSlot::handed_out(&mut core.chunk_ext);
                     return Ok(Step::Ready(Some(data)));
                 }
-                Ok(Some(Event::Trailers(fields))) => core.trailers = Some(Box::new(fields)),
+                Ok(Some(Event::Trailers(fields))) => {
+                    let wire = core.conn.wire_trailers().cloned();
+                    core.trailers = Some(Box::new(Trailers { fields, wire }));
+                }
                 Ok(Some(Event::ChunkExtensions(ext))) => {
                     ChunkExtSlot::arrived(&mut core.chunk_ext, ext);
                 }
@@ -245,12 +277,9 @@ pub(super) trait RoleSession: Sized {
     /// The rest of the body in one piece, and the trailers that came
     /// after it: what `next_full_request` and `next_full_response` put
     /// together.
-    fn read_rest(
-        &mut self,
-        now: Instant,
-    ) -> Result<Step<(Bytes, Option<HeaderMap>)>, SessionError> {
+    fn read_rest(&mut self, now: Instant) -> Result<Step<(Bytes, Option<Trailers>)>, SessionError> {
         let body = ready!(self.read_body(now)?);
-        let trailers = self.core().trailers.take().map(|fields| *fields);
+        let trailers = self.core().trailers.take().map(|trailers| *trailers);
         Ok(Step::Ready((body, trailers)))
     }
 }

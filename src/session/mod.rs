@@ -239,7 +239,9 @@ impl std::error::Error for SessionError {
 
 /// The trailer fields of a message whose body was collected whole
 /// (`next_full_request`, `next_full_response`), kept in its extensions so
-/// that nothing the peer sent is dropped.
+/// that nothing the peer sent is dropped. With
+/// [`Config::wire_view`](crate::Config::wire_view) on, the extensions
+/// hold the section's [`WireTrailers`](crate::wire::WireTrailers) too.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TrailerFields(pub HeaderMap);
 

@@ -9,7 +9,7 @@ use http::header::HeaderMap;
 
 use super::core::{Core, RoleSession};
 use super::timer::{Due, Waiting, after, earliest};
-use super::{ChunkExtSlot, Io, Session, SessionError, Step, TrailerFields};
+use super::{ChunkExtSlot, Io, Session, SessionError, Step};
 use crate::Config;
 use crate::ServerConnection;
 use crate::chunk_ext::ChunkExtensions;
@@ -20,6 +20,7 @@ use crate::error::{Error, ErrorKind, UsageError};
 use crate::framing::BodyKind;
 use crate::role::Server;
 use crate::segments::Segments;
+use crate::wire::{TrailerOrder, WireTrailers};
 
 /// What a server session waits for when a deadline passes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -252,7 +253,8 @@ impl ServerSession {
     /// The next request with its whole body: [`next_request`](Self::next_request)
     /// and [`read_body`](Self::read_body) in one call, for applications
     /// that answer complete requests. Its trailers, if any, are in its
-    /// extensions as [`TrailerFields`].
+    /// extensions as [`TrailerFields`](super::TrailerFields), and with
+    /// [`Config::wire_view`] on their wire view as [`WireTrailers`].
     ///
     /// # Errors
     ///
@@ -272,14 +274,26 @@ impl ServerSession {
         let head = self.head.take().ok_or(UsageError::WrongState)?;
         let mut req = head.map(|()| body);
         if let Some(trailers) = trailers {
-            req.extensions_mut().insert(TrailerFields(trailers));
+            trailers.insert_into(req.extensions_mut());
         }
         Ok(Step::Ready(Some(req)))
     }
 
     /// The trailer fields of the current request, once its body is read.
     pub fn trailers(&self) -> Option<&HeaderMap> {
-        self.core.trailers.as_deref()
+        self.core
+            .trailers
+            .as_deref()
+            .map(|trailers| &trailers.fields)
+    }
+
+    /// The wire view of the current request's trailer section, once its body
+    /// is read: its field lines as received, in order and spelling. Only
+    /// with [`Config::wire_view`](crate::Config::wire_view) on; `None`
+    /// otherwise and without trailers. A proxy forwards the trailers in
+    /// that order and spelling by passing it to `finish_in_order`.
+    pub fn wire_trailers(&self) -> Option<&WireTrailers> {
+        self.core.trailers.as_deref()?.wire.as_ref()
     }
 
     /// The chunk extensions of the chunk-size line read just before the
@@ -376,6 +390,26 @@ impl ServerSession {
     /// once the session is ending (see [`send_data`](Self::send_data)).
     pub fn finish(&mut self, trailers: Option<HeaderMap>) -> Result<(), UsageError> {
         RoleSession::finish(self, trailers)
+    }
+
+    /// Ends the response with trailers written in `order`: a
+    /// [`FieldOrder`](crate::wire::FieldOrder), or the
+    /// [`WireTrailers`] of a trailer section received (a proxy's
+    /// [`wire_trailers`](Self::wire_trailers) of the other side), whose
+    /// order and spelling are kept. The map stays authoritative
+    /// ([`Encoder::finish_in_order`](crate::Encoder::finish_in_order) has
+    /// the rule).
+    ///
+    /// # Errors
+    ///
+    /// As [`ServerConnection::finish_in_order`], and [`UsageError::WrongState`]
+    /// once the session is ending (see [`send_data`](Self::send_data)).
+    pub fn finish_in_order(
+        &mut self,
+        trailers: HeaderMap,
+        order: &impl TrailerOrder,
+    ) -> Result<(), UsageError> {
+        RoleSession::finish_in_order(self, trailers, order)
     }
 
     /// Backpressure for a streaming sender: [`Io::Write`] while more than
