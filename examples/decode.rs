@@ -15,13 +15,14 @@
 //! ```
 //!
 //! Every line starts with the offset in the stream where the element it
-//! describes begins (counted from the end of the element before it). Heads
+//! describes begins (counted from the end of the element before it; for
+//! `end`, where the message ends, its last framing bytes included). Heads
 //! are shown as they were received (the decoder's wire view): the start
-//! line and the field lines in their order and spelling. At the end of the
-//! input the peer is taken to have closed its side, which ends a
-//! close-delimited body and is an error inside any other message. An error
-//! is shown at the offset where decoding stopped and with the field at
-//! fault, as the error itself gives them.
+//! line and the field lines in their order and spelling, and trailers
+//! likewise. At the end of the input the peer is taken to have closed its
+//! side, which ends a close-delimited body and is an error inside any
+//! other message. An error is shown at the offset where decoding stopped
+//! and with the field at fault, as the error itself gives them.
 //!
 //! Exit status: 0 when the stream decoded cleanly, 1 on a protocol error,
 //! 2 on a usage or I/O error.
@@ -31,11 +32,11 @@ use std::io::{self, Read};
 use std::process::ExitCode;
 
 use bytes::{Bytes, BytesMut};
-use h1proto::wire::WireHead;
+use h1proto::wire::{WireHead, WireTrailers};
 use h1proto::{
     Error, Event, KeepAlive, Limits, RequestDecoder, ResponseDecoder, framing::BodyKind,
 };
-use http::{HeaderMap, Method, Request, Response};
+use http::{Method, Request, Response};
 
 const USAGE: &str =
     "usage: decode [--response] [--method GET,HEAD,...] [--body] [--chunk N] [FILE | -]";
@@ -153,6 +154,7 @@ trait Decoder {
     fn is_closed(&self) -> bool;
     fn is_switched(&self) -> bool;
     fn consumed(&self) -> u64;
+    fn wire_trailers(&self) -> Option<&WireTrailers>;
 }
 
 macro_rules! decoder {
@@ -173,6 +175,9 @@ macro_rules! decoder {
             }
             fn consumed(&self) -> u64 {
                 <$ty>::consumed(self)
+            }
+            fn wire_trailers(&self) -> Option<&WireTrailers> {
+                <$ty>::wire_trailers(self)
             }
         }
     };
@@ -200,7 +205,7 @@ fn run<D: Decoder>(input: &[u8], chunk: usize, opts: &Options, dec: &mut D) -> b
         };
         let consumed = dec.consumed() as usize;
         match result {
-            Ok(Some(event)) => printer.event(event, consumed),
+            Ok(Some(event)) => printer.event(event, consumed, dec.wire_trailers()),
             Ok(None) => match pieces.next() {
                 Some(piece) if !dec.is_closed() && !dec.is_switched() => {
                     buf.extend_from_slice(piece);
@@ -256,6 +261,7 @@ impl Printer {
         &mut self,
         event: Event<H>,
         consumed: usize,
+        trailers: Option<&WireTrailers>,
     ) {
         if !matches!(event, Event::Data(_)) {
             self.flush_body();
@@ -278,9 +284,14 @@ impl Printer {
                 print_lines(wire);
             }
             Event::Data(data) => self.data(at, data),
-            Event::Trailers(trailers) => {
-                println!("@{at:<6} trailers");
-                print_fields(&trailers);
+            Event::Trailers(_) => {
+                // The section's own offset: where the last chunk's line
+                // ended, whatever the reads.
+                let wire = trailers.expect("the wire view is on");
+                println!("@{:<6} trailers", consumed - wire.bytes().len());
+                for (name, value) in wire.fields() {
+                    println!("           {}: {}", escape(name), escape(value));
+                }
             }
             Event::End(verdict) => {
                 self.messages += 1;
@@ -288,7 +299,9 @@ impl Printer {
                     KeepAlive::Reusable => "reusable".to_owned(),
                     KeepAlive::Close(reason) => format!("close ({reason:?})"),
                 };
-                println!("@{at:<6} end          [connection: {verdict}]");
+                // Where the message ends (its last framing bytes may have
+                // come with the last data or after it).
+                println!("@{consumed:<6} end          [connection: {verdict}]");
             }
             _ => println!("@{at:<6} (an event this tool does not know yet)"),
         }
@@ -349,12 +362,6 @@ fn body_kind(body: BodyKind) -> String {
 fn print_lines(wire: &WireHead) {
     for (name, value) in wire.fields() {
         println!("           {}: {}", escape(name), escape(value));
-    }
-}
-
-fn print_fields(fields: &HeaderMap) {
-    for (name, value) in fields {
-        println!("           {name}: {}", escape(value.as_bytes()));
     }
 }
 
