@@ -200,7 +200,7 @@ impl NameCache {
 /// them this way.
 fn common(raw: &[u8]) -> Option<(HeaderName, Role)> {
     use http::header::*;
-    let is = |name: &str| raw.eq_ignore_ascii_case(name.as_bytes());
+    let is = |name: &str| eq_lower(raw, name.as_bytes());
     let other = |name| Some((name, Role::Other));
     match raw.len() {
         4 if is("host") => Some((HOST, Role::Host)),
@@ -268,6 +268,52 @@ fn same(a: &[u8], b: &[u8]) -> bool {
                 i += 8;
             }
             word(a, n - 8) == word(b, n - 8)
+        }
+    }
+}
+
+/// `raw` is `lower` but for the case of its letters, where `lower` is a
+/// name of lower-case letters, digits and `-`: eight bytes at a time, as
+/// [`same`], where `eq_ignore_ascii_case` lowers both sides byte by byte.
+///
+/// Of those bytes only the letters have bit 6 set (digits and `-` are
+/// below 0x40), so `(lower & 0x40) >> 1` is 0x20 at each letter and 0 at
+/// every other byte. OR-ed into `raw`, it makes a byte equal to a letter
+/// of `lower` exactly when the byte is that letter in either case, and
+/// leaves every other byte to compare as it is.
+#[inline(always)]
+fn eq_lower(raw: &[u8], lower: &[u8]) -> bool {
+    let n = lower.len();
+    if raw.len() != n {
+        return false;
+    }
+    let word = |s: &[u8], at: usize| {
+        let mut w = [0; 8];
+        w.copy_from_slice(&s[at..at + 8]);
+        u64::from_ne_bytes(w)
+    };
+    let half = |s: &[u8], at: usize| {
+        let mut w = [0; 4];
+        w.copy_from_slice(&s[at..at + 4]);
+        u32::from_ne_bytes(w)
+    };
+    let folds = |r: u64, l: u64| r | ((l & 0x4040_4040_4040_4040) >> 1) == l;
+    let folds_half = |r: u32, l: u32| r | ((l & 0x4040_4040) >> 1) == l;
+    match n {
+        0..4 => raw.eq_ignore_ascii_case(lower),
+        4..8 => {
+            folds_half(half(raw, 0), half(lower, 0))
+                && folds_half(half(raw, n - 4), half(lower, n - 4))
+        }
+        _ => {
+            let mut i = 0;
+            while i + 8 < n {
+                if !folds(word(raw, i), word(lower, i)) {
+                    return false;
+                }
+                i += 8;
+            }
+            folds(word(raw, n - 8), word(lower, n - 8))
         }
     }
 }
@@ -366,6 +412,27 @@ mod tests {
                 assert!(!same(a, &b), "{n} {i}");
             }
             assert!(!same(a, &base[..n.saturating_sub(1)]) || n == 0);
+        }
+    }
+
+    #[test]
+    fn eq_lower_is_ascii_case_insensitive_equality() {
+        let lower = b"x-forwarded-for-and-0123456789-more";
+        for n in 0..=lower.len() {
+            let l = &lower[..n];
+            for b in 0..=255u8 {
+                for i in 0..n {
+                    let mut raw = l.to_vec();
+                    raw[i] = b;
+                    assert_eq!(
+                        eq_lower(&raw, l),
+                        raw.eq_ignore_ascii_case(l),
+                        "{n} {i} {b}"
+                    );
+                }
+            }
+            assert!(eq_lower(&l.to_ascii_uppercase(), l));
+            assert!(!eq_lower(&lower[..n.saturating_sub(1)], l) || n == 0);
         }
     }
 
