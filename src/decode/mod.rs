@@ -948,7 +948,9 @@ fn full_request_head(core: &mut Core, bytes: Bytes) -> Result<Event<Request<()>>
 
     let mut request = Request::new(());
     *request.method_mut() = line.method;
-    *request.uri_mut() = line.uri;
+    if let Some(uri) = line.uri {
+        *request.uri_mut() = uri;
+    }
     *request.version_mut() = line.version;
     put_fields(request.headers_mut(), headers);
     if core.wire {
@@ -1305,6 +1307,22 @@ mod tests {
         fields.insert(HOST, http::HeaderValue::from_static("a"));
         put_fields(&mut place, fields);
         assert_eq!(place[HOST], "a");
+    }
+
+    #[test]
+    fn the_target_slash_is_the_default_uri() {
+        assert_eq!(Request::new(()).uri(), &http::Uri::from_static("/"));
+        let mut dec = RequestDecoder::new(Limits::default());
+        let mut buf = BytesMut::from(&b"GET / HTTP/1.1\r\nHost: a\r\n\r\n"[..]);
+        let Some(Event::Head { head, .. }) = dec.decode(&mut buf).unwrap() else {
+            panic!("no head")
+        };
+        assert_eq!(head.uri(), &"/".parse::<http::Uri>().unwrap());
+        assert_eq!((head.uri().path(), head.uri().query()), ("/", None));
+        let mut dec = RequestDecoder::new(Limits::default());
+        let mut buf = BytesMut::from(&b"CONNECT / HTTP/1.1\r\nHost: a\r\n\r\n"[..]);
+        let error = dec.decode(&mut buf).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::InvalidTarget);
     }
 
     #[test]

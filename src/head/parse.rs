@@ -310,7 +310,9 @@ fn refusal(head: &[u8], rules: &Rules, max_target: usize, error: Error) -> Error
 /// What a request line holds.
 pub(crate) struct RequestLine {
     pub(crate) method: Method,
-    pub(crate) uri: Uri,
+    /// `None` for the target `/`: `Uri::default()`, which a new
+    /// `Request` holds.
+    pub(crate) uri: Option<Uri>,
     pub(crate) version: Version,
 }
 
@@ -356,10 +358,17 @@ pub(crate) fn request_line(
     if !all_target_chars(target) {
         return Err(ErrorKind::InvalidTarget);
     }
-    let uri = target_uri(
-        &method,
-        head.slice(start + m + 1..start + m + 1 + target_len),
-    )?;
+    // `/`, the commonest target, is the `Uri` a new `Request` holds
+    // already (`Uri::default()`): nothing to slice, parse or put in place.
+    let uri = if target == b"/" {
+        if method == Method::CONNECT {
+            return Err(ErrorKind::InvalidTarget);
+        }
+        None
+    } else {
+        let target = head.slice(start + m + 1..start + m + 1 + target_len);
+        Some(target_uri(&method, target)?)
+    };
     Ok(RequestLine {
         method,
         uri,
