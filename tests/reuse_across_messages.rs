@@ -158,6 +158,39 @@ proptest! {
 }
 
 #[test]
+fn a_repeated_value_is_shared_and_a_new_one_is_read() {
+    // From a connection's second message on, a value is kept with its
+    // name; a later line with the same bytes gets that value, one with
+    // other bytes a slice of its own read.
+    let mut dec = RequestDecoder::new(Limits::default());
+    let mut hosts = Vec::new();
+    for host in [
+        "a.example",
+        "a.example",
+        "a.example",
+        "b.example",
+        "a.example",
+    ] {
+        let wire = format!("GET / HTTP/1.1\r\nHost: {host}\r\nX-N: 1\r\n\r\n");
+        let mut buf = BytesMut::from(wire.as_bytes());
+        let read = buf.as_ptr() as usize..buf.as_ptr() as usize + buf.len();
+        let Some(Event::Head { head, .. }) = dec.decode(&mut buf).unwrap() else {
+            panic!("no head")
+        };
+        assert!(matches!(dec.decode(&mut buf).unwrap(), Some(Event::End(_))));
+        let value = head.headers()["host"].clone();
+        assert_eq!(value, host);
+        let at = value.as_bytes().as_ptr() as usize;
+        hosts.push((value, read.contains(&at), at));
+    }
+    // The first two are read; the second is kept, and given to the third
+    // and the fifth; the fourth differs.
+    let from_read: Vec<bool> = hosts.iter().map(|h| h.1).collect();
+    assert_eq!(from_read, [true, true, false, true, false]);
+    assert_eq!(hosts[2].2, hosts[4].2);
+}
+
+#[test]
 fn pipelined_requests_on_a_server_keep_their_own_fields() {
     let mut server = h1proto::ServerConnection::new(h1proto::Config::default());
     let mut buf = BytesMut::from(

@@ -9,8 +9,15 @@
 //!
 //! The search starts after the entry that matched last, so a peer that sends
 //! its fields in a fixed order finds each name at the first try.
+//!
+//! Each entry also keeps the first value the name came with (up to
+//! [`MAX_VALUE_LEN`] bytes, [`VALUE_BUDGET`] bytes in all), copied: a peer
+//! repeats most values too (`Host`, `User-Agent`, `Accept`), and a line
+//! whose value is byte for byte the kept one gets a clone of it, where
+//! checking the value's bytes again and slicing it out of the head cost
+//! several times more ([`NameCache::known_value`]).
 
-use http::header::HeaderName;
+use http::header::{HeaderName, HeaderValue};
 
 use crate::framing::FieldRole as Role;
 
@@ -19,6 +26,12 @@ const CAPACITY: usize = 32;
 /// Longer names are not kept: the cache holds at most `CAPACITY * MAX_LEN`
 /// bytes of spellings.
 const MAX_LEN: usize = 32;
+/// Longer values are not kept.
+const MAX_VALUE_LEN: usize = 256;
+/// The bytes of values kept at most, all entries together.
+const VALUE_BUDGET: usize = 1024;
+/// `NameCache::found` when the last name found has no entry.
+const NONE: usize = usize::MAX;
 
 #[derive(Debug)]
 struct Entry {
@@ -31,10 +44,11 @@ struct Entry {
 
 /// Field names already parsed on this connection (see the module docs).
 ///
-/// Two allocations, made by the first name kept (the entries, and one
-/// buffer holding every spelling), and a few more only for a peer with more
-/// than 16 names or 256 bytes of them.
-#[derive(Debug, Default)]
+/// Three allocations, made by the first name kept (the entries, one
+/// buffer holding every spelling, and the values' slots), one for each
+/// value kept, and a few more only for a peer with more than 16 names or
+/// 256 bytes of them.
+#[derive(Debug)]
 pub(crate) struct NameCache {
     entries: Vec<Entry>,
     spellings: Vec<u8>,
@@ -42,6 +56,29 @@ pub(crate) struct NameCache {
     next: usize,
     /// Whether new names are kept: from a connection's second message on.
     keeping: bool,
+    /// The entry of the name found last ([`NONE`] if it has none).
+    found: usize,
+    /// The first value a line of each entry's name came with, if kept
+    /// (by index): a copy, since a slice of a head would hold that head's
+    /// read buffer. Apart from the entries, which the wire-only reader
+    /// searches without the values.
+    values: Vec<Option<HeaderValue>>,
+    /// The bytes of the values kept.
+    value_bytes: usize,
+}
+
+impl Default for NameCache {
+    fn default() -> Self {
+        Self {
+            entries: Vec::new(),
+            spellings: Vec::new(),
+            next: 0,
+            keeping: false,
+            found: NONE,
+            values: Vec::new(),
+            value_bytes: 0,
+        }
+    }
 }
 
 impl NameCache {
@@ -50,6 +87,13 @@ impl NameCache {
     /// message never pays for the cache.
     pub(crate) fn keep_names(&mut self) {
         self.keeping = true;
+    }
+
+    /// Whether names (and values) are kept: from a connection's second
+    /// message on.
+    #[inline(always)]
+    pub(crate) fn keeping(&self) -> bool {
+        self.keeping
     }
 
     #[inline(always)]
@@ -71,6 +115,7 @@ impl NameCache {
             if line.get(n) == Some(&b':') && same(&line[..n], self.spelling(entry)) {
                 let found = (entry.name.clone(), entry.role, n);
                 self.after_predicted();
+                self.found = self.next - 1;
                 return Ok(Some(found));
             }
         }
@@ -149,6 +194,7 @@ impl NameCache {
             let entry = &self.entries[i];
             if usize::from(entry.len) == raw.len() && same(self.spelling(entry), raw) {
                 self.next = i + 1;
+                self.found = i;
                 return Some(&self.entries[i]);
             }
             i += 1;
@@ -158,6 +204,7 @@ impl NameCache {
 
     #[cold]
     fn insert(&mut self, raw: &[u8]) -> Option<(HeaderName, Role)> {
+        self.found = NONE;
         let (name, role) = match common(raw) {
             Some(known) => known,
             None => {
@@ -172,11 +219,14 @@ impl NameCache {
                 // it keeps the memory bounded without bookkeeping).
                 self.entries.clear();
                 self.spellings.clear();
+                self.values.clear();
+                self.value_bytes = 0;
             }
             if self.entries.capacity() == 0 {
                 // Room for a browser's names at once; more grows as needed.
                 self.entries.reserve_exact(16);
                 self.spellings.reserve_exact(256);
+                self.values.reserve_exact(16);
             }
             let start = u16::try_from(self.spellings.len()).ok()?;
             self.spellings.extend_from_slice(raw);
@@ -186,10 +236,42 @@ impl NameCache {
                 start,
                 len: u8::try_from(raw.len()).ok()?,
             });
+            self.values.push(None);
             self.next = self.entries.len();
+            self.found = self.next - 1;
         }
         Some((name, role))
     }
+
+    /// The value kept for the name found last ([`name_of`](Self::name_of)),
+    /// if its bytes are `value`'s: valid, since the kept value is, and
+    /// cloned for a reference count.
+    #[inline]
+    pub(crate) fn known_value(&self, value: &[u8]) -> Option<&HeaderValue> {
+        let known = self.values.get(self.found)?.as_ref()?;
+        same(known.as_bytes(), value).then_some(known)
+    }
+
+    /// Keeps `value`, valid, for the name found last, if it has an entry
+    /// without a value and the value fits the bounds.
+    #[inline(never)]
+    pub(crate) fn learn_value(&mut self, value: &[u8]) {
+        if let Some(slot) = self.values.get_mut(self.found) {
+            if slot.is_none()
+                && value.len() <= MAX_VALUE_LEN
+                && self.value_bytes + value.len() <= VALUE_BUDGET
+            {
+                self.value_bytes += value.len();
+                *slot = copied(value);
+            }
+        }
+    }
+}
+
+/// A copy of `value` in an allocation of its own.
+#[cold]
+fn copied(value: &[u8]) -> Option<HeaderValue> {
+    HeaderValue::from_bytes(value).ok()
 }
 
 /// The standard name `raw` spells (in any case), if it is one of those
@@ -200,7 +282,7 @@ impl NameCache {
 /// them this way.
 fn common(raw: &[u8]) -> Option<(HeaderName, Role)> {
     use http::header::*;
-    let is = |name: &str| raw.eq_ignore_ascii_case(name.as_bytes());
+    let is = |name: &str| eq_lower(raw, name.as_bytes());
     let other = |name| Some((name, Role::Other));
     match raw.len() {
         4 if is("host") => Some((HOST, Role::Host)),
@@ -237,9 +319,9 @@ fn common(raw: &[u8]) -> Option<(HeaderName, Role)> {
     }
 }
 
-/// `a == b` for two names of the same length, at most [`MAX_LEN`] bytes:
-/// eight bytes at a time (the last eight may overlap the ones before),
-/// without a call to libc's `memcmp`, which costs more than a name.
+/// `a == b` (names, and the values kept with them): eight bytes at a time
+/// (the last eight may overlap the ones before), without a call to libc's
+/// `memcmp`, which costs more than a name.
 #[inline(always)]
 fn same(a: &[u8], b: &[u8]) -> bool {
     let n = a.len();
@@ -268,6 +350,52 @@ fn same(a: &[u8], b: &[u8]) -> bool {
                 i += 8;
             }
             word(a, n - 8) == word(b, n - 8)
+        }
+    }
+}
+
+/// `raw` is `lower` but for the case of its letters, where `lower` is a
+/// name of lower-case letters, digits and `-`: eight bytes at a time, as
+/// [`same`], where `eq_ignore_ascii_case` lowers both sides byte by byte.
+///
+/// Of those bytes only the letters have bit 6 set (digits and `-` are
+/// below 0x40), so `(lower & 0x40) >> 1` is 0x20 at each letter and 0 at
+/// every other byte. OR-ed into `raw`, it makes a byte equal to a letter
+/// of `lower` exactly when the byte is that letter in either case, and
+/// leaves every other byte to compare as it is.
+#[inline(always)]
+fn eq_lower(raw: &[u8], lower: &[u8]) -> bool {
+    let n = lower.len();
+    if raw.len() != n {
+        return false;
+    }
+    let word = |s: &[u8], at: usize| {
+        let mut w = [0; 8];
+        w.copy_from_slice(&s[at..at + 8]);
+        u64::from_ne_bytes(w)
+    };
+    let half = |s: &[u8], at: usize| {
+        let mut w = [0; 4];
+        w.copy_from_slice(&s[at..at + 4]);
+        u32::from_ne_bytes(w)
+    };
+    let folds = |r: u64, l: u64| r | ((l & 0x4040_4040_4040_4040) >> 1) == l;
+    let folds_half = |r: u32, l: u32| r | ((l & 0x4040_4040) >> 1) == l;
+    match n {
+        0..4 => raw.eq_ignore_ascii_case(lower),
+        4..8 => {
+            folds_half(half(raw, 0), half(lower, 0))
+                && folds_half(half(raw, n - 4), half(lower, n - 4))
+        }
+        _ => {
+            let mut i = 0;
+            while i + 8 < n {
+                if !folds(word(raw, i), word(lower, i)) {
+                    return false;
+                }
+                i += 8;
+            }
+            folds(word(raw, n - 8), word(lower, n - 8))
         }
     }
 }
@@ -355,6 +483,56 @@ mod tests {
     }
 
     #[test]
+    fn a_value_is_known_only_byte_for_byte_and_for_its_own_name() {
+        let mut cache = NameCache::default();
+        // Nothing is kept before a second message may come.
+        cache.name_of(b"Host: a").unwrap().unwrap();
+        cache.learn_value(b"a");
+        assert!(cache.known_value(b"a").is_none());
+        cache.keep_names();
+        cache.name_of(b"Host: a").unwrap().unwrap();
+        cache.learn_value(b"a");
+        cache.name_of(b"Accept: */*").unwrap().unwrap();
+        cache.learn_value(b"*/*");
+        cache.name_of(b"Host: b").unwrap().unwrap();
+        assert!(cache.known_value(b"b").is_none());
+        // The first value stays.
+        cache.learn_value(b"b");
+        assert_eq!(cache.known_value(b"a").unwrap(), "a");
+        assert!(cache.known_value(b"*/*").is_none());
+        assert!(cache.known_value(b"A").is_none());
+        assert!(cache.known_value(b"a ").is_none());
+        cache.name_of(b"Accept: */*").unwrap().unwrap();
+        assert_eq!(cache.known_value(b"*/*").unwrap(), "*/*");
+        // A name that is not kept has no value.
+        let long = [b'x'; MAX_LEN + 1];
+        assert!(cache.get(&long).is_some());
+        cache.learn_value(b"*/*");
+        assert!(cache.known_value(b"*/*").is_none());
+    }
+
+    #[test]
+    fn kept_values_stay_bounded() {
+        let mut cache = NameCache::default();
+        cache.keep_names();
+        let long = [b'v'; MAX_VALUE_LEN + 1];
+        cache.get(b"x-long").unwrap();
+        cache.learn_value(&long);
+        assert!(cache.known_value(&long).is_none());
+        assert_eq!(cache.value_bytes, 0);
+        for i in 0..1000 {
+            let name = format!("x-name-{i}");
+            let value = vec![b'a' + (i % 26) as u8; MAX_VALUE_LEN];
+            cache.get(name.as_bytes()).unwrap();
+            cache.learn_value(&value);
+            assert!(cache.value_bytes <= VALUE_BUDGET);
+            let kept: usize = cache.values.iter().flatten().map(HeaderValue::len).sum();
+            assert_eq!(kept, cache.value_bytes);
+            assert_eq!(cache.values.len(), cache.entries.len());
+        }
+    }
+
+    #[test]
     fn same_is_slice_equality() {
         let base = b"x-forwarded-for-and-then-some-more-bytes";
         for n in 0..=base.len() {
@@ -366,6 +544,27 @@ mod tests {
                 assert!(!same(a, &b), "{n} {i}");
             }
             assert!(!same(a, &base[..n.saturating_sub(1)]) || n == 0);
+        }
+    }
+
+    #[test]
+    fn eq_lower_is_ascii_case_insensitive_equality() {
+        let lower = b"x-forwarded-for-and-0123456789-more";
+        for n in 0..=lower.len() {
+            let l = &lower[..n];
+            for b in 0..=255u8 {
+                for i in 0..n {
+                    let mut raw = l.to_vec();
+                    raw[i] = b;
+                    assert_eq!(
+                        eq_lower(&raw, l),
+                        raw.eq_ignore_ascii_case(l),
+                        "{n} {i} {b}"
+                    );
+                }
+            }
+            assert!(eq_lower(&l.to_ascii_uppercase(), l));
+            assert!(!eq_lower(&lower[..n.saturating_sub(1)], l) || n == 0);
         }
     }
 

@@ -2,7 +2,9 @@
 //!
 //! Field values are `Bytes` slices of the frozen head: no copy. Values are
 //! validated by `HeaderValue::from_maybe_shared` (one pass: HTAB, SP, VCHAR,
-//! obs-text), names by `HeaderName::from_bytes` (tchar only).
+//! obs-text), names by `HeaderName::from_bytes` (tchar only). A value
+//! that repeats, byte for byte, the one kept with its name in the name
+//! cache is a clone of that one instead ([`NameCache::known_value`]).
 //!
 //! Every head is parsed first with [`Strict`]: no switch is consulted and
 //! errors are bare `ErrorKind`s, so a valid message runs the strict
@@ -308,7 +310,9 @@ fn refusal(head: &[u8], rules: &Rules, max_target: usize, error: Error) -> Error
 /// What a request line holds.
 pub(crate) struct RequestLine {
     pub(crate) method: Method,
-    pub(crate) uri: Uri,
+    /// `None` for the target `/`: `Uri::default()`, which a new
+    /// `Request` holds.
+    pub(crate) uri: Option<Uri>,
     pub(crate) version: Version,
 }
 
@@ -354,10 +358,17 @@ pub(crate) fn request_line(
     if !all_target_chars(target) {
         return Err(ErrorKind::InvalidTarget);
     }
-    let uri = target_uri(
-        &method,
-        head.slice(start + m + 1..start + m + 1 + target_len),
-    )?;
+    // `/`, the commonest target, is the `Uri` a new `Request` holds
+    // already (`Uri::default()`): nothing to slice, parse or put in place.
+    let uri = if target == b"/" {
+        if method == Method::CONNECT {
+            return Err(ErrorKind::InvalidTarget);
+        }
+        None
+    } else {
+        let target = head.slice(start + m + 1..start + m + 1 + target_len);
+        Some(target_uri(&method, target)?)
+    };
     Ok(RequestLine {
         method,
         uri,
@@ -551,6 +562,10 @@ pub(crate) fn fields<T: Tolerance>(
     // The line above was skipped (`skip_invalid_fields`): so are its
     // obs-fold continuations.
     let mut skipping = false;
+    // Values are looked up and kept beside the names in the cache from a
+    // connection's second message on, by the strict reading only (the
+    // lenient one does not look names up in the cache).
+    let values = !T::LENIENT && names.keeping();
     for i in first..ends.len() {
         let (start, end) = line(section, ends, i, t)?;
         let text = &section[start..end];
@@ -605,11 +620,21 @@ pub(crate) fn fields<T: Tolerance>(
         let value = &after[a..b];
         let vs = start + colon + 1 + a;
         seen.note(role, value);
-        let value = match HeaderValue::from_maybe_shared(section.slice(vs..vs + value.len())) {
-            Ok(value) => value,
-            Err(_) => {
-                return Err(t.at(ErrorKind::InvalidFieldValue.into(), section, start, end));
+        // A value the peer sent before with this name is the one kept.
+        let value = 'value: {
+            if values {
+                if let Some(known) = names.known_value(value) {
+                    break 'value known.clone();
+                }
             }
+            let Ok(valid) = HeaderValue::from_maybe_shared(section.slice(vs..vs + value.len()))
+            else {
+                return Err(t.at(ErrorKind::InvalidFieldValue.into(), section, start, end));
+            };
+            if values {
+                names.learn_value(value);
+            }
+            valid
         };
         map.append(name, value);
         if fold {

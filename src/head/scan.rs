@@ -52,9 +52,10 @@ impl LineScanner {
         }
         let window = buf.len().min(max_bytes);
         let from = self.pos.min(window);
+        // Where the line being searched starts.
+        let mut start = self.ends.last().map_or(0, |&e| e + 1);
         for i in lf::iter(&buf[from..window]) {
             let lf = from + i;
-            let start = self.ends.last().map_or(0, |&e| e + 1);
             if lf == start || (lf == start + 1 && buf[start] == b'\r') {
                 self.pos = lf + 1;
                 return Ok(Some(lf + 1));
@@ -64,6 +65,7 @@ impl LineScanner {
                 return Err(Overflow::Lines);
             }
             self.ends.push(lf);
+            start = lf + 1;
         }
         self.pos = window;
         if window == max_bytes && buf.len() >= max_bytes {
@@ -87,24 +89,40 @@ impl LineScanner {
 
 /// The line feeds of a haystack, found with memchr's AVX2 searcher built
 /// once (the crate's `memchr_iter` builds one and goes through a function
-/// pointer for every line), or its portable one where AVX2 is not there.
+/// pointer for every line), or its portable one where AVX2 is not there:
+/// which of the two is decided once per haystack, and the AVX2 searcher's
+/// own iterator walks it.
 mod lf {
     #[cfg(target_arch = "x86_64")]
     pub(super) fn iter(hay: &[u8]) -> impl Iterator<Item = usize> + '_ {
         use memchr::arch::x86_64::avx2::memchr::One;
         use std::sync::OnceLock;
         static AVX2: OnceLock<Option<One>> = OnceLock::new();
-        let mut at = 0;
         let avx2 = AVX2.get_or_init(|| One::new(b'\n'));
-        let mut fallback = memchr::memchr_iter(b'\n', hay);
-        std::iter::from_fn(move || match avx2 {
-            Some(one) => {
-                let i = at + one.find(&hay[at..])?;
-                at = i + 1;
-                Some(i)
+        match avx2 {
+            Some(one) => Either::Avx2(one.iter(hay)),
+            None => Either::Fallback(memchr::memchr_iter(b'\n', hay)),
+        }
+    }
+
+    /// One of two iterators, chosen once per haystack.
+    #[cfg(target_arch = "x86_64")]
+    enum Either<A, B> {
+        Avx2(A),
+        Fallback(B),
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    impl<A: Iterator<Item = usize>, B: Iterator<Item = usize>> Iterator for Either<A, B> {
+        type Item = usize;
+
+        #[inline(always)]
+        fn next(&mut self) -> Option<usize> {
+            match self {
+                Either::Avx2(a) => a.next(),
+                Either::Fallback(b) => b.next(),
             }
-            None => fallback.next(),
-        })
+        }
     }
 
     #[cfg(not(target_arch = "x86_64"))]
