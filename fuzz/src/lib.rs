@@ -373,6 +373,40 @@ fn view_bytes<B>(exts: &http::Extensions, _: &B) -> Vec<u8> {
         .to_vec()
 }
 
+/// Trailers decoded with the wire view on: the view is there, its lines
+/// grouped by name (in the order names first come) are the map's, and the
+/// event carries the lines as received, so that splits and the wire-only
+/// path are compared on them.
+fn wire_trailers(map: &http::HeaderMap, wire: Option<&h1proto::wire::WireTrailers>) -> Ev {
+    let wire = wire.expect("trailers decoded with the wire view on carry one");
+    let lines: Vec<(String, Vec<u8>)> = wire
+        .fields()
+        .map(|(n, v)| (String::from_utf8_lossy(n).into_owned(), v.to_vec()))
+        .collect();
+    let mut names: Vec<String> = Vec::new();
+    for (name, _) in &lines {
+        let name = name.to_ascii_lowercase();
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    let grouped: Vec<(String, Vec<u8>)> = names
+        .iter()
+        .flat_map(|name| {
+            lines
+                .iter()
+                .filter(move |(n, _)| n.eq_ignore_ascii_case(name))
+                .map(move |(_, v)| (name.clone(), v.clone()))
+        })
+        .collect();
+    assert_eq!(
+        grouped,
+        fields(map),
+        "the trailers' wire view is not their map"
+    );
+    Ev::Trailers(lines)
+}
+
 impl Dec for AsWire<RequestDecoder> {
     fn step(&mut self, buf: &mut BytesMut, eof: bool) -> Result<Option<Ev>, h1proto::Error> {
         let r = if eof {
@@ -381,12 +415,13 @@ impl Dec for AsWire<RequestDecoder> {
             self.0.decode(buf)
         };
         r.map(|o| {
-            o.map(|ev| {
-                wire_ev(
+            o.map(|ev| match ev {
+                Event::Trailers(map) => wire_trailers(&map, self.0.wire_trailers()),
+                ev => wire_ev(
                     ev,
                     |h| view_bytes(h.extensions(), h),
                     |never| match *never {},
-                )
+                ),
             })
         })
     }
@@ -406,12 +441,13 @@ impl Dec for AsWire<ResponseDecoder> {
             self.0.decode(buf)
         };
         r.map(|o| {
-            o.map(|ev| {
-                wire_ev(
+            o.map(|ev| match ev {
+                Event::Trailers(map) => wire_trailers(&map, self.0.wire_trailers()),
+                ev => wire_ev(
                     ev,
                     |h| view_bytes(h.extensions(), h),
                     |h| view_bytes(h.extensions(), h),
-                )
+                ),
             })
         })
     }
