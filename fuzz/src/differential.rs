@@ -108,7 +108,9 @@ pub enum Allowed {
     /// that proves it invalid, no known input needs it.
     Deferred,
     /// D7: h1proto's `Limits` (128 field lines, 64 KiB head, 8 KiB target)
-    /// are lower than what httparse was given (256 fields, no size bound).
+    /// are lower than what httparse was given (256 fields, no size bound),
+    /// and h1proto skips at most 10 empty lines before a request line
+    /// (`TooManyEmptyLines`) where httparse skips any number.
     Limits,
 }
 
@@ -160,6 +162,15 @@ fn has_bare_lf(raw: &[u8]) -> bool {
         .any(|(i, &b)| b == b'\n' && (i == 0 || raw[i - 1] != b'\r'))
 }
 
+/// The empty lines h1proto skips before a request line, at most
+/// (`ErrorKind::TooManyEmptyLines` past them; docs/parsing.md).
+const MAX_EMPTY_LINES: usize = 10;
+
+/// The CRLF empty lines `raw` starts with.
+fn leading_empty_lines(raw: &[u8]) -> usize {
+    raw.chunks(2).take_while(|pair| *pair == b"\r\n").count()
+}
+
 /// Which rule explains h1proto refusing a head httparse accepted.
 fn explain_refusal(raw: &[u8], kind: ErrorKind, hp: &Head) -> Option<Allowed> {
     use ErrorKind::*;
@@ -190,6 +201,7 @@ fn explain_refusal(raw: &[u8], kind: ErrorKind, hp: &Head) -> Option<Allowed> {
         }
         BareLineFeed | InvalidStartLine if has_bare_lf(raw) => Some(Allowed::BareLf),
         TooManyFields if hp.fields.len() > Limits::default().max_fields => Some(Allowed::Limits),
+        TooManyEmptyLines if leading_empty_lines(raw) > MAX_EMPTY_LINES => Some(Allowed::Limits),
         HeadTooLarge if raw.len() > Limits::default().max_head_bytes => Some(Allowed::Limits),
         TargetTooLong if hp.target.len() > Limits::default().max_target_bytes => {
             Some(Allowed::Limits)
