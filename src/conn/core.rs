@@ -292,16 +292,7 @@ impl<R: Side> Connection<R> {
     /// [`UsageError::WrongState`] when no body is being sent; the errors of
     /// [`Encoder::finish`].
     pub fn finish(&mut self, trailers: Option<HeaderMap>) -> Result<(), UsageError> {
-        if R::stopped(self) {
-            return Ok(());
-        }
-        if self.send_state() != State::Body {
-            return Err(UsageError::WrongState);
-        }
-        self.encoder.finish(trailers)?;
-        self.machine.on(R::PEER.other(), Input::EndOfMessage);
-        self.sync();
-        Ok(())
+        self.end(|encoder| encoder.finish(trailers))
     }
 
     /// [`finish`](Self::finish) with the trailers written in `order`
@@ -318,13 +309,22 @@ impl<R: Side> Connection<R> {
         trailers: HeaderMap,
         order: &impl TrailerOrder,
     ) -> Result<(), UsageError> {
+        self.end(|encoder| encoder.finish_in_order(trailers, order))
+    }
+
+    /// Ends the body being sent with `finish` (`finish` and
+    /// `finish_in_order`).
+    fn end(
+        &mut self,
+        finish: impl FnOnce(&mut Encoder<R>) -> Result<(), UsageError>,
+    ) -> Result<(), UsageError> {
         if R::stopped(self) {
             return Ok(());
         }
         if self.send_state() != State::Body {
             return Err(UsageError::WrongState);
         }
-        self.encoder.finish_in_order(trailers, order)?;
+        finish(&mut self.encoder)?;
         self.machine.on(R::PEER.other(), Input::EndOfMessage);
         self.sync();
         Ok(())

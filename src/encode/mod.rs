@@ -435,18 +435,7 @@ impl<R: Role> Encoder<R> {
     /// [`UsageError::WrongState`] without a head in progress. The output
     /// queue is left untouched.
     pub fn finish(&mut self, trailers: Option<HeaderMap>) -> Result<(), UsageError> {
-        let State::Body { body, after } = &mut self.state else {
-            return Err(UsageError::WrongState);
-        };
-        body.finish(
-            &mut self.out,
-            trailers.as_ref(),
-            self.config.name_case(),
-            &mut self.extensions,
-            None,
-        )?;
-        self.state = State::after(*after);
-        Ok(())
+        self.end(trailers.as_ref(), None::<&crate::wire::FieldOrder>)
     }
 
     /// [`finish`](Self::finish) with trailers written in `order`: a
@@ -484,20 +473,29 @@ impl<R: Role> Encoder<R> {
         trailers: HeaderMap,
         order: &impl TrailerOrder,
     ) -> Result<(), UsageError> {
+        self.end(Some(&trailers), Some(order))
+    }
+
+    /// Ends the body being sent: `finish` and `finish_in_order`.
+    fn end(
+        &mut self,
+        trailers: Option<&HeaderMap>,
+        order: Option<&impl TrailerOrder>,
+    ) -> Result<(), UsageError> {
         let State::Body { body, after } = &mut self.state else {
             return Err(UsageError::WrongState);
         };
-        let order = head::Ordered {
+        let order = order.map(|order| head::Ordered {
             bytes: order.collect(&mut self.order),
             names: &self.order,
             used: &mut self.used,
-        };
+        });
         body.finish(
             &mut self.out,
-            Some(&trailers),
+            trailers,
             self.config.name_case(),
             &mut self.extensions,
-            Some(order),
+            order,
         )?;
         self.state = State::after(*after);
         Ok(())

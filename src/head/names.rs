@@ -319,6 +319,22 @@ fn common(raw: &[u8]) -> Option<(HeaderName, Role)> {
     }
 }
 
+/// The eight bytes of `s` at `at`, as one word.
+#[inline(always)]
+fn word(s: &[u8], at: usize) -> u64 {
+    let mut w = [0; 8];
+    w.copy_from_slice(&s[at..at + 8]);
+    u64::from_ne_bytes(w)
+}
+
+/// The four bytes of `s` at `at`, as one word.
+#[inline(always)]
+fn half(s: &[u8], at: usize) -> u32 {
+    let mut w = [0; 4];
+    w.copy_from_slice(&s[at..at + 4]);
+    u32::from_ne_bytes(w)
+}
+
 /// `a == b` (names, and the values kept with them): eight bytes at a time
 /// (the last eight may overlap the ones before), without a call to libc's
 /// `memcmp`, which costs more than a name.
@@ -328,16 +344,6 @@ fn same(a: &[u8], b: &[u8]) -> bool {
     if n != b.len() {
         return false;
     }
-    let word = |s: &[u8], at: usize| {
-        let mut w = [0; 8];
-        w.copy_from_slice(&s[at..at + 8]);
-        u64::from_ne_bytes(w)
-    };
-    let half = |s: &[u8], at: usize| {
-        let mut w = [0; 4];
-        w.copy_from_slice(&s[at..at + 4]);
-        u32::from_ne_bytes(w)
-    };
     match n {
         0..4 => a.iter().zip(b).all(|(x, y)| x == y),
         4..8 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
@@ -369,16 +375,6 @@ fn eq_lower(raw: &[u8], lower: &[u8]) -> bool {
     if raw.len() != n {
         return false;
     }
-    let word = |s: &[u8], at: usize| {
-        let mut w = [0; 8];
-        w.copy_from_slice(&s[at..at + 8]);
-        u64::from_ne_bytes(w)
-    };
-    let half = |s: &[u8], at: usize| {
-        let mut w = [0; 4];
-        w.copy_from_slice(&s[at..at + 4]);
-        u32::from_ne_bytes(w)
-    };
     let folds = |r: u64, l: u64| r | ((l & 0x4040_4040_4040_4040) >> 1) == l;
     let folds_half = |r: u32, l: u32| r | ((l & 0x4040_4040) >> 1) == l;
     match n {

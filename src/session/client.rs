@@ -297,10 +297,7 @@ impl ClientSession {
 
     /// The trailer fields of the current response, once its body is read.
     pub fn trailers(&self) -> Option<&HeaderMap> {
-        self.core
-            .trailers
-            .as_deref()
-            .map(|trailers| &trailers.fields)
+        self.core.trailers()
     }
 
     /// The wire view of the current response's trailer section, once its body
@@ -309,7 +306,7 @@ impl ClientSession {
     /// otherwise and without trailers. A proxy forwards the trailers in
     /// that order and spelling by passing it to `finish_in_order`.
     pub fn wire_trailers(&self) -> Option<&WireTrailers> {
-        self.core.trailers.as_deref()?.wire.as_ref()
+        self.core.wire_trailers()
     }
 
     /// The chunk extensions of the chunk-size line read just before the

@@ -75,6 +75,16 @@ impl<R: Side> Core<R> {
         }
     }
 
+    /// The trailer fields of the current message, once its body is read.
+    pub(super) fn trailers(&self) -> Option<&HeaderMap> {
+        self.trailers.as_deref().map(|trailers| &trailers.fields)
+    }
+
+    /// Their wire view, with `Config::wire_view` on.
+    pub(super) fn wire_trailers(&self) -> Option<&WireTrailers> {
+        self.trailers.as_deref()?.wire.as_ref()
+    }
+
     /// The error a timeout left for the application's next call.
     #[inline]
     pub(super) fn failure(&mut self) -> Result<(), SessionError> {

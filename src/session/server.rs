@@ -281,10 +281,7 @@ impl ServerSession {
 
     /// The trailer fields of the current request, once its body is read.
     pub fn trailers(&self) -> Option<&HeaderMap> {
-        self.core
-            .trailers
-            .as_deref()
-            .map(|trailers| &trailers.fields)
+        self.core.trailers()
     }
 
     /// The wire view of the current request's trailer section, once its body
@@ -293,7 +290,7 @@ impl ServerSession {
     /// otherwise and without trailers. A proxy forwards the trailers in
     /// that order and spelling by passing it to `finish_in_order`.
     pub fn wire_trailers(&self) -> Option<&WireTrailers> {
-        self.core.trailers.as_deref()?.wire.as_ref()
+        self.core.wire_trailers()
     }
 
     /// The chunk extensions of the chunk-size line read just before the
