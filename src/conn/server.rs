@@ -207,24 +207,43 @@ pub(crate) fn moved(conn: &mut ServerConnection) {
 
 impl ServerConnection {
     /// Queues `100 Continue` for a client that waits for it. Does nothing
-    /// otherwise (in particular, never to an HTTP/1.0 client).
+    /// otherwise (in particular, never to an HTTP/1.0 client). Polling the
+    /// request body does the same, so this is needed only to let the
+    /// client send its body before the application asks for it.
+    ///
+    /// A streamed final response head queued before the body was asked
+    /// for does not refuse it: `100 Continue` goes out ahead of that head
+    /// as long as none of the head has been drained. Once part of it has,
+    /// the body is refused and the connection closes after the response
+    /// ([`CloseReason::RejectedContinue`]), as after a complete response.
     pub fn send_continue(&mut self) {
         if self.machine.expects_continue() {
             self.queue_continue();
         }
     }
 
+    /// `100 Continue` for a client waiting for it: at the end of the
+    /// output, or, when the final response head is already queued, ahead
+    /// of it while none of it has left (output is corked, so the client
+    /// sees them in that order); otherwise the body is refused.
     fn queue_continue(&mut self) {
-        let mut res = Response::new(());
-        *res.status_mut() = StatusCode::CONTINUE;
-        let Some(ex) = self.side.request else {
-            return;
-        };
-        let ctx = self.context(ex);
-        if self.encoder.send_head(res, ctx).is_ok() {
-            self.machine.on(Party::Server, Input::Interim);
-            self.machine.continue_sent();
+        const CONTINUE: &[u8] = b"HTTP/1.1 100 Continue\r\n\r\n";
+        let out = self.encoder.output();
+        // A final head is queued from `response` on while the server's
+        // party is in `Body` (in `Done` the client no longer waits).
+        let head = self.side.response.filter(|_| self.machine.server() == State::Body);
+        match head {
+            None => out.push_slice(CONTINUE),
+            Some(mark) if out.splice(mark, 0, CONTINUE) => {
+                self.side.response = Some(mark.offset(CONTINUE.len() as u64));
+            }
+            Some(_) => {
+                self.machine.refuse_continue();
+                self.sync();
+                return;
+            }
         }
+        self.machine.continue_sent();
     }
 
     /// Queues a complete response (head and body) to the current request.
