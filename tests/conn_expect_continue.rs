@@ -216,7 +216,12 @@ fn a_head_queued_before_the_body_is_read_gets_100_continue_ahead_of_it() {
         (pair.server.recv_state(), pair.server.send_state()),
         (State::Idle, State::Idle)
     );
-    assert_eq!(support::text(&pair.server_wire).matches("100 Continue").count(), 1);
+    assert_eq!(
+        support::text(&pair.server_wire)
+            .matches("100 Continue")
+            .count(),
+        1
+    );
 
     // The connection carries the next exchange.
     pair.client.send_request(support::get("/next")).unwrap();
@@ -238,7 +243,10 @@ fn continue_goes_ahead_of_the_head_and_what_follows_it() {
         .header("content-length", "10005")
         .body(())
         .unwrap();
-    assert_eq!(pair.server.send_head(res).unwrap(), BodyKind::Length(10_005));
+    assert_eq!(
+        pair.server.send_head(res).unwrap(),
+        BodyKind::Length(10_005)
+    );
     let large = bytes::Bytes::from(vec![b'x'; 10_000]);
     pair.server.send_data(large.clone()).unwrap();
     // By hand, as by polling the body: once.

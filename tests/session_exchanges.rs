@@ -208,7 +208,8 @@ fn answering_first_refuses_the_body_and_closes() {
 #[test]
 fn an_echo_that_queues_its_head_first_still_gets_100_continue() {
     let mut h = server();
-    let head = "POST /echo HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n";
+    let head =
+        "POST /echo HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n";
     h.send(head);
     h.call(ServerSession::next_request).ready().unwrap();
     h.s.send_head(Response::new(())).unwrap();

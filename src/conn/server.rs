@@ -231,7 +231,10 @@ impl ServerConnection {
         let out = self.encoder.output();
         // A final head is queued from `response` on while the server's
         // party is in `Body` (in `Done` the client no longer waits).
-        let head = self.side.response.filter(|_| self.machine.server() == State::Body);
+        let head = self
+            .side
+            .response
+            .filter(|_| self.machine.server() == State::Body);
         match head {
             None => out.push_slice(CONTINUE),
             Some(mark) if out.splice(mark, 0, CONTINUE) => {
