@@ -200,6 +200,18 @@ pub(crate) fn moved(conn: &mut ServerConnection) {
     if conn.machine.server() == State::Done && conn.unread_past_drain_bound() {
         conn.machine.close(CloseReason::UnreadBody);
     }
+    if conn.machine.server() == State::MustClose
+        && !conn.machine.verdict().is_reusable()
+        && conn.encoder.keep_alive().is_reusable()
+    {
+        // The last response, whose head said nothing of closing: closing
+        // was decided after it was queued (its request's body refused or
+        // too long to drain when it ended). Said in the head while none
+        // of it has left.
+        if let Some(mark) = conn.side.response {
+            conn.amend_close(mark);
+        }
+    }
     if conn.machine.server() == State::Idle && conn.side.response.is_some() {
         conn.side.previous = conn.side.response.take();
     }
@@ -390,6 +402,7 @@ impl ServerConnection {
     /// keep-alive` the encoder gives an HTTP/1.0 client is replaced.
     fn amend_close(&mut self, mark: Mark) -> bool {
         const KEEP_ALIVE: &[u8] = b"connection: keep-alive\r\n";
+        const CLOSE: &[u8] = b"connection: close\r\n";
         let out = self.encoder.output();
         // The head was written here, in one piece: it ends at the first
         // empty line after its start, and the encoder's own `Connection`
@@ -398,12 +411,16 @@ impl ServerConnection {
         let Some(end) = memchr::memmem::find(head, b"\r\n\r\n").map(|e| e + 2) else {
             return false;
         };
+        if head[..end].ends_with(CLOSE) {
+            // Amended already.
+            return true;
+        }
         let (at, remove) = if head[..end].ends_with(KEEP_ALIVE) {
             (end - KEEP_ALIVE.len(), KEEP_ALIVE.len())
         } else {
             (end, 0)
         };
-        out.splice(mark.offset(at as u64), remove, b"connection: close\r\n")
+        out.splice(mark.offset(at as u64), remove, CLOSE)
     }
 
     /// Checks that a response with `status` may be sent now, moves the
