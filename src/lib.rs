@@ -157,3 +157,8 @@ pub use segments::{Mark, Segments};
 pub use session::{
     ClientSession, InterimResponses, Io, ServerSession, Session, SessionError, Step, TrailerFields,
 };
+
+/// The README's code, compiled and run as doctests so that it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
