@@ -153,7 +153,7 @@ pub use error::{Error, ErrorKind, UsageError};
 pub use keep_alive::{CloseReason, KeepAlive};
 pub use limits::Limits;
 pub use reason::ReasonPhrase;
-pub use segments::{Mark, Segments};
+pub use segments::Segments;
 pub use session::{
     ClientSession, InterimResponses, Io, ServerSession, Session, SessionError, Step, TrailerFields,
 };
