@@ -65,7 +65,8 @@ enum Phase {
 /// [`close`](Self::close) writes what is left and closes, lingering when
 /// the peer may still be sending. Every call that may need I/O returns a
 /// [`Step`]; see the [crate documentation](crate#sessions) for the loop
-/// a driver runs around it.
+/// a driver runs around it, and the example below for the shortest such
+/// driver.
 ///
 /// ```
 /// use std::time::Instant;
