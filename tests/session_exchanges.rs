@@ -290,6 +290,49 @@ fn an_echo_whose_head_was_written_first_refuses_the_body() {
     assert_eq!(status_lines(&wire), ["HTTP/1.1 200 OK"], "{wire}");
 }
 
+/// A driver that owns the output while the kernel writes it
+/// (`lend_output`): the head may be on the wire, so asking for the body
+/// then refuses it. Given back unwritten (a cancelled write), the head has
+/// not left, and `100 Continue` still goes ahead of it.
+#[test]
+fn a_head_lent_to_the_driver_has_left_until_given_back_unwritten() {
+    for written in [true, false] {
+        let mut h = server();
+        h.send(
+            "POST /echo HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n",
+        );
+        h.call(ServerSession::next_request).ready().unwrap();
+        h.s.send_head(Response::new(())).unwrap();
+        let lent = h.s.lend_output();
+        let len: usize = lent.iter().map(Bytes::len).sum();
+        assert!(len > 0);
+        if written {
+            // The body is asked for while the write is in flight.
+            let _ = h.s.read_data(h.now).unwrap();
+            assert!(!h.s.is_waiting_for_continue());
+            assert_eq!(
+                h.s.connection().keep_alive(),
+                KeepAlive::Close(CloseReason::RejectedContinue)
+            );
+            let now = h.now;
+            h.s.return_output(lent);
+            h.s.handle_write(len, now);
+            assert!(h.s.output().is_empty(), "no 100 Continue after the head");
+        } else {
+            let now = h.now;
+            h.s.return_output(lent);
+            h.s.handle_write(0, now);
+            assert_eq!(h.call(ServerSession::read_data).blocked(), Io::Read);
+            assert!(!h.s.is_waiting_for_continue());
+            assert_eq!(h.s.connection().keep_alive(), KeepAlive::Reusable);
+            assert_eq!(
+                h.take_wire(),
+                "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n"
+            );
+        }
+    }
+}
+
 // ------------------------------------------------- pipelining
 
 /// Answers to pipelined requests leave together, but never more than
