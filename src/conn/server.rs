@@ -200,20 +200,24 @@ pub(crate) fn moved(conn: &mut ServerConnection) {
     if conn.machine.server() == State::Done && conn.unread_past_drain_bound() {
         conn.machine.close(CloseReason::UnreadBody);
     }
-    if conn.machine.server() == State::MustClose
-        && !conn.machine.verdict().is_reusable()
-        && conn.encoder.keep_alive().is_reusable()
-    {
-        // The last response, whose head said nothing of closing: closing
-        // was decided after it was queued (its request's body refused or
-        // too long to drain when it ended). Said in the head while none
-        // of it has left.
-        if let Some(mark) = conn.side.response {
-            conn.amend_close(mark);
-        }
+    if conn.machine.server() == State::MustClose {
+        announce_close(conn);
     }
     if conn.machine.server() == State::Idle && conn.side.response.is_some() {
         conn.side.previous = conn.side.response.take();
+    }
+}
+
+/// After the last response: when its head said nothing of closing,
+/// closing was decided after it was queued (its request's body refused or
+/// too long to drain when it ended), and it is said in the head while none
+/// of the head has left.
+#[cold]
+fn announce_close(conn: &mut ServerConnection) {
+    if !conn.machine.verdict().is_reusable() && conn.encoder.keep_alive().is_reusable() {
+        if let Some(mark) = conn.side.response {
+            conn.amend_close(mark);
+        }
     }
 }
 
