@@ -342,3 +342,28 @@ fn a_streamed_response_finished_without_reading_refuses_the_body() {
          2\r\nno\r\n0\r\n\r\n"
     );
 }
+
+/// A queued head that `100 Continue` went ahead of can still be withdrawn
+/// for an error response: the `100` stays, the head goes.
+#[test]
+fn an_error_response_replaces_the_head_behind_100_continue() {
+    let mut pair = Pair::new();
+    pair.inject_to_server(
+        b"POST / HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nTransfer-Encoding: chunked\r\n\r\n",
+    );
+    pair.poll_server().unwrap();
+    pair.server.send_head(Response::new(())).unwrap();
+    assert!(pair.poll_server().unwrap().is_empty());
+    assert!(!pair.server.is_waiting_for_continue());
+    // The client's body turns out malformed before anything was drained.
+    pair.inject_to_server(b"zz\r\n");
+    let err = pair.poll_server().unwrap_err();
+    pair.server.send_error_response(&err).unwrap();
+    let out = pair.drain_server().text();
+    assert!(
+        out.starts_with("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 400 Bad Request\r\n"),
+        "{out}"
+    );
+    assert!(!out.contains("200 OK"), "the withdrawn head left: {out}");
+    assert!(out.contains("connection: close\r\n"), "{out}");
+}
