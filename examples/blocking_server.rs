@@ -188,19 +188,19 @@ pub fn serve<S: Transport>(server: &mut Server<S>) -> io::Result<()> {
     while let Some(mut req) = server.next_request()? {
         let head = match common::answer(&mut req) {
             Answer::Page(res) => {
-                server.send_response(res)?;
+                server.sender().send_response(res)?;
                 continue;
             }
             Answer::Echo(head) => head,
         };
         // Accept the body before answering: a final response sent to a
         // client that waits for `100 Continue` would refuse it.
-        server.send_continue();
-        server.send_head(head)?;
+        server.sender().send_continue();
+        server.sender().send_head(head)?;
         while let Some(data) = server.read_data()? {
             server.send_data(data)?;
         }
-        server.finish(None)?;
+        server.sender().finish(None)?;
     }
     Ok(())
 }

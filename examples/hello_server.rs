@@ -130,7 +130,7 @@ pub async fn serve<S: AsyncRead + AsyncWrite + Unpin>(server: &mut Server<S>) ->
             };
             match common::answer(&mut req) {
                 Answer::Page(res) => {
-                    server.send_response(res)?;
+                    server.sender().send_response(res)?;
                     continue;
                 }
                 Answer::Echo(head) => head,
@@ -138,12 +138,12 @@ pub async fn serve<S: AsyncRead + AsyncWrite + Unpin>(server: &mut Server<S>) ->
         };
         // Accept the body before answering: a final response sent to a
         // client that waits for `100 Continue` would refuse it.
-        server.send_continue();
-        server.send_head(head)?;
+        server.sender().send_continue();
+        server.sender().send_head(head)?;
         while let Some(data) = server.read_data().await? {
             server.send_data(data).await?;
         }
-        server.finish(None)?;
+        server.sender().finish(None)?;
     }
     Ok(())
 }

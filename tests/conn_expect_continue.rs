@@ -17,7 +17,10 @@ fn expecting_pair() -> Pair {
         .header("expect", "100-continue")
         .body(())
         .unwrap();
-    assert_eq!(pair.client.send_head(req).unwrap(), BodyKind::Length(5));
+    assert_eq!(
+        pair.client.sender().send_head(req).unwrap(),
+        BodyKind::Length(5)
+    );
     assert!(pair.client.is_waiting_for_continue());
     pair.drain_client();
     let head = pair.server.poll_event(&mut pair.server_in).unwrap();
@@ -61,11 +64,14 @@ fn polling_the_body_sends_100_continue_once() {
     );
     assert!(!pair.client.is_waiting_for_continue());
 
-    pair.client.send_data("hello").unwrap();
-    pair.client.finish(None).unwrap();
+    pair.client.sender().send_data("hello").unwrap();
+    pair.client.sender().finish(None).unwrap();
     let events = pair.run(|server, ev| {
         if let Event::End(_) = ev {
-            server.send_response(Response::new("stored")).unwrap();
+            server
+                .sender()
+                .send_response(Response::new("stored"))
+                .unwrap();
         }
     });
     assert_eq!(support::body_of(&pair.server_events), b"hello");
@@ -85,8 +91,8 @@ fn polling_the_body_sends_100_continue_once() {
 #[test]
 fn send_continue_by_hand_queues_it_once() {
     let mut pair = expecting_pair();
-    pair.server.send_continue();
-    pair.server.send_continue();
+    pair.server.sender().send_continue();
+    pair.server.sender().send_continue();
     assert!(
         pair.server
             .poll_event(&mut pair.server_in)
@@ -103,7 +109,7 @@ fn a_final_response_first_refuses_the_body_and_closes() {
         .status(StatusCode::EXPECTATION_FAILED)
         .body("no")
         .unwrap();
-    pair.server.send_response(res).unwrap();
+    pair.server.sender().send_response(res).unwrap();
     assert_eq!(
         pair.server.keep_alive(),
         KeepAlive::Close(CloseReason::RejectedContinue)
@@ -124,8 +130,8 @@ fn a_final_response_first_refuses_the_body_and_closes() {
     let events = pair.poll_client().unwrap();
     assert_eq!(responses(&events), vec![(417, b"no".to_vec())]);
     assert!(!pair.client.is_waiting_for_continue());
-    assert_eq!(pair.client.send_data("hello"), Ok(()));
-    assert_eq!(pair.client.finish(None), Ok(()));
+    assert_eq!(pair.client.sender().send_data("hello"), Ok(()));
+    assert_eq!(pair.client.sender().finish(None), Ok(()));
     assert!(pair.client.output().is_empty());
     assert!(pair.client.is_closed());
     assert!(!pair.client.keep_alive().is_reusable());
@@ -150,12 +156,15 @@ fn no_continue_without_expect_or_after_the_body_arrived() {
     pair.inject_to_server(b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\n");
     pair.poll_server().unwrap();
     assert!(!pair.server.is_waiting_for_continue());
-    pair.server.send_continue();
+    pair.server.sender().send_continue();
     assert!(pair.server.output().is_empty());
     // A second final response to the same request is refused.
-    pair.server.send_response(Response::new("x")).unwrap();
+    pair.server
+        .sender()
+        .send_response(Response::new("x"))
+        .unwrap();
     assert_eq!(
-        pair.server.send_response(Response::new("y")),
+        pair.server.sender().send_response(Response::new("y")),
         Err(UsageError::WrongState)
     );
 }

@@ -64,7 +64,7 @@ macro_rules! io_calls {
                 match server.call($crate::ServerSession::next_full_request)$(.$await)? {
                     Ok(Some(req)) => {
                         let res = handler(req)$(.$await)?;
-                        if let Err(err) = server.send_response(res) {
+                        if let Err(err) = server.sender().send_response(res) {
                             break Err(err.into());
                         }
                     }
@@ -98,7 +98,7 @@ macro_rules! io_calls {
                 self.call($crate::ServerSession::read_data)$(.$await)?
             }
 
-            /// [`ServerSession::send_data`](crate::ServerSession::send_data),
+            /// [`Sender::send_data`](crate::Sender::send_data)(crate::Sender::send_data),
             /// then writes while too much is queued.
             ///
             /// # Errors
@@ -106,7 +106,7 @@ macro_rules! io_calls {
             /// A usage error, or an I/O error or the write timeout while
             /// writing.
             pub $($async)? fn send_data(&mut self, data: impl Into<::bytes::Bytes>) -> ::std::io::Result<()> {
-                self.session.send_data(data)?;
+                self.session.sender().send_data(data)?;
                 self.call(|s, now| Ok(s.poll_flush(now)))$(.$await)?
             }
 
@@ -155,7 +155,7 @@ macro_rules! io_calls {
                 &mut self,
                 req: impl $crate::encode::IntoRequest,
             ) -> ::std::io::Result<::http::Response<::bytes::Bytes>> {
-                self.session.send_request(req)?;
+                self.session.sender().send_request(req)?;
                 let res = self.call($crate::ClientSession::next_full_response)$(.$await)??;
                 res.ok_or_else(|| ::std::io::ErrorKind::UnexpectedEof.into())
             }

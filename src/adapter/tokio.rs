@@ -109,11 +109,11 @@ impl sealed::Runtime for Tokio {
 /// # async fn echo(stream: tokio::net::TcpStream) -> std::io::Result<()> {
 /// let mut server = Server::new(stream, h1proto::Config::default());
 /// while let Some(_req) = server.next_request().await? {
-///     server.send_head(http::Response::new(()))?; // chunked
+///     server.sender().send_head(http::Response::new(()))?; // chunked
 ///     while let Some(data) = server.read_data().await? {
 ///         server.send_data(data).await?;
 ///     }
-///     server.finish(None)?;
+///     server.sender().finish(None)?;
 /// }
 /// server.close().await;
 /// # Ok(())
