@@ -107,6 +107,7 @@ impl ClientSession {
     /// [`UsageError::WrongState`](crate::UsageError::WrongState): nothing more is queued for a server
     /// that does not read. Once a shutdown began, it refuses new requests
     /// and lets the one in progress finish.
+    #[inline]
     pub fn sender(&mut self) -> Sender<'_, Client> {
         let (closed, shutdown) = (self.closed, self.shutdown);
         Sender::new(&mut self.core.conn, !closed && !shutdown, !closed)

@@ -323,6 +323,7 @@ impl ServerSession {
     /// and again. Past `Config::flush_threshold` queued bytes,
     /// [`poll_flush`](Self::poll_flush) asks for a write before more is
     /// queued.
+    #[inline]
     pub fn sender(&mut self) -> Sender<'_, Server> {
         let open = self.phase == Phase::Open;
         Sender::new(&mut self.core.conn, open, open)
@@ -482,9 +483,17 @@ impl ServerSession {
                         _ => (since, None, Timer::Head),
                     }
                 };
+                let release = self.core.release_after();
+                if let (Some(r), Some(d)) = (release, timeout) {
+                    // Both run from the same moment and the release comes
+                    // first (a keep-alive connection between requests):
+                    // one deadline to work out.
+                    if start == since && r < d {
+                        return after(since, release).map(|at| (at, Timer::Release));
+                    }
+                }
                 let expiry = after(start, timeout).map(|at| (at, kind));
-                let release =
-                    after(since, self.core.release_after()).map(|at| (at, Timer::Release));
+                let release = after(since, release).map(|at| (at, Timer::Release));
                 earliest(expiry, release)
             }
         }
