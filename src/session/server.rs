@@ -459,11 +459,13 @@ impl ServerSession {
     /// The deadline of what the session waits for, and what it is.
     fn timer(&self) -> Option<(Instant, Timer)> {
         let t = &self.core.knobs.timeouts;
-        match (self.phase, self.core.waiting) {
+        // Matched by reference: copying the phase and the wait costs more
+        // than the match.
+        match (&self.phase, &self.core.waiting) {
             (Phase::Closed, _) | (_, Waiting::No) => None,
-            (Phase::Lingering { until, .. }, _) => Some((until, Timer::Linger)),
-            (_, Waiting::Write(since)) => after(since, t.write).map(|at| (at, Timer::Write)),
-            (_, Waiting::Read(since)) => {
+            (Phase::Lingering { until, .. }, _) => Some((*until, Timer::Linger)),
+            (_, &Waiting::Write(since)) => after(since, t.write).map(|at| (at, Timer::Write)),
+            (_, &Waiting::Read(since)) => {
                 let (start, timeout, kind) = if self.is_between_requests() {
                     if self.requests == 0 {
                         (self.started, t.head, Timer::Head)
@@ -535,6 +537,7 @@ impl Session for ServerSession {
         self.core.handle_write(n);
     }
 
+    #[inline]
     fn poll_timeout(&self) -> Option<Instant> {
         self.timer().map(|(at, _)| at)
     }
