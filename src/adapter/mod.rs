@@ -20,13 +20,19 @@
 //! [`Error`](crate::Error) or the caller's [`UsageError`](crate::UsageError)
 //! is the `io::Error`'s inner error. An adapter's `Server` and `Client`
 //! dereference to their session, so every session call that needs no I/O
-//! (`send_response`, `send_head`, `finish`, `trailers`, queries) is made on
-//! them directly, and its `UsageError` converts with `?` in a function
-//! returning `io::Result`. The calls that need I/O have a wrapper each
+//! (`sender().send_response(..)`, `sender().finish(..)`, `trailers`,
+//! queries) is made on them directly, and its `UsageError` converts with
+//! `?` in a function returning `io::Result`. The calls that need I/O have a wrapper each
 //! where they are common (`next_request`, `read_data`, `send_data`,
 //! `flush`, `close`; `send`, `next_response`), and every other one goes
 //! through the driver's `call`, e.g.
 //! `server.call(ServerSession::read_body)`.
+//!
+//! The blocking driver does one I/O at a time. The tokio driver reads
+//! beside a write that has to wait, when the session wants input (the
+//! duplex contract of [`Session`](crate::Session)): a client sees an early
+//! refusal during an upload at once, a server reads pipelined requests
+//! while its answer is written.
 
 /// The calls of a runtime's `Server` and `Client` that wrap a session call
 /// with its I/O, and `serve`, written once for both runtimes:
