@@ -30,7 +30,7 @@
 //!
 //! The blocking driver does one I/O at a time. The tokio driver reads
 //! beside a write that has to wait, when the session wants input (the
-//! duplex contract of [`Session`](crate::Session)): a client sees an early
+//! duplex contract of [`Session`]): a client sees an early
 //! refusal during an upload at once, a server reads pipelined requests
 //! while its answer is written.
 
