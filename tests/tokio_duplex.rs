@@ -67,3 +67,55 @@ fn an_early_refusal_during_an_upload_is_seen_at_once() {
         server.abort();
     });
 }
+
+#[test]
+fn a_request_pipelined_while_an_answer_is_written_is_read_and_answered_in_order() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let (io, mut peer) = tokio::io::duplex(16 * 1024);
+        let server = tokio::spawn(async move {
+            let mut server = h1proto::adapter::tokio::Server::new(io, Config::default());
+            while let Some(req) = server.next_request().await.unwrap() {
+                let body = match req.uri().path() {
+                    "/big" => Bytes::from(vec![b'b'; 1 << 20]),
+                    _ => Bytes::from_static(b"small"),
+                };
+                server
+                    .sender()
+                    .send_response(http::Response::new(body))
+                    .unwrap();
+            }
+            server.close().await;
+        });
+        peer.write_all(b"GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
+            .await
+            .unwrap();
+        // The answer has begun and fills the pipe: the server is in a write
+        // that has to wait when the next request comes.
+        let mut got = vec![0u8; 4096];
+        let n = peer.read(&mut got).await.unwrap();
+        got.truncate(n);
+        peer.write_all(b"GET /small HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            .await
+            .unwrap();
+        tokio::time::timeout(Duration::from_secs(10), peer.read_to_end(&mut got))
+            .await
+            .expect("both answers, then the close")
+            .unwrap();
+        server.await.unwrap();
+        let head = b"HTTP/1.1 200 OK\r\ncontent-length: 1048576\r\n\r\n";
+        assert!(got.starts_with(head));
+        let rest = &got[head.len() + (1 << 20)..];
+        assert!(
+            got[head.len()..head.len() + (1 << 20)]
+                .iter()
+                .all(|&b| b == b'b')
+        );
+        let rest = String::from_utf8(rest.to_vec()).unwrap();
+        assert!(rest.starts_with("HTTP/1.1 200 OK\r\n"), "{rest}");
+        assert!(rest.ends_with("\r\n\r\nsmall"), "{rest}");
+    });
+}
