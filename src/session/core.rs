@@ -88,10 +88,12 @@ impl<R: Side> Core<R> {
 
     /// Output waits to be written, or is being written from a lent
     /// vector: what must be written before the session waits for input,
-    /// closes or shuts down.
+    /// closes or shuts down. Not lent output that is to be dropped (a
+    /// write timeout): the session closes without waiting for it, and the
+    /// driver cancels the write.
     #[inline]
     pub(super) fn output_pending(&mut self) -> bool {
-        self.out_lent > 0 || !self.conn.output().is_empty()
+        (self.out_lent > 0 && self.out_wanted) || !self.conn.output().is_empty()
     }
 
     /// The bytes to write before the output is all out: those queued, and
