@@ -457,6 +457,7 @@ impl ServerSession {
     }
 
     /// The deadline of what the session waits for, and what it is.
+    #[inline]
     fn timer(&self) -> Option<(Instant, Timer)> {
         let t = &self.core.knobs.timeouts;
         // Matched by reference: copying the phase and the wait costs more
