@@ -173,13 +173,6 @@ pub(crate) enum Flag {
     ResponsesEnd,
 }
 
-impl Flag {
-    /// The flag's bit in [`Machine::flag_bits`].
-    const fn bit(self) -> u8 {
-        1 << self as u8
-    }
-}
-
 /// What a rule does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Then {
@@ -467,48 +460,33 @@ impl Machine {
         }
     }
 
-    #[cfg(test)]
-    fn matches(&self, i: usize) -> bool {
-        let (mask, want) = RULE_FLAGS[i];
-        CANDIDATES[self.client as usize][self.server as usize] & (1 << i) != 0
-            && self.flag_bits() & mask == want
+    /// `true` when `rule` applies: both parties' states are among those it
+    /// lists (none listed: any) and each flag has the value it gives.
+    #[inline]
+    fn matches(&self, rule: &Rule) -> bool {
+        (rule.client.is_empty() || rule.client.contains(&self.client))
+            && (rule.server.is_empty() || rule.server.contains(&self.server))
+            && rule
+                .flags
+                .iter()
+                .all(|&(flag, value)| self.flag(flag) == value)
     }
 
-    /// Applies the state-triggered rules until none matches: where they
-    /// end from each joint configuration is worked out at compile time
-    /// ([`SETTLED`]), so this is one lookup.
+    /// Applies the state-triggered rules, the first that matches first,
+    /// until none matches (as h11's `_fire_state_triggered_transitions`).
     #[inline]
     fn settle(&mut self) {
-        let to = SETTLED[self.client as usize][self.server as usize][usize::from(self.flag_bits())];
-        self.client = to.client;
-        self.server = to.server;
-        self.switch = to.switch;
-        self.expect = to.expect;
-        if let Some(reason) = to.close {
-            self.verdict = self.verdict.and(KeepAlive::Close(reason));
-        }
-    }
-
-    /// [`settle`](Self::settle) the long way, rule after rule: what the
-    /// table is checked against.
-    #[cfg(test)]
-    fn settle_by_rules(&mut self) {
         // Each rule changes a state or clears a flag for good, so this
         // ends; the bound only guards against a table mistake.
         for _ in 0..4 * RULES.len() {
-            let candidates = CANDIDATES[self.client as usize][self.server as usize]
-                & BY_FLAGS[usize::from(self.flag_bits())];
-            if candidates == 0 {
-                return;
+            match RULES.iter().find(|rule| self.matches(rule)) {
+                Some(rule) => self.apply(rule),
+                None => return,
             }
-            let rule = &RULES[candidates.trailing_zeros() as usize];
-            debug_assert!(self.changes(rule), "{} changes nothing", rule.why);
-            self.apply(rule);
         }
         debug_assert!(false, "the rules do not settle: {self:?}");
     }
 
-    #[cfg(test)]
     fn apply(&mut self, rule: &Rule) {
         for then in rule.then {
             match *then {
@@ -521,41 +499,17 @@ impl Machine {
         }
     }
 
-    /// The side flags as bits (see [`Flag::bit`]).
+    /// The value of one side flag.
     #[inline]
-    fn flag_bits(&self) -> u8 {
-        let mut bits = 0;
-        if self.verdict.is_reusable() {
-            bits |= Flag::KeepAlive.bit();
+    fn flag(&self, flag: Flag) -> bool {
+        match flag {
+            Flag::KeepAlive => self.verdict.is_reusable(),
+            Flag::SwitchProposed => self.switch,
+            Flag::ExpectContinue => self.expect,
+            Flag::MoreDue => self.in_flight > 0,
+            Flag::LastDue => self.in_flight <= 1,
+            Flag::ResponsesEnd => self.responses_end,
         }
-        if self.switch {
-            bits |= Flag::SwitchProposed.bit();
-        }
-        if self.expect {
-            bits |= Flag::ExpectContinue.bit();
-        }
-        if self.in_flight > 0 {
-            bits |= Flag::MoreDue.bit();
-        }
-        if self.in_flight <= 1 {
-            bits |= Flag::LastDue.bit();
-        }
-        if self.responses_end {
-            bits |= Flag::ResponsesEnd.bit();
-        }
-        bits
-    }
-
-    #[cfg(test)]
-    /// `true` when applying `rule` would change something.
-    fn changes(&self, rule: &Rule) -> bool {
-        rule.then.iter().any(|then| match *then {
-            Then::Client(s) => self.client != s,
-            Then::Server(s) => self.server != s,
-            Then::Close(_) => self.verdict.is_reusable(),
-            Then::ForgetSwitch => self.switch,
-            Then::ForgetExpect => self.expect,
-        })
     }
 }
 
@@ -588,186 +542,6 @@ static NEXT: [[[u8; INPUTS]; STATES]; 2] = {
     }
     table
 };
-
-/// For each joint state (client, server), the rules whose state lists
-/// match it, as a bit set (for `settle_by_rules`, which checks
-/// [`SETTLED`]).
-#[cfg(test)]
-static CANDIDATES: [[u32; STATES]; STATES] = {
-    let mut table = [[0u32; STATES]; STATES];
-    let mut r = 0;
-    while r < RULES.len() {
-        let mut c = 0;
-        while c < STATES {
-            let mut sv = 0;
-            while sv < STATES {
-                if lists(RULES[r].client, c) && lists(RULES[r].server, sv) {
-                    table[c][sv] |= 1 << r;
-                }
-                sv += 1;
-            }
-            c += 1;
-        }
-        r += 1;
-    }
-    table
-};
-
-/// Each rule's flag conditions as (mask, wanted bits).
-#[cfg(test)]
-static RULE_FLAGS: [(u8, u8); RULES.len()] = {
-    let mut table = [(0u8, 0u8); RULES.len()];
-    let mut r = 0;
-    while r < RULES.len() {
-        let mut k = 0;
-        while k < RULES[r].flags.len() {
-            let (flag, value) = RULES[r].flags[k];
-            table[r].0 |= flag.bit();
-            if value {
-                table[r].1 |= flag.bit();
-            }
-            k += 1;
-        }
-        r += 1;
-    }
-    table
-};
-
-/// For each value of the flag bits, the rules whose flag conditions hold.
-#[cfg(test)]
-static BY_FLAGS: [u32; 64] = {
-    let mut table = [0u32; 64];
-    let mut bits = 0;
-    while bits < 64 {
-        let mut r = 0;
-        while r < RULES.len() {
-            let (mask, want) = RULE_FLAGS[r];
-            if bits as u8 & mask == want {
-                table[bits] |= 1 << r;
-            }
-            r += 1;
-        }
-        bits += 1;
-    }
-    table
-};
-
-/// Where the rules settle from one joint configuration.
-#[derive(Debug, Clone, Copy)]
-struct Settled {
-    client: State,
-    server: State,
-    switch: bool,
-    expect: bool,
-    /// The reason of the first rule that closed a reusable verdict.
-    close: Option<CloseReason>,
-}
-
-/// For each joint state (client, server) and each value of the flag bits,
-/// where the rules settle (see [`Machine::settle`]), built at compile time
-/// by applying [`RULES`] as `settle_by_rules` does.
-static SETTLED: [[[Settled; 64]; STATES]; STATES] = {
-    let mut table = [[[Settled {
-        client: State::Idle,
-        server: State::Idle,
-        switch: false,
-        expect: false,
-        close: None,
-    }; 64]; STATES]; STATES];
-    let mut c = 0;
-    while c < STATES {
-        let mut sv = 0;
-        while sv < STATES {
-            let mut bits = 0;
-            while bits < 64 {
-                table[c][sv][bits] = settled(c, sv, bits as u8);
-                bits += 1;
-            }
-            sv += 1;
-        }
-        c += 1;
-    }
-    table
-};
-
-/// Applies the first rule that matches until none does (bounded as the
-/// runtime loop is).
-const fn settled(client: usize, server: usize, bits: u8) -> Settled {
-    let mut to = Settled {
-        client: ALL_STATES[client],
-        server: ALL_STATES[server],
-        switch: bits & Flag::SwitchProposed.bit() != 0,
-        expect: bits & Flag::ExpectContinue.bit() != 0,
-        close: None,
-    };
-    let mut bits = bits;
-    let mut rounds = 0;
-    while rounds < 4 * RULES.len() {
-        let mut r = 0;
-        while r < RULES.len() && !rule_matches(&RULES[r], to.client, to.server, bits) {
-            r += 1;
-        }
-        if r == RULES.len() {
-            break;
-        }
-        let then = RULES[r].then;
-        let mut k = 0;
-        while k < then.len() {
-            match then[k] {
-                Then::Client(s) => to.client = s,
-                Then::Server(s) => to.server = s,
-                Then::Close(reason) => {
-                    if bits & Flag::KeepAlive.bit() != 0 {
-                        bits &= !Flag::KeepAlive.bit();
-                        to.close = Some(reason);
-                    }
-                }
-                Then::ForgetSwitch => {
-                    bits &= !Flag::SwitchProposed.bit();
-                    to.switch = false;
-                }
-                Then::ForgetExpect => {
-                    bits &= !Flag::ExpectContinue.bit();
-                    to.expect = false;
-                }
-            }
-            k += 1;
-        }
-        rounds += 1;
-    }
-    to
-}
-
-/// `true` when `rule` applies to these states and flag bits.
-const fn rule_matches(rule: &Rule, client: State, server: State, bits: u8) -> bool {
-    if !lists(rule.client, client as usize) || !lists(rule.server, server as usize) {
-        return false;
-    }
-    let mut k = 0;
-    while k < rule.flags.len() {
-        let (flag, value) = rule.flags[k];
-        if (bits & flag.bit() != 0) != value {
-            return false;
-        }
-        k += 1;
-    }
-    true
-}
-
-/// `true` when `list` is empty (any state) or holds the state of index `i`.
-const fn lists(list: &[State], i: usize) -> bool {
-    if list.is_empty() {
-        return true;
-    }
-    let mut k = 0;
-    while k < list.len() {
-        if list[k] as usize == i {
-            return true;
-        }
-        k += 1;
-    }
-    false
-}
 
 /// The state after `input` from `from`, if the table lists it.
 #[inline]
@@ -898,7 +672,6 @@ mod tests {
             }
         }
         assert!(unlisted > 0);
-        assert!(RULES.len() <= 32, "CANDIDATES holds 32 rules");
     }
 
     const INPUT_LIST: [Input; INPUTS] = [
@@ -974,56 +747,7 @@ mod tests {
                         in_flight: usize::from(bits >> 4),
                     };
                     m.settle();
-                    assert!(
-                        RULES
-                            .iter()
-                            .enumerate()
-                            .all(|(i, r)| !(m.matches(i) && m.changes(r))),
-                        "{m:?}"
-                    );
-                }
-            }
-        }
-    }
-
-    /// The compile-time table ends where applying the rules one after
-    /// the other ends, from every joint state and every flag value.
-    #[test]
-    fn the_settle_table_is_the_rules_applied() {
-        for client in ALL {
-            for server in ALL {
-                for bits in 0..64u8 {
-                    for verdict in [
-                        KeepAlive::Reusable,
-                        KeepAlive::Close(CloseReason::PeerClose),
-                    ] {
-                        // MoreDue without LastDue means two or more in
-                        // flight; LastDue without MoreDue, none.
-                        let in_flight = match (bits & 8 != 0, bits & 16 != 0) {
-                            (true, true) => 1,
-                            (true, false) => 2,
-                            (false, true) => 0,
-                            (false, false) => continue,
-                        };
-                        let keep = verdict.is_reusable();
-                        if keep != (bits & 1 != 0) {
-                            continue;
-                        }
-                        let m = Machine {
-                            client,
-                            server,
-                            verdict,
-                            switch: bits & 2 != 0,
-                            expect: bits & 4 != 0,
-                            responses_end: bits & 32 != 0,
-                            in_flight,
-                        };
-                        assert_eq!(m.flag_bits(), bits);
-                        let (mut by_table, mut by_rules) = (m.clone(), m.clone());
-                        by_table.settle();
-                        by_rules.settle_by_rules();
-                        assert_eq!(by_table, by_rules, "from {m:?}");
-                    }
+                    assert!(RULES.iter().all(|r| !m.matches(r)), "{m:?}");
                 }
             }
         }
