@@ -588,20 +588,30 @@ pub(crate) mod doc {
         out
     }
 
+    /// A rule's name in the document: its place in [`RULES`], from `R1`.
+    fn rule_name(index: usize) -> String {
+        format!("R{}", index + 1)
+    }
+
+    /// A rule's flag conditions: "always" when it has none.
+    fn flags(rule: &Rule) -> String {
+        if rule.flags.is_empty() {
+            "always".to_string()
+        } else {
+            rule.flags
+                .iter()
+                .map(|&(f, v)| format!("{}{f:?}", if v { "" } else { "not " }))
+                .collect::<Vec<_>>()
+                .join(" and ")
+        }
+    }
+
     /// The state-triggered rules as a Markdown table.
     pub(crate) fn rules_markdown() -> String {
-        let mut out =
-            String::from("| client | server | when | then | why |\n|---|---|---|---|---|\n");
-        for rule in RULES {
-            let flags = if rule.flags.is_empty() {
-                "always".to_string()
-            } else {
-                rule.flags
-                    .iter()
-                    .map(|&(f, v)| format!("{}{f:?}", if v { "" } else { "not " }))
-                    .collect::<Vec<_>>()
-                    .join(" and ")
-            };
+        let mut out = String::from(
+            "| rule | client | server | when | then | why |\n|---|---|---|---|---|---|\n",
+        );
+        for (i, rule) in RULES.iter().enumerate() {
             let then = rule
                 .then
                 .iter()
@@ -615,32 +625,90 @@ pub(crate) mod doc {
                 .collect::<Vec<_>>()
                 .join("; ");
             out.push_str(&format!(
-                "| {} | {} | {flags} | {then} | {} |\n",
+                "| {} | {} | {} | {} | {then} | {} |\n",
+                rule_name(i),
                 states(rule.client),
                 states(rule.server),
+                flags(rule),
                 rule.why
             ));
         }
         out
     }
 
-    /// Both parties' event-triggered transitions as a Mermaid diagram.
+    /// One edge of the diagram: (party, from, to, label).
+    type Edge = (Party, State, State, String);
+
+    /// Every transition the diagram draws, from both tables: each event
+    /// but `Error` (labelled with its input), and each rule that moves a
+    /// party (labelled with its name and what it asks of the other party
+    /// and of the flags), once per state it moves the party from.
+    fn edges() -> Vec<Edge> {
+        let mut out: Vec<Edge> = EVENTS
+            .iter()
+            .filter(|&&(_, _, input, _)| input != I::Error)
+            .map(|&(p, from, input, to)| (p, from, to, format!("{input:?}")))
+            .collect();
+        for (i, rule) in RULES.iter().enumerate() {
+            for then in rule.then {
+                let (p, own, other, to) = match *then {
+                    Then::Client(to) => (C, rule.client, rule.server, to),
+                    Then::Server(to) => (Sv, rule.server, rule.client, to),
+                    _ => continue,
+                };
+                let mut when = Vec::new();
+                if !other.is_empty() {
+                    let other_party = if p == C { Sv } else { C };
+                    when.push(format!("{} {}", party(other_party), states(other)));
+                }
+                if !rule.flags.is_empty() || when.is_empty() {
+                    when.push(flags(rule));
+                }
+                let label = format!("{} {}", rule_name(i), when.join(", "));
+                let from: Vec<State> = if own.is_empty() {
+                    ALL_STATES
+                        .into_iter()
+                        .filter(|s| !s.is_final() && *s != to)
+                        .collect()
+                } else {
+                    own.to_vec()
+                };
+                for from in from {
+                    out.push((p, from, to, label.clone()));
+                }
+            }
+        }
+        out
+    }
+
+    /// Both parties' transitions as a Mermaid state diagram: one box per
+    /// party, the final states styled apart.
     pub(crate) fn diagram_mermaid() -> String {
+        let edges = edges();
         let mut out = String::from("stateDiagram-v2\n");
+        let mut finals = Vec::new();
         for p in [C, Sv] {
             let name = party(p);
-            out.push_str(&format!(
-                "    state {name} {{\n        [*] --> {name}_Idle\n"
-            ));
-            for &(q, from, input, to) in EVENTS {
-                if q == p && input != I::Error {
-                    out.push_str(&format!(
-                        "        {name}_{from} --> {name}_{to}: {input:?}\n"
-                    ));
+            out.push_str(&format!("    state {name} {{\n"));
+            for s in ALL_STATES {
+                let drawn = edges
+                    .iter()
+                    .any(|&(q, from, to, _)| q == p && (from == s || to == s));
+                if drawn {
+                    out.push_str(&format!("        state \"{s}\" as {name}_{s}\n"));
+                    if s.is_final() {
+                        finals.push(format!("{name}_{s}"));
+                    }
                 }
+            }
+            out.push_str(&format!("        [*] --> {name}_{}\n", State::Idle));
+            for (_, from, to, label) in edges.iter().filter(|e| e.0 == p) {
+                out.push_str(&format!("        {name}_{from} --> {name}_{to}: {label}\n"));
             }
             out.push_str("    }\n");
         }
+        out.push_str("    classDef final font-style:italic,stroke-width:3px\n");
+        out.push_str(&format!("    class {} final\n", finals.join(",")));
         out
     }
 }
