@@ -44,8 +44,8 @@
 #
 # BASE=<commit> also measures that commit's hello_server and
 # blocking_server in the e2e part, in the same run, beside the work tree's
-# (its tree is built from `git archive` into a temporary directory, with the
-# same CARGO_TARGET_DIR), and prints the change per request: how an
+# (its tree is built from `git archive` into a temporary directory, in
+# $CARGO_TARGET_DIR/perf-base), and prints the change per request: how an
 # optimization is judged (docs/benchmarks.md, "Simplicity wins ties").
 #
 #   BASE=HEAD~1 PARTS=e2e E2E_SERVERS="hello_server blocking_server" scripts/perf.sh
@@ -91,14 +91,15 @@ cleanup() {
 trap cleanup EXIT
 
 if [ -n "$BASE" ] && has e2e; then
-    # The base first: its build replaces the work tree's examples, which
-    # are built again below.
+    # A target directory of its own: cargo names a package's artifacts by
+    # its path within the workspace, so a build of the base tree in the
+    # same one would be taken for the work tree's.
     mkdir -p "$WORK/base-src" "$WORK/base"
     git archive "$BASE" | tar -x -C "$WORK/base-src"
-    target_abs=$(realpath -m "$TARGET")
-    (cd "$WORK/base-src" && CARGO_TARGET_DIR="$target_abs" \
+    base_target=$(realpath -m "$TARGET/perf-base")
+    (cd "$WORK/base-src" && CARGO_TARGET_DIR="$base_target" \
         cargo build --release --example hello_server --example blocking_server >&2)
-    cp "$TARGET/release/examples/hello_server" "$TARGET/release/examples/blocking_server" "$WORK/base/"
+    cp "$base_target/release/examples/hello_server" "$base_target/release/examples/blocking_server" "$WORK/base/"
 fi
 cargo build --release --example callgrind_probe --example hello_server --example blocking_server >&2
 PROBE="$TARGET/release/examples/callgrind_probe"
