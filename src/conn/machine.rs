@@ -173,6 +173,13 @@ pub(crate) enum Flag {
     ResponsesEnd,
 }
 
+impl Flag {
+    /// The flag's bit in [`Machine::flag_bits`].
+    const fn bit(self) -> u8 {
+        1 << self as u8
+    }
+}
+
 /// What a rule does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Then {
@@ -460,29 +467,22 @@ impl Machine {
         }
     }
 
-    /// `true` when `rule` applies: both parties' states are among those it
-    /// lists (none listed: any) and each flag has the value it gives.
-    #[inline]
-    fn matches(&self, rule: &Rule) -> bool {
-        (rule.client.is_empty() || rule.client.contains(&self.client))
-            && (rule.server.is_empty() || rule.server.contains(&self.server))
-            && rule
-                .flags
-                .iter()
-                .all(|&(flag, value)| self.flag(flag) == value)
-    }
-
     /// Applies the state-triggered rules, the first that matches first,
     /// until none matches (as h11's `_fire_state_triggered_transitions`).
+    /// The rules that match are found in two small indexes of their
+    /// conditions ([`BY_STATES`], [`BY_FLAGS`]); the loop is the only
+    /// place where they are applied.
     #[inline]
     fn settle(&mut self) {
         // Each rule changes a state or clears a flag for good, so this
         // ends; the bound only guards against a table mistake.
         for _ in 0..4 * RULES.len() {
-            match RULES.iter().find(|rule| self.matches(rule)) {
-                Some(rule) => self.apply(rule),
-                None => return,
+            let matching = BY_STATES[self.client as usize][self.server as usize]
+                & BY_FLAGS[usize::from(self.flag_bits())];
+            if matching == 0 {
+                return;
             }
+            self.apply(&RULES[matching.trailing_zeros() as usize]);
         }
         debug_assert!(false, "the rules do not settle: {self:?}");
     }
@@ -499,17 +499,48 @@ impl Machine {
         }
     }
 
-    /// The value of one side flag.
+    /// The side flags as bits (see [`Flag::bit`]).
     #[inline]
-    fn flag(&self, flag: Flag) -> bool {
-        match flag {
+    fn flag_bits(&self) -> u8 {
+        let mut bits = 0;
+        if self.verdict.is_reusable() {
+            bits |= Flag::KeepAlive.bit();
+        }
+        if self.switch {
+            bits |= Flag::SwitchProposed.bit();
+        }
+        if self.expect {
+            bits |= Flag::ExpectContinue.bit();
+        }
+        if self.in_flight > 0 {
+            bits |= Flag::MoreDue.bit();
+        }
+        if self.in_flight <= 1 {
+            bits |= Flag::LastDue.bit();
+        }
+        if self.responses_end {
+            bits |= Flag::ResponsesEnd.bit();
+        }
+        bits
+    }
+
+    /// `true` when `rule` applies, read from the rule itself: both
+    /// parties' states are among those it lists (none listed: any) and
+    /// each flag has the value it gives. What the indexes are checked
+    /// against.
+    #[cfg(test)]
+    fn matches(&self, rule: &Rule) -> bool {
+        let flag = |flag| match flag {
             Flag::KeepAlive => self.verdict.is_reusable(),
             Flag::SwitchProposed => self.switch,
             Flag::ExpectContinue => self.expect,
             Flag::MoreDue => self.in_flight > 0,
             Flag::LastDue => self.in_flight <= 1,
             Flag::ResponsesEnd => self.responses_end,
-        }
+        };
+        (rule.client.is_empty() || rule.client.contains(&self.client))
+            && (rule.server.is_empty() || rule.server.contains(&self.server))
+            && rule.flags.iter().all(|&(f, value)| flag(f) == value)
     }
 }
 
@@ -542,6 +573,66 @@ static NEXT: [[[u8; INPUTS]; STATES]; 2] = {
     }
     table
 };
+
+/// For each joint state (client, server), the rules whose state lists
+/// hold it, as a bit set (bit `r` for `RULES[r]`), built at compile time.
+static BY_STATES: [[u32; STATES]; STATES] = {
+    let mut table = [[0u32; STATES]; STATES];
+    let mut r = 0;
+    while r < RULES.len() {
+        let mut c = 0;
+        while c < STATES {
+            let mut sv = 0;
+            while sv < STATES {
+                if lists(RULES[r].client, c) && lists(RULES[r].server, sv) {
+                    table[c][sv] |= 1 << r;
+                }
+                sv += 1;
+            }
+            c += 1;
+        }
+        r += 1;
+    }
+    table
+};
+
+/// For each value of the flag bits, the rules whose flag conditions hold,
+/// as a bit set, built at compile time.
+static BY_FLAGS: [u32; 64] = {
+    let mut table = [0u32; 64];
+    let mut bits = 0;
+    while bits < 64 {
+        let mut r = 0;
+        while r < RULES.len() {
+            let flags = RULES[r].flags;
+            let mut holds = true;
+            let mut k = 0;
+            while k < flags.len() {
+                let (flag, value) = flags[k];
+                holds &= (bits as u8 & flag.bit() != 0) == value;
+                k += 1;
+            }
+            if holds {
+                table[bits] |= 1 << r;
+            }
+            r += 1;
+        }
+        bits += 1;
+    }
+    table
+};
+
+/// `true` when `list` is empty (any state) or holds the state of index `i`.
+const fn lists(list: &[State], i: usize) -> bool {
+    let mut k = 0;
+    while k < list.len() {
+        if list[k] as usize == i {
+            return true;
+        }
+        k += 1;
+    }
+    list.is_empty()
+}
 
 /// The state after `input` from `from`, if the table lists it.
 #[inline]
@@ -740,6 +831,44 @@ mod tests {
             }
         }
         assert!(unlisted > 0);
+        // The rules' indexes: for every joint state and flag value, the
+        // rules they give are those whose conditions hold.
+        assert!(RULES.len() <= 32, "the indexes hold 32 rules");
+        for client in ALL_STATES {
+            for server in ALL_STATES {
+                for bits in 0..64u8 {
+                    let m = Machine {
+                        client,
+                        server,
+                        verdict: if bits & Flag::KeepAlive.bit() != 0 {
+                            KeepAlive::Reusable
+                        } else {
+                            KeepAlive::Close(CloseReason::PeerClose)
+                        },
+                        switch: bits & Flag::SwitchProposed.bit() != 0,
+                        expect: bits & Flag::ExpectContinue.bit() != 0,
+                        responses_end: bits & Flag::ResponsesEnd.bit() != 0,
+                        // MoreDue and LastDue: 1 in flight has both, 2
+                        // MoreDue alone, 0 LastDue alone; neither cannot be.
+                        in_flight: match (
+                            bits & Flag::MoreDue.bit() != 0,
+                            bits & Flag::LastDue.bit() != 0,
+                        ) {
+                            (true, true) => 1,
+                            (true, false) => 2,
+                            (false, true) => 0,
+                            (false, false) => continue,
+                        },
+                    };
+                    assert_eq!(m.flag_bits(), bits);
+                    let indexed =
+                        BY_STATES[client as usize][server as usize] & BY_FLAGS[usize::from(bits)];
+                    for (r, rule) in RULES.iter().enumerate() {
+                        assert_eq!(indexed & (1 << r) != 0, m.matches(rule), "{}", rule.why);
+                    }
+                }
+            }
+        }
     }
 
     const INPUT_LIST: [Input; INPUTS] = [
