@@ -647,7 +647,7 @@ async fn client(sim: Sim, plan: Rc<Plan>, shared: Shared) {
                 "POST /{extra} HTTP/1.1\r\nHost: sim\r\nX-Id: {extra}\r\nContent-Length: 1000\r\n\r\n"
             );
             ep.sock.write_all(head.as_bytes()).await;
-            let body: Vec<u8> = (0..n).map(|i| req_byte(extra, i)).collect();
+            let body = req_body(extra, n);
             ep.sock.write_all(&body).await;
             read_tail(&ep, &shared).await;
         }

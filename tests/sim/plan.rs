@@ -128,23 +128,36 @@ pub fn client_config(plan: &Plan) -> Config {
     config
 }
 
-/// The byte at `i` of request `id`'s body.
-pub fn req_byte(id: usize, i: usize) -> u8 {
-    b'a' + ((id * 7 + i) % 26) as u8
+/// The first `len` bytes of request `id`'s body: the lower-case alphabet
+/// from letter `7 * id`, over and over.
+pub fn req_body(id: usize, len: usize) -> Vec<u8> {
+    alphabet(b"abcdefghijklmnopqrstuvwxyz", id * 7, len)
 }
 
-/// Response body bytes generated for request `id`.
+/// Response body bytes generated for request `id`: the upper-case
+/// alphabet from letter `13 * id`, over and over.
 pub fn gen_body(id: usize, len: usize) -> Vec<u8> {
-    (0..len)
-        .map(|i| b'A' + ((id * 13 + i) % 26) as u8)
-        .collect()
+    alphabet(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", id * 13, len)
+}
+
+/// `len` bytes of `letters` repeated, from letter `from` (modulo 26), one
+/// slice at a time: the large bodies are built in every run.
+fn alphabet(letters: &[u8; 26], from: usize, len: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(len);
+    let mut at = from % letters.len();
+    while out.len() < len {
+        let n = (letters.len() - at).min(len - out.len());
+        out.extend_from_slice(&letters[at..at + n]);
+        at = 0;
+    }
+    out
 }
 
 impl ReqPlan {
     pub fn body_bytes(&self, id: usize) -> Vec<u8> {
         self.body
             .as_ref()
-            .map_or_else(Vec::new, |b| (0..b.len).map(|i| req_byte(id, i)).collect())
+            .map_or_else(Vec::new, |b| req_body(id, b.len))
     }
 
     /// The body frames something (a chunked body always does).
