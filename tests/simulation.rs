@@ -330,7 +330,7 @@ fn a_pipelined_head_behind_a_large_answer() {
 #[test]
 fn bodies_are_the_alphabet_from_the_ids_letter() {
     use sim::plan::{gen_body, req_body};
-    for len in [0, 1, 25, 26, 27, 100] {
+    for len in [0, 1, 25, 26, 27, 100, 1000] {
         for id in 0..9 {
             let want = |first: u8, step: usize| -> Vec<u8> {
                 (0..len)

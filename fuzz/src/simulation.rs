@@ -103,10 +103,9 @@ fn lighten(plan: &mut Plan) {
     let bytes: usize = plan
         .requests
         .iter()
-        .enumerate()
-        .map(|(id, rp)| {
+        .map(|rp| {
             // A head is about a hundred bytes each way.
-            256 + rp.body.as_ref().map_or(0, |b| b.len) + rp.response_body(id).len()
+            256 + rp.body.as_ref().map_or(0, |b| b.len) + rp.response_len()
         })
         .sum::<usize>()
         + ending;

@@ -113,9 +113,8 @@ fn bounds(plan: &Plan, config: &Config, side: Side) -> Bounds {
     let largest = plan
         .requests
         .iter()
-        .enumerate()
-        .map(|(id, r)| match side {
-            Side::Server => r.response_body(id).len().max(r.resp_len),
+        .map(|r| match side {
+            Side::Server => r.response_len().max(r.resp_len),
             Side::Client => r.body.as_ref().map_or(0, |b| b.len),
         })
         .max()
@@ -279,7 +278,7 @@ async fn serve_requests(
                 }
                 let trailers = rp.response_trailers().then(|| {
                     let mut t = HeaderMap::new();
-                    t.insert("x-len", rp.response_body(id).len().into());
+                    t.insert("x-len", rp.response_len().into());
                     t
                 });
                 s.finish(trailers).unwrap();

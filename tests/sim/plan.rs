@@ -140,16 +140,19 @@ pub fn gen_body(id: usize, len: usize) -> Vec<u8> {
     alphabet(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", id * 13, len)
 }
 
-/// `len` bytes of `letters` repeated, from letter `from` (modulo 26), one
-/// slice at a time: the large bodies are built in every run.
+/// `len` bytes of `letters` repeated, from letter `from` (modulo 26): one
+/// turn of the alphabet, then copies of what is built, doubling (the large
+/// bodies are built in every run, the fuzz target's included).
 fn alphabet(letters: &[u8; 26], from: usize, len: usize) -> Vec<u8> {
-    let mut out = Vec::with_capacity(len);
-    let mut at = from % letters.len();
+    let at = from % letters.len();
+    let mut out = Vec::with_capacity(len.max(letters.len()));
+    out.extend_from_slice(&letters[at..]);
+    out.extend_from_slice(&letters[..at]);
+    // Each copy starts a whole number of turns in, so the letters go on.
     while out.len() < len {
-        let n = (letters.len() - at).min(len - out.len());
-        out.extend_from_slice(&letters[at..at + n]);
-        at = 0;
+        out.extend_from_within(..out.len().min(len - out.len()));
     }
+    out.truncate(len);
     out
 }
 
@@ -172,6 +175,18 @@ impl ReqPlan {
 
     pub fn echoes(&self) -> bool {
         self.has_body() && self.answer != Answer::Early
+    }
+
+    /// The length of [`response_body`](Self::response_body), without
+    /// building it.
+    pub fn response_len(&self) -> usize {
+        if self.method == Method::HEAD {
+            0
+        } else if self.echoes() {
+            self.body.as_ref().map_or(0, |b| b.len)
+        } else {
+            self.resp_len
+        }
     }
 
     /// The response body the client must get.
