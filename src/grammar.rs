@@ -62,12 +62,6 @@ pub(crate) fn is_text(b: u8) -> bool {
     TEXT[b as usize]
 }
 
-/// SP or HTAB: the bytes of OWS and BWS (RFC 9110 section 5.6.3).
-#[inline]
-pub(crate) fn is_ows(b: u8) -> bool {
-    b == b' ' || b == b'\t'
-}
-
 /// `s` without its leading and trailing OWS.
 pub(crate) fn trim_ows(mut s: &[u8]) -> &[u8] {
     while let [b' ' | b'\t', rest @ ..] = s {
@@ -77,20 +71,6 @@ pub(crate) fn trim_ows(mut s: &[u8]) -> &[u8] {
         s = rest;
     }
     s
-}
-
-/// The bounds of `s` without its leading and trailing OWS.
-#[inline]
-pub(crate) fn ows_bounds(s: &[u8]) -> (usize, usize) {
-    let mut a = 0;
-    while a < s.len() && is_ows(s[a]) {
-        a += 1;
-    }
-    let mut b = s.len();
-    while b > a && is_ows(s[b - 1]) {
-        b -= 1;
-    }
-    (a, b)
 }
 
 /// The non-empty elements of a comma-separated list, trimmed of OWS
@@ -249,8 +229,6 @@ mod tests {
     #[test]
     fn ows_and_lists() {
         assert_eq!(trim_ows(b" \t a b \t"), b"a b");
-        assert_eq!(ows_bounds(b" \ta b\t "), (2, 5));
-        assert_eq!(ows_bounds(b" \t "), (3, 3));
         let elements: Vec<&[u8]> = list_elements(b" , a,b ,, \tc d ,").collect();
         assert_eq!(elements, [&b"a"[..], b"b", b"c d"]);
         assert!(is_token(b"chunked") && !is_token(b"") && !is_token(b"a b"));

@@ -6,9 +6,9 @@ use memchr::memchr;
 
 use crate::error::{Error, ErrorKind};
 use crate::grammar::{HEX, forbidden_in_trailers, hex_digit};
+use crate::head::build;
 use crate::head::names::NameCache;
-use crate::head::parse;
-use crate::head::scan::{LineScanner, Overflow};
+use crate::head::reader::{Options, Reader, Section};
 use crate::leniency::{Rules, Switch};
 use crate::limits::Limits;
 use crate::wire::WireTrailers;
@@ -144,7 +144,9 @@ enum ChunkState {
 #[derive(Debug)]
 pub(crate) struct Chunked {
     state: ChunkState,
-    trailers: LineScanner,
+    /// The reader of the trailer section, made by the first one that is
+    /// not empty.
+    trailers: Option<Box<Reader>>,
     /// Trailers (or an error) found while looking ahead after data.
     pending: Option<Result<Box<Trailers>, ErrorKind>>,
     /// Whether chunk extensions are handed out.
@@ -170,7 +172,7 @@ impl Chunked {
     pub(crate) fn new(rules: Rules, report_extensions: bool, wire: bool) -> Self {
         Chunked {
             state: ChunkState::Size(0),
-            trailers: LineScanner::default(),
+            trailers: None,
             pending: None,
             report_extensions,
             wire,
@@ -324,7 +326,7 @@ impl Chunked {
                         match gather_small_chunks(buf, &mut s, limits.max_chunk_line_bytes) {
                             After::Framing => {}
                             After::Size(0) => {
-                                self.trailers.reset();
+                                self.reset_trailers();
                                 state = ChunkState::Trailers;
                             }
                             After::Size(size) => state = ChunkState::Data(size),
@@ -355,7 +357,7 @@ impl Chunked {
                         let at = s.pos;
                         s.pos += len;
                         if size == 0 {
-                            self.trailers.reset();
+                            self.reset_trailers();
                             state = ChunkState::Trailers;
                         } else {
                             state = ChunkState::Data(size);
@@ -462,17 +464,35 @@ impl Chunked {
         limits: &Limits,
         names: &mut NameCache,
     ) -> Result<BodyEvent, ErrorKind> {
-        let len = match self
-            .trailers
-            .find_end(buf, limits.max_trailer_bytes, limits.max_fields)
-        {
+        let fresh = self.trailers.as_ref().is_none_or(|r| r.is_fresh());
+        if fresh && buf.starts_with(b"\r\n") {
+            // The usual end of a body: no trailer section.
+            buf.advance(2);
+            self.state = ChunkState::Done;
+            return Ok(BodyEvent::Done);
+        }
+        let reader = self.trailers.get_or_insert_with(Box::default);
+        let options = Options {
+            section: Section::Trailers,
+            rules: &self.rules,
+            max_target: 0,
+            max_bytes: limits.max_trailer_bytes,
+            max_lines: limits.max_fields,
+        };
+        let len = match reader.read(buf, &options) {
             Ok(Some(len)) => len,
             Ok(None) => return Ok(BodyEvent::NeedMore),
-            Err(Overflow::Bytes) => return Err(ErrorKind::TrailersTooLarge),
-            Err(Overflow::Lines) => return Err(ErrorKind::TooManyFields),
+            Err(e) => return Err(self.refused(e)),
         };
         let section = buf.split_to(len).freeze();
         self.trailer_section(section, names)
+    }
+
+    /// Forgets the trailer section read before, for the next one.
+    fn reset_trailers(&mut self) {
+        if let Some(reader) = &mut self.trailers {
+            reader.reset();
+        }
     }
 }
 
@@ -642,32 +662,28 @@ impl Chunked {
         section: Bytes,
         names: &mut NameCache,
     ) -> Result<BodyEvent, ErrorKind> {
-        let t = parse::Lenient {
-            rules: &self.rules,
-            in_head: false,
+        let Some(reader) = self.trailers.as_deref_mut() else {
+            return Ok(BodyEvent::Done);
         };
-        if let Err(e) = parse::check_final_crlf(&section, section.len(), t) {
-            return Err(self.refused(e));
+        if let Some(fault) = reader.take_fault() {
+            return Err(self.refused(fault));
         }
         self.state = ChunkState::Done;
-        let ends = self.trailers.ends();
-        if ends.is_empty() {
+        let record = reader.record();
+        if record.fields.is_empty() {
+            // No field, or every line skipped (`skip_invalid_fields`).
             return Ok(BodyEvent::Done);
         }
-        let mut map = HeaderMap::with_capacity(ends.len());
-        if let Err(e) = parse::fields(&section, ends, 0, false, t, names, &mut map) {
+        let mut map = HeaderMap::with_capacity(record.fields.len());
+        if let Err(e) = build::fields(&section, record, false, names, &mut map) {
             return Err(self.refused(e));
-        }
-        if map.is_empty() {
-            // Every line skipped (`skip_invalid_fields`).
-            return Ok(BodyEvent::Done);
         }
         if map.keys().any(forbidden_in_trailers) {
             return Err(ErrorKind::InvalidTrailer);
         }
         // The section's bytes are the view's: no copy, and nothing at
         // all without the view.
-        let wire = self.wire.then(|| WireTrailers::new(section, &self.rules));
+        let wire = self.wire.then(|| WireTrailers::new(section, record));
         Ok(BodyEvent::Trailers(Box::new(Trailers {
             fields: map,
             wire,

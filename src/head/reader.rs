@@ -1,0 +1,900 @@
+//! The one reader of the head grammar: a request line or a status line,
+//! field lines, obs-fold, and the empty line that ends a head; and, with
+//! the same code, the field lines of a trailer section.
+//!
+//! [`Reader`] goes left to right and remembers where it stopped, so each
+//! byte is read once however the section arrives, and the first byte that
+//! no continuation of its line could make valid decides the error,
+//! whatever the split (early refusal). A CR decides nothing until the byte
+//! after it: CRLF ends a line, CR before anything else is a byte of the
+//! line (and refused there: no element of a head may hold a bare CR).
+//! Within a line the content comes before the line end.
+//!
+//! As it goes it records what it accepted ([`Record`]): the parts of the
+//! start line and, for each field line, where its name and value are. The
+//! `http` types, the wire view and the framing summary are built from the
+//! record (`super::build`) without reading the grammar again. The
+//! decoder's leniency switches ([`Rules`]) are options of this reader:
+//! they are consulted only where the strict reading refuses.
+//!
+//! What only a complete head can show (a missing `Host`, framing fields
+//! in conflict) is not its concern.
+
+use std::ops::Range;
+
+use bytes::Bytes;
+use http::{Method, Uri, Version};
+use memchr::memchr;
+
+use crate::error::{Error, ErrorKind};
+use crate::framing::{FieldRole as Role, Seen};
+use crate::grammar::{is_target_char, is_tchar, is_text};
+use crate::leniency::{Rules, Switch};
+
+/// The longest field name `http` takes (`HeaderName::from_bytes`).
+pub(crate) const MAX_NAME: usize = (1 << 16) - 1;
+
+/// `HTTP/` DIGIT `.` DIGIT, with `0` standing for a digit.
+const VERSION: &[u8; 8] = b"HTTP/0.0";
+
+/// Empty lines skipped before one request line (RFC 9112 section 2.2 asks
+/// to ignore at least one; Apache httpd ignores ten); one more is
+/// [`ErrorKind::TooManyEmptyLines`].
+pub(crate) const MAX_EMPTY_LINES: u8 = 10;
+
+/// What a section is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Section {
+    Request,
+    Response,
+    /// A trailer section: field lines only, no obs-fold, and its faults
+    /// reported once the whole section has arrived.
+    Trailers,
+}
+
+/// How a section is read: its kind, the switches and the bounds.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Options<'a> {
+    pub(crate) section: Section,
+    pub(crate) rules: &'a Rules,
+    pub(crate) max_target: usize,
+    /// Bytes the section may have, its empty line included.
+    pub(crate) max_bytes: usize,
+    /// Non-empty lines the section may have.
+    pub(crate) max_lines: usize,
+}
+
+/// Where in its line the next byte falls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum At {
+    /// The method of a request line; `n` bytes of it so far.
+    Method,
+    /// The request-target; `n` bytes so far, from `mark`.
+    Target,
+    /// The version of a request line; `n` bytes of it so far.
+    Version,
+    /// The version of a status line; `n` bytes so far.
+    StatusVersion,
+    /// The status code; `n` digits so far.
+    Code,
+    /// Right after the status code.
+    AfterCode,
+    /// The reason phrase.
+    Reason,
+    /// The first byte of a field line, or the empty line ending the head.
+    LineStart,
+    /// A field name; `n` bytes so far.
+    Name,
+    /// Whitespace after a field name.
+    NameSpace,
+    /// A field value; the colon is at `mark`.
+    Value,
+    /// An obs-fold continuation that joins the field above.
+    Fold,
+    /// A line not looked at: skipped by `skip_invalid_fields`, or after
+    /// a fault of a trailer section.
+    Skip,
+    /// After the empty line: the section is complete.
+    End,
+}
+
+/// A field line the reader accepted: offsets in its section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Field {
+    /// Where the line starts (the name's first byte).
+    pub(crate) start: usize,
+    /// Where the name ends (before its colon, or before the whitespace
+    /// `space_before_colon` allowed there).
+    pub(crate) name_end: usize,
+    /// The value, without the whitespace around it; an obs-folded value
+    /// spans its continuation lines, line breaks included.
+    pub(crate) value: (usize, usize),
+    pub(crate) role: Role,
+    /// Continued by obs-fold.
+    pub(crate) folded: bool,
+}
+
+impl Field {
+    pub(crate) fn name(&self) -> Range<usize> {
+        self.start..self.name_end
+    }
+
+    pub(crate) fn value(&self) -> Range<usize> {
+        self.value.0..self.value.1
+    }
+}
+
+/// What the reader accepted of a section, as it went.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Record {
+    /// The end of the start line's content (without its line end).
+    pub(crate) line_end: usize,
+    /// A request's method is `..method_end`; its target `target`.
+    pub(crate) method_end: usize,
+    pub(crate) target: (usize, usize),
+    /// A response's status code and reason phrase (possibly empty).
+    pub(crate) status: u16,
+    pub(crate) reason: (usize, usize),
+    /// `HTTP/1.0` (`false`) or `HTTP/1.1` and the minors read as it.
+    pub(crate) http11: bool,
+    /// The field lines accepted, in order (lines skipped are not here).
+    pub(crate) fields: Vec<Field>,
+}
+
+impl Record {
+    pub(crate) fn version(&self) -> Version {
+        if self.http11 {
+            Version::HTTP_11
+        } else {
+            Version::HTTP_10
+        }
+    }
+
+    /// What the fields say about framing and the connection.
+    pub(crate) fn seen(&self, section: &[u8]) -> Seen {
+        let mut seen = Seen::default();
+        for field in &self.fields {
+            if field.role == Role::Other {
+                continue;
+            }
+            if !field.folded {
+                seen.note(field.role, &section[field.value()]);
+                continue;
+            }
+            seen.note(field.role, &unfold(&section[field.value()]));
+        }
+        seen
+    }
+
+    /// The values of the field lines whose role is `role`, in order.
+    pub(crate) fn values<'a>(
+        &'a self,
+        section: &'a [u8],
+        role: Role,
+    ) -> impl Iterator<Item = &'a [u8]> + 'a {
+        self.fields
+            .iter()
+            .filter(move |f| f.role == role)
+            .map(move |f| &section[f.value()])
+    }
+}
+
+/// An obs-folded value with each fold (the line break and the whitespace
+/// around it) replaced by one SP (RFC 9112 section 5.2).
+pub(crate) fn unfold(value: &[u8]) -> Vec<u8> {
+    let mut joined = Vec::with_capacity(value.len());
+    for piece in value.split(|&b| b == b'\n') {
+        let piece = trim(piece, 0, piece.len());
+        if piece.is_empty() {
+            continue;
+        }
+        if !joined.is_empty() {
+            joined.push(b' ');
+        }
+        joined.extend_from_slice(piece);
+    }
+    joined
+}
+
+/// `bytes[from..to]` without the whitespace and line breaks at either end.
+fn trim(bytes: &[u8], mut from: usize, mut to: usize) -> &[u8] {
+    let blank = |b: u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
+    while from < to && blank(bytes[from]) {
+        from += 1;
+    }
+    while to > from && blank(bytes[to - 1]) {
+        to -= 1;
+    }
+    &bytes[from..to]
+}
+
+/// The reader of one section at a time (see the module docs).
+#[derive(Debug)]
+pub(crate) struct Reader {
+    /// Bytes of the section read so far.
+    read: usize,
+    at: At,
+    /// Where the current line starts.
+    line: usize,
+    /// A count within the current element (see [`At`]).
+    n: usize,
+    /// The start of the target, of the version (request line), or the
+    /// colon of a field line.
+    mark: usize,
+    /// Where the name of the current field line ends.
+    name_end: usize,
+    /// The last byte read is a CR whose meaning waits for the next byte.
+    cr: bool,
+    /// A field line came before the current line.
+    after_field_line: bool,
+    /// The last field line was skipped: so are its obs-fold continuations.
+    skipping: bool,
+    /// Non-empty lines ended so far.
+    lines: usize,
+    /// The first fault of a trailer section, reported at its end.
+    fault: Option<Error>,
+    record: Record,
+}
+
+impl Default for Reader {
+    fn default() -> Self {
+        Reader {
+            read: 0,
+            at: At::Method,
+            line: 0,
+            n: 0,
+            mark: 0,
+            name_end: 0,
+            cr: false,
+            after_field_line: false,
+            skipping: false,
+            lines: 0,
+            fault: None,
+            record: Record::default(),
+        }
+    }
+}
+
+impl Reader {
+    /// Forgets the current section (keeps the record's allocation).
+    #[inline]
+    pub(crate) fn reset(&mut self) {
+        self.read = 0;
+        self.lines = 0;
+        self.cr = false;
+    }
+
+    /// `true` when nothing of a section has been read since the last
+    /// reset.
+    #[inline]
+    pub(crate) fn is_fresh(&self) -> bool {
+        self.read == 0 && !self.cr
+    }
+
+    /// `true` while no line of the current section has ended.
+    #[inline]
+    pub(crate) fn in_first_line(&self) -> bool {
+        self.lines == 0
+    }
+
+    /// What was accepted of the current section.
+    #[inline]
+    pub(crate) fn record(&self) -> &Record {
+        &self.record
+    }
+
+    /// The first fault of the trailer section just read, if any.
+    pub(crate) fn take_fault(&mut self) -> Option<Error> {
+        self.fault.take()
+    }
+
+    fn begin(&mut self, section: Section) {
+        self.at = match section {
+            Section::Request => At::Method,
+            Section::Response => At::StatusVersion,
+            Section::Trailers => At::LineStart,
+        };
+        self.line = 0;
+        self.n = 0;
+        self.mark = 0;
+        self.cr = false;
+        self.after_field_line = section == Section::Trailers;
+        self.skipping = false;
+        self.lines = 0;
+        self.fault = None;
+        self.record.fields.clear();
+    }
+
+    /// Reads `buf`, which holds the section from its first byte on, from
+    /// where the last call stopped. `Ok(Some(len))`: the section is
+    /// complete, `len` bytes with its empty line. `Ok(None)`: more is
+    /// needed. `Err`: the fault found, placed within the section (its
+    /// line, and the field at fault), or the bound the section ran into,
+    /// placed at its start.
+    pub(crate) fn read(&mut self, buf: &[u8], o: &Options) -> Result<Option<usize>, Error> {
+        if self.read == 0 && !self.cr {
+            self.begin(o.section);
+        }
+        let upto = buf.len().min(o.max_bytes);
+        loop {
+            match self.scan(buf, upto, o) {
+                Err(fault) if o.section == Section::Trailers && !is_bound(&fault) => {
+                    // Read on to the end of the section, then report it.
+                    self.fault.get_or_insert(fault);
+                    self.read = self.line;
+                    self.at = At::Skip;
+                    self.cr = false;
+                }
+                Ok(None) if upto == o.max_bytes && buf.len() >= o.max_bytes => {
+                    let kind = match o.section {
+                        Section::Trailers => ErrorKind::TrailersTooLarge,
+                        Section::Request if self.lines == 0 => ErrorKind::TargetTooLong,
+                        _ => ErrorKind::HeadTooLarge,
+                    };
+                    return Err(Error::from(kind).at(0, None));
+                }
+                done => return done,
+            }
+        }
+    }
+
+    fn scan(&mut self, head: &[u8], upto: usize, o: &Options) -> Result<Option<usize>, Error> {
+        let mut i = self.read;
+        if self.cr && i < upto {
+            // The last call ended on a CR: the byte after it decides.
+            self.cr = false;
+            if head[i] == b'\n' {
+                self.line_end(head, i, true, o)?;
+                i += 1;
+                if self.at == At::End {
+                    self.read = i;
+                    return Ok(Some(i));
+                }
+            } else {
+                // That CR ends nothing: it is a byte of the line.
+                self.byte(head, i - 1, b'\r', o)?;
+            }
+        }
+        while i < upto {
+            // A run of bytes that change nothing but a count, read at once.
+            let (j, bound) = match self.at {
+                At::Value | At::Fold | At::Reason => (text_end(head, i, upto), usize::MAX),
+                At::Name => (run(head, i, upto, is_tchar), MAX_NAME),
+                At::Target => (target_end(head, i, upto), o.max_target),
+                At::Method => (run(head, i, upto, is_tchar), usize::MAX),
+                At::Skip => (run(head, i, upto, |b| b != b'\r' && b != b'\n'), usize::MAX),
+                At::Version | At::StatusVersion if self.n < VERSION.len() => {
+                    let n = self.n;
+                    let matches = head[i..upto]
+                        .iter()
+                        .zip(&VERSION[n..])
+                        .take_while(|&(&b, &c)| b == c || (c == b'0' && b.is_ascii_digit()))
+                        .count();
+                    (i + matches, usize::MAX)
+                }
+                _ => (i, usize::MAX),
+            };
+            if j > i {
+                self.n += j - i;
+                if self.n > bound {
+                    // Past a bound inside the run: the byte that crossed
+                    // it decides.
+                    let crossing = j - (self.n - bound);
+                    self.n = bound;
+                    self.byte(head, crossing, head[crossing], o)?;
+                    i = crossing + 1;
+                    continue;
+                }
+                i = j;
+                if i == upto {
+                    break;
+                }
+            }
+            match head[i] {
+                // The usual ways out of a run, without the general case.
+                b':' if self.at == At::Name => self.field(head, i, i),
+                b if self.at == At::LineStart && is_tchar(b) => {
+                    self.at = At::Name;
+                    self.n = 1;
+                }
+                b'\r' if i + 1 == upto => self.cr = true,
+                b'\r' if head[i + 1] == b'\n' => {
+                    i += 1;
+                    self.line_end(head, i, true, o)?;
+                }
+                b'\n' => self.line_end(head, i, false, o)?,
+                // A bare CR is a byte of the line like any other.
+                b => self.byte(head, i, b, o)?,
+            }
+            i += 1;
+            if self.at == At::End {
+                self.read = i;
+                return Ok(Some(i));
+            }
+        }
+        self.read = upto;
+        Ok(None)
+    }
+
+    /// One byte of a line, neither LF nor the CR of a line end.
+    fn byte(&mut self, head: &[u8], i: usize, b: u8, o: &Options) -> Result<(), Error> {
+        use ErrorKind::*;
+        let rules = o.rules;
+        match self.at {
+            At::Method => {
+                if is_tchar(b) {
+                    self.n += 1;
+                } else if b == b' ' && self.n > 0 {
+                    self.at = At::Target;
+                    self.record.method_end = i;
+                    self.mark = i + 1;
+                    self.n = 0;
+                } else {
+                    return Err(start_line(InvalidMethod));
+                }
+            }
+            At::Target => {
+                if is_target_char(b) {
+                    self.n += 1;
+                    if self.n > o.max_target {
+                        return Err(start_line(TargetTooLong));
+                    }
+                } else if b == b' ' && self.n > 0 {
+                    // The target is whole: its form must fit the method.
+                    let method = &head[..self.mark - 1];
+                    if !form_fits(method, &head[self.mark..i]) {
+                        return Err(start_line(InvalidTarget));
+                    }
+                    self.record.target = (self.mark, i);
+                    self.at = At::Version;
+                    self.mark = i + 1;
+                    self.n = 0;
+                } else {
+                    return Err(start_line(InvalidTarget));
+                }
+            }
+            At::Version | At::StatusVersion if self.n < VERSION.len() => {
+                let ok = match VERSION[self.n] {
+                    b'0' => b.is_ascii_digit(),
+                    c => b == c,
+                };
+                if !ok {
+                    return Err(start_line(InvalidVersion));
+                }
+                self.n += 1;
+            }
+            At::Version => return Err(start_line(InvalidStartLine)),
+            At::StatusVersion => {
+                if b != b' ' {
+                    return Err(start_line(InvalidStartLine));
+                }
+                self.record.http11 = version(&head[..8])?;
+                self.at = At::Code;
+                self.n = 0;
+            }
+            At::Code => {
+                // Three digits, 100 to 999 (`StatusCode::from_bytes`).
+                if !b.is_ascii_digit() || (self.n == 0 && b == b'0') {
+                    return Err(start_line(InvalidStatus));
+                }
+                self.n += 1;
+                if self.n == 3 {
+                    let code = &head[9..12];
+                    self.record.status = code.iter().fold(0, |n, &d| n * 10 + u16::from(d - b'0'));
+                    self.at = At::AfterCode;
+                }
+            }
+            At::AfterCode => {
+                if b != b' ' {
+                    return Err(start_line(InvalidStatus));
+                }
+                self.record.reason.0 = i + 1;
+                self.at = At::Reason;
+            }
+            At::Reason => {
+                if !is_text(b) {
+                    return Err(start_line(InvalidReason));
+                }
+            }
+            At::LineStart => {
+                if b == b' ' || b == b'\t' {
+                    self.fold(o)?;
+                } else if is_tchar(b) {
+                    self.at = At::Name;
+                    self.n = 1;
+                } else {
+                    self.invalid_name(head, i, rules)?;
+                }
+            }
+            At::Name => {
+                if is_tchar(b) && self.n < MAX_NAME {
+                    self.n += 1;
+                } else if b == b':' {
+                    self.field(head, i, i);
+                } else if b == b' ' || b == b'\t' {
+                    self.mark = i;
+                    self.at = At::NameSpace;
+                } else {
+                    self.invalid_name(head, i, rules)?;
+                }
+            }
+            At::NameSpace => {
+                if b == b':' {
+                    if rules.space_before_colon {
+                        self.field(head, self.mark, i);
+                    } else if rules.skip_invalid_fields {
+                        self.skip();
+                    } else {
+                        let name = &head[self.line..self.mark];
+                        let e = refuse(rules, WhitespaceBeforeColon, Switch::SpaceBeforeColon);
+                        return Err(e.at(self.line as u64, Some(name)));
+                    }
+                } else if b != b' ' && b != b'\t' {
+                    self.invalid_name(head, i, rules)?;
+                }
+            }
+            At::Value | At::Fold => {
+                if !is_text(b) {
+                    let name = (self.at == At::Value).then(|| &head[self.line..self.name_end]);
+                    return Err(Error::from(InvalidFieldValue).at(self.line as u64, name));
+                }
+            }
+            At::Skip | At::End => {}
+        }
+        Ok(())
+    }
+
+    /// A field line starting with SP or HTAB: a continuation of the field
+    /// above (obs-fold) where the switches allow one, else refused or, by
+    /// `skip_invalid_fields`, skipped. A trailer section never folds.
+    fn fold(&mut self, o: &Options) -> Result<(), Error> {
+        let rules = o.rules;
+        let trailers = o.section == Section::Trailers;
+        let field_above = self.after_field_line && !self.record.fields.is_empty();
+        if self.skipping {
+            self.at = At::Skip;
+        } else if rules.obs_fold && field_above && !trailers {
+            self.at = At::Fold;
+        } else if rules.obs_fold && rules.skip_invalid_fields && !trailers {
+            self.skip();
+        } else {
+            let hint = if trailers {
+                None
+            } else if rules.obs_fold {
+                Some(Switch::SkipInvalidFields)
+            } else if self.after_field_line {
+                Some(Switch::ObsFold)
+            } else {
+                None
+            };
+            let error = Error::refused(ErrorKind::ObsFold, hint.and_then(|s| rules.hint(s)));
+            return Err(error.at(self.line as u64, None));
+        }
+        Ok(())
+    }
+
+    /// A valid field name, `line..name_end`, its colon at `colon`.
+    #[inline]
+    fn field(&mut self, head: &[u8], name_end: usize, colon: usize) {
+        self.at = At::Value;
+        self.mark = colon;
+        self.name_end = name_end;
+        self.skipping = false;
+        self.record.fields.push(Field {
+            start: self.line,
+            name_end,
+            value: (colon + 1, colon + 1),
+            role: Role::of_name(&head[self.line..name_end]),
+            folded: false,
+        });
+    }
+
+    fn skip(&mut self) {
+        self.at = At::Skip;
+        self.skipping = true;
+    }
+
+    /// Byte `i` cannot be part of the field name it is in: the line is
+    /// skipped (`skip_invalid_fields`), or refused. The error names the
+    /// field: the bytes before the colon when they are there, else the
+    /// line up to that byte.
+    fn invalid_name(&mut self, head: &[u8], i: usize, rules: &Rules) -> Result<(), Error> {
+        if rules.skip_invalid_fields {
+            self.skip();
+            return Ok(());
+        }
+        let name = &head[self.line..=i];
+        let name = (name != b":").then_some(name);
+        let error = refuse(
+            rules,
+            ErrorKind::InvalidFieldName,
+            Switch::SkipInvalidFields,
+        );
+        Err(error.at(self.line as u64, name))
+    }
+
+    /// The LF at `lf` ends the current line (after a CR when `crlf`).
+    fn line_end(&mut self, head: &[u8], lf: usize, crlf: bool, o: &Options) -> Result<(), Error> {
+        use ErrorKind::*;
+        let rules = o.rules;
+        let end = if crlf { lf - 1 } else { lf };
+        if self.fault.is_some() {
+            // A faulty trailer section: only its end is looked for.
+            if end == self.line {
+                self.at = At::End;
+            } else {
+                self.next_line(lf, o)?;
+                self.at = At::Skip;
+            }
+            return Ok(());
+        }
+        // What the line lacks at its end comes first...
+        let first = self.line == 0 && o.section != Section::Trailers;
+        match self.at {
+            At::Method if self.n == 0 && !crlf => {
+                // An empty line where the request line belongs: a bare LF
+                // `bare_lf` would skip as it skips CRLF.
+                let e = refuse(rules, InvalidStartLine, Switch::BareLf);
+                return Err(e.at(0, None));
+            }
+            At::Method | At::Target | At::StatusVersion | At::Code => {
+                return Err(start_line(InvalidStartLine));
+            }
+            At::Version if self.n < VERSION.len() => {
+                return Err(start_line(InvalidStartLine));
+            }
+            At::Version => {
+                // `mark` is where the version starts.
+                self.record.http11 = version(&head[self.mark..self.mark + 8])?;
+                self.record.line_end = end;
+            }
+            At::AfterCode if !rules.no_space_after_status => {
+                let e = refuse(rules, InvalidStatus, Switch::NoSpaceAfterStatus);
+                return Err(e.at(0, None));
+            }
+            At::AfterCode | At::Reason => {
+                if self.at == At::AfterCode {
+                    self.record.reason.0 = end;
+                }
+                self.record.reason.1 = end;
+                self.record.line_end = end;
+            }
+            At::LineStart => {
+                // The empty line: the end of the head.
+                if !crlf && !rules.bare_lf {
+                    let e = refuse(rules, BareLineFeed, Switch::BareLf);
+                    return Err(e.at(lf as u64, None));
+                }
+                self.at = At::End;
+                return Ok(());
+            }
+            At::Name | At::NameSpace => {
+                if rules.skip_invalid_fields {
+                    self.skipping = true;
+                } else {
+                    let e = refuse(rules, MissingColon, Switch::SkipInvalidFields);
+                    return Err(e.at(self.line as u64, None));
+                }
+            }
+            At::Value | At::Fold | At::Skip | At::End => {}
+        }
+        // ...then how it ends.
+        if !crlf && !rules.bare_lf {
+            let field = (!first).then(|| field_name(&head[self.line..lf])).flatten();
+            let e = refuse(rules, BareLineFeed, Switch::BareLf);
+            return Err(e.at(self.line as u64, field));
+        }
+        match self.at {
+            At::Value => {
+                let field = self.record.fields.last_mut().expect("a field line");
+                field.value = trimmed(head, field.value.0, end);
+            }
+            At::Fold => {
+                let field = self.record.fields.last_mut().expect("a field above");
+                field.value = trimmed(head, field.value.0, end);
+                field.folded = true;
+            }
+            _ => {}
+        }
+        self.after_field_line = !first;
+        self.next_line(lf, o)
+    }
+
+    /// Moves on to the line after the LF at `lf`, counting the one that
+    /// ended against the bound of lines.
+    #[inline]
+    fn next_line(&mut self, lf: usize, o: &Options) -> Result<(), Error> {
+        if self.lines == o.max_lines {
+            return Err(Error::from(ErrorKind::TooManyFields).at(0, None));
+        }
+        self.lines += 1;
+        self.at = At::LineStart;
+        self.line = lf + 1;
+        Ok(())
+    }
+}
+
+/// The name of a field line as received: the bytes before its colon
+/// without the whitespace before the colon; `None` for a line that starts
+/// with whitespace, has no colon or nothing before it.
+fn field_name(line: &[u8]) -> Option<&[u8]> {
+    if matches!(line.first(), None | Some(b' ' | b'\t')) {
+        return None;
+    }
+    let name = line[..memchr(b':', line)?].trim_ascii_end();
+    (!name.is_empty()).then_some(name)
+}
+
+/// A bound, not a fault of the grammar: reported as soon as it is met,
+/// in a trailer section too.
+fn is_bound(error: &Error) -> bool {
+    matches!(
+        error.kind(),
+        ErrorKind::TooManyFields | ErrorKind::TrailersTooLarge
+    )
+}
+
+/// `from..to` without the whitespace and line breaks at either end, as
+/// offsets.
+fn trimmed(bytes: &[u8], from: usize, to: usize) -> (usize, usize) {
+    let value = trim(bytes, from, to);
+    let start = value.as_ptr() as usize - bytes.as_ptr() as usize;
+    (start, start + value.len())
+}
+
+/// `HTTP/1.0` (`false`) or `HTTP/1.x` (`true`, RFC 9110 section 2.5), of
+/// a version already read as `HTTP/` DIGIT `.` DIGIT; another major
+/// version is [`ErrorKind::UnsupportedVersion`].
+fn version(v: &[u8]) -> Result<bool, Error> {
+    match (v[5], v[7]) {
+        (b'1', b'0') => Ok(false),
+        (b'1', _) => Ok(true),
+        _ => Err(start_line(ErrorKind::UnsupportedVersion)),
+    }
+}
+
+/// The error `kind` of a start line: placed at its start, no field.
+fn start_line(kind: ErrorKind) -> Error {
+    Error::from(kind).at(0, None)
+}
+
+fn refuse(rules: &Rules, kind: ErrorKind, switch: Switch) -> Error {
+    Error::refused(kind, rules.hint(switch))
+}
+
+/// Where the run of bytes of `head[from..upto]` that `keep` takes ends.
+#[inline(always)]
+fn run(head: &[u8], from: usize, upto: usize, keep: impl Fn(u8) -> bool) -> usize {
+    head[from..upto]
+        .iter()
+        .position(|&b| !keep(b))
+        .map_or(upto, |n| from + n)
+}
+
+/// Where the run of request-target bytes from `from` ends: eight at a
+/// time, their classes combined without a branch per byte.
+#[inline]
+fn target_end(head: &[u8], mut from: usize, upto: usize) -> usize {
+    while let Some(word) = head.get(from..from + 8).filter(|_| from + 8 <= upto) {
+        if !word.iter().fold(true, |all, &b| all & is_target_char(b)) {
+            break;
+        }
+        from += 8;
+    }
+    run(head, from, upto, is_target_char)
+}
+
+/// Where the run of HTAB, SP, VCHAR and obs-text from `from` ends: eight
+/// bytes at a time, a word with a byte that may not be text telling where
+/// the first such byte is, which is then looked at alone (an HTAB, or
+/// obs-text the word test flags too, is text, and the run goes on after
+/// it).
+#[inline]
+fn text_end(bytes: &[u8], mut from: usize, upto: usize) -> usize {
+    while from + 8 <= upto {
+        let mut w = [0; 8];
+        w.copy_from_slice(&bytes[from..from + 8]);
+        let flags = maybe_not_text(u64::from_le_bytes(w));
+        if flags != 0 {
+            let at = from + (flags.trailing_zeros() / 8) as usize;
+            if !is_text(bytes[at]) {
+                return at;
+            }
+            from = at + 1;
+        } else {
+            from += 8;
+        }
+    }
+    run(bytes, from, upto, is_text)
+}
+
+/// The high bit of each byte of `w` whose low seven bits are below SP or
+/// a DEL: every byte that is not text (below SP or a DEL), and besides
+/// them HTAB and the obs-text bytes 0x80 to 0x9F and 0xFF, which are. No
+/// carry or borrow crosses a byte, so the flags are exact per byte.
+///
+/// Per byte, with `v` its low seven bits: `v + 1` is at most 0x80, and
+/// it is at most 0x20 or exactly 0x80 (DEL) when the byte is flagged;
+/// with the high bit set, taking 0x21 leaves the high bit clear exactly
+/// then.
+#[inline(always)]
+fn maybe_not_text(w: u64) -> u64 {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    const LOW7: u64 = u64::from_ne_bytes([0x7f; 8]);
+    const SPACE_PLUS_ONE: u64 = u64::from_ne_bytes([0x21; 8]);
+    let u = (((w & LOW7) + ONES) | HIGH) - SPACE_PLUS_ONE;
+    !u & HIGH
+}
+
+/// Checks the form of the request-target against the method (RFC 9112
+/// section 3.2) and builds the `Uri` without copying it.
+pub(crate) fn target_uri(method: &Method, target: Bytes) -> Result<Uri, ErrorKind> {
+    let first = target[0];
+    let connect = method == Method::CONNECT;
+    if first == b'/' {
+        if connect {
+            return Err(ErrorKind::InvalidTarget);
+        }
+    } else if &target[..] == b"*" {
+        if method != Method::OPTIONS {
+            return Err(ErrorKind::InvalidTarget);
+        }
+    } else if !connect {
+        // absolute-form: scheme ":" hier-part, with an authority.
+        let colon = memchr(b':', &target).ok_or(ErrorKind::InvalidTarget)?;
+        if !target[..colon].first().is_some_and(u8::is_ascii_alphabetic)
+            || !target[..colon]
+                .iter()
+                .all(|&b| b.is_ascii_alphanumeric() || b == b'+' || b == b'-' || b == b'.')
+            || !target[colon + 1..].starts_with(b"//")
+        {
+            return Err(ErrorKind::InvalidTarget);
+        }
+    }
+    let uri = Uri::from_maybe_shared(target).map_err(|_| ErrorKind::InvalidTarget)?;
+    if connect {
+        // authority-form: host ":" port, nothing else.
+        if uri.scheme().is_some()
+            || uri.path_and_query().is_some_and(|p| !p.as_str().is_empty())
+            || uri
+                .authority()
+                .is_none_or(|a| a.port().is_none() || a.as_str().contains('@'))
+        {
+            return Err(ErrorKind::InvalidTarget);
+        }
+    } else if first != b'/' && first != b'*' && uri.authority().is_none() {
+        return Err(ErrorKind::InvalidTarget);
+    }
+    Ok(uri)
+}
+
+/// Whether a request-target of valid bytes has a form that fits the
+/// method, as [`target_uri`] decides.
+#[inline]
+fn form_fits(method: &[u8], target: &[u8]) -> bool {
+    // `Uri` takes every origin-form target of these bytes up to this
+    // length, and `*`: only the method matters (no copy, no `Uri`).
+    const URI_MAX: usize = u16::MAX as usize - 1;
+    match target {
+        [b'/', ..] if target.len() <= URI_MAX => method != b"CONNECT",
+        b"*" => method == b"OPTIONS",
+        _ => {
+            let Ok(method) = Method::from_bytes(method) else {
+                return false;
+            };
+            target_uri(&method, Bytes::copy_from_slice(target)).is_ok()
+        }
+    }
+}
+
+/// The `Transfer-Encoding` values of a head, read from its record (a
+/// decoder without `http` types; an obs-folded line is read from the
+/// joined value of a field map instead).
+pub(crate) struct RecordValues<'a>(pub(crate) &'a Record, pub(crate) &'a [u8]);
+
+impl crate::framing::FieldValues for RecordValues<'_> {
+    fn transfer_encodings(&self) -> impl Iterator<Item = &[u8]> {
+        self.0.values(self.1, Role::TransferEncoding)
+    }
+}
