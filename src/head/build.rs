@@ -10,7 +10,7 @@ use http::header::{HeaderMap, HeaderValue};
 use http::{Method, StatusCode, Uri};
 
 use super::names::NameCache;
-use super::reader::{Record, target_uri, unfold};
+use super::reader::{NO_ENTRY, Record, target_uri, unfold};
 use crate::error::{Error, ErrorKind};
 
 /// The method and the `Uri` of a request head.
@@ -40,15 +40,30 @@ pub(crate) fn fields(
     names: &mut NameCache,
     map: &mut HeaderMap,
 ) -> Result<(), Error> {
+    let generation = names.generation();
     for field in &record.fields {
         let refused = |kind: ErrorKind| Error::from(kind).at(field.start as u64, None);
-        let Some((name, _)) = names.get(&section[field.name()]) else {
-            return Err(refused(ErrorKind::InvalidFieldName));
+        // The entry the reader found stands for the name unless the cache
+        // started over since.
+        let entry =
+            (field.entry != NO_ENTRY && names.generation() == generation).then_some(field.entry);
+        let name = match entry {
+            Some(entry) => names.name_at(entry),
+            None => match names.get(&section[field.name()]) {
+                Some((name, _)) => name,
+                None => return Err(refused(ErrorKind::InvalidFieldName)),
+            },
         };
         let bytes = &section[field.value()];
+        let known = match entry {
+            Some(entry) if values && field.value_known => names.value_at(entry),
+            Some(_) => None,
+            None if values => names.known_value(bytes),
+            None => None,
+        };
         let value = if field.folded {
             HeaderValue::from_maybe_shared(Bytes::from(unfold(bytes)))
-        } else if let Some(known) = values.then(|| names.known_value(bytes)).flatten() {
+        } else if let Some(known) = known {
             Ok(known.clone())
         } else {
             let value = HeaderValue::from_maybe_shared(section.slice(field.value()));

@@ -26,6 +26,7 @@ use bytes::Bytes;
 use http::{Method, Uri, Version};
 use memchr::memchr;
 
+use super::names::{NameCache, same};
 use crate::error::{Error, ErrorKind};
 use crate::framing::{FieldRole as Role, Seen};
 use crate::grammar::{is_target_char, is_tchar, is_text};
@@ -112,7 +113,14 @@ pub(crate) struct Field {
     pub(crate) role: Role,
     /// Continued by obs-fold.
     pub(crate) folded: bool,
+    /// The name cache's entry for the name ([`NO_ENTRY`] if none was
+    /// found while reading), and whether the value is the one it keeps.
+    pub(crate) entry: u32,
+    pub(crate) value_known: bool,
 }
+
+/// [`Field::entry`] of a name the cache did not predict.
+pub(crate) const NO_ENTRY: u32 = u32::MAX;
 
 impl Field {
     pub(crate) fn name(&self) -> Range<usize> {
@@ -125,7 +133,7 @@ impl Field {
 }
 
 /// What the reader accepted of a section, as it went.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Record {
     /// The end of the start line's content (without its line end).
     pub(crate) line_end: usize,
@@ -139,6 +147,11 @@ pub(crate) struct Record {
     pub(crate) http11: bool,
     /// The field lines accepted, in order (lines skipped are not here).
     pub(crate) fields: Vec<Field>,
+    /// What the fields say about framing and the connection, noted as
+    /// they are read; `refold`: an obs-fold continued a field whose value
+    /// matters, and the joined values decide instead.
+    noted: Seen,
+    refold: bool,
 }
 
 impl Record {
@@ -151,7 +164,18 @@ impl Record {
     }
 
     /// What the fields say about framing and the connection.
+    #[inline]
     pub(crate) fn seen(&self, section: &[u8]) -> Seen {
+        if self.refold {
+            self.seen_folded(section)
+        } else {
+            self.noted
+        }
+    }
+
+    /// [`seen`](Self::seen) of a head with obs-folded fields that matter.
+    #[cold]
+    fn seen_folded(&self, section: &[u8]) -> Seen {
         let mut seen = Seen::default();
         for field in &self.fields {
             if field.role == Role::Other {
@@ -303,21 +327,29 @@ impl Reader {
         self.lines = 0;
         self.fault = None;
         self.record.fields.clear();
+        self.record.noted = Seen::default();
+        self.record.refold = false;
     }
 
     /// Reads `buf`, which holds the section from its first byte on, from
-    /// where the last call stopped. `Ok(Some(len))`: the section is
+    /// where the last call stopped. `names`, the decoder's name cache,
+    /// vouches for the names and values it has seen before. `Ok(Some(len))`: the section is
     /// complete, `len` bytes with its empty line. `Ok(None)`: more is
     /// needed. `Err`: the fault found, placed within the section (its
     /// line, and the field at fault), or the bound the section ran into,
     /// placed at its start.
-    pub(crate) fn read(&mut self, buf: &[u8], o: &Options) -> Result<Option<usize>, Error> {
+    pub(crate) fn read(
+        &mut self,
+        buf: &[u8],
+        o: &Options,
+        names: &mut NameCache,
+    ) -> Result<Option<usize>, Error> {
         if self.read == 0 && !self.cr {
             self.begin(o.section);
         }
         let upto = buf.len().min(o.max_bytes);
         loop {
-            match self.scan(buf, upto, o) {
+            match self.scan(buf, upto, o, names) {
                 Err(fault) if o.section == Section::Trailers && !is_bound(&fault) => {
                     // Read on to the end of the section, then report it.
                     self.fault.get_or_insert(fault);
@@ -338,7 +370,13 @@ impl Reader {
         }
     }
 
-    fn scan(&mut self, head: &[u8], upto: usize, o: &Options) -> Result<Option<usize>, Error> {
+    fn scan(
+        &mut self,
+        head: &[u8],
+        upto: usize,
+        o: &Options,
+        names: &mut NameCache,
+    ) -> Result<Option<usize>, Error> {
         let mut i = self.read;
         if self.cr && i < upto {
             // The last call ended on a CR: the byte after it decides.
@@ -356,6 +394,27 @@ impl Reader {
             }
         }
         while i < upto {
+            if self.at == At::LineStart && head[i] != b'\r' {
+                // The usual field line, `token ":" OWS text CRLF`, read at
+                // once; any other goes byte by byte below.
+                if let Some(next) = self.field_line(head, i, upto, o, names) {
+                    i = next;
+                    continue;
+                }
+            } else if i == 0 && o.section != Section::Trailers {
+                // Likewise the usual start line.
+                let line = match o.section {
+                    Section::Request => self.request_line(head, upto, o),
+                    _ => self.status_line(head, upto),
+                };
+                if let Some(next) = line {
+                    self.lines = 1;
+                    self.at = At::LineStart;
+                    self.line = next;
+                    i = next;
+                    continue;
+                }
+            }
             // A run of bytes that change nothing but a count, read at once.
             let (j, bound) = match self.at {
                 At::Value | At::Fold | At::Reason => (text_end(head, i, upto), usize::MAX),
@@ -414,6 +473,153 @@ impl Reader {
         }
         self.read = upto;
         Ok(None)
+    }
+
+    /// The request line when it is whole in `head[..upto]` and of the
+    /// usual form, `token SP target SP HTTP/1.x CRLF` with a target whose
+    /// form fits the method: recorded, and where the next line starts.
+    /// `None` for anything else, read byte by byte from the start.
+    #[inline(always)]
+    fn request_line(&mut self, head: &[u8], upto: usize, o: &Options) -> Option<usize> {
+        // Nothing past the bound is looked at.
+        let head = &head[..upto];
+        let m = run(head, 0, upto, is_tchar);
+        if m == 0 || head.get(m) != Some(&b' ') {
+            return None;
+        }
+        let t = target_end(head, m + 1, upto);
+        if t == m + 1 || t - (m + 1) > o.max_target || head.get(t) != Some(&b' ') {
+            return None;
+        }
+        let line = head.get(t + 1..t + 11)?;
+        let http11 = match &line[..8] {
+            b"HTTP/1.1" => true,
+            b"HTTP/1.0" => false,
+            _ => return None,
+        };
+        if &line[8..] != b"\r\n" || t + 11 > upto || !form_fits(&head[..m], &head[m + 1..t]) {
+            return None;
+        }
+        let r = &mut self.record;
+        r.method_end = m;
+        r.target = (m + 1, t);
+        r.http11 = http11;
+        r.line_end = t + 9;
+        Some(t + 11)
+    }
+
+    /// The status line when it is whole in `head[..upto]` and of the
+    /// usual form, `HTTP/1.x SP 3DIGIT SP text CRLF`, as
+    /// [`request_line`](Self::request_line) reads a request line.
+    #[inline(always)]
+    fn status_line(&mut self, head: &[u8], upto: usize) -> Option<usize> {
+        // Nothing past the bound is looked at.
+        let head = &head[..upto];
+        let line = head.get(..13).filter(|_| upto >= 13)?;
+        let http11 = match &line[..8] {
+            b"HTTP/1.1" => true,
+            b"HTTP/1.0" => false,
+            _ => return None,
+        };
+        let code = &line[9..12];
+        if line[8] != b' '
+            || line[12] != b' '
+            || !code.iter().all(u8::is_ascii_digit)
+            || code[0] == b'0'
+        {
+            return None;
+        }
+        let end = text_end(head, 13, upto);
+        if end + 1 >= upto || head[end] != b'\r' || head[end + 1] != b'\n' {
+            return None;
+        }
+        let r = &mut self.record;
+        r.status = code.iter().fold(0, |n, &d| n * 10 + u16::from(d - b'0'));
+        r.reason = (13, end);
+        r.http11 = http11;
+        r.line_end = end;
+        Some(end + 2)
+    }
+
+    /// The field line at `i` when it is whole in `head[..upto]` and of
+    /// the usual form, `token ":" OWS text CRLF`: recorded, and where the
+    /// next line starts. `None` for anything else, which the byte-by-byte
+    /// reading then reads (and refuses, where it must) from the same
+    /// byte: this accepts nothing that reading would not.
+    #[inline(always)]
+    fn field_line(
+        &mut self,
+        head: &[u8],
+        i: usize,
+        upto: usize,
+        o: &Options,
+        names: &mut NameCache,
+    ) -> Option<usize> {
+        // Nothing past the bound is looked at.
+        let head = &head[..upto];
+        if self.lines == o.max_lines || self.fault.is_some() {
+            return None;
+        }
+        // The name: the one the cache predicts (valid, since the cache
+        // holds only valid names), or a run of tchar.
+        let (name_end, entry, role) = match names.predict(&head[i..upto]) {
+            Some((entry, n)) => (i + n, entry, names.role_at(entry)),
+            None => {
+                let end = run(head, i, upto, is_tchar);
+                if end == i || end - i > MAX_NAME || head.get(end) != Some(&b':') {
+                    return None;
+                }
+                (end, NO_ENTRY, Role::of_name(&head[i..end]))
+            }
+        };
+        let mut from = name_end + 1;
+        while from < upto && matches!(head[from], b' ' | b'\t') {
+            from += 1;
+        }
+        // The value: the one the cache keeps for the name, byte for byte
+        // (valid, since it was checked once), or a run of text.
+        let (end, to, value_known) = match names.value_at(entry).map(|v| v.as_bytes()) {
+            Some(known)
+                if from + known.len() <= upto && same(&head[from..][..known.len()], known) =>
+            {
+                let to = from + known.len();
+                let mut end = to;
+                while end < upto && matches!(head[end], b' ' | b'\t') {
+                    end += 1;
+                }
+                (end, to, true)
+            }
+            _ => (text_end(head, from, upto), usize::MAX, false),
+        };
+        if end + 1 >= upto || head[end] != b'\r' || head[end + 1] != b'\n' {
+            return None;
+        }
+        let to = if value_known {
+            to
+        } else {
+            let mut to = end;
+            while to > from && matches!(head[to - 1], b' ' | b'\t') {
+                to -= 1;
+            }
+            to
+        };
+        if role != Role::Other {
+            self.record.noted.note(role, &head[from..to]);
+        }
+        self.record.fields.push(Field {
+            start: i,
+            name_end,
+            value: (from, to),
+            role,
+            folded: false,
+            entry,
+            value_known,
+        });
+        self.lines += 1;
+        self.line = end + 2;
+        self.after_field_line = true;
+        self.skipping = false;
+        Some(end + 2)
     }
 
     /// One byte of a line, neither LF nor the CR of a line end.
@@ -586,6 +792,8 @@ impl Reader {
             value: (colon + 1, colon + 1),
             role: Role::of_name(&head[self.line..name_end]),
             folded: false,
+            entry: NO_ENTRY,
+            value_known: false,
         });
     }
 
@@ -688,11 +896,16 @@ impl Reader {
             At::Value => {
                 let field = self.record.fields.last_mut().expect("a field line");
                 field.value = trimmed(head, field.value.0, end);
+                if field.role != Role::Other {
+                    let value = &head[field.value()];
+                    self.record.noted.note(field.role, value);
+                }
             }
             At::Fold => {
                 let field = self.record.fields.last_mut().expect("a field above");
                 field.value = trimmed(head, field.value.0, end);
                 field.folded = true;
+                self.record.refold |= field.role != Role::Other;
             }
             _ => {}
         }
