@@ -72,7 +72,8 @@ use bytes::Bytes;
 
 use crate::error::UsageError;
 use crate::grammar::is_tchar;
-use crate::head::reader::{Field, MAX_NAME, Record};
+use crate::head::reader::MAX_NAME;
+use crate::head::record::{Field, Record};
 
 /// A decoded head as it was received: its start line and its field lines
 /// in order, with their spelling, repeated fields apart and in place.

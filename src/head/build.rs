@@ -10,7 +10,8 @@ use http::header::{HeaderMap, HeaderValue};
 use http::{Method, StatusCode, Uri};
 
 use super::names::NameCache;
-use super::reader::{NO_ENTRY, Record, target_uri, unfold};
+use super::record::{NO_ENTRY, Record, unfold};
+use super::target::target_uri;
 use crate::error::{Error, ErrorKind};
 
 /// The method and the `Uri` of a request head.
