@@ -298,4 +298,44 @@ mod tests {
         assert_eq!(elements, [&b"a"[..], b"b", b"c d"]);
         assert!(is_token(b"chunked") && !is_token(b"") && !is_token(b"a b"));
     }
+
+    #[test]
+    fn a_text_run_ends_at_the_first_byte_that_is_not_text() {
+        for b in 0..=255u8 {
+            for at in 0..20 {
+                let mut bytes = vec![b'a'; 20];
+                bytes[at] = b;
+                let end = if is_text(b) { 20 } else { at };
+                assert_eq!(text_end(&bytes, 0, 20), end, "byte {b:#x} at {at}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_word_test_flags_every_byte_that_is_not_text() {
+        for b in 0..=255u8 {
+            for at in 0..8 {
+                let mut w = [b'a'; 8];
+                w[at] = b;
+                let flags = maybe_not_text(u64::from_le_bytes(w));
+                // Exact per byte: only the byte changed may be flagged.
+                assert_eq!(flags & !(0x80 << (8 * at)), 0, "byte {b:#x} at {at}");
+                if !is_text(b) {
+                    assert_ne!(flags, 0, "byte {b:#x} at {at}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_target_run_ends_at_the_first_byte_that_is_not_a_target_byte() {
+        for b in 0..=255u8 {
+            for at in 0..20 {
+                let mut bytes = vec![b'a'; 20];
+                bytes[at] = b;
+                let end = if is_target_char(b) { 20 } else { at };
+                assert_eq!(target_end(&bytes, 0, 20), end, "byte {b:#x} at {at}");
+            }
+        }
+    }
 }

@@ -694,3 +694,164 @@ fn start_line(kind: ErrorKind) -> Error {
 fn refuse(rules: &Rules, kind: ErrorKind, switch: Switch) -> Error {
     Error::refused(kind, rules.hint(switch))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::head::record::Field;
+    use crate::leniency::{RequestLeniency, ResponseLeniency};
+    use proptest::prelude::*;
+
+    const MAX_TARGET: usize = 64;
+
+    /// Each side with its switches: strict, the defaults, all on, and
+    /// `skip_invalid_fields` alone.
+    fn sides() -> Vec<Rules> {
+        let mut skip = ResponseLeniency::strict();
+        skip.skip_invalid_fields = true;
+        vec![
+            Rules::of_requests(RequestLeniency::strict()),
+            Rules::of_requests(RequestLeniency::all()),
+            Rules::of_responses(ResponseLeniency::strict()),
+            Rules::of_responses(ResponseLeniency::default()),
+            Rules::of_responses(ResponseLeniency::all()),
+            Rules::of_responses(skip),
+        ]
+    }
+
+    /// What reading `input` in pieces cut at `cuts` gives: the outcome
+    /// and the field lines recorded.
+    fn in_pieces(
+        input: &[u8],
+        cuts: &[usize],
+        rules: &Rules,
+        section: Section,
+    ) -> (Result<Option<usize>, Error>, Vec<Field>) {
+        let options = Options {
+            section,
+            rules,
+            max_target: MAX_TARGET,
+            max_bytes: usize::MAX,
+            max_lines: 64,
+        };
+        let mut reader = Reader::default();
+        let mut names = NameCache::default();
+        let mut outcome = Ok(None);
+        for &to in cuts.iter().chain([&input.len()]) {
+            outcome = reader.read(&input[..to], &options, &mut names);
+            if !matches!(outcome, Ok(None)) {
+                break;
+            }
+        }
+        if let Some(fault) = reader.take_fault() {
+            outcome = Err(fault);
+        }
+        (outcome, reader.record().fields.clone())
+    }
+
+    fn heads() -> impl Strategy<Value = Vec<u8>> {
+        const BASES: &[&[u8]] = &[
+            b"GET /a?b HTTP/1.1\r\nHost: a\r\nX-Y:  z \r\n\r\n",
+            b"CONNECT a:443 HTTP/1.0\r\nA: b\r\n c\r\n\r\n",
+            b"OPTIONS * HTTP/1.1\r\nHost: a\r\n\r\n",
+            b"POST http://a/x HTTP/1.1\r\nContent-Length: 1\r\n\r\n",
+            b"HTTP/1.1 200 OK\r\nServer: x\r\n folded\r\n\r\n",
+            b"HTTP/1.0 404 \r\nA:b\r\n\r\n",
+            b"HTTP/1.1 200\r\nX : y\r\n\r\n",
+            b"X-A: 1\r\nX-B:\t2 \r\n\r\n",
+        ];
+        let base = prop::sample::select(BASES);
+        let byte = prop_oneof![
+            3 => any::<u8>(),
+            4 => prop::sample::select(&b"\r\n :\t/H1.0aZ(*\x00\x7f\x80"[..]),
+        ];
+        let edit = (any::<prop::sample::Index>(), byte, 0u8..3);
+        (base, prop::collection::vec(edit, 0..4)).prop_map(|(base, edits)| {
+            let mut bytes = base.to_vec();
+            for (at, b, op) in edits {
+                let i = at.index(bytes.len() + 1);
+                match op {
+                    0 if i < bytes.len() => bytes[i] = b,
+                    1 => bytes.insert(i, b),
+                    _ if i < bytes.len() => drop(bytes.remove(i)),
+                    _ => {}
+                }
+            }
+            bytes
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// However the bytes arrive, the reader reaches the same outcome
+        /// and records the same field lines: the usual lines it reads at
+        /// once when they are whole, and byte by byte otherwise, agree.
+        #[test]
+        fn the_reading_does_not_depend_on_the_reads(
+            head in heads(),
+            cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..6),
+        ) {
+            let mut cuts: Vec<usize> = cuts.iter().map(|c| c.index(head.len() + 1)).collect();
+            cuts.sort_unstable();
+            let bytewise: Vec<usize> = (1..head.len()).collect();
+            for rules in sides() {
+                let sections = [
+                    if rules.request { Section::Request } else { Section::Response },
+                    Section::Trailers,
+                ];
+                for section in sections {
+                    let whole = in_pieces(&head, &[], &rules, section);
+                    prop_assert_eq!(&in_pieces(&head, &cuts, &rules, section), &whole);
+                    prop_assert_eq!(&in_pieces(&head, &bytewise, &rules, section), &whole);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_fault_is_found_at_its_byte() {
+        let request = Rules::of_requests(RequestLeniency::strict());
+        let response = Rules::of_responses(ResponseLeniency::strict());
+        // (input, side, bytes after which the fault is known, kind)
+        let cases: &[(&[u8], &Rules, usize, ErrorKind)] = &[
+            (b"G\x01", &request, 2, ErrorKind::InvalidMethod),
+            (b"GET /a\rb", &request, 8, ErrorKind::InvalidTarget),
+            (b"GET / HTTX", &request, 10, ErrorKind::InvalidVersion),
+            (
+                b"GET / HTTP/1.1\r\nX\x01",
+                &request,
+                18,
+                ErrorKind::InvalidFieldName,
+            ),
+            (
+                b"GET / HTTP/1.1\r\nX: a\x00",
+                &request,
+                21,
+                ErrorKind::InvalidFieldValue,
+            ),
+            (b"GET / HTTP/1.1\r\n b", &request, 17, ErrorKind::ObsFold),
+            (b"HTTP/1.1 2x", &response, 11, ErrorKind::InvalidStatus),
+            (b"HTTP/2.0 ", &response, 9, ErrorKind::UnsupportedVersion),
+            (
+                b"HTTP/1.1 200 O\x7f",
+                &response,
+                15,
+                ErrorKind::InvalidReason,
+            ),
+        ];
+        for &(input, rules, known, kind) in cases {
+            let section = if rules.request {
+                Section::Request
+            } else {
+                Section::Response
+            };
+            let before = in_pieces(&input[..known - 1], &[], rules, section).0;
+            assert_eq!(before, Ok(None), "{input:?}");
+            let error = in_pieces(&input[..known], &[], rules, section)
+                .0
+                .unwrap_err();
+            assert_eq!(error.kind(), kind, "{input:?}");
+        }
+    }
+}
