@@ -45,6 +45,9 @@ pub(super) fn request_head(core: &mut Core, head: Bytes) -> Result<Event<Request
 #[inline(never)]
 fn wire_request_head(core: &mut Core, head: Bytes) -> Result<Event<Request<()>>, Error> {
     let record = core.reader.record();
+    if core.names.keeping() {
+        build::learn(&head, record, true, &mut core.names);
+    }
     let seen = record.seen(&head);
     let version = record.version();
     let connect = &head[..record.method_end] == b"CONNECT";
@@ -169,6 +172,9 @@ fn wire_response_head(
     head: Bytes,
 ) -> Result<Event<Response<()>>, Error> {
     let record = core.reader.record();
+    if core.names.keeping() {
+        build::learn(&head, record, true, &mut core.names);
+    }
     let seen = record.seen(&head);
     let version = record.version();
     let folded = record.fields.iter().any(|f| f.folded);

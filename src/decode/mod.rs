@@ -744,7 +744,7 @@ impl<R: Role> Decoder<R> {
     /// Gives the decoder an extension map no longer needed (the
     /// extensions of a message just sent or dropped, say): it is emptied,
     /// and the next head that needs extensions (the [`WireHead`] of the
-    /// wire view, a [`ReasonPhrase`]) gets it instead of a new one, which
+    /// wire view, a [`ReasonPhrase`](crate::ReasonPhrase)) gets it instead of a new one, which
     /// saves two of the three allocations of a message's first extension.
     ///
     /// ```

@@ -78,3 +78,16 @@ pub(crate) fn fields(
     }
     Ok(())
 }
+
+/// Teaches the name cache the names (and, with `values`, the values) of
+/// `record` that it did not predict, as [`fields`] does, for a head whose
+/// `http` types are not built (wire-only mode): the reader then finds
+/// them by one comparison in the heads to come.
+#[inline(never)]
+pub(crate) fn learn(section: &[u8], record: &Record, values: bool, names: &mut NameCache) {
+    for field in record.fields.iter().filter(|f| f.entry == NO_ENTRY) {
+        if names.get(&section[field.name()]).is_some() && values && !field.folded {
+            names.learn_value(&section[field.value()]);
+        }
+    }
+}

@@ -108,10 +108,7 @@ impl Reader {
                 (end, NO_ENTRY, Role::of_name(&head[i..end]))
             }
         };
-        let mut from = name_end + 1;
-        while from < upto && matches!(head[from], b' ' | b'\t') {
-            from += 1;
-        }
+        let from = ows_end(head, name_end + 1);
         // The value: the one the cache keeps for the name, byte for byte
         // (valid, since it was checked once), or a run of text.
         let (end, to, value_known) = match names.value_at(entry).map(|v| v.as_bytes()) {
@@ -119,11 +116,7 @@ impl Reader {
                 if from + known.len() <= upto && same(&head[from..][..known.len()], known) =>
             {
                 let to = from + known.len();
-                let mut end = to;
-                while end < upto && matches!(head[end], b' ' | b'\t') {
-                    end += 1;
-                }
-                (end, to, true)
+                (ows_end(head, to), to, true)
             }
             _ => (text_end(head, from, upto), usize::MAX, false),
         };
@@ -157,4 +150,13 @@ impl Reader {
         self.skipping = false;
         Some(end + 2)
     }
+}
+
+/// Where the OWS from `from` ends: usually at once, or after one SP.
+#[inline(always)]
+fn ows_end(head: &[u8], mut from: usize) -> usize {
+    while let Some(b' ' | b'\t') = head.get(from) {
+        from += 1;
+    }
+    from
 }
