@@ -141,13 +141,36 @@ pub(crate) fn trim(bytes: &[u8], mut from: usize, mut to: usize) -> &[u8] {
     &bytes[from..to]
 }
 
-/// The `Transfer-Encoding` values of a head, read from its record (a
-/// decoder without `http` types; an obs-folded line is read from the
-/// joined value of a field map instead).
-pub(crate) struct RecordValues<'a>(pub(crate) &'a Record, pub(crate) &'a [u8]);
+/// The `Transfer-Encoding` values of a head, read from its record: as
+/// received, or, when a line was continued by obs-fold, as joined (each
+/// fold one SP), as a field map holds them.
+pub(crate) struct RecordValues<'a> {
+    record: &'a Record,
+    section: &'a [u8],
+    joined: Option<Vec<Vec<u8>>>,
+}
+
+impl<'a> RecordValues<'a> {
+    pub(crate) fn new(record: &'a Record, section: &'a [u8]) -> Self {
+        let te = |f: &&Field| f.role == Role::TransferEncoding;
+        let folded = record.refold && record.fields.iter().filter(te).any(|f| f.folded);
+        let joined = folded.then(|| {
+            let value = |f: &Field| unfold(&section[f.value()]);
+            record.fields.iter().filter(te).map(value).collect()
+        });
+        RecordValues {
+            record,
+            section,
+            joined,
+        }
+    }
+}
 
 impl crate::framing::FieldValues for RecordValues<'_> {
     fn transfer_encodings(&self) -> impl Iterator<Item = &[u8]> {
-        self.0.values(self.1, Role::TransferEncoding)
+        let plain = self.joined.is_none();
+        let values = self.record.values(self.section, Role::TransferEncoding);
+        let joined = self.joined.iter().flatten().map(Vec::as_slice);
+        values.filter(move |_| plain).chain(joined)
     }
 }
