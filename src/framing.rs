@@ -362,7 +362,7 @@ pub(crate) fn declared_framing(
 }
 
 /// What the framing and the keep-alive verdict depend on, gathered in one
-/// pass: by the parser while it reads the field lines, or by [`Seen::of`]
+/// pass: by the head reader while it reads the field lines, or by [`Seen::of`]
 /// from a map.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Seen {
@@ -510,10 +510,10 @@ pub fn connection_has(headers: &HeaderMap, token: &[u8]) -> bool {
 }
 
 /// What a field name means to the framing rules: decided once per name
-/// the parser caches, and read by [`Seen`].
+/// the name cache keeps, and read by [`Seen`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum FieldRole {
-    /// Nothing the parser acts on.
+    /// Nothing the framing rules act on.
     Other,
     /// `Host`.
     Host,

@@ -126,7 +126,7 @@ pub(crate) struct Core {
     /// line that starts there.
     empty_lines: (u8, u64),
     names: NameCache,
-    /// What the last head's fields held, as the parser noted it.
+    /// What the last head's fields held, as the head reader noted it.
     seen: Seen,
     /// An empty field map to decode the next head into.
     spare: Option<HeaderMap>,
@@ -562,13 +562,12 @@ impl<R: Role> Decoder<R> {
     /// on: each head comes as [`Event::Wire`], a [`WireHead`] and the
     /// framing of the body that follows, and no `http` type is built (no
     /// field map, no `Uri`, no extension). For a proxy that forwards heads
-    /// as they came, or a tool that shows them: it costs about what
-    /// `httparse` costs to parse the head alone (`docs/benchmarks.md`).
-    /// Every rule, limit, leniency
-    /// switch, error and framing decision is the same as without it: a head
-    /// the strict reading accepts is read without `http`, and any other
-    /// goes through the full parse, then its `http` types are dropped.
-    /// Default: off. Connections and sessions always build `http` types.
+    /// as they came, or a tool that shows them: it costs a little more than
+    /// half of a decode into `http` types (`docs/benchmarks.md`). Every
+    /// rule, limit, leniency switch, error and framing decision is the
+    /// same as without it: the head reader reads the head as always, and
+    /// only the build of the `http` types is left out. Default: off.
+    /// Connections and sessions always build `http` types.
     ///
     /// ```
     /// use bytes::BytesMut;
@@ -781,7 +780,7 @@ impl<R: Role> Decoder<R> {
     }
 
     /// What the fields of the last head held (`Host`, framing and
-    /// `Connection` lines), as the parser noted them.
+    /// `Connection` lines), as the head reader noted them.
     pub(crate) fn fields_seen(&self) -> &Seen {
         &self.core.seen
     }
