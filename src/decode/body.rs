@@ -396,17 +396,7 @@ impl Chunked {
     ) -> Result<Line, ErrorKind> {
         // The usual line: up to 15 hex digits (no overflow possible) and
         // CRLF, nothing else.
-        let digits = &line[..line.len().min(15)];
-        let mut size = 0u64;
-        let mut i = 0;
-        while i < digits.len() {
-            let d = HEX[usize::from(digits[i])];
-            if d > 15 {
-                break;
-            }
-            size = size << 4 | u64::from(d);
-            i += 1;
-        }
+        let (size, i) = hex_digits(&line[..line.len().min(15)]);
         if i > 0
             && line.len() >= i + 2
             && line[i] == b'\r'
@@ -489,17 +479,9 @@ fn gather_small_chunks(buf: &mut [u8], s: &mut Scan, max_line: usize) -> After {
         if rest.len() < 5 || rest[0] != b'\r' || rest[1] != b'\n' {
             return After::Framing;
         }
-        let digits = &rest[2..rest.len().min(14)];
-        let mut size = 0usize;
-        let mut i = 0;
-        while i < digits.len() {
-            let d = HEX[usize::from(digits[i])];
-            if d > 15 {
-                break;
-            }
-            size = size << 4 | usize::from(d);
-            i += 1;
-        }
+        let (size, i) = hex_digits(&rest[2..rest.len().min(14)]);
+        // At most 12 digits: the size fits.
+        let size = size as usize;
         let start = i + 4;
         if i == 0
             || rest.len() < start
@@ -699,6 +681,25 @@ impl Overhead {
         }
         Ok(())
     }
+}
+
+/// The hex digits at the start of `digits` (at most 15 of them, so that
+/// the value cannot overflow): the value and how many there are. The
+/// digits of the usual chunk-size line; [`chunk_size_line`] reads any
+/// other.
+#[inline(always)]
+fn hex_digits(digits: &[u8]) -> (u64, usize) {
+    let mut size = 0u64;
+    let mut i = 0;
+    while i < digits.len() {
+        let d = HEX[usize::from(digits[i])];
+        if d > 15 {
+            break;
+        }
+        size = size << 4 | u64::from(d);
+        i += 1;
+    }
+    (size, i)
 }
 
 /// Parses `chunk-size [ chunk-ext ]` (without its CRLF):
