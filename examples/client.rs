@@ -1,4 +1,4 @@
-//! Fetches URLs like curl, on the `blocking` adapter: the body goes to
+//! Fetches URLs like curl, on the `tokio` adapter: the body goes to
 //! standard output; `-v` prints, on standard error, the request head, the
 //! interim (1xx) responses, the response head and, after the body, its
 //! trailers; `-I` sends HEAD; `-d DATA` POSTs `DATA`. URLs on the same host and
@@ -17,13 +17,13 @@
 
 use std::error::Error;
 use std::io::{self, Write};
-use std::net::TcpStream;
 
 use bytes::Bytes;
-use h1proto::adapter::blocking::Client;
+use h1proto::adapter::tokio::Client;
 use h1proto::{Config, InterimResponses, ReasonPhrase, TrailerFields, leniency::ResponseLeniency};
 use http::header::{CONTENT_TYPE, HOST, USER_AGENT};
 use http::{Method, Request, Uri};
+use tokio::net::TcpStream;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -35,8 +35,8 @@ fn main() {
 }
 
 /// Connects to `target` (`host:port`) with the response leniency asked for.
-fn connect(target: &str, lenient: bool) -> io::Result<Client<TcpStream>> {
-    let stream = TcpStream::connect(target)?;
+async fn connect(target: &str, lenient: bool) -> io::Result<Client<TcpStream>> {
+    let stream = TcpStream::connect(target).await?;
     stream.set_nodelay(true)?;
     let mut config = Config::default();
     if lenient {
@@ -126,15 +126,28 @@ fn print_head<B>(err: &mut dyn Write, res: &http::Response<B>) -> io::Result<()>
 }
 
 /// Fetches every URL of `args`, writing bodies to `out` and, with `-v`,
-/// what a verbose curl would say to `err`.
+/// what a verbose curl would say to `err`, on a runtime of its own (one
+/// thread).
 pub fn run(
     args: &[String],
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<(), Box<dyn Error>> {
     let opts = parse_args(args)?;
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?
+        .block_on(fetch(&opts, out, err))
+}
+
+/// Fetches every URL of `opts`.
+async fn fetch(
+    opts: &Options,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<(), Box<dyn Error>> {
     // The open connection and the host:port it goes to.
-    let mut open: Option<(String, Client<std::net::TcpStream>)> = None;
+    let mut open: Option<(String, Client<TcpStream>)> = None;
     for uri in &opts.urls {
         let host = uri.host().unwrap_or_default();
         let port = uri.port_u16().unwrap_or(80);
@@ -166,7 +179,7 @@ pub fn run(
                 writeln!(err, "* Re-using existing connection to {target}")?;
             }
         } else {
-            open = Some((target.clone(), connect(&target, opts.lenient)?));
+            open = Some((target.clone(), connect(&target, opts.lenient).await?));
             if opts.verbose {
                 writeln!(err, "* Connected to {target}")?;
             }
@@ -183,7 +196,7 @@ pub fn run(
             }
             writeln!(err, ">")?;
         }
-        let res = client.send(req).map_err(|e| fetch_error(uri, e))?;
+        let res = client.send(req).await.map_err(|e| fetch_error(uri, e))?;
         if opts.verbose {
             // Interim responses (`100 Continue`, `103 Early Hints`) first,
             // as curl shows them.
