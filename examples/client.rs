@@ -21,9 +21,10 @@
 //!
 //! An upload stops as soon as the session says the request is stopped (a
 //! final response that is not 2xx came while the body was being sent, RFC
-//! 9112 section 9.5): the rest of the file is not read. Seeing that answer
-//! while a write is blocked (a server that stops reading) takes a driver
-//! that reads while it writes; this one reads it at the next piece.
+//! 9112 section 9.5): the rest of the file is not read, and the response
+//! is printed. The tokio adapter reads beside a write that has to wait, so
+//! a server that answers `413` and stops reading is seen at once, not when
+//! it gives up on the connection, and the client exits 0 as curl does.
 
 use std::error::Error;
 use std::fs::File;
@@ -177,6 +178,8 @@ async fn upload(
     client.sender().send_head(head)?;
     while sending(client) {
         let mut piece = BytesMut::zeroed(PIECE);
+        // A read from disk blocks the runtime's one thread briefly; it
+        // drives nothing else.
         let n = loop {
             match file.read(&mut piece) {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
