@@ -30,12 +30,13 @@ use std::error::Error;
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use bytes::{Bytes, BytesMut};
 use h1proto::adapter::tokio::Client;
 use h1proto::conn::State;
 use h1proto::{
-    ClientSession, Config, InterimResponses, ReasonPhrase, TrailerFields,
+    ClientSession, Config, InterimResponses, ReasonPhrase, SessionError, Step, TrailerFields,
     leniency::ResponseLeniency,
 };
 use http::header::{CONTENT_LENGTH, CONTENT_TYPE, HOST, USER_AGENT};
@@ -168,14 +169,17 @@ fn sending(client: &Client<TcpStream>) -> bool {
 }
 
 /// Sends `head`, then `file` in pieces of [`PIECE`] bytes, each written
-/// before the next is read, and reads the response. Stops reading the
-/// file as soon as the session says the request is stopped.
+/// before the next is read, and reads the response, gathering it while
+/// the file is still going out: a server may answer as it reads (an
+/// echo), and would stop reading once its answer is not read. Stops
+/// reading the file as soon as the session says the request is stopped.
 async fn upload(
     client: &mut Client<TcpStream>,
     head: Request<()>,
     mut file: File,
 ) -> io::Result<http::Response<Bytes>> {
     client.sender().send_head(head)?;
+    let mut answer = None;
     while sending(client) {
         let mut piece = BytesMut::zeroed(PIECE);
         // A read from disk blocks the runtime's one thread briefly; it
@@ -192,11 +196,38 @@ async fn upload(
         }
         piece.truncate(n);
         client.sender().send_data(piece.freeze())?;
-        // Writes while more than `Config::flush_threshold` is queued.
-        client.call(|s, now| Ok(s.poll_flush(now))).await?;
+        // Writes while more than `Config::flush_threshold` is queued, and
+        // takes in what the server answers meanwhile.
+        let gathering = answer.is_none();
+        if let Some(res) = client.call(|s, now| turn(s, now, gathering)).await? {
+            answer = Some(res);
+        }
     }
-    let res = client.call(ClientSession::next_full_response).await?;
+    let res = match answer {
+        Some(res) => res,
+        None => client.call(ClientSession::next_full_response).await?,
+    };
     res.ok_or_else(|| io::ErrorKind::UnexpectedEof.into())
+}
+
+/// One turn of an upload: ready once no more than `Config::flush_threshold`
+/// is queued, or, while `gathering`, once the whole response came (which
+/// a refusal makes the session stop the request for).
+fn turn(
+    session: &mut ClientSession,
+    now: Instant,
+    gathering: bool,
+) -> Result<Step<Option<Option<http::Response<Bytes>>>>, SessionError> {
+    let flushed = session.poll_flush(now);
+    if gathering {
+        if let Step::Ready(res) = session.next_full_response(now)? {
+            return Ok(Step::Ready(Some(res)));
+        }
+    }
+    Ok(match flushed {
+        Step::Ready(()) => Step::Ready(None),
+        Step::Io(io) => Step::Io(io),
+    })
 }
 
 /// Writes a response head the way a verbose curl does: the status line

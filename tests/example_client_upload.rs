@@ -88,3 +88,44 @@ fn an_early_413_during_a_64_mib_upload_is_printed_at_once_and_the_client_exits()
     // curl exits 0 once it printed the response, whatever its status.
     assert!(output.status.success(), "{:?}: {err}", output.status);
 }
+
+/// Both example servers echo a body as it arrives: the client example
+/// takes the echo in while it uploads, so a file larger than every socket
+/// buffer on the way comes back whole instead of both sides waiting for
+/// the other to read.
+#[test]
+fn a_64_mib_upload_to_a_streamed_echo_comes_back_whole() {
+    const LEN: u64 = 64 << 20;
+    let path = std::env::temp_dir().join(format!("h1proto-echo-{}.bin", std::process::id()));
+    // Not all zeros: a byte out of place would show.
+    let piece: Vec<u8> = (0..=250u8).cycle().take(1 << 20).collect();
+    let mut file = std::fs::File::create(&path).unwrap();
+    for _ in 0..LEN >> 20 {
+        file.write_all(&piece).unwrap();
+    }
+    drop(file);
+    for name in server_process::SERVERS {
+        let server = server_process::Server::start(name, &server_process::Launch::default());
+        let started = Instant::now();
+        let output = Command::new(server_process::binary("client"))
+            .arg("--data-binary")
+            .arg(format!("@{}", path.display()))
+            .arg(format!("http://{}/echo", server.addr))
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        let took = started.elapsed();
+        assert!(
+            output.status.success(),
+            "{name}: {:?} after {took:?}: {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert_eq!(output.stdout.len() as u64, LEN, "{name}");
+        assert!(
+            output.stdout.chunks(1 << 20).all(|chunk| chunk == piece),
+            "{name}: the echo differs"
+        );
+    }
+    let _ = std::fs::remove_file(&path);
+}
