@@ -38,9 +38,10 @@
 //!   read still in flight, and the read stays submitted: if the session
 //!   asks for a read again (the buffers were given back after an idle
 //!   second; a shutdown lets the exchange finish), the driver goes on
-//!   waiting for the same one. A read is dropped (and the kernel's
-//!   operation cancelled) only when the connection closes. The session
-//!   sees none of this: its buffer was never out.
+//!   waiting for the same one. A read is dropped only when the connection
+//!   closes, after both directions of the socket are shut down (see
+//!   [`Conn::close_socket`]). The session sees none of this: its buffer
+//!   was never out.
 //! - **A write is never abandoned** (the bytes it took are unknown until it
 //!   completes), except when the write timeout passes: the session then
 //!   drops its output and the connection closes.
@@ -61,8 +62,10 @@ fn main() -> std::process::ExitCode {
     uring::main()
 }
 
+// What the interop tests run in-process (they use `handle` only).
 #[cfg(target_os = "linux")]
-pub use uring::{Conn, handle, run};
+#[allow(unused_imports)]
+pub use uring::{handle, run};
 
 #[cfg(target_os = "linux")]
 mod uring {
@@ -266,6 +269,8 @@ mod uring {
         stop: watch::Receiver<bool>,
         /// The shutdown signal was passed to the session.
         stopping: bool,
+        /// A write was dropped in flight (at the write timeout).
+        write_abandoned: bool,
     }
 
     impl Conn {
@@ -279,6 +284,7 @@ mod uring {
                 write_buf: Vec::new(),
                 stop,
                 stopping: false,
+                write_abandoned: false,
             }
         }
 
@@ -303,12 +309,7 @@ mod uring {
                             let _ = stream.shutdown(Shutdown::Write);
                         }
                     }
-                    Step::Io(_) => {
-                        // `Io::Close`: a read still in flight is
-                        // cancelled, then the socket closed.
-                        self.reading = None;
-                        self.stream = None;
-                    }
+                    Step::Io(_) => self.close_socket(),
                 }
             }
         }
@@ -317,8 +318,21 @@ mod uring {
         /// closes. Errors are ignored: the connection is over either way.
         pub async fn close(&mut self) {
             let _ = self.call(|s, now| Ok(s.close(now))).await;
-            self.reading = None;
-            self.stream = None;
+            self.close_socket();
+        }
+
+        /// `Io::Close`. An operation dropped before it completes is not
+        /// cancelled by tokio-uring: it keeps the descriptor open until
+        /// the kernel completes it, which a read of a silent peer never
+        /// does. Shutting both directions down first completes it (a
+        /// read with 0 bytes, a write with an error), so that the close
+        /// happens now.
+        fn close_socket(&mut self) {
+            if let Some(stream) = self.stream.take() {
+                if self.reading.take().is_some() || self.write_abandoned {
+                    let _ = stream.shutdown(Shutdown::Both);
+                }
+            }
         }
 
         /// `Io::Read`: waits for the read in flight (submitting one first
@@ -326,24 +340,22 @@ mod uring {
         /// the time it did.
         async fn read(&mut self) -> io::Result<Instant> {
             let stream = self.stream.clone().ok_or(io::ErrorKind::NotConnected)?;
-            if self.reading.is_none() {
+            let (session, spare) = (&mut self.session, &mut self.read_buf);
+            let reading = self.reading.get_or_insert_with(|| {
                 // As much as the session's buffer has room for now: it
                 // grows while reads fill it, and shrinks to a few hundred
                 // bytes once an idle connection gave its buffers back.
                 let room = {
-                    let buf = self.session.read_buf();
+                    let buf = session.read_buf();
                     buf.capacity() - buf.len()
                 };
-                let mut buf = std::mem::take(&mut self.read_buf);
+                let mut buf = std::mem::take(spare);
                 if buf.capacity() != room {
                     buf = Vec::with_capacity(room);
                 }
                 buf.clear();
-                self.reading = Some(Box::pin(async move { stream.read(buf).await }));
-            }
-            let Some(reading) = self.reading.as_mut() else {
-                unreachable!("a read was just submitted");
-            };
+                Box::pin(async move { stream.read(buf).await })
+            });
             let woke = wait(
                 reading,
                 self.session.poll_timeout(),
@@ -418,10 +430,14 @@ mod uring {
                         Err(err) => return Err(err),
                     }
                 }
-                // The write is cancelled: the session drops its output and
+                // The write is dropped: the session drops its output and
                 // closes at once.
-                Woke::Deadline => self.session.handle_timeout(now),
-                Woke::Stop => unreachable!("the signal is not watched during a write"),
+                Woke::Deadline => {
+                    self.write_abandoned = true;
+                    self.session.handle_timeout(now);
+                }
+                // Not watched during a write.
+                Woke::Stop => {}
             }
             Ok(now)
         }

@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 use bytes::BytesMut;
 use h1proto::{Event, Limits, ResponseDecoder};
 use http::Method;
-use server_process::{Launch, SERVERS, Server, connect, served_within};
+use server_process::{Launch, Server, connect, served_within, servers};
 
 /// How long the load and the attacks last.
 const LOAD: Duration = Duration::from_secs(20);
@@ -485,7 +485,7 @@ fn siege(name: &str) {
 #[test]
 fn both_servers_hold_under_load_and_attack() {
     std::thread::scope(|s| {
-        for name in SERVERS {
+        for name in servers() {
             s.spawn(move || siege(name));
         }
     });
