@@ -102,7 +102,31 @@
 //! value, or the [`Io`] to do first (read into its buffer, write its
 //! output, shut down, close); the deadline to wake up at comes from
 //! [`Session::poll_timeout`]. The adapters are loops over it, and so is
-//! any driver for another runtime. `docs/sessions.md` in the repository
+//! any driver for another runtime:
+//!
+//! 1. make the call the application wants (`next_request`, `read_data`,
+//!    `next_response`, `close`, ...);
+//! 2. on [`Step::Ready`], hand the value to the application;
+//! 3. on [`Step::Io`], do that I/O, waiting no later than
+//!    [`poll_timeout`](Session::poll_timeout): read into
+//!    [`read_buf`](Session::read_buf) and report with
+//!    [`handle_read`](Session::handle_read), write
+//!    [`output`](Session::output) and report with
+//!    [`handle_write`](Session::handle_write), or call
+//!    [`handle_timeout`](Session::handle_timeout) when the deadline passed
+//!    first; then go to 1.
+//!
+//! A driver that reads and writes at once asks [`Session::wants_read`] and
+//! [`Session::wants_write`] instead of following the [`Io`] named; one on
+//! a completion-based runtime (io_uring) takes the buffers owned
+//! ([`Session::lend_read_buf`], [`Session::lend_output`]) and gives them
+//! back. [`ServerSession`] shows the loop over an in-memory socket. Set
+//! `TCP_NODELAY` on every TCP socket a session runs over: the session
+//! corks its output itself, and Nagle's algorithm would hold back the
+//! last segment of a response until the peer acknowledges the one before.
+//! Once [`Session::shutdown`] was called, the driver accepts nothing new
+//! for that connection and keeps making the pending call until the
+//! session says `Ready(None)` or closes. `docs/sessions.md` in the repository
 //! has the policy in full: when output leaves, `100 Continue`, error
 //! responses (a queued response that has not left is replaced), the
 //! timeouts and what each does on expiry, graceful shutdown, the
@@ -153,7 +177,12 @@ pub use error::{Error, ErrorKind, UsageError};
 pub use keep_alive::{CloseReason, KeepAlive};
 pub use limits::Limits;
 pub use reason::ReasonPhrase;
-pub use segments::{Mark, Segments};
+pub use segments::Segments;
 pub use session::{
     ClientSession, InterimResponses, Io, ServerSession, Session, SessionError, Step, TrailerFields,
 };
+
+/// The README's code, compiled and run as doctests so that it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

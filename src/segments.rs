@@ -80,13 +80,14 @@ pub struct Segments {
 /// A position in a [`Segments`] queue: the number of bytes queued before
 /// it since the queue was made. Taken with [`Segments::mark`] before
 /// queueing a message, it lets the message be withdrawn or amended while
-/// none of it has been drained.
+/// none of it has been drained (what a server connection does to a
+/// response an error response replaces, or a shutdown amends).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Mark(u64);
+pub(crate) struct Mark(u64);
 
 impl Mark {
     /// The position `n` bytes after this one.
-    pub fn offset(self, n: u64) -> Mark {
+    pub(crate) fn offset(self, n: u64) -> Mark {
         Mark(self.0 + n)
     }
 }
@@ -179,7 +180,7 @@ impl Segments {
     }
 
     /// The position after everything queued so far.
-    pub fn mark(&self) -> Mark {
+    pub(crate) fn mark(&self) -> Mark {
         Mark(self.queued)
     }
 
@@ -190,14 +191,14 @@ impl Segments {
 
     /// `true` while nothing queued at or after `mark` has been drained:
     /// what was queued from there on can still be withdrawn or amended.
-    pub fn is_undrained(&self, mark: Mark) -> bool {
+    pub(crate) fn is_undrained(&self, mark: Mark) -> bool {
         self.drained() <= mark.0 && mark.0 <= self.queued
     }
 
     /// Withdraws everything queued at and after `mark`, if none of it has
     /// been drained; returns whether it did. The mark is then the end of
     /// the queue again.
-    pub fn truncate(&mut self, mark: Mark) -> bool {
+    pub(crate) fn truncate(&mut self, mark: Mark) -> bool {
         if !self.is_undrained(mark) {
             return false;
         }
@@ -230,7 +231,7 @@ impl Segments {
     /// Replaces the `remove` bytes queued at `mark` with `data`, if none of
     /// what was queued from `mark` on has been drained; returns whether it
     /// did. Everything queued after the replaced bytes follows `data`.
-    pub fn splice(&mut self, mark: Mark, remove: usize, data: &[u8]) -> bool {
+    pub(crate) fn splice(&mut self, mark: Mark, remove: usize, data: &[u8]) -> bool {
         if !self.is_undrained(mark) || mark.0 + remove as u64 > self.queued {
             return false;
         }
@@ -272,7 +273,7 @@ impl Segments {
 
     /// The bytes queued from `mark` on, up to the end of the segment that
     /// holds it; empty when `mark` was drained or is the end of the queue.
-    pub fn chunk_at(&self, mark: Mark) -> &[u8] {
+    pub(crate) fn chunk_at(&self, mark: Mark) -> &[u8] {
         if !self.is_undrained(mark) {
             return &[];
         }
@@ -284,6 +285,31 @@ impl Segments {
             skip -= chunk.len();
         }
         &[]
+    }
+
+    /// Moves everything queued into `into`, in order, without a copy (the
+    /// tail buffer's bytes are frozen into a `Bytes` that shares its
+    /// allocation): the queue is then empty, and what is queued next goes
+    /// behind what was moved. The moved bytes count as drained, so a mark
+    /// among them can no longer be withdrawn or amended. Once they are all
+    /// dropped, the tail buffer gets its whole allocation back at its next
+    /// full drain, as after a large segment.
+    pub(crate) fn lend(&mut self, into: &mut Vec<Bytes>) {
+        self.seal_tail();
+        into.extend(self.sealed.drain(..));
+        self.remaining = 0;
+    }
+
+    /// Puts bytes [`lend`](Self::lend) moved out back at the front of the
+    /// queue, before anything queued since, in order: the part of them
+    /// not written yet.
+    pub(crate) fn unlend(&mut self, from: &mut Vec<Bytes>) {
+        for piece in from.drain(..).rev() {
+            if !piece.is_empty() {
+                self.remaining += piece.len();
+                self.sealed.push_front(piece);
+            }
+        }
     }
 
     /// Gives the tail buffer's allocation back when nothing is queued: an

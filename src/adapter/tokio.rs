@@ -214,11 +214,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
         let mut due = false;
         if !*waited {
             *waited = true;
-            // The deadline as the wait left from `now` (the time the wait
-            // began, for the commonest waits, which the session answers
-            // without working the deadline out), then added back.
-            let at = session.poll_wait(now).and_then(|w| now.checked_add(w));
-            due = arm(&mut rt.timer, at, now);
+            due = arm(&mut rt.timer, session.poll_timeout(), now);
         }
         let waker = match &mut rt.alarm {
             Some((alarm, waker)) if alarm.task.will_wake(cx.waker()) => {

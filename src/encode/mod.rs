@@ -506,6 +506,11 @@ impl<R: Role> Encoder<R> {
         &mut self.out
     }
 
+    /// The output queue, to look at.
+    pub(crate) fn queued(&self) -> &Segments {
+        &self.out
+    }
+
     /// Where the encoder is: ready for a head, inside a body, or closed.
     pub fn state(&self) -> EncoderState {
         self.state.public()

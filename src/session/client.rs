@@ -73,6 +73,10 @@ pub struct ClientSession {
     head_since: Option<Instant>,
     /// What `next_full_response` gathers while it reads.
     interim: Vec<Response<()>>,
+    /// Response heads read while the request was still being sent (see
+    /// [`look_ahead`](Self::look_ahead)), in order: `next_response` hands
+    /// them out first.
+    ahead: Vec<Response<()>>,
     head: Option<Box<Response<()>>>,
 }
 
@@ -87,6 +91,7 @@ impl ClientSession {
             idle_since: now,
             head_since: None,
             interim: Vec::new(),
+            ahead: Vec::new(),
             head: None,
         }
     }
@@ -176,6 +181,7 @@ impl ClientSession {
     /// Backpressure for a streaming sender: [`Io::Write`] while more than
     /// `Config::flush_threshold` bytes are queued.
     pub fn poll_flush(&mut self, now: Instant) -> Step<()> {
+        self.look_ahead();
         self.core
             .write_past(now, !self.closed, self.core.knobs.flush_threshold)
     }
@@ -183,6 +189,7 @@ impl ClientSession {
     /// Writes every queued request now, for a caller that wants them on
     /// the wire before it waits for anything.
     pub fn poll_write_all(&mut self, now: Instant) -> Step<()> {
+        self.look_ahead();
         self.core.write_past(now, !self.closed, 0)
     }
 
@@ -203,6 +210,14 @@ impl ClientSession {
         self.core.failure()?;
         if self.closed {
             return Ok(Step::Ready(None));
+        }
+        if !self.ahead.is_empty() {
+            let head = self.ahead.remove(0);
+            self.head_since = None;
+            if !is_interim(&head) {
+                self.core.head_handed_out();
+            }
+            return Ok(Step::Ready(Some(head)));
         }
         loop {
             let due = self.core.conn.requests_in_flight() > 0;
@@ -392,13 +407,48 @@ impl ClientSession {
         }
     }
 
+    /// Reads the heads of the answer the server sent while the request is
+    /// still being sent (a driver that reads while it writes brought them
+    /// in), so that an early final response is known at once: a refusal
+    /// (not 2xx) stops the request, whose queued rest is dropped, and the
+    /// sender's `poll_flush` no longer waits. Only between responses
+    /// (the previous body read to its end): what is decoded here is heads
+    /// alone, which `next_response` hands out first.
+    fn look_ahead(&mut self) {
+        if self.closed
+            || !self.core.body_done
+            || self.core.read.buf.is_empty()
+            || self.core.conn.send_state() != State::Body
+            || self.ahead.last().is_some_and(|head| !is_interim(head))
+        {
+            return;
+        }
+        loop {
+            match self.core.conn.poll_event(&mut self.core.read.buf) {
+                Ok(Some(Event::Interim(head))) => self.ahead.push(head),
+                Ok(Some(Event::Head { head, .. })) => {
+                    self.ahead.push(head);
+                    break;
+                }
+                Ok(Some(_)) => {}
+                Ok(None) => break,
+                Err(err) => {
+                    let err = self.fail(err);
+                    self.core.failure = Some(err);
+                    break;
+                }
+            }
+        }
+        if self.core.conn.side.stopped {
+            self.core.drop_output();
+        }
+    }
+
     /// Queued requests are written before the session waits for an answer.
     fn wait_for_head(&mut self, now: Instant) -> Io {
-        let conn = &mut self.core.conn;
-        if conn.output().is_empty()
-            && conn.recv_state() != State::Body
-            && conn.send_state() != State::Body
-        {
+        let pending = self.core.output_pending();
+        let conn = &self.core.conn;
+        if !pending && conn.recv_state() != State::Body && conn.send_state() != State::Body {
             // Not while skipping the rest of the previous body: that is
             // the body's time, and the head's starts after it. Nor while
             // the request's body is still being sent: a server may read
@@ -445,21 +495,20 @@ fn is_interim(head: &Response<()>) -> bool {
 }
 
 impl Session for ClientSession {
-    fn read_buf(&mut self) -> &mut BytesMut {
-        self.core.read.for_read(self.core.knobs.read_size)
-    }
+    session_buffers!();
 
-    fn read_room(&mut self) -> &mut [u8] {
-        self.core.read.room(self.core.knobs.read_size)
+    /// While the session is open and the peer has not closed its side:
+    /// up to one read's worth ahead, so that an answer the server sends
+    /// while the request is still being written (an early refusal) is
+    /// read, and an idle pooled connection learns when the server closes
+    /// it.
+    fn wants_read(&self) -> bool {
+        !self.closed && !self.core.conn.is_switched() && self.core.may_read()
     }
 
     #[inline]
     fn handle_read(&mut self, n: usize, _now: Instant) {
         self.core.handle_read(n);
-    }
-
-    fn output(&mut self) -> &mut Segments {
-        self.core.conn.output()
     }
 
     fn handle_write(&mut self, n: usize, _now: Instant) {
@@ -471,21 +520,26 @@ impl Session for ClientSession {
     }
 
     fn handle_timeout(&mut self, now: Instant) {
-        let Some((_, timer)) = self.timer().filter(|&(at, _)| at <= now) else {
-            return;
-        };
-        match timer {
-            Timer::Release => {
-                // Giving the buffers back ends no wait: the deadlines of
-                // the wait under way still run from its start.
-                return self.core.read.release(self.core.conn.output());
+        // As the server session's: each turn ends a wait or gives the
+        // buffers back.
+        while let Some((_, timer)) = self.timer().filter(|&(at, _)| at <= now) {
+            match timer {
+                Timer::Release => {
+                    // Giving the buffers back ends no wait: the deadlines
+                    // of the wait under way still run from its start.
+                    self.core.release();
+                    continue;
+                }
+                Timer::Idle => self.closed = true,
+                Timer::Head => self.time_out(ErrorKind::ResponseTimeout),
+                Timer::Body => self.time_out(ErrorKind::BodyTimeout),
+                Timer::Write => {
+                    self.core.drop_output();
+                    self.time_out(ErrorKind::WriteTimeout);
+                }
             }
-            Timer::Idle => self.closed = true,
-            Timer::Head => self.time_out(ErrorKind::ResponseTimeout),
-            Timer::Body => self.time_out(ErrorKind::BodyTimeout),
-            Timer::Write => self.time_out(ErrorKind::WriteTimeout),
+            self.core.waiting = Waiting::No;
         }
-        self.core.waiting = Waiting::No;
     }
 
     /// A client has no exchange to finish before closing: an idle

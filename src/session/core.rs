@@ -57,6 +57,15 @@ pub(super) struct Core<R: Side> {
     pub(super) eof: bool,
     /// A timeout to report to the application's next call.
     pub(super) failure: Option<Error>,
+    /// The bytes of output lent to the driver (`lend_output`) and not
+    /// given back; 0: none is out.
+    pub(super) out_lent: usize,
+    /// What the output given back is worth: `false` once the write
+    /// timeout dropped the output, so that what comes back is dropped too.
+    pub(super) out_wanted: bool,
+    /// The vector the output is lent in, kept empty between lends so that
+    /// a write allocates none.
+    pub(super) out_vec: Vec<Bytes>,
 }
 
 impl<R: Side> Core<R> {
@@ -72,6 +81,88 @@ impl<R: Side> Core<R> {
             chunk_ext: None,
             eof: false,
             failure: None,
+            out_lent: 0,
+            out_wanted: true,
+            out_vec: Vec::new(),
+        }
+    }
+
+    /// Output waits to be written, or is being written from a lent
+    /// vector: what must be written before the session waits for input,
+    /// closes or shuts down.
+    #[inline]
+    pub(super) fn output_pending(&mut self) -> bool {
+        self.out_lent > 0 || !self.conn.output().is_empty()
+    }
+
+    /// The bytes to write before the output is all out: those queued, and
+    /// those lent to the driver unless they are to be dropped.
+    #[inline]
+    pub(super) fn output_len(&mut self) -> usize {
+        let lent = if self.out_wanted { self.out_lent } else { 0 };
+        lent + self.conn.output().len()
+    }
+
+    /// `Session::wants_write`: output waits and none is out.
+    #[inline]
+    pub(super) fn wants_write(&self) -> bool {
+        self.out_lent == 0 && !self.conn.encoder.queued().is_empty()
+    }
+
+    /// `true` while more input may be taken without the application
+    /// asking for it: less than one read's worth is buffered and not yet
+    /// decoded (a driver that reads while it writes reads only that far
+    /// ahead), or the application's call waits for input.
+    #[inline]
+    pub(super) fn may_read(&self) -> bool {
+        !self.eof
+            && !self.read.lent
+            && (matches!(self.waiting, Waiting::Read(_))
+                || self.read.buf.len() < self.knobs.read_size)
+    }
+
+    /// `Session::lend_output`.
+    pub(super) fn lend_output(&mut self) -> Vec<Bytes> {
+        if self.out_lent > 0 {
+            return Vec::new();
+        }
+        let mut out = std::mem::take(&mut self.out_vec);
+        let queued = self.conn.output();
+        self.out_lent = queued.len();
+        queued.lend(&mut out);
+        out
+    }
+
+    /// `Session::return_output`.
+    pub(super) fn return_output(&mut self, mut out: Vec<Bytes>) {
+        if self.out_lent == 0 {
+            return;
+        }
+        self.out_lent = 0;
+        if std::mem::replace(&mut self.out_wanted, true) {
+            self.conn.output().unlend(&mut out);
+        } else {
+            out.clear();
+        }
+        self.out_vec = out;
+    }
+
+    /// Drops every byte of output, those lent out included once they are
+    /// given back: the peer stopped reading, or the message was refused.
+    pub(super) fn drop_output(&mut self) {
+        let out = self.conn.output();
+        bytes::Buf::advance(out, out.len());
+        if self.out_lent > 0 {
+            self.out_wanted = false;
+        }
+    }
+
+    /// Gives back the buffers an idle connection need not hold (those
+    /// out with the driver stay there).
+    pub(super) fn release(&mut self) {
+        self.read.release(self.conn.output());
+        if self.out_lent == 0 {
+            self.out_vec = Vec::new();
         }
     }
 
@@ -120,7 +211,7 @@ impl<R: Side> Core<R> {
     /// that the peer is never left waiting for an answer (or for a
     /// request, or `100 Continue`) while the session waits for it.
     pub(super) fn wait_for_input(&mut self, now: Instant) -> Io {
-        if self.conn.output().is_empty() {
+        if !self.output_pending() {
             self.wait(Waiting::Read(now));
             Io::Read
         } else {
@@ -133,7 +224,7 @@ impl<R: Side> Core<R> {
     /// more than `bound` bytes are queued: `poll_flush`, `poll_write_all`.
     #[inline]
     pub(super) fn write_past(&mut self, now: Instant, writing: bool, bound: usize) -> Step<()> {
-        if writing && self.conn.output().len() > bound {
+        if writing && self.output_len() > bound {
             self.wait(Waiting::Write(now));
             Step::Io(Io::Write)
         } else {
@@ -152,7 +243,10 @@ impl<R: Side> Core<R> {
     /// (0 means the peer closed its side).
     #[inline]
     pub(super) fn handle_read(&mut self, n: usize) -> bool {
-        self.waiting = Waiting::No;
+        // A read ends a wait for input, not a write under way beside it.
+        if matches!(self.waiting, Waiting::Read(_)) {
+            self.waiting = Waiting::No;
+        }
         if n == 0 {
             self.eof = true;
             self.conn.recv_eof();
@@ -169,7 +263,9 @@ impl<R: Side> Core<R> {
         let out = self.conn.output();
         let n = n.min(out.len());
         bytes::Buf::advance(out, n);
-        self.waiting = Waiting::No;
+        if matches!(self.waiting, Waiting::Write(_)) {
+            self.waiting = Waiting::No;
+        }
     }
 }
 

@@ -41,6 +41,45 @@ macro_rules! ready {
     };
 }
 
+/// The [`Session`] methods both sessions answer the same way, from their
+/// core, written once.
+macro_rules! session_buffers {
+    () => {
+        fn read_buf(&mut self) -> &mut BytesMut {
+            self.core.read.for_read(self.core.knobs.read_size)
+        }
+
+        #[inline]
+        fn read_room(&mut self) -> &mut [u8] {
+            self.core.read.room(self.core.knobs.read_size)
+        }
+
+        fn lend_read_buf(&mut self) -> BytesMut {
+            self.core.read.lend(self.core.knobs.read_size)
+        }
+
+        fn return_read_buf(&mut self, buf: BytesMut) {
+            self.core.read.unlend(buf);
+        }
+
+        fn output(&mut self) -> &mut Segments {
+            self.core.conn.output()
+        }
+
+        fn wants_write(&self) -> bool {
+            self.core.wants_write()
+        }
+
+        fn lend_output(&mut self) -> Vec<Bytes> {
+            self.core.lend_output()
+        }
+
+        fn return_output(&mut self, output: Vec<Bytes>) {
+            self.core.return_output(output);
+        }
+    };
+}
+
 mod client;
 mod core;
 mod server;
@@ -50,7 +89,7 @@ pub use client::ClientSession;
 pub use server::ServerSession;
 
 use std::fmt;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use bytes::{Bytes, BytesMut};
 use http::{HeaderMap, Response};
@@ -61,38 +100,99 @@ use crate::segments::Segments;
 
 use crate::error::{Error, ErrorKind, UsageError};
 
-/// The driver's side of a session: where to read into, what to write,
-/// and when to wake up. Both [`ServerSession`] and [`ClientSession`]
-/// implement it, so that a driver for a runtime is written once for both.
+/// The driver's side of a session: what it wants read and written, where
+/// the bytes go, and when to wake up. Both [`ServerSession`] and
+/// [`ClientSession`] implement it, so that a driver for a runtime is
+/// written once for both.
+///
+/// A driver that does one I/O at a time does the [`Io`] a [`Step`] names.
+/// A driver that reads and writes at once asks, whenever a call answers
+/// with [`Step::Io`], [`wants_write`](Self::wants_write) and
+/// [`wants_read`](Self::wants_read), keeps a write and a read under way
+/// while they hold, and reports each as it completes. The buffers are lent
+/// ([`read_buf`](Self::read_buf), [`output`](Self::output)) to a driver
+/// that reads and writes from a borrowed buffer, or handed out owned
+/// ([`lend_read_buf`](Self::lend_read_buf),
+/// [`lend_output`](Self::lend_output)) to one whose runtime keeps the
+/// buffer while the kernel works (io_uring), and given back before the
+/// read or write is reported. `docs/sessions.md`, "Writing a driver", has
+/// the whole contract.
 pub trait Session {
-    /// Where to read into after [`Io::Read`]: the session's buffer, with
-    /// room for one read (`Config::read_size` bytes, or a few hundred once
-    /// an idle connection gave its buffers back). Append what is read,
-    /// then call [`handle_read`](Self::handle_read).
+    /// `true` while the session takes input: whenever a call asked for
+    /// [`Io::Read`], and, for a driver that reads while it writes, while
+    /// less than one read's worth of input waits undecoded (a server reads
+    /// that far ahead of pipelined requests, a client reads the server's
+    /// answer while its request is still being written). `false` once the
+    /// peer closed its side, while the room of a read is lent out, and once
+    /// the session closes.
+    fn wants_read(&self) -> bool;
+
+    /// `true` while output waits to be written and none is lent out. The
+    /// output is corked: a driver writes it once a call answered
+    /// [`Step::Io`], not while the application is still queueing.
+    fn wants_write(&self) -> bool;
+
+    /// Where to read into: the session's buffer, with room for one read
+    /// (1 KiB on a new connection, doubling while reads fill it, up to
+    /// `Config::read_size`; 256 bytes once an idle connection gave its
+    /// buffers back). Append what is read, then call
+    /// [`handle_read`](Self::handle_read).
     fn read_buf(&mut self) -> &mut BytesMut;
 
-    /// Where to read into after [`Io::Read`], for a reader that needs
-    /// initialized memory (`std::io::Read`): a zeroed slice with room for
-    /// one read, sized as [`read_buf`](Self::read_buf)'s room is. Read
-    /// into its start, then call [`handle_read`](Self::handle_read), which
-    /// copies the bytes read into the buffer. The room is kept between
-    /// reads and zeroed only when it grows: copying the bytes read costs
-    /// less than zeroing `read_buf`'s room before every read. Use one of
-    /// the two for each read.
+    /// Where to read into, for a reader that needs initialized memory
+    /// (`std::io::Read`): a zeroed slice with room for one read, sized as
+    /// [`read_buf`](Self::read_buf)'s room is. Read into its start, then
+    /// call [`handle_read`](Self::handle_read), which copies the bytes
+    /// read into the buffer. The room is kept between reads and zeroed
+    /// only when it grows: copying the bytes read costs less than zeroing
+    /// `read_buf`'s room before every read. Use one of the two for each
+    /// read.
     fn read_room(&mut self) -> &mut [u8];
 
+    /// The room for one read, owned, for a runtime that keeps the buffer
+    /// while the kernel reads (tokio-uring's and monoio's `read(buf)`): an
+    /// empty `BytesMut` whose capacity is the room, split off the session's
+    /// buffer without a copy. Read into it (its length then counts the
+    /// bytes read), give it back with
+    /// [`return_read_buf`](Self::return_read_buf), then report with
+    /// [`handle_read`](Self::handle_read). One read at a time; every
+    /// application call may be made while it is out.
+    fn lend_read_buf(&mut self) -> BytesMut;
+
+    /// Gives back the buffer [`lend_read_buf`](Self::lend_read_buf) lent,
+    /// with what was read into it (rejoined without a copy), or as it was
+    /// after a failed or cancelled read.
+    fn return_read_buf(&mut self, buf: BytesMut);
+
     /// Reports a read: `n` bytes were appended to
-    /// [`read_buf`](Self::read_buf), or written at the start of
-    /// [`read_room`](Self::read_room); 0 means the peer closed its side.
+    /// [`read_buf`](Self::read_buf), written at the start of
+    /// [`read_room`](Self::read_room), or read into the buffer
+    /// [`lend_read_buf`](Self::lend_read_buf) lent (given back first); 0
+    /// means the peer closed its side.
     fn handle_read(&mut self, n: usize, now: Instant);
 
-    /// What to write after [`Io::Write`]: drain it with a vectored write
+    /// What to write: drain it with a vectored write
     /// (`Segments::io_slices`), then report with
     /// [`handle_write`](Self::handle_write).
     fn output(&mut self) -> &mut Segments;
 
-    /// Reports a write: takes the `n` bytes written off the front of
-    /// [`output`](Self::output).
+    /// Everything queued for writing, owned, for a runtime that keeps the
+    /// buffers while the kernel writes (tokio-uring's `writev(Vec<Bytes>)`):
+    /// the queue's segments in order, without a copy (its small pieces are
+    /// in one segment). Write them, give them back unchanged with
+    /// [`return_output`](Self::return_output), then report the bytes
+    /// written with [`handle_write`](Self::handle_write). Output queued
+    /// while they are out goes behind them. One write at a time: while
+    /// output is out, this returns an empty vector.
+    fn lend_output(&mut self) -> Vec<Bytes>;
+
+    /// Gives back what [`lend_output`](Self::lend_output) lent, as it was
+    /// lent: [`handle_write`](Self::handle_write) then takes off what was
+    /// written. The vector's allocation is kept for the next lend.
+    fn return_output(&mut self, output: Vec<Bytes>);
+
+    /// Reports a write: takes the `n` bytes written off the front of the
+    /// output.
     fn handle_write(&mut self, n: usize, now: Instant);
 
     /// When the driver must call [`handle_timeout`](Self::handle_timeout)
@@ -101,19 +201,11 @@ pub trait Session {
     /// deadline.
     fn poll_timeout(&self) -> Option<Instant>;
 
-    /// [`poll_timeout`](Self::poll_timeout) as the time left from `now`
-    /// (zero once it passed), for a driver that waits for a duration, as
-    /// a socket's read and write timeouts do. A session may answer it
-    /// without working out the instant, when the wait began at `now`.
-    fn poll_wait(&self, now: Instant) -> Option<Duration> {
-        self.poll_timeout()
-            .map(|at| at.saturating_duration_since(now))
-    }
-
-    /// Acts on the deadline that passed, if any by `now` (the table on
-    /// [`Timeouts`]). The application's pending call, made again, reports
-    /// a timeout as [`SessionError::Peer`] with a timeout
-    /// [`ErrorKind`](crate::ErrorKind).
+    /// Acts on every deadline that passed by `now` (the table on
+    /// [`Timeouts`]), in one call; nothing before the first. It may be
+    /// called while buffers are lent out. The application's pending call,
+    /// made again, reports a timeout as [`SessionError::Peer`] with a
+    /// timeout [`ErrorKind`](crate::ErrorKind).
     fn handle_timeout(&mut self, now: Instant);
 
     /// Starts a graceful shutdown: the exchange in progress is finished,

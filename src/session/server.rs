@@ -1,14 +1,14 @@
 //! The server session: a [`ServerConnection`] with its read buffer, timers
 //! and closing policy.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use bytes::{Bytes, BytesMut};
 use http::Request;
 use http::header::HeaderMap;
 
 use super::core::{Core, RoleSession};
-use super::timer::{Due, Waiting, after, earliest};
+use super::timer::{Waiting, after, earliest};
 use super::{ChunkExtSlot, Io, Session, SessionError, Step};
 use crate::Config;
 use crate::ServerConnection;
@@ -65,7 +65,8 @@ enum Phase {
 /// [`close`](Self::close) writes what is left and closes, lingering when
 /// the peer may still be sending. Every call that may need I/O returns a
 /// [`Step`]; see the [crate documentation](crate#sessions) for the loop
-/// a driver runs around it.
+/// a driver runs around it, and the example below for the shortest such
+/// driver.
 ///
 /// ```
 /// use std::time::Instant;
@@ -168,7 +169,7 @@ impl ServerSession {
         if self.response_due() {
             return Err(UsageError::WrongState.into());
         }
-        if self.core.conn.output().len() > self.core.knobs.flush_threshold {
+        if self.core.output_len() > self.core.knobs.flush_threshold {
             // Answers to pipelined requests leave together, but past the
             // bound they are written before the next request is taken.
             self.head_begun(now);
@@ -218,7 +219,7 @@ impl ServerSession {
     /// keep-alive request. Going through the connection again to learn it
     /// costs more than the checks.
     fn resume_read(&mut self) -> bool {
-        self.core.conn.output().is_empty()
+        !self.core.output_pending()
             && self.core.read.buf.is_empty()
             && !self.core.eof
             && !self.shutdown
@@ -441,7 +442,7 @@ impl ServerSession {
             match self.phase {
                 Phase::Open => self.stop(),
                 Phase::Closing { linger } => {
-                    if !self.core.conn.output().is_empty() {
+                    if self.core.output_pending() {
                         self.core.wait(Waiting::Write(now));
                         return Step::Io(Io::Write);
                     }
@@ -537,12 +538,12 @@ impl ServerSession {
     }
 
     /// The deadline of what the session waits for, and what it is.
-    fn timer(&self) -> Option<(Due, Timer)> {
+    fn timer(&self) -> Option<(Instant, Timer)> {
         let t = &self.core.knobs.timeouts;
         match (self.phase, self.core.waiting) {
             (Phase::Closed, _) | (_, Waiting::No) => None,
-            (Phase::Lingering { until, .. }, _) => Some((Due::At(until), Timer::Linger)),
-            (_, Waiting::Write(since)) => t.write.map(|d| (Due::After(since, d), Timer::Write)),
+            (Phase::Lingering { until, .. }, _) => Some((until, Timer::Linger)),
+            (_, Waiting::Write(since)) => after(since, t.write).map(|at| (at, Timer::Write)),
             (_, Waiting::Read(since)) => {
                 let (start, timeout, kind) = if self.is_between_requests() {
                     if self.requests == 0 {
@@ -563,34 +564,27 @@ impl ServerSession {
                         _ => (since, None, Timer::Head),
                     }
                 };
-                let release = self.core.release_after();
-                match (release, timeout) {
-                    // Both run from the same moment and the release comes
-                    // first (a keep-alive connection between requests):
-                    // one deadline to work out.
-                    (Some(r), Some(d)) if start == since && r < d => {
-                        return Some((Due::After(since, r), Timer::Release));
-                    }
-                    (None, Some(d)) => return Some((Due::After(start, d), kind)),
-                    (Some(r), None) => return Some((Due::After(since, r), Timer::Release)),
-                    _ => {}
-                }
                 let expiry = after(start, timeout).map(|at| (at, kind));
-                let release = after(since, release).map(|at| (at, Timer::Release));
-                earliest(expiry, release).map(|(at, timer)| (Due::At(at), timer))
+                let release =
+                    after(since, self.core.release_after()).map(|at| (at, Timer::Release));
+                earliest(expiry, release)
             }
         }
     }
 }
 
 impl Session for ServerSession {
-    fn read_buf(&mut self) -> &mut BytesMut {
-        self.core.read.for_read(self.core.knobs.read_size)
-    }
+    session_buffers!();
 
-    #[inline]
-    fn read_room(&mut self) -> &mut [u8] {
-        self.core.read.room(self.core.knobs.read_size)
+    /// While the session is open (or lingering), the peer has not closed
+    /// its side and no protocol switch took the socket: up to one read's
+    /// worth ahead of the requests taken (`docs/sessions.md`).
+    fn wants_read(&self) -> bool {
+        match self.phase {
+            Phase::Open => !self.core.conn.is_switched() && self.core.may_read(),
+            Phase::Lingering { .. } => !self.core.eof && !self.core.read.lent,
+            Phase::Closing { .. } | Phase::Closed => false,
+        }
     }
 
     #[inline]
@@ -609,72 +603,44 @@ impl Session for ServerSession {
         }
     }
 
-    fn output(&mut self) -> &mut Segments {
-        self.core.conn.output()
-    }
-
     #[inline]
     fn handle_write(&mut self, n: usize, _now: Instant) {
         self.core.handle_write(n);
     }
 
     fn poll_timeout(&self) -> Option<Instant> {
-        self.timer().and_then(|(due, _)| due.at())
-    }
-
-    #[inline]
-    fn poll_wait(&self, now: Instant) -> Option<Duration> {
-        let knobs = &self.core.knobs;
-        match (&self.core.waiting, &self.phase) {
-            // A write asked for now (an answer to send before the next
-            // read): its whole timeout, without the rest of `timer`.
-            (Waiting::Write(since), Phase::Open) if *since == now => knobs.timeouts.write,
-            // A read for the next request, asked for now, with the buffers
-            // to give back before the idle timeout: the release is first.
-            (Waiting::Read(since), Phase::Open)
-                if *since == now
-                    && self.requests > 0
-                    && !self.core.read.released
-                    && self.is_between_requests()
-                    && knobs
-                        .timeouts
-                        .idle
-                        .is_some_and(|idle| knobs.release_after < idle) =>
-            {
-                Some(knobs.release_after)
-            }
-            _ => self.timer().and_then(|(due, _)| due.wait(now)),
-        }
+        self.timer().map(|(at, _)| at)
     }
 
     fn handle_timeout(&mut self, now: Instant) {
-        let due = |(due, _): &(Due, Timer)| due.at().is_some_and(|at| at <= now);
-        let Some((_, timer)) = self.timer().filter(due) else {
-            return;
-        };
-        match timer {
-            Timer::Release => {
-                // Giving the buffers back ends no wait: the deadlines of
-                // the wait under way still run from its start.
-                return self.core.read.release(self.core.conn.output());
+        // Each deadline acted on ends the wait it belonged to, or gives
+        // the buffers back, after which the next deadline is the wait's
+        // own: a few turns at most.
+        while let Some((_, timer)) = self.timer().filter(|&(at, _)| at <= now) {
+            match timer {
+                Timer::Release => {
+                    // Giving the buffers back ends no wait: the deadlines
+                    // of the wait under way still run from its start.
+                    self.core.release();
+                    continue;
+                }
+                Timer::Linger => self.phase = Phase::Closing { linger: false },
+                Timer::Idle => self.phase = Phase::Closing { linger: false },
+                Timer::Head if self.requests == 0 && self.core.read.buf.is_empty() => {
+                    // A new connection that sent nothing: nothing to answer.
+                    self.phase = Phase::Closing { linger: false };
+                }
+                Timer::Head => self.time_out(ErrorKind::HeadTimeout),
+                Timer::Body => self.time_out(ErrorKind::BodyTimeout),
+                Timer::Write => {
+                    // The peer stopped reading: what is queued cannot leave.
+                    self.core.drop_output();
+                    self.core.failure = Some(ErrorKind::WriteTimeout.into());
+                    self.phase = Phase::Closing { linger: false };
+                }
             }
-            Timer::Linger => self.phase = Phase::Closing { linger: false },
-            Timer::Idle => self.phase = Phase::Closing { linger: false },
-            Timer::Head if self.requests == 0 && self.core.read.buf.is_empty() => {
-                // A new connection that sent nothing: nothing to answer.
-                self.phase = Phase::Closing { linger: false };
-            }
-            Timer::Head => self.time_out(ErrorKind::HeadTimeout),
-            Timer::Body => self.time_out(ErrorKind::BodyTimeout),
-            Timer::Write => {
-                // The peer stopped reading: what is queued cannot leave.
-                let out = self.core.conn.output();
-                bytes::Buf::advance(out, out.len());
-                self.core.failure = Some(ErrorKind::WriteTimeout.into());
-                self.phase = Phase::Closing { linger: false };
-            }
+            self.core.waiting = Waiting::No;
         }
-        self.core.waiting = Waiting::No;
     }
 
     fn shutdown(&mut self, _now: Instant) {

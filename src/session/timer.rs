@@ -26,33 +26,6 @@ pub(super) fn earliest<T>(
     }
 }
 
-/// When a deadline falls: at an instant, or a timeout after one (kept
-/// apart so that a driver that waits for a duration, as a blocking socket
-/// does, need not add and then subtract again when the wait began now).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Due {
-    At(Instant),
-    After(Instant, Duration),
-}
-
-impl Due {
-    /// The instant, or `None` past the clock's range (as good as never).
-    pub(super) fn at(self) -> Option<Instant> {
-        match self {
-            Due::At(at) => Some(at),
-            Due::After(since, timeout) => since.checked_add(timeout),
-        }
-    }
-
-    /// How long from `now` until it falls (zero once it has).
-    pub(super) fn wait(self, now: Instant) -> Option<Duration> {
-        match self {
-            Due::After(since, timeout) if since == now => Some(timeout),
-            due => due.at().map(|at| at.saturating_duration_since(now)),
-        }
-    }
-}
-
 /// The I/O a session asked for and is waiting on, with when it started.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Waiting {
@@ -98,8 +71,10 @@ pub(super) struct ReadBuf {
     pub(super) released: bool,
     /// What the next read asks for (before the `read_size` cap).
     next: usize,
-    /// The room the last `for_read` or `room` offered.
+    /// The room the last `for_read`, `room` or `lend` offered.
     offered: usize,
+    /// The room after `buf` is lent to the driver ([`lend`](Self::lend)).
+    pub(super) lent: bool,
 }
 
 impl ReadBuf {
@@ -111,6 +86,7 @@ impl ReadBuf {
             released: false,
             next: FIRST_READ,
             offered: 0,
+            lent: false,
         }
     }
 
@@ -139,6 +115,24 @@ impl ReadBuf {
         self.offered = self.buf.capacity() - self.buf.len();
         self.via_room = false;
         &mut self.buf
+    }
+
+    /// The room for one read (see [`want`](Self::want)), owned: split off
+    /// the end of `buf` (the same allocation, no copy), empty, its
+    /// capacity the room. `buf` keeps the bytes received and not yet
+    /// decoded, and may go on decoding them while the room is out.
+    pub(super) fn lend(&mut self, read_size: usize) -> BytesMut {
+        self.for_read(read_size);
+        self.lent = true;
+        self.buf.split_off(self.buf.len())
+    }
+
+    /// Takes back the room [`lend`](Self::lend) gave out, with what was
+    /// read into it: joined to `buf` without a copy when nothing moved
+    /// `buf` meanwhile (it is copied otherwise).
+    pub(super) fn unlend(&mut self, room: BytesMut) {
+        self.lent = false;
+        self.buf.unsplit(room);
     }
 
     /// Initialized room for one read (see [`want`](Self::want)), zeroed
@@ -183,16 +177,21 @@ impl ReadBuf {
 
     /// Gives back what the buffers hold beyond their bytes: the read
     /// buffer keeps only what it has received, the output buffer nothing.
+    /// A room lent to the driver stays with it (an owned read in flight
+    /// need not be cancelled for this); the next read asks for little.
     pub(super) fn release(&mut self, output: &mut Segments) {
         if !self.released {
             self.released = true;
             self.room = Vec::new();
+            output.release();
+            if self.lent {
+                return;
+            }
             self.buf = if self.buf.is_empty() {
                 BytesMut::new()
             } else {
                 BytesMut::from(&self.buf[..])
             };
-            output.release();
         }
     }
 }
