@@ -20,31 +20,31 @@
 //!
 //! # The driver
 //!
-//! [`Conn::call`] is the whole driver: it makes a session call and does
-//! the I/O the call asks for until it is ready, as `src/adapter/tokio.rs`
-//! does for a readiness runtime. What a completion runtime changes:
+//! [`Conn::call`] is the whole driver (about 100 lines): it makes a
+//! session call and, until the call is ready, keeps a write under way
+//! while the session has output and a read while it takes input, both at
+//! once, as `docs/sessions.md` ("Writing a driver") describes. What a
+//! completion runtime changes:
 //!
-//! - **Buffers are handed to the kernel.** An operation owns its buffer
-//!   until it completes, so it cannot read into the session's buffer or
-//!   write from its output, which the session only lends. The driver
-//!   keeps one owned buffer for reads and one for writes, and copies:
-//!   the bytes read into [`Session::read_buf`], the output into the write
-//!   buffer. These are the two copies of this driver (the session's own
-//!   are every driver's: a response head and body pieces under the
-//!   coalescing threshold are copied into its output).
-//! - **A read is never cancelled to meet a deadline.** When the session's
-//!   deadline passes, or the shutdown signal fires, while a read is in
-//!   flight, the driver calls `handle_timeout` (or `shutdown`) with the
-//!   read still in flight, and the read stays submitted: if the session
-//!   asks for a read again (the buffers were given back after an idle
-//!   second; a shutdown lets the exchange finish), the driver goes on
-//!   waiting for the same one. A read is dropped only when the connection
-//!   closes, after both directions of the socket are shut down (see
-//!   [`Conn::close_socket`]). The session sees none of this: its buffer
-//!   was never out.
-//! - **A write is never abandoned** (the bytes it took are unknown until it
-//!   completes), except when the write timeout passes: the session then
-//!   drops its output and the connection closes.
+//! - **Buffers are handed to the kernel, owned.** The read goes into the
+//!   session's own read room (`Session::lend_read_buf`, given back with
+//!   `return_read_buf`), the write takes the session's output segments
+//!   (`lend_output`, a `Vec<Bytes>` for one `writev`, given back with
+//!   `return_output`). The driver copies no byte of a request or a
+//!   response: the only copies are the session's own, which every driver
+//!   has (a response head, and body pieces under the coalescing threshold,
+//!   are written into its output buffer). `docs/benchmarks.md` counts them.
+//! - **Nothing is cancelled to meet a deadline or a shutdown.** When the
+//!   session's deadline passes, or the shutdown signal fires, the driver
+//!   calls `handle_timeout` (or `shutdown`) with the operations still
+//!   under way, and goes on waiting for them if the session still wants
+//!   them: an idle connection giving its buffers back costs no cancel and
+//!   no resubmit.
+//! - **Closing completes what is under way.** tokio-uring does not cancel
+//!   an operation whose future is dropped: it holds the descriptor until
+//!   the kernel completes it. So before it closes, the driver shuts both
+//!   directions of the socket down whenever an operation is under way
+//!   (`Conn::close_socket`).
 
 #[cfg(target_os = "linux")]
 #[path = "common/mod.rs"]
@@ -70,13 +70,16 @@ pub use uring::{handle, run};
 #[cfg(target_os = "linux")]
 mod uring {
     use std::cell::Cell;
-    use std::io::{self, IoSlice};
+    use std::future::poll_fn;
+    use std::io;
     use std::net::Shutdown;
     use std::pin::Pin;
     use std::process::ExitCode;
     use std::rc::Rc;
+    use std::task::Poll;
     use std::time::{Duration, Instant};
 
+    use bytes::{Bytes, BytesMut};
     use h1proto::{Config, Io, ServerSession, Session, SessionError, Step};
     use tokio::sync::{Notify, watch};
     use tokio_uring::BufResult;
@@ -86,10 +89,6 @@ mod uring {
 
     /// The exit status when io_uring cannot be used here.
     const UNAVAILABLE: u8 = 2;
-
-    /// The most output copied into the write buffer for one write: a
-    /// write takes what the socket's send buffer has room for anyway.
-    const WRITE_MAX: usize = 256 * 1024;
 
     pub fn main() -> ExitCode {
         let args = match parse_args("uring_server", std::env::args().skip(1)) {
@@ -240,37 +239,36 @@ mod uring {
         Ok(())
     }
 
-    /// A read submitted to the kernel, owning its buffer.
-    type Read = Pin<Box<dyn Future<Output = BufResult<usize, Vec<u8>>>>>;
+    /// An operation submitted to the kernel, owning its buffer until it
+    /// completes.
+    type Op<T> = Pin<Box<dyn Future<Output = BufResult<usize, T>>>>;
 
-    /// How a wait for the kernel ended.
-    enum Woke<T> {
-        /// The operation completed.
-        Done(T),
-        /// The session's deadline passed first.
+    /// What a wait ended with.
+    enum Woke {
+        /// The write under way completed.
+        Wrote(io::Result<usize>, Vec<Bytes>),
+        /// The read under way completed.
+        Read(io::Result<usize>, BytesMut),
+        /// The session's deadline passed.
         Deadline,
-        /// The shutdown signal fired first.
+        /// The shutdown signal fired.
         Stop,
     }
 
-    /// One connection: the socket, its session, and the driver's state.
+    /// One connection: the socket, its session, and the operations under
+    /// way.
     pub struct Conn {
         /// The socket; `None` once the session said to close it.
         stream: Option<Rc<TcpStream>>,
         /// The session: every protocol decision is its.
         pub session: ServerSession,
-        /// The read in flight, if one is: kept across session calls, so
-        /// that a deadline or a shutdown never cancels it.
-        reading: Option<Read>,
-        /// The read buffer while no read is in flight.
-        read_buf: Vec<u8>,
-        /// The write buffer while no write is in flight.
-        write_buf: Vec<u8>,
+        /// The read under way, with the session's read room.
+        reading: Option<Op<BytesMut>>,
+        /// The write under way, with the session's output.
+        writing: Option<Op<Vec<Bytes>>>,
         stop: watch::Receiver<bool>,
         /// The shutdown signal was passed to the session.
         stopping: bool,
-        /// A write was dropped in flight (at the write timeout).
-        write_abandoned: bool,
     }
 
     impl Conn {
@@ -280,36 +278,78 @@ mod uring {
                 stream: Some(Rc::new(stream)),
                 session: ServerSession::new(config, Instant::now()),
                 reading: None,
-                read_buf: Vec::new(),
-                write_buf: Vec::new(),
+                writing: None,
                 stop,
                 stopping: false,
-                write_abandoned: false,
             }
         }
 
-        /// Makes a session call until it is ready, doing the I/O it asks
-        /// for, each raced against the session's deadline.
+        /// Makes a session call until it is ready. While it is not, keeps
+        /// a write under way while the session has output and a read
+        /// while it takes input, both at once, and reports each as it
+        /// completes; the session's deadline and the shutdown signal are
+        /// raced against them, and neither cancels anything.
         pub async fn call<V>(
             &mut self,
             mut call: impl FnMut(&mut ServerSession, Instant) -> Result<Step<V>, SessionError>,
         ) -> io::Result<V> {
             let mut now = Instant::now();
             loop {
-                if !self.stopping && *self.stop.borrow() {
-                    self.stopping = true;
-                    self.session.shutdown(now);
-                }
                 match call(&mut self.session, now)? {
                     Step::Ready(value) => return Ok(value),
-                    Step::Io(Io::Read) => now = self.read().await?,
-                    Step::Io(Io::Write) => now = self.write().await?,
                     Step::Io(Io::Shutdown) => {
                         if let Some(stream) = &self.stream {
                             let _ = stream.shutdown(Shutdown::Write);
                         }
+                        continue;
                     }
-                    Step::Io(_) => self.close_socket(),
+                    Step::Io(Io::Read | Io::Write) => {}
+                    Step::Io(_) => {
+                        self.close_socket();
+                        continue;
+                    }
+                }
+                let Some(stream) = &self.stream else {
+                    return Err(io::ErrorKind::NotConnected.into());
+                };
+                if self.writing.is_none() && self.session.wants_write() {
+                    // The output's segments, owned: no copy.
+                    let (stream, out) = (stream.clone(), self.session.lend_output());
+                    self.writing = Some(Box::pin(async move { stream.writev(out).await }));
+                }
+                if self.reading.is_none() && self.session.wants_read() {
+                    // The session's read room, owned: the kernel reads
+                    // into the session's buffer.
+                    let (stream, room) = (stream.clone(), self.session.lend_read_buf());
+                    self.reading = Some(Box::pin(async move { stream.read(room).await }));
+                }
+                let woke = self.wait().await;
+                now = Instant::now();
+                match woke {
+                    Woke::Wrote(result, out) => {
+                        self.writing = None;
+                        self.session.return_output(out);
+                        match result {
+                            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+                            Ok(n) => self.session.handle_write(n, now),
+                            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                            Err(err) => return Err(err),
+                        }
+                    }
+                    Woke::Read(result, room) => {
+                        self.reading = None;
+                        self.session.return_read_buf(room);
+                        match result {
+                            Ok(n) => self.session.handle_read(n, now),
+                            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                            Err(err) => return Err(err),
+                        }
+                    }
+                    Woke::Deadline => self.session.handle_timeout(now),
+                    Woke::Stop => {
+                        self.stopping = true;
+                        self.session.shutdown(now);
+                    }
                 }
             }
         }
@@ -323,146 +363,47 @@ mod uring {
 
         /// `Io::Close`. An operation dropped before it completes is not
         /// cancelled by tokio-uring: it keeps the descriptor open until
-        /// the kernel completes it, which a read of a silent peer never
-        /// does. Shutting both directions down first completes it (a
-        /// read with 0 bytes, a write with an error), so that the close
-        /// happens now.
+        /// the kernel completes it, which a read from a silent peer, or a
+        /// write to one that stopped reading, never does. Shutting both
+        /// directions down first completes it (a read of 0 bytes, a write
+        /// with an error), so that the close happens now.
         fn close_socket(&mut self) {
             if let Some(stream) = self.stream.take() {
-                if self.reading.take().is_some() || self.write_abandoned {
+                let reading = self.reading.take().is_some();
+                let writing = self.writing.take().is_some();
+                if reading || writing {
                     let _ = stream.shutdown(Shutdown::Both);
                 }
             }
         }
 
-        /// `Io::Read`: waits for the read in flight (submitting one first
-        /// if none is) or the deadline, and tells the session which came;
-        /// the time it did.
-        async fn read(&mut self) -> io::Result<Instant> {
-            let stream = self.stream.clone().ok_or(io::ErrorKind::NotConnected)?;
-            let (session, spare) = (&mut self.session, &mut self.read_buf);
-            let reading = self.reading.get_or_insert_with(|| {
-                // As much as the session's buffer has room for now: it
-                // grows while reads fill it, and shrinks to a few hundred
-                // bytes once an idle connection gave its buffers back.
-                let room = {
-                    let buf = session.read_buf();
-                    buf.capacity() - buf.len()
-                };
-                let mut buf = std::mem::take(spare);
-                if buf.capacity() != room {
-                    buf = Vec::with_capacity(room);
+        /// Waits until the write or the read under way completes, the
+        /// session's deadline passes or (once) the shutdown signal fires.
+        /// The operations are only polled here: they stay under way.
+        async fn wait(&mut self) -> Woke {
+            let deadline = self.session.poll_timeout();
+            let (reading, writing) = (&mut self.reading, &mut self.writing);
+            let mut timer = deadline.map(|at| Box::pin(tokio::time::sleep_until(at.into())));
+            let mut stop = (!self.stopping).then(|| Box::pin(stopped(&mut self.stop)));
+            poll_fn(|cx| {
+                if let Some(Poll::Ready((r, out))) = writing.as_mut().map(|op| op.as_mut().poll(cx))
+                {
+                    return Poll::Ready(Woke::Wrote(r, out));
                 }
-                buf.clear();
-                Box::pin(async move { stream.read(buf).await })
-            });
-            let woke = wait(
-                reading,
-                self.session.poll_timeout(),
-                &mut self.stop,
-                self.stopping,
-            )
-            .await;
-            let now = Instant::now();
-            match woke {
-                Woke::Done((result, buf)) => {
-                    self.reading = None;
-                    match result {
-                        Ok(n) => {
-                            // Copy 1: the bytes read, into the session's
-                            // buffer.
-                            self.session.read_buf().extend_from_slice(&buf[..n]);
-                            self.session.handle_read(n, now);
-                        }
-                        Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
-                        Err(err) => return Err(err),
-                    }
-                    self.read_buf = buf;
+                if let Some(Poll::Ready((r, room))) =
+                    reading.as_mut().map(|op| op.as_mut().poll(cx))
+                {
+                    return Poll::Ready(Woke::Read(r, room));
                 }
-                Woke::Deadline => self.session.handle_timeout(now),
-                Woke::Stop => {
-                    self.stopping = true;
-                    self.session.shutdown(now);
+                if let Some(Poll::Ready(())) = timer.as_mut().map(|t| t.as_mut().poll(cx)) {
+                    return Poll::Ready(Woke::Deadline);
                 }
-            }
-            Ok(now)
-        }
-
-        /// `Io::Write`: writes the session's output (or its first
-        /// [`WRITE_MAX`] bytes) in one operation, raced against the write
-        /// deadline; the time it ended.
-        async fn write(&mut self) -> io::Result<Instant> {
-            let stream = self.stream.clone().ok_or(io::ErrorKind::NotConnected)?;
-            let mut buf = std::mem::take(&mut self.write_buf);
-            buf.clear();
-            {
-                // Copy 2: the output, into the buffer the kernel writes
-                // from.
-                let out = self.session.output();
-                let mut slices = [IoSlice::new(&[]); 64];
-                let n = out.io_slices(&mut slices);
-                for slice in &slices[..n] {
-                    let take = slice.len().min(WRITE_MAX - buf.len());
-                    buf.extend_from_slice(&slice[..take]);
-                    if buf.len() == WRITE_MAX {
-                        break;
-                    }
+                if let Some(Poll::Ready(())) = stop.as_mut().map(|s| s.as_mut().poll(cx)) {
+                    return Poll::Ready(Woke::Stop);
                 }
-            }
-            let mut writing = Box::pin(stream.write(buf).submit());
-            // The shutdown signal does not interrupt a write: it is looked
-            // at once the write is over.
-            let woke = wait(
-                &mut writing,
-                self.session.poll_timeout(),
-                &mut self.stop,
-                true,
-            )
-            .await;
-            let now = Instant::now();
-            match woke {
-                Woke::Done((result, buf)) => {
-                    self.write_buf = buf;
-                    match result {
-                        Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
-                        Ok(n) => self.session.handle_write(n, now),
-                        Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
-                        Err(err) => return Err(err),
-                    }
-                }
-                // The write is dropped: the session drops its output and
-                // closes at once.
-                Woke::Deadline => {
-                    self.write_abandoned = true;
-                    self.session.handle_timeout(now);
-                }
-                // Not watched during a write.
-                Woke::Stop => {}
-            }
-            Ok(now)
-        }
-    }
-
-    /// Waits for `op`, the deadline `at` or (unless `stopping`) the
-    /// shutdown signal, whichever comes first. `op` is only polled: it is
-    /// neither dropped nor cancelled here.
-    async fn wait<T, F: Future<Output = T> + Unpin>(
-        op: &mut F,
-        at: Option<Instant>,
-        stop: &mut watch::Receiver<bool>,
-        stopping: bool,
-    ) -> Woke<T> {
-        let deadline = async {
-            match at {
-                Some(at) => tokio::time::sleep_until(at.into()).await,
-                None => std::future::pending().await,
-            }
-        };
-        tokio::select! {
-            biased;
-            done = op => Woke::Done(done),
-            () = deadline => Woke::Deadline,
-            () = stopped(stop), if !stopping => Woke::Stop,
+                Poll::Pending
+            })
+            .await
         }
     }
 
