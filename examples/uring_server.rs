@@ -102,7 +102,7 @@ mod uring {
             Ok(rt) => rt,
             Err(err) => {
                 eprintln!(
-                    "uring_server: io_uring is not available here ({err}); it needs Linux 5.11 \
+                    "uring_server: io_uring is not available here ({err}); it needs Linux 5.10 \
                      or later, no seccomp filter refusing io_uring_setup, and \
                      kernel.io_uring_disabled = 0. hello_server serves the same routes."
                 );
