@@ -1,8 +1,11 @@
 //! Fetches URLs like curl, on the `blocking` adapter: the body goes to
 //! standard output; `-v` prints, on standard error, the request head, the
 //! interim (1xx) responses, the response head and, after the body, its
-//! trailers; `-I` sends HEAD; `-d DATA` POSTs `DATA`. URLs on the same host and
-//! port share one connection while the server keeps it open.
+//! trailers; `-I` sends HEAD; `-d DATA` POSTs `DATA`; `--data-binary @FILE`
+//! POSTs the file's bytes, streamed from disk in pieces (never read whole
+//! into memory), and `--data-binary DATA` the bytes of `DATA`, as curl
+//! does. URLs on the same host and port share one connection while the
+//! server keeps it open.
 //!
 //! Responses are read with the client's default leniency (a status line
 //! without the SP after the code is accepted, nothing else); `--lenient`
@@ -13,16 +16,29 @@
 //! ```sh
 //! cargo run --example client -- -v http://127.0.0.1:8080/ http://127.0.0.1:8080/nope
 //! cargo run --example client -- --lenient http://192.0.2.1/status
+//! cargo run --example client -- --data-binary @big.iso http://127.0.0.1:8080/echo
 //! ```
+//!
+//! An upload stops as soon as the session says the request is stopped (a
+//! final response that is not 2xx came while the body was being sent, RFC
+//! 9112 section 9.5): the rest of the file is not read. Seeing that answer
+//! while a write is blocked (a server that stops reading) takes a driver
+//! that reads while it writes; this one reads it at the next piece.
 
 use std::error::Error;
-use std::io::{self, Write};
+use std::fs::File;
+use std::io::{self, Read, Write};
 use std::net::TcpStream;
+use std::path::{Path, PathBuf};
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use h1proto::adapter::blocking::Client;
-use h1proto::{Config, InterimResponses, ReasonPhrase, TrailerFields, leniency::ResponseLeniency};
-use http::header::{CONTENT_TYPE, HOST, USER_AGENT};
+use h1proto::conn::State;
+use h1proto::{
+    ClientSession, Config, InterimResponses, ReasonPhrase, TrailerFields,
+    leniency::ResponseLeniency,
+};
+use http::header::{CONTENT_LENGTH, CONTENT_TYPE, HOST, USER_AGENT};
 use http::{Method, Request, Uri};
 
 fn main() {
@@ -62,6 +78,20 @@ fn fetch_error(uri: &Uri, err: io::Error) -> Box<dyn Error> {
     }
 }
 
+/// A request body from the command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Data {
+    /// `-d DATA`, `--data-binary DATA`: these bytes.
+    Bytes(Bytes),
+    /// `--data-binary @FILE`: the file's bytes, streamed.
+    File(PathBuf),
+}
+
+/// The pieces a file is read and sent in: what a write takes at once, and
+/// all of a file an upload holds in memory besides what the session
+/// queued (at most `Config::flush_threshold`).
+pub const PIECE: usize = 64 * 1024;
+
 /// What the command line asks for.
 #[derive(Debug, Default)]
 pub struct Options {
@@ -69,15 +99,16 @@ pub struct Options {
     pub verbose: bool,
     /// `-I`: HEAD instead of GET.
     pub head: bool,
-    /// `-d DATA`: POST `DATA`.
-    pub data: Option<String>,
+    /// `-d DATA`, `--data-binary DATA|@FILE`: POST it.
+    pub data: Option<Data>,
     /// `--lenient`: every response leniency switch on.
     pub lenient: bool,
     /// The URLs, fetched in order.
     pub urls: Vec<Uri>,
 }
 
-/// Reads `-v`, `-I`, `-d DATA`, `--lenient` and URLs.
+/// Reads `-v`, `-I`, `-d DATA`, `--data-binary DATA|@FILE`, `--lenient`
+/// and URLs.
 pub fn parse_args(args: &[String]) -> Result<Options, Box<dyn Error>> {
     let mut opts = Options::default();
     let mut args = args.iter();
@@ -86,7 +117,17 @@ pub fn parse_args(args: &[String]) -> Result<Options, Box<dyn Error>> {
             "-v" => opts.verbose = true,
             "-I" => opts.head = true,
             "--lenient" => opts.lenient = true,
-            "-d" => opts.data = Some(args.next().ok_or("-d needs DATA")?.clone()),
+            "-d" => {
+                let data = args.next().ok_or("-d needs DATA")?;
+                opts.data = Some(Data::Bytes(Bytes::from(data.clone())));
+            }
+            "--data-binary" => {
+                let data = args.next().ok_or("--data-binary needs DATA or @FILE")?;
+                opts.data = Some(match data.strip_prefix('@') {
+                    Some(path) => Data::File(PathBuf::from(path)),
+                    None => Data::Bytes(Bytes::from(data.clone())),
+                });
+            }
             url => {
                 let uri: Uri = url.parse()?;
                 if uri.scheme_str() != Some("http") || uri.host().is_none() {
@@ -97,9 +138,62 @@ pub fn parse_args(args: &[String]) -> Result<Options, Box<dyn Error>> {
         }
     }
     if opts.urls.is_empty() {
-        return Err("usage: client [-v] [-I] [-d DATA] [--lenient] URL...".into());
+        return Err(
+            "usage: client [-v] [-I] [-d DATA] [--data-binary DATA|@FILE] [--lenient] URL..."
+                .into(),
+        );
     }
     Ok(opts)
+}
+
+/// A request body, ready to send.
+enum Body {
+    Bytes(Bytes),
+    /// An open file and its length.
+    File((File, u64)),
+}
+
+/// Opens `path` for an upload: the file and its length.
+fn open_file(path: &Path) -> Result<(File, u64), Box<dyn Error>> {
+    let file = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let len = file.metadata()?.len();
+    Ok((file, len))
+}
+
+/// `true` while the request's body is still wanted: the session stops it
+/// when a final response that is not 2xx arrives first.
+fn sending(client: &Client<TcpStream>) -> bool {
+    client.connection().send_state() == State::Body
+}
+
+/// Sends `head`, then `file` in pieces of [`PIECE`] bytes, each written
+/// before the next is read, and reads the response. Stops reading the
+/// file as soon as the session says the request is stopped.
+fn upload(
+    client: &mut Client<TcpStream>,
+    head: Request<()>,
+    mut file: File,
+) -> io::Result<http::Response<Bytes>> {
+    client.send_head(head)?;
+    while sending(client) {
+        let mut piece = BytesMut::zeroed(PIECE);
+        let n = loop {
+            match file.read(&mut piece) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                read => break read?,
+            }
+        };
+        if n == 0 {
+            client.finish(None)?;
+            break;
+        }
+        piece.truncate(n);
+        client.send_data(piece.freeze())?;
+        // Writes while more than `Config::flush_threshold` is queued.
+        client.call(|s, now| Ok(s.poll_flush(now)))?;
+    }
+    let res = client.call(ClientSession::next_full_response)?;
+    res.ok_or_else(|| io::ErrorKind::UnexpectedEof.into())
 }
 
 /// Writes a response head the way a verbose curl does: the status line
@@ -142,20 +236,30 @@ pub fn run(
         let authority = uri.authority().map_or(host, |a| a.as_str());
         let path = uri.path_and_query().map_or("/", |p| p.as_str());
 
-        let (method, body) = match (&opts.data, opts.head) {
-            (_, true) => (Method::HEAD, Bytes::new()),
-            (Some(data), false) => (Method::POST, Bytes::from(data.clone())),
-            (None, false) => (Method::GET, Bytes::new()),
+        // The body: none, bytes, or a file opened now (so that a missing
+        // one fails before anything is sent), sent with its length.
+        let body = match (&opts.data, opts.head) {
+            (Some(Data::Bytes(data)), false) => Some(Body::Bytes(data.clone())),
+            (Some(Data::File(path)), false) => Some(Body::File(open_file(path)?)),
+            _ => None,
+        };
+        let method = match (&body, opts.head) {
+            (_, true) => Method::HEAD,
+            (Some(_), false) => Method::POST,
+            (None, false) => Method::GET,
         };
         let mut req = Request::builder()
             .method(method)
             .uri(path)
             .header(HOST, authority)
             .header(USER_AGENT, "h1proto-client/0.1");
-        if opts.data.is_some() && !opts.head {
+        if body.is_some() {
             req = req.header(CONTENT_TYPE, "application/x-www-form-urlencoded");
         }
-        let req = req.body(body)?;
+        if let Some(Body::File((_, len))) = &body {
+            req = req.header(CONTENT_LENGTH, *len);
+        }
+        let req = req.body(())?;
 
         let reuse = match &mut open {
             Some((t, c)) => *t == target && c.is_reusable(),
@@ -183,7 +287,12 @@ pub fn run(
             }
             writeln!(err, ">")?;
         }
-        let res = client.send(req).map_err(|e| fetch_error(uri, e))?;
+        let res = match body {
+            None => client.send(req.map(|()| Bytes::new())),
+            Some(Body::Bytes(data)) => client.send(req.map(|()| data)),
+            Some(Body::File((file, _))) => upload(client, req, file),
+        };
+        let res = res.map_err(|e| fetch_error(uri, e))?;
         if opts.verbose {
             // Interim responses (`100 Continue`, `103 Early Hints`) first,
             // as curl shows them.

@@ -41,6 +41,9 @@ pub fn servers() -> Vec<&'static str> {
     }
 }
 
+/// The other examples that tests run as processes.
+const OTHER_EXAMPLES: [&str; 1] = ["client"];
+
 /// The directory of the example binaries of this test's profile.
 fn examples_dir() -> PathBuf {
     // target/<profile>/deps/<test> -> target/<profile>/examples
@@ -51,7 +54,8 @@ fn examples_dir() -> PathBuf {
         .join("examples")
 }
 
-/// The path of an example server, built (once per test process) if need be.
+/// The path of an example server (or of another example tests run as a
+/// process), built (once per test process) if need be.
 pub fn binary(name: &str) -> PathBuf {
     static BUILD: Once = Once::new();
     let dir = examples_dir();
@@ -59,8 +63,8 @@ pub fn binary(name: &str) -> PathBuf {
         let release = dir.parent().and_then(Path::file_name) == Some("release".as_ref());
         let mut cmd = Command::new(env!("CARGO"));
         cmd.current_dir(env!("CARGO_MANIFEST_DIR")).arg("build");
-        for server in SERVERS {
-            cmd.args(["--example", server]);
+        for example in SERVERS.iter().chain(&OTHER_EXAMPLES) {
+            cmd.args(["--example", example]);
         }
         if release {
             cmd.arg("--release");
