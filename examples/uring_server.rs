@@ -82,6 +82,7 @@ mod uring {
     use bytes::{Bytes, BytesMut};
     use h1proto::{Config, Io, ServerSession, Session, SessionError, Step};
     use tokio::sync::{Notify, watch};
+    use tokio::time::Sleep;
     use tokio_uring::BufResult;
     use tokio_uring::net::{TcpListener, TcpStream};
 
@@ -98,7 +99,7 @@ mod uring {
                 return ExitCode::FAILURE;
             }
         };
-        let rt = match tokio_uring::Runtime::new(&tokio_uring::builder()) {
+        let rt = match runtime() {
             Ok(rt) => rt,
             Err(err) => {
                 eprintln!(
@@ -116,6 +117,18 @@ mod uring {
                 ExitCode::FAILURE
             }
         }
+    }
+
+    /// The runtime, on a ring that runs completions when the thread next
+    /// enters the kernel rather than interrupting it
+    /// (`IORING_SETUP_COOP_TASKRUN`, with the one thread that submits
+    /// declared: `SINGLE_ISSUER`); on a kernel without them (before 6.0),
+    /// a plain ring.
+    fn runtime() -> io::Result<tokio_uring::Runtime> {
+        let mut ring = tokio_uring::uring_builder();
+        ring.setup_coop_taskrun().setup_single_issuer();
+        tokio_uring::Runtime::new(tokio_uring::builder().uring_builder(&ring))
+            .or_else(|_| tokio_uring::Runtime::new(&tokio_uring::builder()))
     }
 
     /// Listens, prints the address, and serves until SIGINT or SIGTERM.
@@ -266,21 +279,22 @@ mod uring {
         reading: Option<Op<BytesMut>>,
         /// The write under way, with the session's output.
         writing: Option<Op<Vec<Bytes>>>,
-        stop: watch::Receiver<bool>,
-        /// The shutdown signal was passed to the session.
-        stopping: bool,
+        /// The timer for the session's deadlines (see [`arm`]).
+        timer: Option<Pin<Box<Sleep>>>,
+        /// The shutdown signal, until it fires.
+        stop: Option<Pin<Box<dyn Future<Output = ()>>>>,
     }
 
     impl Conn {
         /// A session for a connection made now, over `stream`.
-        pub fn new(stream: TcpStream, config: Config, stop: watch::Receiver<bool>) -> Self {
+        pub fn new(stream: TcpStream, config: Config, mut stop: watch::Receiver<bool>) -> Self {
             Conn {
                 stream: Some(Rc::new(stream)),
                 session: ServerSession::new(config, Instant::now()),
                 reading: None,
                 writing: None,
-                stop,
-                stopping: false,
+                timer: None,
+                stop: Some(Box::pin(async move { stopped(&mut stop).await })),
             }
         }
 
@@ -346,10 +360,7 @@ mod uring {
                         }
                     }
                     Woke::Deadline => self.session.handle_timeout(now),
-                    Woke::Stop => {
-                        self.stopping = true;
-                        self.session.shutdown(now);
-                    }
+                    Woke::Stop => self.session.shutdown(now),
                 }
             }
         }
@@ -381,11 +392,10 @@ mod uring {
         /// session's deadline passes or (once) the shutdown signal fires.
         /// The operations are only polled here: they stay under way.
         async fn wait(&mut self) -> Woke {
-            let deadline = self.session.poll_timeout();
+            arm(&mut self.timer, self.session.poll_timeout());
             let (reading, writing) = (&mut self.reading, &mut self.writing);
-            let mut timer = deadline.map(|at| Box::pin(tokio::time::sleep_until(at.into())));
-            let mut stop = (!self.stopping).then(|| Box::pin(stopped(&mut self.stop)));
-            poll_fn(|cx| {
+            let (timer, stop) = (&mut self.timer, &mut self.stop);
+            let woke = poll_fn(|cx| {
                 if let Some(Poll::Ready((r, out))) = writing.as_mut().map(|op| op.as_mut().poll(cx))
                 {
                     return Poll::Ready(Woke::Wrote(r, out));
@@ -403,7 +413,29 @@ mod uring {
                 }
                 Poll::Pending
             })
-            .await
+            .await;
+            if let Woke::Stop = woke {
+                // Once: the session is shutting down.
+                self.stop = None;
+            }
+            woke
+        }
+    }
+
+    /// Arms `timer` for `at` (drops it without a deadline) unless it is
+    /// armed early enough already. Registering a timer for every wait
+    /// would cost more than the request waited for; going off early costs
+    /// a `handle_timeout` that does nothing before the deadline, and
+    /// nothing under way is cancelled.
+    fn arm(timer: &mut Option<Pin<Box<Sleep>>>, at: Option<Instant>) {
+        let Some(at) = at.map(tokio::time::Instant::from_std) else {
+            *timer = None;
+            return;
+        };
+        match timer {
+            Some(armed) if armed.deadline() <= at && !armed.is_elapsed() => {}
+            Some(armed) => armed.as_mut().reset(at),
+            None => *timer = Some(Box::pin(tokio::time::sleep_until(at))),
         }
     }
 
