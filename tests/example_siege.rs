@@ -1,5 +1,5 @@
-//! Both example servers, run as processes, under load and attack at once
-//! for [`LOAD`] (about half a minute in all, the two servers side by side):
+//! Every example server, run as a process, under load and attack at once
+//! for [`LOAD`] (about half a minute in all, the servers side by side):
 //!
 //! - keep-alive clients echoing bodies through `POST /echo`, framed by
 //!   `Content-Length` or chunked, some with `Expect: 100-continue`, sent
@@ -483,7 +483,7 @@ fn siege(name: &str) {
 }
 
 #[test]
-fn both_servers_hold_under_load_and_attack() {
+fn every_server_holds_under_load_and_attack() {
     std::thread::scope(|s| {
         for name in servers() {
             s.spawn(move || siege(name));
