@@ -34,6 +34,15 @@
 //!   response: the only copies are the session's own, which every driver
 //!   has (a response head, and body pieces under the coalescing threshold,
 //!   are written into its output buffer). `docs/benchmarks.md` counts them.
+//! - **A read between requests waits for bytes first.** A read that
+//!   begins while no request is in progress (a new connection, a
+//!   keep-alive connection waiting for its next request) is preceded by
+//!   a wait for the socket to be readable (`IORING_OP_POLL_ADD`), which
+//!   holds no buffer; the room is lent once bytes are there. An idle or
+//!   silent connection so holds no read buffer in the kernel's hands,
+//!   which the session's release of an idle connection's buffers could not
+//!   take back (tokio-uring cannot cancel an operation and get its buffer
+//!   back).
 //! - **Nothing is cancelled to meet a deadline or a shutdown.** When the
 //!   session's deadline passes, or the shutdown signal fires, the driver
 //!   calls `handle_timeout` (or `shutdown`) with the operations still
@@ -79,12 +88,16 @@ mod uring {
     use std::task::Poll;
     use std::time::{Duration, Instant};
 
+    use std::os::fd::AsRawFd;
+
     use bytes::{Bytes, BytesMut};
+    use h1proto::conn::State;
     use h1proto::{Config, Io, ServerSession, Session, SessionError, Step};
+    use io_uring::{cqueue, opcode, types};
     use tokio::sync::{Notify, watch};
     use tokio::time::Sleep;
-    use tokio_uring::BufResult;
     use tokio_uring::net::{TcpListener, TcpStream};
+    use tokio_uring::{BufResult, InFlightOneshot, OneshotOutputTransform, UnsubmittedOneshot};
 
     use super::common::{self, AcceptPolicy, Answer, parse_args};
 
@@ -256,12 +269,37 @@ mod uring {
     /// completes.
     type Op<T> = Pin<Box<dyn Future<Output = BufResult<usize, T>>>>;
 
+    /// A wait for the socket to be readable (`IORING_OP_POLL_ADD`): an
+    /// operation that holds no buffer. It keeps the socket with it, as a
+    /// read does, until it completes.
+    type PollOp = Pin<Box<InFlightOneshot<Rc<TcpStream>, Readable>>>;
+
+    /// How a readiness wait completed: the poll events, or the error.
+    struct Readable;
+
+    impl OneshotOutputTransform for Readable {
+        type Output = io::Result<usize>;
+        type StoredData = Rc<TcpStream>;
+
+        fn transform_oneshot_output(self, _: Rc<TcpStream>, cqe: cqueue::Entry) -> Self::Output {
+            match cqe.result() {
+                err if err < 0 => Err(io::Error::from_raw_os_error(-err)),
+                events => Ok(events as usize),
+            }
+        }
+    }
+
+    /// `POLLIN`, from `<poll.h>`.
+    const POLLIN: u32 = 0x0001;
+
     /// What a wait ended with.
     enum Woke {
         /// The write under way completed.
         Wrote(io::Result<usize>, Vec<Bytes>),
         /// The read under way completed.
         Read(io::Result<usize>, BytesMut),
+        /// The socket became readable (or failed).
+        Readable(io::Result<usize>),
         /// The session's deadline passed.
         Deadline,
         /// The shutdown signal fired.
@@ -279,6 +317,11 @@ mod uring {
         reading: Option<Op<BytesMut>>,
         /// The write under way, with the session's output.
         writing: Option<Op<Vec<Bytes>>>,
+        /// The wait for the socket to be readable, before a read that
+        /// begins between requests.
+        polling: Option<PollOp>,
+        /// That wait completed: the next read is submitted at once.
+        readable: bool,
         /// The timer for the session's deadlines (see [`arm`]).
         timer: Option<Pin<Box<Sleep>>>,
         /// The shutdown signal, until it fires.
@@ -293,6 +336,8 @@ mod uring {
                 session: ServerSession::new(config, Instant::now()),
                 reading: None,
                 writing: None,
+                polling: None,
+                readable: false,
                 timer: None,
                 stop: Some(Box::pin(async move { stopped(&mut stop).await })),
             }
@@ -331,11 +376,23 @@ mod uring {
                     let (stream, out) = (stream.clone(), self.session.lend_output());
                     self.writing = Some(Box::pin(async move { stream.writev(out).await }));
                 }
-                if self.reading.is_none() && self.session.wants_read() {
-                    // The session's read room, owned: the kernel reads
-                    // into the session's buffer.
-                    let (stream, room) = (stream.clone(), self.session.lend_read_buf());
-                    self.reading = Some(Box::pin(async move { stream.read(room).await }));
+                if self.reading.is_none() && self.polling.is_none() && self.session.wants_read() {
+                    if !self.readable && self.session.connection().recv_state() == State::Idle {
+                        // Between requests: the room is lent only once
+                        // bytes are there, so that a connection waiting
+                        // for its next request (an idle one, for a
+                        // minute) holds no read buffer.
+                        let fd = types::Fd(stream.as_raw_fd());
+                        let sqe = opcode::PollAdd::new(fd, POLLIN).build();
+                        let poll = UnsubmittedOneshot::new(stream.clone(), Readable, sqe);
+                        self.polling = Some(Box::pin(poll.submit()));
+                    } else {
+                        // The session's read room, owned: the kernel
+                        // reads into the session's buffer.
+                        self.readable = false;
+                        let (stream, room) = (stream.clone(), self.session.lend_read_buf());
+                        self.reading = Some(Box::pin(async move { stream.read(room).await }));
+                    }
                 }
                 let woke = self.wait().await;
                 now = Instant::now();
@@ -355,6 +412,14 @@ mod uring {
                         self.session.return_read_buf(room);
                         match result {
                             Ok(n) => self.session.handle_read(n, now),
+                            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                            Err(err) => return Err(err),
+                        }
+                    }
+                    Woke::Readable(result) => {
+                        self.polling = None;
+                        match result {
+                            Ok(_) => self.readable = true,
                             Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
                             Err(err) => return Err(err),
                         }
@@ -382,7 +447,8 @@ mod uring {
             if let Some(stream) = self.stream.take() {
                 let reading = self.reading.take().is_some();
                 let writing = self.writing.take().is_some();
-                if reading || writing {
+                let polling = self.polling.take().is_some();
+                if reading || writing || polling {
                     let _ = stream.shutdown(Shutdown::Both);
                 }
             }
@@ -393,7 +459,8 @@ mod uring {
         /// The operations are only polled here: they stay under way.
         async fn wait(&mut self) -> Woke {
             arm(&mut self.timer, self.session.poll_timeout());
-            let (reading, writing) = (&mut self.reading, &mut self.writing);
+            let (reading, writing, polling) =
+                (&mut self.reading, &mut self.writing, &mut self.polling);
             let (timer, stop) = (&mut self.timer, &mut self.stop);
             let woke = poll_fn(|cx| {
                 if let Some(Poll::Ready((r, out))) = writing.as_mut().map(|op| op.as_mut().poll(cx))
@@ -404,6 +471,9 @@ mod uring {
                     reading.as_mut().map(|op| op.as_mut().poll(cx))
                 {
                     return Poll::Ready(Woke::Read(r, room));
+                }
+                if let Some(Poll::Ready(r)) = polling.as_mut().map(|op| op.as_mut().poll(cx)) {
+                    return Poll::Ready(Woke::Readable(r));
                 }
                 if let Some(Poll::Ready(())) = timer.as_mut().map(|t| t.as_mut().poll(cx)) {
                     return Poll::Ready(Woke::Deadline);
