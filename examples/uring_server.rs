@@ -394,6 +394,15 @@ mod uring {
                         self.reading = Some(Box::pin(async move { stream.read(room).await }));
                     }
                 }
+                let idle =
+                    self.reading.is_none() && self.writing.is_none() && self.polling.is_none();
+                if idle && self.session.poll_timeout().is_none() {
+                    // The session asked for I/O it neither reads nor writes
+                    // for, with no deadline: waiting would never end.
+                    return Err(io::Error::other(
+                        "the session asked for I/O it does not want",
+                    ));
+                }
                 let woke = self.wait().await;
                 now = Instant::now();
                 match woke {
