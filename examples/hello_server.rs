@@ -136,9 +136,9 @@ pub async fn serve<S: AsyncRead + AsyncWrite + Unpin>(server: &mut Server<S>) ->
                 Answer::Echo(head) => head,
             }
         };
-        // Accept the body before answering: a final response sent to a
-        // client that waits for `100 Continue` would refuse it.
-        server.send_continue();
+        // The head first, then the body streamed back: reading the body
+        // sends a client that waits for it `100 Continue`, ahead of the
+        // head, which is still queued.
         server.send_head(head)?;
         while let Some(data) = server.read_data().await? {
             server.send_data(data).await?;

@@ -232,6 +232,26 @@ fn close_after_response_during_a_streamed_response_still_says_close() {
     assert!(server.is_closed());
 }
 
+/// A queued head is amended once, however often closing is asked for
+/// (a shutdown signal twice, say) or decided again when the response ends.
+#[test]
+fn a_queued_head_says_close_once() {
+    let mut server = ServerConnection::new(Config::default());
+    let mut buf = BytesMut::from(&b"GET / HTTP/1.1\r\nHost: a\r\n\r\n"[..]);
+    poll_server(&mut server, &mut buf).unwrap();
+    server.send_head(Response::new(())).unwrap();
+    server.close_after_response();
+    server.close_after_response();
+    server.send_data("x").unwrap();
+    server.finish(None).unwrap();
+    let out = support::drain(server.output());
+    assert_eq!(
+        out.text(),
+        "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n1\r\nx\r\n0\r\n\r\n"
+    );
+    assert!(server.is_closed());
+}
+
 #[test]
 fn the_server_is_ready_for_the_next_request_when_the_final_byte_is_queued() {
     let mut server = ServerConnection::new(Config::default());

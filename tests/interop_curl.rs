@@ -16,6 +16,14 @@ fn curl(args: &[&str]) -> (String, String) {
     (stdout, stderr)
 }
 
+/// [`curl`] with stdout as bytes.
+fn curl_bytes(args: &[&str]) -> (Vec<u8>, String) {
+    let out = run_bounded(tool("curl").arg("-sS").args(args), LIMIT);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "curl {args:?} failed: {stderr}");
+    (out.stdout, stderr)
+}
+
 #[test]
 fn two_urls_reuse_one_connection() {
     for kind in all() {
@@ -95,6 +103,66 @@ fn one_mib_echo_comes_back_intact() {
                 );
             }
         }
+    }
+}
+
+/// `POST /echo` with `Expect: 100-continue` and a body past curl's own
+/// threshold for it (1 MiB), twice in one curl run: both servers queue the
+/// echo's head before they read the body, and curl still gets `100
+/// Continue` before it sends the body (it waits up to 60 s for it), then
+/// the echo, and reuses the connection for the second.
+#[test]
+fn expect_continue_echo_keeps_the_connection() {
+    let dir = TempDir::new("curl-expect");
+    let file = dir.0.join("body.bin");
+    let body = pattern((1 << 20) + 1);
+    std::fs::write(&file, &body).unwrap();
+    let data = format!("@{}", file.display());
+    for kind in BOTH {
+        let (addr, counters) = start(kind);
+        let url = format!("http://{addr}/echo");
+        let started = std::time::Instant::now();
+        let (out, err) = curl_bytes(&[
+            "-v",
+            "--data-binary",
+            &data,
+            "-H",
+            "Expect: 100-continue",
+            "--expect100-timeout",
+            "60",
+            &url,
+            &url,
+        ]);
+        assert!(
+            out == [&body[..], &body[..]].concat(),
+            "{kind:?}: echo differs ({} bytes back)",
+            out.len()
+        );
+        assert_eq!(
+            err.matches("< HTTP/1.1 100 Continue").count(),
+            2,
+            "{kind:?}: {err}"
+        );
+        assert_eq!(
+            err.matches("< HTTP/1.1 200 OK").count(),
+            2,
+            "{kind:?}: {err}"
+        );
+        assert!(
+            !err.to_ascii_lowercase().contains("< connection: close"),
+            "{kind:?}: {err}"
+        );
+        assert!(
+            err.contains("Re-using existing connection")
+                || err.contains("Reusing existing connection"),
+            "{kind:?}: curl opened a second connection:\n{err}"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{kind:?}: waited for 100 Continue ({:?})",
+            started.elapsed()
+        );
+        assert_eq!(counters.accepted(), 1, "{kind:?}");
     }
 }
 

@@ -93,6 +93,62 @@ assert elapsed < 5.0, elapsed
 print("ok")
 "#;
 
+/// `POST /echo` with `Expect: 100-continue`, over a raw socket so that the
+/// order is seen: `100 Continue` arrives before any body byte is sent, then
+/// the echo, twice on one connection, then a `GET` on it too. The servers
+/// queue the echo's head before they read the body.
+const EXPECT_CONTINUE_ECHO: &str = r#"
+import socket, sys, threading
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+body = bytes(range(256)) * 4096 + b"!"
+buf = b""
+def head():
+    global buf
+    while b"\r\n\r\n" not in buf:
+        d = s.recv(65536)
+        assert d, ("closed", buf)
+        buf += d
+    i = buf.index(b"\r\n\r\n") + 4
+    h, buf = buf[:i].decode("latin-1"), buf[i:]
+    return h
+def exactly(n):
+    global buf
+    while len(buf) < n:
+        d = s.recv(65536)
+        assert d, ("closed", len(buf), n)
+        buf += d
+    out, buf = buf[:n], buf[n:]
+    return out
+for _ in range(2):
+    s.sendall(b"POST /echo HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\n"
+              b"Content-Length: %d\r\n\r\n" % len(body))
+    # Nothing of the body has been sent yet.
+    interim = head()
+    assert interim == "HTTP/1.1 100 Continue\r\n\r\n", interim
+    sender = threading.Thread(target=s.sendall, args=(body,))
+    sender.start()
+    final = head()
+    lines = final.lower().split("\r\n")
+    assert lines[0] == "http/1.1 200 ok", final
+    assert "content-length: %d" % len(body) in lines, final
+    assert "connection: close" not in lines, final
+    assert exactly(len(body)) == body
+    sender.join()
+s.sendall(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+assert head().startswith("HTTP/1.1 200 OK\r\n")
+assert exactly(13) == b"Hello, World!"
+print("ok")
+"#;
+
+#[test]
+fn expect_continue_echo_gets_100_first_and_keeps_the_connection() {
+    for kind in BOTH {
+        let (addr, counters) = start(kind);
+        python(EXPECT_CONTINUE_ECHO, addr.port());
+        assert_eq!(counters.accepted(), 1, "{kind:?}");
+    }
+}
+
 #[test]
 fn keep_alive() {
     for kind in all() {

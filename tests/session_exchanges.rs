@@ -8,9 +8,10 @@ mod session_support;
 use std::time::Instant;
 
 use bytes::Bytes;
+use bytes::BytesMut;
 use h1proto::{
-    ClientSession, ErrorKind, InterimResponses, Io, ServerSession, Session, SessionError,
-    TrailerFields,
+    ClientConnection, ClientSession, CloseReason, Config, ErrorKind, Event, InterimResponses, Io,
+    KeepAlive, ServerSession, Session, SessionError, TrailerFields,
 };
 use http::{HeaderMap, HeaderValue, Request, Response, StatusCode};
 use session_support::{Harness, Outcome, get, post, test_config};
@@ -198,6 +199,138 @@ fn answering_first_refuses_the_body_and_closes() {
     let wire = h.take_wire();
     assert_eq!(status_lines(&wire), ["HTTP/1.1 200 OK"]);
     assert!(wire.contains("connection: close\r\n"), "{wire}");
+}
+
+/// An echo in the natural order: the response head queued, then the body
+/// read. `100 Continue` goes out ahead of the head, the body is read and
+/// echoed, and the connection serves the next request. What the session
+/// wrote is decoded back by a client connection.
+#[test]
+fn an_echo_that_queues_its_head_first_still_gets_100_continue() {
+    let mut h = server();
+    let head =
+        "POST /echo HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n";
+    h.send(head);
+    h.call(ServerSession::next_request).ready().unwrap();
+    h.s.send_head(Response::new(())).unwrap();
+    assert!(h.s.is_waiting_for_continue());
+    // Asking for the body writes `100 Continue`, then the queued head.
+    assert_eq!(h.call(ServerSession::read_data).blocked(), Io::Read);
+    assert!(!h.s.is_waiting_for_continue());
+    let mut wire = h.take_wire();
+    assert_eq!(
+        wire,
+        "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n"
+    );
+    h.send("hello");
+    while let Some(data) = h.call(ServerSession::read_data).ready() {
+        h.s.send_data(data).unwrap();
+    }
+    h.s.finish(None).unwrap();
+    assert_eq!(h.s.connection().keep_alive(), KeepAlive::Reusable);
+    assert_eq!(h.call(ServerSession::next_request).blocked(), Io::Read);
+    wire.push_str(&h.take_wire());
+
+    // Decoded back: 100, then the echo, and the connection is reusable.
+    let mut client = ClientConnection::new(Config::default());
+    let req = Request::post("/echo")
+        .header("host", "a")
+        .header("expect", "100-continue")
+        .header("content-length", "5")
+        .body(())
+        .unwrap();
+    client.send_head(req).unwrap();
+    let mut buf = BytesMut::from(wire.as_bytes());
+    let mut statuses = Vec::new();
+    let mut body = Vec::new();
+    let mut end = None;
+    while let Some(ev) = client.poll_event(&mut buf).unwrap() {
+        match ev {
+            Event::Interim(res) | Event::Head { head: res, .. } => statuses.push(res.status()),
+            Event::Data(data) => body.extend_from_slice(&data),
+            Event::End(keep_alive) => end = Some(keep_alive),
+            _ => {}
+        }
+        if statuses == [StatusCode::CONTINUE] {
+            // Only now does the client send its body.
+            client.send_data("hello").unwrap();
+            client.finish(None).unwrap();
+        }
+    }
+    assert_eq!(statuses, [StatusCode::CONTINUE, StatusCode::OK]);
+    assert_eq!(body, b"hello");
+    assert_eq!(end, Some(KeepAlive::Reusable));
+
+    // The same connection serves the next request.
+    h.send(get("/next"));
+    let next = h.call(ServerSession::next_request).ready().unwrap();
+    assert_eq!(next.uri(), "/next");
+}
+
+/// A head already written when the body is asked for: too late for
+/// `100 Continue`, so the body is refused and the connection closes after
+/// the response, as after a complete response.
+#[test]
+fn an_echo_whose_head_was_written_first_refuses_the_body() {
+    let mut h = server();
+    h.send("POST /echo HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n");
+    h.call(ServerSession::next_request).ready().unwrap();
+    h.s.send_head(Response::new(())).unwrap();
+    h.call_infallible(ServerSession::poll_write_all).ready();
+    assert_eq!(h.call(ServerSession::read_data).blocked(), Io::Read);
+    assert!(!h.s.is_waiting_for_continue());
+    assert_eq!(
+        h.s.connection().keep_alive(),
+        KeepAlive::Close(CloseReason::RejectedContinue)
+    );
+    h.s.finish(None).unwrap();
+    assert!(h.call(ServerSession::next_request).ready().is_none());
+    close(&mut h);
+    let wire = h.take_wire();
+    assert_eq!(status_lines(&wire), ["HTTP/1.1 200 OK"], "{wire}");
+}
+
+/// A driver that owns the output while the kernel writes it
+/// (`lend_output`): the head may be on the wire, so asking for the body
+/// then refuses it. Given back unwritten (a cancelled write), the head has
+/// not left, and `100 Continue` still goes ahead of it.
+#[test]
+fn a_head_lent_to_the_driver_has_left_until_given_back_unwritten() {
+    for written in [true, false] {
+        let mut h = server();
+        h.send(
+            "POST /echo HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n",
+        );
+        h.call(ServerSession::next_request).ready().unwrap();
+        h.s.send_head(Response::new(())).unwrap();
+        let lent = h.s.lend_output();
+        let len: usize = lent.iter().map(Bytes::len).sum();
+        assert!(len > 0);
+        if written {
+            // The body is asked for while the write is in flight.
+            let _ = h.s.read_data(h.now).unwrap();
+            assert!(!h.s.is_waiting_for_continue());
+            assert_eq!(
+                h.s.connection().keep_alive(),
+                KeepAlive::Close(CloseReason::RejectedContinue)
+            );
+            let now = h.now;
+            h.s.return_output(lent);
+            h.s.handle_write(len, now);
+            assert!(h.s.output().is_empty(), "no 100 Continue after the head");
+        } else {
+            let now = h.now;
+            h.s.return_output(lent);
+            h.s.handle_write(0, now);
+            assert_eq!(h.call(ServerSession::read_data).blocked(), Io::Read);
+            assert!(!h.s.is_waiting_for_continue());
+            assert_eq!(h.s.connection().keep_alive(), KeepAlive::Reusable);
+            assert_eq!(
+                h.take_wire(),
+                "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n"
+            );
+        }
+    }
 }
 
 // ------------------------------------------------- pipelining

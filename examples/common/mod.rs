@@ -66,7 +66,8 @@ pub enum Answer {
     /// unknown `404 Not Found`.
     Page(Response<Bytes>),
     /// `POST /echo`: this head, then the request body streamed back as it
-    /// arrives (by the server's loop).
+    /// arrives (by the server's loop, in that order: a client waiting for
+    /// `100 Continue` gets it, ahead of the head, when the body is read).
     Echo(Response<()>),
 }
 

@@ -103,21 +103,55 @@ impl sealed::Runtime for Tokio {
 /// (the session's own calls, on the server itself), and
 /// [`close`](Driver::close) at the end.
 ///
-/// ```no_run
-/// use h1proto::adapter::tokio::Server;
+/// An echo: the response head first, then the request body streamed back
+/// as it arrives. A client that sent `Expect: 100-continue` gets
+/// `100 Continue` when the body is first read, ahead of the head (still
+/// queued then), and the connection is kept.
 ///
-/// # async fn echo(stream: tokio::net::TcpStream) -> std::io::Result<()> {
-/// let mut server = Server::new(stream, h1proto::Config::default());
-/// while let Some(_req) = server.next_request().await? {
-///     server.send_head(http::Response::new(()))?; // chunked
-///     while let Some(data) = server.read_data().await? {
-///         server.send_data(data).await?;
+/// ```
+/// use h1proto::adapter::tokio::Server;
+/// use tokio::io::{AsyncRead, AsyncWrite};
+///
+/// async fn echo(stream: impl AsyncRead + AsyncWrite + Unpin) -> std::io::Result<()> {
+///     let mut server = Server::new(stream, h1proto::Config::default());
+///     while let Some(_req) = server.next_request().await? {
+///         server.send_head(http::Response::new(()))?; // chunked
+///         while let Some(data) = server.read_data().await? {
+///             server.send_data(data).await?;
+///         }
+///         server.finish(None)?;
 ///     }
-///     server.finish(None)?;
+///     server.close().await;
+///     Ok(())
 /// }
-/// server.close().await;
-/// # Ok(())
+/// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+/// # async fn read_until(client: &mut tokio::io::DuplexStream, end: &[u8]) -> String {
+/// #     let (mut got, mut buf) = (Vec::new(), [0u8; 1024]);
+/// #     while !got.ends_with(end) {
+/// #         let n = client.read(&mut buf).await.unwrap();
+/// #         assert!(n > 0, "closed early: {got:?}");
+/// #         got.extend_from_slice(&buf[..n]);
+/// #     }
+/// #     String::from_utf8(got).unwrap()
 /// # }
+/// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+/// # rt.block_on(async {
+/// #     let (mut client, io) = tokio::io::duplex(1 << 16);
+/// #     let server = tokio::spawn(echo(io));
+/// #     for _ in 0..2 {
+/// #         client.write_all(b"POST / HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\n\
+/// #             Content-Length: 5\r\n\r\n").await.unwrap();
+/// #         // The body only once `100 Continue` came.
+/// #         let interim = read_until(&mut client, b"\r\n\r\n").await;
+/// #         assert!(interim.starts_with("HTTP/1.1 100 Continue\r\n\r\n"), "{interim}");
+/// #         client.write_all(b"hello").await.unwrap();
+/// #         let echo = interim + &read_until(&mut client, b"0\r\n\r\n").await;
+/// #         assert!(echo.ends_with("\r\n\r\n5\r\nhello\r\n0\r\n\r\n"), "{echo}");
+/// #         assert!(!echo.contains("close"), "{echo}");
+/// #     }
+/// #     drop(client);
+/// #     server.await.unwrap().unwrap();
+/// # });
 /// ```
 pub type Server<S> = Driver<S, ServerSession, Tokio>;
 

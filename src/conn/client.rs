@@ -143,6 +143,9 @@ pub(crate) fn on_event(
                     conn.machine.close_responses(reason);
                 }
                 conn.peer_head(!body.is_empty());
+                // A final answer came while waiting for `100 Continue`:
+                // it has left the server, so no `100` comes before it.
+                conn.machine.refuse_continue();
             }
         }
         Event::End(_) => {

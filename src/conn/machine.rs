@@ -248,13 +248,13 @@ pub(crate) const RULES: &[Rule] = &[
     },
     Rule {
         client: ANY,
-        server: &[S::Body, S::Done],
+        server: &[S::Done],
         flags: &[(Flag::ExpectContinue, true), (Flag::LastDue, true)],
         then: &[
             Then::ForgetExpect,
             Then::Close(CloseReason::RejectedContinue),
         ],
-        why: "a final answer to a client waiting for 100 Continue refuses its body: whether it is sent is unknown",
+        why: "a complete final answer to a client waiting for 100 Continue refuses its body: whether it is sent is unknown",
     },
     Rule {
         client: &[S::Done],
@@ -446,6 +446,20 @@ impl Machine {
     /// `100 Continue` passed: the client no longer waits.
     pub(crate) fn continue_sent(&mut self) {
         self.expect = false;
+    }
+
+    /// The final answer to a client waiting for `100 Continue` left the
+    /// server before `100 Continue` did (the client received its head; the
+    /// server drained part of it before the body was asked for): the body
+    /// is refused, since whether the client sends it is unknown, and the
+    /// connection closes. Only for the last request in flight, as the
+    /// rule for a complete answer. When a final head left is known
+    /// differs by role, so each role raises this itself.
+    pub(crate) fn refuse_continue(&mut self) {
+        if self.expect && self.in_flight <= 1 {
+            self.expect = false;
+            self.close(CloseReason::RejectedContinue);
+        }
     }
 
     #[inline]
@@ -1104,6 +1118,35 @@ mod tests {
         m.expect_continue();
         m.on(C, I::Head);
         m.on(Sv, I::HeadOnly);
+        assert_eq!(m.verdict(), KeepAlive::Close(CloseReason::RejectedContinue));
+        assert!(!m.expects_continue());
+        // A streamed final head leaves the question open: `100 Continue`
+        // may still go ahead of it, or the head left first.
+        for left in [false, true] {
+            let mut m = Machine::default();
+            m.expect_continue();
+            m.on(C, I::Head);
+            m.on(Sv, I::Head);
+            assert_eq!(m.verdict(), KeepAlive::Reusable);
+            assert!(m.expects_continue());
+            if left {
+                m.refuse_continue();
+                assert_eq!(m.verdict(), KeepAlive::Close(CloseReason::RejectedContinue));
+            } else {
+                m.continue_sent();
+                m.on(C, I::EndOfMessage);
+                m.on(Sv, I::EndOfMessage);
+                assert_eq!((m.client(), m.server()), (S::Idle, S::Idle));
+                assert_eq!(m.verdict(), KeepAlive::Reusable);
+            }
+            assert!(!m.expects_continue());
+        }
+        // Finished without asking for the body: refused.
+        let mut m = Machine::default();
+        m.expect_continue();
+        m.on(C, I::Head);
+        m.on(Sv, I::Head);
+        m.on(Sv, I::EndOfMessage);
         assert_eq!(m.verdict(), KeepAlive::Close(CloseReason::RejectedContinue));
         let mut m = Machine::default();
         m.expect_continue();

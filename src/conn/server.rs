@@ -200,31 +200,69 @@ pub(crate) fn moved(conn: &mut ServerConnection) {
     if conn.machine.server() == State::Done && conn.unread_past_drain_bound() {
         conn.machine.close(CloseReason::UnreadBody);
     }
+    if conn.machine.server() == State::MustClose {
+        announce_close(conn);
+    }
     if conn.machine.server() == State::Idle && conn.side.response.is_some() {
         conn.side.previous = conn.side.response.take();
     }
 }
 
+/// After the last response: when its head said nothing of closing,
+/// closing was decided after it was queued (its request's body refused or
+/// too long to drain when it ended), and it is said in the head while none
+/// of the head has left.
+#[cold]
+fn announce_close(conn: &mut ServerConnection) {
+    if !conn.machine.verdict().is_reusable() && conn.encoder.keep_alive().is_reusable() {
+        if let Some(mark) = conn.side.response {
+            conn.amend_close(mark);
+        }
+    }
+}
+
 impl ServerConnection {
     /// Queues `100 Continue` for a client that waits for it. Does nothing
-    /// otherwise (in particular, never to an HTTP/1.0 client).
+    /// otherwise (in particular, never to an HTTP/1.0 client). Polling the
+    /// request body does the same, so this is needed only to let the
+    /// client send its body before the application asks for it.
+    ///
+    /// A streamed final response head queued before the body was asked
+    /// for does not refuse it: `100 Continue` goes out ahead of that head
+    /// as long as none of the head has been drained. Once part of it has,
+    /// the body is refused and the connection closes after the response
+    /// ([`CloseReason::RejectedContinue`]), as after a complete response.
     pub fn send_continue(&mut self) {
         if self.machine.expects_continue() {
             self.queue_continue();
         }
     }
 
+    /// `100 Continue` for a client waiting for it: at the end of the
+    /// output, or, when the final response head is already queued, ahead
+    /// of it while none of it has left (output is corked, so the client
+    /// sees them in that order); otherwise the body is refused.
     fn queue_continue(&mut self) {
-        let mut res = Response::new(());
-        *res.status_mut() = StatusCode::CONTINUE;
-        let Some(ex) = self.side.request else {
-            return;
-        };
-        let ctx = self.context(ex);
-        if self.encoder.send_head(res, ctx).is_ok() {
-            self.machine.on(Party::Server, Input::Interim);
-            self.machine.continue_sent();
+        const CONTINUE: &[u8] = b"HTTP/1.1 100 Continue\r\n\r\n";
+        let out = self.encoder.output();
+        // A final head is queued from `response` on while the server's
+        // party is in `Body` (in `Done` the client no longer waits).
+        let head = self
+            .side
+            .response
+            .filter(|_| self.machine.server() == State::Body);
+        match head {
+            None => out.push_slice(CONTINUE),
+            Some(mark) if out.splice(mark, 0, CONTINUE) => {
+                self.side.response = Some(mark.offset(CONTINUE.len() as u64));
+            }
+            Some(_) => {
+                self.machine.refuse_continue();
+                self.sync();
+                return;
+            }
         }
+        self.machine.continue_sent();
     }
 
     /// Queues a complete response (head and body) to the current request.
@@ -368,6 +406,7 @@ impl ServerConnection {
     /// keep-alive` the encoder gives an HTTP/1.0 client is replaced.
     fn amend_close(&mut self, mark: Mark) -> bool {
         const KEEP_ALIVE: &[u8] = b"connection: keep-alive\r\n";
+        const CLOSE: &[u8] = b"connection: close\r\n";
         let out = self.encoder.output();
         // The head was written here, in one piece: it ends at the first
         // empty line after its start, and the encoder's own `Connection`
@@ -376,12 +415,16 @@ impl ServerConnection {
         let Some(end) = memchr::memmem::find(head, b"\r\n\r\n").map(|e| e + 2) else {
             return false;
         };
+        if head[..end].ends_with(CLOSE) {
+            // Amended already.
+            return true;
+        }
         let (at, remove) = if head[..end].ends_with(KEEP_ALIVE) {
             (end - KEEP_ALIVE.len(), KEEP_ALIVE.len())
         } else {
             (end, 0)
         };
-        out.splice(mark.offset(at as u64), remove, b"connection: close\r\n")
+        out.splice(mark.offset(at as u64), remove, CLOSE)
     }
 
     /// Checks that a response with `status` may be sent now, moves the

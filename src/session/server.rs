@@ -316,8 +316,9 @@ impl ServerSession {
 
     /// `true` while the client sent `Expect: 100-continue` and waits for
     /// `100 Continue` or a final response before sending the body.
-    /// Reading the body sends `100 Continue`; a final response first
-    /// refuses the body.
+    /// Reading the body sends `100 Continue`, ahead of a response head
+    /// queued but not yet written; a complete response first, or a head
+    /// already (partly) written, refuses the body.
     pub fn is_waiting_for_continue(&self) -> bool {
         self.core.conn.is_waiting_for_continue()
     }

@@ -255,9 +255,9 @@ async fn serve_requests(
                 s.send_response(tagged(id, out)).unwrap();
             }
             Answer::Stream => {
-                if s.is_waiting_for_continue() {
-                    s.send_continue();
-                }
+                // The natural order: the head, then the body. A client
+                // waiting for `100 Continue` gets it ahead of the head
+                // when the body is first read.
                 queued(ep, s, shared);
                 s.send_head(tagged(id, ())).unwrap();
                 let head = rp.method == Method::HEAD;
