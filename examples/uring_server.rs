@@ -252,9 +252,9 @@ mod uring {
                     Answer::Echo(head) => head,
                 }
             };
-            // Accept the body before answering: a final response sent to
-            // a client that waits for `100 Continue` would refuse it.
-            conn.session.send_continue();
+            // The head first, then the body streamed back: reading the
+            // body sends a client that waits for it `100 Continue`, ahead
+            // of the head, which is still queued.
             conn.session.send_head(head)?;
             while let Some(data) = conn.call(ServerSession::read_data).await? {
                 conn.session.send_data(data)?;

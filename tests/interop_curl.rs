@@ -107,7 +107,7 @@ fn one_mib_echo_comes_back_intact() {
 }
 
 /// `POST /echo` with `Expect: 100-continue` and a body past curl's own
-/// threshold for it (1 MiB), twice in one curl run: both servers queue the
+/// threshold for it (1 MiB), twice in one curl run: every server queues the
 /// echo's head before they read the body, and curl still gets `100
 /// Continue` before it sends the body (it waits up to 60 s for it), then
 /// the echo, and reuses the connection for the second.
@@ -118,7 +118,7 @@ fn expect_continue_echo_keeps_the_connection() {
     let body = pattern((1 << 20) + 1);
     std::fs::write(&file, &body).unwrap();
     let data = format!("@{}", file.display());
-    for kind in BOTH {
+    for kind in all() {
         let (addr, counters) = start(kind);
         let url = format!("http://{addr}/echo");
         let started = std::time::Instant::now();

@@ -142,7 +142,7 @@ print("ok")
 
 #[test]
 fn expect_continue_echo_gets_100_first_and_keeps_the_connection() {
-    for kind in BOTH {
+    for kind in all() {
         let (addr, counters) = start(kind);
         python(EXPECT_CONTINUE_ECHO, addr.port());
         assert_eq!(counters.accepted(), 1, "{kind:?}");
