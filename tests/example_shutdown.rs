@@ -27,9 +27,15 @@ fn pattern(len: usize) -> Vec<u8> {
         .collect()
 }
 
+/// How much of the echo must have come back before the signal is sent:
+/// the exchange is then under way for the server (a connection whose
+/// request the server has not read yet is closed at once by a shutdown).
+const UNDER_WAY: usize = 64 * 1024;
+
 /// Reads a response head, then `len` body bytes, then until the close:
 /// the head, the body, and whether the connection closed after it.
-fn read_echo(mut s: TcpStream, len: usize) -> (String, Vec<u8>, bool) {
+/// `under_way` is told once [`UNDER_WAY`] body bytes came back.
+fn read_echo(mut s: TcpStream, len: usize, under_way: mpsc::Sender<()>) -> (String, Vec<u8>, bool) {
     let mut got = Vec::new();
     let mut buf = vec![0u8; 64 * 1024];
     let head_end = loop {
@@ -42,12 +48,23 @@ fn read_echo(mut s: TcpStream, len: usize) -> (String, Vec<u8>, bool) {
     };
     let head = String::from_utf8_lossy(&got[..head_end]).into_owned();
     let mut body = got.split_off(head_end);
+    let mut told = false;
     while body.len() < len {
         let n = s.read(&mut buf).expect("read the body");
         assert!(n > 0, "closed after {} of {len} body bytes", body.len());
         body.extend_from_slice(&buf[..n]);
+        if !told && body.len() >= UNDER_WAY {
+            told = true;
+            let _ = under_way.send(());
+        }
     }
-    let closed = matches!(s.read(&mut buf), Ok(0) | Err(_));
+    // Closed: the end of the stream (or a reset); a read that times out
+    // (after 10 s) means the connection was kept open.
+    let closed = match s.read(&mut buf) {
+        Ok(0) => true,
+        Ok(n) => panic!("{n} bytes after the echo"),
+        Err(e) => e.kind() == std::io::ErrorKind::ConnectionReset,
+    };
     (head, body, closed)
 }
 
@@ -56,9 +73,10 @@ fn check(name: &str) {
     let addr = server.addr;
     let body = pattern(LEN);
     let mut s = connect(addr).unwrap();
+    let (tell, under_way) = mpsc::channel();
     let reader = {
         let s = s.try_clone().unwrap();
-        std::thread::spawn(move || read_echo(s, LEN))
+        std::thread::spawn(move || read_echo(s, LEN, tell))
     };
     let head = format!("POST /echo HTTP/1.1\r\nHost: a\r\nContent-Length: {LEN}\r\n\r\n");
     s.write_all(head.as_bytes()).unwrap();
@@ -74,6 +92,9 @@ fn check(name: &str) {
         s.write_all(&rest).unwrap();
         s
     });
+    under_way
+        .recv_timeout(Duration::from_secs(20))
+        .unwrap_or_else(|_| panic!("{name}: the echo did not begin"));
     let killer = std::thread::spawn(move || {
         let started = Instant::now();
         let status = server.terminate(Duration::from_secs(20));
