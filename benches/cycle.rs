@@ -76,12 +76,15 @@ impl Pair {
 
     /// One exchange; returns the response body length.
     fn exchange(&mut self, req: Request<Bytes>, res: Response<Bytes>) -> usize {
-        self.client.send_request(req).unwrap();
+        self.client.sender().send_request(req).unwrap();
         transfer(self.client.output(), &mut self.server_in);
         let mut res = Some(res);
         while let Some(event) = self.server.poll_event(&mut self.server_in).unwrap() {
             if let Event::End(_) = event {
-                self.server.send_response(res.take().unwrap()).unwrap();
+                self.server
+                    .sender()
+                    .send_response(res.take().unwrap())
+                    .unwrap();
             }
         }
         transfer(self.server.output(), &mut self.client_in);
@@ -177,14 +180,14 @@ impl Baseline {
 /// Both implementations must put the same bytes on the wire.
 fn check() {
     let mut client = ClientConnection::new(Config::default());
-    client.send_request(request()).unwrap();
+    client.sender().send_request(request()).unwrap();
     let mut ours_req = BytesMut::new();
     transfer(client.output(), &mut ours_req);
     let mut server = ServerConnection::new(Config::default());
     let mut buf = ours_req.clone();
     while let Some(event) = server.poll_event(&mut buf).unwrap() {
         if let Event::End(_) = event {
-            server.send_response(response()).unwrap();
+            server.sender().send_response(response()).unwrap();
         }
     }
     let mut ours_res = BytesMut::new();

@@ -56,7 +56,7 @@ impl Server {
         let mut answered = 0;
         while let Some(event) = self.conn.poll_event(&mut self.buf).unwrap() {
             if let Event::End(_) = event {
-                self.conn.send_response(response()).unwrap();
+                self.conn.sender().send_response(response()).unwrap();
                 answered += 1;
             }
         }

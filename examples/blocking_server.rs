@@ -188,7 +188,7 @@ pub fn serve<S: Transport>(server: &mut Server<S>) -> io::Result<()> {
     while let Some(mut req) = server.next_request()? {
         let head = match common::answer(&mut req) {
             Answer::Page(res) => {
-                server.send_response(res)?;
+                server.sender().send_response(res)?;
                 continue;
             }
             Answer::Echo(head) => head,
@@ -196,11 +196,11 @@ pub fn serve<S: Transport>(server: &mut Server<S>) -> io::Result<()> {
         // The head first, then the body streamed back: reading the body
         // sends a client that waits for it `100 Continue`, ahead of the
         // head, which is still queued.
-        server.send_head(head)?;
+        server.sender().send_head(head)?;
         while let Some(data) = server.read_data()? {
             server.send_data(data)?;
         }
-        server.finish(None)?;
+        server.sender().finish(None)?;
     }
     Ok(())
 }

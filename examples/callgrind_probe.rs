@@ -296,6 +296,7 @@ fn main() {
                 }
                 let mut req = req.expect("a head");
                 server
+                    .sender()
                     .send_response(hello(&mut req))
                     .expect("a valid response");
                 let out = server.output();
@@ -315,7 +316,10 @@ fn main() {
                 loop {
                     match session.next_request(now).expect("a valid request") {
                         Step::Ready(Some(mut req)) => {
-                            session.send_response(hello(&mut req)).expect("a response");
+                            session
+                                .sender()
+                                .send_response(hello(&mut req))
+                                .expect("a response");
                         }
                         Step::Io(Io::Write) => {
                             written = session.output().remaining();

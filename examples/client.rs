@@ -174,7 +174,7 @@ fn upload(
     head: Request<()>,
     mut file: File,
 ) -> io::Result<http::Response<Bytes>> {
-    client.send_head(head)?;
+    client.sender().send_head(head)?;
     while sending(client) {
         let mut piece = BytesMut::zeroed(PIECE);
         let n = loop {
@@ -184,11 +184,11 @@ fn upload(
             }
         };
         if n == 0 {
-            client.finish(None)?;
+            client.sender().finish(None)?;
             break;
         }
         piece.truncate(n);
-        client.send_data(piece.freeze())?;
+        client.sender().send_data(piece.freeze())?;
         // Writes while more than `Config::flush_threshold` is queued.
         client.call(|s, now| Ok(s.poll_flush(now)))?;
     }

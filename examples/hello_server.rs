@@ -130,7 +130,7 @@ pub async fn serve<S: AsyncRead + AsyncWrite + Unpin>(server: &mut Server<S>) ->
             };
             match common::answer(&mut req) {
                 Answer::Page(res) => {
-                    server.send_response(res)?;
+                    server.sender().send_response(res)?;
                     continue;
                 }
                 Answer::Echo(head) => head,
@@ -139,11 +139,11 @@ pub async fn serve<S: AsyncRead + AsyncWrite + Unpin>(server: &mut Server<S>) ->
         // The head first, then the body streamed back: reading the body
         // sends a client that waits for it `100 Continue`, ahead of the
         // head, which is still queued.
-        server.send_head(head)?;
+        server.sender().send_head(head)?;
         while let Some(data) = server.read_data().await? {
             server.send_data(data).await?;
         }
-        server.finish(None)?;
+        server.sender().finish(None)?;
     }
     Ok(())
 }

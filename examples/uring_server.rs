@@ -246,7 +246,7 @@ mod uring {
                 };
                 match common::answer(&mut req) {
                     Answer::Page(res) => {
-                        conn.session.send_response(res)?;
+                        conn.session.sender().send_response(res)?;
                         continue;
                     }
                     Answer::Echo(head) => head,
@@ -255,12 +255,12 @@ mod uring {
             // The head first, then the body streamed back: reading the
             // body sends a client that waits for it `100 Continue`, ahead
             // of the head, which is still queued.
-            conn.session.send_head(head)?;
+            conn.session.sender().send_head(head)?;
             while let Some(data) = conn.call(ServerSession::read_data).await? {
-                conn.session.send_data(data)?;
+                conn.session.sender().send_data(data)?;
                 conn.call(|s, now| Ok(s.poll_flush(now))).await?;
             }
-            conn.session.finish(None)?;
+            conn.session.sender().finish(None)?;
         }
         Ok(())
     }

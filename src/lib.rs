@@ -30,7 +30,7 @@
 //!                 Ok(Some(Event::End(_))) => {
 //!                     // 2. Answer: a HEAD request gets the head only.
 //!                     let res = http::Response::new(format!("{} bytes\n", body.len()));
-//!                     conn.send_response(res).expect("a response is due");
+//!                     conn.sender().send_response(res).expect("a response is due");
 //!                     body.clear();
 //!                 }
 //!                 Ok(Some(_)) => {}
@@ -166,6 +166,7 @@ pub mod wire;
 
 pub use chunk_ext::{ChunkExtension, ChunkExtensionIter, ChunkExtensions};
 pub use config::{Config, Timeouts};
+pub use conn::Sender;
 pub use conn::client::ClientConnection;
 pub use conn::server::ServerConnection;
 pub use decode::{Decoder, Event, InFlight, MessageHead, RequestDecoder, ResponseDecoder};

@@ -531,7 +531,8 @@ fn draining_an_unread_body_is_bounded_by_bytes_read() {
         panic!("no head")
     };
     // The application answers without reading the body.
-    conn.send_response(http::Response::new(bytes::Bytes::from_static(b"no\n")))
+    conn.sender()
+        .send_response(http::Response::new(bytes::Bytes::from_static(b"no\n")))
         .unwrap();
     let ext = "e".repeat(limits.max_chunk_line_bytes - "1;\r\n".len());
     let unit = format!("1;{ext}\r\na\r\n");

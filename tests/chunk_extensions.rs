@@ -393,21 +393,22 @@ fn connections_forward_extensions() {
         .header("transfer-encoding", "chunked")
         .body(())
         .unwrap();
-    server.send_head(res).unwrap();
+    server.sender().send_head(res).unwrap();
     for ev in seen {
         match ev {
-            Event::ChunkExtensions(x) => server.send_chunk_extensions(x).unwrap(),
-            Event::Data(d) => server.send_data(d).unwrap(),
+            Event::ChunkExtensions(x) => server.sender().send_chunk_extensions(x).unwrap(),
+            Event::Data(d) => server.sender().send_data(d).unwrap(),
             _ => {}
         }
     }
-    server.finish(None).unwrap();
+    server.sender().finish(None).unwrap();
     let out = server.output();
     let wire = out.copy_to_bytes(out.remaining());
 
     // ...and a client connection asked for them reads them back.
     let mut client = ClientConnection::new(config);
     client
+        .sender()
         .send_request(Request::get("http://example.com/"))
         .unwrap();
     let mut buf = BytesMut::from(&wire[..]);
@@ -436,6 +437,7 @@ fn connections_forward_extensions() {
     // Off by default.
     let mut client = ClientConnection::new(Config::default());
     client
+        .sender()
         .send_request(
             http::Request::builder()
                 .method(Method::GET)

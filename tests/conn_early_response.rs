@@ -31,7 +31,10 @@ fn a_small_unread_body_is_drained_and_the_connection_reused() {
         Config::default(),
         b"POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n01234",
     );
-    server.send_response(Response::new("early")).unwrap();
+    server
+        .sender()
+        .send_response(Response::new("early"))
+        .unwrap();
     assert_eq!(server.keep_alive(), KeepAlive::Reusable);
     assert_eq!(server.send_state(), State::Done);
     assert_eq!(server.recv_state(), State::Body);
@@ -53,7 +56,7 @@ fn a_small_unread_body_is_drained_and_the_connection_reused() {
         "{events:?}"
     );
     assert_eq!(support::last_end(&events), Some(KeepAlive::Reusable));
-    server.send_response(Response::new("b")).unwrap();
+    server.sender().send_response(Response::new("b")).unwrap();
     assert_eq!(server.recv_state(), State::Idle);
     assert_eq!(server.send_state(), State::Idle);
 }
@@ -65,6 +68,7 @@ fn a_declared_length_past_the_drain_bound_closes_at_once() {
         b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 101\r\n\r\n0123456789",
     );
     server
+        .sender()
         .send_response(
             Response::builder()
                 .status(StatusCode::PAYLOAD_TOO_LARGE)
@@ -94,7 +98,7 @@ fn a_declared_length_at_the_drain_bound_is_drained() {
         small_drain(),
         b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n",
     );
-    server.send_response(Response::new("ok")).unwrap();
+    server.sender().send_response(Response::new("ok")).unwrap();
     assert_eq!(server.keep_alive(), KeepAlive::Reusable);
     buf.extend_from_slice(&[b'z'; 100]);
     assert!(poll_server(&mut server, &mut buf).unwrap().is_empty());
@@ -108,7 +112,10 @@ fn a_chunked_body_past_the_drain_bound_closes() {
         small_drain(),
         b"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n",
     );
-    server.send_response(Response::new("early")).unwrap();
+    server
+        .sender()
+        .send_response(Response::new("early"))
+        .unwrap();
     // The length is unknown: the response cannot say close.
     assert_eq!(server.keep_alive(), KeepAlive::Reusable);
     assert!(
@@ -145,8 +152,11 @@ fn a_client_answered_while_sending_stops_and_closes() {
         .header("content-length", "10")
         .body(())
         .unwrap();
-    assert_eq!(pair.client.send_head(req).unwrap(), BodyKind::Length(10));
-    pair.client.send_data("01234").unwrap();
+    assert_eq!(
+        pair.client.sender().send_head(req).unwrap(),
+        BodyKind::Length(10)
+    );
+    pair.client.sender().send_data("01234").unwrap();
     pair.drain_client();
     pair.inject_to_client(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 2\r\n\r\nno");
     let events = pair.poll_client().unwrap();
@@ -156,8 +166,8 @@ fn a_client_answered_while_sending_stops_and_closes() {
         KeepAlive::Close(CloseReason::EarlyResponse)
     );
     // The rest of the body is dropped without an error.
-    assert_eq!(pair.client.send_data("56789"), Ok(()));
-    assert_eq!(pair.client.finish(None), Ok(()));
+    assert_eq!(pair.client.sender().send_data("56789"), Ok(()));
+    assert_eq!(pair.client.sender().finish(None), Ok(()));
     assert!(pair.client.output().is_empty());
     assert!(pair.client.is_closed());
     assert_eq!(pair.client.send_state(), State::MustClose);
@@ -174,11 +184,15 @@ fn an_early_refusal_between_pair_members() {
         .header("host", "example.com")
         .body(())
         .unwrap();
-    assert_eq!(pair.client.send_head(req).unwrap(), BodyKind::Chunked);
-    pair.client.send_data("first").unwrap();
+    assert_eq!(
+        pair.client.sender().send_head(req).unwrap(),
+        BodyKind::Chunked
+    );
+    pair.client.sender().send_data("first").unwrap();
     pair.run(|server, ev| {
         if let Event::Head { .. } = ev {
             server
+                .sender()
                 .send_response(
                     Response::builder()
                         .status(StatusCode::UNAUTHORIZED)
@@ -194,7 +208,7 @@ fn an_early_refusal_between_pair_members() {
         pair.server.keep_alive(),
         KeepAlive::Close(CloseReason::UnreadBody)
     );
-    assert_eq!(pair.client.send_data("second"), Ok(()));
+    assert_eq!(pair.client.sender().send_data("second"), Ok(()));
     assert!(pair.client.output().is_empty());
     assert!(pair.client.is_closed());
     assert_eq!(
@@ -214,16 +228,19 @@ fn a_client_answered_2xx_while_sending_finishes_the_body() {
         .header("content-length", "10")
         .body(())
         .unwrap();
-    assert_eq!(pair.client.send_head(req).unwrap(), BodyKind::Length(10));
-    pair.client.send_data("01234").unwrap();
+    assert_eq!(
+        pair.client.sender().send_head(req).unwrap(),
+        BodyKind::Length(10)
+    );
+    pair.client.sender().send_data("01234").unwrap();
     pair.drain_client();
     pair.inject_to_client(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n01234");
     let events = pair.poll_client().unwrap();
     assert!(matches!(events[0], Event::Head { .. }), "{events:?}");
     assert_eq!(pair.client.keep_alive(), KeepAlive::Reusable);
     // The rest of the body still goes out, and the request ends.
-    pair.client.send_data("56789").unwrap();
-    pair.client.finish(None).unwrap();
+    pair.client.sender().send_data("56789").unwrap();
+    pair.client.sender().finish(None).unwrap();
     assert_eq!(pair.drain_client().text(), "56789");
     pair.inject_to_client(b"56789");
     let events = pair.poll_client().unwrap();
@@ -233,7 +250,10 @@ fn a_client_answered_2xx_while_sending_finishes_the_body() {
     assert_eq!(pair.client.recv_state(), State::Idle);
     assert!(!pair.client.is_closed());
     // A next request may go on the same connection.
-    pair.client.send_request(support::get("/next")).unwrap();
+    pair.client
+        .sender()
+        .send_request(support::get("/next"))
+        .unwrap();
     assert!(
         pair.drain_client()
             .text()
@@ -250,14 +270,17 @@ fn an_echo_answered_while_the_body_streams_keeps_both_open() {
         .header("host", "example.com")
         .body(())
         .unwrap();
-    assert_eq!(pair.client.send_head(req).unwrap(), BodyKind::Chunked);
-    pair.client.send_data("first").unwrap();
+    assert_eq!(
+        pair.client.sender().send_head(req).unwrap(),
+        BodyKind::Chunked
+    );
+    pair.client.sender().send_data("first").unwrap();
     let echo = |server: &mut ServerConnection, ev: &support::ServerEvent| match ev {
         Event::Head { .. } => {
-            server.send_head(Response::new(())).unwrap();
+            server.sender().send_head(Response::new(())).unwrap();
         }
-        Event::Data(data) => server.send_data(data.clone()).unwrap(),
-        Event::End(_) => server.finish(None).unwrap(),
+        Event::Data(data) => server.sender().send_data(data.clone()).unwrap(),
+        Event::End(_) => server.sender().finish(None).unwrap(),
         _ => {}
     };
     let first = pair.run(echo);
@@ -265,8 +288,8 @@ fn an_echo_answered_while_the_body_streams_keeps_both_open() {
     assert!(matches!(first[0], Event::Head { .. }), "{first:?}");
     assert_eq!(support::body_of(&first), b"first");
     assert_eq!(support::last_end(&first), None);
-    pair.client.send_data("second").unwrap();
-    pair.client.finish(None).unwrap();
+    pair.client.sender().send_data("second").unwrap();
+    pair.client.sender().finish(None).unwrap();
     let events = pair.run(echo);
     assert_eq!(support::body_of(&events), b"second");
     assert_eq!(support::last_end(&events), Some(KeepAlive::Reusable));

@@ -16,7 +16,7 @@ fn until_error(config: Config, raw: &[u8]) -> (ServerConnection, BytesMut, h1pro
     let mut buf = BytesMut::from(raw);
     loop {
         match server.poll_event(&mut buf) {
-            Ok(Some(Event::End(_))) => server.send_response(Response::new("ok")).unwrap(),
+            Ok(Some(Event::End(_))) => server.sender().send_response(Response::new("ok")).unwrap(),
             Ok(Some(_)) => {}
             Ok(None) => panic!("no error in {:?}", String::from_utf8_lossy(raw)),
             Err(err) => return (server, buf, err),
@@ -42,7 +42,7 @@ fn answer_error(server: &mut ServerConnection, buf: &mut BytesMut, err: &h1proto
     }
     assert_eq!(server.send_error_response(err), Err(UsageError::WrongState));
     assert_eq!(
-        server.send_response(Response::new("x")),
+        server.sender().send_response(Response::new("x")),
         Err(UsageError::WrongState)
     );
     support::drain(server.output()).text()
@@ -124,8 +124,8 @@ fn an_undrained_response_is_withdrawn_for_the_error_response() {
         BytesMut::from(&b"POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"[..]);
     poll_server(&mut server, &mut buf).unwrap();
     // An echo: the head and the first piece queued before the body fails.
-    server.send_head(Response::new(())).unwrap();
-    server.send_data("partial").unwrap();
+    server.sender().send_head(Response::new(())).unwrap();
+    server.sender().send_data("partial").unwrap();
     buf.extend_from_slice(b"1\r\nx\r\nQ\r\n");
     let err = poll_server(&mut server, &mut buf).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidChunkSize);
@@ -150,10 +150,10 @@ fn no_error_response_once_a_response_has_started_to_leave() {
     let mut buf =
         BytesMut::from(&b"POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"[..]);
     poll_server(&mut server, &mut buf).unwrap();
-    server.send_head(Response::new(())).unwrap();
+    server.sender().send_head(Response::new(())).unwrap();
     // One byte of the head reaches the socket.
     server.output().advance(1);
-    server.send_data("partial").unwrap();
+    server.sender().send_data("partial").unwrap();
     buf.extend_from_slice(b"1\r\nx\r\nQ\r\n");
     let err = poll_server(&mut server, &mut buf).unwrap_err();
     let before = server.output().len();
@@ -172,7 +172,10 @@ fn no_error_response_once_a_response_has_started_to_leave() {
 #[test]
 fn a_client_error_is_sticky_and_closes() {
     let mut pair = Pair::new();
-    pair.client.send_request(support::get("/")).unwrap();
+    pair.client
+        .sender()
+        .send_request(support::get("/"))
+        .unwrap();
     pair.drain_client();
     pair.inject_to_client(b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab");
     let err = pair.poll_client().unwrap_err();
@@ -186,7 +189,7 @@ fn a_client_error_is_sticky_and_closes() {
     pair.inject_to_client(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
     assert_eq!(pair.poll_client().unwrap_err(), err);
     assert_eq!(
-        pair.client.send_request(support::get("/")),
+        pair.client.sender().send_request(support::get("/")),
         Err(UsageError::WrongState)
     );
 }

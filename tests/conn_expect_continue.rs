@@ -17,7 +17,10 @@ fn expecting_pair() -> Pair {
         .header("expect", "100-continue")
         .body(())
         .unwrap();
-    assert_eq!(pair.client.send_head(req).unwrap(), BodyKind::Length(5));
+    assert_eq!(
+        pair.client.sender().send_head(req).unwrap(),
+        BodyKind::Length(5)
+    );
     assert!(pair.client.is_waiting_for_continue());
     pair.drain_client();
     let head = pair.server.poll_event(&mut pair.server_in).unwrap();
@@ -61,11 +64,14 @@ fn polling_the_body_sends_100_continue_once() {
     );
     assert!(!pair.client.is_waiting_for_continue());
 
-    pair.client.send_data("hello").unwrap();
-    pair.client.finish(None).unwrap();
+    pair.client.sender().send_data("hello").unwrap();
+    pair.client.sender().finish(None).unwrap();
     let events = pair.run(|server, ev| {
         if let Event::End(_) = ev {
-            server.send_response(Response::new("stored")).unwrap();
+            server
+                .sender()
+                .send_response(Response::new("stored"))
+                .unwrap();
         }
     });
     assert_eq!(support::body_of(&pair.server_events), b"hello");
@@ -85,8 +91,8 @@ fn polling_the_body_sends_100_continue_once() {
 #[test]
 fn send_continue_by_hand_queues_it_once() {
     let mut pair = expecting_pair();
-    pair.server.send_continue();
-    pair.server.send_continue();
+    pair.server.sender().send_continue();
+    pair.server.sender().send_continue();
     assert!(
         pair.server
             .poll_event(&mut pair.server_in)
@@ -103,7 +109,7 @@ fn a_final_response_first_refuses_the_body_and_closes() {
         .status(StatusCode::EXPECTATION_FAILED)
         .body("no")
         .unwrap();
-    pair.server.send_response(res).unwrap();
+    pair.server.sender().send_response(res).unwrap();
     assert_eq!(
         pair.server.keep_alive(),
         KeepAlive::Close(CloseReason::RejectedContinue)
@@ -124,8 +130,8 @@ fn a_final_response_first_refuses_the_body_and_closes() {
     let events = pair.poll_client().unwrap();
     assert_eq!(responses(&events), vec![(417, b"no".to_vec())]);
     assert!(!pair.client.is_waiting_for_continue());
-    assert_eq!(pair.client.send_data("hello"), Ok(()));
-    assert_eq!(pair.client.finish(None), Ok(()));
+    assert_eq!(pair.client.sender().send_data("hello"), Ok(()));
+    assert_eq!(pair.client.sender().finish(None), Ok(()));
     assert!(pair.client.output().is_empty());
     assert!(pair.client.is_closed());
     assert!(!pair.client.keep_alive().is_reusable());
@@ -150,12 +156,15 @@ fn no_continue_without_expect_or_after_the_body_arrived() {
     pair.inject_to_server(b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\n");
     pair.poll_server().unwrap();
     assert!(!pair.server.is_waiting_for_continue());
-    pair.server.send_continue();
+    pair.server.sender().send_continue();
     assert!(pair.server.output().is_empty());
     // A second final response to the same request is refused.
-    pair.server.send_response(Response::new("x")).unwrap();
+    pair.server
+        .sender()
+        .send_response(Response::new("x"))
+        .unwrap();
     assert_eq!(
-        pair.server.send_response(Response::new("y")),
+        pair.server.sender().send_response(Response::new("y")),
         Err(UsageError::WrongState)
     );
 }
@@ -181,7 +190,7 @@ fn statuses(events: &[support::ClientEvent]) -> Vec<u16> {
 fn a_head_queued_before_the_body_is_read_gets_100_continue_ahead_of_it() {
     let mut pair = expecting_pair();
     assert_eq!(
-        pair.server.send_head(Response::new(())).unwrap(),
+        pair.server.sender().send_head(Response::new(())).unwrap(),
         BodyKind::Chunked
     );
     // Still waiting: queued is not sent.
@@ -201,11 +210,11 @@ fn a_head_queued_before_the_body_is_read_gets_100_continue_ahead_of_it() {
     assert_eq!(pair.client.keep_alive(), KeepAlive::Reusable);
 
     // The body goes up and is echoed back.
-    pair.client.send_data("hello").unwrap();
-    pair.client.finish(None).unwrap();
+    pair.client.sender().send_data("hello").unwrap();
+    pair.client.sender().finish(None).unwrap();
     let events = pair.run(|server, ev| match ev {
-        Event::Data(data) => server.send_data(data.clone()).unwrap(),
-        Event::End(_) => server.finish(None).unwrap(),
+        Event::Data(data) => server.sender().send_data(data.clone()).unwrap(),
+        Event::End(_) => server.sender().finish(None).unwrap(),
         _ => {}
     });
     assert_eq!(support::body_of(&pair.server_events), b"hello");
@@ -224,10 +233,16 @@ fn a_head_queued_before_the_body_is_read_gets_100_continue_ahead_of_it() {
     );
 
     // The connection carries the next exchange.
-    pair.client.send_request(support::get("/next")).unwrap();
+    pair.client
+        .sender()
+        .send_request(support::get("/next"))
+        .unwrap();
     let events = pair.run(|server, ev| {
         if let Event::End(_) = ev {
-            server.send_response(Response::new("next")).unwrap();
+            server
+                .sender()
+                .send_response(Response::new("next"))
+                .unwrap();
         }
     });
     assert_eq!(responses(&events), vec![(200, b"next".to_vec())]);
@@ -244,14 +259,14 @@ fn continue_goes_ahead_of_the_head_and_what_follows_it() {
         .body(())
         .unwrap();
     assert_eq!(
-        pair.server.send_head(res).unwrap(),
+        pair.server.sender().send_head(res).unwrap(),
         BodyKind::Length(10_005)
     );
     let large = bytes::Bytes::from(vec![b'x'; 10_000]);
-    pair.server.send_data(large.clone()).unwrap();
+    pair.server.sender().send_data(large.clone()).unwrap();
     // By hand, as by polling the body: once.
-    pair.server.send_continue();
-    pair.server.send_continue();
+    pair.server.sender().send_continue();
+    pair.server.sender().send_continue();
     assert!(!pair.server.is_waiting_for_continue());
     let out = pair.drain_server();
     let head = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 10005\r\n\r\n";
@@ -259,12 +274,12 @@ fn continue_goes_ahead_of_the_head_and_what_follows_it() {
     assert_eq!(&out.bytes[head.len()..], &large[..]);
     // The body comes up, is read, and the response ends after it: the
     // exchange ends with the connection reusable.
-    pair.client.send_data("hello").unwrap();
-    pair.client.finish(None).unwrap();
+    pair.client.sender().send_data("hello").unwrap();
+    pair.client.sender().finish(None).unwrap();
     pair.run(|server, ev| {
         if let Event::End(_) = ev {
-            server.send_data("hello").unwrap();
-            server.finish(None).unwrap();
+            server.sender().send_data("hello").unwrap();
+            server.sender().finish(None).unwrap();
         }
     });
     let client = &pair.client_events;
@@ -283,7 +298,7 @@ fn continue_goes_ahead_of_the_head_and_what_follows_it() {
 fn a_head_that_started_to_leave_refuses_the_body() {
     for drained in [1, usize::MAX] {
         let mut pair = expecting_pair();
-        pair.server.send_head(Response::new(())).unwrap();
+        pair.server.sender().send_head(Response::new(())).unwrap();
         let out = pair.server.output();
         let n = drained.min(bytes::Buf::remaining(out));
         let first = bytes::Buf::chunk(out)[..n].to_vec();
@@ -296,7 +311,7 @@ fn a_head_that_started_to_leave_refuses_the_body() {
             pair.server.keep_alive(),
             KeepAlive::Close(CloseReason::RejectedContinue)
         );
-        pair.server.finish(None).unwrap();
+        pair.server.sender().finish(None).unwrap();
         pair.drain_server();
         let wire = support::text(&pair.server_wire);
         assert!(!wire.contains("100 Continue"), "{wire}");
@@ -322,9 +337,9 @@ fn a_head_that_started_to_leave_refuses_the_body() {
 #[test]
 fn a_streamed_response_finished_without_reading_refuses_the_body() {
     let mut pair = expecting_pair();
-    pair.server.send_head(Response::new(())).unwrap();
-    pair.server.send_data("no").unwrap();
-    pair.server.finish(None).unwrap();
+    pair.server.sender().send_head(Response::new(())).unwrap();
+    pair.server.sender().send_data("no").unwrap();
+    pair.server.sender().finish(None).unwrap();
     assert!(!pair.server.is_waiting_for_continue());
     assert_eq!(
         pair.server.keep_alive(),
@@ -332,7 +347,7 @@ fn a_streamed_response_finished_without_reading_refuses_the_body() {
     );
     assert!(pair.server.is_closed());
     // No `100 Continue` after the final response, whatever is polled.
-    pair.server.send_continue();
+    pair.server.sender().send_continue();
     assert!(pair.poll_server().unwrap().is_empty());
     // The head, still queued when closing was decided, says so (once).
     let wire = pair.drain_server().text();
@@ -352,7 +367,7 @@ fn an_error_response_replaces_the_head_behind_100_continue() {
         b"POST / HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nTransfer-Encoding: chunked\r\n\r\n",
     );
     pair.poll_server().unwrap();
-    pair.server.send_head(Response::new(())).unwrap();
+    pair.server.sender().send_head(Response::new(())).unwrap();
     assert!(pair.poll_server().unwrap().is_empty());
     assert!(!pair.server.is_waiting_for_continue());
     // The client's body turns out malformed before anything was drained.

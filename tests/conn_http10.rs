@@ -41,7 +41,10 @@ fn http10_without_keep_alive_closes_after_the_response() {
         pair.server.keep_alive(),
         KeepAlive::Close(CloseReason::Http10)
     );
-    pair.server.send_response(Response::new("hello")).unwrap();
+    pair.server
+        .sender()
+        .send_response(Response::new("hello"))
+        .unwrap();
     let out = pair.drain_server();
     assert_eq!(
         out.text(),
@@ -57,7 +60,10 @@ fn http10_with_keep_alive_is_echoed_and_reused() {
         pair.inject_to_server(b"GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
         let events = pair.poll_server().unwrap();
         assert_eq!(last_end(&events), Some(KeepAlive::Reusable), "request {i}");
-        pair.server.send_response(Response::new("hi")).unwrap();
+        pair.server
+            .sender()
+            .send_response(Response::new("hi"))
+            .unwrap();
         let out = pair.drain_server();
         assert_eq!(
             out.text(),
@@ -77,13 +83,13 @@ fn a_streamed_body_to_http10_is_close_delimited_not_chunked() {
         &b"GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"[..],
     ] {
         let (mut server, _, _) = server_with(raw);
-        let kind = server.send_head(Response::new(())).unwrap();
+        let kind = server.sender().send_head(Response::new(())).unwrap();
         assert_eq!(kind, BodyKind::CloseDelimited);
         // Known from the head on.
         assert!(!server.keep_alive().is_reusable());
-        server.send_data("part 1, ").unwrap();
-        server.send_data("part 2").unwrap();
-        server.finish(None).unwrap();
+        server.sender().send_data("part 1, ").unwrap();
+        server.sender().send_data("part 2").unwrap();
+        server.sender().finish(None).unwrap();
         let out = support::drain(server.output());
         assert_eq!(
             out.text(),
@@ -95,7 +101,7 @@ fn a_streamed_body_to_http10_is_close_delimited_not_chunked() {
     }
     // With keep-alive asked, the reason is the close-delimited body.
     let (mut server, _, _) = server_with(b"GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
-    server.send_head(Response::new(())).unwrap();
+    server.sender().send_head(Response::new(())).unwrap();
     assert_eq!(
         server.keep_alive(),
         KeepAlive::Close(CloseReason::CloseDelimited)
@@ -109,11 +115,11 @@ fn no_interim_response_goes_to_an_http10_client() {
     );
     assert_eq!(events.len(), 1, "{events:?}");
     assert!(!server.is_waiting_for_continue());
-    server.send_continue();
+    server.sender().send_continue();
     assert!(server.output().is_empty());
     for code in [100, 102, 103] {
         assert_eq!(
-            server.send_head(status(code)),
+            server.sender().send_head(status(code)),
             Err(UsageError::InterimToHttp10),
             "{code}"
         );
@@ -125,7 +131,7 @@ fn no_interim_response_goes_to_an_http10_client() {
     let events = poll_server(&mut server, &mut buf).unwrap();
     assert_eq!(support::body_of(&events), b"hello");
     assert!(server.output().is_empty());
-    server.send_response(Response::new("ok")).unwrap();
+    server.sender().send_response(Response::new("ok")).unwrap();
     let out = support::drain(server.output());
     assert!(out.text().starts_with("HTTP/1.1 200 OK\r\n"));
     assert!(!out.text().contains("100"));

@@ -15,10 +15,15 @@ use support::{Pair, ServerEvent, get, poll_server, request, responses};
 fn send_request_kind(pair: &mut Pair, i: usize) {
     match i % 4 {
         // GET without a body; the answer has a Content-Length body.
-        0 => pair.client.send_request(get(&format!("/get/{i}"))).unwrap(),
+        0 => pair
+            .client
+            .sender()
+            .send_request(get(&format!("/get/{i}")))
+            .unwrap(),
         // POST with a Content-Length body; the answer is chunked.
         1 => pair
             .client
+            .sender()
             .send_request(request(Method::POST, "/cl", "hello"))
             .unwrap(),
         // POST with a chunked body; the answer echoes it with a length.
@@ -27,13 +32,19 @@ fn send_request_kind(pair: &mut Pair, i: usize) {
                 .header("host", "example.com")
                 .body(())
                 .unwrap();
-            assert_eq!(pair.client.send_head(req).unwrap(), BodyKind::Chunked);
-            pair.client.send_data("abc").unwrap();
-            pair.client.send_data(Bytes::from(format!("{i}"))).unwrap();
-            pair.client.finish(None).unwrap();
+            assert_eq!(
+                pair.client.sender().send_head(req).unwrap(),
+                BodyKind::Chunked
+            );
+            pair.client.sender().send_data("abc").unwrap();
+            pair.client
+                .sender()
+                .send_data(Bytes::from(format!("{i}")))
+                .unwrap();
+            pair.client.sender().finish(None).unwrap();
         }
         // GET answered with an empty body.
-        _ => pair.client.send_request(get("/empty")).unwrap(),
+        _ => pair.client.sender().send_request(get("/empty")).unwrap(),
     }
 }
 
@@ -49,19 +60,23 @@ fn answer(server: &mut ServerConnection, ev: &ServerEvent, path: &mut String, bo
             assert_eq!(*verdict, KeepAlive::Reusable);
             if path.starts_with("/get/") {
                 server
+                    .sender()
                     .send_response(Response::new(format!("got {path}")))
                     .unwrap();
             } else if path == "/cl" {
                 assert_eq!(body, b"hello");
-                let kind = server.send_head(Response::new(())).unwrap();
+                let kind = server.sender().send_head(Response::new(())).unwrap();
                 assert_eq!(kind, BodyKind::Chunked);
-                server.send_data("part one,").unwrap();
-                server.send_data(" part two").unwrap();
-                server.finish(None).unwrap();
+                server.sender().send_data("part one,").unwrap();
+                server.sender().send_data(" part two").unwrap();
+                server.sender().finish(None).unwrap();
             } else if path == "/chunked" {
-                server.send_response(Response::new(body.clone())).unwrap();
+                server
+                    .sender()
+                    .send_response(Response::new(body.clone()))
+                    .unwrap();
             } else {
-                server.send_response(Response::new("")).unwrap();
+                server.sender().send_response(Response::new("")).unwrap();
             }
         }
         _ => {}
@@ -115,10 +130,10 @@ fn a_thousand_exchanges_on_one_connection() {
 #[test]
 fn connection_close_from_the_client_ends_the_connection() {
     let mut pair = Pair::new();
-    pair.client.send_request(get("/1")).unwrap();
+    pair.client.sender().send_request(get("/1")).unwrap();
     let events = pair.run(|server, ev| {
         if let Event::End(_) = ev {
-            server.send_response(Response::new("one")).unwrap();
+            server.sender().send_response(Response::new("one")).unwrap();
         }
     });
     assert_eq!(responses(&events), vec![(200, b"one".to_vec())]);
@@ -128,7 +143,7 @@ fn connection_close_from_the_client_ends_the_connection() {
         .header("connection", "close")
         .body("")
         .unwrap();
-    pair.client.send_request(req).unwrap();
+    pair.client.sender().send_request(req).unwrap();
     // The client's own verdict is known as soon as the request is queued.
     assert_eq!(
         pair.client.keep_alive(),
@@ -146,7 +161,10 @@ fn connection_close_from_the_client_ends_the_connection() {
         support::last_end(&events),
         Some(KeepAlive::Close(CloseReason::PeerClose))
     );
-    pair.server.send_response(Response::new("two")).unwrap();
+    pair.server
+        .sender()
+        .send_response(Response::new("two"))
+        .unwrap();
     let out = pair.drain_server();
     assert_eq!(
         out.text(),
@@ -171,7 +189,7 @@ fn connection_close_from_the_client_ends_the_connection() {
         KeepAlive::Close(CloseReason::LocalClose)
     );
     assert_eq!(
-        pair.client.send_request(get("/3")),
+        pair.client.sender().send_request(get("/3")),
         Err(UsageError::WrongState)
     );
 }
@@ -179,7 +197,7 @@ fn connection_close_from_the_client_ends_the_connection() {
 #[test]
 fn close_after_response_from_the_server_app_ends_the_connection() {
     let mut pair = Pair::new();
-    pair.client.send_request(get("/")).unwrap();
+    pair.client.sender().send_request(get("/")).unwrap();
     let events = pair.run(|server, ev| {
         if let Event::End(verdict) = ev {
             assert_eq!(*verdict, KeepAlive::Reusable);
@@ -190,7 +208,7 @@ fn close_after_response_from_the_server_app_ends_the_connection() {
                 server.keep_alive(),
                 KeepAlive::Close(CloseReason::LocalClose)
             );
-            server.send_response(Response::new("bye")).unwrap();
+            server.sender().send_response(Response::new("bye")).unwrap();
         }
     });
     assert_eq!(
@@ -221,9 +239,9 @@ fn close_after_response_during_a_streamed_response_still_says_close() {
     let mut buf = BytesMut::from(&b"GET / HTTP/1.1\r\nHost: a\r\n\r\n"[..]);
     poll_server(&mut server, &mut buf).unwrap();
     server.close_after_response();
-    server.send_head(Response::new(())).unwrap();
-    server.send_data("x").unwrap();
-    server.finish(None).unwrap();
+    server.sender().send_head(Response::new(())).unwrap();
+    server.sender().send_data("x").unwrap();
+    server.sender().finish(None).unwrap();
     let out = support::drain(server.output());
     assert_eq!(
         out.text(),
@@ -239,11 +257,11 @@ fn a_queued_head_says_close_once() {
     let mut server = ServerConnection::new(Config::default());
     let mut buf = BytesMut::from(&b"GET / HTTP/1.1\r\nHost: a\r\n\r\n"[..]);
     poll_server(&mut server, &mut buf).unwrap();
-    server.send_head(Response::new(())).unwrap();
+    server.sender().send_head(Response::new(())).unwrap();
     server.close_after_response();
     server.close_after_response();
-    server.send_data("x").unwrap();
-    server.finish(None).unwrap();
+    server.sender().send_data("x").unwrap();
+    server.sender().finish(None).unwrap();
     let out = support::drain(server.output());
     assert_eq!(
         out.text(),
@@ -268,11 +286,11 @@ fn the_server_is_ready_for_the_next_request_when_the_final_byte_is_queued() {
     assert_eq!(server.recv_state(), State::Done);
     assert_eq!(server.send_state(), State::Head);
 
-    server.send_head(Response::new(())).unwrap();
+    server.sender().send_head(Response::new(())).unwrap();
     assert_eq!(server.send_state(), State::Body);
-    server.send_data("ok").unwrap();
+    server.sender().send_data("ok").unwrap();
     assert_eq!(server.recv_state(), State::Done);
-    server.finish(None).unwrap();
+    server.sender().finish(None).unwrap();
     // No further input, no poll: the next exchange has started.
     assert_eq!(server.recv_state(), State::Idle);
     assert_eq!(server.send_state(), State::Idle);
@@ -285,7 +303,7 @@ fn the_server_is_ready_for_the_next_request_when_the_final_byte_is_queued() {
     };
     assert_eq!(head.uri().path(), "/b");
     assert_eq!(support::last_end(&second), Some(KeepAlive::Reusable));
-    server.send_response(Response::new("")).unwrap();
+    server.sender().send_response(Response::new("")).unwrap();
     assert_eq!(server.recv_state(), State::Idle);
     assert_eq!(server.send_state(), State::Idle);
 }
@@ -300,7 +318,7 @@ fn a_chunked_request_ends_with_its_last_chunk_in_the_same_pass() {
     assert_eq!(events.len(), 3, "{events:?}");
     assert_eq!(support::end_of(&events[2]), Some(KeepAlive::Reusable));
     assert_eq!(server.recv_state(), State::Done);
-    server.send_response(Response::new("x")).unwrap();
+    server.sender().send_response(Response::new("x")).unwrap();
     assert_eq!(server.recv_state(), State::Idle);
 }
 
@@ -317,7 +335,7 @@ fn the_client_is_ready_when_the_last_response_byte_is_decoded() {
         ),
     ] {
         let mut pair = Pair::new();
-        pair.client.send_request(get("/")).unwrap();
+        pair.client.sender().send_request(get("/")).unwrap();
         pair.drain_client();
         pair.inject_to_client(raw);
         let head = pair.client.poll_event(&mut pair.client_in).unwrap();
@@ -340,7 +358,7 @@ fn the_client_is_ready_when_the_last_response_byte_is_decoded() {
         assert_eq!(pair.client.recv_state(), State::Idle, "{label}");
         assert_eq!(pair.client.send_state(), State::Idle, "{label}");
         assert_eq!(pair.client.requests_in_flight(), 0, "{label}");
-        pair.client.send_request(get("/next")).unwrap();
+        pair.client.sender().send_request(get("/next")).unwrap();
         assert_eq!(pair.client.recv_state(), State::Head, "{label}");
     }
 }
@@ -349,7 +367,7 @@ fn the_client_is_ready_when_the_last_response_byte_is_decoded() {
 fn the_client_end_comes_without_input_after_the_last_data() {
     // The last Data leaves the buffer empty; End must not wait for a read.
     let mut pair = Pair::new();
-    pair.client.send_request(get("/")).unwrap();
+    pair.client.sender().send_request(get("/")).unwrap();
     pair.drain_client();
     pair.inject_to_client(b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc");
     let events = pair.poll_client().unwrap();
@@ -366,7 +384,7 @@ fn the_client_closes_after_its_own_close_even_if_the_server_ignores_it() {
         .header("connection", "close")
         .body("")
         .unwrap();
-    pair.client.send_request(req).unwrap();
+    pair.client.sender().send_request(req).unwrap();
     pair.drain_client();
     // A server that does not echo `Connection: close`.
     pair.inject_to_client(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
@@ -380,7 +398,7 @@ fn the_client_closes_after_its_own_close_even_if_the_server_ignores_it() {
         KeepAlive::Close(CloseReason::LocalClose)
     );
     assert_eq!(
-        pair.client.send_request(get("/again")),
+        pair.client.sender().send_request(get("/again")),
         Err(UsageError::WrongState)
     );
 }

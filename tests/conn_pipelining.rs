@@ -25,7 +25,7 @@ fn answer_all(server: &mut ServerConnection, buf: &mut BytesMut) -> Vec<String> 
                 Event::End(_) => {
                     // The same handler for GET and HEAD.
                     let body = format!("body {path}");
-                    server.send_response(Response::new(body)).unwrap();
+                    server.sender().send_response(Response::new(body)).unwrap();
                     answered.push(path.clone());
                 }
                 _ => {}
@@ -46,7 +46,10 @@ fn pipelined_get_head_get_are_answered_in_order_and_drained_in_one_pass() {
     assert_eq!(server.recv_state(), State::Done);
     assert_eq!(server.send_state(), State::Head);
     assert!(buf.starts_with(b"HEAD /b"));
-    server.send_response(Response::new("body /a")).unwrap();
+    server
+        .sender()
+        .send_response(Response::new("body /a"))
+        .unwrap();
 
     let answered = answer_all(&mut server, &mut buf);
     assert_eq!(answered, ["/b", "/c"]);
@@ -70,14 +73,15 @@ fn pipelined_get_head_get_are_answered_in_order_and_drained_in_one_pass() {
 fn a_pipelining_client_matches_each_response_to_its_request() {
     let mut pair = Pair::new();
     pair.client
+        .sender()
         .send_request(request(Method::HEAD, "/h", ""))
         .unwrap();
-    pair.client.send_request(get("/g")).unwrap();
+    pair.client.sender().send_request(get("/g")).unwrap();
     let connect = Request::connect("example.com:443")
         .header("host", "example.com:443")
         .body("")
         .unwrap();
-    pair.client.send_request(connect).unwrap();
+    pair.client.sender().send_request(connect).unwrap();
     assert_eq!(pair.client.requests_in_flight(), 3);
     let sent = pair.drain_client();
     assert_eq!(sent.segments, 1, "three requests, one write");
@@ -95,7 +99,7 @@ fn a_pipelining_client_matches_each_response_to_its_request() {
                     .body("auth first")
                     .unwrap(),
             };
-            server.send_response(res).unwrap();
+            server.sender().send_response(res).unwrap();
         }
     });
     let paths: Vec<String> = support::request_heads(&pair.server_events)
@@ -161,7 +165,7 @@ fn nothing_is_parsed_after_a_connection_close_request() {
         last_end(&events),
         Some(KeepAlive::Close(CloseReason::PeerClose))
     );
-    server.send_response(Response::new("one")).unwrap();
+    server.sender().send_response(Response::new("one")).unwrap();
     assert!(server.is_closed());
     // Neither the pipelined request nor the garbage after it is touched.
     for _ in 0..2 {
@@ -176,8 +180,8 @@ fn nothing_is_parsed_after_a_connection_close_request() {
 #[test]
 fn a_client_stops_at_a_response_that_closes_the_connection() {
     let mut pair = Pair::new();
-    pair.client.send_request(get("/1")).unwrap();
-    pair.client.send_request(get("/2")).unwrap();
+    pair.client.sender().send_request(get("/1")).unwrap();
+    pair.client.sender().send_request(get("/2")).unwrap();
     pair.drain_client();
     pair.inject_to_client(
         b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\nConnection: close\r\n\r\nx\
@@ -202,15 +206,15 @@ fn a_client_stops_at_a_response_that_closes_the_connection() {
 #[test]
 fn a_closing_request_behind_others_waits_for_its_own_response() {
     let mut pair = Pair::new();
-    pair.client.send_request(get("/1")).unwrap();
+    pair.client.sender().send_request(get("/1")).unwrap();
     let close = http::Request::get("/2")
         .header("host", "example.com")
         .header("connection", "close")
         .body("")
         .unwrap();
-    pair.client.send_request(close).unwrap();
+    pair.client.sender().send_request(close).unwrap();
     assert_eq!(
-        pair.client.send_request(get("/3")),
+        pair.client.sender().send_request(get("/3")),
         Err(h1proto::UsageError::WrongState),
         "nothing after a request that closes"
     );
@@ -229,8 +233,8 @@ fn a_closing_request_behind_others_waits_for_its_own_response() {
 
     // A bodiless response that closes, with a request still unanswered.
     let mut pair = Pair::new();
-    pair.client.send_request(get("/1")).unwrap();
-    pair.client.send_request(get("/2")).unwrap();
+    pair.client.sender().send_request(get("/1")).unwrap();
+    pair.client.sender().send_request(get("/2")).unwrap();
     pair.drain_client();
     pair.inject_to_client(b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n");
     let events = pair.poll_client().unwrap();

@@ -39,10 +39,14 @@ fn trailers_travel_both_ways_and_the_connection_is_reused() {
         .header("te", "trailers")
         .body(())
         .unwrap();
-    assert_eq!(pair.client.send_head(req).unwrap(), BodyKind::Chunked);
-    pair.client.send_data("part one, ").unwrap();
-    pair.client.send_data("part two").unwrap();
+    assert_eq!(
+        pair.client.sender().send_head(req).unwrap(),
+        BodyKind::Chunked
+    );
+    pair.client.sender().send_data("part one, ").unwrap();
+    pair.client.sender().send_data("part two").unwrap();
     pair.client
+        .sender()
         .finish(Some(trailers("x-checksum", "abc123")))
         .unwrap();
 
@@ -51,10 +55,13 @@ fn trailers_travel_both_ways_and_the_connection_is_reused() {
         server_events.push(ev.clone());
         if let Event::End(verdict) = ev {
             assert_eq!(*verdict, KeepAlive::Reusable);
-            let kind = server.send_head(Response::new(())).unwrap();
+            let kind = server.sender().send_head(Response::new(())).unwrap();
             assert_eq!(kind, BodyKind::Chunked);
-            server.send_data("ok").unwrap();
-            server.finish(Some(trailers("x-status", "done"))).unwrap();
+            server.sender().send_data("ok").unwrap();
+            server
+                .sender()
+                .finish(Some(trailers("x-status", "done")))
+                .unwrap();
         }
     });
 
@@ -86,10 +93,13 @@ fn trailers_travel_both_ways_and_the_connection_is_reused() {
     ));
 
     // The same connection carries another exchange.
-    pair.client.send_request(get("/again")).unwrap();
+    pair.client.sender().send_request(get("/again")).unwrap();
     let client_events = pair.run(|server, ev: &ServerEvent| {
         if let Event::End(_) = ev {
-            server.send_response(Response::new("again")).unwrap();
+            server
+                .sender()
+                .send_response(Response::new("again"))
+                .unwrap();
         }
     });
     assert_eq!(body_of(&client_events), b"again");
@@ -141,7 +151,7 @@ fn peer_eof_between_requests_is_a_clean_close() {
         events.last(),
         Some(Event::End(KeepAlive::Reusable))
     ));
-    server.send_response(Response::new("hi")).unwrap();
+    server.sender().send_response(Response::new("hi")).unwrap();
     support::drain(server.output());
 
     server.recv_eof();
@@ -154,7 +164,7 @@ fn peer_eof_between_requests_is_a_clean_close() {
 #[test]
 fn peer_eof_inside_a_response_body_is_an_error_on_the_client() {
     let mut client = ClientConnection::new(Config::default());
-    client.send_request(get("/")).unwrap();
+    client.sender().send_request(get("/")).unwrap();
     support::drain(client.output());
     let mut buf = BytesMut::from(&b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc"[..]);
     let events = poll_client(&mut client, &mut buf).unwrap();
@@ -171,7 +181,7 @@ fn peer_eof_inside_a_response_body_is_an_error_on_the_client() {
 #[test]
 fn a_close_delimited_response_ends_with_the_peer_eof() {
     let mut client = ClientConnection::new(Config::default());
-    client.send_request(get("/")).unwrap();
+    client.sender().send_request(get("/")).unwrap();
     support::drain(client.output());
     let mut buf = BytesMut::from(&b"HTTP/1.1 200 OK\r\n\r\nall of it"[..]);
     let events = poll_client(&mut client, &mut buf).unwrap();
@@ -207,7 +217,10 @@ fn a_half_closed_client_still_gets_its_response() {
     let events = poll_server(&mut server, &mut buf).unwrap();
     assert!(matches!(events[0], Event::Head { .. }));
     assert!(matches!(events.last(), Some(Event::End(_))));
-    server.send_response(Response::new("still here")).unwrap();
+    server
+        .sender()
+        .send_response(Response::new("still here"))
+        .unwrap();
     let out = support::drain(server.output());
     assert!(out.text().ends_with("still here"), "{}", out.text());
     assert!(poll_server(&mut server, &mut buf).unwrap().is_empty());

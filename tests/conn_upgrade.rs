@@ -27,7 +27,7 @@ fn an_upgrade_switches_both_sides_and_leaves_the_following_bytes() {
         .header("connection", "upgrade")
         .body("hi")
         .unwrap();
-    pair.client.send_request(req).unwrap();
+    pair.client.sender().send_request(req).unwrap();
     pair.drain_client();
     // The new protocol's first bytes arrive in the same read.
     pair.inject_to_server(b"\x81\x05hello");
@@ -36,7 +36,7 @@ fn an_upgrade_switches_both_sides_and_leaves_the_following_bytes() {
     let head = pair.server.poll_event(&mut pair.server_in).unwrap();
     assert!(matches!(head, Some(Event::Head { .. })));
     assert_eq!(
-        pair.server.send_response(switching()),
+        pair.server.sender().send_response(switching()),
         Err(UsageError::WrongState)
     );
     assert!(pair.server.output().is_empty());
@@ -45,7 +45,7 @@ fn an_upgrade_switches_both_sides_and_leaves_the_following_bytes() {
     assert_eq!(last_end(&events), Some(KeepAlive::Reusable));
     assert!(!pair.server.is_switched());
 
-    pair.server.send_response(switching()).unwrap();
+    pair.server.sender().send_response(switching()).unwrap();
     assert!(pair.server.is_switched());
     assert_eq!(pair.server.recv_state(), State::Switched);
     assert_eq!(pair.server.send_state(), State::Switched);
@@ -57,7 +57,7 @@ fn an_upgrade_switches_both_sides_and_leaves_the_following_bytes() {
     assert!(pair.poll_server().unwrap().is_empty());
     assert_eq!(&pair.server_in[..], b"\x81\x05hello");
     assert_eq!(
-        pair.server.send_response(Response::new("late")),
+        pair.server.sender().send_response(Response::new("late")),
         Err(UsageError::WrongState)
     );
 
@@ -82,7 +82,7 @@ fn an_upgrade_switches_both_sides_and_leaves_the_following_bytes() {
     assert!(pair.poll_client().unwrap().is_empty());
     assert_eq!(&pair.client_in[..], b"\x81\x02ok");
     assert_eq!(
-        pair.client.send_request(support::get("/")),
+        pair.client.sender().send_request(support::get("/")),
         Err(UsageError::WrongState)
     );
 }
@@ -94,10 +94,10 @@ fn connect_answered_200_opens_a_tunnel_on_both_sides() {
         .header("host", "example.com:443")
         .body("")
         .unwrap();
-    pair.client.send_request(req).unwrap();
+    pair.client.sender().send_request(req).unwrap();
     // Nothing may follow a CONNECT until it is answered.
     assert_eq!(
-        pair.client.send_request(support::get("/")),
+        pair.client.sender().send_request(support::get("/")),
         Err(UsageError::WrongState)
     );
     let sent = pair.drain_client();
@@ -108,7 +108,10 @@ fn connect_answered_200_opens_a_tunnel_on_both_sides() {
     pair.inject_to_server(b"\x16\x03\x01 client hello");
     let events = pair.poll_server().unwrap();
     assert_eq!(events.len(), 2, "{events:?}");
-    pair.server.send_response(Response::new("")).unwrap();
+    pair.server
+        .sender()
+        .send_response(Response::new(""))
+        .unwrap();
     assert!(pair.server.is_switched());
     assert_eq!(&pair.server_in[..], b"\x16\x03\x01 client hello");
     assert!(pair.poll_server().unwrap().is_empty());
@@ -133,7 +136,7 @@ fn a_2xx_to_connect_cannot_carry_a_body() {
     pair.inject_to_server(b"CONNECT a:443 HTTP/1.1\r\nHost: a:443\r\n\r\n");
     pair.poll_server().unwrap();
     assert_eq!(
-        pair.server.send_response(Response::new("body")),
+        pair.server.sender().send_response(Response::new("body")),
         Err(UsageError::BodyNotAllowed)
     );
     assert!(pair.server.output().is_empty());
@@ -152,14 +155,17 @@ fn a_101_without_an_upgrade_request_is_a_usage_error() {
         pair.inject_to_server(raw);
         pair.poll_server().unwrap();
         assert_eq!(
-            pair.server.send_response(switching()),
+            pair.server.sender().send_response(switching()),
             Err(UsageError::InvalidHead)
         );
         assert!(pair.server.output().is_empty());
         assert!(!pair.server.is_switched());
         assert_eq!(pair.server.send_state(), State::Head);
         // A normal answer still goes out, and the connection is reused.
-        pair.server.send_response(Response::new("no")).unwrap();
+        pair.server
+            .sender()
+            .send_response(Response::new("no"))
+            .unwrap();
         assert_eq!(pair.server.recv_state(), State::Idle);
     }
 }
@@ -194,7 +200,7 @@ fn a_connect_that_would_close_can_still_open_a_tunnel() {
             }
             assert_eq!(events.len(), 2, "{head:?}: {events:?}");
             assert!(matches!(events[1], Event::End(KeepAlive::Close(r)) if r == reason));
-            server.send_response(Response::new("")).unwrap();
+            server.sender().send_response(Response::new("")).unwrap();
             assert!(server.is_switched(), "{head:?}");
             assert_eq!(&buf[..], b"\x16\x03\x01 hello", "{head:?}");
             assert_eq!(
@@ -212,7 +218,7 @@ fn a_connect_that_would_close_can_still_open_a_tunnel() {
             let mut buf = BytesMut::from(&input[..]);
             support::poll_server(&mut server, &mut buf).unwrap();
             let forbidden = Response::builder().status(403).body("").unwrap();
-            server.send_response(forbidden).unwrap();
+            server.sender().send_response(forbidden).unwrap();
             assert!(!server.is_switched(), "{head:?}");
             assert!(!server.keep_alive().is_reusable());
             let out = support::drain(server.output()).text();

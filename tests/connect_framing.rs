@@ -182,7 +182,7 @@ fn serve_connect(raw: &[u8], cuts: &[usize], status: StatusCode) -> (Vec<String>
                 Event::End(_) => {
                     let mut res = Response::new("");
                     *res.status_mut() = status;
-                    server.send_response(res).unwrap();
+                    server.sender().send_response(res).unwrap();
                 }
                 _ => {}
             }
@@ -340,11 +340,13 @@ fn the_request_encoder_never_frames_a_connect() {
 fn the_client_connection_never_frames_a_connect() {
     let mut client = ClientConnection::new(Config::default());
     assert_eq!(
-        client.send_request(connect().body("hello").unwrap()),
+        client
+            .sender()
+            .send_request(connect().body("hello").unwrap()),
         Err(UsageError::BodyNotAllowed)
     );
     assert_eq!(
-        client.send_request(
+        client.sender().send_request(
             connect()
                 .header("content-length", "5")
                 .body("hello")
@@ -355,10 +357,16 @@ fn the_client_connection_never_frames_a_connect() {
     assert_eq!(client.requests_in_flight(), 0);
     assert!(client.output().is_empty());
     // The connection is still usable: a bare CONNECT goes out.
-    let kind = client.send_head(connect().body(()).unwrap()).unwrap();
+    let kind = client
+        .sender()
+        .send_head(connect().body(()).unwrap())
+        .unwrap();
     assert_eq!(kind, BodyKind::Empty);
-    assert_eq!(client.send_data("x"), Err(UsageError::BodyNotAllowed));
-    client.finish(None).unwrap();
+    assert_eq!(
+        client.sender().send_data("x"),
+        Err(UsageError::BodyNotAllowed)
+    );
+    client.sender().finish(None).unwrap();
     let wire = support::drain(client.output()).bytes;
     decodes_as_a_bare_connect(&wire);
 }

@@ -57,7 +57,7 @@ fn echo(len: usize) -> (usize, usize) {
     };
     assert_eq!(req.uri().path(), "/echo");
     let res = Response::builder().header(http::header::CONTENT_LENGTH, len);
-    s.send_head(res.body(()).unwrap()).unwrap();
+    s.sender().send_head(res.body(()).unwrap()).unwrap();
     let (mut copied, mut moved) = (0, 0);
     let mut echoed = Vec::new();
     loop {
@@ -70,7 +70,7 @@ fn echo(len: usize) -> (usize, usize) {
                 );
                 let piece_at = piece.as_ptr();
                 let piece_len = piece.len();
-                s.send_data(piece).unwrap();
+                s.sender().send_data(piece).unwrap();
                 let out = s.lend_output();
                 let segment = out
                     .iter()
@@ -92,7 +92,7 @@ fn echo(len: usize) -> (usize, usize) {
             other => panic!("{other:?}"),
         }
     }
-    s.finish(None).unwrap();
+    s.sender().finish(None).unwrap();
     let tail = s.lend_output();
     echoed.extend(tail.iter().flat_map(|b| b.iter().copied()));
     let text = String::from_utf8_lossy(&echoed);

@@ -369,7 +369,8 @@ fn too_many_interim_responses_are_found_at_the_one_too_many() {
 fn a_connection_places_what_it_refuses_itself() {
     // A response with no request in flight, after one that had one.
     let mut conn = ClientConnection::new(Config::default());
-    conn.send_request(http::Request::get("http://a/").body("").unwrap())
+    conn.sender()
+        .send_request(http::Request::get("http://a/").body("").unwrap())
         .unwrap();
     let first = b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n";
     let mut buf = BytesMut::from(&[&first[..], b"HTTP/1.1 200 OK\r\n\r\n"].concat()[..]);

@@ -221,7 +221,7 @@ use h1proto::{Config, Io, ServerSession, Session, SessionError, Step};
         let mut session = ServerSession::new(Config::default(), Instant::now());
         while let Some(_req) = drive(&mut session, &mut io, ServerSession::next_full_request)? {
             let res = http::Response::new("Hello, World!");
-            session.send_response(res).expect("a response is due");
+            session.sender().send_response(res).expect("a response is due");
         }
         drive(&mut session, &mut io, |session, now| Ok(session.close(now)))
     }

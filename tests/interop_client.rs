@@ -381,7 +381,7 @@ fn pipelined_requests_on_both_client_adapters() {
     // Blocking: three requests queued, one write, then three responses.
     let mut c = h1proto::adapter::blocking::Client::connect(addr).unwrap();
     for path in ["/", "/nope", "/"] {
-        c.send_request(get(path)).unwrap();
+        c.sender().send_request(get(path)).unwrap();
     }
     assert_eq!(c.connection().requests_in_flight(), 3);
     let bodies: Vec<_> = (0..3)
@@ -410,7 +410,7 @@ fn pipelined_requests_on_both_client_adapters() {
             .await
             .unwrap();
         for path in ["/nope", "/", "/nope"] {
-            c.send_request(get(path)).unwrap();
+            c.sender().send_request(get(path)).unwrap();
         }
         let mut bodies = Vec::new();
         while let Some(res) = c

@@ -672,6 +672,7 @@ fn a_server_closes_after_answering_a_request_read_with_the_switch() {
             Some(Event::Data(d)) => body.extend_from_slice(&d),
             Some(Event::End(_)) => {
                 server
+                    .sender()
                     .send_response(http::Response::new("done"))
                     .expect("a response is due");
             }
@@ -750,6 +751,7 @@ fn a_client_connection_takes_its_switches_from_the_config() {
     let poll = |config: Config| {
         let mut client = ClientConnection::new(config);
         client
+            .sender()
             .send_request(
                 http::Request::get("/")
                     .header("host", "a")

@@ -65,7 +65,7 @@ fn server_exchange_allocations(forward: bool) -> usize {
         if forward {
             *res.extensions_mut() = parts.extensions;
         }
-        server.send_response(res).unwrap();
+        server.sender().send_response(res).unwrap();
         let out = server.output();
         bytes::Buf::advance(out, bytes::Buf::remaining(out));
     };
@@ -104,7 +104,7 @@ fn a_client_connection_reuses_the_extension_map_of_the_request_it_wrote() {
             if let Some(ext) = extensions.take().filter(|_| forward) {
                 *req.extensions_mut() = ext;
             }
-            client.send_request(req).unwrap();
+            client.sender().send_request(req).unwrap();
             let out = client.output();
             bytes::Buf::advance(out, bytes::Buf::remaining(out));
             buf.extend_from_slice(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");

@@ -65,7 +65,7 @@ fn a_server_connection_reuses_response_maps_without_leaking_fields() {
             .header(format!("x-req-{i}"), "r")
             .body("")
             .unwrap();
-        pair.client.send_request(req).unwrap();
+        pair.client.sender().send_request(req).unwrap();
         pair.run(|server, ev: &ServerEvent| match ev {
             Event::Head { head, .. } => seen.push(fields(head.headers())),
             Event::End(_) => {
@@ -73,7 +73,10 @@ fn a_server_connection_reuses_response_maps_without_leaking_fields() {
                 for j in 0..10 {
                     res = res.header(format!("x-res-{i}-{j}"), "s");
                 }
-                server.send_response(res.body("ok").unwrap()).unwrap();
+                server
+                    .sender()
+                    .send_response(res.body("ok").unwrap())
+                    .unwrap();
             }
             _ => {}
         });
@@ -207,7 +210,7 @@ fn pipelined_requests_on_a_server_keep_their_own_fields() {
                     .header("x-from-response", "no")
                     .body("")
                     .unwrap();
-                server.send_response(res).unwrap();
+                server.sender().send_response(res).unwrap();
             }
         }
     }

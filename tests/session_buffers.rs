@@ -63,7 +63,8 @@ fn an_idle_server_connection_gives_both_buffers_back() {
     h.send(get("/"));
     h.call(ServerSession::next_request).ready().unwrap();
     // A small body is copied into the output's tail buffer.
-    h.s.send_response(Response::new(Bytes::from(vec![b'x'; 3000])))
+    h.s.sender()
+        .send_response(Response::new(Bytes::from(vec![b'x'; 3000])))
         .unwrap();
     assert_eq!(h.call(ServerSession::next_request).blocked(), Io::Read);
     h.wire = Vec::new();
@@ -131,13 +132,14 @@ fn a_stalled_body_read_gives_the_buffer_back_too() {
 fn an_idle_client_connection_gives_its_buffers_back() {
     let t0 = Instant::now();
     let mut h = Harness::new(ClientSession::new(test_config(), t0), t0);
-    h.s.send_request(
-        Request::post("/")
-            .header("host", "a")
-            .body(Bytes::from(vec![b'y'; 3000]))
-            .unwrap(),
-    )
-    .unwrap();
+    h.s.sender()
+        .send_request(
+            Request::post("/")
+                .header("host", "a")
+                .body(Bytes::from(vec![b'y'; 3000]))
+                .unwrap(),
+        )
+        .unwrap();
     h.send("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
     let res = h.call(ClientSession::next_full_response).ready().unwrap();
     assert_eq!(res.body(), "ok");

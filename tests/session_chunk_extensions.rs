@@ -95,7 +95,7 @@ fn a_server_session_hands_out_each_chunks_extensions_with_its_first_piece() {
         assert_eq!(seen, expected(), "read {read_size} bytes at a time");
 
         // The next request starts with none.
-        h.s.send_response(Response::new("")).unwrap();
+        h.s.sender().send_response(Response::new("")).unwrap();
         h.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n");
         h.call(ServerSession::next_request).ready().unwrap();
         assert_eq!(h.s.chunk_extensions(), None);
@@ -140,7 +140,7 @@ fn sessions_forward_chunk_extensions_both_ways() {
             .header("transfer-encoding", "chunked")
             .body(())
             .unwrap();
-        client.s.send_head(req).unwrap();
+        client.s.sender().send_head(req).unwrap();
         for (ext, data) in [
             (Some(";sig=ab12"), "hello"),
             (None, ","),
@@ -149,16 +149,18 @@ fn sessions_forward_chunk_extensions_both_ways() {
             if let Some(ext) = ext {
                 client
                     .s
+                    .sender()
                     .send_chunk_extensions(ChunkExtensions::new(ext).unwrap())
                     .unwrap();
             }
-            client.s.send_data(data).unwrap();
+            client.s.sender().send_data(data).unwrap();
         }
         client
             .s
+            .sender()
             .send_chunk_extensions(ChunkExtensions::new(";done").unwrap())
             .unwrap();
-        client.s.finish(None).unwrap();
+        client.s.sender().finish(None).unwrap();
         assert_eq!(
             client.call(ClientSession::next_response).blocked(),
             Io::Read
@@ -169,6 +171,7 @@ fn sessions_forward_chunk_extensions_both_ways() {
         server.call(ServerSession::next_request).ready().unwrap();
         server
             .s
+            .sender()
             .send_head(
                 Response::builder()
                     .header("transfer-encoding", "chunked")
@@ -183,7 +186,7 @@ fn sessions_forward_chunk_extensions_both_ways() {
         while let Some(piece) = server.call(ServerSession::read_data).ready() {
             if let Some(ext) = server.s.chunk_extensions().cloned() {
                 relayed.runs.push((text(Some(&ext)), String::new()));
-                server.s.send_chunk_extensions(ext).unwrap();
+                server.s.sender().send_chunk_extensions(ext).unwrap();
             }
             relayed
                 .runs
@@ -191,13 +194,13 @@ fn sessions_forward_chunk_extensions_both_ways() {
                 .unwrap()
                 .1
                 .push_str(std::str::from_utf8(&piece).unwrap());
-            server.s.send_data(piece).unwrap();
+            server.s.sender().send_data(piece).unwrap();
         }
         if let Some(ext) = server.s.chunk_extensions().cloned() {
             relayed.last = text(Some(&ext));
-            server.s.send_chunk_extensions(ext).unwrap();
+            server.s.sender().send_chunk_extensions(ext).unwrap();
         }
-        server.s.finish(None).unwrap();
+        server.s.sender().finish(None).unwrap();
         let sent = Seen {
             runs: vec![
                 (Some(";sig=ab12".into()), "hello,".into()),

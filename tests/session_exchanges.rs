@@ -56,12 +56,12 @@ fn a_malformed_body_replaces_a_queued_streamed_head_with_400() {
     );
     h.call(ServerSession::next_request).ready().unwrap();
     // An echo queues its head before it reads the body.
-    h.s.send_head(Response::new(())).unwrap();
+    h.s.sender().send_head(Response::new(())).unwrap();
     assert_eq!(
         &h.call(ServerSession::read_data).ready().unwrap()[..],
         b"abc"
     );
-    h.s.send_data("abc").unwrap();
+    h.s.sender().send_data("abc").unwrap();
     let err = h.call(ServerSession::read_data).err();
     let SessionError::Peer(err) = err else {
         panic!("{err:?}")
@@ -79,7 +79,7 @@ fn an_error_after_a_head_that_left_cannot_be_answered() {
     let mut h = server();
     h.send("POST /echo HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n");
     h.call(ServerSession::next_request).ready().unwrap();
-    h.s.send_head(Response::new(())).unwrap();
+    h.s.sender().send_head(Response::new(())).unwrap();
     assert_eq!(
         &h.call(ServerSession::read_data).ready().unwrap()[..],
         b"abc"
@@ -98,7 +98,7 @@ fn a_bad_pipelined_request_after_a_queued_answer_gets_its_own_400() {
     let mut h = server();
     h.send(get("/1") + "GET /2 HTTP/1.1\r\nBad Field: x\r\n\r\n");
     h.call(ServerSession::next_request).ready().unwrap();
-    h.s.send_response(Response::new("one")).unwrap();
+    h.s.sender().send_response(Response::new("one")).unwrap();
     let err = h.call(ServerSession::next_request).err();
     let SessionError::Peer(err) = err else {
         panic!("{err:?}")
@@ -130,17 +130,17 @@ fn answering_while_reading_a_long_body_in_full_keeps_the_connection() {
     let body = "x".repeat(5000);
     h.send(post("/1", &body) + &get("/2"));
     h.call(ServerSession::next_request).ready().unwrap();
-    h.s.send_head(Response::new(())).unwrap();
+    h.s.sender().send_head(Response::new(())).unwrap();
     let mut echoed = 0;
     while let Some(data) = h.call(ServerSession::read_data).ready() {
         echoed += data.len();
-        h.s.send_data(data).unwrap();
+        h.s.sender().send_data(data).unwrap();
     }
     assert_eq!(echoed, 5000);
-    h.s.finish(None).unwrap();
+    h.s.sender().finish(None).unwrap();
     let second = h.call(ServerSession::next_request).ready().unwrap();
     assert_eq!(second.uri(), "/2", "the connection is kept");
-    h.s.send_response(Response::new("two")).unwrap();
+    h.s.sender().send_response(Response::new("two")).unwrap();
     assert_eq!(h.call(ServerSession::next_request).blocked(), Io::Read);
     let wire = h.take_wire();
     assert!(!wire.contains("connection: close"), "{wire}");
@@ -153,7 +153,7 @@ fn answering_whole_before_a_long_body_closes() {
     let mut h = Harness::new(ServerSession::new(long_body_config(), t0), t0);
     h.send(post("/1", &"x".repeat(5000)) + &get("/2"));
     h.call(ServerSession::next_request).ready().unwrap();
-    h.s.send_response(Response::new("early")).unwrap();
+    h.s.sender().send_response(Response::new("early")).unwrap();
     assert!(h.call(ServerSession::next_request).ready().is_none());
     close(&mut h);
     let wire = h.take_wire();
@@ -166,7 +166,7 @@ fn answering_before_a_short_body_drains_it_and_keeps_the_connection() {
     let mut h = server();
     h.send(post("/1", "0123456789") + &get("/2"));
     h.call(ServerSession::next_request).ready().unwrap();
-    h.s.send_response(Response::new("early")).unwrap();
+    h.s.sender().send_response(Response::new("early")).unwrap();
     let second = h.call(ServerSession::next_request).ready().unwrap();
     assert_eq!(second.uri(), "/2");
 }
@@ -178,12 +178,12 @@ fn reading_the_body_sends_100_continue_first() {
     let mut h = server();
     h.send("POST / HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n");
     h.call(ServerSession::next_request).ready().unwrap();
-    assert!(h.s.is_waiting_for_continue());
+    assert!(h.s.connection().is_waiting_for_continue());
     assert_eq!(h.call(ServerSession::read_data).blocked(), Io::Read);
     assert_eq!(h.take_wire(), "HTTP/1.1 100 Continue\r\n\r\n");
     h.send("hello");
     assert_eq!(h.call(ServerSession::read_body).ready(), "hello");
-    h.s.send_response(Response::new("ok")).unwrap();
+    h.s.sender().send_response(Response::new("ok")).unwrap();
     assert_eq!(h.call(ServerSession::next_request).blocked(), Io::Read);
     assert!(h.take_wire().starts_with("HTTP/1.1 200 OK\r\n"));
 }
@@ -193,7 +193,7 @@ fn answering_first_refuses_the_body_and_closes() {
     let mut h = server();
     h.send("POST / HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n");
     h.call(ServerSession::next_request).ready().unwrap();
-    h.s.send_response(Response::new("no")).unwrap();
+    h.s.sender().send_response(Response::new("no")).unwrap();
     assert!(h.call(ServerSession::next_request).ready().is_none());
     close(&mut h);
     let wire = h.take_wire();
@@ -212,11 +212,11 @@ fn an_echo_that_queues_its_head_first_still_gets_100_continue() {
         "POST /echo HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n";
     h.send(head);
     h.call(ServerSession::next_request).ready().unwrap();
-    h.s.send_head(Response::new(())).unwrap();
-    assert!(h.s.is_waiting_for_continue());
+    h.s.sender().send_head(Response::new(())).unwrap();
+    assert!(h.s.connection().is_waiting_for_continue());
     // Asking for the body writes `100 Continue`, then the queued head.
     assert_eq!(h.call(ServerSession::read_data).blocked(), Io::Read);
-    assert!(!h.s.is_waiting_for_continue());
+    assert!(!h.s.connection().is_waiting_for_continue());
     let mut wire = h.take_wire();
     assert_eq!(
         wire,
@@ -224,9 +224,9 @@ fn an_echo_that_queues_its_head_first_still_gets_100_continue() {
     );
     h.send("hello");
     while let Some(data) = h.call(ServerSession::read_data).ready() {
-        h.s.send_data(data).unwrap();
+        h.s.sender().send_data(data).unwrap();
     }
-    h.s.finish(None).unwrap();
+    h.s.sender().finish(None).unwrap();
     assert_eq!(h.s.connection().keep_alive(), KeepAlive::Reusable);
     assert_eq!(h.call(ServerSession::next_request).blocked(), Io::Read);
     wire.push_str(&h.take_wire());
@@ -239,7 +239,7 @@ fn an_echo_that_queues_its_head_first_still_gets_100_continue() {
         .header("content-length", "5")
         .body(())
         .unwrap();
-    client.send_head(req).unwrap();
+    client.sender().send_head(req).unwrap();
     let mut buf = BytesMut::from(wire.as_bytes());
     let mut statuses = Vec::new();
     let mut body = Vec::new();
@@ -253,8 +253,8 @@ fn an_echo_that_queues_its_head_first_still_gets_100_continue() {
         }
         if statuses == [StatusCode::CONTINUE] {
             // Only now does the client send its body.
-            client.send_data("hello").unwrap();
-            client.finish(None).unwrap();
+            client.sender().send_data("hello").unwrap();
+            client.sender().finish(None).unwrap();
         }
     }
     assert_eq!(statuses, [StatusCode::CONTINUE, StatusCode::OK]);
@@ -275,15 +275,15 @@ fn an_echo_whose_head_was_written_first_refuses_the_body() {
     let mut h = server();
     h.send("POST /echo HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n");
     h.call(ServerSession::next_request).ready().unwrap();
-    h.s.send_head(Response::new(())).unwrap();
+    h.s.sender().send_head(Response::new(())).unwrap();
     h.call_infallible(ServerSession::poll_write_all).ready();
     assert_eq!(h.call(ServerSession::read_data).blocked(), Io::Read);
-    assert!(!h.s.is_waiting_for_continue());
+    assert!(!h.s.connection().is_waiting_for_continue());
     assert_eq!(
         h.s.connection().keep_alive(),
         KeepAlive::Close(CloseReason::RejectedContinue)
     );
-    h.s.finish(None).unwrap();
+    h.s.sender().finish(None).unwrap();
     assert!(h.call(ServerSession::next_request).ready().is_none());
     close(&mut h);
     let wire = h.take_wire();
@@ -302,14 +302,14 @@ fn a_head_lent_to_the_driver_has_left_until_given_back_unwritten() {
             "POST /echo HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n",
         );
         h.call(ServerSession::next_request).ready().unwrap();
-        h.s.send_head(Response::new(())).unwrap();
+        h.s.sender().send_head(Response::new(())).unwrap();
         let lent = h.s.lend_output();
         let len: usize = lent.iter().map(Bytes::len).sum();
         assert!(len > 0);
         if written {
             // The body is asked for while the write is in flight.
             let _ = h.s.read_data(h.now).unwrap();
-            assert!(!h.s.is_waiting_for_continue());
+            assert!(!h.s.connection().is_waiting_for_continue());
             assert_eq!(
                 h.s.connection().keep_alive(),
                 KeepAlive::Close(CloseReason::RejectedContinue)
@@ -323,7 +323,7 @@ fn a_head_lent_to_the_driver_has_left_until_given_back_unwritten() {
             h.s.return_output(lent);
             h.s.handle_write(0, now);
             assert_eq!(h.call(ServerSession::read_data).blocked(), Io::Read);
-            assert!(!h.s.is_waiting_for_continue());
+            assert!(!h.s.connection().is_waiting_for_continue());
             assert_eq!(h.s.connection().keep_alive(), KeepAlive::Reusable);
             assert_eq!(
                 h.take_wire(),
@@ -349,7 +349,9 @@ fn pipelined_answers_are_held_within_the_flush_threshold_plus_one() {
     for i in 0..50 {
         let req = h.call(ServerSession::next_request).ready().unwrap();
         assert_eq!(req.uri().path(), format!("/{i}"));
-        h.s.send_response(Response::new(answer.clone())).unwrap();
+        h.s.sender()
+            .send_response(Response::new(answer.clone()))
+            .unwrap();
         most = most.max(h.s.output().len());
     }
     assert!(
@@ -366,7 +368,7 @@ fn small_pipelined_answers_leave_in_one_write() {
     h.send(get("/1") + &get("/2") + &get("/3"));
     for _ in 0..3 {
         h.call(ServerSession::next_request).ready().unwrap();
-        h.s.send_response(Response::new("hi")).unwrap();
+        h.s.sender().send_response(Response::new("hi")).unwrap();
         assert!(h.wire.is_empty(), "nothing leaves before the session waits");
     }
     let mut writes = 0;
@@ -389,8 +391,8 @@ fn a_paused_stream_is_written_out_on_demand() {
     let mut h = server();
     h.send(get("/events"));
     h.call(ServerSession::next_request).ready().unwrap();
-    h.s.send_head(Response::new(())).unwrap();
-    h.s.send_data("event 1\n").unwrap();
+    h.s.sender().send_head(Response::new(())).unwrap();
+    h.s.sender().send_data("event 1\n").unwrap();
     // Below the threshold: backpressure asks for nothing...
     h.call_infallible(ServerSession::poll_flush).ready();
     assert!(h.wire.is_empty(), "corked");
@@ -415,15 +417,16 @@ fn get_req(path: &str) -> Request<Bytes> {
 fn a_client_pipelines_and_reads_the_responses_in_order() {
     let mut h = client();
     for path in ["/1", "/2", "/3"] {
-        h.s.send_request(get_req(path)).unwrap();
+        h.s.sender().send_request(get_req(path)).unwrap();
     }
-    h.s.send_request(
-        Request::head("/4")
-            .header("host", "a")
-            .body(Bytes::new())
-            .unwrap(),
-    )
-    .unwrap();
+    h.s.sender()
+        .send_request(
+            Request::head("/4")
+                .header("host", "a")
+                .body(Bytes::new())
+                .unwrap(),
+        )
+        .unwrap();
     // All four leave in one write before the first response is awaited.
     assert_eq!(h.call(ClientSession::next_response).blocked(), Io::Read);
     let wire = h.take_wire();
@@ -446,7 +449,7 @@ fn a_client_pipelines_and_reads_the_responses_in_order() {
 #[test]
 fn a_client_keeps_interim_responses_and_trailers_in_the_extensions() {
     let mut h = client();
-    h.s.send_request(get_req("/")).unwrap();
+    h.s.sender().send_request(get_req("/")).unwrap();
     h.send("HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n");
     h.send("HTTP/1.1 102 Processing\r\n\r\n");
     h.send(
@@ -462,7 +465,7 @@ fn a_client_keeps_interim_responses_and_trailers_in_the_extensions() {
     let trailers = &res.extensions().get::<TrailerFields>().unwrap().0;
     assert_eq!(trailers["x-sum"], "2");
     // The next response starts with none.
-    h.s.send_request(get_req("/2")).unwrap();
+    h.s.sender().send_request(get_req("/2")).unwrap();
     h.send("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
     let res = h.call(ClientSession::next_full_response).ready().unwrap();
     assert!(res.extensions().get::<InterimResponses>().is_none());
@@ -478,16 +481,16 @@ fn a_client_waits_for_100_continue_before_its_body() {
         .header("content-length", "5")
         .body(())
         .unwrap();
-    h.s.send_head(req).unwrap();
-    assert!(h.s.is_waiting_for_continue());
+    h.s.sender().send_head(req).unwrap();
+    assert!(h.s.connection().is_waiting_for_continue());
     assert_eq!(h.call(ClientSession::next_response).blocked(), Io::Read);
     assert!(h.take_wire().ends_with("\r\n\r\n"), "the head alone");
     h.send("HTTP/1.1 100 Continue\r\n\r\n");
     let interim = h.call(ClientSession::next_response).ready().unwrap();
     assert_eq!(interim.status(), StatusCode::CONTINUE);
-    assert!(!h.s.is_waiting_for_continue());
-    h.s.send_data("hello").unwrap();
-    h.s.finish(None).unwrap();
+    assert!(!h.s.connection().is_waiting_for_continue());
+    h.s.sender().send_data("hello").unwrap();
+    h.s.sender().finish(None).unwrap();
     assert_eq!(h.call(ClientSession::next_response).blocked(), Io::Read);
     assert_eq!(h.take_wire(), "hello");
     h.send("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
@@ -507,9 +510,9 @@ fn a_server_streams_trailers_the_client_keeps() {
         .header("transfer-encoding", "chunked")
         .body(())
         .unwrap();
-    client.s.send_head(req).unwrap();
-    client.s.send_data("hello").unwrap();
-    client.s.finish(Some(trailers.clone())).unwrap();
+    client.s.sender().send_head(req).unwrap();
+    client.s.sender().send_data("hello").unwrap();
+    client.s.sender().finish(Some(trailers.clone())).unwrap();
     assert_eq!(
         client.call(ClientSession::next_response).blocked(),
         Io::Read
@@ -522,9 +525,9 @@ fn a_server_streams_trailers_the_client_keeps() {
         .unwrap();
     assert_eq!(req.body(), "hello");
     assert_eq!(req.extensions().get::<TrailerFields>().unwrap().0, trailers);
-    server.s.send_head(Response::new(())).unwrap();
-    server.s.send_data(req.into_body()).unwrap();
-    server.s.finish(Some(trailers.clone())).unwrap();
+    server.s.sender().send_head(Response::new(())).unwrap();
+    server.s.sender().send_data(req.into_body()).unwrap();
+    server.s.sender().finish(Some(trailers.clone())).unwrap();
     assert_eq!(server.call(ServerSession::next_request).blocked(), Io::Read);
     client.send(server.take_wire());
     let res = client
@@ -538,7 +541,7 @@ fn a_server_streams_trailers_the_client_keeps() {
 #[test]
 fn a_client_reads_a_close_delimited_body_to_the_end() {
     let mut h = client();
-    h.s.send_request(get_req("/")).unwrap();
+    h.s.sender().send_request(get_req("/")).unwrap();
     h.send("HTTP/1.1 200 OK\r\n\r\nhello, ");
     assert_eq!(
         h.call(ClientSession::next_full_response).blocked(),

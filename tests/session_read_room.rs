@@ -66,7 +66,8 @@ fn serve(wire: &str, read_size: usize, room_reads: u64) -> Vec<(String, Vec<u8>)
     let mut seen = Vec::new();
     while let Some(req) = h.call(ServerSession::next_full_request).ready() {
         seen.push((req.uri().path().to_owned(), req.body().to_vec()));
-        h.s.send_response(Response::new(Bytes::from_static(b"ok")))
+        h.s.sender()
+            .send_response(Response::new(Bytes::from_static(b"ok")))
             .unwrap();
     }
     seen
@@ -124,7 +125,8 @@ fn an_idle_connection_read_through_the_room_gives_it_back() {
     h.room_reads = u64::MAX;
     h.send(get("/"));
     h.call(ServerSession::next_request).ready().unwrap();
-    h.s.send_response(Response::new(Bytes::from_static(b"ok")))
+    h.s.sender()
+        .send_response(Response::new(Bytes::from_static(b"ok")))
         .unwrap();
     assert_eq!(h.call(ServerSession::next_request).blocked(), Io::Read);
     assert_eq!(h.expire(), secs(1));
@@ -145,7 +147,8 @@ fn a_client_reads_responses_through_the_room() {
     h.room_reads = 0b0110;
     h.read_size = 5;
     for i in 0..3 {
-        h.s.send_request(Request::get(format!("/{i}")).header("host", "a"))
+        h.s.sender()
+            .send_request(Request::get(format!("/{i}")).header("host", "a"))
             .unwrap();
     }
     let body = "hello, room";

@@ -49,7 +49,7 @@ fn an_idle_keep_alive_connection_stops_at_once_and_lingers() {
     let mut h = server();
     h.send(get("/1"));
     h.call(ServerSession::next_request).ready().unwrap();
-    h.s.send_response(Response::new("one")).unwrap();
+    h.s.sender().send_response(Response::new("one")).unwrap();
     assert_eq!(h.call(ServerSession::next_request).blocked(), Io::Read);
     let wire = h.take_wire();
     assert!(!wire.contains("connection: close"), "{wire}");
@@ -80,7 +80,7 @@ fn the_exchange_in_progress_is_finished_with_connection_close() {
     h.s.shutdown(h.now);
     // The request is still read and answered in full.
     assert_eq!(h.call(ServerSession::read_body).ready(), "hello");
-    h.s.send_response(Response::new("one")).unwrap();
+    h.s.sender().send_response(Response::new("one")).unwrap();
     // The pipelined request after it is not served.
     assert!(h.call(ServerSession::next_request).ready().is_none());
     assert_eq!(h.call_infallible(ServerSession::close).blocked(), Io::Read);
@@ -96,7 +96,7 @@ fn a_queued_head_that_has_not_left_is_amended() {
     let mut h = server();
     h.send(get("/1") + &get("/2"));
     h.call(ServerSession::next_request).ready().unwrap();
-    h.s.send_response(Response::new("one")).unwrap();
+    h.s.sender().send_response(Response::new("one")).unwrap();
     // Queued, not written (output is corked until the session waits).
     h.s.shutdown(h.now);
     assert!(h.call(ServerSession::next_request).ready().is_none());
@@ -114,23 +114,23 @@ fn a_streamed_head_queued_before_the_shutdown_is_amended() {
     let mut h = server();
     h.send("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 6\r\n\r\nabc");
     h.call(ServerSession::next_request).ready().unwrap();
-    h.s.send_head(Response::new(())).unwrap();
+    h.s.sender().send_head(Response::new(())).unwrap();
     h.s.shutdown(h.now);
     // Reading the rest writes the head first: amended.
     assert_eq!(
         &h.call(ServerSession::read_data).ready().unwrap()[..],
         b"abc"
     );
-    h.s.send_data("abc").unwrap();
+    h.s.sender().send_data("abc").unwrap();
     assert_eq!(h.call(ServerSession::read_data).blocked(), Io::Read);
     h.send("def");
     assert_eq!(
         &h.call(ServerSession::read_data).ready().unwrap()[..],
         b"def"
     );
-    h.s.send_data("def").unwrap();
+    h.s.sender().send_data("def").unwrap();
     assert!(h.call(ServerSession::read_data).ready().is_none());
-    h.s.finish(None).unwrap();
+    h.s.sender().finish(None).unwrap();
     assert!(h.call(ServerSession::next_request).ready().is_none());
     close(h.with_peer_gone());
     let wire = h.take_wire();
@@ -147,7 +147,8 @@ fn a_head_that_began_to_leave_is_not_amended_but_the_connection_closes() {
     let mut h = server();
     h.send(get("/1"));
     h.call(ServerSession::next_request).ready().unwrap();
-    h.s.send_response(Response::new(Bytes::from(vec![b'x'; 10_000])))
+    h.s.sender()
+        .send_response(Response::new(Bytes::from(vec![b'x'; 10_000])))
         .unwrap();
     h.write_budget = Some(5);
     assert_eq!(h.call(ServerSession::next_request).blocked(), Io::Write);
@@ -171,7 +172,7 @@ fn pipelined_answers_queued_together_the_last_is_amended() {
     h.send(get("/1") + &get("/2") + &get("/3"));
     for body in ["one", "two"] {
         h.call(ServerSession::next_request).ready().unwrap();
-        h.s.send_response(Response::new(body)).unwrap();
+        h.s.sender().send_response(Response::new(body)).unwrap();
     }
     // Both answers are queued, none written; /3 waits in the buffer.
     assert!(h.wire.is_empty());
@@ -191,7 +192,7 @@ fn a_body_drained_after_an_early_answer_is_not_waited_for() {
     let mut h = server();
     h.send("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 100\r\n\r\nabc");
     h.call(ServerSession::next_request).ready().unwrap();
-    h.s.send_response(Response::new("early")).unwrap();
+    h.s.sender().send_response(Response::new("early")).unwrap();
     assert_eq!(h.call(ServerSession::next_request).blocked(), Io::Read);
     let wire = h.take_wire();
     assert!(!wire.contains("connection: close"), "{wire}");
@@ -211,7 +212,7 @@ fn a_half_received_head_is_still_answered_with_connection_close() {
     assert_eq!(h.call(ServerSession::next_request).blocked(), Io::Read);
     h.send("Host: a\r\n\r\n");
     h.call(ServerSession::next_request).ready().unwrap();
-    h.s.send_response(Response::new("late")).unwrap();
+    h.s.sender().send_response(Response::new("late")).unwrap();
     assert!(h.call(ServerSession::next_request).ready().is_none());
     close(h.with_peer_gone());
     let wire = h.take_wire();
@@ -225,7 +226,7 @@ fn shutdown_during_an_http10_keep_alive_exchange() {
     let mut h = server();
     h.send("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
     h.call(ServerSession::next_request).ready().unwrap();
-    h.s.send_response(Response::new("old")).unwrap();
+    h.s.sender().send_response(Response::new("old")).unwrap();
     h.s.shutdown(h.now);
     assert!(h.call(ServerSession::next_request).ready().is_none());
     close(h.with_peer_gone());
@@ -258,14 +259,17 @@ fn an_idle_client_connection_closes_at_once() {
     h.s.shutdown(h.now);
     assert!(h.s.is_closed());
     assert!(!h.s.is_reusable());
-    assert_eq!(h.s.send_request(get_req("/")), Err(UsageError::WrongState));
+    assert_eq!(
+        h.s.sender().send_request(get_req("/")),
+        Err(UsageError::WrongState)
+    );
 }
 
 #[test]
 fn a_busy_client_connection_finishes_its_responses_then_closes() {
     let mut h = client();
-    h.s.send_request(get_req("/1")).unwrap();
-    h.s.send_request(get_req("/2")).unwrap();
+    h.s.sender().send_request(get_req("/1")).unwrap();
+    h.s.sender().send_request(get_req("/2")).unwrap();
     assert_eq!(h.call(ClientSession::next_response).blocked(), Io::Read);
     h.s.shutdown(h.now);
     assert!(!h.s.is_reusable(), "no new request after a shutdown");
@@ -276,7 +280,10 @@ fn a_busy_client_connection_finishes_its_responses_then_closes() {
     let two = h.call(ClientSession::next_full_response).ready().unwrap();
     assert_eq!(two.body(), "b");
     assert!(h.s.is_closed(), "closed once the responses are in");
-    assert_eq!(h.s.send_request(get_req("/3")), Err(UsageError::WrongState));
+    assert_eq!(
+        h.s.sender().send_request(get_req("/3")),
+        Err(UsageError::WrongState)
+    );
 }
 
 /// The peer closed its side: `close` does not linger.

@@ -47,7 +47,7 @@ fn answer(h: &mut Harness<ServerSession>, body: &'static str) {
         .ready()
         .expect("a request");
     let _ = req;
-    h.s.send_response(Response::new(body)).unwrap();
+    h.s.sender().send_response(Response::new(body)).unwrap();
 }
 
 // ------------------------------------------------------------ head
@@ -157,7 +157,7 @@ fn a_half_head_read_with_the_previous_body_has_a_fixed_deadline() {
     let req = h.call(ServerSession::next_full_request).ready().unwrap();
     assert_eq!(req.body(), "hello");
     h.advance_to(h.t0 + secs(2));
-    h.s.send_response(Response::new("ok")).unwrap();
+    h.s.sender().send_response(Response::new("ok")).unwrap();
     assert_eq!(h.call(ServerSession::next_request).blocked(), Io::Read);
     h.advance_to(h.t0 + secs(8));
     h.send("TP/1.1\r\n");
@@ -176,7 +176,8 @@ fn a_half_head_behind_a_large_answer_counts_from_the_first_write() {
     h.send(post("/1", "hello") + "GET /2 HT");
     h.write_budget = Some(1000);
     h.call(ServerSession::next_full_request).ready().unwrap();
-    h.s.send_response(Response::new(Bytes::from(vec![b'x'; 100_000])))
+    h.s.sender()
+        .send_response(Response::new(Bytes::from(vec![b'x'; 100_000])))
         .unwrap();
     assert_eq!(h.call(ServerSession::next_request).blocked(), Io::Write);
     // The peer is slow to take the answer: 3 s.
@@ -259,12 +260,12 @@ fn a_stalled_body_after_the_response_head_left_is_a_plain_close() {
     let mut h = server();
     h.send("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nabcd");
     h.call(ServerSession::next_request).ready().unwrap();
-    h.s.send_head(Response::new(())).unwrap();
+    h.s.sender().send_head(Response::new(())).unwrap();
     assert_eq!(
         &h.call(ServerSession::read_data).ready().unwrap()[..],
         b"abcd"
     );
-    h.s.send_data("abcd").unwrap();
+    h.s.sender().send_data("abcd").unwrap();
     // Waiting for more body: what is queued is written first.
     assert_eq!(h.call(ServerSession::read_data).blocked(), Io::Read);
     let head = h.take_wire();
@@ -283,7 +284,7 @@ fn a_body_drained_after_an_early_response_is_cut_after_15_s_without_progress() {
     let mut h = server();
     h.send("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nabcd");
     h.call(ServerSession::next_request).ready().unwrap();
-    h.s.send_response(Response::new("early")).unwrap();
+    h.s.sender().send_response(Response::new("early")).unwrap();
     // The session drains the body the application left.
     assert_eq!(h.call(ServerSession::next_request).blocked(), Io::Read);
     assert!(h.take_wire().ends_with("\r\n\r\nearly"));
@@ -304,7 +305,8 @@ fn a_peer_that_stops_reading_is_cut_12_s_after_the_last_write_that_took_bytes() 
     h.send(get("/big"));
     h.write_budget = Some(1000);
     h.call(ServerSession::next_request).ready().unwrap();
-    h.s.send_response(Response::new(Bytes::from(vec![b'x'; 100_000])))
+    h.s.sender()
+        .send_response(Response::new(Bytes::from(vec![b'x'; 100_000])))
         .unwrap();
     assert_eq!(h.call(ServerSession::next_request).blocked(), Io::Write);
     assert_eq!(h.wire.len(), 1000);
@@ -332,11 +334,11 @@ fn a_sender_is_stopped_after_the_write_timeout() {
     h.send(get("/events"));
     h.write_budget = Some(0);
     h.call(ServerSession::next_request).ready().unwrap();
-    h.s.send_head(Response::new(())).unwrap();
+    h.s.sender().send_head(Response::new(())).unwrap();
     let piece = Bytes::from(vec![b'e'; 10_000]);
     let mut sent = 0;
     let err = loop {
-        match h.s.send_data(piece.clone()) {
+        match h.s.sender().send_data(piece.clone()) {
             Ok(()) => sent += 1,
             Err(err) => break err,
         }
@@ -370,11 +372,11 @@ fn a_client_sender_is_stopped_after_the_write_timeout() {
         .header("transfer-encoding", "chunked")
         .body(())
         .unwrap();
-    h.s.send_head(req).unwrap();
+    h.s.sender().send_head(req).unwrap();
     let piece = Bytes::from(vec![b'u'; 10_000]);
     let mut sent = 0;
     let err = loop {
-        match h.s.send_data(piece.clone()) {
+        match h.s.sender().send_data(piece.clone()) {
             Ok(()) => sent += 1,
             Err(err) => break err,
         }
@@ -466,13 +468,14 @@ fn a_peer_that_half_closed_gets_no_linger() {
 fn client_response_head_timeout_runs_from_the_request_written() {
     let mut h = client();
     h.advance_to(h.t0 + secs(4));
-    h.s.send_request(
-        Request::get("/")
-            .header("host", "a")
-            .body(Bytes::new())
-            .unwrap(),
-    )
-    .unwrap();
+    h.s.sender()
+        .send_request(
+            Request::get("/")
+                .header("host", "a")
+                .body(Bytes::new())
+                .unwrap(),
+        )
+        .unwrap();
     assert_eq!(h.call(ClientSession::next_response).blocked(), Io::Read);
     assert!(h.take_wire().starts_with("GET / HTTP/1.1\r\n"));
     // The buffers were given back at 1 s (idle); the head is due at 14 s.
@@ -504,15 +507,15 @@ fn client_head_timeout_starts_once_the_request_body_is_out() {
         .header("transfer-encoding", "chunked")
         .body(())
         .unwrap();
-    h.s.send_head(req).unwrap();
+    h.s.sender().send_head(req).unwrap();
     for piece in 1..=4u64 {
-        h.s.send_data(vec![b'x'; 10]).unwrap();
+        h.s.sender().send_data(vec![b'x'; 10]).unwrap();
         // Waiting for an early answer between two pieces.
         assert_eq!(h.call(ClientSession::next_response).blocked(), Io::Read);
         h.advance_to(h.t0 + secs(6 * piece));
         assert!(!h.s.is_closed(), "cut after {} s of upload", 6 * piece);
     }
-    h.s.finish(None).unwrap();
+    h.s.sender().finish(None).unwrap();
     assert_eq!(h.call(ClientSession::next_response).blocked(), Io::Read);
     assert!(h.take_wire().ends_with("a\r\nxxxxxxxxxx\r\n0\r\n\r\n"));
     // Out at 24 s: the head is due at 34 s.
@@ -533,8 +536,8 @@ fn client_head_timeout_does_not_count_skipping_the_previous_body() {
             .body(Bytes::new())
             .unwrap()
     };
-    h.s.send_request(get()).unwrap();
-    h.s.send_request(get()).unwrap();
+    h.s.sender().send_request(get()).unwrap();
+    h.s.sender().send_request(get()).unwrap();
     h.send("HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nabc");
     h.call(ClientSession::next_response).ready().unwrap();
     // The application does not want the body: the next call skips it.
@@ -551,13 +554,14 @@ fn client_head_timeout_does_not_count_skipping_the_previous_body() {
 #[test]
 fn client_body_timeout_runs_from_the_last_read() {
     let mut h = client();
-    h.s.send_request(
-        Request::get("/")
-            .header("host", "a")
-            .body(Bytes::new())
-            .unwrap(),
-    )
-    .unwrap();
+    h.s.sender()
+        .send_request(
+            Request::get("/")
+                .header("host", "a")
+                .body(Bytes::new())
+                .unwrap(),
+        )
+        .unwrap();
     h.send("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc");
     h.call(ClientSession::next_response).ready().unwrap();
     assert_eq!(
@@ -578,13 +582,14 @@ fn client_idle_pool_timeout_with_nothing_in_flight() {
     // A new connection with no request is idle from the start.
     assert_eq!(h.expire(), secs(1), "release");
     h.advance_to(h.t0 + secs(3));
-    h.s.send_request(
-        Request::get("/")
-            .header("host", "a")
-            .body(Bytes::new())
-            .unwrap(),
-    )
-    .unwrap();
+    h.s.sender()
+        .send_request(
+            Request::get("/")
+                .header("host", "a")
+                .body(Bytes::new())
+                .unwrap(),
+        )
+        .unwrap();
     assert_eq!(h.deadline(), None, "a queued request: not idle");
     h.send("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
     let res = h.call(ClientSession::next_full_response).ready().unwrap();
@@ -600,7 +605,10 @@ fn client_idle_pool_timeout_with_nothing_in_flight() {
         .header("host", "a")
         .body(Bytes::new())
         .unwrap();
-    assert_eq!(h.s.send_request(again), Err(UsageError::WrongState));
+    assert_eq!(
+        h.s.sender().send_request(again),
+        Err(UsageError::WrongState)
+    );
 }
 
 #[test]
@@ -608,7 +616,8 @@ fn client_write_timeout_when_the_server_stops_reading() {
     let mut h = client();
     h.write_budget = Some(100);
     let body = Bytes::from(vec![b'b'; 50_000]);
-    h.s.send_request(Request::post("/").header("host", "a").body(body).unwrap())
+    h.s.sender()
+        .send_request(Request::post("/").header("host", "a").body(body).unwrap())
         .unwrap();
     assert_eq!(h.call(ClientSession::next_response).blocked(), Io::Write);
     assert_eq!(h.expire(), secs(12));

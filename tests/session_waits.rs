@@ -28,7 +28,10 @@ fn exchange(
     loop {
         match session.next_request(now).unwrap() {
             Step::Ready(Some(_)) => {
-                session.send_response(http::Response::new("hi")).unwrap();
+                session
+                    .sender()
+                    .send_response(http::Response::new("hi"))
+                    .unwrap();
                 now += Duration::from_millis(5);
             }
             Step::Ready(None) => panic!("closed"),
@@ -91,7 +94,10 @@ fn without_a_release_before_the_idle_timeout_the_idle_timeout_is_the_wait() {
     let Step::Ready(Some(_)) = session.next_request(t0).unwrap() else {
         panic!("a request")
     };
-    session.send_response(http::Response::new("hi")).unwrap();
+    session
+        .sender()
+        .send_response(http::Response::new("hi"))
+        .unwrap();
     let now = t0 + Duration::from_millis(3);
     let Step::Io(Io::Write) = session.next_request(now).unwrap() else {
         panic!("the answer's write")

@@ -26,8 +26,8 @@ fn session_with_a_piece_queued() -> ServerSession {
             Step::Io(io) => panic!("unexpected {io:?}"),
         }
     }
-    session.send_head(http::Response::new(())).unwrap();
-    session.send_data("first").unwrap();
+    session.sender().send_head(http::Response::new(())).unwrap();
+    session.sender().send_data("first").unwrap();
     session
 }
 
@@ -102,7 +102,7 @@ fn tokio_server_flush_sends_a_piece_while_the_response_is_open() {
             let stream = tokio::net::TcpStream::from_std(stream).unwrap();
             let mut server = h1proto::adapter::tokio::Server::new(stream, Config::default());
             server.next_request().await.unwrap().unwrap();
-            server.send_head(http::Response::new(())).unwrap();
+            server.sender().send_head(http::Response::new(())).unwrap();
             server.send_data("first").await.unwrap();
             server.flush().await.unwrap();
             // The rest waits for the client to have seen the first piece.
@@ -110,7 +110,7 @@ fn tokio_server_flush_sends_a_piece_while_the_response_is_open() {
                 .await
                 .unwrap();
             server.send_data("second").await.unwrap();
-            server.finish(None).unwrap();
+            server.sender().finish(None).unwrap();
             server.close().await;
         });
     });
@@ -139,12 +139,12 @@ fn blocking_server_flush_sends_a_piece_while_the_response_is_open() {
         let (stream, _) = listener.accept().unwrap();
         let mut server = h1proto::adapter::blocking::Server::new(stream, Config::default());
         server.next_request().unwrap().unwrap();
-        server.send_head(http::Response::new(())).unwrap();
+        server.sender().send_head(http::Response::new(())).unwrap();
         server.send_data("first").unwrap();
         server.flush().unwrap();
         released.recv().unwrap();
         server.send_data("second").unwrap();
-        server.finish(None).unwrap();
+        server.sender().finish(None).unwrap();
         server.close();
     });
     let mut client = std::net::TcpStream::connect(addr).unwrap();

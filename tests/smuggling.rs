@@ -1154,7 +1154,7 @@ fn client_refuses_responses_nobody_asked_for() {
         .header("host", "example.com")
         .body(bytes::Bytes::new())
         .unwrap();
-    conn.send_request(req).unwrap();
+    conn.sender().send_request(req).unwrap();
     let out = conn.output();
     out.advance(out.remaining());
     let mut buf = BytesMut::from(
@@ -1193,7 +1193,7 @@ fn client_refuses_a_switch_it_did_not_ask_for() {
         .header("host", "example.com")
         .body(bytes::Bytes::new())
         .unwrap();
-    conn.send_request(req).unwrap();
+    conn.sender().send_request(req).unwrap();
     let out = conn.output();
     out.advance(out.remaining());
     let mut buf = BytesMut::from(

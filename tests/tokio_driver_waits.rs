@@ -37,7 +37,10 @@ async fn read_response(client: &mut DuplexStream) -> String {
 async fn serve(server: &mut Server<DuplexStream>) -> usize {
     let mut answered = 0;
     while let Ok(Some(_)) = server.next_request().await {
-        server.send_response(http::Response::new("Hello")).unwrap();
+        server
+            .sender()
+            .send_response(http::Response::new("Hello"))
+            .unwrap();
         answered += 1;
     }
     answered
@@ -138,7 +141,10 @@ fn a_server_moved_to_another_task_still_hears_the_signal() {
         // is given up, leaving the signal registered with this task.
         let first = tokio::spawn(async move {
             assert!(server.next_request().await.unwrap().is_some());
-            server.send_response(http::Response::new("Hello")).unwrap();
+            server
+                .sender()
+                .send_response(http::Response::new("Hello"))
+                .unwrap();
             let waited =
                 tokio::time::timeout(Duration::from_millis(100), server.next_request()).await;
             assert!(waited.is_err(), "no second request was sent");

@@ -536,17 +536,22 @@ fn sessions_carry_wire_trailers_both_ways() {
 
         server
             .s
+            .sender()
             .send_head(Response::builder().header("transfer-encoding", "chunked"))
             .unwrap();
-        server.s.send_data("ok").unwrap();
-        server.s.finish_in_order(fields, &wire).unwrap();
+        server.s.sender().send_data("ok").unwrap();
+        server.s.sender().finish_in_order(fields, &wire).unwrap();
         // Asking for the next request writes the response out.
         server.call(ServerSession::next_request).blocked();
         let out = server.take_wire();
         assert!(out.ends_with(&format!("0\r\n{TRAILERS}")), "{out:?}");
 
         // The client asks, and reads the response whole.
-        client.s.send_request(Request::get("http://a/")).unwrap();
+        client
+            .s
+            .sender()
+            .send_request(Request::get("http://a/"))
+            .unwrap();
         client.call(ClientSession::next_response).blocked();
         client.take_wire();
         client.send(out);
@@ -581,12 +586,12 @@ fn sessions_keep_no_wire_trailers_unless_asked_for() {
         assert_eq!(server.s.wire_trailers(), None);
 
         // Read in pieces, then the next request starts with none.
-        server.s.send_response(Response::new("")).unwrap();
+        server.s.sender().send_response(Response::new("")).unwrap();
         server.send(format!("{CHUNKED_REQUEST}0\r\n{TRAILERS}"));
         server.call(ServerSession::next_request).ready().unwrap();
         while server.call(ServerSession::read_data).ready().is_some() {}
         assert_eq!(server.s.wire_trailers().is_some(), wire);
-        server.s.send_response(Response::new("")).unwrap();
+        server.s.sender().send_response(Response::new("")).unwrap();
         server.send(PLAIN_REQUEST);
         server.call(ServerSession::next_request).ready().unwrap();
         assert_eq!(server.s.wire_trailers(), None);

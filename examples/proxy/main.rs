@@ -41,7 +41,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use h1proto::adapter::tokio::Server;
 use h1proto::wire::WireTrailers;
-use h1proto::{Config, Io, ServerSession, Session, SessionError, Step, framing::BodyKind};
+use h1proto::{Config, Io, Session, SessionError, Step, framing::BodyKind};
 use http::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
 use http::{Method, Request, Response, StatusCode, Version};
 use tokio::net::{TcpListener, TcpStream};
@@ -277,7 +277,9 @@ async fn serve(server: &mut Server<TcpStream>, proxy: &Proxy) -> io::Result<()> 
             Err(Failure::Client(err)) => return Err(err),
             Err(Failure::Upstream(status, reason)) => {
                 eprintln!("upstream: {reason} ({status})");
-                server.send_response(text(status, format!("{status}: {reason}\n")))?;
+                server
+                    .sender()
+                    .send_response(text(status, format!("{status}: {reason}\n")))?;
             }
             Err(Failure::Cut(reason)) => {
                 eprintln!("upstream, response cut: {reason}");
@@ -308,11 +310,12 @@ async fn forward(
     if req.method() == Method::CONNECT {
         let res = text(StatusCode::NOT_IMPLEMENTED, "This proxy does not tunnel.\n");
         return server
+            .sender()
             .send_response(res)
             .map_err(|err| Failure::Client(err.into()));
     }
     let client = req.version();
-    let waits = server.is_waiting_for_continue();
+    let waits = server.connection().is_waiting_for_continue();
     let (mut head, ()) = req.into_parts();
     let body = RequestBody::of(&head.headers);
     fields::to_upstream(&mut head, &proxy.via, &proxy.host, waits);
@@ -394,8 +397,8 @@ macro_rules! finish_with {
             Some(Trailers {
                 fields,
                 wire: Some(wire),
-            }) => $session.finish_in_order(fields, &wire),
-            other => $session.finish(other.map(|t| t.fields)),
+            }) => $session.sender().finish_in_order(fields, &wire),
+            other => $session.sender().finish(other.map(|t| t.fields)),
         }
     };
 }
@@ -496,9 +499,9 @@ impl<'a> Exchange<'a> {
         };
         let session = &mut self.upstream.session;
         if body == RequestBody::None {
-            session.send_request(head).map_err(refused)?;
+            session.sender().send_request(head).map_err(refused)?;
         } else {
-            self.chunked = session.send_head(head).map_err(refused)? == BodyKind::Chunked;
+            self.chunked = session.sender().send_head(head).map_err(refused)? == BodyKind::Chunked;
             self.upload = if waits {
                 Upload::AwaitContinue(tokio::time::Instant::now() + CONTINUE_WAIT)
             } else {
@@ -581,6 +584,7 @@ impl<'a> Exchange<'a> {
         let extensions = self.server.chunk_extensions().filter(|_| self.chunked);
         if let Some(extensions) = extensions {
             session
+                .sender()
                 .send_chunk_extensions(extensions.clone())
                 .map_err(|err| {
                     let reason = format!("cannot forward chunk extensions: {err}");
@@ -591,7 +595,7 @@ impl<'a> Exchange<'a> {
                 })?;
         }
         let queued = match data {
-            Some(data) => session.send_data(data),
+            Some(data) => session.sender().send_data(data),
             None if !self.server.is_request_body_read() => {
                 // The client session stopped reading without the body
                 // ending: never send it up as complete.
@@ -653,6 +657,7 @@ impl<'a> Exchange<'a> {
                     if let (Step::Ready(_), BodyKind::Chunked) = (&read, kind) {
                         if let Some(extensions) = self.upstream.session.chunk_extensions() {
                             self.server
+                                .sender()
                                 .send_chunk_extensions(extensions.clone())
                                 .map_err(cut)?;
                         }
@@ -661,7 +666,7 @@ impl<'a> Exchange<'a> {
                         Step::Ready(Some(data)) => {
                             // The session's own call: queued, written by the
                             // loop as the client takes it.
-                            ServerSession::send_data(self.server, data).map_err(cut)?;
+                            self.server.sender().send_data(data).map_err(cut)?;
                         }
                         Step::Ready(None) => {
                             // Trailers go on only in the chunked coding (not
@@ -714,6 +719,7 @@ impl<'a> Exchange<'a> {
         let (mut head, ()) = res.into_parts();
         fields::to_client(&mut head, &self.proxy.via, self.client);
         self.server
+            .sender()
             .send_head(head)
             .map_err(|err| from_client(err.into()))?;
         self.server.flush().await.map_err(from_client)
@@ -739,6 +745,7 @@ impl<'a> Exchange<'a> {
         fields::to_client(&mut head, &self.proxy.via, self.client);
         let kind = self
             .server
+            .sender()
             .send_head(head)
             .map_err(|err| bad_gateway(format!("cannot forward the response: {err}")))?;
         self.download = Download::Body(kind);

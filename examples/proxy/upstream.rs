@@ -241,15 +241,9 @@ impl Upstream {
     /// and the upstream has neither closed it nor sent anything unasked.
     /// The look at the socket does not block.
     fn is_usable(&mut self, now: Instant) -> bool {
-        // Each call acts on the earliest deadline that passed; a few cover
-        // all the session has (giving its buffers back, then the idle
-        // timeout).
-        for _ in 0..4 {
-            match self.session.poll_timeout() {
-                Some(at) if at <= now => self.session.handle_timeout(now),
-                _ => break,
-            }
-        }
+        // Every deadline that passed (giving the buffers back, the idle
+        // timeout), in one call.
+        self.session.handle_timeout(now);
         let conn = self.session.connection();
         let idle = conn.requests_in_flight() == 0
             && conn.send_state() == State::Idle

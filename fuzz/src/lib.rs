@@ -1165,14 +1165,18 @@ fn run_server(limits: &Limits, ctl: u8, msg: &[u8], cuts: &[usize], eof: bool) -
                         answered = true;
                         let r = if connect {
                             // A 2xx to CONNECT has no body: the tunnel opens.
-                            conn.send_response(Response::new(Bytes::new()))
+                            conn.sender().send_response(Response::new(Bytes::new()))
                         } else if ctl & 4 == 0 {
-                            conn.send_response(Response::new(Bytes::from_static(b"ok\n")))
+                            conn.sender()
+                                .send_response(Response::new(Bytes::from_static(b"ok\n")))
                         } else {
-                            conn.send_head(Response::new(()))
+                            conn.sender()
+                                .send_head(Response::new(()))
                                 .map(|_| ())
-                                .and_then(|()| conn.send_data(Bytes::from_static(b"streamed")))
-                                .and_then(|()| conn.finish(None))
+                                .and_then(|()| {
+                                    conn.sender().send_data(Bytes::from_static(b"streamed"))
+                                })
+                                .and_then(|()| conn.sender().finish(None))
                         };
                         // A response is due after every request's head.
                         assert!(r.is_ok(), "answering a request: {r:?}");
@@ -1261,7 +1265,7 @@ fn run_client(
         leftover: None,
     };
     for m in methods {
-        let r = conn.send_request(client_request(m));
+        let r = conn.sender().send_request(client_request(m));
         out.calls.push(format!("{m} {r:?}"));
         if r.is_err() {
             break;

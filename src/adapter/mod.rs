@@ -20,13 +20,19 @@
 //! [`Error`](crate::Error) or the caller's [`UsageError`](crate::UsageError)
 //! is the `io::Error`'s inner error. An adapter's `Server` and `Client`
 //! dereference to their session, so every session call that needs no I/O
-//! (`send_response`, `send_head`, `finish`, `trailers`, queries) is made on
-//! them directly, and its `UsageError` converts with `?` in a function
-//! returning `io::Result`. The calls that need I/O have a wrapper each
+//! (`sender().send_response(..)`, `sender().finish(..)`, `trailers`,
+//! queries) is made on them directly, and its `UsageError` converts with
+//! `?` in a function returning `io::Result`. The calls that need I/O have a wrapper each
 //! where they are common (`next_request`, `read_data`, `send_data`,
 //! `flush`, `close`; `send`, `next_response`), and every other one goes
 //! through the driver's `call`, e.g.
 //! `server.call(ServerSession::read_body)`.
+//!
+//! The blocking driver does one I/O at a time. The tokio driver reads
+//! beside a write that has to wait, when the session wants input (the
+//! duplex contract of [`Session`]): a client sees an early
+//! refusal during an upload at once, a server reads pipelined requests
+//! while its answer is written.
 
 /// The calls of a runtime's `Server` and `Client` that wrap a session call
 /// with its I/O, and `serve`, written once for both runtimes:
@@ -64,7 +70,7 @@ macro_rules! io_calls {
                 match server.call($crate::ServerSession::next_full_request)$(.$await)? {
                     Ok(Some(req)) => {
                         let res = handler(req)$(.$await)?;
-                        if let Err(err) = server.send_response(res) {
+                        if let Err(err) = server.sender().send_response(res) {
                             break Err(err.into());
                         }
                     }
@@ -98,7 +104,7 @@ macro_rules! io_calls {
                 self.call($crate::ServerSession::read_data)$(.$await)?
             }
 
-            /// [`ServerSession::send_data`](crate::ServerSession::send_data),
+            /// [`Sender::send_data`](crate::Sender::send_data)(crate::Sender::send_data),
             /// then writes while too much is queued.
             ///
             /// # Errors
@@ -106,7 +112,7 @@ macro_rules! io_calls {
             /// A usage error, or an I/O error or the write timeout while
             /// writing.
             pub $($async)? fn send_data(&mut self, data: impl Into<::bytes::Bytes>) -> ::std::io::Result<()> {
-                self.session.send_data(data)?;
+                self.session.sender().send_data(data)?;
                 self.call(|s, now| Ok(s.poll_flush(now)))$(.$await)?
             }
 
@@ -155,7 +161,7 @@ macro_rules! io_calls {
                 &mut self,
                 req: impl $crate::encode::IntoRequest,
             ) -> ::std::io::Result<::http::Response<::bytes::Bytes>> {
-                self.session.send_request(req)?;
+                self.session.sender().send_request(req)?;
                 let res = self.call($crate::ClientSession::next_full_response)$(.$await)??;
                 res.ok_or_else(|| ::std::io::ErrorKind::UnexpectedEof.into())
             }

@@ -115,11 +115,11 @@ impl sealed::Runtime for Tokio {
 /// async fn echo(stream: impl AsyncRead + AsyncWrite + Unpin) -> std::io::Result<()> {
 ///     let mut server = Server::new(stream, h1proto::Config::default());
 ///     while let Some(_req) = server.next_request().await? {
-///         server.send_head(http::Response::new(()))?; // chunked
+///         server.sender().send_head(http::Response::new(()))?; // chunked
 ///         while let Some(data) = server.read_data().await? {
 ///             server.send_data(data).await?;
 ///         }
-///         server.finish(None)?;
+///         server.sender().finish(None)?;
 ///     }
 ///     server.close().await;
 ///     Ok(())
@@ -204,9 +204,13 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
                     now = Instant::now();
                 }
                 match done {
-                    Some(result) => self.report(step, result, now)?,
+                    Done::Io(result) => self.report(step, result, now)?,
+                    // A read made while a write waits: reported, then the
+                    // call is made again (a client learns of an early
+                    // answer; the write is asked for again if still due).
+                    Done::Beside(result) => self.report(Io::Read, result, now)?,
                     // The shutdown signal came first.
-                    None => {
+                    Done::Signal => {
                         self.runtime.shutdown = None;
                         self.session.shutdown(now);
                     }
@@ -217,16 +221,18 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
     }
 
     /// One poll of an I/O, raced against the session's deadline and the
-    /// shutdown signal (`None`: the signal came). The deadline, the timer
-    /// and the signal are looked at only when the I/O cannot complete at
-    /// once.
+    /// shutdown signal, and, for a write that cannot complete at once, a
+    /// read the session wants beside it (the duplex contract: an early
+    /// answer during an upload, a pipelined request while an answer is
+    /// written). The deadline, the timer, the signal and the read are
+    /// looked at only when the I/O cannot complete at once.
     fn poll_io(
         &mut self,
         cx: &mut Context<'_>,
         step: Io,
         now: Instant,
         waited: &mut bool,
-    ) -> Poll<Option<io::Result<usize>>> {
+    ) -> Poll<Done> {
         let (io, session, rt) = (&mut self.io, &mut self.session, &mut self.runtime);
         // A fresh I/O future each poll: all three are cancel-safe, and
         // none keeps state between polls.
@@ -243,7 +249,12 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
             _ => pin!(io.shutdown()).poll(cx).map_ok(|()| 0),
         };
         if let Poll::Ready(done) = io_done {
-            return Poll::Ready(Some(done));
+            return Poll::Ready(Done::Io(done));
+        }
+        if step == Io::Write && session.wants_read() {
+            if let Poll::Ready(done) = pin!(io.read_buf(session.read_buf())).poll(cx) {
+                return Poll::Ready(Done::Beside(done));
+            }
         }
         let mut due = false;
         if !*waited {
@@ -268,15 +279,25 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
             let mut cx = Context::from_waker(waker);
             if let Some(signal) = &mut rt.shutdown {
                 if signal.as_mut().poll(&mut cx).is_ready() {
-                    return Poll::Ready(None);
+                    return Poll::Ready(Done::Signal);
                 }
             }
             if let Some(Poll::Ready(())) = rt.timer.as_mut().map(|t| t.as_mut().poll(&mut cx)) {
-                return Poll::Ready(Some(Err(io::ErrorKind::TimedOut.into())));
+                return Poll::Ready(Done::Io(Err(io::ErrorKind::TimedOut.into())));
             }
         }
         Poll::Pending
     }
+}
+
+/// How a poll of an I/O ended.
+enum Done {
+    /// The I/O asked for, with its result (a timeout of the timer too).
+    Io(io::Result<usize>),
+    /// A read made beside a write that had to wait.
+    Beside(io::Result<usize>),
+    /// The shutdown signal came.
+    Signal,
 }
 
 /// Arms `timer` for `at` (drops it without a deadline) unless it is armed

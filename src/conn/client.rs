@@ -32,7 +32,7 @@ use crate::role::Client;
 ///
 /// If a final response other than 2xx arrives while a request body is
 /// still being sent, the client stops sending: later
-/// [`send_data`](Self::send_data) and [`finish`](Self::finish) calls for
+/// [`send_data`](crate::Sender::send_data) and [`finish`](crate::Sender::finish) calls for
 /// that request queue nothing, and the connection closes after the
 /// response (RFC 9112 section 9.5). A 2xx that arrives early is a server
 /// answering as it reads (an echo, a streamed upload): the body is sent to
@@ -43,8 +43,8 @@ use crate::role::Client;
 /// use h1proto::{ClientConnection, Config, Event};
 ///
 /// let mut conn = ClientConnection::new(Config::default());
-/// conn.send_request(http::Request::head("http://example.com/")).unwrap();
-/// conn.send_request(http::Request::get("/next").header("host", "example.com")).unwrap();
+/// conn.sender().send_request(http::Request::head("http://example.com/")).unwrap();
+/// conn.sender().send_request(http::Request::get("/next").header("host", "example.com")).unwrap();
 /// let output = conn.output();
 /// let written = output.remaining(); // write_vectored the segments here
 /// output.advance(written);
@@ -169,7 +169,7 @@ impl ClientConnection {
     /// answer has not come, or once the connection is over; the errors of
     /// [`RequestEncoder::send_request`](crate::RequestEncoder::send_request).
     /// Nothing is queued.
-    pub fn send_request(&mut self, req: impl IntoRequest) -> Result<(), UsageError> {
+    pub(crate) fn send_request(&mut self, req: impl IntoRequest) -> Result<(), UsageError> {
         let (parts, body) = sealed::IntoRequest::into_message(req)?;
         self.ready_to_send()?;
         let sent = Sent::of(&parts);
@@ -180,16 +180,16 @@ impl ClientConnection {
     }
 
     /// Queues a request head; the body follows with
-    /// [`send_data`](Self::send_data) and [`finish`](Self::finish). With
+    /// [`send_data`](crate::Sender::send_data) and [`finish`](crate::Sender::finish). With
     /// `Expect: 100-continue`, [`is_waiting_for_continue`](Self::is_waiting_for_continue)
     /// says whether the server has answered yet; how long to wait before
     /// sending the body anyway is the caller's decision.
     ///
     /// # Errors
     ///
-    /// As [`send_request`](Self::send_request), with the errors of
+    /// As [`send_request`](crate::Sender::send_request), with the errors of
     /// [`RequestEncoder::send_head`](crate::RequestEncoder::send_head).
-    pub fn send_head(&mut self, req: impl IntoRequestHead) -> Result<BodyKind, UsageError> {
+    pub(crate) fn send_head(&mut self, req: impl IntoRequestHead) -> Result<BodyKind, UsageError> {
         let parts = sealed::IntoRequestHead::into_head(req)?;
         self.ready_to_send()?;
         let sent = Sent::of(&parts);

@@ -18,6 +18,8 @@ use crate::role::{Client, Role, Server};
 use crate::segments::Segments;
 use crate::wire::{TrailerOrder, WireTrailers};
 
+use super::send::Sender;
+
 /// What a decoded event means to the skeleton's loop.
 #[doc(hidden)]
 pub enum Flow {
@@ -203,6 +205,12 @@ impl<R: Side> Connection<R> {
         self.eof = true;
     }
 
+    /// What the local side sends: its messages are queued through it
+    /// ([`Sender`] has the methods).
+    pub fn sender(&mut self) -> Sender<'_, R> {
+        Sender::new(self, true, true)
+    }
+
     /// The queued output: drain it with a vectored write, then `advance`.
     pub fn output(&mut self) -> &mut Segments {
         self.encoder.output()
@@ -248,6 +256,9 @@ impl<R: Side> Connection<R> {
 
     /// `true` while the client sent `Expect: 100-continue` and waits for
     /// `100 Continue` or a final response before sending the body.
+    /// Reading the body sends `100 Continue`, ahead of a response head
+    /// queued but not yet written; a complete response first, or a head
+    /// already (partly) written, refuses the body.
     pub fn is_waiting_for_continue(&self) -> bool {
         self.machine.expects_continue()
     }
@@ -258,7 +269,7 @@ impl<R: Side> Connection<R> {
     ///
     /// [`UsageError::WrongState`] when no body is being sent; the errors of
     /// [`Encoder::send_data`].
-    pub fn send_data(&mut self, data: impl Into<Bytes>) -> Result<(), UsageError> {
+    pub(crate) fn send_data(&mut self, data: impl Into<Bytes>) -> Result<(), UsageError> {
         if R::stopped(self) {
             return Ok(());
         }
@@ -275,7 +286,10 @@ impl<R: Side> Connection<R> {
     ///
     /// [`UsageError::WrongState`] when no body is being sent; the errors of
     /// [`Encoder::send_chunk_extensions`].
-    pub fn send_chunk_extensions(&mut self, extensions: ChunkExtensions) -> Result<(), UsageError> {
+    pub(crate) fn send_chunk_extensions(
+        &mut self,
+        extensions: ChunkExtensions,
+    ) -> Result<(), UsageError> {
         if R::stopped(self) {
             return Ok(());
         }
@@ -291,11 +305,11 @@ impl<R: Side> Connection<R> {
     ///
     /// [`UsageError::WrongState`] when no body is being sent; the errors of
     /// [`Encoder::finish`].
-    pub fn finish(&mut self, trailers: Option<HeaderMap>) -> Result<(), UsageError> {
+    pub(crate) fn finish(&mut self, trailers: Option<HeaderMap>) -> Result<(), UsageError> {
         self.end(|encoder| encoder.finish(trailers))
     }
 
-    /// [`finish`](Self::finish) with the trailers written in `order`
+    /// [`finish`](crate::Sender::finish) with the trailers written in `order`
     /// ([`Encoder::finish_in_order`] has the rule): a proxy passes the
     /// [`WireTrailers`] it received to forward them in their order and
     /// spelling.
@@ -304,7 +318,7 @@ impl<R: Side> Connection<R> {
     ///
     /// [`UsageError::WrongState`] when no body is being sent; the errors of
     /// [`Encoder::finish`].
-    pub fn finish_in_order(
+    pub(crate) fn finish_in_order(
         &mut self,
         trailers: HeaderMap,
         order: &impl TrailerOrder,

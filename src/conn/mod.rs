@@ -14,7 +14,8 @@
 //! 1. read from the socket into your `BytesMut`, then call `poll_event`
 //!    until it returns `Ok(None)` (call `recv_eof` first when the read
 //!    returned 0 bytes);
-//! 2. act on each event, queueing messages with the `send_*` methods;
+//! 2. act on each event, queueing messages through the [`Sender`] that
+//!    [`sender`](Connection::sender) lends;
 //! 3. drain [`output`](crate::ServerConnection::output) with one vectored write;
 //! 4. if [`is_closed`](crate::ServerConnection::is_closed), close the socket once
 //!    the output is drained; if [`is_switched`](crate::ServerConnection::is_switched),
@@ -23,8 +24,10 @@
 pub(crate) mod client;
 mod core;
 mod machine;
+mod send;
 pub(crate) mod server;
 
 pub use core::Connection;
 pub(crate) use core::Side;
 pub use machine::State;
+pub use send::Sender;

@@ -45,7 +45,7 @@ use crate::segments::Mark;
 ///     while let Some(event) = conn.poll_event(&mut buf)? {
 ///         if let Event::End(_) = event {
 ///             let res = http::Response::new("Hello, World!");
-///             conn.send_response(res).unwrap();
+///             conn.sender().send_response(res).unwrap();
 ///         }
 ///     }
 ///     // 3. Drain the output in one write (here: into a Vec).
@@ -223,16 +223,8 @@ fn announce_close(conn: &mut ServerConnection) {
 
 impl ServerConnection {
     /// Queues `100 Continue` for a client that waits for it. Does nothing
-    /// otherwise (in particular, never to an HTTP/1.0 client). Polling the
-    /// request body does the same, so this is needed only to let the
-    /// client send its body before the application asks for it.
-    ///
-    /// A streamed final response head queued before the body was asked
-    /// for does not refuse it: `100 Continue` goes out ahead of that head
-    /// as long as none of the head has been drained. Once part of it has,
-    /// the body is refused and the connection closes after the response
-    /// ([`CloseReason::RejectedContinue`]), as after a complete response.
-    pub fn send_continue(&mut self) {
+    /// otherwise (in particular, never to an HTTP/1.0 client).
+    pub(crate) fn send_continue(&mut self) {
         if self.machine.expects_continue() {
             self.queue_continue();
         }
@@ -279,7 +271,7 @@ impl ServerConnection {
     /// client; the errors of
     /// [`ResponseEncoder::send_response`](crate::ResponseEncoder::send_response).
     /// Nothing is queued.
-    pub fn send_response(&mut self, res: impl IntoResponse) -> Result<(), UsageError> {
+    pub(crate) fn send_response(&mut self, res: impl IntoResponse) -> Result<(), UsageError> {
         let (parts, body) = sealed::IntoResponse::into_message(res)?;
         let saved = self.machine.clone();
         let ctx = self.prepare(parts.status, true)?;
@@ -294,15 +286,15 @@ impl ServerConnection {
     }
 
     /// Queues a response head; the body follows with
-    /// [`send_data`](Self::send_data) and [`finish`](Self::finish). Returns
+    /// [`send_data`](crate::Sender::send_data) and [`finish`](crate::Sender::finish). Returns
     /// the framing chosen for the body. `res` is a `Response<()>`, an
     /// `http` builder or `Parts` ([`IntoResponseHead`]).
     ///
     /// # Errors
     ///
-    /// As [`send_response`](Self::send_response), with the errors of
+    /// As [`send_response`](crate::Sender::send_response), with the errors of
     /// [`ResponseEncoder::send_head`](crate::ResponseEncoder::send_head).
-    pub fn send_head(&mut self, res: impl IntoResponseHead) -> Result<BodyKind, UsageError> {
+    pub(crate) fn send_head(&mut self, res: impl IntoResponseHead) -> Result<BodyKind, UsageError> {
         let parts = sealed::IntoResponseHead::into_head(res)?;
         let saved = self.machine.clone();
         let status = parts.status;

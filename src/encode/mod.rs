@@ -243,8 +243,8 @@ impl State {
 ///
 /// One encoder serves one connection: messages are sent one after the
 /// other, each whole (`send_request` / `send_response`) or as a head
-/// (`send_head`) followed by [`send_data`](Self::send_data) calls and
-/// [`finish`](Self::finish). Everything but the head is the same for both
+/// (`send_head`) followed by [`send_data`](crate::Sender::send_data) calls and
+/// [`finish`](crate::Sender::finish). Everything but the head is the same for both
 /// roles.
 ///
 /// A [`ResponseEncoder`] (server side) or [`RequestEncoder`] (client side)
@@ -378,8 +378,8 @@ impl<R: Role> Encoder<R> {
     }
 
     /// Puts chunk extensions on the next chunk of the body being streamed:
-    /// the chunk of the next non-empty [`send_data`](Self::send_data), or
-    /// the last-chunk that [`finish`](Self::finish) writes. Extensions
+    /// the chunk of the next non-empty [`send_data`](crate::Sender::send_data), or
+    /// the last-chunk that [`finish`](crate::Sender::finish) writes. Extensions
     /// given twice before a chunk is written go on it together. A proxy
     /// forwards what its decoder reads with
     /// [`Event::ChunkExtensions`](crate::Event::ChunkExtensions) by
@@ -438,7 +438,7 @@ impl<R: Role> Encoder<R> {
         self.end(trailers.as_ref(), None::<&crate::wire::FieldOrder>)
     }
 
-    /// [`finish`](Self::finish) with trailers written in `order`: a
+    /// [`finish`](crate::Sender::finish) with trailers written in `order`: a
     /// [`FieldOrder`](crate::wire::FieldOrder) the caller built, or the
     /// [`WireTrailers`](crate::wire::WireTrailers) of a trailer section a
     /// decoder received, whose order and spelling are kept. The map stays
@@ -467,7 +467,7 @@ impl<R: Role> Encoder<R> {
     ///
     /// # Errors
     ///
-    /// As [`finish`](Self::finish): the output queue is left untouched.
+    /// As [`finish`](crate::Sender::finish): the output queue is left untouched.
     pub fn finish_in_order(
         &mut self,
         trailers: HeaderMap,

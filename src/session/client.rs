@@ -13,14 +13,13 @@ use super::{ChunkExtSlot, InterimResponses, Io, Session, SessionError, Step};
 use crate::ClientConnection;
 use crate::Config;
 use crate::chunk_ext::ChunkExtensions;
+use crate::conn::Sender;
 use crate::conn::State;
 use crate::decode::Event;
-use crate::encode::{IntoRequest, IntoRequestHead};
-use crate::error::{Error, ErrorKind, UsageError};
-use crate::framing::BodyKind;
+use crate::error::{Error, ErrorKind};
 use crate::role::Client;
 use crate::segments::Segments;
-use crate::wire::{TrailerOrder, WireTrailers};
+use crate::wire::WireTrailers;
 
 /// What a client session waits for when a deadline passes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,9 +39,9 @@ enum Timer {
 /// The client side of a connection, with every decision above the
 /// protocol machine made: the session a client driver runs.
 ///
-/// Requests are queued with [`send_request`](Self::send_request) (or
-/// [`send_head`](Self::send_head), [`send_data`](Self::send_data) and
-/// [`finish`](Self::finish)); several may be queued before their responses
+/// Requests are queued with [`send_request`](crate::Sender::send_request) (or
+/// [`send_head`](crate::Sender::send_head), [`send_data`](crate::Sender::send_data) and
+/// [`finish`](crate::Sender::finish)); several may be queued before their responses
 /// are read (pipelining). Responses are read in order with
 /// [`next_response`](Self::next_response), which hands out interim (1xx)
 /// heads too, then [`read_data`](Self::read_data) or
@@ -98,84 +97,20 @@ impl ClientSession {
 
     // ---- The application's side --------------------------------------
 
-    /// Queues a complete request. Requests may be queued while earlier
-    /// responses are still due (pipelining); they are written when the
-    /// session next waits for the server.
-    ///
-    /// # Errors
-    ///
-    /// As [`ClientConnection::send_request`], and
-    /// [`UsageError::WrongState`] once the session is closed or shutting
-    /// down.
-    pub fn send_request(&mut self, req: impl IntoRequest) -> Result<(), UsageError> {
-        self.open()?;
-        self.core.conn.send_request(req)
-    }
-
-    /// Queues a request head; the body follows with
-    /// [`send_data`](Self::send_data) and [`finish`](Self::finish).
-    ///
-    /// # Errors
-    ///
-    /// As [`ClientConnection::send_head`], and [`UsageError::WrongState`]
-    /// once the session is closed or shutting down.
-    pub fn send_head(&mut self, req: impl IntoRequestHead) -> Result<BodyKind, UsageError> {
-        self.open()?;
-        self.core.conn.send_head(req)
-    }
-
-    /// Queues request body bytes (see
-    /// [`poll_flush`](Self::poll_flush) for backpressure).
-    ///
-    /// # Errors
-    ///
-    /// As [`ClientConnection::send_data`], and [`UsageError::WrongState`]
-    /// once the session is closed (a timeout or the server's error ended
-    /// it; the next [`next_response`](Self::next_response) says which):
-    /// nothing more is queued for a server that does not read.
-    pub fn send_data(&mut self, data: impl Into<Bytes>) -> Result<(), UsageError> {
-        RoleSession::send_data(self, data)
-    }
-
-    /// Puts chunk extensions on the next chunk of the request (or on its
-    /// last-chunk, before [`finish`](Self::finish)).
-    ///
-    /// # Errors
-    ///
-    /// As [`ClientConnection::send_chunk_extensions`], and
-    /// [`UsageError::WrongState`] once the session is closed.
-    pub fn send_chunk_extensions(&mut self, extensions: ChunkExtensions) -> Result<(), UsageError> {
-        RoleSession::send_chunk_extensions(self, extensions)
-    }
-
-    /// Ends the request, with trailers if it is chunked.
-    ///
-    /// # Errors
-    ///
-    /// As [`ClientConnection::finish`], and [`UsageError::WrongState`]
-    /// once the session is closed.
-    pub fn finish(&mut self, trailers: Option<HeaderMap>) -> Result<(), UsageError> {
-        RoleSession::finish(self, trailers)
-    }
-
-    /// Ends the request with trailers written in `order`: a
-    /// [`FieldOrder`](crate::wire::FieldOrder), or the
-    /// [`WireTrailers`] of a trailer section received (a proxy's
-    /// [`wire_trailers`](Self::wire_trailers) of the other side), whose
-    /// order and spelling are kept. The map stays authoritative
-    /// ([`Encoder::finish_in_order`](crate::Encoder::finish_in_order) has
-    /// the rule).
-    ///
-    /// # Errors
-    ///
-    /// As [`ClientConnection::finish_in_order`], and [`UsageError::WrongState`]
-    /// once the session is closed.
-    pub fn finish_in_order(
-        &mut self,
-        trailers: HeaderMap,
-        order: &impl TrailerOrder,
-    ) -> Result<(), UsageError> {
-        RoleSession::finish_in_order(self, trailers, order)
+    /// What the application sends: requests, through the [`Sender`] lent
+    /// here (`send_request`, or `send_head`, `send_data` and `finish`).
+    /// Requests may be queued while earlier responses are still due
+    /// (pipelining); they are written when the session next waits for
+    /// the server. Once the session is closed (a timeout or the server's
+    /// error ended it; the next [`next_response`](Self::next_response)
+    /// says which), the sender refuses every call with
+    /// [`UsageError::WrongState`](crate::UsageError::WrongState): nothing more is queued for a server
+    /// that does not read. Once a shutdown began, it refuses new requests
+    /// and lets the one in progress finish.
+    #[inline]
+    pub fn sender(&mut self) -> Sender<'_, Client> {
+        let (closed, shutdown) = (self.closed, self.shutdown);
+        Sender::new(&mut self.core.conn, !closed && !shutdown, !closed)
     }
 
     /// Backpressure for a streaming sender: [`Io::Write`] while more than
@@ -381,12 +316,6 @@ impl ClientSession {
         self.core.conn.is_switched()
     }
 
-    /// `true` while a request sent with `Expect: 100-continue` has had
-    /// neither `100 Continue` nor a final response.
-    pub fn is_waiting_for_continue(&self) -> bool {
-        self.core.conn.is_waiting_for_continue()
-    }
-
     /// The bytes read but not decoded, leaving the session's buffer empty.
     pub fn take_read_buf(&mut self) -> BytesMut {
         std::mem::take(&mut self.core.read.buf)
@@ -398,14 +327,6 @@ impl ClientSession {
     }
 
     // ---- Inside ------------------------------------------------------
-
-    fn open(&self) -> Result<(), UsageError> {
-        if self.closed || self.shutdown {
-            Err(UsageError::WrongState)
-        } else {
-            Ok(())
-        }
-    }
 
     /// Reads the heads of the answer the server sent while the request is
     /// still being sent (a driver that reads while it writes brought them

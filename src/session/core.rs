@@ -13,11 +13,10 @@ use http::header::HeaderMap;
 use super::timer::{Knobs, ReadBuf, Waiting};
 use super::{ChunkExtSlot, Io, SessionError, Step, TrailerFields, concat};
 use crate::Config;
-use crate::chunk_ext::ChunkExtensions;
 use crate::conn::{Connection, Side};
 use crate::decode::Event;
-use crate::error::{Error, ErrorKind, UsageError};
-use crate::wire::{TrailerOrder, WireTrailers};
+use crate::error::{Error, ErrorKind};
+use crate::wire::WireTrailers;
 
 /// The trailer section of the message being read: its fields, and its
 /// wire view with [`Config::wire_view`] on.
@@ -89,10 +88,12 @@ impl<R: Side> Core<R> {
 
     /// Output waits to be written, or is being written from a lent
     /// vector: what must be written before the session waits for input,
-    /// closes or shuts down.
+    /// closes or shuts down. Not lent output that is to be dropped (a
+    /// write timeout): the session closes without waiting for it, and the
+    /// driver cancels the write.
     #[inline]
     pub(super) fn output_pending(&mut self) -> bool {
-        self.out_lent > 0 || !self.conn.output().is_empty()
+        (self.out_lent > 0 && self.out_wanted) || !self.conn.output().is_empty()
     }
 
     /// The bytes to write before the output is all out: those queued, and
@@ -292,16 +293,6 @@ pub(super) trait RoleSession: Sized {
     /// A peer's protocol error: what the role does about it.
     fn fail(&mut self, err: Error) -> Error;
 
-    /// `Ok` while output may still be queued.
-    #[inline]
-    fn sending(&self) -> Result<(), UsageError> {
-        if self.ending() {
-            Err(UsageError::WrongState)
-        } else {
-            Ok(())
-        }
-    }
-
     /// A deadline passed: the session fails as for a peer's error, and
     /// the application's next call reports it.
     fn time_out(&mut self, kind: ErrorKind) {
@@ -312,31 +303,6 @@ pub(super) trait RoleSession: Sized {
     // What follows is each session's public method of the same name,
     // written once: the public ones (with each role's documentation)
     // delegate here.
-
-    #[inline]
-    fn send_data(&mut self, data: impl Into<Bytes>) -> Result<(), UsageError> {
-        self.sending()?;
-        self.core().conn.send_data(data)
-    }
-
-    fn send_chunk_extensions(&mut self, extensions: ChunkExtensions) -> Result<(), UsageError> {
-        self.sending()?;
-        self.core().conn.send_chunk_extensions(extensions)
-    }
-
-    fn finish(&mut self, trailers: Option<HeaderMap>) -> Result<(), UsageError> {
-        self.sending()?;
-        self.core().conn.finish(trailers)
-    }
-
-    fn finish_in_order(
-        &mut self,
-        trailers: HeaderMap,
-        order: &impl TrailerOrder,
-    ) -> Result<(), UsageError> {
-        self.sending()?;
-        self.core().conn.finish_in_order(trailers, order)
-    }
 
     fn read_data(&mut self, now: Instant) -> Result<Step<Option<Bytes>>, SessionError> {
         self.core().failure()?;

@@ -13,14 +13,13 @@ use super::{ChunkExtSlot, Io, Session, SessionError, Step};
 use crate::Config;
 use crate::ServerConnection;
 use crate::chunk_ext::ChunkExtensions;
+use crate::conn::Sender;
 use crate::conn::State;
 use crate::decode::Event;
-use crate::encode::{IntoResponse, IntoResponseHead};
 use crate::error::{Error, ErrorKind, UsageError};
-use crate::framing::BodyKind;
 use crate::role::Server;
 use crate::segments::Segments;
-use crate::wire::{TrailerOrder, WireTrailers};
+use crate::wire::WireTrailers;
 
 /// What a server session waits for when a deadline passes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,9 +58,9 @@ enum Phase {
 /// The application asks for each request with
 /// [`next_request`](Self::next_request), reads its body with
 /// [`read_data`](Self::read_data) (or [`read_body`](Self::read_body)), and
-/// answers with [`send_response`](Self::send_response) or
-/// [`send_head`](Self::send_head), [`send_data`](Self::send_data) and
-/// [`finish`](Self::finish). When the connection is over,
+/// answers with [`send_response`](crate::Sender::send_response) or
+/// [`send_head`](crate::Sender::send_head), [`send_data`](crate::Sender::send_data) and
+/// [`finish`](crate::Sender::finish). When the connection is over,
 /// [`close`](Self::close) writes what is left and closes, lingering when
 /// the peer may still be sending. Every call that may need I/O returns a
 /// [`Step`]; see the [crate documentation](crate#sessions) for the loop
@@ -94,7 +93,7 @@ enum Phase {
 /// loop {
 ///     match session.next_request(Instant::now())? {
 ///         Step::Ready(Some(_request)) => {
-///             session.send_response(http::Response::new("hello")).unwrap();
+///             session.sender().send_response(http::Response::new("hello")).unwrap();
 ///         }
 ///         Step::Ready(None) => break,
 ///         Step::Io(io) => drive(&mut session, io),
@@ -300,7 +299,7 @@ impl ServerSession {
     /// once it returned `Ready(None)`, of the last-chunk; `None` when that
     /// line carried none. Read only with [`Config::chunk_extensions`] on;
     /// a proxy forwards them with
-    /// [`send_chunk_extensions`](Self::send_chunk_extensions) before it
+    /// [`send_chunk_extensions`](crate::Sender::send_chunk_extensions) before it
     /// forwards the piece, or before it finishes the message.
     pub fn chunk_extensions(&self) -> Option<&ChunkExtensions> {
         ChunkExtSlot::current(&self.core.chunk_ext)
@@ -314,101 +313,20 @@ impl ServerSession {
         self.core.body_done
     }
 
-    /// `true` while the client sent `Expect: 100-continue` and waits for
-    /// `100 Continue` or a final response before sending the body.
-    /// Reading the body sends `100 Continue`, ahead of a response head
-    /// queued but not yet written; a complete response first, or a head
-    /// already (partly) written, refuses the body.
-    pub fn is_waiting_for_continue(&self) -> bool {
-        self.core.conn.is_waiting_for_continue()
-    }
-
-    /// Queues `100 Continue` if the client waits for it.
-    pub fn send_continue(&mut self) {
-        self.core.conn.send_continue();
-    }
-
-    /// Queues a complete response to the current request.
-    ///
-    /// # Errors
-    ///
-    /// As [`ServerConnection::send_response`], and
-    /// [`UsageError::WrongState`] once the session is ending (see
-    /// [`send_data`](Self::send_data)).
+    /// What the application sends: the response, through the [`Sender`]
+    /// lent here (`send_response`, or `send_head`, `send_data` and
+    /// `finish`). Once the session is ending (after a timeout or a
+    /// protocol error: the next [`next_request`](Self::next_request) or
+    /// [`read_data`](Self::read_data) says which), the sender refuses
+    /// every call with [`UsageError::WrongState`], so that a sender that
+    /// never reads stops instead of waiting out the write timeout again
+    /// and again. Past `Config::flush_threshold` queued bytes,
+    /// [`poll_flush`](Self::poll_flush) asks for a write before more is
+    /// queued.
     #[inline]
-    pub fn send_response(&mut self, res: impl IntoResponse) -> Result<(), UsageError> {
-        self.sending()?;
-        self.core.conn.send_response(res)
-    }
-
-    /// Queues a response head; the body follows with
-    /// [`send_data`](Self::send_data) and [`finish`](Self::finish).
-    ///
-    /// # Errors
-    ///
-    /// As [`ServerConnection::send_head`], and [`UsageError::WrongState`]
-    /// once the session is ending (see [`send_data`](Self::send_data)).
-    pub fn send_head(&mut self, res: impl IntoResponseHead) -> Result<BodyKind, UsageError> {
-        self.sending()?;
-        self.core.conn.send_head(res)
-    }
-
-    /// Queues response body bytes. Past `Config::flush_threshold` queued
-    /// bytes, [`poll_flush`](Self::poll_flush) asks for a write before
-    /// more is queued.
-    ///
-    /// # Errors
-    ///
-    /// As [`ServerConnection::send_data`], and [`UsageError::WrongState`]
-    /// once the session is ending: after a timeout or a protocol error
-    /// (the next [`next_request`](Self::next_request) or
-    /// [`read_data`](Self::read_data) says which), nothing more is queued,
-    /// so that a sender that never reads stops instead of waiting out the
-    /// write timeout again and again.
-    pub fn send_data(&mut self, data: impl Into<Bytes>) -> Result<(), UsageError> {
-        RoleSession::send_data(self, data)
-    }
-
-    /// Puts chunk extensions on the next chunk of the response (or on its
-    /// last-chunk, before [`finish`](Self::finish)).
-    ///
-    /// # Errors
-    ///
-    /// As [`ServerConnection::send_chunk_extensions`], and
-    /// [`UsageError::WrongState`] once the session is ending (see
-    /// [`send_data`](Self::send_data)).
-    pub fn send_chunk_extensions(&mut self, extensions: ChunkExtensions) -> Result<(), UsageError> {
-        RoleSession::send_chunk_extensions(self, extensions)
-    }
-
-    /// Ends the response, with trailers if it is chunked.
-    ///
-    /// # Errors
-    ///
-    /// As [`ServerConnection::finish`], and [`UsageError::WrongState`]
-    /// once the session is ending (see [`send_data`](Self::send_data)).
-    pub fn finish(&mut self, trailers: Option<HeaderMap>) -> Result<(), UsageError> {
-        RoleSession::finish(self, trailers)
-    }
-
-    /// Ends the response with trailers written in `order`: a
-    /// [`FieldOrder`](crate::wire::FieldOrder), or the
-    /// [`WireTrailers`] of a trailer section received (a proxy's
-    /// [`wire_trailers`](Self::wire_trailers) of the other side), whose
-    /// order and spelling are kept. The map stays authoritative
-    /// ([`Encoder::finish_in_order`](crate::Encoder::finish_in_order) has
-    /// the rule).
-    ///
-    /// # Errors
-    ///
-    /// As [`ServerConnection::finish_in_order`], and [`UsageError::WrongState`]
-    /// once the session is ending (see [`send_data`](Self::send_data)).
-    pub fn finish_in_order(
-        &mut self,
-        trailers: HeaderMap,
-        order: &impl TrailerOrder,
-    ) -> Result<(), UsageError> {
-        RoleSession::finish_in_order(self, trailers, order)
+    pub fn sender(&mut self) -> Sender<'_, Server> {
+        let open = self.phase == Phase::Open;
+        Sender::new(&mut self.core.conn, open, open)
     }
 
     /// Backpressure for a streaming sender: [`Io::Write`] while more than
@@ -539,13 +457,16 @@ impl ServerSession {
     }
 
     /// The deadline of what the session waits for, and what it is.
+    #[inline]
     fn timer(&self) -> Option<(Instant, Timer)> {
         let t = &self.core.knobs.timeouts;
-        match (self.phase, self.core.waiting) {
+        // Matched by reference: copying the phase and the wait costs more
+        // than the match.
+        match (&self.phase, &self.core.waiting) {
             (Phase::Closed, _) | (_, Waiting::No) => None,
-            (Phase::Lingering { until, .. }, _) => Some((until, Timer::Linger)),
-            (_, Waiting::Write(since)) => after(since, t.write).map(|at| (at, Timer::Write)),
-            (_, Waiting::Read(since)) => {
+            (Phase::Lingering { until, .. }, _) => Some((*until, Timer::Linger)),
+            (_, &Waiting::Write(since)) => after(since, t.write).map(|at| (at, Timer::Write)),
+            (_, &Waiting::Read(since)) => {
                 let (start, timeout, kind) = if self.is_between_requests() {
                     if self.requests == 0 {
                         (self.started, t.head, Timer::Head)
@@ -565,9 +486,17 @@ impl ServerSession {
                         _ => (since, None, Timer::Head),
                     }
                 };
+                let release = self.core.release_after();
+                if let (Some(r), Some(d)) = (release, timeout) {
+                    // Both run from the same moment and the release comes
+                    // first (a keep-alive connection between requests):
+                    // one deadline to work out.
+                    if start == since && r < d {
+                        return after(since, release).map(|at| (at, Timer::Release));
+                    }
+                }
                 let expiry = after(start, timeout).map(|at| (at, kind));
-                let release =
-                    after(since, self.core.release_after()).map(|at| (at, Timer::Release));
+                let release = after(since, release).map(|at| (at, Timer::Release));
                 earliest(expiry, release)
             }
         }
@@ -609,6 +538,7 @@ impl Session for ServerSession {
         self.core.handle_write(n);
     }
 
+    #[inline]
     fn poll_timeout(&self) -> Option<Instant> {
         self.timer().map(|(at, _)| at)
     }

@@ -215,8 +215,8 @@ async fn serve_requests(
                     return Ok(());
                 }
                 Ending::ServerStallBody => {
-                    s.send_head(tagged(id, ())).unwrap();
-                    s.send_data(gen_body(id, rp.resp_len)).unwrap();
+                    s.sender().send_head(tagged(id, ())).unwrap();
+                    s.sender().send_data(gen_body(id, rp.resp_len)).unwrap();
                     ep.drive_infallible(s, ServerSession::poll_flush).await?;
                     ep.sock.until(Socket::peer_fin).await;
                     return Ok(());
@@ -239,7 +239,8 @@ async fn serve_requests(
         match rp.answer {
             Answer::Early => {
                 queued(ep, s, shared);
-                s.send_response(tagged(id, Bytes::from(gen_body(id, rp.resp_len))))
+                s.sender()
+                    .send_response(tagged(id, Bytes::from(gen_body(id, rp.resp_len))))
                     .unwrap();
             }
             Answer::Whole => {
@@ -252,20 +253,20 @@ async fn serve_requests(
                 } else {
                     Bytes::from(gen_body(id, rp.resp_len))
                 };
-                s.send_response(tagged(id, out)).unwrap();
+                s.sender().send_response(tagged(id, out)).unwrap();
             }
             Answer::Stream => {
                 // The natural order: the head, then the body. A client
                 // waiting for `100 Continue` gets it ahead of the head
                 // when the body is first read.
                 queued(ep, s, shared);
-                s.send_head(tagged(id, ())).unwrap();
+                s.sender().send_head(tagged(id, ())).unwrap();
                 let head = rp.method == Method::HEAD;
                 if rp.has_body() {
                     let mut got = Vec::new();
                     while let Some(data) = ep.drive(s, ServerSession::read_data).await? {
                         got.extend_from_slice(&data);
-                        s.send_data(data).unwrap();
+                        s.sender().send_data(data).unwrap();
                         think.between_pieces(ep, s, sim).await?;
                     }
                     assert_eq!(got, body, "request {id}'s body, streamed");
@@ -273,7 +274,7 @@ async fn serve_requests(
                 } else if !head {
                     let out = gen_body(id, rp.resp_len);
                     for (at, n) in pieces(out.len(), &[1 + rp.resp_len / 3]) {
-                        s.send_data(out[at..at + n].to_vec()).unwrap();
+                        s.sender().send_data(out[at..at + n].to_vec()).unwrap();
                         think.between_pieces(ep, s, sim).await?;
                     }
                 }
@@ -282,7 +283,7 @@ async fn serve_requests(
                     t.insert("x-len", rp.response_body(id).len().into());
                     t
                 });
-                s.finish(trailers).unwrap();
+                s.sender().finish(trailers).unwrap();
             }
         }
     }
@@ -427,7 +428,7 @@ impl Client {
         let body = rp.body_bytes(id);
         let plan = rp.body.as_ref().unwrap();
         for (at, n) in pieces(body.len(), &plan.pieces) {
-            s.send_data(body[at..at + n].to_vec()).unwrap();
+            s.sender().send_data(body[at..at + n].to_vec()).unwrap();
             ep.drive_infallible(s, ClientSession::poll_flush).await?;
         }
         let trailers = plan.trailers.then(|| {
@@ -435,7 +436,7 @@ impl Client {
             t.insert("x-req-trailer", id.into());
             t
         });
-        s.finish(trailers).unwrap();
+        s.sender().finish(trailers).unwrap();
         Ok(())
     }
 
@@ -451,13 +452,14 @@ impl Client {
         let head = self.request_head(id, rp);
         let streamed = rp.body.as_ref().is_some_and(|b| b.chunked);
         if rp.waits() {
-            s.send_head(head).unwrap();
+            s.sender().send_head(head).unwrap();
         } else if streamed {
-            s.send_head(head).unwrap();
+            s.sender().send_head(head).unwrap();
             self.send_body(ep, s, id, rp).await?;
         } else {
             let (parts, ()) = head.into_parts();
-            s.send_request(Request::from_parts(parts, Bytes::from(rp.body_bytes(id))))
+            s.sender()
+                .send_request(Request::from_parts(parts, Bytes::from(rp.body_bytes(id))))
                 .unwrap();
         }
         ep.drive_infallible(s, ClientSession::poll_flush).await
@@ -663,7 +665,7 @@ async fn client(sim: Sim, plan: Rc<Plan>, shared: Shared) {
                 .header("x-id", extra)
                 .body(Bytes::new())
                 .unwrap();
-            s.send_request(req).unwrap();
+            s.sender().send_request(req).unwrap();
             let err = match ep.drive(&mut s, ClientSession::next_full_response).await {
                 Err(Failure::Session(SessionError::Peer(e))) => e.kind(),
                 other => panic!("the stalled server was not timed out: {other:?}"),

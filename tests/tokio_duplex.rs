@@ -1,0 +1,121 @@
+//! The tokio driver reads while a write waits: a client whose upload the
+//! server refuses at once, and then stops reading, sees the refusal at
+//! once instead of waiting in a write that cannot complete.
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use h1proto::Config;
+use h1proto::adapter::tokio::Client;
+use http::StatusCode;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+#[test]
+fn an_early_refusal_during_an_upload_is_seen_at_once() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        // A pipe that holds 64 KiB each way: the upload fills it at once.
+        let (io, mut peer) = tokio::io::duplex(64 * 1024);
+        // The server: reads the head, answers 413, then reads nothing more
+        // and holds the connection open.
+        let server = tokio::spawn(async move {
+            let mut head = Vec::new();
+            let mut buf = [0u8; 1024];
+            while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                let n = peer.read(&mut buf).await.unwrap();
+                head.extend_from_slice(&buf[..n]);
+            }
+            peer.write_all(
+                b"HTTP/1.1 413 Content Too Large\r\ncontent-length: 8\r\nconnection: close\r\n\r\ntoo big!",
+            )
+            .await
+            .unwrap();
+            tokio::time::sleep(Duration::from_secs(30)).await;
+            drop(peer);
+        });
+        let mut client = Client::new(io, Config::default());
+        let req = http::Request::put("/upload")
+            .header("host", "x")
+            .header("content-length", (64u64 << 20).to_string())
+            .body(())
+            .unwrap();
+        client.sender().send_head(req).unwrap();
+        let outcome = tokio::time::timeout(Duration::from_secs(5), async {
+            // Stream the body as an uploader does: queue a piece, then wait
+            // while too much is queued.
+            let piece = Bytes::from(vec![b'u'; 256 * 1024]);
+            for _ in 0..256 {
+                client.sender().send_data(piece.clone()).unwrap();
+                client.call(|s, now| Ok(s.poll_flush(now))).await.unwrap();
+                if client.connection().send_state() == h1proto::conn::State::MustClose {
+                    break;
+                }
+            }
+            client.next_response().await
+        })
+        .await;
+        let res = outcome
+            .expect("the refusal seen at once, not after the server gives up")
+            .unwrap()
+            .expect("a response");
+        assert_eq!(res.status(), StatusCode::PAYLOAD_TOO_LARGE);
+        let body = client.read_data().await.unwrap().unwrap();
+        assert_eq!(&body[..], b"too big!");
+        server.abort();
+    });
+}
+
+#[test]
+fn a_request_pipelined_while_an_answer_is_written_is_read_and_answered_in_order() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let (io, mut peer) = tokio::io::duplex(16 * 1024);
+        let server = tokio::spawn(async move {
+            let mut server = h1proto::adapter::tokio::Server::new(io, Config::default());
+            while let Some(req) = server.next_request().await.unwrap() {
+                let body = match req.uri().path() {
+                    "/big" => Bytes::from(vec![b'b'; 1 << 20]),
+                    _ => Bytes::from_static(b"small"),
+                };
+                server
+                    .sender()
+                    .send_response(http::Response::new(body))
+                    .unwrap();
+            }
+            server.close().await;
+        });
+        peer.write_all(b"GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
+            .await
+            .unwrap();
+        // The answer has begun and fills the pipe: the server is in a write
+        // that has to wait when the next request comes.
+        let mut got = vec![0u8; 4096];
+        let n = peer.read(&mut got).await.unwrap();
+        got.truncate(n);
+        peer.write_all(b"GET /small HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            .await
+            .unwrap();
+        tokio::time::timeout(Duration::from_secs(10), peer.read_to_end(&mut got))
+            .await
+            .expect("both answers, then the close")
+            .unwrap();
+        server.await.unwrap();
+        let head = b"HTTP/1.1 200 OK\r\ncontent-length: 1048576\r\n\r\n";
+        assert!(got.starts_with(head));
+        let rest = &got[head.len() + (1 << 20)..];
+        assert!(
+            got[head.len()..head.len() + (1 << 20)]
+                .iter()
+                .all(|&b| b == b'b')
+        );
+        let rest = String::from_utf8(rest.to_vec()).unwrap();
+        assert!(rest.starts_with("HTTP/1.1 200 OK\r\n"), "{rest}");
+        assert!(rest.ends_with("\r\n\r\nsmall"), "{rest}");
+    });
+}
