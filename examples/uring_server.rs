@@ -20,8 +20,9 @@
 //!
 //! # The driver
 //!
-//! [`Conn::call`] is the whole driver (about 100 lines): it makes a
-//! session call and, until the call is ready, keeps a write under way
+//! [`Conn::call`], with `wait`, `arm` and `close_socket` beside it, is
+//! the whole driver: it makes a session call and, until the call is
+//! ready, keeps a write under way
 //! while the session has output and a read while it takes input, both at
 //! once, as `docs/sessions.md` ("Writing a driver") describes. What a
 //! completion runtime changes:
