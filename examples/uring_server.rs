@@ -22,10 +22,9 @@
 //!
 //! [`Conn::call`], with `wait`, `arm` and `close_socket` beside it, is
 //! the whole driver: it makes a session call and, until the call is
-//! ready, keeps a write under way
-//! while the session has output and a read while it takes input, both at
-//! once, as `docs/sessions.md` ("Writing a driver") describes. What a
-//! completion runtime changes:
+//! ready, keeps a write under way while the session has output and a
+//! read while it takes input, both at once, as `docs/sessions.md`
+//! ("Writing a driver") describes. What a completion runtime changes:
 //!
 //! - **Buffers are handed to the kernel, owned.** The read goes into the
 //!   session's own read room (`Session::lend_read_buf`, given back with
