@@ -17,7 +17,32 @@ use std::sync::{Arc, Mutex, Once, mpsc};
 use std::time::{Duration, Instant};
 
 /// The example servers.
-pub const SERVERS: [&str; 2] = ["hello_server", "blocking_server"];
+pub const SERVERS: [&str; 3] = ["hello_server", "blocking_server", "uring_server"];
+
+/// The example servers that can run here: [`SERVERS`], less
+/// `uring_server` where io_uring is not available (a line on standard
+/// error says that it was skipped and why).
+pub fn servers() -> Vec<&'static str> {
+    #[cfg(target_os = "linux")]
+    let unavailable = tokio_uring::Runtime::new(&tokio_uring::builder())
+        .err()
+        .map(|e| e.to_string());
+    #[cfg(not(target_os = "linux"))]
+    let unavailable = Some(String::from("not Linux"));
+    match unavailable {
+        None => SERVERS.to_vec(),
+        Some(why) => {
+            eprintln!("uring_server skipped: io_uring is not available here ({why})");
+            SERVERS
+                .into_iter()
+                .filter(|s| *s != "uring_server")
+                .collect()
+        }
+    }
+}
+
+/// The other examples that tests run as processes.
+const OTHER_EXAMPLES: [&str; 1] = ["client"];
 
 /// The other examples that tests run as processes.
 const OTHER_EXAMPLES: [&str; 1] = ["client"];
