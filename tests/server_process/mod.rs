@@ -44,9 +44,6 @@ pub fn servers() -> Vec<&'static str> {
 /// The other examples that tests run as processes.
 const OTHER_EXAMPLES: [&str; 1] = ["client"];
 
-/// The other examples that tests run as processes.
-const OTHER_EXAMPLES: [&str; 1] = ["client"];
-
 /// The directory of the example binaries of this test's profile.
 fn examples_dir() -> PathBuf {
     // target/<profile>/deps/<test> -> target/<profile>/examples
