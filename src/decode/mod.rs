@@ -145,7 +145,7 @@ pub(crate) struct Core {
     wire_only: bool,
     /// The wire view of the last trailer section handed out (with `wire`
     /// on), until the next message's head.
-    wire_trailers: Option<WireTrailers>,
+    wire_trailers: Option<Box<WireTrailers>>,
     /// Bytes of the stream consumed so far, across calls.
     consumed: u64,
     /// Where the head being parsed starts in the stream.
@@ -233,7 +233,7 @@ impl Core {
                 BodyEvent::Trailers(trailers) => {
                     self.state = State::Ending;
                     let body::Trailers { fields, wire } = *trailers;
-                    self.wire_trailers = wire;
+                    self.wire_trailers = wire.map(Box::new);
                     Ok(Step::Event(Event::Trailers(fields)))
                 }
                 BodyEvent::Done => {
@@ -603,7 +603,7 @@ impl<R: Role> Decoder<R> {
     /// order and spelling with
     /// [`Encoder::finish_in_order`](crate::Encoder::finish_in_order).
     pub fn wire_trailers(&self) -> Option<&WireTrailers> {
-        self.core.wire_trailers.as_ref()
+        self.core.wire_trailers.as_deref()
     }
 
     /// How many bytes of the stream the decoder has consumed (split off or

@@ -123,7 +123,7 @@ pub(crate) struct Reader {
     /// Non-empty lines ended so far.
     lines: usize,
     /// The first fault of a trailer section, reported at its end.
-    fault: Option<Error>,
+    fault: Option<Box<Error>>,
     record: Record,
 }
 
@@ -184,7 +184,7 @@ impl Reader {
 
     /// The first fault of the trailer section just read, if any.
     pub(crate) fn take_fault(&mut self) -> Option<Error> {
-        self.fault.take()
+        self.fault.take().map(|fault| *fault)
     }
 
     fn begin(&mut self, section: Section) {
@@ -227,7 +227,7 @@ impl Reader {
             match self.scan(buf, upto, o, names) {
                 Err(fault) if o.section == Section::Trailers && !is_bound(&fault) => {
                     // Read on to the end of the section, then report it.
-                    self.fault.get_or_insert(fault);
+                    self.fault.get_or_insert(Box::new(fault));
                     self.read = self.line;
                     self.at = At::Skip;
                     self.cr = false;

@@ -355,7 +355,7 @@ impl ClientSession {
                 Ok(None) => break,
                 Err(err) => {
                     let err = self.fail(err);
-                    self.core.failure = Some(err);
+                    self.core.failure = Some(Box::new(err));
                     break;
                 }
             }

@@ -55,7 +55,7 @@ pub(super) struct Core<R: Side> {
     /// The peer closed its side.
     pub(super) eof: bool,
     /// A timeout to report to the application's next call.
-    pub(super) failure: Option<Error>,
+    pub(super) failure: Option<Box<Error>>,
     /// The bytes of output lent to the driver (`lend_output`) and not
     /// given back; 0: none is out.
     pub(super) out_lent: usize,
@@ -182,7 +182,7 @@ impl<R: Side> Core<R> {
     #[inline]
     pub(super) fn failure(&mut self) -> Result<(), SessionError> {
         match self.failure.take() {
-            Some(err) => Err(err.into()),
+            Some(err) => Err((*err).into()),
             None => Ok(()),
         }
     }
@@ -298,7 +298,7 @@ pub(super) trait RoleSession: Sized {
     /// the application's next call reports it.
     fn time_out(&mut self, kind: ErrorKind) {
         let err = self.fail(kind.into());
-        self.core().failure = Some(err);
+        self.core().failure = Some(Box::new(err));
     }
 
     // What follows is each session's public method of the same name,

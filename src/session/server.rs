@@ -566,7 +566,7 @@ impl Session for ServerSession {
                 Timer::Write => {
                     // The peer stopped reading: what is queued cannot leave.
                     self.core.drop_output();
-                    self.core.failure = Some(ErrorKind::WriteTimeout.into());
+                    self.core.failure = Some(Box::new(ErrorKind::WriteTimeout.into()));
                     self.phase = Phase::Closing { linger: false };
                 }
             }
