@@ -192,12 +192,11 @@ mod uring {
                     Ok((stream, _)) => {
                         policy.accepted(Instant::now());
                         live.count.set(live.count.get() + 1);
-                        let (live, stop, config) = (live.clone(), stop.clone(), config.clone());
-                        tokio_uring::spawn(async move {
-                            handle(stream, config, stop).await;
+                        let live = live.clone();
+                        tokio_uring::spawn(handle(stream, config.clone(), stop.clone(), move || {
                             live.count.set(live.count.get() - 1);
                             live.ended.notify_waiters();
-                        });
+                        }));
                         continue;
                     }
                     Err(err) => policy.accept_failed(&err, Instant::now()),
@@ -222,17 +221,30 @@ mod uring {
         Ok(())
     }
 
-    /// Serves one connection to its end, then closes it; a graceful
-    /// shutdown starts when `stop` turns true.
-    pub async fn handle(stream: TcpStream, config: Config, stop: watch::Receiver<bool>) {
+    /// Serves one connection to its end, then closes it and calls
+    /// `ended`; a graceful shutdown starts when `stop` turns true.
+    ///
+    /// The connection is made before the future, so that the future holds
+    /// it once, not also the arguments it is made from (an `async fn`
+    /// keeps its arguments for its whole life): every connection's task
+    /// holds this future while it waits.
+    pub fn handle(
+        stream: TcpStream,
+        config: Config,
+        stop: watch::Receiver<bool>,
+        ended: impl FnOnce() + 'static,
+    ) -> impl Future<Output = ()> {
         let _ = stream.set_nodelay(true);
         let mut conn = Conn::new(stream, config, stop);
-        if let Err(err) = serve(&mut conn).await {
-            if common::worth_logging(&err) {
-                eprintln!("connection: {err}");
+        async move {
+            if let Err(err) = serve(&mut conn).await {
+                if common::worth_logging(&err) {
+                    eprintln!("connection: {err}");
+                }
             }
+            conn.close().await;
+            ended();
         }
-        conn.close().await;
     }
 
     /// Answers requests until the connection is over.

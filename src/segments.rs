@@ -312,11 +312,12 @@ impl Segments {
         }
     }
 
-    /// Gives the tail buffer's allocation back when nothing is queued: an
-    /// idle connection holds no output buffer.
+    /// Gives the tail buffer's and the segment list's allocations back
+    /// when nothing is queued: an idle connection holds no output buffer.
     pub fn release(&mut self) {
         if self.remaining == 0 {
             self.tail = BytesMut::new();
+            self.sealed = VecDeque::new();
             self.tail_moved = false;
         }
     }

@@ -139,10 +139,14 @@ pub fn start(kind: Kind) -> (SocketAddr, Arc<Counters>) {
                         c.accepted.fetch_add(1, Ordering::SeqCst);
                         let c = c.clone();
                         let stop = tokio::sync::watch::channel(false).1;
-                        tokio_uring::spawn(async move {
-                            uring_server::handle(stream, config(), stop).await;
-                            c.finished.fetch_add(1, Ordering::SeqCst);
-                        });
+                        tokio_uring::spawn(uring_server::handle(
+                            stream,
+                            config(),
+                            stop,
+                            move || {
+                                c.finished.fetch_add(1, Ordering::SeqCst);
+                            },
+                        ));
                     }
                 });
             });
