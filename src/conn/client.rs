@@ -10,8 +10,7 @@ use http::request::Parts;
 use super::core::{Connection, Flow};
 use super::machine::{Input, Party, State};
 use crate::decode::Event;
-use crate::encode::role::sealed;
-use crate::encode::{IntoRequest, IntoRequestHead};
+use crate::encode::{IntoHead, IntoMessage};
 use crate::error::{Error, ErrorKind, UsageError};
 use crate::framing::{BodyKind, RequestKind, ResponseClass, response_class};
 use crate::keep_alive::{CloseReason, KeepAlive};
@@ -160,7 +159,7 @@ pub(crate) fn on_event(
 impl ClientConnection {
     /// Queues a complete request (head and body). `req` is a
     /// `Request<B>` with any `B: Into<Bytes>`, or for a request without a
-    /// body an `http` builder or `Parts` ([`IntoRequest`]).
+    /// body an `http` builder or `Parts`.
     ///
     /// # Errors
     ///
@@ -169,8 +168,11 @@ impl ClientConnection {
     /// answer has not come, or once the connection is over; the errors of
     /// [`RequestEncoder::send_request`](crate::RequestEncoder::send_request).
     /// Nothing is queued.
-    pub(crate) fn send_request(&mut self, req: impl IntoRequest) -> Result<(), UsageError> {
-        let (parts, body) = sealed::IntoRequest::into_message(req)?;
+    pub(crate) fn send_request(
+        &mut self,
+        req: impl IntoMessage<http::request::Parts>,
+    ) -> Result<(), UsageError> {
+        let (parts, body) = req.into_message()?;
         self.ready_to_send()?;
         let sent = Sent::of(&parts);
         let method = parts.method.clone();
@@ -189,8 +191,11 @@ impl ClientConnection {
     ///
     /// As [`send_request`](crate::Sender::send_request), with the errors of
     /// [`RequestEncoder::send_head`](crate::RequestEncoder::send_head).
-    pub(crate) fn send_head(&mut self, req: impl IntoRequestHead) -> Result<BodyKind, UsageError> {
-        let parts = sealed::IntoRequestHead::into_head(req)?;
+    pub(crate) fn send_head(
+        &mut self,
+        req: impl IntoHead<http::request::Parts>,
+    ) -> Result<BodyKind, UsageError> {
+        let parts = req.into_head()?;
         self.ready_to_send()?;
         let sent = Sent::of(&parts);
         let method = parts.method.clone();

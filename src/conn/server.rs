@@ -8,8 +8,7 @@ use super::core::{Connection, Flow};
 use super::machine::{Input, Party, State};
 use crate::Config;
 use crate::decode::Event;
-use crate::encode::role::sealed;
-use crate::encode::{IntoResponse, IntoResponseHead, ResponseContext};
+use crate::encode::{IntoHead, IntoMessage, ResponseContext};
 use crate::error::{Error, UsageError};
 use crate::framing::{BodyKind, RequestKind, ResponseClass, response_class};
 use crate::keep_alive::{CloseReason, KeepAlive};
@@ -261,7 +260,7 @@ impl ServerConnection {
     /// `Content-Length` is set from the body; a response to HEAD keeps it
     /// and sends no body bytes. `res` is a `Response<B>` with any
     /// `B: Into<Bytes>`, or for a response without a body an `http`
-    /// builder or `Parts` ([`IntoResponse`]).
+    /// builder or `Parts`.
     ///
     /// # Errors
     ///
@@ -271,8 +270,11 @@ impl ServerConnection {
     /// client; the errors of
     /// [`ResponseEncoder::send_response`](crate::ResponseEncoder::send_response).
     /// Nothing is queued.
-    pub(crate) fn send_response(&mut self, res: impl IntoResponse) -> Result<(), UsageError> {
-        let (parts, body) = sealed::IntoResponse::into_message(res)?;
+    pub(crate) fn send_response(
+        &mut self,
+        res: impl IntoMessage<http::response::Parts>,
+    ) -> Result<(), UsageError> {
+        let (parts, body) = res.into_message()?;
         let saved = self.machine.clone();
         let ctx = self.prepare(parts.status, true)?;
         let status = parts.status;
@@ -288,14 +290,17 @@ impl ServerConnection {
     /// Queues a response head; the body follows with
     /// [`send_data`](crate::Sender::send_data) and [`finish`](crate::Sender::finish). Returns
     /// the framing chosen for the body. `res` is a `Response<()>`, an
-    /// `http` builder or `Parts` ([`IntoResponseHead`]).
+    /// `http` builder or `Parts`.
     ///
     /// # Errors
     ///
     /// As [`send_response`](crate::Sender::send_response), with the errors of
     /// [`ResponseEncoder::send_head`](crate::ResponseEncoder::send_head).
-    pub(crate) fn send_head(&mut self, res: impl IntoResponseHead) -> Result<BodyKind, UsageError> {
-        let parts = sealed::IntoResponseHead::into_head(res)?;
+    pub(crate) fn send_head(
+        &mut self,
+        res: impl IntoHead<http::response::Parts>,
+    ) -> Result<BodyKind, UsageError> {
+        let parts = res.into_head()?;
         let saved = self.machine.clone();
         let status = parts.status;
         let ctx = self.prepare(status, false)?;

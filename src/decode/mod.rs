@@ -466,8 +466,8 @@ impl Core {
     }
 }
 
-/// Decodes the messages of one role's peer: requests for the [`Server`]
-/// role ([`RequestDecoder`]), responses for the [`Client`] role
+/// Decodes the messages of one role's peer: requests for the `Server`
+/// role ([`RequestDecoder`]), responses for the `Client` role
 /// ([`ResponseDecoder`]). Everything but the start line, the framing
 /// decision and (for responses) the requests in flight is shared.
 ///
@@ -868,7 +868,7 @@ pub struct InFlight {
     interim: usize,
 }
 
-/// Parses a request head (the [`Server`] role's part of decoding).
+/// Parses a request head (the `Server` role's part of decoding).
 #[inline(always)]
 fn request_head(core: &mut Core, head: Bytes) -> Result<Event<Request<()>>, Error> {
     if core.wire_only {
@@ -1005,7 +1005,7 @@ fn put_fields(place: &mut HeaderMap, fields: HeaderMap) {
     }
 }
 
-/// Parses a response head (the [`Client`] role's part of decoding).
+/// Parses a response head (the `Client` role's part of decoding).
 #[inline(always)]
 fn response_head(
     core: &mut Core,

@@ -10,7 +10,7 @@ use super::head::{
     write_fields, write_request_line,
 };
 use super::role::sealed::{self, Plan};
-use super::role::{IntoRequest, IntoRequestHead};
+use super::role::{IntoHead, IntoMessage};
 use super::{After, EncoderConfig, RequestEncoder};
 use crate::error::UsageError;
 use crate::framing::{BodyKind, Declared, Seen, connection_verdict_of, declared_framing};
@@ -30,7 +30,7 @@ pub struct Target {
 impl RequestEncoder {
     /// Queues a complete request: its head and its whole body. `req` is a
     /// `Request<B>` with any `B: Into<Bytes>`, or for a request without a
-    /// body an `http` builder or `Parts` ([`IntoRequest`]).
+    /// body an `http` builder or `Parts`.
     ///
     /// Without framing fields from the caller, a non-empty body gets
     /// `Content-Length`; an empty one gets `Content-Length: 0` for POST,
@@ -47,8 +47,11 @@ impl RequestEncoder {
     /// [`UsageError::BodyTooShort`] for a body that does not match the
     /// caller's `Content-Length`. The output queue is left untouched.
     #[inline]
-    pub fn send_request(&mut self, req: impl IntoRequest) -> Result<(), UsageError> {
-        let (parts, body) = sealed::IntoRequest::into_message(req)?;
+    pub fn send_request(
+        &mut self,
+        req: impl IntoMessage<http::request::Parts>,
+    ) -> Result<(), UsageError> {
+        let (parts, body) = req.into_message()?;
         self.send_parts(parts, body)
     }
 
@@ -64,7 +67,7 @@ impl RequestEncoder {
     /// Queues a request head whose body follows with
     /// [`send_data`](Self::send_data) and [`finish`](Self::finish), and
     /// returns the body framing. `req` is a `Request<()>`, an `http`
-    /// builder or `Parts` ([`IntoRequestHead`]). Without framing fields from the
+    /// builder or `Parts`. Without framing fields from the
     /// caller the body is chunked (an HTTP/1.0 request must then give
     /// `Content-Length`).
     ///
@@ -75,8 +78,11 @@ impl RequestEncoder {
     /// HTTP/1.0 request without `Content-Length`. The output queue is left
     /// untouched.
     #[inline]
-    pub fn send_head(&mut self, req: impl IntoRequestHead) -> Result<BodyKind, UsageError> {
-        let parts = sealed::IntoRequestHead::into_head(req)?;
+    pub fn send_head(
+        &mut self,
+        req: impl IntoHead<http::request::Parts>,
+    ) -> Result<BodyKind, UsageError> {
+        let parts = req.into_head()?;
         let kind = self.start(&parts, &(), None)?;
         self.keep(parts.headers, parts.extensions);
         Ok(kind)

@@ -10,7 +10,7 @@ use super::head::{
     says_keep_alive, version_bytes, write_fields, write_status_line,
 };
 use super::role::sealed::{self, Plan};
-use super::role::{IntoResponse, IntoResponseHead};
+use super::role::{IntoHead, IntoMessage};
 use super::{After, EncoderConfig, ResponseContext, ResponseEncoder};
 use crate::error::UsageError;
 use crate::framing::{
@@ -25,7 +25,7 @@ use crate::segments::Segments;
 impl ResponseEncoder {
     /// Queues a complete response: its head and its whole body. `res` is a
     /// `Response<B>` with any `B: Into<Bytes>`, or for a response without
-    /// a body an `http` builder or `Parts` ([`IntoResponse`]).
+    /// a body an `http` builder or `Parts`.
     ///
     /// Without framing fields from the caller the response gets
     /// `Content-Length` (none for 1xx, 204, 304 and 2xx to CONNECT). For a
@@ -50,10 +50,10 @@ impl ResponseEncoder {
     #[inline]
     pub fn send_response(
         &mut self,
-        res: impl IntoResponse,
+        res: impl IntoMessage<http::response::Parts>,
         ctx: ResponseContext,
     ) -> Result<(), UsageError> {
-        let (parts, body) = sealed::IntoResponse::into_message(res)?;
+        let (parts, body) = res.into_message()?;
         self.send_parts(parts, body, ctx)
     }
 
@@ -74,7 +74,7 @@ impl ResponseEncoder {
     /// Queues a response head whose body follows with
     /// [`send_data`](Self::send_data) and [`finish`](Self::finish), and
     /// returns how the body is framed on the wire. `res` is a
-    /// `Response<()>`, an `http` builder or `Parts` ([`IntoResponseHead`]).
+    /// `Response<()>`, an `http` builder or `Parts`.
     ///
     /// Without framing fields from the caller the body is chunked for an
     /// HTTP/1.1 peer and close-delimited (with `Connection: close`) for an
@@ -84,9 +84,8 @@ impl ResponseEncoder {
     /// gave them.
     ///
     /// An interim response (1xx but 101) is complete after this call; so
-    /// are 101 and a 2xx to CONNECT, after which the encoder is
-    /// [`EncoderState::Closed`](super::EncoderState::Closed) with
-    /// [`CloseReason::Switched`]. Every other response needs
+    /// are 101 and a 2xx to CONNECT, after which the encoder is finished for
+    /// good, its verdict [`CloseReason::Switched`]. Every other response needs
     /// [`finish`](Self::finish), even when it has no body.
     ///
     /// # Errors
@@ -96,10 +95,10 @@ impl ResponseEncoder {
     #[inline]
     pub fn send_head(
         &mut self,
-        res: impl IntoResponseHead,
+        res: impl IntoHead<http::response::Parts>,
         ctx: ResponseContext,
     ) -> Result<BodyKind, UsageError> {
-        let parts = sealed::IntoResponseHead::into_head(res)?;
+        let parts = res.into_head()?;
         let kind = self.start(&parts, &ctx, None)?;
         self.keep(parts.headers, parts.extensions);
         Ok(kind)
