@@ -4,11 +4,12 @@
 use bytes::Bytes;
 use http::header::HeaderMap;
 
-use super::core::{Connection, Side};
+use super::core::Connection;
 use crate::chunk_ext::ChunkExtensions;
 use crate::encode::{IntoHead, IntoMessage};
 use crate::error::UsageError;
 use crate::framing::BodyKind;
+use crate::role::Role;
 use crate::role::{Client, Server};
 use crate::wire::TrailerOrder;
 
@@ -43,7 +44,7 @@ use crate::wire::TrailerOrder;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug)]
-pub struct Sender<'a, R: Side> {
+pub struct Sender<'a, R: Role> {
     conn: &'a mut Connection<R>,
     /// A new message may be queued.
     start: bool,
@@ -51,7 +52,7 @@ pub struct Sender<'a, R: Side> {
     go_on: bool,
 }
 
-impl<'a, R: Side> Sender<'a, R> {
+impl<'a, R: Role> Sender<'a, R> {
     pub(crate) fn new(conn: &'a mut Connection<R>, start: bool, go_on: bool) -> Self {
         Sender { conn, start, go_on }
     }

@@ -1,12 +1,12 @@
 //! Encoders: `http` messages in, framed byte segments out ([`Encoder`]
 //! has the rules).
 
-mod body;
-mod head;
+pub(crate) mod body;
+mod forms;
+pub(crate) mod head;
 mod hop;
 mod request;
 mod response;
-pub(crate) mod role;
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -23,10 +23,13 @@ use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::segments::Segments;
 use crate::wire::{Order, TrailerOrder};
 
+pub(crate) use forms::{IntoHead, IntoMessage};
+pub(crate) use head::Ordered;
 pub use hop::remove_hop_by_hop;
-pub(crate) use role::{IntoHead, IntoMessage};
 
 use crate::role::{Client, Role, Server};
+use body::BodyEncoder;
+use head::Added;
 
 /// Encodes requests (the client side): an [`Encoder`] in the `Client`
 /// role.
@@ -116,7 +119,7 @@ impl Default for EncoderConfig {
 
 impl EncoderConfig {
     /// How field names are written.
-    fn name_case(&self) -> head::NameCase {
+    pub(crate) fn name_case(&self) -> head::NameCase {
         if self.title_case_fields {
             head::NameCase::Title
         } else {
@@ -162,6 +165,21 @@ impl Default for ResponseContext {
             keep_alive: KeepAlive::Reusable,
         }
     }
+}
+
+/// The decisions a role makes for a head before anything is written
+/// ([`Role::plan`]).
+pub struct Plan<L> {
+    /// The version written in the start line.
+    pub(crate) version: &'static [u8],
+    /// What the role needs to write its start line and `Host`.
+    pub(crate) line: L,
+    /// The fields the encoder adds, or leaves out, after the caller's.
+    pub(crate) added: Added,
+    /// The body framer.
+    pub(crate) body: BodyEncoder,
+    /// Where the encoder goes once the message ends.
+    pub(crate) after: After,
 }
 
 /// Where the encoder goes once the message in progress ends.

@@ -13,9 +13,10 @@ use http::header::HeaderMap;
 use super::timer::{Knobs, ReadBuf, Waiting};
 use super::{ChunkExtSlot, Io, SessionError, Step, TrailerFields, concat};
 use crate::Config;
-use crate::conn::{Connection, Side};
+use crate::conn::Connection;
 use crate::decode::Event;
 use crate::error::{Error, ErrorKind};
+use crate::role::Role;
 use crate::wire::WireTrailers;
 
 /// The trailer section of the message being read: its fields, and its
@@ -39,7 +40,7 @@ impl Trailers {
 
 /// The state both sessions keep around their connection.
 #[derive(Debug)]
-pub(super) struct Core<R: Side> {
+pub(super) struct Core<R: Role> {
     pub(super) conn: Connection<R>,
     pub(super) read: ReadBuf,
     pub(super) knobs: Knobs,
@@ -67,7 +68,7 @@ pub(super) struct Core<R: Side> {
     pub(super) out_vec: Vec<Bytes>,
 }
 
-impl<R: Side> Core<R> {
+impl<R: Role> Core<R> {
     pub(super) fn new(config: Config) -> Self {
         Core {
             knobs: Knobs::of(&config),
@@ -273,7 +274,7 @@ impl<R: Side> Core<R> {
 /// A session of one role: its [`Core`] and the hooks through which the
 /// role's rules enter the methods written once here.
 pub(super) trait RoleSession: Sized {
-    type Side: Side;
+    type Side: Role;
 
     fn core(&mut self) -> &mut Core<Self::Side>;
 

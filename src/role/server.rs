@@ -2,18 +2,28 @@
 
 use bytes::{Bytes, BytesMut};
 use http::header::{CONNECTION, CONTENT_TYPE, EXPECT, HeaderValue, UPGRADE};
+use http::response::Parts;
 use http::{Response, StatusCode, Version};
 
-use super::core::{Connection, Flow};
-use super::machine::{Input, Party, State};
+use super::{Flow, Role, Server};
 use crate::Config;
+use crate::conn::{Connection, Input, Party, State};
 use crate::decode::Event;
-use crate::encode::{IntoHead, IntoMessage, ResponseContext};
+use crate::encode::body::BodyEncoder;
+use crate::encode::head::{
+    Added, Ordered, check_full, http11_status_line, invalid_framing, is_http10, says_close,
+    says_keep_alive, version_bytes, write_fields, write_status_line,
+};
+use crate::encode::{After, EncoderConfig, IntoHead, IntoMessage, Plan, ResponseContext};
 use crate::error::{Error, UsageError};
-use crate::framing::{BodyKind, RequestKind, ResponseClass, response_class};
+use crate::framing::{
+    BodyKind, Declared, RequestKind, ResponseClass, Seen, SenderFields, declared_framing, no_body,
+    response_class,
+};
 use crate::keep_alive::{CloseReason, KeepAlive};
-use crate::role::Server;
-use crate::segments::Mark;
+use crate::leniency::RequestLeniency;
+use crate::reason::ReasonPhrase;
+use crate::segments::{Mark, Segments};
 
 /// The server side of an HTTP/1.1 connection.
 ///
@@ -72,8 +82,7 @@ pub type ServerConnection = Connection<Server>;
 
 /// What a server connection keeps besides the skeleton's.
 #[derive(Debug)]
-#[doc(hidden)]
-pub struct Exchange {
+pub struct ServerState {
     /// `Config::max_drain_bytes`.
     max_drain: u64,
     /// The request being answered.
@@ -90,9 +99,9 @@ pub struct Exchange {
     previous: Option<Mark>,
 }
 
-impl Exchange {
+impl ServerState {
     pub(crate) fn new(config: &Config) -> Self {
-        Exchange {
+        ServerState {
             max_drain: config.max_drain_bytes,
             request: None,
             drained: 0,
@@ -111,102 +120,6 @@ struct Answering {
     upgrade: bool,
 }
 
-/// Whether to decode now: the current request's events always, the next
-/// request only once the response to this one is complete.
-#[inline]
-pub(crate) fn ready(conn: &mut ServerConnection, _buf: &BytesMut) -> Result<bool, Error> {
-    let client = conn.machine.client();
-    if conn.decoder.is_idle() && conn.machine.server() != State::Idle {
-        return Ok(false);
-    }
-    if client == State::Body && conn.machine.expects_continue() {
-        // The application reads the body the client holds back.
-        conn.queue_continue();
-    }
-    Ok(true)
-}
-
-pub(crate) fn on_event(
-    conn: &mut ServerConnection,
-    event: &Event<http::Request<()>>,
-    consumed: usize,
-) -> Result<Flow, Error> {
-    // A response completed before the request body was read: the rest is
-    // read and discarded, bounded by the bytes it takes off the wire
-    // (chunk framing included), not by its data alone.
-    let draining = conn.body_open && conn.machine.server() == State::Done;
-    if draining {
-        conn.side.drained += consumed as u64;
-        if conn.side.drained > conn.side.max_drain && !matches!(event, Event::End(_)) {
-            conn.machine.close(CloseReason::UnreadBody);
-            return Ok(Flow::Stop);
-        }
-    }
-    match event {
-        Event::Head { head, body } => {
-            // An upgrade is offered by `Upgrade` with `Connection:
-            // upgrade`; most requests have no Connection field.
-            let upgrade = conn.decoder.fields_seen().connection
-                && head.headers().contains_key(UPGRADE)
-                && crate::framing::connection_has(head.headers(), b"upgrade");
-            let kind = RequestKind::of(head.method());
-            conn.side.request = Some(Answering {
-                kind,
-                version: head.version(),
-                upgrade,
-            });
-            let waits = head.version() == Version::HTTP_11
-                && !body.is_empty()
-                && head
-                    .headers()
-                    .get(EXPECT)
-                    .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
-            // The head first, then what it says for the exchange: the
-            // request is the newest in flight once its head has passed.
-            conn.peer_head(!body.is_empty());
-            if waits {
-                conn.machine.expect_continue();
-            }
-            // The switch before the verdict: a request that closes the
-            // connection (HTTP/1.0, `Connection: close`) may still be
-            // answered by a switch, which must find the request waiting
-            // for it, not already done with the connection.
-            if upgrade || kind == RequestKind::Connect {
-                conn.machine.propose_switch();
-            }
-            if let KeepAlive::Close(reason) = conn.decoder.keep_alive() {
-                conn.machine.close(reason);
-            }
-            Ok(Flow::Return)
-        }
-        Event::Data(_) | Event::Trailers(_) | Event::ChunkExtensions(_) if draining => {
-            Ok(Flow::Skip)
-        }
-        Event::End(_) => {
-            conn.peer_end();
-            conn.side.drained = 0;
-            Ok(if draining { Flow::Skip } else { Flow::Return })
-        }
-        _ => Ok(Flow::Return),
-    }
-}
-
-/// After the machine moved: a response complete before the request body
-/// was read leaves it to be drained, unless what the request still
-/// declares is more than may be; once an exchange is over, its response's
-/// mark moves aside.
-pub(crate) fn moved(conn: &mut ServerConnection) {
-    if conn.machine.server() == State::Done && conn.unread_past_drain_bound() {
-        conn.machine.close(CloseReason::UnreadBody);
-    }
-    if conn.machine.server() == State::MustClose {
-        announce_close(conn);
-    }
-    if conn.machine.server() == State::Idle && conn.side.response.is_some() {
-        conn.side.previous = conn.side.response.take();
-    }
-}
-
 /// After the last response: when its head said nothing of closing,
 /// closing was decided after it was queued (its request's body refused or
 /// too long to drain when it ended), and it is said in the head while none
@@ -214,7 +127,7 @@ pub(crate) fn moved(conn: &mut ServerConnection) {
 #[cold]
 fn announce_close(conn: &mut ServerConnection) {
     if !conn.machine.verdict().is_reusable() && conn.encoder.keep_alive().is_reusable() {
-        if let Some(mark) = conn.side.response {
+        if let Some(mark) = conn.role.response {
             conn.amend_close(mark);
         }
     }
@@ -239,13 +152,13 @@ impl ServerConnection {
         // A final head is queued from `response` on while the server's
         // party is in `Body` (in `Done` the client no longer waits).
         let head = self
-            .side
+            .role
             .response
             .filter(|_| self.machine.server() == State::Body);
         match head {
             None => out.push_slice(CONTINUE),
             Some(mark) if out.splice(mark, 0, CONTINUE) => {
-                self.side.response = Some(mark.offset(CONTINUE.len() as u64));
+                self.role.response = Some(mark.offset(CONTINUE.len() as u64));
             }
             Some(_) => {
                 self.machine.refuse_continue();
@@ -333,11 +246,11 @@ impl ServerConnection {
         let started = matches!(self.machine.server(), State::Body | State::Done)
             || self.encoder.body_kind().is_some();
         if started {
-            match self.side.response {
+            match self.role.response {
                 Some(mark) if self.encoder.output().truncate(mark) => {
                     self.encoder.abandon();
                     self.machine.on(Party::Server, Input::Withdraw);
-                    self.side.response = None;
+                    self.role.response = None;
                 }
                 _ => return Err(UsageError::WrongState),
             }
@@ -356,7 +269,7 @@ impl ServerConnection {
         let ctx = ResponseContext {
             keep_alive: KeepAlive::Close(CloseReason::ProtocolError),
             ..self
-                .side
+                .role
                 .request
                 .map_or_else(ResponseContext::default, |ex| self.context(ex))
         };
@@ -381,9 +294,9 @@ impl ServerConnection {
     pub fn close_after_response(&mut self) {
         let between = self.machine.server() == State::Idle;
         let mark = if between {
-            self.side.previous
+            self.role.previous
         } else {
-            self.side.response
+            self.role.response
         };
         let amended = match mark {
             Some(mark) if self.encoder.keep_alive().is_reusable() => self.amend_close(mark),
@@ -436,7 +349,7 @@ impl ServerConnection {
         if self.machine.server() != State::Head {
             return Err(UsageError::WrongState);
         }
-        let ex = self.side.request.ok_or(UsageError::WrongState)?;
+        let ex = self.role.request.ok_or(UsageError::WrongState)?;
         if status.is_informational() && ex.version == Version::HTTP_10 {
             // RFC 9110 section 15.2: no 1xx to an HTTP/1.0 client.
             return Err(UsageError::InterimToHttp10);
@@ -493,7 +406,7 @@ impl ServerConnection {
             && self
                 .decoder
                 .remaining_body_len()
-                .is_some_and(|n| n > self.side.max_drain)
+                .is_some_and(|n| n > self.role.max_drain)
     }
 
     fn after_head(&mut self, status: StatusCode, mark: Mark) {
@@ -508,7 +421,7 @@ impl ServerConnection {
         if status == StatusCode::CONTINUE {
             self.machine.continue_sent();
         } else if !status.is_informational() {
-            self.side.response = Some(mark);
+            self.role.response = Some(mark);
             // The response's own verdict (a close-delimited body, the
             // caller's `Connection: close`).
             if let KeepAlive::Close(reason) = self.encoder.keep_alive() {
@@ -517,4 +430,320 @@ impl ServerConnection {
         }
         self.sync();
     }
+}
+
+impl Role for Server {
+    type ConnState = ServerState;
+    const PEER: Party = Party::Client;
+
+    fn configured_leniency(config: &Config) -> RequestLeniency {
+        config.request_leniency
+    }
+
+    fn conn_state(config: &Config) -> ServerState {
+        ServerState::new(config)
+    }
+
+    /// Whether to decode now: the current request's events always, the next
+    /// request only once the response to this one is complete.
+    #[inline]
+    fn ready(conn: &mut Connection<Self>, _buf: &BytesMut) -> Result<bool, Error> {
+        let client = conn.machine.client();
+        if conn.decoder.is_idle() && conn.machine.server() != State::Idle {
+            return Ok(false);
+        }
+        if client == State::Body && conn.machine.expects_continue() {
+            // The application reads the body the client holds back.
+            conn.queue_continue();
+        }
+        Ok(true)
+    }
+
+    fn on_event(
+        conn: &mut Connection<Self>,
+        event: &Event<http::Request<()>>,
+        consumed: usize,
+    ) -> Result<Flow, Error> {
+        // A response completed before the request body was read: the rest is
+        // read and discarded, bounded by the bytes it takes off the wire
+        // (chunk framing included), not by its data alone.
+        let draining = conn.body_open && conn.machine.server() == State::Done;
+        if draining {
+            conn.role.drained += consumed as u64;
+            if conn.role.drained > conn.role.max_drain && !matches!(event, Event::End(_)) {
+                conn.machine.close(CloseReason::UnreadBody);
+                return Ok(Flow::Stop);
+            }
+        }
+        match event {
+            Event::Head { head, body } => {
+                // An upgrade is offered by `Upgrade` with `Connection:
+                // upgrade`; most requests have no Connection field.
+                let upgrade = conn.decoder.fields_seen().connection
+                    && head.headers().contains_key(UPGRADE)
+                    && crate::framing::connection_has(head.headers(), b"upgrade");
+                let kind = RequestKind::of(head.method());
+                conn.role.request = Some(Answering {
+                    kind,
+                    version: head.version(),
+                    upgrade,
+                });
+                let waits = head.version() == Version::HTTP_11
+                    && !body.is_empty()
+                    && head
+                        .headers()
+                        .get(EXPECT)
+                        .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
+                // The head first, then what it says for the exchange: the
+                // request is the newest in flight once its head has passed.
+                conn.peer_head(!body.is_empty());
+                if waits {
+                    conn.machine.expect_continue();
+                }
+                // The switch before the verdict: a request that closes the
+                // connection (HTTP/1.0, `Connection: close`) may still be
+                // answered by a switch, which must find the request waiting
+                // for it, not already done with the connection.
+                if upgrade || kind == RequestKind::Connect {
+                    conn.machine.propose_switch();
+                }
+                if let KeepAlive::Close(reason) = conn.decoder.keep_alive() {
+                    conn.machine.close(reason);
+                }
+                Ok(Flow::Return)
+            }
+            Event::Data(_) | Event::Trailers(_) | Event::ChunkExtensions(_) if draining => {
+                Ok(Flow::Skip)
+            }
+            Event::End(_) => {
+                conn.peer_end();
+                conn.role.drained = 0;
+                Ok(if draining { Flow::Skip } else { Flow::Return })
+            }
+            _ => Ok(Flow::Return),
+        }
+    }
+
+    /// After the machine moved: a response complete before the request body
+    /// was read leaves it to be drained, unless what the request still
+    /// declares is more than may be; once an exchange is over, its response's
+    /// mark moves aside.
+    fn moved(conn: &mut Connection<Self>) {
+        if conn.machine.server() == State::Done && conn.unread_past_drain_bound() {
+            conn.machine.close(CloseReason::UnreadBody);
+        }
+        if conn.machine.server() == State::MustClose {
+            announce_close(conn);
+        }
+        if conn.machine.server() == State::Idle && conn.role.response.is_some() {
+            conn.role.previous = conn.role.response.take();
+        }
+    }
+
+    type Head = Parts;
+    type Context = ResponseContext;
+    type Line = ();
+
+    fn plan(
+        parts: &Parts,
+        ctx: &ResponseContext,
+        config: &EncoderConfig,
+        full: Option<u64>,
+    ) -> Result<Plan<()>, UsageError> {
+        let version = version_bytes(parts.version)?;
+        let status = parts.status;
+        let headers = &parts.headers;
+        let http10 = is_http10(ctx.peer_version) || parts.version == Version::HTTP_10;
+        let has_body = full.is_some_and(|n| n > 0);
+        let no_body = no_body(ctx.request, status);
+
+        let class = response_class(ctx.request, status);
+        if class != ResponseClass::Final {
+            if status.is_informational() && http10 {
+                return Err(UsageError::InterimToHttp10);
+            }
+            if has_body {
+                return Err(UsageError::BodyNotAllowed);
+            }
+            debug_assert_eq!(no_body.map(|n| n.sender_fields()), Some(SenderFields::None));
+            let after = if class == ResponseClass::Interim {
+                After::Interim
+            } else {
+                After::Verdict(KeepAlive::Close(CloseReason::Switched))
+            };
+            return Ok(Plan {
+                version,
+                line: (),
+                added: Added {
+                    strip_framing: true,
+                    ..Added::default()
+                },
+                body: BodyEncoder::Empty,
+                after,
+            });
+        }
+
+        // The caller's framing and Connection fields, in one pass.
+        let seen = Seen::of(headers);
+        let caller_close = says_close(headers, &seen);
+        let mut keep_alive = ctx.keep_alive;
+        if caller_close {
+            keep_alive = keep_alive.and(KeepAlive::Close(CloseReason::LocalClose));
+        }
+        let mut added = Added::default();
+        let body = match no_body.map(|n| n.sender_fields()) {
+            Some(SenderFields::None) => {
+                if has_body {
+                    return Err(UsageError::BodyNotAllowed);
+                }
+                added.strip_framing = true;
+                BodyEncoder::Empty
+            }
+            Some(SenderFields::LengthOnly) => {
+                if has_body {
+                    return Err(UsageError::BodyNotAllowed);
+                }
+                match declared_framing(true, &seen, headers).map_err(invalid_framing)? {
+                    Declared::Length(_) | Declared::None => {}
+                    Declared::Chunked | Declared::CodedChunked | Declared::Close => {
+                        added.strip_te = true;
+                    }
+                }
+                BodyEncoder::Empty
+            }
+            Some(SenderFields::AsForGet) => {
+                let declared =
+                    match declared_framing(true, &seen, headers).map_err(invalid_framing)? {
+                        Declared::Length(n) => {
+                            if let Some(len) = full.filter(|&len| len > 0) {
+                                check_full(n, len)?;
+                            }
+                            Some(n)
+                        }
+                        Declared::None => {
+                            added.content_length = full;
+                            full
+                        }
+                        // An HTTP/1.0 peer knows no transfer coding: the
+                        // chunked a GET would get is left out.
+                        Declared::Chunked if http10 => {
+                            added.strip_te = true;
+                            None
+                        }
+                        Declared::CodedChunked | Declared::Close if http10 => {
+                            return Err(UsageError::InvalidFraming);
+                        }
+                        Declared::Chunked | Declared::CodedChunked | Declared::Close => None,
+                    };
+                if config.strict_head_body && has_body {
+                    return Err(UsageError::BodyNotAllowed);
+                }
+                BodyEncoder::Discard {
+                    declared,
+                    seen: 0,
+                    strict: config.strict_head_body,
+                }
+            }
+            None => match declared_framing(true, &seen, headers).map_err(invalid_framing)? {
+                Declared::Length(n) => {
+                    if let Some(len) = full {
+                        check_full(n, len)?;
+                    }
+                    BodyEncoder::Length {
+                        declared: n,
+                        sent: 0,
+                    }
+                }
+                // An HTTP/1.0 peer knows no transfer coding: the caller's
+                // chunked becomes the framing the encoder would choose
+                // itself, Content-Length for a whole body, close-delimited
+                // for a stream (as h11 does).
+                Declared::Chunked if http10 => {
+                    added.strip_te = true;
+                    match full {
+                        Some(len) => {
+                            added.content_length = Some(len);
+                            BodyEncoder::Length {
+                                declared: len,
+                                sent: 0,
+                            }
+                        }
+                        None => BodyEncoder::Close,
+                    }
+                }
+                // Other codings cannot be removed here: refused.
+                Declared::CodedChunked | Declared::Close if http10 => {
+                    return Err(UsageError::InvalidFraming);
+                }
+                Declared::Chunked | Declared::CodedChunked => BodyEncoder::Chunked,
+                Declared::Close => BodyEncoder::Close,
+                Declared::None => match full {
+                    Some(len) => {
+                        added.content_length = Some(len);
+                        BodyEncoder::Length {
+                            declared: len,
+                            sent: 0,
+                        }
+                    }
+                    None if !http10 => {
+                        added.chunked = true;
+                        BodyEncoder::Chunked
+                    }
+                    None => BodyEncoder::Close,
+                },
+            },
+        };
+        if let BodyEncoder::Close = body {
+            keep_alive = keep_alive.and(KeepAlive::Close(CloseReason::CloseDelimited));
+        }
+        match keep_alive {
+            KeepAlive::Close(_) => added.close = !caller_close,
+            KeepAlive::Reusable => added.keep_alive = http10 && !says_keep_alive(headers, &seen),
+        }
+        Ok(Plan {
+            version,
+            line: (),
+            added,
+            body,
+            after: After::Verdict(keep_alive),
+        })
+    }
+
+    fn extensions(parts: &Parts) -> &http::Extensions {
+        &parts.extensions
+    }
+
+    fn write_head(
+        out: &mut Segments,
+        parts: &Parts,
+        plan: &Plan<()>,
+        config: &EncoderConfig,
+        order: Option<Ordered<'_>>,
+    ) {
+        let given = parts.extensions.get::<ReasonPhrase>();
+        match given {
+            None if plan.version == b"HTTP/1.1" => match http11_status_line(parts.status) {
+                Some(line) => out.push_slice(line),
+                None => write_status_line(out, plan.version, parts.status, canonical(parts)),
+            },
+            None => write_status_line(out, plan.version, parts.status, canonical(parts)),
+            Some(reason) => write_status_line(out, plan.version, parts.status, reason.as_bytes()),
+        }
+        write_fields(
+            out,
+            &parts.headers,
+            None,
+            &plan.added,
+            config.name_case(),
+            order,
+        );
+    }
+}
+
+/// The canonical reason phrase of the response's status, or none.
+fn canonical(parts: &Parts) -> &'static [u8] {
+    parts
+        .status
+        .canonical_reason()
+        .map_or(&b""[..], str::as_bytes)
 }
