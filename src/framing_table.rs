@@ -1,5 +1,6 @@
 //! The framing decision of RFC 9112 section 6.3 and the connection verdict of
 //! section 9.3, row by row, on the pure functions of `framing`, as a unit test of the crate.
+#![cfg(test)]
 
 use crate::framing::{
     Framing, ResponseClass, Seen, connection_verdict, request_framing_of, response_class,

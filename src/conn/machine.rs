@@ -390,7 +390,6 @@ impl Machine {
     }
 
     /// Requests whose final response has not ended.
-    #[cfg(test)]
     pub(crate) fn in_flight(&self) -> usize {
         self.in_flight
     }

@@ -1,7 +1,5 @@
 //! The client role: requests out, responses in.
 
-use std::collections::VecDeque;
-
 use bytes::BytesMut;
 use http::StatusCode;
 use http::header::{EXPECT, UPGRADE};
@@ -78,8 +76,12 @@ pub type ClientConnection = Connection<Client>;
 /// What a client connection keeps besides the skeleton's.
 #[derive(Debug, Default)]
 pub struct ClientState {
-    /// Requests sent whose final response is not complete, oldest first.
-    sent: VecDeque<Sent>,
+    /// The newest request sent. It is the one answered when it is the only
+    /// one in flight; an older one never offers a protocol switch, since a
+    /// request that does is the last sent until its answer decides. How
+    /// many are in flight is the machine's count, and how each is framed
+    /// the decoder's.
+    newest: Option<Sent>,
     /// The request being sent was answered early: its rest is dropped.
     pub(crate) stopped: bool,
 }
@@ -157,9 +159,10 @@ impl ClientConnection {
         Ok(body)
     }
 
-    /// Requests sent whose final response has not been completely decoded.
+    /// Requests sent whose final response has not ended (one without a
+    /// body ends with its head).
     pub fn requests_in_flight(&self) -> usize {
-        self.role.sent.len()
+        self.machine.in_flight()
     }
 
     fn ready_to_send(&self) -> Result<(), UsageError> {
@@ -182,7 +185,7 @@ impl ClientConnection {
             self.decoder.recycle_extensions(extensions);
         }
         self.decoder.expect_response_to(method);
-        self.role.sent.push_back(sent);
+        self.role.newest = Some(sent);
         self.role.stopped = false;
         // The head first, then what it says for the exchange: the request
         // is the newest in flight once its head has passed.
@@ -216,7 +219,7 @@ impl Role for Client {
 
     /// Whether to decode now: HTTP/1.1 has no unsolicited responses.
     fn ready(conn: &mut Connection<Self>, buf: &BytesMut) -> Result<bool, Error> {
-        if conn.role.sent.is_empty() && conn.decoder.is_idle() && !buf.is_empty() {
+        if conn.machine.in_flight() == 0 && conn.decoder.is_idle() && !buf.is_empty() {
             if conn.machine.server() == State::Idle {
                 // One decoded anyway would answer the next request sent
                 // (response queue poisoning).
@@ -240,7 +243,7 @@ impl Role for Client {
                 }
             }
             Event::Head { head, body } => {
-                let sent = conn.role.sent.front().copied();
+                let sent = conn.role.newest.filter(|_| conn.machine.in_flight() == 1);
                 let status = head.status();
                 if status == StatusCode::SWITCHING_PROTOCOLS && !sent.is_some_and(|s| s.upgrade) {
                     // RFC 9110 section 7.8: no switch the client did not offer.
@@ -271,7 +274,6 @@ impl Role for Client {
                 }
             }
             Event::End(_) => {
-                conn.role.sent.pop_front();
                 conn.peer_end();
             }
             _ => {}
