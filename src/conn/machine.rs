@@ -64,8 +64,8 @@ impl State {
     }
 }
 
-/// Whose messages.
-#[doc(hidden)]
+/// Whose messages. Public only for the role trait's `PEER`; it cannot be
+/// named outside the crate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Party {
     Client,
