@@ -38,7 +38,17 @@
 #             difference divided by E2E_N2 - E2E_N1 (runs of the same build
 #             differ by about 1%: when a request arrives relative to the
 #             server's polls varies). Allocations likewise under memcheck,
-#             with ALLOC_N1 and ALLOC_N2 requests.
+#             with ALLOC_N1 and ALLOC_N2 requests. E2E_SERVERS picks the
+#             servers (all three by default; without hyper, it is not
+#             built).
+#
+# BASE=<commit> also measures that commit's hello_server and
+# blocking_server in the e2e part, in the same run, beside the work tree's
+# (its tree is built from `git archive` into a temporary directory, in
+# $CARGO_TARGET_DIR/perf-base), and prints the change per request: how an
+# optimization is judged (docs/benchmarks.md, "Simplicity wins ties").
+#
+#   BASE=HEAD~1 PARTS=e2e E2E_SERVERS="hello_server blocking_server" scripts/perf.sh
 #
 # Needs valgrind and python3; WRK=1 needs wrk (bench-wrk.sh installs it).
 set -euo pipefail
@@ -52,6 +62,8 @@ E2E_N2=${E2E_N2:-5120}
 ALLOC_N1=${ALLOC_N1:-256}
 ALLOC_N2=${ALLOC_N2:-1280}
 PARTS=${PARTS:-mix exchange chunked e2e}
+E2E_SERVERS=${E2E_SERVERS:-hello_server blocking_server hyper}
+BASE=${BASE:-}
 WRK=${WRK:-0}
 PORT=${PORT:-18290}
 TARGET=${CARGO_TARGET_DIR:-target}
@@ -70,12 +82,6 @@ command -v valgrind >/dev/null || { echo "valgrind is required (apt-get install 
 command -v python3 >/dev/null || { echo "python3 is required" >&2; exit 1; }
 has() { [[ " $PARTS " == *" $1 "* ]]; }
 
-cargo build --release --example callgrind_probe --example hello_server --example blocking_server >&2
-PROBE="$TARGET/release/examples/callgrind_probe"
-if has e2e; then
-    CARGO_TARGET_DIR="$TARGET/hyper-hello" \
-        cargo build --release --manifest-path bench/hyper-hello/Cargo.toml >&2
-fi
 WORK=$(mktemp -d)
 VALGRIND_PID=
 cleanup() {
@@ -83,6 +89,24 @@ cleanup() {
     rm -rf "$WORK"
 }
 trap cleanup EXIT
+
+if [ -n "$BASE" ] && has e2e; then
+    # A target directory of its own: cargo names a package's artifacts by
+    # its path within the workspace, so a build of the base tree in the
+    # same one would be taken for the work tree's.
+    mkdir -p "$WORK/base-src" "$WORK/base"
+    git archive "$BASE" | tar -x -C "$WORK/base-src"
+    base_target=$(realpath -m "$TARGET/perf-base")
+    (cd "$WORK/base-src" && CARGO_TARGET_DIR="$base_target" \
+        cargo build --release --example hello_server --example blocking_server >&2)
+    cp "$base_target/release/examples/hello_server" "$base_target/release/examples/blocking_server" "$WORK/base/"
+fi
+cargo build --release --example callgrind_probe --example hello_server --example blocking_server >&2
+PROBE="$TARGET/release/examples/callgrind_probe"
+if has e2e && [[ " $E2E_SERVERS " == *" hyper "* ]]; then
+    CARGO_TARGET_DIR="$TARGET/hyper-hello" \
+        cargo build --release --manifest-path bench/hyper-hello/Cargo.toml >&2
+fi
 
 # Cost of the calls into some code from outside it, in one callgrind
 # output file: each edge from a caller that is not that code to a callee
@@ -296,22 +320,39 @@ PY
     }
     echo "## End to end: one keep-alive request (user space, valgrind)"
     echo
-    echo '| server | instructions/request | allocations/request |'
-    echo '|---|---|---|'
+    if [ -n "$BASE" ]; then
+        echo "| server | instructions/request | allocations/request | at $BASE | change |"
+        echo '|---|---|---|---|---|'
+    else
+        echo '| server | instructions/request | allocations/request |'
+        echo '|---|---|---|'
+    fi
     declare -A e2e
-    for server in hello_server blocking_server hyper; do
+    for server in $E2E_SERVERS; do
         bin="$TARGET/release/examples/$server"
         [ "$server" = hyper ] && bin="$TARGET/hyper-hello/release/hyper-hello"
         e2e[$server]=$(per_request callgrind "$bin" "$E2E_N1" "$E2E_N2")
         allocs=$(per_request memcheck "$bin" "$ALLOC_N1" "$ALLOC_N2")
-        echo "| $server | ${e2e[$server]%.*} | $allocs |"
+        if [ -n "$BASE" ] && [ -x "$WORK/base/$server" ]; then
+            base=$(per_request callgrind "$WORK/base/$server" "$E2E_N1" "$E2E_N2")
+            change=$(awk -v a="$base" -v b="${e2e[$server]}" 'BEGIN { printf "%+.2f%%", (b - a) * 100 / a }')
+            echo "| $server | ${e2e[$server]%.*} | $allocs | ${base%.*} | $change |"
+        elif [ -n "$BASE" ]; then
+            echo "| $server | ${e2e[$server]%.*} | $allocs | - | - |"
+        else
+            echo "| $server | ${e2e[$server]%.*} | $allocs |"
+        fi
         if [ "$server" != hyper ]; then
             target "$server: heap allocations per keep-alive request" "$allocs" "0" "$(awk -v a="$allocs" 'BEGIN { print (a < 0.05 ? 1 : 0) }')"
         fi
     done
     echo
-    target "hello_server: user-space instructions per keep-alive request, back to the 8b2e7a9 level" "${e2e[hello_server]%.*}" "≤ $E2E_LEVEL" "$(ratio "$E2E_LEVEL" "${e2e[hello_server]}")"
-    echo "| (hello_server / hyper, user-space instructions per request) | $(ratio "${e2e[hello_server]}" "${e2e[hyper]}")x | (information) | - | - |" >>"$TARGETS"
+    if [ -n "${e2e[hello_server]:-}" ]; then
+        target "hello_server: user-space instructions per keep-alive request, back to the 8b2e7a9 level" "${e2e[hello_server]%.*}" "≤ $E2E_LEVEL" "$(ratio "$E2E_LEVEL" "${e2e[hello_server]}")"
+    fi
+    if [ -n "${e2e[hello_server]:-}" ] && [ -n "${e2e[hyper]:-}" ]; then
+        echo "| (hello_server / hyper, user-space instructions per request) | $(ratio "${e2e[hello_server]}" "${e2e[hyper]}")x | (information) | - | - |" >>"$TARGETS"
+    fi
 fi
 
 if [ "$WRK" = 1 ]; then

@@ -324,3 +324,21 @@ fn a_pipelined_head_behind_a_large_answer() {
     let rec = run(plan.clone());
     check(&plan, &rec);
 }
+
+/// The bodies the plans send and answer, built a slice at a time, are the
+/// alphabet from a letter of the request's id, byte for byte.
+#[test]
+fn bodies_are_the_alphabet_from_the_ids_letter() {
+    use sim::plan::{gen_body, req_body};
+    for len in [0, 1, 25, 26, 27, 100, 1000] {
+        for id in 0..9 {
+            let want = |first: u8, step: usize| -> Vec<u8> {
+                (0..len)
+                    .map(|i| first + ((id * step + i) % 26) as u8)
+                    .collect()
+            };
+            assert_eq!(req_body(id, len), want(b'a', 7));
+            assert_eq!(gen_body(id, len), want(b'A', 13));
+        }
+    }
+}

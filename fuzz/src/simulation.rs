@@ -19,12 +19,14 @@ use super::Reader;
 #[path = "../../tests/sim/mod.rs"]
 pub mod sim;
 
-use sim::plan::{Answer, BodyPlan, Ending, Plan, ReqPlan};
+use sim::plan::{Answer, BodyPlan, Ending, FLUSH, HUGE, Plan, ReqPlan};
 
 /// Reads a simulation plan from fuzz bytes (zeros once they run out: one
 /// GET answered at once, then the client closes). Each value comes from
 /// one byte (a few from two), mapped onto the ranges the proptest
-/// strategies of `tests/simulation.rs` draw from, small values more often.
+/// strategies of `tests/simulation.rs` draw from, small values more often;
+/// then the smallest sizes are raised so that no plan takes much more than
+/// a thousand steps ([`lighten`]).
 pub fn plan_from(data: &[u8]) -> Plan {
     let mut r = Reader(data);
     let n = 1 + usize::from(r.byte() % 7);
@@ -57,7 +59,7 @@ pub fn plan_from(data: &[u8]) -> Plan {
         5 => Ending::ServerStallHead,
         _ => Ending::ServerStallBody,
     };
-    Plan {
+    let mut plan = Plan {
         requests,
         depths,
         client_think,
@@ -74,6 +76,52 @@ pub fn plan_from(data: &[u8]) -> Plan {
         half_close,
         shutdown_at,
         ending,
+    };
+    lighten(&mut plan);
+    plan
+}
+
+/// About the most steps a plan may take: reads, writes and body pieces of
+/// its smallest size (see [`lighten`]).
+const MAX_STEPS: usize = 1024;
+
+/// Makes `plan` light: what a run costs is its steps, about the bytes it
+/// moves divided by the bytes each step moves (a read, a write, a piece of
+/// a body, the narrow pipe's capacity). Every such size is raised to at
+/// least the plan's bytes divided by [`MAX_STEPS`]: one-byte steps stay,
+/// in plans that move a few kilobytes, and the fuzzer cannot drift towards
+/// plans that move 200 KB a byte at a time. Bodies and the endings keep
+/// their sizes.
+fn lighten(plan: &mut Plan) {
+    let ending = match plan.ending {
+        Ending::StallBody(..) => 1000,
+        // The server writes until the narrow pipe is full.
+        Ending::StopReading => plan.narrow_cap.min(HUGE),
+        Ending::ServerStallBody => 3 * FLUSH,
+        _ => 0,
+    };
+    let bytes: usize = plan
+        .requests
+        .iter()
+        .map(|rp| {
+            // A head is about a hundred bytes each way.
+            256 + rp.body.as_ref().map_or(0, |b| b.len) + rp.response_len()
+        })
+        .sum::<usize>()
+        + ending;
+    let least = bytes.div_ceil(MAX_STEPS);
+    let sizes = plan
+        .reads
+        .iter_mut()
+        .chain(plan.writes.iter_mut())
+        .flatten();
+    let pieces = plan
+        .requests
+        .iter_mut()
+        .filter_map(|rp| rp.body.as_mut())
+        .flat_map(|b| b.pieces.iter_mut());
+    for size in sizes.chain(pieces).chain([&mut plan.narrow_cap]) {
+        *size = (*size).max(least);
     }
 }
 

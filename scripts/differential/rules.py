@@ -315,6 +315,18 @@ def _(inp, p, x, p_out):
                 re.search(rb"(?:^|\n)[0-9a-fA-F]+[ \t]+;", inp["raw"]))
 
 
+@rule("chunk-size-any-number-of-digits", ("looser",), peers=("h11",))
+def _(inp, p, x, p_out):
+    # RFC 9112 section 7.1: chunk-size = 1*HEXDIG, and recipients MUST
+    # anticipate large numerals and prevent overflow. Leading zeros are in
+    # the grammar and leave the value unambiguous: h1proto accepts any
+    # number of digits whose value fits in 64 bits (the line is bounded by
+    # max_chunk_line_bytes) and refuses only an overflow. h11 caps the size
+    # at 20 digits by its regex; llhttp accepts leading zeros as h1proto does.
+    return any(len(m.group(1)) > 20 and len(m.group(1).lstrip(b"0")) <= 16
+               for m in re.finditer(rb"(?:^|\n)([0-9a-fA-F]+)", inp["raw"]))
+
+
 @rule("response-te-with-cl-closes", ("looser", "differ"))
 def _(inp, p, x, p_out):
     # RFC 9112 section 6.3 item 3: in a response, Transfer-Encoding

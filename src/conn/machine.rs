@@ -480,48 +480,26 @@ impl Machine {
         }
     }
 
-    #[cfg(test)]
-    fn matches(&self, i: usize) -> bool {
-        let (mask, want) = RULE_FLAGS[i];
-        CANDIDATES[self.client as usize][self.server as usize] & (1 << i) != 0
-            && self.flag_bits() & mask == want
-    }
-
-    /// Applies the state-triggered rules until none matches: where they
-    /// end from each joint configuration is worked out at compile time
-    /// ([`SETTLED`]), so this is one lookup.
+    /// Applies the state-triggered rules, the first that matches first,
+    /// until none matches (as h11's `_fire_state_triggered_transitions`).
+    /// The rules that match are found in two small indexes of their
+    /// conditions ([`BY_STATES`], [`BY_FLAGS`]); the loop is the only
+    /// place where they are applied.
     #[inline]
     fn settle(&mut self) {
-        let to = SETTLED[self.client as usize][self.server as usize][usize::from(self.flag_bits())];
-        self.client = to.client;
-        self.server = to.server;
-        self.switch = to.switch;
-        self.expect = to.expect;
-        if let Some(reason) = to.close {
-            self.verdict = self.verdict.and(KeepAlive::Close(reason));
-        }
-    }
-
-    /// [`settle`](Self::settle) the long way, rule after rule: what the
-    /// table is checked against.
-    #[cfg(test)]
-    fn settle_by_rules(&mut self) {
         // Each rule changes a state or clears a flag for good, so this
         // ends; the bound only guards against a table mistake.
         for _ in 0..4 * RULES.len() {
-            let candidates = CANDIDATES[self.client as usize][self.server as usize]
+            let matching = BY_STATES[self.client as usize][self.server as usize]
                 & BY_FLAGS[usize::from(self.flag_bits())];
-            if candidates == 0 {
+            if matching == 0 {
                 return;
             }
-            let rule = &RULES[candidates.trailing_zeros() as usize];
-            debug_assert!(self.changes(rule), "{} changes nothing", rule.why);
-            self.apply(rule);
+            self.apply(&RULES[matching.trailing_zeros() as usize]);
         }
         debug_assert!(false, "the rules do not settle: {self:?}");
     }
 
-    #[cfg(test)]
     fn apply(&mut self, rule: &Rule) {
         for then in rule.then {
             match *then {
@@ -559,16 +537,23 @@ impl Machine {
         bits
     }
 
+    /// `true` when `rule` applies, read from the rule itself: both
+    /// parties' states are among those it lists (none listed: any) and
+    /// each flag has the value it gives. What the indexes are checked
+    /// against.
     #[cfg(test)]
-    /// `true` when applying `rule` would change something.
-    fn changes(&self, rule: &Rule) -> bool {
-        rule.then.iter().any(|then| match *then {
-            Then::Client(s) => self.client != s,
-            Then::Server(s) => self.server != s,
-            Then::Close(_) => self.verdict.is_reusable(),
-            Then::ForgetSwitch => self.switch,
-            Then::ForgetExpect => self.expect,
-        })
+    fn matches(&self, rule: &Rule) -> bool {
+        let flag = |flag| match flag {
+            Flag::KeepAlive => self.verdict.is_reusable(),
+            Flag::SwitchProposed => self.switch,
+            Flag::ExpectContinue => self.expect,
+            Flag::MoreDue => self.in_flight > 0,
+            Flag::LastDue => self.in_flight <= 1,
+            Flag::ResponsesEnd => self.responses_end,
+        };
+        (rule.client.is_empty() || rule.client.contains(&self.client))
+            && (rule.server.is_empty() || rule.server.contains(&self.server))
+            && rule.flags.iter().all(|&(f, value)| flag(f) == value)
     }
 }
 
@@ -603,10 +588,8 @@ static NEXT: [[[u8; INPUTS]; STATES]; 2] = {
 };
 
 /// For each joint state (client, server), the rules whose state lists
-/// match it, as a bit set (for `settle_by_rules`, which checks
-/// [`SETTLED`]).
-#[cfg(test)]
-static CANDIDATES: [[u32; STATES]; STATES] = {
+/// hold it, as a bit set (bit `r` for `RULES[r]`), built at compile time.
+static BY_STATES: [[u32; STATES]; STATES] = {
     let mut table = [[0u32; STATES]; STATES];
     let mut r = 0;
     while r < RULES.len() {
@@ -626,36 +609,23 @@ static CANDIDATES: [[u32; STATES]; STATES] = {
     table
 };
 
-/// Each rule's flag conditions as (mask, wanted bits).
-#[cfg(test)]
-static RULE_FLAGS: [(u8, u8); RULES.len()] = {
-    let mut table = [(0u8, 0u8); RULES.len()];
-    let mut r = 0;
-    while r < RULES.len() {
-        let mut k = 0;
-        while k < RULES[r].flags.len() {
-            let (flag, value) = RULES[r].flags[k];
-            table[r].0 |= flag.bit();
-            if value {
-                table[r].1 |= flag.bit();
-            }
-            k += 1;
-        }
-        r += 1;
-    }
-    table
-};
-
-/// For each value of the flag bits, the rules whose flag conditions hold.
-#[cfg(test)]
+/// For each value of the flag bits, the rules whose flag conditions hold,
+/// as a bit set, built at compile time.
 static BY_FLAGS: [u32; 64] = {
     let mut table = [0u32; 64];
     let mut bits = 0;
     while bits < 64 {
         let mut r = 0;
         while r < RULES.len() {
-            let (mask, want) = RULE_FLAGS[r];
-            if bits as u8 & mask == want {
+            let flags = RULES[r].flags;
+            let mut holds = true;
+            let mut k = 0;
+            while k < flags.len() {
+                let (flag, value) = flags[k];
+                holds &= (bits as u8 & flag.bit() != 0) == value;
+                k += 1;
+            }
+            if holds {
                 table[bits] |= 1 << r;
             }
             r += 1;
@@ -665,113 +635,8 @@ static BY_FLAGS: [u32; 64] = {
     table
 };
 
-/// Where the rules settle from one joint configuration.
-#[derive(Debug, Clone, Copy)]
-struct Settled {
-    client: State,
-    server: State,
-    switch: bool,
-    expect: bool,
-    /// The reason of the first rule that closed a reusable verdict.
-    close: Option<CloseReason>,
-}
-
-/// For each joint state (client, server) and each value of the flag bits,
-/// where the rules settle (see [`Machine::settle`]), built at compile time
-/// by applying [`RULES`] as `settle_by_rules` does.
-static SETTLED: [[[Settled; 64]; STATES]; STATES] = {
-    let mut table = [[[Settled {
-        client: State::Idle,
-        server: State::Idle,
-        switch: false,
-        expect: false,
-        close: None,
-    }; 64]; STATES]; STATES];
-    let mut c = 0;
-    while c < STATES {
-        let mut sv = 0;
-        while sv < STATES {
-            let mut bits = 0;
-            while bits < 64 {
-                table[c][sv][bits] = settled(c, sv, bits as u8);
-                bits += 1;
-            }
-            sv += 1;
-        }
-        c += 1;
-    }
-    table
-};
-
-/// Applies the first rule that matches until none does (bounded as the
-/// runtime loop is).
-const fn settled(client: usize, server: usize, bits: u8) -> Settled {
-    let mut to = Settled {
-        client: ALL_STATES[client],
-        server: ALL_STATES[server],
-        switch: bits & Flag::SwitchProposed.bit() != 0,
-        expect: bits & Flag::ExpectContinue.bit() != 0,
-        close: None,
-    };
-    let mut bits = bits;
-    let mut rounds = 0;
-    while rounds < 4 * RULES.len() {
-        let mut r = 0;
-        while r < RULES.len() && !rule_matches(&RULES[r], to.client, to.server, bits) {
-            r += 1;
-        }
-        if r == RULES.len() {
-            break;
-        }
-        let then = RULES[r].then;
-        let mut k = 0;
-        while k < then.len() {
-            match then[k] {
-                Then::Client(s) => to.client = s,
-                Then::Server(s) => to.server = s,
-                Then::Close(reason) => {
-                    if bits & Flag::KeepAlive.bit() != 0 {
-                        bits &= !Flag::KeepAlive.bit();
-                        to.close = Some(reason);
-                    }
-                }
-                Then::ForgetSwitch => {
-                    bits &= !Flag::SwitchProposed.bit();
-                    to.switch = false;
-                }
-                Then::ForgetExpect => {
-                    bits &= !Flag::ExpectContinue.bit();
-                    to.expect = false;
-                }
-            }
-            k += 1;
-        }
-        rounds += 1;
-    }
-    to
-}
-
-/// `true` when `rule` applies to these states and flag bits.
-const fn rule_matches(rule: &Rule, client: State, server: State, bits: u8) -> bool {
-    if !lists(rule.client, client as usize) || !lists(rule.server, server as usize) {
-        return false;
-    }
-    let mut k = 0;
-    while k < rule.flags.len() {
-        let (flag, value) = rule.flags[k];
-        if (bits & flag.bit() != 0) != value {
-            return false;
-        }
-        k += 1;
-    }
-    true
-}
-
 /// `true` when `list` is empty (any state) or holds the state of index `i`.
 const fn lists(list: &[State], i: usize) -> bool {
-    if list.is_empty() {
-        return true;
-    }
     let mut k = 0;
     while k < list.len() {
         if list[k] as usize == i {
@@ -779,7 +644,7 @@ const fn lists(list: &[State], i: usize) -> bool {
         }
         k += 1;
     }
-    false
+    list.is_empty()
 }
 
 /// The state after `input` from `from`, if the table lists it.
@@ -827,20 +692,30 @@ pub(crate) mod doc {
         out
     }
 
+    /// A rule's name in the document: its place in [`RULES`], from `R1`.
+    fn rule_name(index: usize) -> String {
+        format!("R{}", index + 1)
+    }
+
+    /// A rule's flag conditions: "always" when it has none.
+    fn flags(rule: &Rule) -> String {
+        if rule.flags.is_empty() {
+            "always".to_string()
+        } else {
+            rule.flags
+                .iter()
+                .map(|&(f, v)| format!("{}{f:?}", if v { "" } else { "not " }))
+                .collect::<Vec<_>>()
+                .join(" and ")
+        }
+    }
+
     /// The state-triggered rules as a Markdown table.
     pub(crate) fn rules_markdown() -> String {
-        let mut out =
-            String::from("| client | server | when | then | why |\n|---|---|---|---|---|\n");
-        for rule in RULES {
-            let flags = if rule.flags.is_empty() {
-                "always".to_string()
-            } else {
-                rule.flags
-                    .iter()
-                    .map(|&(f, v)| format!("{}{f:?}", if v { "" } else { "not " }))
-                    .collect::<Vec<_>>()
-                    .join(" and ")
-            };
+        let mut out = String::from(
+            "| rule | client | server | when | then | why |\n|---|---|---|---|---|---|\n",
+        );
+        for (i, rule) in RULES.iter().enumerate() {
             let then = rule
                 .then
                 .iter()
@@ -854,32 +729,90 @@ pub(crate) mod doc {
                 .collect::<Vec<_>>()
                 .join("; ");
             out.push_str(&format!(
-                "| {} | {} | {flags} | {then} | {} |\n",
+                "| {} | {} | {} | {} | {then} | {} |\n",
+                rule_name(i),
                 states(rule.client),
                 states(rule.server),
+                flags(rule),
                 rule.why
             ));
         }
         out
     }
 
-    /// Both parties' event-triggered transitions as a Mermaid diagram.
+    /// One edge of the diagram: (party, from, to, label).
+    type Edge = (Party, State, State, String);
+
+    /// Every transition the diagram draws, from both tables: each event
+    /// but `Error` (labelled with its input), and each rule that moves a
+    /// party (labelled with its name and what it asks of the other party
+    /// and of the flags), once per state it moves the party from.
+    fn edges() -> Vec<Edge> {
+        let mut out: Vec<Edge> = EVENTS
+            .iter()
+            .filter(|&&(_, _, input, _)| input != I::Error)
+            .map(|&(p, from, input, to)| (p, from, to, format!("{input:?}")))
+            .collect();
+        for (i, rule) in RULES.iter().enumerate() {
+            for then in rule.then {
+                let (p, own, other, to) = match *then {
+                    Then::Client(to) => (C, rule.client, rule.server, to),
+                    Then::Server(to) => (Sv, rule.server, rule.client, to),
+                    _ => continue,
+                };
+                let mut when = Vec::new();
+                if !other.is_empty() {
+                    let other_party = if p == C { Sv } else { C };
+                    when.push(format!("{} {}", party(other_party), states(other)));
+                }
+                if !rule.flags.is_empty() || when.is_empty() {
+                    when.push(flags(rule));
+                }
+                let label = format!("{} {}", rule_name(i), when.join(", "));
+                let from: Vec<State> = if own.is_empty() {
+                    ALL_STATES
+                        .into_iter()
+                        .filter(|s| !s.is_final() && *s != to)
+                        .collect()
+                } else {
+                    own.to_vec()
+                };
+                for from in from {
+                    out.push((p, from, to, label.clone()));
+                }
+            }
+        }
+        out
+    }
+
+    /// Both parties' transitions as a Mermaid state diagram: one box per
+    /// party, the final states styled apart.
     pub(crate) fn diagram_mermaid() -> String {
+        let edges = edges();
         let mut out = String::from("stateDiagram-v2\n");
+        let mut finals = Vec::new();
         for p in [C, Sv] {
             let name = party(p);
-            out.push_str(&format!(
-                "    state {name} {{\n        [*] --> {name}_Idle\n"
-            ));
-            for &(q, from, input, to) in EVENTS {
-                if q == p && input != I::Error {
-                    out.push_str(&format!(
-                        "        {name}_{from} --> {name}_{to}: {input:?}\n"
-                    ));
+            out.push_str(&format!("    state {name} {{\n"));
+            for s in ALL_STATES {
+                let drawn = edges
+                    .iter()
+                    .any(|&(q, from, to, _)| q == p && (from == s || to == s));
+                if drawn {
+                    out.push_str(&format!("        state \"{s}\" as {name}_{s}\n"));
+                    if s.is_final() {
+                        finals.push(format!("{name}_{s}"));
+                    }
                 }
+            }
+            out.push_str(&format!("        [*] --> {name}_{}\n", State::Idle));
+            for (_, from, to, label) in edges.iter().filter(|e| e.0 == p) {
+                out.push_str(&format!("        {name}_{from} --> {name}_{to}: {label}\n"));
             }
             out.push_str("    }\n");
         }
+        out.push_str("    classDef final font-style:italic,stroke-width:3px\n");
+        out.push_str(&format!("    class {} final\n", finals.join(",")));
         out
     }
 }
@@ -911,7 +844,44 @@ mod tests {
             }
         }
         assert!(unlisted > 0);
-        assert!(RULES.len() <= 32, "CANDIDATES holds 32 rules");
+        // The rules' indexes: for every joint state and flag value, the
+        // rules they give are those whose conditions hold.
+        assert!(RULES.len() <= 32, "the indexes hold 32 rules");
+        for client in ALL_STATES {
+            for server in ALL_STATES {
+                for bits in 0..64u8 {
+                    let m = Machine {
+                        client,
+                        server,
+                        verdict: if bits & Flag::KeepAlive.bit() != 0 {
+                            KeepAlive::Reusable
+                        } else {
+                            KeepAlive::Close(CloseReason::PeerClose)
+                        },
+                        switch: bits & Flag::SwitchProposed.bit() != 0,
+                        expect: bits & Flag::ExpectContinue.bit() != 0,
+                        responses_end: bits & Flag::ResponsesEnd.bit() != 0,
+                        // MoreDue and LastDue: 1 in flight has both, 2
+                        // MoreDue alone, 0 LastDue alone; neither cannot be.
+                        in_flight: match (
+                            bits & Flag::MoreDue.bit() != 0,
+                            bits & Flag::LastDue.bit() != 0,
+                        ) {
+                            (true, true) => 1,
+                            (true, false) => 2,
+                            (false, true) => 0,
+                            (false, false) => continue,
+                        },
+                    };
+                    assert_eq!(m.flag_bits(), bits);
+                    let indexed =
+                        BY_STATES[client as usize][server as usize] & BY_FLAGS[usize::from(bits)];
+                    for (r, rule) in RULES.iter().enumerate() {
+                        assert_eq!(indexed & (1 << r) != 0, m.matches(rule), "{}", rule.why);
+                    }
+                }
+            }
+        }
     }
 
     const INPUT_LIST: [Input; INPUTS] = [
@@ -987,56 +957,7 @@ mod tests {
                         in_flight: usize::from(bits >> 4),
                     };
                     m.settle();
-                    assert!(
-                        RULES
-                            .iter()
-                            .enumerate()
-                            .all(|(i, r)| !(m.matches(i) && m.changes(r))),
-                        "{m:?}"
-                    );
-                }
-            }
-        }
-    }
-
-    /// The compile-time table ends where applying the rules one after
-    /// the other ends, from every joint state and every flag value.
-    #[test]
-    fn the_settle_table_is_the_rules_applied() {
-        for client in ALL {
-            for server in ALL {
-                for bits in 0..64u8 {
-                    for verdict in [
-                        KeepAlive::Reusable,
-                        KeepAlive::Close(CloseReason::PeerClose),
-                    ] {
-                        // MoreDue without LastDue means two or more in
-                        // flight; LastDue without MoreDue, none.
-                        let in_flight = match (bits & 8 != 0, bits & 16 != 0) {
-                            (true, true) => 1,
-                            (true, false) => 2,
-                            (false, true) => 0,
-                            (false, false) => continue,
-                        };
-                        let keep = verdict.is_reusable();
-                        if keep != (bits & 1 != 0) {
-                            continue;
-                        }
-                        let m = Machine {
-                            client,
-                            server,
-                            verdict,
-                            switch: bits & 2 != 0,
-                            expect: bits & 4 != 0,
-                            responses_end: bits & 32 != 0,
-                            in_flight,
-                        };
-                        assert_eq!(m.flag_bits(), bits);
-                        let (mut by_table, mut by_rules) = (m.clone(), m.clone());
-                        by_table.settle();
-                        by_rules.settle_by_rules();
-                        assert_eq!(by_table, by_rules, "from {m:?}");
-                    }
+                    assert!(RULES.iter().all(|r| !m.matches(r)), "{m:?}");
                 }
             }
         }

@@ -113,9 +113,8 @@ fn bounds(plan: &Plan, config: &Config, side: Side) -> Bounds {
     let largest = plan
         .requests
         .iter()
-        .enumerate()
-        .map(|(id, r)| match side {
-            Side::Server => r.response_body(id).len().max(r.resp_len),
+        .map(|r| match side {
+            Side::Server => r.response_len().max(r.resp_len),
             Side::Client => r.body.as_ref().map_or(0, |b| b.len),
         })
         .max()
@@ -280,7 +279,7 @@ async fn serve_requests(
                 }
                 let trailers = rp.response_trailers().then(|| {
                     let mut t = HeaderMap::new();
-                    t.insert("x-len", rp.response_body(id).len().into());
+                    t.insert("x-len", rp.response_len().into());
                     t
                 });
                 s.sender().finish(trailers).unwrap();
@@ -649,7 +648,7 @@ async fn client(sim: Sim, plan: Rc<Plan>, shared: Shared) {
                 "POST /{extra} HTTP/1.1\r\nHost: sim\r\nX-Id: {extra}\r\nContent-Length: 1000\r\n\r\n"
             );
             ep.sock.write_all(head.as_bytes()).await;
-            let body: Vec<u8> = (0..n).map(|i| req_byte(extra, i)).collect();
+            let body = req_body(extra, n);
             ep.sock.write_all(&body).await;
             read_tail(&ep, &shared).await;
         }

@@ -47,6 +47,16 @@ pub fn trace(sim: &Sim, what: std::fmt::Arguments<'_>) {
     }
 }
 
+/// Bytes as a traced string, formatted only when traced: the arguments of
+/// [`trace`] are built on every step even when tracing is off.
+struct Lossy<'a>(&'a [u8]);
+
+impl fmt::Display for Lossy<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", String::from_utf8_lossy(self.0))
+    }
+}
+
 /// One nanosecond: "just before" a deadline.
 pub const TICK: Duration = Duration::from_nanos(1);
 
@@ -317,7 +327,12 @@ impl Socket {
                 Read::Reset
             } else if !pipe.data.is_empty() {
                 let n = max.min(pipe.data.len());
-                Read::Data(pipe.data.drain(..n).collect())
+                let (front, back) = pipe.data.as_slices();
+                let mut bytes = Vec::with_capacity(n);
+                bytes.extend_from_slice(&front[..n.min(front.len())]);
+                bytes.extend_from_slice(&back[..n - bytes.len()]);
+                pipe.data.drain(..n);
+                Read::Data(bytes)
             } else if pipe.fin {
                 Read::Eof
             } else {
@@ -945,10 +960,10 @@ impl Endpoint {
                         trace(
                             &sim,
                             format_args!(
-                                "{:?} {}: read {:?}",
+                                "{:?} {}: read {}",
                                 self.model.side,
                                 self.sock.id,
-                                String::from_utf8_lossy(&bytes)
+                                Lossy(&bytes)
                             ),
                         );
                         self.reads.take();
@@ -990,10 +1005,10 @@ impl Endpoint {
                         trace(
                             &sim,
                             format_args!(
-                                "{:?} {}: wrote {:?}",
+                                "{:?} {}: wrote {}",
                                 self.model.side,
                                 self.sock.id,
-                                String::from_utf8_lossy(&bytes[..n])
+                                Lossy(&bytes[..n])
                             ),
                         );
                         self.writes.take();

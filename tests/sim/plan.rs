@@ -128,23 +128,39 @@ pub fn client_config(plan: &Plan) -> Config {
     config
 }
 
-/// The byte at `i` of request `id`'s body.
-pub fn req_byte(id: usize, i: usize) -> u8 {
-    b'a' + ((id * 7 + i) % 26) as u8
+/// The first `len` bytes of request `id`'s body: the lower-case alphabet
+/// from letter `7 * id`, over and over.
+pub fn req_body(id: usize, len: usize) -> Vec<u8> {
+    alphabet(b"abcdefghijklmnopqrstuvwxyz", id * 7, len)
 }
 
-/// Response body bytes generated for request `id`.
+/// Response body bytes generated for request `id`: the upper-case
+/// alphabet from letter `13 * id`, over and over.
 pub fn gen_body(id: usize, len: usize) -> Vec<u8> {
-    (0..len)
-        .map(|i| b'A' + ((id * 13 + i) % 26) as u8)
-        .collect()
+    alphabet(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", id * 13, len)
+}
+
+/// `len` bytes of `letters` repeated, from letter `from` (modulo 26): one
+/// turn of the alphabet, then copies of what is built, doubling (the large
+/// bodies are built in every run, the fuzz target's included).
+fn alphabet(letters: &[u8; 26], from: usize, len: usize) -> Vec<u8> {
+    let at = from % letters.len();
+    let mut out = Vec::with_capacity(len.max(letters.len()));
+    out.extend_from_slice(&letters[at..]);
+    out.extend_from_slice(&letters[..at]);
+    // Each copy starts a whole number of turns in, so the letters go on.
+    while out.len() < len {
+        out.extend_from_within(..out.len().min(len - out.len()));
+    }
+    out.truncate(len);
+    out
 }
 
 impl ReqPlan {
     pub fn body_bytes(&self, id: usize) -> Vec<u8> {
         self.body
             .as_ref()
-            .map_or_else(Vec::new, |b| (0..b.len).map(|i| req_byte(id, i)).collect())
+            .map_or_else(Vec::new, |b| req_body(id, b.len))
     }
 
     /// The body frames something (a chunked body always does).
@@ -159,6 +175,18 @@ impl ReqPlan {
 
     pub fn echoes(&self) -> bool {
         self.has_body() && self.answer != Answer::Early
+    }
+
+    /// The length of [`response_body`](Self::response_body), without
+    /// building it.
+    pub fn response_len(&self) -> usize {
+        if self.method == Method::HEAD {
+            0
+        } else if self.echoes() {
+            self.body.as_ref().map_or(0, |b| b.len)
+        } else {
+            self.resp_len
+        }
     }
 
     /// The response body the client must get.
