@@ -1,4 +1,5 @@
-//! The client role: requests to bytes.
+//! The request encoder's own send methods; how a request head is planned
+//! and written is the client role's (`src/role/client.rs`).
 
 use bytes::Bytes;
 use http::request::Parts;

@@ -1,4 +1,5 @@
-//! The server role: responses to bytes.
+//! The response encoder's own send methods; how a response head is
+//! planned and written is the server role's (`src/role/server.rs`).
 
 use bytes::Bytes;
 use http::response::Parts;

@@ -1,4 +1,7 @@
-//! The client role: requests out, responses in.
+//! The client role: requests out, responses in. Everything the client does
+//! differently is here: its connection's state and methods, and its part of
+//! the one role trait (how a request head is planned and written, what a
+//! response event does to the connection).
 
 use bytes::BytesMut;
 use http::StatusCode;

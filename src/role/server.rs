@@ -1,4 +1,7 @@
-//! The server role: requests in, responses out.
+//! The server role: requests in, responses out. Everything the server does
+//! differently is here: its connection's state and methods, and its part of
+//! the one role trait (how a response head is planned and written, what a
+//! request event does to the connection).
 
 use bytes::{Bytes, BytesMut};
 use http::header::{CONNECTION, CONTENT_TYPE, EXPECT, HeaderValue, UPGRADE};
