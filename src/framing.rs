@@ -6,9 +6,7 @@
 //! else in the crate decides how long a message body is.
 //! `docs/framing.md` has the table, `docs/encoding.md` the sender's side.
 
-use http::header::{
-    CONNECTION, CONTENT_LENGTH, HOST, HeaderMap, HeaderName, HeaderValue, TRANSFER_ENCODING,
-};
+use http::header::{CONNECTION, HeaderMap, HeaderName, HeaderValue, TRANSFER_ENCODING};
 use http::{Method, StatusCode, Version};
 
 use crate::error::ErrorKind;
@@ -101,14 +99,12 @@ pub(crate) fn response_class(request: RequestKind, status: StatusCode) -> Respon
     }
 }
 
-/// Where the values of a head's `Transfer-Encoding` and `Connection`
-/// lines are read, when what [`Seen`] noted is not enough: a field map, or
-/// the head's lines themselves (a decoder without `http` types).
+/// Where the values of a head's `Transfer-Encoding` lines are read, when
+/// what [`Seen`] noted is not enough: a field map, or the reader's record
+/// of the head (a decoder without `http` types).
 pub(crate) trait FieldValues {
     /// The values of the `Transfer-Encoding` lines, in order.
     fn transfer_encodings(&self) -> impl Iterator<Item = &[u8]>;
-    /// The values of the `Connection` lines, in order.
-    fn connections(&self) -> impl Iterator<Item = &[u8]>;
 }
 
 impl FieldValues for HeaderMap {
@@ -116,10 +112,6 @@ impl FieldValues for HeaderMap {
         self.get_all(TRANSFER_ENCODING)
             .iter()
             .map(HeaderValue::as_bytes)
-    }
-
-    fn connections(&self) -> impl Iterator<Item = &[u8]> {
-        self.get_all(CONNECTION).iter().map(HeaderValue::as_bytes)
     }
 }
 
@@ -331,7 +323,7 @@ pub(crate) fn declared_framing(
 }
 
 /// What the framing and the keep-alive verdict depend on, gathered in one
-/// pass: by the parser while it reads the field lines, or by [`Seen::of`]
+/// pass: by the head reader while it reads the field lines, or by [`Seen::of`]
 /// from a map.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Seen {
@@ -345,12 +337,10 @@ pub(crate) struct Seen {
     pub(crate) transfer_encoding: bool,
     /// A `Connection` field line.
     pub(crate) connection: bool,
-    /// The `Connection` lines list `close`, and `keep-alive`, as read
-    /// line by line (`connection_folded`: a line was continued by
-    /// obs-fold, and the joined value in the map decides instead).
+    /// The `Connection` lines list `close`, and `keep-alive` (an
+    /// obs-folded line read as joined).
     pub(crate) connection_close: bool,
     pub(crate) connection_keep_alive: bool,
-    pub(crate) connection_folded: bool,
 }
 
 impl Seen {
@@ -410,15 +400,6 @@ impl Seen {
         });
     }
 
-    /// Replaces the value of the `Content-Length` line just noted with what
-    /// an obs-fold continuation made of it (responses only). A length
-    /// already refused stays refused.
-    pub(crate) fn content_length_folded(&mut self, value: &[u8]) {
-        if let Some(Some(_)) = self.content_length {
-            self.content_length = Some(parse_decimal(trim_ows(value)));
-        }
-    }
-
     /// The body length `Content-Length` gives, if any.
     ///
     /// Strict: exactly one field line whose value is 1*DIGIT without sign,
@@ -457,41 +438,12 @@ fn same_token(value: &[u8], token: &[u8]) -> bool {
 /// The keep-alive verdict a message's version and `Connection` field give
 /// (RFC 9112 section 9.3), before its framing is considered.
 pub(crate) fn connection_verdict(version: Version, headers: &HeaderMap) -> KeepAlive {
-    connection_verdict_in(version, headers)
+    connection_verdict_of(version, &Seen::of(headers))
 }
 
-/// [`connection_verdict`] from the `Connection` values of `fields`.
-fn connection_verdict_in(version: Version, fields: &impl FieldValues) -> KeepAlive {
-    let mut close = false;
-    let mut keep_alive = false;
-    for value in fields.connections() {
-        for token in list_elements(value) {
-            if token.eq_ignore_ascii_case(b"close") {
-                close = true;
-            } else if token.eq_ignore_ascii_case(b"keep-alive") {
-                keep_alive = true;
-            }
-        }
-    }
-    if close {
-        KeepAlive::Close(CloseReason::PeerClose)
-    } else if keep_alive {
-        KeepAlive::Reusable
-    } else {
-        version_verdict(version)
-    }
-}
-
-/// [`connection_verdict`] from the fields gathered in `seen`: `fields` is
-/// searched only when a `Connection` field was continued by obs-fold.
-pub(crate) fn connection_verdict_of(
-    version: Version,
-    seen: &Seen,
-    fields: &impl FieldValues,
-) -> KeepAlive {
-    if seen.connection_folded {
-        connection_verdict_in(version, fields)
-    } else if seen.connection_close {
+/// [`connection_verdict`] from the fields gathered in `seen`.
+pub(crate) fn connection_verdict_of(version: Version, seen: &Seen) -> KeepAlive {
+    if seen.connection_close {
         KeepAlive::Close(CloseReason::PeerClose)
     } else if seen.connection_keep_alive {
         KeepAlive::Reusable
@@ -519,10 +471,10 @@ pub(crate) fn connection_has(headers: &HeaderMap, token: &[u8]) -> bool {
 }
 
 /// What a field name means to the framing rules: decided once per name
-/// the parser caches, and read by [`Seen`].
+/// the name cache keeps, and read by [`Seen`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum FieldRole {
-    /// Nothing the parser acts on.
+    /// Nothing the framing rules act on.
     Other,
     /// `Host`.
     Host,
@@ -535,18 +487,23 @@ pub(crate) enum FieldRole {
 }
 
 impl FieldRole {
-    pub(crate) fn of(name: &HeaderName) -> FieldRole {
-        if name == HOST {
-            FieldRole::Host
-        } else if name == CONTENT_LENGTH {
-            FieldRole::ContentLength
-        } else if name == TRANSFER_ENCODING {
-            FieldRole::TransferEncoding
-        } else if name == CONNECTION {
-            FieldRole::Connection
-        } else {
-            FieldRole::Other
+    /// The role of a field name, in any case: the one classification of
+    /// names, for the reader (bytes as received) and the encoders (a
+    /// `HeaderName`).
+    #[inline]
+    pub(crate) fn of_name(name: &[u8]) -> FieldRole {
+        let is = |known: &[u8]| name.eq_ignore_ascii_case(known);
+        match name.len() {
+            4 if is(b"host") => FieldRole::Host,
+            10 if is(b"connection") => FieldRole::Connection,
+            14 if is(b"content-length") => FieldRole::ContentLength,
+            17 if is(b"transfer-encoding") => FieldRole::TransferEncoding,
+            _ => FieldRole::Other,
         }
+    }
+
+    pub(crate) fn of(name: &HeaderName) -> FieldRole {
+        FieldRole::of_name(name.as_str().as_bytes())
     }
 }
 

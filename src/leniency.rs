@@ -339,7 +339,7 @@ impl ResponseLeniency {
     }
 }
 
-/// What the parser consults: the switches of one side, flattened, and the
+/// What the head reader consults: the switches of one side, flattened, and the
 /// side itself (so that an error names only a switch of that side).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Rules {

@@ -69,25 +69,11 @@ use std::iter::FusedIterator;
 use std::ops::Range;
 
 use bytes::Bytes;
-use memchr::memchr;
 
 use crate::error::UsageError;
 use crate::grammar::is_tchar;
-use crate::leniency::Rules;
-
-/// The longest field name `http` accepts.
-const MAX_NAME_LEN: usize = (1 << 16) - 1;
-
-/// How the head was read: what the derivation of its field lines must
-/// know of the parse.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Reading {
-    request: bool,
-    /// Parsed with the leniency switches: a line may have been skipped
-    /// (`skip_invalid_fields`) or its name trimmed (`space_before_colon`).
-    lenient: bool,
-    space_before_colon: bool,
-}
+use crate::head::reader::MAX_NAME;
+use crate::head::record::{Field, Record};
 
 /// A decoded head as it was received: its start line and its field lines
 /// in order, with their spelling, repeated fields apart and in place.
@@ -121,20 +107,33 @@ struct Reading {
 #[derive(Clone, PartialEq, Eq)]
 pub struct WireHead {
     bytes: Bytes,
-    reading: Reading,
+    /// The field lines, as the reader recorded them.
+    fields: Box<[Field]>,
+    /// A request's method ends here and its target is `target`; a
+    /// response's reason phrase is `reason`.
+    request: bool,
+    method_end: usize,
+    target: (usize, usize),
+    reason: (usize, usize),
+    line_end: usize,
+    status: u16,
+    http11: bool,
 }
 
 impl WireHead {
-    /// The view of `bytes`, a head the decoder accepted; `lenient` holds
-    /// the switches when the head needed them.
-    pub(crate) fn new(bytes: Bytes, request: bool, lenient: Option<&Rules>) -> Self {
+    /// The view of `bytes`, a head the reader accepted, whose record is
+    /// `record`.
+    pub(crate) fn new(bytes: Bytes, request: bool, record: &Record) -> Self {
         WireHead {
             bytes,
-            reading: Reading {
-                request,
-                lenient: lenient.is_some(),
-                space_before_colon: lenient.is_some_and(|r| r.space_before_colon),
-            },
+            fields: record.fields.as_slice().into(),
+            request,
+            method_end: record.method_end,
+            target: record.target,
+            reason: record.reason,
+            line_end: record.line_end,
+            status: record.status,
+            http11: record.http11,
         }
     }
 
@@ -148,78 +147,60 @@ impl WireHead {
     /// The start line (request line or status line), without its line
     /// end.
     pub fn start_line(&self) -> &[u8] {
-        let (end, _) = line_at(&self.bytes, 0);
-        &self.bytes[..end]
+        &self.bytes[..self.line_end]
     }
 
     /// The method of a request, as received (`GET`, `PROPFIND`); `None`
     /// for a response.
     pub fn method(&self) -> Option<&[u8]> {
-        if !self.reading.request {
-            return None;
-        }
-        let line = self.start_line();
-        Some(&line[..memchr(b' ', line).unwrap_or(0)])
+        self.request.then(|| &self.bytes[..self.method_end])
     }
 
     /// The status code of a response (`200`, `103`); `None` for a
     /// request.
     pub fn status(&self) -> Option<http::StatusCode> {
-        if self.reading.request {
+        if self.request {
             return None;
         }
-        http::StatusCode::from_bytes(self.start_line().get(9..12)?).ok()
+        http::StatusCode::from_u16(self.status).ok()
     }
 
     /// The HTTP version of the start line: `HTTP/1.0`, or `HTTP/1.1` for
     /// `HTTP/1.1` and the higher minors read as it.
     pub fn version(&self) -> http::Version {
-        let line = self.start_line();
-        let version = if self.reading.request {
-            line.get(line.len().saturating_sub(8)..)
+        if self.http11 {
+            http::Version::HTTP_11
         } else {
-            line.get(..8)
-        };
-        match version {
-            Some(b"HTTP/1.0") => http::Version::HTTP_10,
-            _ => http::Version::HTTP_11,
+            http::Version::HTTP_10
         }
     }
 
     /// The request-target as received (`/a%2Fb?q`, `http://host`,
     /// `host:443`, `*`); `None` for a response.
     pub fn target(&self) -> Option<&[u8]> {
-        if !self.reading.request {
-            return None;
-        }
-        let line = self.start_line();
-        // method SP request-target SP HTTP-version, the version 8 bytes.
-        let method = memchr(b' ', line)?;
-        line.get(method + 1..line.len().checked_sub(9)?)
+        self.request
+            .then(|| &self.bytes[self.target.0..self.target.1])
     }
 
     /// The reason phrase as received, possibly empty; `None` for a
     /// request. (The [`ReasonPhrase`](crate::ReasonPhrase) extension holds
     /// it too, when it is not the canonical one.)
     pub fn reason(&self) -> Option<&[u8]> {
-        if self.reading.request {
-            return None;
-        }
-        // HTTP-version SP status-code SP reason-phrase
-        Some(self.start_line().get(13..).unwrap_or(&[]))
+        (!self.request).then(|| &self.bytes[self.reason.0..self.reason.1])
     }
 
     /// The field lines in the order received, as `(name, value)`: the
     /// name as spelled, the value without the whitespace around it.
     pub fn fields(&self) -> FieldLines<'_> {
         FieldLines {
-            spans: Spans::new(&self.bytes, self.reading),
+            bytes: &self.bytes,
+            fields: self.fields.iter(),
         }
     }
 
-    /// The field lines as ranges of [`bytes`](Self::bytes).
-    pub(crate) fn spans(&self) -> Spans<'_> {
-        Spans::new(&self.bytes, self.reading)
+    /// The names of the field lines as ranges of [`bytes`](Self::bytes).
+    pub(crate) fn names(&self) -> impl Iterator<Item = Range<usize>> + '_ {
+        self.fields.iter().map(Field::name)
     }
 }
 
@@ -254,16 +235,20 @@ impl fmt::Debug for WireHead {
 /// ```
 #[derive(Debug, Clone)]
 pub struct FieldLines<'a> {
-    spans: Spans<'a>,
+    bytes: &'a [u8],
+    fields: std::slice::Iter<'a, Field>,
 }
 
 impl<'a> Iterator for FieldLines<'a> {
     type Item = (&'a [u8], &'a [u8]);
 
     fn next(&mut self) -> Option<Self::Item> {
-        let (name, value) = self.spans.next()?;
-        let bytes = self.spans.bytes;
-        Some((&bytes[name], &bytes[value]))
+        let field = self.fields.next()?;
+        Some((&self.bytes[field.name()], &self.bytes[field.value()]))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.fields.size_hint()
     }
 }
 
@@ -309,20 +294,16 @@ impl FusedIterator for FieldLines<'_> {}
 #[derive(Clone, PartialEq, Eq)]
 pub struct WireTrailers {
     bytes: Bytes,
-    reading: Reading,
+    fields: Box<[Field]>,
 }
 
 impl WireTrailers {
-    /// The view of `bytes`, a trailer section the decoder accepted with
-    /// the switches `rules`.
-    pub(crate) fn new(bytes: Bytes, rules: &Rules) -> Self {
+    /// The view of `bytes`, a trailer section the reader accepted, whose
+    /// record is `record`.
+    pub(crate) fn new(bytes: Bytes, record: &Record) -> Self {
         WireTrailers {
             bytes,
-            reading: Reading {
-                request: false,
-                lenient: rules.skip_invalid_fields || rules.space_before_colon,
-                space_before_colon: rules.space_before_colon,
-            },
+            fields: record.fields.as_slice().into(),
         }
     }
 
@@ -337,13 +318,9 @@ impl WireTrailers {
     /// name as spelled, the value without the whitespace around it.
     pub fn fields(&self) -> FieldLines<'_> {
         FieldLines {
-            spans: self.spans(),
+            bytes: &self.bytes,
+            fields: self.fields.iter(),
         }
-    }
-
-    /// The field lines as ranges of [`bytes`](Self::bytes).
-    fn spans(&self) -> Spans<'_> {
-        Spans::from(&self.bytes, 0, self.reading)
     }
 }
 
@@ -355,142 +332,9 @@ impl fmt::Debug for WireTrailers {
     }
 }
 
-/// The field lines of a head as ranges: the one place that tells field
-/// lines apart from what else a head the decoder accepted may hold.
-///
-/// It repeats the decisions of the parser (`head::parse`) for an accepted
-/// head, which makes them simple: a line starting with SP or HTAB
-/// continues the field line above it (or is skipped with it); in a head
-/// read strictly every other line is `name ":" value`; in one read with
-/// the switches, a line without a colon, or whose name is not a token
-/// (after the whitespace before its colon is dropped, with
-/// `space_before_colon`), was skipped.
-#[derive(Debug, Clone)]
-pub(crate) struct Spans<'a> {
-    bytes: &'a [u8],
-    /// The next line to look at: where it starts, where its content ends
-    /// and where the line after it starts. Each line end is searched for
-    /// once.
-    line: (usize, usize, usize),
-    reading: Reading,
-}
-
-impl<'a> Spans<'a> {
-    /// The field lines of a head: they start after the start line.
-    fn new(bytes: &'a [u8], reading: Reading) -> Self {
-        let (_, first) = line_at(bytes, 0);
-        Spans::from(bytes, first, reading)
-    }
-
-    /// The field lines of a section whose first line starts at `first`.
-    fn from(bytes: &'a [u8], first: usize, reading: Reading) -> Self {
-        let (end, next) = line_at(bytes, first);
-        Spans {
-            bytes,
-            line: (first, end, next),
-            reading,
-        }
-    }
-
-    /// Moves on to the next line.
-    #[inline]
-    fn advance(&mut self) {
-        let start = self.line.2;
-        let (end, next) = line_at(self.bytes, start);
-        self.line = (start, end, next);
-    }
-
-    /// The name of the field line `line` whose first colon is at `colon`;
-    /// `None` for a line the parse skipped.
-    fn name(&self, line: Range<usize>, colon: usize) -> Option<Range<usize>> {
-        let raw = line.start..colon;
-        if !self.reading.lenient || is_name(&self.bytes[raw.clone()]) {
-            return Some(raw);
-        }
-        if !self.reading.space_before_colon {
-            return None;
-        }
-        let mut end = colon;
-        while end > line.start && matches!(self.bytes[end - 1], b' ' | b'\t') {
-            end -= 1;
-        }
-        (end < colon && is_name(&self.bytes[line.start..end])).then_some(line.start..end)
-    }
-
-    /// The next field line with where it starts in the head:
-    /// `(line start, name, value)`.
-    pub(crate) fn next_line(&mut self) -> Option<(usize, Range<usize>, Range<usize>)> {
-        let bytes = self.bytes;
-        loop {
-            let (start, end, _) = self.line;
-            if end == start {
-                // The empty line that ends the head (or the end of input):
-                // it stays the next line, so nothing follows.
-                return None;
-            }
-            self.advance();
-            if matches!(bytes[start], b' ' | b'\t') {
-                // A continuation of a line skipped, or of none.
-                continue;
-            }
-            let Some(colon) = memchr(b':', &bytes[start..end]).map(|c| start + c) else {
-                continue;
-            };
-            let Some(name) = self.name(start..end, colon) else {
-                continue;
-            };
-            // The value runs on over obs-fold continuation lines.
-            let mut value_end = end;
-            while self.line.1 > self.line.0 && matches!(bytes[self.line.0], b' ' | b'\t') {
-                value_end = self.line.1;
-                self.advance();
-            }
-            let value = trim(bytes, colon + 1, value_end);
-            return Some((start, name, value));
-        }
-    }
-}
-
-impl Iterator for Spans<'_> {
-    type Item = (Range<usize>, Range<usize>);
-
-    fn next(&mut self) -> Option<Self::Item> {
-        self.next_line().map(|(_, name, value)| (name, value))
-    }
-}
-
-/// The line starting at `start`: where its content ends (before CRLF, or
-/// LF alone) and where the next line starts.
-fn line_at(bytes: &[u8], start: usize) -> (usize, usize) {
-    match memchr(b'\n', &bytes[start.min(bytes.len())..]) {
-        Some(i) => {
-            let lf = start + i;
-            let end = if lf > start && bytes[lf - 1] == b'\r' {
-                lf - 1
-            } else {
-                lf
-            };
-            (end, lf + 1)
-        }
-        None => (bytes.len(), bytes.len()),
-    }
-}
-
-/// `from..to` without the whitespace and fold line breaks at either end.
-fn trim(bytes: &[u8], mut from: usize, mut to: usize) -> Range<usize> {
-    let blank = |b: u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
-    while from < to && blank(bytes[from]) {
-        from += 1;
-    }
-    while to > from && blank(bytes[to - 1]) {
-        to -= 1;
-    }
-    from..to
-}
-
 /// A field name `http` accepts: a token of at most 65,535 bytes.
 fn is_name(name: &[u8]) -> bool {
-    !name.is_empty() && name.len() <= MAX_NAME_LEN && name.iter().all(|&b| is_tchar(b))
+    !name.is_empty() && name.len() <= MAX_NAME && name.iter().all(|&b| is_tchar(b))
 }
 
 /// The order and spelling in which an encoder writes a head's fields: a
@@ -665,7 +509,7 @@ impl sealed::Sealed for FieldOrder {
 impl sealed::Sealed for WireTrailers {
     fn collect(&self, names: &mut Vec<Range<usize>>) -> &[u8] {
         names.clear();
-        names.extend(self.spans().map(|(name, _)| name));
+        names.extend(self.fields.iter().map(Field::name));
         &self.bytes
     }
 }
@@ -706,7 +550,7 @@ impl<'a> Order<'a> {
                 &list.names
             }
             Order::Wire(wire) => {
-                names.extend(wire.spans().map(|(name, _)| name));
+                names.extend(wire.names());
                 &wire.bytes
             }
         }

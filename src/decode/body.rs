@@ -5,13 +5,14 @@ use http::header::HeaderMap;
 use memchr::memchr;
 
 use crate::error::{Error, ErrorKind};
-use crate::grammar::{HEX, forbidden_in_trailers, hex_digit};
+use crate::grammar::{HEX, hex_digit};
 use crate::head::names::NameCache;
-use crate::head::parse;
-use crate::head::scan::{LineScanner, Overflow};
+use crate::head::reader::Reader;
 use crate::leniency::{Rules, Switch};
 use crate::limits::Limits;
 use crate::wire::WireTrailers;
+
+mod trailers;
 
 /// What a body decoder produced.
 #[derive(Debug)]
@@ -144,7 +145,9 @@ enum ChunkState {
 #[derive(Debug)]
 pub(crate) struct Chunked {
     state: ChunkState,
-    trailers: LineScanner,
+    /// The reader of the trailer section, made by the first one that is
+    /// not empty.
+    trailers: Option<Box<Reader>>,
     /// Trailers (or an error) found while looking ahead after data.
     pending: Option<Result<Box<Trailers>, ErrorKind>>,
     /// Whether chunk extensions are handed out.
@@ -170,7 +173,7 @@ impl Chunked {
     pub(crate) fn new(rules: Rules, report_extensions: bool, wire: bool) -> Self {
         Chunked {
             state: ChunkState::Size(0),
-            trailers: LineScanner::default(),
+            trailers: None,
             pending: None,
             report_extensions,
             wire,
@@ -324,7 +327,7 @@ impl Chunked {
                         match gather_small_chunks(buf, &mut s, limits.max_chunk_line_bytes) {
                             After::Framing => {}
                             After::Size(0) => {
-                                self.trailers.reset();
+                                self.reset_trailers();
                                 state = ChunkState::Trailers;
                             }
                             After::Size(size) => state = ChunkState::Data(size),
@@ -355,7 +358,7 @@ impl Chunked {
                         let at = s.pos;
                         s.pos += len;
                         if size == 0 {
-                            self.trailers.reset();
+                            self.reset_trailers();
                             state = ChunkState::Trailers;
                         } else {
                             state = ChunkState::Data(size);
@@ -393,17 +396,7 @@ impl Chunked {
     ) -> Result<Line, ErrorKind> {
         // The usual line: up to 15 hex digits (no overflow possible) and
         // CRLF, nothing else.
-        let digits = &line[..line.len().min(15)];
-        let mut size = 0u64;
-        let mut i = 0;
-        while i < digits.len() {
-            let d = HEX[usize::from(digits[i])];
-            if d > 15 {
-                break;
-            }
-            size = size << 4 | u64::from(d);
-            i += 1;
-        }
+        let (size, i) = hex_digits(&line[..line.len().min(15)]);
         if i > 0
             && line.len() >= i + 2
             && line[i] == b'\r'
@@ -454,26 +447,6 @@ impl Chunked {
             extensions: (digits, end),
         })
     }
-
-    /// Reads the trailer section at the start of `buf`.
-    fn trailer_step(
-        &mut self,
-        buf: &mut BytesMut,
-        limits: &Limits,
-        names: &mut NameCache,
-    ) -> Result<BodyEvent, ErrorKind> {
-        let len = match self
-            .trailers
-            .find_end(buf, limits.max_trailer_bytes, limits.max_fields)
-        {
-            Ok(Some(len)) => len,
-            Ok(None) => return Ok(BodyEvent::NeedMore),
-            Err(Overflow::Bytes) => return Err(ErrorKind::TrailersTooLarge),
-            Err(Overflow::Lines) => return Err(ErrorKind::TooManyFields),
-        };
-        let section = buf.split_to(len).freeze();
-        self.trailer_section(section, names)
-    }
 }
 
 /// Chunks whose data in the buffer is shorter than this many bytes are
@@ -506,17 +479,9 @@ fn gather_small_chunks(buf: &mut [u8], s: &mut Scan, max_line: usize) -> After {
         if rest.len() < 5 || rest[0] != b'\r' || rest[1] != b'\n' {
             return After::Framing;
         }
-        let digits = &rest[2..rest.len().min(14)];
-        let mut size = 0usize;
-        let mut i = 0;
-        while i < digits.len() {
-            let d = HEX[usize::from(digits[i])];
-            if d > 15 {
-                break;
-            }
-            size = size << 4 | usize::from(d);
-            i += 1;
-        }
+        let (size, i) = hex_digits(&rest[2..rest.len().min(14)]);
+        // At most 12 digits: the size fits.
+        let size = size as usize;
         let start = i + 4;
         if i == 0
             || rest.len() < start
@@ -634,46 +599,6 @@ enum Stop {
 }
 
 impl Chunked {
-    /// Parses the trailer section `section` (its final empty line
-    /// included). Out of line: it comes once per body, not per chunk.
-    #[inline(never)]
-    fn trailer_section(
-        &mut self,
-        section: Bytes,
-        names: &mut NameCache,
-    ) -> Result<BodyEvent, ErrorKind> {
-        let t = parse::Lenient {
-            rules: &self.rules,
-            in_head: false,
-        };
-        if let Err(e) = parse::check_final_crlf(&section, section.len(), t) {
-            return Err(self.refused(e));
-        }
-        self.state = ChunkState::Done;
-        let ends = self.trailers.ends();
-        if ends.is_empty() {
-            return Ok(BodyEvent::Done);
-        }
-        let mut map = HeaderMap::with_capacity(ends.len());
-        if let Err(e) = parse::fields(&section, ends, 0, false, t, names, &mut map) {
-            return Err(self.refused(e));
-        }
-        if map.is_empty() {
-            // Every line skipped (`skip_invalid_fields`).
-            return Ok(BodyEvent::Done);
-        }
-        if map.keys().any(forbidden_in_trailers) {
-            return Err(ErrorKind::InvalidTrailer);
-        }
-        // The section's bytes are the view's: no copy, and nothing at
-        // all without the view.
-        let wire = self.wire.then(|| WireTrailers::new(section, &self.rules));
-        Ok(BodyEvent::Trailers(Box::new(Trailers {
-            fields: map,
-            wire,
-        })))
-    }
-
     /// Keeps the switch an error names; returns its kind.
     #[cold]
     fn refused(&mut self, error: Error) -> ErrorKind {
@@ -756,6 +681,25 @@ impl Overhead {
         }
         Ok(())
     }
+}
+
+/// The hex digits at the start of `digits` (at most 15 of them, so that
+/// the value cannot overflow): the value and how many there are. The
+/// digits of the usual chunk-size line; [`chunk_size_line`] reads any
+/// other.
+#[inline(always)]
+fn hex_digits(digits: &[u8]) -> (u64, usize) {
+    let mut size = 0u64;
+    let mut i = 0;
+    while i < digits.len() {
+        let d = HEX[usize::from(digits[i])];
+        if d > 15 {
+            break;
+        }
+        size = size << 4 | u64::from(d);
+        i += 1;
+    }
+    (size, i)
 }
 
 /// Parses `chunk-size [ chunk-ext ]` (without its CRLF):

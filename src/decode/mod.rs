@@ -2,6 +2,7 @@
 //! flow).
 
 mod body;
+mod head;
 pub(crate) mod role;
 
 use std::collections::VecDeque;
@@ -10,21 +11,17 @@ use std::fmt;
 
 use bytes::{Buf, Bytes, BytesMut};
 use http::header::HeaderMap;
-use http::{Method, Request, Response, Version};
+use http::{Method, Request, Response};
 
 use crate::chunk_ext::ChunkExtensions;
 use crate::error::{Error, ErrorKind};
 use crate::framing::Seen;
-use crate::framing::{self, BodyKind, Framing, RequestKind, ResponseClass, response_class};
-use crate::head::bare;
-use crate::head::early::EarlyCheck;
+use crate::framing::{BodyKind, Framing, RequestKind};
 use crate::head::names::NameCache;
-use crate::head::parse::{self, Strict};
-use crate::head::scan::{LineScanner, Overflow};
+use crate::head::reader::{MAX_EMPTY_LINES, Options, Reader, Section};
 use crate::keep_alive::{CloseReason, KeepAlive};
-use crate::leniency::{Rules, Switch};
+use crate::leniency::Rules;
 use crate::limits::Limits;
-use crate::reason::ReasonPhrase;
 use crate::role::{Client, Role, Server};
 use crate::wire::{WireHead, WireTrailers};
 
@@ -115,19 +112,21 @@ enum State {
     Failed,
 }
 
-/// What both decoders share: limits, leniency, state, the head scanner and
+/// What both decoders share: limits, leniency, state, the head reader and
 /// the verdict.
 #[derive(Debug)]
 pub(crate) struct Core {
     limits: Limits,
     rules: Rules,
     state: State,
-    scanner: LineScanner,
-    /// The check of a head that has not ended yet (early refusal), and
-    /// the count of empty lines before a request line.
-    early: EarlyCheck,
+    /// The reader of the head being read, and its record.
+    reader: Reader,
+    /// Empty lines skipped before a request line, and the stream offset
+    /// where the last one ended: the count goes on only for a request
+    /// line that starts there.
+    empty_lines: (u8, u64),
     names: NameCache,
-    /// What the last head's fields held, as the parser noted it.
+    /// What the last head's fields held, as the head reader noted it.
     seen: Seen,
     /// An empty field map to decode the next head into.
     spare: Option<HeaderMap>,
@@ -147,9 +146,6 @@ pub(crate) struct Core {
     /// The wire view of the last trailer section handed out (with `wire`
     /// on), until the next message's head.
     wire_trailers: Option<WireTrailers>,
-    /// The head found and checked in one pass by the wire-only reader,
-    /// for its `Step::Head`.
-    bare: Option<bare::Read>,
     /// Bytes of the stream consumed so far, across calls.
     consumed: u64,
     /// Where the head being parsed starts in the stream.
@@ -172,8 +168,8 @@ impl Core {
             limits,
             rules,
             state: State::Head,
-            scanner: LineScanner::default(),
-            early: EarlyCheck::default(),
+            reader: Reader::default(),
+            empty_lines: (0, 0),
             names: NameCache::default(),
             seen: Seen::default(),
             spare: None,
@@ -185,7 +181,6 @@ impl Core {
             wire: false,
             wire_only: false,
             wire_trailers: None,
-            bare: None,
             consumed: 0,
             head_start: 0,
             failure: None,
@@ -249,115 +244,76 @@ impl Core {
             },
             State::Head => {
                 if is_request
-                    && self.scanner.in_first_line()
+                    && self.reader.in_first_line()
                     && matches!(buf.first(), Some(b'\r' | b'\n'))
                 {
                     // RFC 9112 section 2.2: ignore empty lines (CRLF) before a
                     // request-line. A bare LF is not an empty line here.
                     self.skip_empty_lines(buf)?;
                 }
-                if self.wire_only && self.scanner.searched() == 0 {
-                    // The whole head checked as it is found, no scan first;
-                    // anything else is left to the scan below.
-                    if let Some(read) = bare::read(buf, is_request, &self.limits, &mut self.names) {
-                        let len = read.len;
-                        self.bare = Some(read);
-                        return Ok(Step::Head(len));
-                    }
-                }
-                let max_lines = self.limits.max_fields.saturating_add(1);
-                match self
-                    .scanner
-                    .find_end(buf, self.limits.max_head_bytes, max_lines)
-                {
-                    // An empty line where a start line belongs (a leading
-                    // CRLF before a status line, a bare LF before a request
-                    // when `bare_lf` is off).
-                    Ok(Some(_)) if self.scanner.in_first_line() => Err(ErrorKind::InvalidStartLine),
+                let options = Options {
+                    section: if is_request {
+                        Section::Request
+                    } else {
+                        Section::Response
+                    },
+                    rules: &self.rules,
+                    max_target: self.limits.max_target_bytes,
+                    max_bytes: self.limits.max_head_bytes,
+                    max_lines: self.limits.max_fields.saturating_add(1),
+                };
+                match self.reader.read(buf, &options, &mut self.names) {
                     Ok(Some(len)) => Ok(Step::Head(len)),
-                    found => {
-                        self.unfinished(buf, found, is_request)?;
-                        Ok(Step::NeedMore)
+                    Ok(None) if self.eof => {
+                        if buf.is_empty() {
+                            self.state = State::Closed;
+                            self.verdict = KeepAlive::Close(CloseReason::PeerEof);
+                            Ok(Step::NeedMore)
+                        } else {
+                            Err(ErrorKind::UnexpectedEof)
+                        }
                     }
+                    Ok(None) => Ok(Step::NeedMore),
+                    Err(error) => Err(self.head_refused(error)),
                 }
             }
         }
     }
 
-    /// A head that has not ended within its bounds (`found`, from the
-    /// scanner): what arrived of it is checked (each byte once, across
-    /// calls) and refused at its first fault; then the bound it ran into,
-    /// or the end of the stream inside it, is refused.
+    /// A head the reader refused: the error, placed in the stream, is
+    /// kept for [`Core::error`].
+    #[cold]
     #[inline(never)]
-    fn unfinished(
-        &mut self,
-        buf: &BytesMut,
-        found: Result<Option<usize>, Overflow>,
-        is_request: bool,
-    ) -> Result<(), ErrorKind> {
+    fn head_refused(&mut self, error: Error) -> ErrorKind {
         // Where the head starts in the stream. A head is always read from
         // the start of a call (a call that ends a message returns its
         // `End`), so `buf[0]` was byte `consumed` when the call began;
         // empty lines skipped in this call moved it to where they ended
-        // (`empty_lines_end`, which is never past `consumed` otherwise).
-        let at = self.consumed.max(self.early.empty_lines_end());
-        let upto = self.scanner.searched();
-        if upto > self.early.checked(at) {
-            let max_target = self.limits.max_target_bytes;
-            if let Err(error) = self.early.check(buf, at, upto, &self.rules, max_target) {
-                // `Core::error` returns it, placed in the stream.
-                let kind = error.kind();
-                self.failure = Some(error.in_head(at));
-                return Err(kind);
-            }
-        }
-        match found {
-            Ok(_) if self.eof => {
-                if buf.is_empty() {
-                    self.state = State::Closed;
-                    self.verdict = KeepAlive::Close(CloseReason::PeerEof);
-                    Ok(())
-                } else {
-                    Err(ErrorKind::UnexpectedEof)
-                }
-            }
-            Ok(_) => Ok(()),
-            Err(Overflow::Lines) => Err(ErrorKind::TooManyFields),
-            Err(Overflow::Bytes) if is_request && self.scanner.in_first_line() => {
-                Err(ErrorKind::TargetTooLong)
-            }
-            Err(Overflow::Bytes) => Err(ErrorKind::HeadTooLarge),
-        }
+        // (`empty_lines.1`, which is never past `consumed` otherwise).
+        let at = self.consumed.max(self.empty_lines.1);
+        let kind = error.kind();
+        self.failure = Some(error.in_head(at));
+        kind
     }
 
     /// The error for a kind [`Core::step`] returned: the one the decoder
     /// failed with before, or the kind with the switch that would have
     /// accepted the input, placed at offset `at` of the stream.
     #[cold]
-    fn error(&self, kind: ErrorKind, buf: &BytesMut, is_request: bool, at: u64) -> Error {
+    fn error(&self, kind: ErrorKind, at: u64) -> Error {
         if let Some(failure) = &self.failure {
             return failure.clone();
         }
         let error = match &self.state {
             State::Body(body) => Error::refused(kind, body.hint()),
-            // An empty line where a request line belongs: a bare LF, which
-            // `bare_lf` would skip as it skips CRLF.
-            State::Head
-                if is_request
-                    && kind == ErrorKind::InvalidStartLine
-                    && buf.first() == Some(&b'\n') =>
-            {
-                Error::refused(kind, self.rules.hint(Switch::BareLf))
-            }
             _ => kind.into(),
         };
         error.at(at, None)
     }
 
     /// Skips the empty lines at the start of `buf`, at most
-    /// [`MAX_EMPTY_LINES`](crate::head::early::MAX_EMPTY_LINES) before
-    /// one request line. `buf[0]` is byte `consumed` of the stream (see
-    /// [`Core::unfinished`]).
+    /// [`MAX_EMPTY_LINES`] before one request line. `buf[0]` is byte
+    /// `consumed` of the stream (see [`Core::head_refused`]).
     #[cold]
     #[inline(never)]
     fn skip_empty_lines(&mut self, buf: &mut BytesMut) -> Result<(), ErrorKind> {
@@ -371,23 +327,30 @@ impl Core {
                 break;
             };
             let from = self.consumed + n as u64;
-            if let Err(kind) = self.early.empty_line(from, from + len as u64) {
+            let (count, end) = &mut self.empty_lines;
+            // Lines before an earlier request line do not count.
+            if *end != from {
+                *count = 0;
+            }
+            if *count == MAX_EMPTY_LINES {
                 // Placed at this line: the first byte not consumed.
                 buf.advance(n);
-                return Err(kind);
+                return Err(ErrorKind::TooManyEmptyLines);
             }
+            *count += 1;
+            *end = from + len as u64;
             n += len;
         }
         if n > 0 {
             buf.advance(n);
-            self.scanner.reset();
+            self.reader.reset();
         }
         Ok(())
     }
 
     /// Starts the body of a message whose head was just parsed.
     fn start_body(&mut self, framing: Framing, verdict: KeepAlive) {
-        self.scanner.reset();
+        self.reader.reset();
         if self.wire_trailers.is_some() {
             // The trailers of the message before are no longer the last.
             self.wire_trailers = None;
@@ -427,27 +390,6 @@ impl Core {
             }
             None => HeaderMap::with_capacity(fields),
         }
-    }
-
-    /// Finds the lines of `head`, a whole head found without the scanner
-    /// (by the wire-only reader), for the full parse.
-    fn lines_of(&mut self, head: &[u8]) {
-        if self.scanner.ends().is_empty() {
-            let _ = self.scanner.find_end(head, usize::MAX, usize::MAX);
-        }
-    }
-
-    /// The wire view a head decoded into `http` types carries, its field
-    /// map kept for the next head ([`Decoder::set_wire_only`]).
-    #[cold]
-    fn wire_of<P: HeadParts>(&mut self, parts: P, head: &Bytes, request: bool) -> WireHead {
-        let (mut extensions, mut headers) = parts.split();
-        headers.clear();
-        self.spare = Some(headers);
-        // Decoded with the view on, it carries one.
-        extensions
-            .remove::<WireHead>()
-            .unwrap_or_else(|| WireHead::new(head.clone(), request, None))
     }
 
     /// Records a protocol error: it is returned again on every call.
@@ -620,13 +562,12 @@ impl<R: Role> Decoder<R> {
     /// on: each head comes as [`Event::Wire`], a [`WireHead`] and the
     /// framing of the body that follows, and no `http` type is built (no
     /// field map, no `Uri`, no extension). For a proxy that forwards heads
-    /// as they came, or a tool that shows them: it costs about what
-    /// `httparse` costs to parse the head alone (`docs/benchmarks.md`).
-    /// Every rule, limit, leniency
-    /// switch, error and framing decision is the same as without it: a head
-    /// the strict reading accepts is read without `http`, and any other
-    /// goes through the full parse, then its `http` types are dropped.
-    /// Default: off. Connections and sessions always build `http` types.
+    /// as they came, or a tool that shows them: it costs a little more than
+    /// half of a decode into `http` types (`docs/benchmarks.md`). Every
+    /// rule, limit, leniency switch, error and framing decision is the
+    /// same as without it: the head reader reads the head as always, and
+    /// only the build of the `http` types is left out. Default: off.
+    /// Connections and sessions always build `http` types.
     ///
     /// ```
     /// use bytes::BytesMut;
@@ -709,7 +650,7 @@ impl<R: Role> Decoder<R> {
             Err(kind) => {
                 self.core.consumed += (before - buf.len()) as u64;
                 // Placed at the first byte not consumed.
-                let error = self.core.error(kind, buf, R::REQUESTS, self.core.consumed);
+                let error = self.core.error(kind, self.core.consumed);
                 self.core.failed(error.clone());
                 return Err(error);
             }
@@ -756,7 +697,7 @@ impl<R: Role> Decoder<R> {
     /// `true` between messages: nothing of a next message has been
     /// decoded yet (bytes of it may already sit in the buffer).
     pub fn is_idle(&self) -> bool {
-        matches!(self.core.state, State::Head) && self.core.scanner.in_first_line()
+        matches!(self.core.state, State::Head) && self.core.reader.in_first_line()
     }
 
     /// `true` once the decoder will decode no further message: the last
@@ -802,7 +743,7 @@ impl<R: Role> Decoder<R> {
     /// Gives the decoder an extension map no longer needed (the
     /// extensions of a message just sent or dropped, say): it is emptied,
     /// and the next head that needs extensions (the [`WireHead`] of the
-    /// wire view, a [`ReasonPhrase`]) gets it instead of a new one, which
+    /// wire view, a [`ReasonPhrase`](crate::ReasonPhrase)) gets it instead of a new one, which
     /// saves two of the three allocations of a message's first extension.
     ///
     /// ```
@@ -839,7 +780,7 @@ impl<R: Role> Decoder<R> {
     }
 
     /// What the fields of the last head held (`Host`, framing and
-    /// `Connection` lines), as the parser noted them.
+    /// `Connection` lines), as the head reader noted them.
     pub(crate) fn fields_seen(&self) -> &Seen {
         &self.core.seen
     }
@@ -868,425 +809,9 @@ pub struct InFlight {
     interim: usize,
 }
 
-/// Parses a request head (the `Server` role's part of decoding).
-#[inline(always)]
-fn request_head(core: &mut Core, head: Bytes) -> Result<Event<Request<()>>, Error> {
-    if core.wire_only {
-        return wire_request_head(core, head);
-    }
-    full_request_head(core, head)
-}
-
-/// A request head read to its wire view alone ([`Event::Wire`]).
-#[inline(never)]
-fn wire_request_head(core: &mut Core, head: Bytes) -> Result<Event<Request<()>>, Error> {
-    // Read in one pass with the head's end, or from its lines when it
-    // came in pieces.
-    let read = match core.bare.take() {
-        Some(read) => Some(read),
-        None => bare::request(&head, core.scanner.ends(), core.limits.max_target_bytes),
-    };
-    if let Some(bare::Read {
-        start: bare::Start::Request { version, connect },
-        seen,
-        ..
-    }) = read
-    {
-        let lines = bare::Lines(&head);
-        let host = seen.hosts == 1 || (seen.hosts == 0 && version == Version::HTTP_10);
-        let framing = framing::request_framing_of(version, &seen, &lines);
-        let framing = match framing {
-            Ok(framing) if connect => framing::connect_request_framing(framing),
-            framing => framing,
-        };
-        if let (true, Ok(framing)) = (host, framing) {
-            // Refusals are left to the full parse, which places them.
-            let verdict = framing::connection_verdict_of(version, &seen, &lines);
-            core.seen = seen;
-            core.start_body(framing, verdict);
-            core.last = connect;
-            return Ok(Event::Wire {
-                head: WireHead::new(head, true, None),
-                body: framing.body,
-            });
-        }
-    }
-    // Anything else is read as without the mode, its `http` types dropped.
-    core.lines_of(&head);
-    let wire = std::mem::replace(&mut core.wire, true);
-    let event = full_request_head(core, head.clone());
-    core.wire = wire;
-    match event? {
-        Event::Head { head: parsed, body } => Ok(Event::Wire {
-            head: core.wire_of(parsed.into_parts().0, &head, true),
-            body,
-        }),
-        other => Ok(other),
-    }
-}
-
-/// Parses a request head into `http` types.
-#[inline(always)]
-fn full_request_head(core: &mut Core, bytes: Bytes) -> Result<Event<Request<()>>, Error> {
-    let head = &bytes;
-    let ends = core.scanner.ends();
-    let rules = &core.rules;
-    let max_target = core.limits.max_target_bytes;
-    let names = &mut core.names;
-    let mut headers = Core::field_map(&mut core.spare, ends.len() - 1);
-    // Errors are placed from where the head starts; `lenient` holds the
-    // switches when the head needed them.
-    let start = core.head_start;
-    let mut lenient = None;
-    // Strictly first; a refused head again with the switches, which
-    // accept it or name the one that would.
-    let (line, seen) =
-        match parse::request_head(head, ends, max_target, false, Strict, names, &mut headers) {
-            Ok(parsed) => parsed,
-            Err(_) => {
-                lenient = Some(rules);
-                parse::lenient_request_head(head, ends, max_target, rules, names, &mut headers)
-                    .map_err(|error| error.in_head(start))?
-            }
-        };
-    let at_field = |error: Error| field_error(error, head, true, lenient).in_head(start);
-
-    if seen.hosts > 1 || (seen.hosts == 0 && line.version == Version::HTTP_11) {
-        return Err(at_field(ErrorKind::InvalidHost.into()));
-    }
-    // Decided from what the parser saw: the map is searched only for
-    // the codings of a Transfer-Encoding and the tokens of a Connection.
-    let mut framing = match framing::request_framing_of(line.version, &seen, &headers) {
-        Err(ErrorKind::ContentLengthWithTransferEncoding) => {
-            chunked_with_content_length(rules, line.version, &seen, &mut headers)
-                .map_err(at_field)?
-        }
-        framing => framing.map_err(|kind| at_field(kind.into()))?,
-    };
-    let connect = line.method == Method::CONNECT;
-    if connect {
-        framing = framing::connect_request_framing(framing).map_err(|k| at_field(k.into()))?;
-    }
-    let verdict = framing::connection_verdict_of(line.version, &seen, &headers);
-
-    let mut request = Request::new(());
-    *request.method_mut() = line.method;
-    if let Some(uri) = line.uri {
-        *request.uri_mut() = uri;
-    }
-    *request.version_mut() = line.version;
-    put_fields(request.headers_mut(), headers);
-    if core.wire {
-        let wire = WireHead::new(bytes, true, lenient);
-        extensions(&mut core.spare_extensions, request.extensions_mut()).insert(wire);
-    }
-    core.seen = seen;
-    core.start_body(framing, verdict);
-    // What follows a CONNECT head is the tunnel's if a 2xx answers it;
-    // otherwise the connection closes. Either way it is not HTTP.
-    core.last = connect;
-    Ok(Event::Head {
-        head: request,
-        body: framing.body,
-    })
-}
-
-/// Puts a head's field map in the place of the empty one a new `Request`
-/// or `Response` comes with. That one is `HeaderMap::new()`, which
-/// allocates nothing (as its documentation says), so it is forgotten
-/// rather than dropped: a drop that frees nothing still walks the map's
-/// three parts (about 50 instructions a head). A map with any capacity is
-/// dropped as usual.
-#[inline(always)]
-fn put_fields(place: &mut HeaderMap, fields: HeaderMap) {
-    let empty = std::mem::replace(place, fields);
-    if empty.capacity() == 0 {
-        std::mem::forget(empty);
-    }
-}
-
-/// Parses a response head (the `Client` role's part of decoding).
-#[inline(always)]
-fn response_head(
-    core: &mut Core,
-    pending: &mut InFlight,
-    head: Bytes,
-) -> Result<Event<Response<()>>, Error> {
-    if core.wire_only {
-        return wire_response_head(core, pending, head);
-    }
-    full_response_head(core, pending, head)
-}
-
-/// A response head read to its wire view alone ([`Event::Wire`]).
-#[inline(never)]
-fn wire_response_head(
-    core: &mut Core,
-    pending: &mut InFlight,
-    head: Bytes,
-) -> Result<Event<Response<()>>, Error> {
-    let read = match core.bare.take() {
-        Some(read) => Some(read),
-        None => bare::response(&head, core.scanner.ends()),
-    };
-    if let Some(bare::Read {
-        start: bare::Start::Response { version, status },
-        seen,
-        ..
-    }) = read
-    {
-        let lines = bare::Lines(&head);
-        let request = pending.in_flight.front().copied().unwrap_or_default();
-        let class = response_class(request, status);
-        let framing = framing::response_framing_of(request, status, version, &seen, &lines);
-        let interim_ok = pending.interim < core.limits.max_interim_responses;
-        // Refusals are left to the full parse, which places them.
-        if let (Ok(framing), true) = (framing, class != ResponseClass::Interim || interim_ok) {
-            let verdict = framing::connection_verdict_of(version, &seen, &lines);
-            core.seen = seen;
-            let head = WireHead::new(head, false, None);
-            let body = match class {
-                ResponseClass::Interim => {
-                    pending.interim += 1;
-                    core.scanner.reset();
-                    BodyKind::Empty
-                }
-                ResponseClass::Switch => {
-                    pending.in_flight.pop_front();
-                    pending.interim = 0;
-                    core.start_body(framing, KeepAlive::Close(CloseReason::Switched));
-                    BodyKind::Empty
-                }
-                ResponseClass::Final => {
-                    pending.in_flight.pop_front();
-                    pending.interim = 0;
-                    core.start_body(framing, verdict);
-                    framing.body
-                }
-            };
-            return Ok(Event::Wire { head, body });
-        }
-    }
-    // Anything else is read as without the mode, its `http` types dropped.
-    core.lines_of(&head);
-    let wire = std::mem::replace(&mut core.wire, true);
-    let event = full_response_head(core, pending, head.clone());
-    core.wire = wire;
-    match event? {
-        Event::Head { head: parsed, body } => Ok(Event::Wire {
-            head: core.wire_of(parsed.into_parts().0, &head, false),
-            body,
-        }),
-        Event::Interim(parsed) => Ok(Event::Wire {
-            head: core.wire_of(parsed.into_parts().0, &head, false),
-            body: BodyKind::Empty,
-        }),
-        other => Ok(other),
-    }
-}
-
-/// Parses a response head into `http` types.
-#[inline(always)]
-fn full_response_head(
-    core: &mut Core,
-    pending: &mut InFlight,
-    bytes: Bytes,
-) -> Result<Event<Response<()>>, Error> {
-    let head = &bytes;
-    let ends = core.scanner.ends();
-    let rules = &core.rules;
-    let names = &mut core.names;
-    let mut headers = Core::field_map(&mut core.spare, ends.len() - 1);
-    // Errors are placed from where the head starts; `lenient` holds the
-    // switches when the head needed them.
-    let start = core.head_start;
-    let mut lenient = None;
-    // Strictly first; a refused head again with the switches, which
-    // accept it or name the one that would.
-    let (line, seen) = match parse::response_head(head, ends, Strict, names, &mut headers) {
-        Ok(parsed) => parsed,
-        Err(_) => {
-            lenient = Some(rules);
-            parse::lenient_response_head(head, ends, rules, names, &mut headers)
-                .map_err(|error| error.in_head(start))?
-        }
-    };
-
-    let request = pending.in_flight.front().copied().unwrap_or_default();
-    let class = response_class(request, line.status);
-    let framing = framing::response_framing_of(request, line.status, line.version, &seen, &headers)
-        .map_err(|kind| field_error(kind.into(), head, false, lenient).in_head(start))?;
-    let verdict = framing::connection_verdict_of(line.version, &seen, &headers);
-
-    let mut response = Response::new(());
-    *response.status_mut() = line.status;
-    *response.version_mut() = line.version;
-    put_fields(response.headers_mut(), headers);
-    let (rs, re) = line.reason;
-    let canonical = line.status.canonical_reason().map(str::as_bytes);
-    if !canonical.is_some_and(|c| same_short(c, &head[rs..re])) {
-        extensions(&mut core.spare_extensions, response.extensions_mut())
-            .insert(ReasonPhrase::from_validated(head.slice(rs..re)));
-    }
-    if core.wire {
-        let wire = WireHead::new(bytes, false, lenient);
-        extensions(&mut core.spare_extensions, response.extensions_mut()).insert(wire);
-    }
-    core.seen = seen;
-
-    match class {
-        ResponseClass::Interim => {
-            pending.interim += 1;
-            if pending.interim > core.limits.max_interim_responses {
-                return Err(Error::from(ErrorKind::TooManyInterimResponses).in_head(start));
-            }
-            core.scanner.reset();
-            Ok(Event::Interim(response))
-        }
-        ResponseClass::Switch => {
-            pending.in_flight.pop_front();
-            pending.interim = 0;
-            core.start_body(framing, KeepAlive::Close(CloseReason::Switched));
-            Ok(Event::Head {
-                head: response,
-                body: BodyKind::Empty,
-            })
-        }
-        ResponseClass::Final => {
-            pending.in_flight.pop_front();
-            pending.interim = 0;
-            core.start_body(framing, verdict);
-            Ok(Event::Head {
-                head: response,
-                body: framing.body,
-            })
-        }
-    }
-}
-
-/// `extensions`, a message's, to insert into: the recycled map (`spare`)
-/// when it has none yet.
-#[inline]
-fn extensions<'a>(
-    spare: &mut Option<http::Extensions>,
-    extensions: &'a mut http::Extensions,
-) -> &'a mut http::Extensions {
-    if extensions.is_empty() {
-        if let Some(spare) = spare.take() {
-            *extensions = spare;
-        }
-    }
-    extensions
-}
-
-/// `a == b` for short slices (a reason phrase), byte by byte: a call of
-/// libc's `memcmp` costs more than the few bytes it compares.
-#[inline]
-fn same_short(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
-}
-
-/// `error`, refused for the framing or `Host` fields of a head the parser
-/// accepted: placed at the field line at fault, with its name. A repeated
-/// field is at fault at its second line; a `Transfer-Encoding` list at its
-/// last line (its final coding is at fault), or at its first in HTTP/1.0;
-/// `Content-Length` with `Transfer-Encoding` at whichever came second.
-#[cold]
-#[inline(never)]
-fn field_error(error: Error, head: &Bytes, request: bool, lenient: Option<&Rules>) -> Error {
-    use ErrorKind::*;
-    let wire = WireHead::new(head.clone(), request, lenient);
-    let lines = |name: &str| -> Vec<(usize, std::ops::Range<usize>)> {
-        let mut spans = wire.spans();
-        std::iter::from_fn(|| spans.next_line())
-            .filter(|(_, n, _)| head[n.clone()].eq_ignore_ascii_case(name.as_bytes()))
-            .map(|(start, n, _)| (start, n))
-            .collect()
-    };
-    let (te, cl) = ("transfer-encoding", "content-length");
-    let first = |name| lines(name).first().cloned();
-    let line = match error.kind() {
-        InvalidHost => lines("host").get(1).cloned(),
-        InvalidContentLength => {
-            let cl = lines(cl);
-            cl.get(1).or(cl.first()).cloned()
-        }
-        TransferEncodingInHttp10 => first(te),
-        InvalidTransferEncoding | UnsupportedTransferCoding => lines(te).last().cloned(),
-        ContentLengthWithTransferEncoding => [first(te), first(cl)]
-            .into_iter()
-            .flatten()
-            .max_by_key(|(start, _)| *start),
-        ConnectWithContent => first(te).or_else(|| first(cl)),
-        _ => None,
-    };
-    match line {
-        Some((start, name)) => error.at(start as u64, Some(&head[name])),
-        None => error,
-    }
-}
-
-/// A request with both `Transfer-Encoding` and `Content-Length`, which
-/// the strict reading refuses. With `chunked_with_content_length`, one
-/// that `Transfer-Encoding` alone frames as chunked, and whose
-/// `Content-Length` is valid on its own, is read as chunked, without its
-/// `Content-Length`, and the connection closes after it (RFC 9112 section
-/// 6.1). Otherwise the error names the switch when it would accept the
-/// request.
-#[cold]
-fn chunked_with_content_length(
-    rules: &Rules,
-    version: Version,
-    seen: &Seen,
-    headers: &mut HeaderMap,
-) -> Result<Framing, Error> {
-    let conflict = ErrorKind::ContentLengthWithTransferEncoding;
-    let te_alone = Seen {
-        content_length: None,
-        ..*seen
-    };
-    let framing = framing::request_framing_of(version, &te_alone, headers);
-    let length_valid = matches!(seen.content_length, Some(Some(_)));
-    if !rules.chunked_with_content_length {
-        let accepted = length_valid && matches!(framing, Ok(f) if f.body == BodyKind::Chunked);
-        let hint = accepted
-            .then(|| rules.hint(Switch::ChunkedWithContentLength))
-            .flatten();
-        return Err(Error::refused(conflict, hint));
-    }
-    if !length_valid {
-        return Err(ErrorKind::InvalidContentLength.into());
-    }
-    let framing = framing?;
-    if framing.body != BodyKind::Chunked {
-        return Err(conflict.into());
-    }
-    headers.remove(http::header::CONTENT_LENGTH);
-    Ok(Framing {
-        body: BodyKind::Chunked,
-        close: Some(CloseReason::FramingConflict),
-    })
-}
-
-/// The parts of a decoded head that [`Core::wire_of`] takes apart.
-trait HeadParts {
-    fn split(self) -> (http::Extensions, HeaderMap);
-}
-
-impl HeadParts for http::request::Parts {
-    fn split(self) -> (http::Extensions, HeaderMap) {
-        (self.extensions, self.headers)
-    }
-}
-
-impl HeadParts for http::response::Parts {
-    fn split(self) -> (http::Extensions, HeaderMap) {
-        (self.extensions, self.headers)
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::head::put_fields;
     use super::*;
     use http::header::HOST;
 
@@ -1333,7 +858,7 @@ mod tests {
     }
 
     #[test]
-    fn the_target_slash_is_the_default_uri() {
+    fn the_target_slash_is_the_uri_slash() {
         assert_eq!(Request::new(()).uri(), &http::Uri::from_static("/"));
         let mut dec = RequestDecoder::new(Limits::default());
         let mut buf = BytesMut::from(&b"GET / HTTP/1.1\r\nHost: a\r\n\r\n"[..]);

@@ -8,7 +8,8 @@
 use bytes::Bytes;
 use http::{Request, Response};
 
-use super::{Core, Event, InFlight, MessageHead, request_head, response_head};
+use super::head::{request_head, response_head};
+use super::{Core, Event, InFlight, MessageHead};
 use crate::error::Error;
 use crate::leniency::{RequestLeniency, ResponseLeniency, Rules};
 use crate::role::{Client, Server};

@@ -1,8 +1,8 @@
-//! The head parser: finds the lines of a head with memchr and turns them into
-//! `http` types whose field values are slices of the input.
+//! Heads: the one reader of their grammar, the record of what it accepts,
+//! and the `http` types built from that record.
 
-pub(crate) mod bare;
-pub(crate) mod early;
+pub(crate) mod build;
 pub(crate) mod names;
-pub(crate) mod parse;
-pub(crate) mod scan;
+pub(crate) mod reader;
+pub(crate) mod record;
+pub(crate) mod target;

@@ -60,11 +60,13 @@ pub(crate) struct NameCache {
     found: usize,
     /// The first value a line of each entry's name came with, if kept
     /// (by index): a copy, since a slice of a head would hold that head's
-    /// read buffer. Apart from the entries, which the wire-only reader
-    /// searches without the values.
+    /// read buffer.
     values: Vec<Option<HeaderValue>>,
     /// The bytes of the values kept.
     value_bytes: usize,
+    /// How many times the cache started over: an entry's index stands
+    /// for the same name while this stays the same.
+    generation: u32,
 }
 
 impl Default for NameCache {
@@ -77,6 +79,7 @@ impl Default for NameCache {
             found: NONE,
             values: Vec::new(),
             value_bytes: 0,
+            generation: 0,
         }
     }
 }
@@ -101,30 +104,51 @@ impl NameCache {
         &self.spellings[usize::from(entry.start)..][..usize::from(entry.len)]
     }
 
-    /// The name of the field line `line`, with its role and the offset of
-    /// the colon that ends it. `Err(())` when the line has no colon, `Ok(None)`
-    /// when the bytes before it are not a valid field name.
-    ///
-    /// The entry after the last match is tried first, against the line
-    /// itself: when the peer repeats its order, the name and the colon are
-    /// found by one comparison, without searching for the colon.
+    /// The entry tried first (the one after the last match), if `line`
+    /// starts with its spelling and a colon: its index, and the length of
+    /// the name. When the peer repeats its order, one comparison finds the
+    /// name and its colon. The entry after it is tried next.
     #[inline]
-    pub(crate) fn name_of(&mut self, line: &[u8]) -> Result<Option<(HeaderName, Role, usize)>, ()> {
-        if let Some(entry) = self.predicted() {
-            let n = usize::from(entry.len);
-            if line.get(n) == Some(&b':') && same(&line[..n], self.spelling(entry)) {
-                let found = (entry.name.clone(), entry.role, n);
-                self.after_predicted();
-                self.found = self.next - 1;
-                return Ok(Some(found));
-            }
+    pub(crate) fn predict(&mut self, line: &[u8]) -> Option<(u32, usize)> {
+        let i = if self.next < self.entries.len() {
+            self.next
+        } else {
+            0
+        };
+        let entry = self.entries.get(i)?;
+        let n = usize::from(entry.len);
+        if line.get(n) == Some(&b':') && same(&line[..n], self.spelling(entry)) {
+            self.next = i + 1;
+            return Some((i as u32, n));
         }
-        // Names are short: a plain loop finds the colon sooner than a
-        // vectorised search can start.
-        let colon = line.iter().position(|&b| b == b':').ok_or(())?;
-        Ok(self
-            .get(&line[..colon])
-            .map(|(name, role)| (name, role, colon)))
+        None
+    }
+
+    /// The role of entry `i` ([`predict`](Self::predict)).
+    #[inline(always)]
+    pub(crate) fn role_at(&self, i: u32) -> Role {
+        self.entries[i as usize].role
+    }
+
+    /// The value kept for entry `i`, if any.
+    #[inline(always)]
+    pub(crate) fn value_at(&self, i: u32) -> Option<&HeaderValue> {
+        self.values.get(i as usize)?.as_ref()
+    }
+
+    /// The name of entry `i`, which becomes the entry found last (for
+    /// [`learn_value`](Self::learn_value)).
+    #[inline(always)]
+    pub(crate) fn name_at(&mut self, i: u32) -> HeaderName {
+        self.found = i as usize;
+        self.entries[i as usize].name.clone()
+    }
+
+    /// Changes when the cache starts over: indices from before no longer
+    /// stand for the same names.
+    #[inline(always)]
+    pub(crate) fn generation(&self) -> u32 {
+        self.generation
     }
 
     /// The `HeaderName` for `raw` (the bytes before a colon), with its role,
@@ -135,51 +159,6 @@ impl NameCache {
             Some(entry) => Some((entry.name.clone(), entry.role)),
             None => self.insert(raw),
         }
-    }
-
-    /// [`name_of`](Self::name_of) for a reader that builds no
-    /// `HeaderName`: the role of the line's name and the offset of its
-    /// colon, or `None` when the bytes before the first colon (of `line`,
-    /// which may run on past the line end) are not a valid field name.
-    #[inline]
-    pub(crate) fn role_of(&mut self, line: &[u8]) -> Option<(Role, usize)> {
-        if let Some(entry) = self.predicted() {
-            let n = usize::from(entry.len);
-            if line.get(n) == Some(&b':') && same(&line[..n], self.spelling(entry)) {
-                let role = entry.role;
-                self.after_predicted();
-                return Some((role, n));
-            }
-        }
-        let colon = line.iter().position(|&b| b == b':')?;
-        let raw = &line[..colon];
-        match self.find(raw) {
-            Some(entry) => Some((entry.role, colon)),
-            None => self.insert(raw).map(|(_, role)| (role, colon)),
-        }
-    }
-
-    /// The entry tried first: the one after the last match, or after the
-    /// last entry the first (the next message of a peer that repeats its
-    /// names starts with them again).
-    #[inline(always)]
-    fn predicted(&self) -> Option<&Entry> {
-        match self.entries.get(self.next) {
-            Some(entry) => Some(entry),
-            None => self.entries.first(),
-        }
-    }
-
-    /// After the entry [`predicted`](Self::predicted) gave has matched:
-    /// the one after it is predicted next (a compare, where a remainder
-    /// would cost a division per field line).
-    #[inline(always)]
-    fn after_predicted(&mut self) {
-        self.next = if self.next < self.entries.len() {
-            self.next + 1
-        } else {
-            1
-        };
     }
 
     /// The entry spelt `raw`, looked for from the one after the last match.
@@ -218,6 +197,7 @@ impl NameCache {
                 // Full: a peer with this many names starts over (rare, and
                 // it keeps the memory bounded without bookkeeping).
                 self.entries.clear();
+                self.generation = self.generation.wrapping_add(1);
                 self.spellings.clear();
                 self.values.clear();
                 self.value_bytes = 0;
@@ -243,7 +223,7 @@ impl NameCache {
         Some((name, role))
     }
 
-    /// The value kept for the name found last ([`name_of`](Self::name_of)),
+    /// The value kept for the name found last ([`get`](Self::get)),
     /// if its bytes are `value`'s: valid, since the kept value is, and
     /// cloned for a reference count.
     #[inline]
@@ -339,7 +319,7 @@ fn half(s: &[u8], at: usize) -> u32 {
 /// (the last eight may overlap the ones before), without a call to libc's
 /// `memcmp`, which costs more than a name.
 #[inline(always)]
-fn same(a: &[u8], b: &[u8]) -> bool {
+pub(crate) fn same(a: &[u8], b: &[u8]) -> bool {
     let n = a.len();
     if n != b.len() {
         return false;
@@ -460,37 +440,18 @@ mod tests {
     }
 
     #[test]
-    fn the_predicted_name_matches_only_up_to_the_colon() {
-        let mut cache = NameCache::default();
-        cache.keep_names();
-        cache.name_of(b"X-A: 1").unwrap().unwrap();
-        cache.name_of(b"Accept: */*").unwrap().unwrap();
-        // "X-A" is the entry tried first for the next line.
-        cache.next = 0;
-        let (name, _, colon) = cache.name_of(b"X-AB: 2").unwrap().unwrap();
-        assert_eq!((name.as_str(), colon), ("x-ab", 4));
-        cache.next = 0;
-        let (name, _, colon) = cache.name_of(b"X-A:3").unwrap().unwrap();
-        assert_eq!((name.as_str(), colon), ("x-a", 3));
-        cache.next = 0;
-        assert!(cache.name_of(b"X-A 3").is_err());
-        cache.next = 0;
-        assert!(cache.name_of(b"X-A :3").unwrap().is_none());
-    }
-
-    #[test]
     fn a_value_is_known_only_byte_for_byte_and_for_its_own_name() {
         let mut cache = NameCache::default();
         // Nothing is kept before a second message may come.
-        cache.name_of(b"Host: a").unwrap().unwrap();
+        cache.get(b"Host").unwrap();
         cache.learn_value(b"a");
         assert!(cache.known_value(b"a").is_none());
         cache.keep_names();
-        cache.name_of(b"Host: a").unwrap().unwrap();
+        cache.get(b"Host").unwrap();
         cache.learn_value(b"a");
-        cache.name_of(b"Accept: */*").unwrap().unwrap();
+        cache.get(b"Accept").unwrap();
         cache.learn_value(b"*/*");
-        cache.name_of(b"Host: b").unwrap().unwrap();
+        cache.get(b"Host").unwrap();
         assert!(cache.known_value(b"b").is_none());
         // The first value stays.
         cache.learn_value(b"b");
@@ -498,7 +459,7 @@ mod tests {
         assert!(cache.known_value(b"*/*").is_none());
         assert!(cache.known_value(b"A").is_none());
         assert!(cache.known_value(b"a ").is_none());
-        cache.name_of(b"Accept: */*").unwrap().unwrap();
+        cache.get(b"Accept").unwrap();
         assert_eq!(cache.known_value(b"*/*").unwrap(), "*/*");
         // A name that is not kept has no value.
         let long = [b'x'; MAX_LEN + 1];

@@ -315,7 +315,7 @@ impl Role for Client {
             _ => return Err(UsageError::InvalidHead),
         };
         let mut added = Added::default();
-        let keep_alive = match connection_verdict_of(parts.version, &seen, headers) {
+        let keep_alive = match connection_verdict_of(parts.version, &seen) {
             KeepAlive::Close(CloseReason::PeerClose) => KeepAlive::Close(CloseReason::LocalClose),
             other => other,
         };

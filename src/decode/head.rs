@@ -1,0 +1,284 @@
+//! The head of a message, read: the framing and the verdict decided from
+//! the reader's record, and its `http` types built from that record, or,
+//! in wire-only mode, its wire view alone.
+
+use bytes::Bytes;
+use http::header::HeaderMap;
+use http::{Request, Response, Version};
+
+use super::{Core, Event, InFlight};
+use crate::error::{Error, ErrorKind};
+use crate::framing::{self, BodyKind, Framing, ResponseClass, Seen, response_class};
+use crate::head::build;
+use crate::head::record::{Field, Record, RecordValues};
+use crate::keep_alive::{CloseReason, KeepAlive};
+use crate::leniency::{Rules, Switch};
+use crate::reason::ReasonPhrase;
+use crate::wire::WireHead;
+
+/// Reads a request head (the `Server`(crate::role::Server) role's part
+/// of decoding).
+#[inline(always)]
+pub(super) fn request_head(core: &mut Core, bytes: Bytes) -> Result<Event<Request<()>>, Error> {
+    let head = &bytes;
+    let record = core.reader.record();
+    let start = core.head_start;
+    let at_field = |error: Error| field_error(error, head, record).in_head(start);
+    let seen = record.seen(head);
+    let version = record.version();
+    if seen.hosts > 1 || (seen.hosts == 0 && version == Version::HTTP_11) {
+        return Err(at_field(ErrorKind::InvalidHost.into()));
+    }
+    let values = RecordValues::new(record, head);
+    let mut drop_length = false;
+    let mut framing = match framing::request_framing_of(version, &seen, &values) {
+        Err(ErrorKind::ContentLengthWithTransferEncoding) => {
+            drop_length = true;
+            chunked_with_content_length(&core.rules, version, &seen, &values).map_err(at_field)?
+        }
+        framing => framing.map_err(|kind| at_field(kind.into()))?,
+    };
+    let connect = &head[..record.method_end] == b"CONNECT";
+    if connect {
+        framing = framing::connect_request_framing(framing).map_err(|k| at_field(k.into()))?;
+    }
+    let verdict = framing::connection_verdict_of(version, &seen);
+    let event = if core.wire_only {
+        learn(core, head);
+        Event::Wire {
+            head: WireHead::new(bytes.clone(), true, core.reader.record()),
+            body: framing.body,
+        }
+    } else {
+        let record = core.reader.record();
+        let mut headers = Core::field_map(&mut core.spare, record.fields.len());
+        let (method, uri) = build::request_line(head, record).map_err(|e| e.in_head(start))?;
+        let values = core.names.keeping();
+        build::fields(head, record, values, &mut core.names, &mut headers)
+            .map_err(|e| e.in_head(start))?;
+        if drop_length {
+            // `chunked_with_content_length`: read as chunked, without it.
+            headers.remove(http::header::CONTENT_LENGTH);
+        }
+        let mut request = Request::new(());
+        *request.method_mut() = method;
+        *request.uri_mut() = uri;
+        *request.version_mut() = version;
+        put_fields(request.headers_mut(), headers);
+        if core.wire {
+            let wire = WireHead::new(bytes.clone(), true, record);
+            extensions(&mut core.spare_extensions, request.extensions_mut()).insert(wire);
+        }
+        Event::Head {
+            head: request,
+            body: framing.body,
+        }
+    };
+    core.seen = seen;
+    core.start_body(framing, verdict);
+    // What follows a CONNECT head is the tunnel's if a 2xx answers it;
+    // otherwise the connection closes. Either way it is not HTTP.
+    core.last = connect;
+    Ok(event)
+}
+
+/// Reads a response head (the `Client`(crate::role::Client) role's
+/// part of decoding).
+#[inline(always)]
+pub(super) fn response_head(
+    core: &mut Core,
+    pending: &mut InFlight,
+    bytes: Bytes,
+) -> Result<Event<Response<()>>, Error> {
+    let head = &bytes;
+    let record = core.reader.record();
+    let start = core.head_start;
+    let status = build::status(record).map_err(|e| e.in_head(start))?;
+    let seen = record.seen(head);
+    let version = record.version();
+    let request = pending.in_flight.front().copied().unwrap_or_default();
+    let class = response_class(request, status);
+    let values = RecordValues::new(record, head);
+    let framing = framing::response_framing_of(request, status, version, &seen, &values)
+        .map_err(|kind| field_error(kind.into(), head, record).in_head(start))?;
+    let verdict = framing::connection_verdict_of(version, &seen);
+    if class == ResponseClass::Interim {
+        pending.interim += 1;
+        if pending.interim > core.limits.max_interim_responses {
+            return Err(Error::from(ErrorKind::TooManyInterimResponses).in_head(start));
+        }
+    }
+    let body = match class {
+        ResponseClass::Final => framing.body,
+        _ => BodyKind::Empty,
+    };
+    let event = if core.wire_only {
+        learn(core, head);
+        let head = WireHead::new(bytes.clone(), false, core.reader.record());
+        Event::Wire { head, body }
+    } else {
+        let record = core.reader.record();
+        let mut headers = Core::field_map(&mut core.spare, record.fields.len());
+        let values = core.names.keeping();
+        build::fields(head, record, values, &mut core.names, &mut headers)
+            .map_err(|e| e.in_head(start))?;
+        let mut response = Response::new(());
+        *response.status_mut() = status;
+        *response.version_mut() = version;
+        put_fields(response.headers_mut(), headers);
+        let (rs, re) = record.reason;
+        let canonical = status.canonical_reason().map(str::as_bytes);
+        if !canonical.is_some_and(|c| same_short(c, &head[rs..re])) {
+            extensions(&mut core.spare_extensions, response.extensions_mut())
+                .insert(ReasonPhrase::from_validated(head.slice(rs..re)));
+        }
+        if core.wire {
+            let wire = WireHead::new(bytes.clone(), false, record);
+            extensions(&mut core.spare_extensions, response.extensions_mut()).insert(wire);
+        }
+        match class {
+            ResponseClass::Interim => Event::Interim(response),
+            _ => Event::Head {
+                head: response,
+                body,
+            },
+        }
+    };
+    core.seen = seen;
+    match class {
+        ResponseClass::Interim => core.reader.reset(),
+        ResponseClass::Switch => {
+            pending.in_flight.pop_front();
+            pending.interim = 0;
+            core.start_body(framing, KeepAlive::Close(CloseReason::Switched));
+        }
+        ResponseClass::Final => {
+            pending.in_flight.pop_front();
+            pending.interim = 0;
+            core.start_body(framing, verdict);
+        }
+    }
+    Ok(event)
+}
+
+/// In wire-only mode, where no `http` type is built: the name cache learns
+/// the names and values of the head as a build would have taught it.
+#[inline(never)]
+fn learn(core: &mut Core, head: &[u8]) {
+    if core.names.keeping() {
+        build::learn(head, core.reader.record(), true, &mut core.names);
+    }
+}
+
+/// Puts a head's field map in the place of the empty one a new `Request`
+/// or `Response` comes with. That one is `HeaderMap::new()`, which
+/// allocates nothing (as its documentation says), so it is forgotten
+/// rather than dropped: a drop that frees nothing still walks the map's
+/// three parts (about 50 instructions a head). A map with any capacity is
+/// dropped as usual.
+#[inline(always)]
+pub(super) fn put_fields(place: &mut HeaderMap, fields: HeaderMap) {
+    let empty = std::mem::replace(place, fields);
+    if empty.capacity() == 0 {
+        std::mem::forget(empty);
+    }
+}
+
+/// `extensions`, a message's, to insert into: the recycled map (`spare`)
+/// when it has none yet.
+#[inline]
+fn extensions<'a>(
+    spare: &mut Option<http::Extensions>,
+    extensions: &'a mut http::Extensions,
+) -> &'a mut http::Extensions {
+    if extensions.is_empty() {
+        if let Some(spare) = spare.take() {
+            *extensions = spare;
+        }
+    }
+    extensions
+}
+
+/// `a == b` for short slices (a reason phrase), byte by byte: a call of
+/// libc's `memcmp` costs more than the few bytes it compares.
+#[inline]
+fn same_short(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+/// `error`, refused for the framing or `Host` fields of a head the reader
+/// accepted: placed at the field line at fault, with its name. A repeated
+/// field is at fault at its second line; a `Transfer-Encoding` list at its
+/// last line (its final coding is at fault), or at its first in HTTP/1.0;
+/// `Content-Length` with `Transfer-Encoding` at whichever came second.
+#[cold]
+#[inline(never)]
+fn field_error(error: Error, head: &[u8], record: &Record) -> Error {
+    use ErrorKind::*;
+    let lines = |name: &str| -> Vec<&Field> {
+        let named = |f: &&Field| head[f.name()].eq_ignore_ascii_case(name.as_bytes());
+        record.fields.iter().filter(named).collect()
+    };
+    let (te, cl) = ("transfer-encoding", "content-length");
+    let first = |name| lines(name).first().copied();
+    let line = match error.kind() {
+        InvalidHost => lines("host").get(1).copied(),
+        InvalidContentLength => {
+            let cl = lines(cl);
+            cl.get(1).or(cl.first()).copied()
+        }
+        TransferEncodingInHttp10 => first(te),
+        InvalidTransferEncoding | UnsupportedTransferCoding => lines(te).last().copied(),
+        ContentLengthWithTransferEncoding => [first(te), first(cl)]
+            .into_iter()
+            .flatten()
+            .max_by_key(|f| f.start),
+        ConnectWithContent => first(te).or_else(|| first(cl)),
+        _ => None,
+    };
+    match line {
+        Some(field) => error.at(field.start as u64, Some(&head[field.name()])),
+        None => error,
+    }
+}
+
+/// A request with both `Transfer-Encoding` and `Content-Length`, which
+/// the strict reading refuses. With `chunked_with_content_length`, one
+/// that `Transfer-Encoding` alone frames as chunked, and whose
+/// `Content-Length` is valid on its own, is read as chunked (the caller
+/// removes its `Content-Length`), and the connection closes after it (RFC
+/// 9112 section 6.1). Otherwise the error names the switch when it would
+/// accept the request.
+#[cold]
+fn chunked_with_content_length(
+    rules: &Rules,
+    version: Version,
+    seen: &Seen,
+    values: &RecordValues,
+) -> Result<Framing, Error> {
+    let conflict = ErrorKind::ContentLengthWithTransferEncoding;
+    let te_alone = Seen {
+        content_length: None,
+        ..*seen
+    };
+    let framing = framing::request_framing_of(version, &te_alone, values);
+    let length_valid = matches!(seen.content_length, Some(Some(_)));
+    if !rules.chunked_with_content_length {
+        let accepted = length_valid && matches!(framing, Ok(f) if f.body == BodyKind::Chunked);
+        let hint = accepted
+            .then(|| rules.hint(Switch::ChunkedWithContentLength))
+            .flatten();
+        return Err(Error::refused(conflict, hint));
+    }
+    if !length_valid {
+        return Err(ErrorKind::InvalidContentLength.into());
+    }
+    let framing = framing?;
+    if framing.body != BodyKind::Chunked {
+        return Err(conflict.into());
+    }
+    Ok(Framing {
+        body: BodyKind::Chunked,
+        close: Some(CloseReason::FramingConflict),
+    })
+}

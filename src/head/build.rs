@@ -1,0 +1,93 @@
+//! The `http` types of a head the reader accepted, built from its record
+//! (`super::reader::Record`) without reading the grammar again: the
+//! method and the `Uri`, and the field map, whose values are `Bytes`
+//! slices of the frozen head (no copy). A value that repeats, byte for
+//! byte, the one kept with its name in the name cache is a clone of that
+//! one instead ([`NameCache::known_value`]).
+
+use bytes::Bytes;
+use http::header::{HeaderMap, HeaderValue};
+use http::{Method, StatusCode, Uri};
+
+use super::names::NameCache;
+use super::record::{NO_ENTRY, Record, unfold};
+use super::target::target_uri;
+use crate::error::{Error, ErrorKind};
+
+/// The method and the `Uri` of a request head.
+pub(crate) fn request_line(head: &Bytes, record: &Record) -> Result<(Method, Uri), Error> {
+    let start_line = |kind: ErrorKind| Error::from(kind).at(0, None);
+    let method = Method::from_bytes(&head[..record.method_end])
+        .map_err(|_| start_line(ErrorKind::InvalidMethod))?;
+    let (from, to) = record.target;
+    let uri = target_uri(&method, head.slice(from..to))
+        .map_err(|_| start_line(ErrorKind::InvalidTarget))?;
+    Ok((method, uri))
+}
+
+/// The status code of a response head.
+pub(crate) fn status(record: &Record) -> Result<StatusCode, Error> {
+    StatusCode::from_u16(record.status)
+        .map_err(|_| Error::from(ErrorKind::InvalidStatus).at(0, None))
+}
+
+/// Appends the field lines of `record` to `map`, with names found through
+/// `names`; with `values`, a value the cache kept for its name is cloned
+/// instead of sliced out of `section`.
+pub(crate) fn fields(
+    section: &Bytes,
+    record: &Record,
+    values: bool,
+    names: &mut NameCache,
+    map: &mut HeaderMap,
+) -> Result<(), Error> {
+    let generation = names.generation();
+    for field in &record.fields {
+        let refused = |kind: ErrorKind| Error::from(kind).at(field.start as u64, None);
+        // The entry the reader found stands for the name unless the cache
+        // started over since.
+        let entry =
+            (field.entry != NO_ENTRY && names.generation() == generation).then_some(field.entry);
+        let name = match entry {
+            Some(entry) => names.name_at(entry),
+            None => match names.get(&section[field.name()]) {
+                Some((name, _)) => name,
+                None => return Err(refused(ErrorKind::InvalidFieldName)),
+            },
+        };
+        let bytes = &section[field.value()];
+        let known = match entry {
+            Some(entry) if values && field.value_known => names.value_at(entry),
+            Some(_) => None,
+            None if values => names.known_value(bytes),
+            None => None,
+        };
+        let value = if field.folded {
+            HeaderValue::from_maybe_shared(Bytes::from(unfold(bytes)))
+        } else if let Some(known) = known {
+            Ok(known.clone())
+        } else {
+            let value = HeaderValue::from_maybe_shared(section.slice(field.value()));
+            if values {
+                names.learn_value(bytes);
+            }
+            value
+        };
+        let value = value.map_err(|_| refused(ErrorKind::InvalidFieldValue))?;
+        map.append(name, value);
+    }
+    Ok(())
+}
+
+/// Teaches the name cache the names (and, with `values`, the values) of
+/// `record` that it did not predict, as [`fields`] does, for a head whose
+/// `http` types are not built (wire-only mode): the reader then finds
+/// them by one comparison in the heads to come.
+#[inline(never)]
+pub(crate) fn learn(section: &[u8], record: &Record, values: bool, names: &mut NameCache) {
+    for field in record.fields.iter().filter(|f| f.entry == NO_ENTRY) {
+        if names.get(&section[field.name()]).is_some() && values && !field.folded {
+            names.learn_value(&section[field.value()]);
+        }
+    }
+}

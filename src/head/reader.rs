@@ -1,0 +1,864 @@
+//! The one reader of the head grammar: a request line or a status line,
+//! field lines, obs-fold, and the empty line that ends a head; and, with
+//! the same code, the field lines of a trailer section.
+//!
+//! [`Reader`] goes left to right and remembers where it stopped, so each
+//! byte is read once however the section arrives, and the first byte that
+//! no continuation of its line could make valid decides the error,
+//! whatever the split (early refusal). A CR decides nothing until the byte
+//! after it: CRLF ends a line, CR before anything else is a byte of the
+//! line (and refused there: no element of a head may hold a bare CR).
+//! Within a line the content comes before the line end.
+//!
+//! As it goes it records what it accepted ([`Record`]): the parts of the
+//! start line and, for each field line, where its name and value are. The
+//! `http` types, the wire view and the framing summary are built from the
+//! record (`super::build`) without reading the grammar again. The
+//! decoder's leniency switches ([`Rules`]) are options of this reader:
+//! they are consulted only where the strict reading refuses.
+//!
+//! What only a complete head can show (a missing `Host`, framing fields
+//! in conflict) is not its concern.
+
+use memchr::memchr;
+
+use super::names::NameCache;
+use super::record::{Field, NO_ENTRY, Record, trim};
+use super::target::form_fits;
+use crate::error::{Error, ErrorKind};
+use crate::framing::{FieldRole as Role, Seen};
+use crate::grammar::{is_target_char, is_tchar, is_text, run, target_end, text_end};
+use crate::leniency::{Rules, Switch};
+
+mod lines;
+
+/// The longest field name `http` takes (`HeaderName::from_bytes`).
+pub(crate) const MAX_NAME: usize = (1 << 16) - 1;
+
+/// `HTTP/` DIGIT `.` DIGIT, with `0` standing for a digit.
+const VERSION: &[u8; 8] = b"HTTP/0.0";
+
+/// Empty lines skipped before one request line (RFC 9112 section 2.2 asks
+/// to ignore at least one; Apache httpd ignores ten); one more is
+/// [`ErrorKind::TooManyEmptyLines`].
+pub(crate) const MAX_EMPTY_LINES: u8 = 10;
+
+/// What a section is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Section {
+    Request,
+    Response,
+    /// A trailer section: field lines only, no obs-fold, and its faults
+    /// reported once the whole section has arrived.
+    Trailers,
+}
+
+/// How a section is read: its kind, the switches and the bounds.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Options<'a> {
+    pub(crate) section: Section,
+    pub(crate) rules: &'a Rules,
+    pub(crate) max_target: usize,
+    /// Bytes the section may have, its empty line included.
+    pub(crate) max_bytes: usize,
+    /// Non-empty lines the section may have.
+    pub(crate) max_lines: usize,
+}
+
+/// Where in its line the next byte falls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum At {
+    /// The method of a request line; `n` bytes of it so far.
+    Method,
+    /// The request-target; `n` bytes so far, from `mark`.
+    Target,
+    /// The version of a request line; `n` bytes of it so far.
+    Version,
+    /// The version of a status line; `n` bytes so far.
+    StatusVersion,
+    /// The status code; `n` digits so far.
+    Code,
+    /// Right after the status code.
+    AfterCode,
+    /// The reason phrase.
+    Reason,
+    /// The first byte of a field line, or the empty line ending the head.
+    LineStart,
+    /// A field name; `n` bytes so far.
+    Name,
+    /// Whitespace after a field name.
+    NameSpace,
+    /// A field value; the colon is at `mark`.
+    Value,
+    /// An obs-fold continuation that joins the field above.
+    Fold,
+    /// A line not looked at: skipped by `skip_invalid_fields`, or after
+    /// a fault of a trailer section.
+    Skip,
+    /// After the empty line: the section is complete.
+    End,
+}
+
+/// The reader of one section at a time (see the module docs).
+#[derive(Debug)]
+pub(crate) struct Reader {
+    /// Bytes of the section read so far.
+    read: usize,
+    at: At,
+    /// Where the current line starts.
+    line: usize,
+    /// A count within the current element (see [`At`]).
+    n: usize,
+    /// The start of the target, of the version (request line), or the
+    /// colon of a field line.
+    mark: usize,
+    /// Where the name of the current field line ends.
+    name_end: usize,
+    /// The last byte read is a CR whose meaning waits for the next byte.
+    cr: bool,
+    /// A field line came before the current line.
+    after_field_line: bool,
+    /// The last field line was skipped: so are its obs-fold continuations.
+    skipping: bool,
+    /// Non-empty lines ended so far.
+    lines: usize,
+    /// The first fault of a trailer section, reported at its end.
+    fault: Option<Error>,
+    record: Record,
+}
+
+impl Default for Reader {
+    fn default() -> Self {
+        Reader {
+            read: 0,
+            at: At::Method,
+            line: 0,
+            n: 0,
+            mark: 0,
+            name_end: 0,
+            cr: false,
+            after_field_line: false,
+            skipping: false,
+            lines: 0,
+            fault: None,
+            record: Record::default(),
+        }
+    }
+}
+
+impl Reader {
+    /// Forgets the current section (keeps the record's allocation).
+    #[inline]
+    pub(crate) fn reset(&mut self) {
+        self.read = 0;
+        self.lines = 0;
+        self.cr = false;
+    }
+
+    /// `true` when nothing of a section has been read since the last
+    /// reset.
+    #[inline]
+    pub(crate) fn is_fresh(&self) -> bool {
+        self.read == 0 && !self.cr
+    }
+
+    /// `true` while no line of the current section has ended.
+    #[inline]
+    pub(crate) fn in_first_line(&self) -> bool {
+        self.lines == 0
+    }
+
+    /// What was accepted of the current section.
+    #[inline]
+    pub(crate) fn record(&self) -> &Record {
+        &self.record
+    }
+
+    /// The first fault of the trailer section just read, if any.
+    pub(crate) fn take_fault(&mut self) -> Option<Error> {
+        self.fault.take()
+    }
+
+    fn begin(&mut self, section: Section) {
+        self.at = match section {
+            Section::Request => At::Method,
+            Section::Response => At::StatusVersion,
+            Section::Trailers => At::LineStart,
+        };
+        self.line = 0;
+        self.n = 0;
+        self.mark = 0;
+        self.cr = false;
+        self.after_field_line = section == Section::Trailers;
+        self.skipping = false;
+        self.lines = 0;
+        self.fault = None;
+        self.record.fields.clear();
+        self.record.noted = Seen::default();
+        self.record.refold = false;
+    }
+
+    /// Reads `buf`, which holds the section from its first byte on, from
+    /// where the last call stopped. `names`, the decoder's name cache,
+    /// vouches for the names and values it has seen before. `Ok(Some(len))`: the section is
+    /// complete, `len` bytes with its empty line. `Ok(None)`: more is
+    /// needed. `Err`: the fault found, placed within the section (its
+    /// line, and the field at fault), or the bound the section ran into,
+    /// placed at its start.
+    pub(crate) fn read(
+        &mut self,
+        buf: &[u8],
+        o: &Options,
+        names: &mut NameCache,
+    ) -> Result<Option<usize>, Error> {
+        if self.read == 0 && !self.cr {
+            self.begin(o.section);
+        }
+        let upto = buf.len().min(o.max_bytes);
+        loop {
+            match self.scan(buf, upto, o, names) {
+                Err(fault) if o.section == Section::Trailers && !is_bound(&fault) => {
+                    // Read on to the end of the section, then report it.
+                    self.fault.get_or_insert(fault);
+                    self.read = self.line;
+                    self.at = At::Skip;
+                    self.cr = false;
+                }
+                Ok(None) if upto == o.max_bytes && buf.len() >= o.max_bytes => {
+                    let kind = match o.section {
+                        Section::Trailers => ErrorKind::TrailersTooLarge,
+                        Section::Request if self.lines == 0 => ErrorKind::TargetTooLong,
+                        _ => ErrorKind::HeadTooLarge,
+                    };
+                    return Err(Error::from(kind).at(0, None));
+                }
+                done => return done,
+            }
+        }
+    }
+
+    fn scan(
+        &mut self,
+        head: &[u8],
+        upto: usize,
+        o: &Options,
+        names: &mut NameCache,
+    ) -> Result<Option<usize>, Error> {
+        let mut i = self.read;
+        if self.cr && i < upto {
+            // The last call ended on a CR: the byte after it decides.
+            self.cr = false;
+            if head[i] == b'\n' {
+                self.line_end(head, i, true, o)?;
+                i += 1;
+                if self.at == At::End {
+                    self.read = i;
+                    return Ok(Some(i));
+                }
+            } else {
+                // That CR ends nothing: it is a byte of the line.
+                self.byte(head, i - 1, b'\r', o)?;
+            }
+        }
+        while i < upto {
+            if self.at == At::LineStart {
+                if head[i] != b'\r' {
+                    // The usual field line, `token ":" OWS text CRLF`, read
+                    // at once; any other goes byte by byte below.
+                    if let Some(next) = self.field_line(head, i, upto, o, names) {
+                        i = next;
+                        continue;
+                    }
+                } else if i + 1 < upto && head[i + 1] == b'\n' && self.fault.is_none() {
+                    // The empty line that ends the section.
+                    self.at = At::End;
+                    self.read = i + 2;
+                    return Ok(Some(i + 2));
+                }
+            } else if i == 0 && o.section != Section::Trailers {
+                // Likewise the usual start line.
+                let line = match o.section {
+                    Section::Request => self.request_line(head, upto, o),
+                    _ => self.status_line(head, upto),
+                };
+                if let Some(next) = line {
+                    self.lines = 1;
+                    self.at = At::LineStart;
+                    self.line = next;
+                    i = next;
+                    continue;
+                }
+            }
+            // A run of bytes that change nothing but a count, read at once.
+            let (j, bound) = match self.at {
+                At::Value | At::Fold | At::Reason => (text_end(head, i, upto), usize::MAX),
+                At::Name => (run(head, i, upto, is_tchar), MAX_NAME),
+                At::Target => (target_end(head, i, upto), o.max_target),
+                At::Method => (run(head, i, upto, is_tchar), usize::MAX),
+                At::Skip => (run(head, i, upto, |b| b != b'\r' && b != b'\n'), usize::MAX),
+                At::Version | At::StatusVersion if self.n < VERSION.len() => {
+                    let n = self.n;
+                    let matches = head[i..upto]
+                        .iter()
+                        .zip(&VERSION[n..])
+                        .take_while(|&(&b, &c)| b == c || (c == b'0' && b.is_ascii_digit()))
+                        .count();
+                    (i + matches, usize::MAX)
+                }
+                _ => (i, usize::MAX),
+            };
+            if j > i {
+                self.n += j - i;
+                if self.n > bound {
+                    // Past a bound inside the run: the byte that crossed
+                    // it decides.
+                    let crossing = j - (self.n - bound);
+                    self.n = bound;
+                    self.byte(head, crossing, head[crossing], o)?;
+                    i = crossing + 1;
+                    continue;
+                }
+                i = j;
+                if i == upto {
+                    break;
+                }
+            }
+            match head[i] {
+                // The usual ways out of a run, without the general case.
+                b':' if self.at == At::Name => self.field(head, i, i),
+                b if self.at == At::LineStart && is_tchar(b) => {
+                    self.at = At::Name;
+                    self.n = 1;
+                }
+                b'\r' if i + 1 == upto => self.cr = true,
+                b'\r' if head[i + 1] == b'\n' => {
+                    i += 1;
+                    self.line_end(head, i, true, o)?;
+                }
+                b'\n' => self.line_end(head, i, false, o)?,
+                // A bare CR is a byte of the line like any other.
+                b => self.byte(head, i, b, o)?,
+            }
+            i += 1;
+            if self.at == At::End {
+                self.read = i;
+                return Ok(Some(i));
+            }
+        }
+        self.read = upto;
+        Ok(None)
+    }
+
+    /// One byte of a line, neither LF nor the CR of a line end.
+    fn byte(&mut self, head: &[u8], i: usize, b: u8, o: &Options) -> Result<(), Error> {
+        use ErrorKind::*;
+        let rules = o.rules;
+        match self.at {
+            At::Method => {
+                if is_tchar(b) {
+                    self.n += 1;
+                } else if b == b' ' && self.n > 0 {
+                    self.at = At::Target;
+                    self.record.method_end = i;
+                    self.mark = i + 1;
+                    self.n = 0;
+                } else {
+                    return Err(start_line(InvalidMethod));
+                }
+            }
+            At::Target => {
+                if is_target_char(b) {
+                    self.n += 1;
+                    if self.n > o.max_target {
+                        return Err(start_line(TargetTooLong));
+                    }
+                } else if b == b' ' && self.n > 0 {
+                    // The target is whole: its form must fit the method.
+                    let method = &head[..self.mark - 1];
+                    if !form_fits(method, &head[self.mark..i]) {
+                        return Err(start_line(InvalidTarget));
+                    }
+                    self.record.target = (self.mark, i);
+                    self.at = At::Version;
+                    self.mark = i + 1;
+                    self.n = 0;
+                } else {
+                    return Err(start_line(InvalidTarget));
+                }
+            }
+            At::Version | At::StatusVersion if self.n < VERSION.len() => {
+                let ok = match VERSION[self.n] {
+                    b'0' => b.is_ascii_digit(),
+                    c => b == c,
+                };
+                if !ok {
+                    return Err(start_line(InvalidVersion));
+                }
+                self.n += 1;
+            }
+            At::Version => return Err(start_line(InvalidStartLine)),
+            At::StatusVersion => {
+                if b != b' ' {
+                    return Err(start_line(InvalidStartLine));
+                }
+                self.record.http11 = version(&head[..8])?;
+                self.at = At::Code;
+                self.n = 0;
+            }
+            At::Code => {
+                // Three digits, 100 to 999 (`StatusCode::from_bytes`).
+                if !b.is_ascii_digit() || (self.n == 0 && b == b'0') {
+                    return Err(start_line(InvalidStatus));
+                }
+                self.n += 1;
+                if self.n == 3 {
+                    let code = &head[9..12];
+                    self.record.status = code.iter().fold(0, |n, &d| n * 10 + u16::from(d - b'0'));
+                    self.at = At::AfterCode;
+                }
+            }
+            At::AfterCode => {
+                if b != b' ' {
+                    return Err(start_line(InvalidStatus));
+                }
+                self.record.reason.0 = i + 1;
+                self.at = At::Reason;
+            }
+            At::Reason => {
+                if !is_text(b) {
+                    return Err(start_line(InvalidReason));
+                }
+            }
+            At::LineStart => {
+                if b == b' ' || b == b'\t' {
+                    self.fold(o)?;
+                } else if is_tchar(b) {
+                    self.at = At::Name;
+                    self.n = 1;
+                } else {
+                    self.invalid_name(head, i, rules)?;
+                }
+            }
+            At::Name => {
+                if is_tchar(b) && self.n < MAX_NAME {
+                    self.n += 1;
+                } else if b == b':' {
+                    self.field(head, i, i);
+                } else if b == b' ' || b == b'\t' {
+                    self.mark = i;
+                    self.at = At::NameSpace;
+                } else {
+                    self.invalid_name(head, i, rules)?;
+                }
+            }
+            At::NameSpace => {
+                if b == b':' {
+                    if rules.space_before_colon {
+                        self.field(head, self.mark, i);
+                    } else if rules.skip_invalid_fields {
+                        self.skip();
+                    } else {
+                        let name = &head[self.line..self.mark];
+                        let e = refuse(rules, WhitespaceBeforeColon, Switch::SpaceBeforeColon);
+                        return Err(e.at(self.line as u64, Some(name)));
+                    }
+                } else if b != b' ' && b != b'\t' {
+                    self.invalid_name(head, i, rules)?;
+                }
+            }
+            At::Value | At::Fold => {
+                if !is_text(b) {
+                    let name = (self.at == At::Value).then(|| &head[self.line..self.name_end]);
+                    return Err(Error::from(InvalidFieldValue).at(self.line as u64, name));
+                }
+            }
+            At::Skip | At::End => {}
+        }
+        Ok(())
+    }
+
+    /// A field line starting with SP or HTAB: a continuation of the field
+    /// above (obs-fold) where the switches allow one, else refused or, by
+    /// `skip_invalid_fields`, skipped. A trailer section never folds.
+    fn fold(&mut self, o: &Options) -> Result<(), Error> {
+        let rules = o.rules;
+        let trailers = o.section == Section::Trailers;
+        let field_above = self.after_field_line && !self.record.fields.is_empty();
+        if self.skipping {
+            self.at = At::Skip;
+        } else if rules.obs_fold && field_above && !trailers {
+            self.at = At::Fold;
+        } else if rules.obs_fold && rules.skip_invalid_fields && !trailers {
+            self.skip();
+        } else {
+            let hint = if trailers {
+                None
+            } else if rules.obs_fold {
+                Some(Switch::SkipInvalidFields)
+            } else if self.after_field_line {
+                Some(Switch::ObsFold)
+            } else {
+                None
+            };
+            let error = Error::refused(ErrorKind::ObsFold, hint.and_then(|s| rules.hint(s)));
+            return Err(error.at(self.line as u64, None));
+        }
+        Ok(())
+    }
+
+    /// A valid field name, `line..name_end`, its colon at `colon`.
+    #[inline]
+    fn field(&mut self, head: &[u8], name_end: usize, colon: usize) {
+        self.at = At::Value;
+        self.mark = colon;
+        self.name_end = name_end;
+        self.skipping = false;
+        self.record.fields.push(Field {
+            start: self.line,
+            name_end,
+            value: (colon + 1, colon + 1),
+            role: Role::of_name(&head[self.line..name_end]),
+            folded: false,
+            entry: NO_ENTRY,
+            value_known: false,
+        });
+    }
+
+    fn skip(&mut self) {
+        self.at = At::Skip;
+        self.skipping = true;
+    }
+
+    /// Byte `i` cannot be part of the field name it is in: the line is
+    /// skipped (`skip_invalid_fields`), or refused. The error names the
+    /// field: the bytes before the colon when they are there, else the
+    /// line up to that byte.
+    fn invalid_name(&mut self, head: &[u8], i: usize, rules: &Rules) -> Result<(), Error> {
+        if rules.skip_invalid_fields {
+            self.skip();
+            return Ok(());
+        }
+        let name = &head[self.line..=i];
+        let name = (name != b":").then_some(name);
+        let error = refuse(
+            rules,
+            ErrorKind::InvalidFieldName,
+            Switch::SkipInvalidFields,
+        );
+        Err(error.at(self.line as u64, name))
+    }
+
+    /// The LF at `lf` ends the current line (after a CR when `crlf`).
+    fn line_end(&mut self, head: &[u8], lf: usize, crlf: bool, o: &Options) -> Result<(), Error> {
+        use ErrorKind::*;
+        let rules = o.rules;
+        let end = if crlf { lf - 1 } else { lf };
+        if self.fault.is_some() {
+            // A faulty trailer section: only its end is looked for.
+            if end == self.line {
+                self.at = At::End;
+            } else {
+                self.next_line(lf, o)?;
+                self.at = At::Skip;
+            }
+            return Ok(());
+        }
+        // What the line lacks at its end comes first...
+        let first = self.line == 0 && o.section != Section::Trailers;
+        match self.at {
+            At::Method if self.n == 0 && !crlf => {
+                // An empty line where the request line belongs: a bare LF
+                // `bare_lf` would skip as it skips CRLF.
+                let e = refuse(rules, InvalidStartLine, Switch::BareLf);
+                return Err(e.at(0, None));
+            }
+            At::Method | At::Target | At::StatusVersion | At::Code => {
+                return Err(start_line(InvalidStartLine));
+            }
+            At::Version if self.n < VERSION.len() => {
+                return Err(start_line(InvalidStartLine));
+            }
+            At::Version => {
+                // `mark` is where the version starts.
+                self.record.http11 = version(&head[self.mark..self.mark + 8])?;
+                self.record.line_end = end;
+            }
+            At::AfterCode if !rules.no_space_after_status => {
+                let e = refuse(rules, InvalidStatus, Switch::NoSpaceAfterStatus);
+                return Err(e.at(0, None));
+            }
+            At::AfterCode | At::Reason => {
+                if self.at == At::AfterCode {
+                    self.record.reason.0 = end;
+                }
+                self.record.reason.1 = end;
+                self.record.line_end = end;
+            }
+            At::LineStart => {
+                // The empty line: the end of the head.
+                if !crlf && !rules.bare_lf {
+                    let e = refuse(rules, BareLineFeed, Switch::BareLf);
+                    return Err(e.at(lf as u64, None));
+                }
+                self.at = At::End;
+                return Ok(());
+            }
+            At::Name | At::NameSpace => {
+                if rules.skip_invalid_fields {
+                    self.skipping = true;
+                } else {
+                    let e = refuse(rules, MissingColon, Switch::SkipInvalidFields);
+                    return Err(e.at(self.line as u64, None));
+                }
+            }
+            At::Value | At::Fold | At::Skip | At::End => {}
+        }
+        // ...then how it ends.
+        if !crlf && !rules.bare_lf {
+            let field = (!first).then(|| field_name(&head[self.line..lf])).flatten();
+            let e = refuse(rules, BareLineFeed, Switch::BareLf);
+            return Err(e.at(self.line as u64, field));
+        }
+        match self.at {
+            At::Value => {
+                let field = self.record.fields.last_mut().expect("a field line");
+                field.value = trimmed(head, field.value.0, end);
+                if field.role != Role::Other {
+                    let value = &head[field.value()];
+                    self.record.noted.note(field.role, value);
+                }
+            }
+            At::Fold => {
+                let field = self.record.fields.last_mut().expect("a field above");
+                field.value = trimmed(head, field.value.0, end);
+                field.folded = true;
+                self.record.refold |= field.role != Role::Other;
+            }
+            _ => {}
+        }
+        self.after_field_line = !first;
+        self.next_line(lf, o)
+    }
+
+    /// Moves on to the line after the LF at `lf`, counting the one that
+    /// ended against the bound of lines.
+    #[inline]
+    fn next_line(&mut self, lf: usize, o: &Options) -> Result<(), Error> {
+        if self.lines == o.max_lines {
+            return Err(Error::from(ErrorKind::TooManyFields).at(0, None));
+        }
+        self.lines += 1;
+        self.at = At::LineStart;
+        self.line = lf + 1;
+        Ok(())
+    }
+}
+
+/// The name of a field line as received: the bytes before its colon
+/// without the whitespace before the colon; `None` for a line that starts
+/// with whitespace, has no colon or nothing before it.
+fn field_name(line: &[u8]) -> Option<&[u8]> {
+    if matches!(line.first(), None | Some(b' ' | b'\t')) {
+        return None;
+    }
+    let name = line[..memchr(b':', line)?].trim_ascii_end();
+    (!name.is_empty()).then_some(name)
+}
+
+/// A bound, not a fault of the grammar: reported as soon as it is met,
+/// in a trailer section too.
+fn is_bound(error: &Error) -> bool {
+    matches!(
+        error.kind(),
+        ErrorKind::TooManyFields | ErrorKind::TrailersTooLarge
+    )
+}
+
+/// `from..to` without the whitespace and line breaks at either end, as
+/// offsets.
+fn trimmed(bytes: &[u8], from: usize, to: usize) -> (usize, usize) {
+    let value = trim(bytes, from, to);
+    let start = value.as_ptr() as usize - bytes.as_ptr() as usize;
+    (start, start + value.len())
+}
+
+/// `HTTP/1.0` (`false`) or `HTTP/1.x` (`true`, RFC 9110 section 2.5), of
+/// a version already read as `HTTP/` DIGIT `.` DIGIT; another major
+/// version is [`ErrorKind::UnsupportedVersion`].
+fn version(v: &[u8]) -> Result<bool, Error> {
+    match (v[5], v[7]) {
+        (b'1', b'0') => Ok(false),
+        (b'1', _) => Ok(true),
+        _ => Err(start_line(ErrorKind::UnsupportedVersion)),
+    }
+}
+
+/// The error `kind` of a start line: placed at its start, no field.
+fn start_line(kind: ErrorKind) -> Error {
+    Error::from(kind).at(0, None)
+}
+
+fn refuse(rules: &Rules, kind: ErrorKind, switch: Switch) -> Error {
+    Error::refused(kind, rules.hint(switch))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::head::record::Field;
+    use crate::leniency::{RequestLeniency, ResponseLeniency};
+    use proptest::prelude::*;
+
+    const MAX_TARGET: usize = 64;
+
+    /// Each side with its switches: strict, the defaults, all on, and
+    /// `skip_invalid_fields` alone.
+    fn sides() -> Vec<Rules> {
+        let mut skip = ResponseLeniency::strict();
+        skip.skip_invalid_fields = true;
+        vec![
+            Rules::of_requests(RequestLeniency::strict()),
+            Rules::of_requests(RequestLeniency::all()),
+            Rules::of_responses(ResponseLeniency::strict()),
+            Rules::of_responses(ResponseLeniency::default()),
+            Rules::of_responses(ResponseLeniency::all()),
+            Rules::of_responses(skip),
+        ]
+    }
+
+    /// What reading `input` in pieces cut at `cuts` gives: the outcome
+    /// and the field lines recorded.
+    fn in_pieces(
+        input: &[u8],
+        cuts: &[usize],
+        rules: &Rules,
+        section: Section,
+    ) -> (Result<Option<usize>, Error>, Vec<Field>) {
+        let options = Options {
+            section,
+            rules,
+            max_target: MAX_TARGET,
+            max_bytes: usize::MAX,
+            max_lines: 64,
+        };
+        let mut reader = Reader::default();
+        let mut names = NameCache::default();
+        let mut outcome = Ok(None);
+        for &to in cuts.iter().chain([&input.len()]) {
+            outcome = reader.read(&input[..to], &options, &mut names);
+            if !matches!(outcome, Ok(None)) {
+                break;
+            }
+        }
+        if let Some(fault) = reader.take_fault() {
+            outcome = Err(fault);
+        }
+        (outcome, reader.record().fields.clone())
+    }
+
+    fn heads() -> impl Strategy<Value = Vec<u8>> {
+        const BASES: &[&[u8]] = &[
+            b"GET /a?b HTTP/1.1\r\nHost: a\r\nX-Y:  z \r\n\r\n",
+            b"CONNECT a:443 HTTP/1.0\r\nA: b\r\n c\r\n\r\n",
+            b"OPTIONS * HTTP/1.1\r\nHost: a\r\n\r\n",
+            b"POST http://a/x HTTP/1.1\r\nContent-Length: 1\r\n\r\n",
+            b"HTTP/1.1 200 OK\r\nServer: x\r\n folded\r\n\r\n",
+            b"HTTP/1.0 404 \r\nA:b\r\n\r\n",
+            b"HTTP/1.1 200\r\nX : y\r\n\r\n",
+            b"X-A: 1\r\nX-B:\t2 \r\n\r\n",
+        ];
+        let base = prop::sample::select(BASES);
+        let byte = prop_oneof![
+            3 => any::<u8>(),
+            4 => prop::sample::select(&b"\r\n :\t/H1.0aZ(*\x00\x7f\x80"[..]),
+        ];
+        let edit = (any::<prop::sample::Index>(), byte, 0u8..3);
+        (base, prop::collection::vec(edit, 0..4)).prop_map(|(base, edits)| {
+            let mut bytes = base.to_vec();
+            for (at, b, op) in edits {
+                let i = at.index(bytes.len() + 1);
+                match op {
+                    0 if i < bytes.len() => bytes[i] = b,
+                    1 => bytes.insert(i, b),
+                    _ if i < bytes.len() => drop(bytes.remove(i)),
+                    _ => {}
+                }
+            }
+            bytes
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// However the bytes arrive, the reader reaches the same outcome
+        /// and records the same field lines: the usual lines it reads at
+        /// once when they are whole, and byte by byte otherwise, agree.
+        #[test]
+        fn the_reading_does_not_depend_on_the_reads(
+            head in heads(),
+            cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..6),
+        ) {
+            let mut cuts: Vec<usize> = cuts.iter().map(|c| c.index(head.len() + 1)).collect();
+            cuts.sort_unstable();
+            let bytewise: Vec<usize> = (1..head.len()).collect();
+            for rules in sides() {
+                let sections = [
+                    if rules.request { Section::Request } else { Section::Response },
+                    Section::Trailers,
+                ];
+                for section in sections {
+                    let whole = in_pieces(&head, &[], &rules, section);
+                    prop_assert_eq!(&in_pieces(&head, &cuts, &rules, section), &whole);
+                    prop_assert_eq!(&in_pieces(&head, &bytewise, &rules, section), &whole);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_fault_is_found_at_its_byte() {
+        let request = Rules::of_requests(RequestLeniency::strict());
+        let response = Rules::of_responses(ResponseLeniency::strict());
+        // (input, side, bytes after which the fault is known, kind)
+        let cases: &[(&[u8], &Rules, usize, ErrorKind)] = &[
+            (b"G\x01", &request, 2, ErrorKind::InvalidMethod),
+            (b"GET /a\rb", &request, 8, ErrorKind::InvalidTarget),
+            (b"GET / HTTX", &request, 10, ErrorKind::InvalidVersion),
+            (
+                b"GET / HTTP/1.1\r\nX\x01",
+                &request,
+                18,
+                ErrorKind::InvalidFieldName,
+            ),
+            (
+                b"GET / HTTP/1.1\r\nX: a\x00",
+                &request,
+                21,
+                ErrorKind::InvalidFieldValue,
+            ),
+            (b"GET / HTTP/1.1\r\n b", &request, 17, ErrorKind::ObsFold),
+            (b"HTTP/1.1 2x", &response, 11, ErrorKind::InvalidStatus),
+            (b"HTTP/2.0 ", &response, 9, ErrorKind::UnsupportedVersion),
+            (
+                b"HTTP/1.1 200 O\x7f",
+                &response,
+                15,
+                ErrorKind::InvalidReason,
+            ),
+        ];
+        for &(input, rules, known, kind) in cases {
+            let section = if rules.request {
+                Section::Request
+            } else {
+                Section::Response
+            };
+            let before = in_pieces(&input[..known - 1], &[], rules, section).0;
+            assert_eq!(before, Ok(None), "{input:?}");
+            let error = in_pieces(&input[..known], &[], rules, section)
+                .0
+                .unwrap_err();
+            assert_eq!(error.kind(), kind, "{input:?}");
+        }
+    }
+}

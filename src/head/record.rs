@@ -1,0 +1,176 @@
+//! What the head reader accepted of a section ([`Record`]): the start
+//! line's parts and each field line's name and value, as offsets. The
+//! `http` types, the wire view and the framing summary are built from it.
+
+use std::ops::Range;
+
+use http::Version;
+
+use crate::framing::{FieldRole as Role, Seen};
+
+/// A field line the reader accepted: offsets in its section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Field {
+    /// Where the line starts (the name's first byte).
+    pub(crate) start: usize,
+    /// Where the name ends (before its colon, or before the whitespace
+    /// `space_before_colon` allowed there).
+    pub(crate) name_end: usize,
+    /// The value, without the whitespace around it; an obs-folded value
+    /// spans its continuation lines, line breaks included.
+    pub(crate) value: (usize, usize),
+    pub(crate) role: Role,
+    /// Continued by obs-fold.
+    pub(crate) folded: bool,
+    /// The name cache's entry for the name ([`NO_ENTRY`] if none was
+    /// found while reading), and whether the value is the one it keeps.
+    pub(crate) entry: u32,
+    pub(crate) value_known: bool,
+}
+
+/// [`Field::entry`] of a name the cache did not predict.
+pub(crate) const NO_ENTRY: u32 = u32::MAX;
+
+impl Field {
+    pub(crate) fn name(&self) -> Range<usize> {
+        self.start..self.name_end
+    }
+
+    pub(crate) fn value(&self) -> Range<usize> {
+        self.value.0..self.value.1
+    }
+}
+
+/// What the reader accepted of a section, as it went.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Record {
+    /// The end of the start line's content (without its line end).
+    pub(crate) line_end: usize,
+    /// A request's method is `..method_end`; its target `target`.
+    pub(crate) method_end: usize,
+    pub(crate) target: (usize, usize),
+    /// A response's status code and reason phrase (possibly empty).
+    pub(crate) status: u16,
+    pub(crate) reason: (usize, usize),
+    /// `HTTP/1.0` (`false`) or `HTTP/1.1` and the minors read as it.
+    pub(crate) http11: bool,
+    /// The field lines accepted, in order (lines skipped are not here).
+    pub(crate) fields: Vec<Field>,
+    /// What the fields say about framing and the connection, noted as
+    /// they are read; `refold`: an obs-fold continued a field whose value
+    /// matters, and the joined values decide instead.
+    pub(crate) noted: Seen,
+    pub(crate) refold: bool,
+}
+
+impl Record {
+    pub(crate) fn version(&self) -> Version {
+        if self.http11 {
+            Version::HTTP_11
+        } else {
+            Version::HTTP_10
+        }
+    }
+
+    /// What the fields say about framing and the connection.
+    #[inline]
+    pub(crate) fn seen(&self, section: &[u8]) -> Seen {
+        if self.refold {
+            self.seen_folded(section)
+        } else {
+            self.noted
+        }
+    }
+
+    /// [`seen`](Self::seen) of a head with obs-folded fields that matter.
+    #[cold]
+    fn seen_folded(&self, section: &[u8]) -> Seen {
+        let mut seen = Seen::default();
+        for field in &self.fields {
+            if field.role == Role::Other {
+                continue;
+            }
+            if !field.folded {
+                seen.note(field.role, &section[field.value()]);
+                continue;
+            }
+            seen.note(field.role, &unfold(&section[field.value()]));
+        }
+        seen
+    }
+
+    /// The values of the field lines whose role is `role`, in order.
+    pub(crate) fn values<'a>(
+        &'a self,
+        section: &'a [u8],
+        role: Role,
+    ) -> impl Iterator<Item = &'a [u8]> + 'a {
+        self.fields
+            .iter()
+            .filter(move |f| f.role == role)
+            .map(move |f| &section[f.value()])
+    }
+}
+
+/// An obs-folded value with each fold (the line break and the whitespace
+/// around it) replaced by one SP (RFC 9112 section 5.2).
+pub(crate) fn unfold(value: &[u8]) -> Vec<u8> {
+    let mut joined = Vec::with_capacity(value.len());
+    for piece in value.split(|&b| b == b'\n') {
+        let piece = trim(piece, 0, piece.len());
+        if piece.is_empty() {
+            continue;
+        }
+        if !joined.is_empty() {
+            joined.push(b' ');
+        }
+        joined.extend_from_slice(piece);
+    }
+    joined
+}
+
+/// `bytes[from..to]` without the whitespace and line breaks at either end.
+pub(crate) fn trim(bytes: &[u8], mut from: usize, mut to: usize) -> &[u8] {
+    let blank = |b: u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
+    while from < to && blank(bytes[from]) {
+        from += 1;
+    }
+    while to > from && blank(bytes[to - 1]) {
+        to -= 1;
+    }
+    &bytes[from..to]
+}
+
+/// The `Transfer-Encoding` values of a head, read from its record: as
+/// received, or, when a line was continued by obs-fold, as joined (each
+/// fold one SP), as a field map holds them.
+pub(crate) struct RecordValues<'a> {
+    record: &'a Record,
+    section: &'a [u8],
+    joined: Option<Vec<Vec<u8>>>,
+}
+
+impl<'a> RecordValues<'a> {
+    pub(crate) fn new(record: &'a Record, section: &'a [u8]) -> Self {
+        let te = |f: &&Field| f.role == Role::TransferEncoding;
+        let folded = record.refold && record.fields.iter().filter(te).any(|f| f.folded);
+        let joined = folded.then(|| {
+            let value = |f: &Field| unfold(&section[f.value()]);
+            record.fields.iter().filter(te).map(value).collect()
+        });
+        RecordValues {
+            record,
+            section,
+            joined,
+        }
+    }
+}
+
+impl crate::framing::FieldValues for RecordValues<'_> {
+    fn transfer_encodings(&self) -> impl Iterator<Item = &[u8]> {
+        let plain = self.joined.is_none();
+        let values = self.record.values(self.section, Role::TransferEncoding);
+        let joined = self.joined.iter().flatten().map(Vec::as_slice);
+        values.filter(move |_| plain).chain(joined)
+    }
+}
