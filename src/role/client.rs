@@ -3,16 +3,16 @@
 //! the one role trait (how a request head is planned and written, what a
 //! response event does to the connection).
 
-use bytes::BytesMut;
+use bytes::{Bytes, BytesMut};
 use http::StatusCode;
 use http::header::{EXPECT, UPGRADE};
 use http::request::Parts;
-use http::{Method, Version};
+use http::{Method, Response, Version};
 
 use super::{Client, Flow, Role};
 use crate::Config;
 use crate::conn::{Connection, Input, Party, State};
-use crate::decode::Event;
+use crate::decode::{Core, Event, InFlight, response_head};
 use crate::encode::body::BodyEncoder;
 use crate::encode::head::{
     Added, Ordered, TargetForm, check_full, form_of, invalid_framing, target_form, version_bytes,
@@ -25,7 +25,7 @@ use crate::framing::{
     response_class,
 };
 use crate::keep_alive::{CloseReason, KeepAlive};
-use crate::leniency::ResponseLeniency;
+use crate::leniency::{ResponseLeniency, Rules};
 use crate::segments::Segments;
 use crate::wire::WireHead;
 
@@ -209,6 +209,33 @@ impl ClientConnection {
 }
 
 impl Role for Client {
+    type Recv = Response<()>;
+    type Leniency = ResponseLeniency;
+    type Pending = InFlight;
+    const REQUESTS: bool = false;
+
+    fn rules(leniency: ResponseLeniency) -> Rules {
+        Rules::of_responses(leniency)
+    }
+
+    fn leniency(rules: &Rules) -> ResponseLeniency {
+        let mut leniency = ResponseLeniency::strict();
+        leniency.no_space_after_status = rules.no_space_after_status;
+        leniency.space_before_colon = rules.space_before_colon;
+        leniency.skip_invalid_fields = rules.skip_invalid_fields;
+        leniency.bare_lf = rules.bare_lf;
+        leniency
+    }
+
+    #[inline]
+    fn head(
+        core: &mut Core,
+        pending: &mut InFlight,
+        head: Bytes,
+    ) -> Result<Event<Response<()>>, Error> {
+        response_head(core, pending, head)
+    }
+
     type ConnState = ClientState;
     const PEER: Party = Party::Server;
 

@@ -17,14 +17,14 @@
 //! can name them in their bounds; this module is private, so they cannot be
 //! named or implemented outside the crate.
 
-use bytes::BytesMut;
+use bytes::{Bytes, BytesMut};
 
 use crate::Config;
 use crate::conn::{Connection, Party};
-use crate::decode::Event;
-use crate::decode::role::Receive;
+use crate::decode::{Core, Event, MessageHead};
 use crate::encode::{EncoderConfig, Ordered, Plan};
 use crate::error::{Error, UsageError};
+use crate::leniency::Rules;
 use crate::segments::Segments;
 
 mod client;
@@ -51,10 +51,40 @@ pub enum Flow {
     Stop,
 }
 
-/// Everything a role, [`Client`] or [`Server`], does differently: what it
-/// receives (the decoder's part, [`Receive`]), how it writes the heads it
-/// sends (the encoder's part), and what its connection keeps and decides.
-pub trait Role: Receive + Sized {
+/// Everything a role, [`Client`] or [`Server`], does differently: how it
+/// reads the heads it receives (the decoder's part), how it writes the
+/// heads it sends (the encoder's part), and what its connection keeps and
+/// decides.
+pub trait Role: Sized {
+    // The decoder's part.
+
+    /// The head of the messages the role receives.
+    type Recv: MessageHead;
+    /// The leniency switches of those messages.
+    type Leniency: Copy + Default + std::fmt::Debug;
+    /// What the decoder keeps besides the shared core: nothing for
+    /// requests; for responses, the requests they answer.
+    type Pending: Default + std::fmt::Debug;
+    /// `true` for the role that receives requests.
+    const REQUESTS: bool;
+
+    /// The head reader's rules for these switches.
+    fn rules(leniency: Self::Leniency) -> Rules;
+
+    /// The switches these rules came from.
+    fn leniency(rules: &Rules) -> Self::Leniency;
+
+    /// Reads a complete head the decoder found.
+    ///
+    /// # Errors
+    ///
+    /// The head is invalid, or not one the role may receive now.
+    fn head(
+        core: &mut Core,
+        pending: &mut Self::Pending,
+        head: Bytes,
+    ) -> Result<Event<Self::Recv>, Error>;
+
     // The encoder's part.
 
     /// The head this role sends: `request::Parts` or `response::Parts`.

@@ -6,12 +6,12 @@
 use bytes::{Bytes, BytesMut};
 use http::header::{CONNECTION, CONTENT_TYPE, EXPECT, HeaderValue, UPGRADE};
 use http::response::Parts;
-use http::{Response, StatusCode, Version};
+use http::{Request, Response, StatusCode, Version};
 
 use super::{Flow, Role, Server};
 use crate::Config;
 use crate::conn::{Connection, Input, Party, State};
-use crate::decode::Event;
+use crate::decode::{Core, Event, request_head};
 use crate::encode::body::BodyEncoder;
 use crate::encode::head::{
     Added, Ordered, check_full, http11_status_line, invalid_framing, is_http10, says_close,
@@ -24,7 +24,7 @@ use crate::framing::{
     response_class,
 };
 use crate::keep_alive::{CloseReason, KeepAlive};
-use crate::leniency::RequestLeniency;
+use crate::leniency::{RequestLeniency, Rules};
 use crate::reason::ReasonPhrase;
 use crate::segments::{Mark, Segments};
 
@@ -436,6 +436,28 @@ impl ServerConnection {
 }
 
 impl Role for Server {
+    type Recv = Request<()>;
+    type Leniency = RequestLeniency;
+    type Pending = ();
+    const REQUESTS: bool = true;
+
+    fn rules(leniency: RequestLeniency) -> Rules {
+        Rules::of_requests(leniency)
+    }
+
+    fn leniency(rules: &Rules) -> RequestLeniency {
+        let mut leniency = RequestLeniency::strict();
+        leniency.bare_lf = rules.bare_lf;
+        leniency.obs_fold = rules.obs_fold;
+        leniency.chunked_with_content_length = rules.chunked_with_content_length;
+        leniency
+    }
+
+    #[inline]
+    fn head(core: &mut Core, (): &mut (), head: Bytes) -> Result<Event<Request<()>>, Error> {
+        request_head(core, head)
+    }
+
     type ConnState = ServerState;
     const PEER: Party = Party::Client;
 
