@@ -2,8 +2,10 @@
 //! buffer and the wait under way ([`Core`]), and the body reading and
 //! sending that do not depend on the role ([`RoleSession`]'s provided
 //! methods). A session adds its own rules (when it still sends or reads,
-//! what a peer's error does) through [`RoleSession`]'s hooks, as a role
-//! does for the connection skeleton through `conn::Side`.
+//! what a peer's error does) through [`RoleSession`]'s hooks. These are
+//! the session types' own policies, implemented by `ServerSession` and
+//! `ClientSession`, not by the role: what a role does differently is the
+//! one role trait (`src/role/`).
 
 use std::time::{Duration, Instant};
 
