@@ -502,6 +502,7 @@ impl FieldRole {
         }
     }
 
+    #[inline]
     pub(crate) fn of(name: &HeaderName) -> FieldRole {
         FieldRole::of_name(name.as_str().as_bytes())
     }
