@@ -34,16 +34,21 @@ impl RequestEncoder {
         req: impl IntoMessage<http::request::Parts>,
     ) -> Result<(), UsageError> {
         let (parts, body) = req.into_message()?;
-        self.send_parts(parts, body)
+        self.send_message(parts, Some(body)).map(drop)
     }
 
-    /// [`send_request`](Self::send_request) for a request already taken
-    /// apart: what a connection calls once it has looked at the head.
+    /// [`send_request`](Self::send_request) (with `body`) or
+    /// [`send_head`](Self::send_head) (without) for a request already
+    /// taken apart: what a connection calls once it has looked at the head.
     #[inline]
-    pub(crate) fn send_parts(&mut self, parts: Parts, body: Bytes) -> Result<(), UsageError> {
-        self.start(&parts, &(), Some(body))?;
+    pub(crate) fn send_message(
+        &mut self,
+        parts: Parts,
+        body: Option<Bytes>,
+    ) -> Result<BodyKind, UsageError> {
+        let kind = self.start(&parts, &(), body)?;
         self.keep(parts.headers, parts.extensions);
-        Ok(())
+        Ok(kind)
     }
 
     /// Queues a request head whose body follows with
@@ -64,9 +69,6 @@ impl RequestEncoder {
         &mut self,
         req: impl IntoHead<http::request::Parts>,
     ) -> Result<BodyKind, UsageError> {
-        let parts = req.into_head()?;
-        let kind = self.start(&parts, &(), None)?;
-        self.keep(parts.headers, parts.extensions);
-        Ok(kind)
+        self.send_message(req.into_head()?, None)
     }
 }

@@ -41,21 +41,22 @@ impl ResponseEncoder {
         ctx: ResponseContext,
     ) -> Result<(), UsageError> {
         let (parts, body) = res.into_message()?;
-        self.send_parts(parts, body, ctx)
+        self.send_message(parts, ctx, Some(body)).map(drop)
     }
 
-    /// [`send_response`](Self::send_response) for a response already
+    /// [`send_response`](Self::send_response) (with `body`) or
+    /// [`send_head`](Self::send_head) (without) for a response already
     /// taken apart: what a connection calls once it has looked at the head.
     #[inline]
-    pub(crate) fn send_parts(
+    pub(crate) fn send_message(
         &mut self,
         parts: Parts,
-        body: Bytes,
         ctx: ResponseContext,
-    ) -> Result<(), UsageError> {
-        self.start(&parts, &ctx, Some(body))?;
+        body: Option<Bytes>,
+    ) -> Result<BodyKind, UsageError> {
+        let kind = self.start(&parts, &ctx, body)?;
         self.keep(parts.headers, parts.extensions);
-        Ok(())
+        Ok(kind)
     }
 
     /// Queues a response head whose body follows with
@@ -85,9 +86,6 @@ impl ResponseEncoder {
         res: impl IntoHead<http::response::Parts>,
         ctx: ResponseContext,
     ) -> Result<BodyKind, UsageError> {
-        let parts = res.into_head()?;
-        let kind = self.start(&parts, &ctx, None)?;
-        self.keep(parts.headers, parts.extensions);
-        Ok(kind)
+        self.send_message(res.into_head()?, ctx, None)
     }
 }

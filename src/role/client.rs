@@ -124,12 +124,7 @@ impl ClientConnection {
         req: impl IntoMessage<http::request::Parts>,
     ) -> Result<(), UsageError> {
         let (parts, body) = req.into_message()?;
-        self.ready_to_send()?;
-        let sent = Sent::of(&parts);
-        let method = parts.method.clone();
-        self.encoder.send_parts(parts, body)?;
-        self.sent_head(sent, &method, false);
-        Ok(())
+        self.send_message(parts, Some(body)).map(drop)
     }
 
     /// Queues a request head; the body follows with
@@ -146,20 +141,26 @@ impl ClientConnection {
         &mut self,
         req: impl IntoHead<http::request::Parts>,
     ) -> Result<BodyKind, UsageError> {
-        let parts = req.into_head()?;
+        self.send_message(req.into_head()?, None)
+    }
+
+    /// Queues a request, whole (with `body`) or its head, then notes it.
+    fn send_message(&mut self, parts: Parts, body: Option<Bytes>) -> Result<BodyKind, UsageError> {
         self.ready_to_send()?;
         let sent = Sent::of(&parts);
         let method = parts.method.clone();
-        let expect = parts
-            .headers
-            .get(EXPECT)
-            .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
-        let body = self.encoder.send_head(parts)?;
-        self.sent_head(sent, &method, true);
+        let streamed = body.is_none();
+        let expect = streamed
+            && parts
+                .headers
+                .get(EXPECT)
+                .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
+        let kind = self.encoder.send_message(parts, body)?;
+        self.sent_head(sent, &method, streamed);
         if expect {
             self.machine.expect_continue();
         }
-        Ok(body)
+        Ok(kind)
     }
 
     /// Requests sent whose final response has not ended (one without a

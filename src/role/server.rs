@@ -191,16 +191,7 @@ impl ServerConnection {
         res: impl IntoMessage<http::response::Parts>,
     ) -> Result<(), UsageError> {
         let (parts, body) = res.into_message()?;
-        let saved = self.machine.clone();
-        let ctx = self.prepare(parts.status, true)?;
-        let status = parts.status;
-        let mark = self.encoder.output().mark();
-        if let Err(err) = self.encoder.send_parts(parts, body, ctx) {
-            self.machine = saved;
-            return Err(err);
-        }
-        self.after_head(status, mark);
-        Ok(())
+        self.send_message(parts, Some(body)).map(drop)
     }
 
     /// Queues a response head; the body follows with
@@ -216,12 +207,17 @@ impl ServerConnection {
         &mut self,
         res: impl IntoHead<http::response::Parts>,
     ) -> Result<BodyKind, UsageError> {
-        let parts = res.into_head()?;
+        self.send_message(res.into_head()?, None)
+    }
+
+    /// Queues a response, whole (with `body`) or its head: the machine
+    /// moves for it first, and back if the encoder refuses it.
+    fn send_message(&mut self, parts: Parts, body: Option<Bytes>) -> Result<BodyKind, UsageError> {
         let saved = self.machine.clone();
         let status = parts.status;
-        let ctx = self.prepare(status, false)?;
+        let ctx = self.prepare(status, body.is_some())?;
         let mark = self.encoder.output().mark();
-        match self.encoder.send_head(parts, ctx) {
+        match self.encoder.send_message(parts, ctx, body) {
             Ok(kind) => {
                 self.after_head(status, mark);
                 Ok(kind)
