@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Memory per connection of hello_server, blocking_server and hyper's hello
-# (bench/hyper-hello), side by side: the growth of the server's resident
+# Memory per connection of hello_server, blocking_server, uring_server and
+# hyper's hello (bench/hyper-hello), side by side: the growth of the server's resident
 # set (VmRSS) per connection held open, in three states:
 #
 #   idle       keep-alive connections that made one request and read the
@@ -31,7 +31,7 @@ IDLE=${IDLE:-10000}
 HALF=${HALF:-2000}
 SILENT=${SILENT:-2000}
 SETTLE=${SETTLE:-2.5}
-SERVERS=${SERVERS:-hello_server blocking_server hyper}
+SERVERS=${SERVERS:-hello_server blocking_server uring_server hyper}
 MODES=${MODES:-idle half-head silent}
 PORT=${PORT:-18090}
 TARGET=${CARGO_TARGET_DIR:-target}
@@ -46,9 +46,17 @@ if [ "$hard" != unlimited ] && [ "$hard" -lt "$need" ]; then
 fi
 ulimit -n "$need"
 
-cargo build --release --example hello_server --example blocking_server >&2
-CARGO_TARGET_DIR="$TARGET/hyper-hello" \
-    cargo build --release --manifest-path bench/hyper-hello/Cargo.toml >&2
+examples=()
+for name in $SERVERS; do
+    [ "$name" = hyper ] || examples+=(--example "$name")
+done
+if ((${#examples[@]})); then
+    cargo build --release "${examples[@]}" >&2
+fi
+if [[ " $SERVERS " == *" hyper "* ]]; then
+    CARGO_TARGET_DIR="$TARGET/hyper-hello" \
+        cargo build --release --manifest-path bench/hyper-hello/Cargo.toml >&2
+fi
 BIN="$TARGET/release/examples"
 HYPER_BIN="$TARGET/hyper-hello/release/hyper-hello"
 WORK=$(mktemp -d)

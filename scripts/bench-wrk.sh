@@ -7,6 +7,7 @@
 #
 #   scripts/bench-wrk.sh                 # 5 s per load, 2 rounds
 #   DURATION=10 ROUNDS=3 scripts/bench-wrk.sh
+#   SERVERS="h1proto uring" PIN=1 scripts/bench-wrk.sh   # uring_server beside hello_server
 #   WRITES=1 scripts/bench-wrk.sh        # also count writes per request (strace)
 #   PIN=1 scripts/bench-wrk.sh           # server on CPU 0, wrk on CPU 1 (taskset)
 #
@@ -29,6 +30,10 @@ CONNECTIONS=${CONNECTIONS:-50}
 DEPTH=${DEPTH:-16}
 PORT_A=${PORT_A:-18080}
 PORT_B=${PORT_B:-18081}
+PORT_C=${PORT_C:-18082}
+# h1proto: hello_server; hyper: bench/hyper-hello; uring: uring_server
+# (io_uring, one thread).
+SERVERS=${SERVERS:-h1proto hyper}
 WRITES=${WRITES:-0}
 PIN=${PIN:-0}
 SERVER_ON=()
@@ -45,10 +50,12 @@ if ! command -v wrk >/dev/null; then
     $SUDO apt-get update >&2 && $SUDO apt-get install -y wrk >&2
 fi
 
-cargo build --release --example hello_server >&2
+cargo build --release --example hello_server --example uring_server >&2
 # The hyper baseline is a crate of its own, so h1proto never builds hyper.
-CARGO_TARGET_DIR="$TARGET/hyper-hello" \
-    cargo build --release --manifest-path bench/hyper-hello/Cargo.toml >&2
+if [[ " $SERVERS " == *" hyper "* ]]; then
+    CARGO_TARGET_DIR="$TARGET/hyper-hello" \
+        cargo build --release --manifest-path bench/hyper-hello/Cargo.toml >&2
+fi
 BIN="$TARGET/release/examples"
 HYPER_BIN="$TARGET/hyper-hello/release/hyper-hello"
 WORK=$(mktemp -d)
@@ -86,6 +93,7 @@ cpu_ticks() {
 start_server() { # name port
     local bin="$BIN/hello_server"
     [ "$1" = hyper ] && bin=$HYPER_BIN
+    [ "$1" = uring ] && bin="$BIN/uring_server"
     "${SERVER_ON[@]}" "$bin" --addr "127.0.0.1:$2" >"$WORK/$1.log" 2>&1 &
     SERVER_PID=$!
     for _ in $(seq 100); do
@@ -128,10 +136,32 @@ echo "| load | server | round | requests/s | server CPU µs/request |"
 echo "|---|---|---|---|---|"
 for mode in keep-alive pipelined; do
     for round in $(seq "$ROUNDS"); do
-        run_one "$mode" h1proto "$PORT_A"
-        run_one "$mode" hyper "$PORT_B"
+        for name in $SERVERS; do
+            case $name in
+                h1proto) run_one "$mode" h1proto "$PORT_A" ;;
+                hyper) run_one "$mode" hyper "$PORT_B" ;;
+                uring) run_one "$mode" uring "$PORT_C" ;;
+            esac
+        done
     done
 done
+
+echo
+echo "| load | server | requests/s | server CPU µs/request |"
+echo "|---|---|---|---|"
+for mode in keep-alive pipelined; do
+    for name in $SERVERS; do
+        awk -v mode="$mode" -v name="$name" '
+            $1 == mode && $2 == name { rps += $3; us += $4; n++ }
+            END { printf "| %s | %s | %.0f | %.2f |\n", mode, name, rps / n, us / n }' "$WORK/results"
+    done
+done
+if [[ " $SERVERS " != *" h1proto "* || " $SERVERS " != *" hyper "* ]]; then
+    echo
+    echo "wrk -t1 -c$CONNECTIONS -d${DURATION}s (pipelined: depth $DEPTH), $ROUNDS rounds, servers in turn: $SERVERS;" \
+         "$( [ "$PIN" = 1 ] && echo "server on CPU 0, wrk on CPU 1; ")$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(date -u +%Y-%m-%d)"
+    exit 0
+fi
 
 echo
 echo "| load | h1proto requests/s | hyper requests/s | ratio h1proto / hyper | h1proto CPU µs/req | hyper CPU µs/req | CPU ratio hyper / h1proto |"

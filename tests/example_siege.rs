@@ -1,5 +1,5 @@
-//! Both example servers, run as processes, under load and attack at once
-//! for [`LOAD`] (about half a minute in all, the two servers side by side):
+//! Every example server, run as a process, under load and attack at once
+//! for [`LOAD`] (about half a minute in all, the servers side by side):
 //!
 //! - keep-alive clients echoing bodies through `POST /echo`, framed by
 //!   `Content-Length` or chunked, some with `Expect: 100-continue`, sent
@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 use bytes::BytesMut;
 use h1proto::{Event, Limits, ResponseDecoder};
 use http::Method;
-use server_process::{Launch, SERVERS, Server, connect, served_within};
+use server_process::{Launch, Server, connect, served_within, servers};
 
 /// How long the load and the attacks last.
 const LOAD: Duration = Duration::from_secs(20);
@@ -483,9 +483,9 @@ fn siege(name: &str) {
 }
 
 #[test]
-fn both_servers_hold_under_load_and_attack() {
+fn every_server_holds_under_load_and_attack() {
     std::thread::scope(|s| {
-        for name in SERVERS {
+        for name in servers() {
             s.spawn(move || siege(name));
         }
     });

@@ -1,4 +1,4 @@
-//! Both example servers, run as processes with `--header-timeout 2
+//! Every example server, run as a process with `--header-timeout 2
 //! --idle-timeout 3`: a connection that sends half a head and stops gets
 //! `408 Request Timeout` and is closed about 2 s after it was made; an idle
 //! keep-alive connection is closed about 3 s after its last response;
@@ -6,7 +6,7 @@
 //! process may not open that many descriptors: the count is printed), a
 //! normal client is served at once; and once they are closed,
 //! `blocking_server` is back to the threads it started with. About six
-//! seconds, both servers at the same time.
+//! seconds, every server at the same time.
 
 mod server_process;
 
@@ -14,7 +14,7 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use server_process::{Launch, SERVERS, Server, connect, own_open_files_limit};
+use server_process::{Launch, Server, connect, own_open_files_limit, servers};
 
 const HEAD_TIMEOUT: Duration = Duration::from_secs(2);
 const IDLE_TIMEOUT: Duration = Duration::from_secs(3);
@@ -25,10 +25,11 @@ const SLACK: Duration = Duration::from_millis(1500);
 const HALF_HEAD: &[u8] = b"GET / HTTP/1.1\r\nHost: a\r\nX-Slow: 1";
 
 /// The half-sent connections per server: 2,000, or what this process's
-/// descriptor limit allows for two servers at once.
+/// descriptor limit allows for every server at once.
 fn half_sent_count() -> usize {
+    let servers = servers().len() as u64;
     match own_open_files_limit() {
-        Some(limit) => 2000.min((limit.saturating_sub(300) / 2) as usize),
+        Some(limit) => 2000.min((limit.saturating_sub(300) / servers) as usize),
         None => 2000,
     }
 }
@@ -175,7 +176,7 @@ fn check(name: &str, count: usize) {
 fn slow_and_idle_connections_close_on_time_while_others_are_served() {
     let count = half_sent_count();
     std::thread::scope(|s| {
-        for name in SERVERS {
+        for name in servers() {
             s.spawn(move || check(name, count));
         }
     });

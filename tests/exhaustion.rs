@@ -12,7 +12,7 @@ mod server_process;
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use server_process::{Launch, PidsCgroup, SERVERS, Server, open_idle, served_within};
+use server_process::{Launch, PidsCgroup, Server, open_idle, served_within, servers};
 
 /// How long each flood is held.
 const HOLD: Duration = Duration::from_secs(3);
@@ -66,7 +66,7 @@ fn check_recovers(mut server: Server, used: Duration) -> Server {
 #[test]
 fn out_of_descriptors_the_servers_back_off_and_recover() {
     std::thread::scope(|s| {
-        for name in SERVERS {
+        for name in servers() {
             s.spawn(move || {
                 // The cap above the descriptor limit: accepting itself fails
                 // (EMFILE), as it does when descriptors go to anything else.
@@ -94,7 +94,7 @@ fn out_of_descriptors_the_servers_back_off_and_recover() {
 #[test]
 fn the_default_cap_stays_below_the_descriptor_limit() {
     std::thread::scope(|s| {
-        for name in SERVERS {
+        for name in servers() {
             s.spawn(move || {
                 let server = Server::start(name, &Launch::default().open_files(64));
                 let baseline = server.fds();

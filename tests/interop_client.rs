@@ -2,6 +2,7 @@
 //! http.server` and against the blocking example server.
 
 mod interop_support;
+mod server_process;
 
 #[path = "../examples/client.rs"]
 #[allow(dead_code, unreachable_pub)]
@@ -11,7 +12,7 @@ use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use interop_support::{KillOnDrop, Kind, TempDir, start, tool};
+use interop_support::{KillOnDrop, Kind, TempDir, pattern, run_bounded, start, tool};
 
 /// `python3 -m http.server` serving a temporary directory on 127.0.0.1:0.
 struct PythonServer {
@@ -125,6 +126,138 @@ fn client_example_against_blocking_server() {
         err.contains("< HTTP/1.1 200 OK") && err.contains("< content-length: 13"),
         "{err}"
     );
+}
+
+/// An HTTP/1.1 server in Python that reads a `POST` body whole, then
+/// echoes it (keeping the connection), or on `/digest` answers its length
+/// and SHA-256: a server that does not answer while the upload is under
+/// way, unlike the example servers' streamed echo, which a client that
+/// reads only after sending would block.
+const READ_THEN_ECHO: &str = r#"
+import hashlib, http.server, sys
+class Echo(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        if self.path == "/digest":
+            body = b"%d %s" % (len(body), hashlib.sha256(body).hexdigest().encode())
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *args):
+        pass
+server = http.server.HTTPServer(("127.0.0.1", 0), Echo)
+print(server.server_address[1], flush=True)
+server.serve_forever()
+"#;
+
+/// [`READ_THEN_ECHO`] on 127.0.0.1:0: its port.
+fn read_then_echo_server() -> (u16, KillOnDrop) {
+    let mut child = tool("python3")
+        .args(["-u", "-c", READ_THEN_ECHO])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("python3");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let port = line.trim().parse().unwrap_or_else(|_| panic!("{line:?}"));
+    (port, KillOnDrop(child))
+}
+
+#[test]
+fn data_binary_uploads_a_file_and_a_string_as_curl_does() {
+    let (port, _server) = read_then_echo_server();
+    let dir = TempDir::new("upload");
+    let file = dir.0.join("body.bin");
+    let body = pattern(8 << 20);
+    std::fs::write(&file, &body).unwrap();
+    let url = format!("http://127.0.0.1:{port}/echo");
+    let data = format!("@{}", file.display());
+    let (out, err) = run_client(&args(&["-v", "--data-binary", &data, &url, &url]));
+    assert!(
+        out == [&body[..], &body[..]].concat(),
+        "{} bytes back",
+        out.len()
+    );
+    assert!(
+        err.contains(&format!("> content-length: {}", 8 << 20)),
+        "{err}"
+    );
+    assert_eq!(
+        err.matches("* Re-using existing connection").count(),
+        1,
+        "{err}"
+    );
+    // Without `@`, the bytes themselves, `@` after the first byte
+    // included.
+    let (out, _) = run_client(&args(&["--data-binary", "a@b&c=d", &url]));
+    assert_eq!(out, b"a@b&c=d");
+    // A file that is not there fails before anything is sent.
+    let missing = dir.0.join("missing");
+    let mut sink = (Vec::new(), Vec::new());
+    let missing = format!("@{}", missing.display());
+    let failed = client::run(
+        &args(&["--data-binary", &missing, &url]),
+        &mut sink.0,
+        &mut sink.1,
+    );
+    assert!(failed.unwrap_err().to_string().contains("missing"));
+}
+
+/// Uploading a 64 MiB file, the client process never holds more than a
+/// few pieces of it: its peak resident set (Python's `getrusage` of the
+/// child) stays far below the file's size, and the server received it
+/// whole (its length and SHA-256).
+#[test]
+fn data_binary_streams_the_file_from_disk() {
+    const LEN: usize = 64 << 20;
+    let (port, _server) = read_then_echo_server();
+    let dir = TempDir::new("upload-big");
+    let file = dir.0.join("body.bin");
+    let body = pattern(LEN);
+    std::fs::write(&file, &body).unwrap();
+    let client = server_process::binary("client");
+    let measure = r#"
+import resource, subprocess, sys
+out = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, check=True).stdout
+print(out.decode(), resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"#;
+    let out = run_bounded(
+        tool("python3")
+            .args(["-c", measure])
+            .arg(&client)
+            .arg("--data-binary")
+            .arg(format!("@{}", file.display()))
+            .arg(format!("http://127.0.0.1:{port}/digest")),
+        Duration::from_secs(60),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let fields: Vec<&str> = stdout.split_whitespace().collect();
+    let digest = tool("python3")
+        .args(["-c", "import hashlib, sys; print(hashlib.sha256(open(sys.argv[1], 'rb').read()).hexdigest())"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let digest = String::from_utf8_lossy(&digest.stdout);
+    assert_eq!(
+        fields[..2],
+        [LEN.to_string().as_str(), digest.trim()],
+        "{stdout}"
+    );
+    let peak_kib: usize = fields[2].parse().unwrap();
+    eprintln!("client: peak resident set {peak_kib} KiB uploading 64 MiB");
+    // Read whole, the file alone would be 64 MiB of it.
+    assert!(peak_kib < (LEN >> 10) / 2, "peak {peak_kib} KiB");
 }
 
 #[test]

@@ -1,10 +1,10 @@
-//! Both example servers, in-process on 127.0.0.1:0, driven by curl.
+//! Every example server, in-process on 127.0.0.1:0, driven by curl.
 
 mod interop_support;
 
 use std::time::Duration;
 
-use interop_support::{BOTH, TempDir, pattern, run_bounded, start, tool};
+use interop_support::{TempDir, all, pattern, run_bounded, start, tool};
 
 const LIMIT: Duration = Duration::from_secs(30);
 
@@ -26,7 +26,7 @@ fn curl_bytes(args: &[&str]) -> (Vec<u8>, String) {
 
 #[test]
 fn two_urls_reuse_one_connection() {
-    for kind in BOTH {
+    for kind in all() {
         let (addr, counters) = start(kind);
         let a = format!("http://{addr}/");
         let b = format!("http://{addr}/missing");
@@ -45,7 +45,7 @@ fn two_urls_reuse_one_connection() {
 
 #[test]
 fn head_gets_the_head_only() {
-    for kind in BOTH {
+    for kind in all() {
         let (addr, _) = start(kind);
         let (out, _) = curl(&["-I", &format!("http://{addr}/")]);
         let lower = out.to_ascii_lowercase();
@@ -69,7 +69,7 @@ fn one_mib_echo_comes_back_intact() {
     let body = pattern(1 << 20);
     std::fs::write(&file, &body).unwrap();
     let data = format!("@{}", file.display());
-    for kind in BOTH {
+    for kind in all() {
         let (addr, _) = start(kind);
         let url = format!("http://{addr}/echo");
         // Content-Length, chunked, and both waiting for 100 Continue (a
@@ -107,7 +107,7 @@ fn one_mib_echo_comes_back_intact() {
 }
 
 /// `POST /echo` with `Expect: 100-continue` and a body past curl's own
-/// threshold for it (1 MiB), twice in one curl run: both servers queue the
+/// threshold for it (1 MiB), twice in one curl run: every server queues the
 /// echo's head before they read the body, and curl still gets `100
 /// Continue` before it sends the body (it waits up to 60 s for it), then
 /// the echo, and reuses the connection for the second.
@@ -118,7 +118,7 @@ fn expect_continue_echo_keeps_the_connection() {
     let body = pattern((1 << 20) + 1);
     std::fs::write(&file, &body).unwrap();
     let data = format!("@{}", file.display());
-    for kind in BOTH {
+    for kind in all() {
         let (addr, counters) = start(kind);
         let url = format!("http://{addr}/echo");
         let started = std::time::Instant::now();
@@ -170,7 +170,7 @@ fn expect_continue_echo_keeps_the_connection() {
 fn many_urls_on_one_connection_without_stalls() {
     // 200 GETs in one curl run: one connection, no 40 ms delayed-ACK stall
     // per request (200 * 40 ms = 8 s would fail the bound).
-    for kind in BOTH {
+    for kind in all() {
         let (addr, counters) = start(kind);
         let dir = TempDir::new("curl-many");
         let config = dir.0.join("urls.txt");
@@ -192,7 +192,7 @@ fn many_urls_on_one_connection_without_stalls() {
 
 #[test]
 fn unknown_routes_are_404() {
-    for kind in BOTH {
+    for kind in all() {
         let (addr, _) = start(kind);
         let (out, _) = curl(&[
             "-o",

@@ -1,11 +1,11 @@
-//! Both example servers, in-process on 127.0.0.1:0, driven by Python's
+//! Every example server, in-process on 127.0.0.1:0, driven by Python's
 //! `http.client`.
 
 mod interop_support;
 
 use std::time::Duration;
 
-use interop_support::{BOTH, run_bounded, start, tool};
+use interop_support::{all, run_bounded, start, tool};
 
 /// Runs a Python script with the server's port as its argument; the script
 /// asserts and prints `ok` at the end.
@@ -142,7 +142,7 @@ print("ok")
 
 #[test]
 fn expect_continue_echo_gets_100_first_and_keeps_the_connection() {
-    for kind in BOTH {
+    for kind in all() {
         let (addr, counters) = start(kind);
         python(EXPECT_CONTINUE_ECHO, addr.port());
         assert_eq!(counters.accepted(), 1, "{kind:?}");
@@ -151,7 +151,7 @@ fn expect_continue_echo_gets_100_first_and_keeps_the_connection() {
 
 #[test]
 fn keep_alive() {
-    for kind in BOTH {
+    for kind in all() {
         let (addr, counters) = start(kind);
         python(KEEP_ALIVE, addr.port());
         assert_eq!(counters.accepted(), 1, "{kind:?}");
@@ -160,7 +160,7 @@ fn keep_alive() {
 
 #[test]
 fn head_then_get_on_one_connection() {
-    for kind in BOTH {
+    for kind in all() {
         let (addr, _) = start(kind);
         python(HEAD_THEN_GET, addr.port());
     }
@@ -168,7 +168,7 @@ fn head_then_get_on_one_connection() {
 
 #[test]
 fn chunked_upload() {
-    for kind in BOTH {
+    for kind in all() {
         let (addr, _) = start(kind);
         python(CHUNKED_UPLOAD, addr.port());
     }
@@ -176,7 +176,7 @@ fn chunked_upload() {
 
 #[test]
 fn thousand_sequential_requests_without_stalls() {
-    for kind in BOTH {
+    for kind in all() {
         let (addr, counters) = start(kind);
         let out = python(THOUSAND, addr.port());
         println!("{kind:?}: {}", out.lines().next().unwrap_or_default());

@@ -119,3 +119,109 @@ fn a_request_pipelined_while_an_answer_is_written_is_read_and_answered_in_order(
         assert!(rest.ends_with("\r\n\r\nsmall"), "{rest}");
     });
 }
+
+/// Reads the head of one request from `peer`.
+async fn read_head(peer: &mut tokio::io::DuplexStream) {
+    let mut head = Vec::new();
+    let mut buf = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        let n = peer.read(&mut buf).await.unwrap();
+        assert!(n > 0, "closed in the head");
+        head.extend_from_slice(&buf[..n]);
+    }
+}
+
+/// A proxy waits for its client's body and watches the upstream meanwhile:
+/// `read_ahead` brings an answer in with no response deadline running (the
+/// upstream is waiting for the body), and the session's next call takes it.
+#[test]
+fn read_ahead_brings_an_early_answer_in_without_a_deadline() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let (io, mut peer) = tokio::io::duplex(64 * 1024);
+        let mut config = Config::default();
+        config.timeouts.head = Some(Duration::from_millis(100));
+        let mut client = Client::new(io, config);
+        let req = http::Request::post("/")
+            .header("host", "x")
+            .header("content-length", "10")
+            .body(())
+            .unwrap();
+        client.sender().send_head(req).unwrap();
+        client.sender().send_data(&b"01234"[..]).unwrap();
+        client
+            .call(|s, now| Ok(s.poll_write_all(now)))
+            .await
+            .unwrap();
+        read_head(&mut peer).await;
+        // Later than the head timeout: read_ahead does not time out.
+        let answer = async {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            peer.write_all(b"HTTP/1.1 413 Content Too Large\r\ncontent-length: 0\r\n\r\n")
+                .await
+                .unwrap();
+            peer
+        };
+        let (read, _peer) = tokio::join!(client.read_ahead(), answer);
+        read.unwrap();
+        let res = client.next_response().await.unwrap().unwrap();
+        assert_eq!(res.status(), StatusCode::PAYLOAD_TOO_LARGE);
+        // Once the session has a read's worth ahead, or the peer closed,
+        // read_ahead waits for ever (the application's other wait decides).
+        drop(_peer);
+        client.read_ahead().await.unwrap();
+        let waits = tokio::time::timeout(Duration::from_millis(50), client.read_ahead()).await;
+        assert!(waits.is_err(), "read ahead after the end of the stream");
+    });
+}
+
+/// A pool's look at an idle connection: alive while the server neither
+/// closed it nor sent anything; not once it sent bytes nobody asked for,
+/// closed it, or the idle timeout passed.
+#[test]
+fn is_alive_looks_at_an_idle_connection_without_waiting() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let exchange = |config: Config| async move {
+            let (io, mut peer) = tokio::io::duplex(64 * 1024);
+            let mut client = Client::new(io, config);
+            let req = http::Request::get("/")
+                .header("host", "x")
+                .body(Bytes::new())
+                .unwrap();
+            let answer = async {
+                read_head(&mut peer).await;
+                peer.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nhi")
+                    .await
+                    .unwrap();
+            };
+            let (res, ()) = tokio::join!(client.send(req), answer);
+            assert_eq!(&res.unwrap().body()[..], b"hi");
+            (client, peer)
+        };
+        // Alive, and still after a look that found nothing.
+        let (mut client, mut peer) = exchange(Config::default()).await;
+        assert!(client.is_alive());
+        assert!(client.is_alive());
+        // Bytes nobody asked for.
+        peer.write_all(b"HTTP/1.1 200 OK\r\n").await.unwrap();
+        assert!(!client.is_alive());
+        // Closed by the server.
+        let (mut client, peer) = exchange(Config::default()).await;
+        drop(peer);
+        assert!(!client.is_alive());
+        // The idle timeout passed.
+        let mut config = Config::default();
+        config.timeouts.idle = Some(Duration::from_millis(50));
+        let (mut client, _peer) = exchange(config).await;
+        assert!(client.is_alive());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(!client.is_alive());
+    });
+}

@@ -39,9 +39,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use h1proto::adapter::tokio::Server;
+use h1proto::adapter::tokio::{Client, Server};
 use h1proto::wire::WireTrailers;
-use h1proto::{Config, Io, Session, SessionError, Step, framing::BodyKind};
+use h1proto::{ClientSession, Config, Session, SessionError, Step, framing::BodyKind};
 use http::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
 use http::{Method, Request, Response, StatusCode, Version};
 use tokio::net::{TcpListener, TcpStream};
@@ -49,7 +49,7 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use fields::{RequestBody, Via};
-use upstream::{Pool, Upstream, UpstreamError};
+use upstream::{Pool, Upstream, describe, is_closed_connection, status};
 
 /// How long a client that sent `Expect: 100-continue` waits for the
 /// upstream's `100 Continue` before the proxy lets it send the body anyway
@@ -263,12 +263,6 @@ enum Failure {
     Cut(String),
 }
 
-impl Failure {
-    fn upstream(err: &UpstreamError) -> Self {
-        Failure::Upstream(err.status(), err.to_string())
-    }
-}
-
 /// Forwards requests until the client connection is over.
 async fn serve(server: &mut Server<TcpStream>, proxy: &Proxy) -> io::Result<()> {
     while let Some(req) = server.next_request().await? {
@@ -325,23 +319,21 @@ async fn forward(
         (body == RequestBody::None && head.method.is_idempotent()).then(|| head.clone());
     loop {
         let mut upstream = proxy.pool.get().await.map_err(|err| {
-            let err = UpstreamError::Io(err);
-            Failure::Upstream(err.status(), format!("cannot connect: {err}"))
+            Failure::Upstream(status(&err), format!("cannot connect: {}", describe(&err)))
         })?;
-        let (reused, before) = (upstream.is_reused(), upstream.received());
-        let exchange = Exchange::new(server, proxy, &mut upstream, client);
-        match exchange.run(head, body, waits).await {
+        let reused = upstream.is_reused();
+        let mut exchange = Exchange::new(server, proxy, &mut upstream, client);
+        let result = exchange.run(head, body, waits).await;
+        let heard = exchange.heard;
+        match result {
             Ok(()) => {
                 proxy.pool.put(upstream);
                 return Ok(());
             }
             // The pooled connection was closed under the request, before
-            // any byte of an answer: nothing was processed for sure only
-            // if nothing came back, and the upstream may have dropped the
+            // any answer came: the upstream may have dropped the
             // connection as idle just as the request left.
-            Err((failure, Some(err)))
-                if reused && upstream.received() == before && err.is_closed_connection() =>
-            {
+            Err((failure, Some(err))) if reused && !heard && is_closed_connection(&err) => {
                 match again.take() {
                     Some(same) => head = same,
                     None => return Err(failure),
@@ -404,40 +396,86 @@ macro_rules! finish_with {
 }
 
 /// What the client side did.
-enum ClientIo {
+enum FromClient {
     /// A piece of the request body, or its end.
     Data(io::Result<Option<Bytes>>),
     /// Queued response bytes were written.
     Flushed(io::Result<()>),
 }
 
+/// What the upstream session is asked for while the request body is
+/// still going up: the part of the response due, if the client has room
+/// for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Want {
+    Head,
+    Body,
+    Nothing,
+}
+
+/// What the upstream side said during the upload.
+enum Up {
+    /// A response head (`None`: no response is due).
+    Head(Option<Response<()>>),
+    /// A piece of the response body, or its end.
+    Data(Option<Bytes>),
+    /// The queued request bytes were written, and nothing came.
+    Written,
+}
+
+/// The upstream session's call during the upload, made through the
+/// adapter's `call`: it writes what is queued (the adapter reads beside a
+/// write that has to wait, and the session notices an early refusal and
+/// drops the rest) and is ready as soon as the part of the response
+/// `want`ed came, or once everything queued is written.
+fn upload_step(
+    want: Want,
+) -> impl FnMut(&mut ClientSession, Instant) -> Result<Step<Up>, SessionError> {
+    move |session, now| {
+        let written = session.poll_write_all(now);
+        let came = match want {
+            Want::Head => match session.next_response(now)? {
+                Step::Ready(head) => Some(Up::Head(head)),
+                Step::Io(_) => None,
+            },
+            Want::Body => match session.read_data(now)? {
+                Step::Ready(data) => Some(Up::Data(data)),
+                Step::Io(_) => None,
+            },
+            Want::Nothing => None,
+        };
+        Ok(match (came, written) {
+            (Some(came), _) => Step::Ready(came),
+            (None, Step::Ready(())) => Step::Ready(Up::Written),
+            (None, Step::Io(io)) => Step::Io(io),
+        })
+    }
+}
+
 /// One request forwarded on one upstream connection: both bodies move at
-/// once, since an upstream may answer while it reads (an echo).
+/// once while the request body goes up, since an upstream may answer
+/// while it reads (an echo) or before (a refusal).
 struct Exchange<'a> {
     server: &'a mut Server<TcpStream>,
     proxy: &'a Proxy,
-    upstream: &'a mut Upstream,
+    upstream: &'a mut Client<TcpStream>,
     /// The client's HTTP version.
     client: Version,
     upload: Upload,
     /// The upstream request is chunked (and may carry trailers).
     chunked: bool,
     download: Download,
-    /// Once the request is sent: the I/O the upstream session asked for at
-    /// its last call, which its deadline applies to. While the request
-    /// body is still going out, the driver writes it and watches for an
-    /// early answer instead, with no response deadline running: the
-    /// upstream is waiting for the body, not late.
-    pending: Option<Io>,
+    /// Something of a response came from the upstream (for the retry
+    /// decision).
+    heard: bool,
 }
 
 /// A failure, and the upstream error behind it if there is one (for the
 /// retry decision).
-type Failed = (Failure, Option<UpstreamError>);
+type Failed = (Failure, Option<io::Error>);
 
-fn from_upstream(err: SessionError) -> Failed {
-    let err = UpstreamError::Session(err);
-    (Failure::upstream(&err), Some(err))
+fn from_upstream(err: io::Error) -> Failed {
+    (Failure::Upstream(status(&err), describe(&err)), Some(err))
 }
 
 fn from_client(err: io::Error) -> Failed {
@@ -458,19 +496,19 @@ impl<'a> Exchange<'a> {
         Exchange {
             server,
             proxy,
-            upstream,
+            upstream: &mut upstream.client,
             client,
             upload: Upload::Done,
             chunked: false,
             download: Download::Head,
-            pending: None,
+            heard: false,
         }
     }
 
     /// Forwards the request and its response. A failure after the
     /// response head went to the client can only cut the connection.
     async fn run(
-        mut self,
+        &mut self,
         head: http::request::Parts,
         body: RequestBody,
         waits: bool,
@@ -497,80 +535,115 @@ impl<'a> Exchange<'a> {
                 None,
             )
         };
-        let session = &mut self.upstream.session;
+        let sender = &mut self.upstream.sender();
         if body == RequestBody::None {
-            session.sender().send_request(head).map_err(refused)?;
+            sender.send_request(head).map_err(refused)?;
         } else {
-            self.chunked = session.sender().send_head(head).map_err(refused)? == BodyKind::Chunked;
+            self.chunked = sender.send_head(head).map_err(refused)? == BodyKind::Chunked;
             self.upload = if waits {
                 Upload::AwaitContinue(tokio::time::Instant::now() + CONTINUE_WAIT)
             } else {
                 Upload::Streaming
             };
         }
+        while self.upload != Upload::Done {
+            self.upload_turn().await?;
+        }
+        self.download().await
+    }
+
+    /// One turn of the upload: waits for whichever comes first of a piece
+    /// of the request body (while the upstream has room for it), the
+    /// client taking queued response bytes, the upstream taking queued
+    /// request bytes or saying something (while the client has room for
+    /// it), and the end of the wait for `100 Continue`.
+    ///
+    /// With nothing to write, the upstream is only watched
+    /// (`read_ahead`), with no response deadline: it is waiting for the
+    /// body, and the client's body timeout runs meanwhile.
+    async fn upload_turn(&mut self) -> Result<(), Failed> {
         let threshold = self.proxy.config.flush_threshold;
+        let queued = self.server.output().len();
+        let room = queued <= threshold;
+        let want = match self.download {
+            Download::Head if room => Want::Head,
+            Download::Body(_) if room => Want::Body,
+            _ => Want::Nothing,
+        };
+        let sending = self.upstream.output().len();
+        let pump = self.upload == Upload::Streaming && room && sending <= threshold;
+        let continue_at = match self.upload {
+            Upload::AwaitContinue(at) => Some(at),
+            _ => None,
+        };
+        let Exchange {
+            server, upstream, ..
+        } = self;
+        let upstream_io = async {
+            if sending == 0 {
+                if want == Want::Nothing {
+                    std::future::pending::<()>().await;
+                }
+                // What came already, then what comes next.
+                match upstream.call(upload_step(want)).await? {
+                    Up::Written => upstream.read_ahead().await?,
+                    came => return Ok(came),
+                }
+            }
+            upstream.call(upload_step(want)).await
+        };
+        let client_io = async {
+            if pump {
+                FromClient::Data(server.read_data().await)
+            } else {
+                FromClient::Flushed(server.flush().await)
+            }
+        };
+        let wait_until = continue_at.unwrap_or_else(tokio::time::Instant::now);
+        tokio::select! {
+            came = upstream_io => match came.map_err(from_upstream)? {
+                Up::Written => {}
+                Up::Head(head) => self.response_head(head).await?,
+                Up::Data(data) => self.response_data(data)?,
+            },
+            done = client_io, if pump || queued > 0 => match done {
+                FromClient::Data(data) => self.upload_piece(data.map_err(from_client)?)?,
+                FromClient::Flushed(written) => written.map_err(from_client)?,
+            },
+            () = tokio::time::sleep_until(wait_until), if continue_at.is_some() => {
+                // Reading the body sends the client `100 Continue`.
+                self.upload = Upload::Streaming;
+            }
+        }
+        Ok(())
+    }
+
+    /// The response once the request is through: read from the upstream
+    /// and queued for the client, which takes it before more is read
+    /// (backpressure).
+    async fn download(&mut self) -> Result<(), Failed> {
         loop {
-            let uploading = self.upload != Upload::Done;
-            if !uploading && matches!(self.download, Download::Ended(_)) {
-                self.finish()?;
-            }
-            if !uploading && self.download != Download::Done && self.pending.is_none() {
-                self.drain().await?;
-            }
-            if self.upload == Upload::Done && self.download == Download::Done {
-                return Ok(());
-            }
-            let uploading = self.upload != Upload::Done;
-            let queued = self.server.output().len();
-            // Upstream input is taken only while the client has room for
-            // it, and request body only while the upstream has room.
-            let may_read =
-                matches!(self.download, Download::Head | Download::Body(_)) && queued <= threshold;
-            let pump = self.upload == Upload::Streaming
-                && queued <= threshold
-                && self.upstream.session.output().len() <= threshold;
-            let continue_at = match self.upload {
-                Upload::AwaitContinue(at) => Some(at),
-                _ => None,
-            };
-            let Exchange {
-                server,
-                upstream,
-                pending,
-                ..
-            } = self;
-            let upstream_io = upstream.step(uploading, may_read, *pending);
-            let client_io = async {
-                if pump {
-                    ClientIo::Data(server.read_data().await)
-                } else {
-                    ClientIo::Flushed(server.flush().await)
+            match self.download {
+                Download::Head => {
+                    let head = self.upstream.next_response().await.map_err(from_upstream)?;
+                    self.response_head(head).await?;
                 }
-            };
-            let wait_until = continue_at.unwrap_or_else(tokio::time::Instant::now);
-            tokio::select! {
-                came = upstream_io => {
-                    let came = came.map_err(|err| (Failure::upstream(&err), Some(err)))?;
-                    // During the upload the session is asked only when it
-                    // has news (bytes, or a deadline that passed), so that
-                    // no response deadline starts early.
-                    if !uploading || came {
-                        self.drain().await?;
+                Download::Body(_) => {
+                    let data = self.upstream.read_data().await.map_err(from_upstream)?;
+                    self.response_data(data)?;
+                    self.server
+                        .call(|s, now| Ok(s.poll_flush(now)))
+                        .await
+                        .map_err(from_client)?;
+                }
+                Download::Ended(_) => {
+                    if let Download::Ended(trailers) =
+                        std::mem::replace(&mut self.download, Download::Done)
+                    {
+                        finish_with!(self.server, trailers).map_err(cut)?;
                     }
                 }
-                done = client_io, if pump || queued > 0 => match done {
-                    ClientIo::Data(data) => self.upload_piece(data.map_err(from_client)?)?,
-                    ClientIo::Flushed(written) => {
-                        written.map_err(from_client)?;
-                        if matches!(self.download, Download::Body(_)) {
-                            self.drain().await?;
-                        }
-                    }
-                },
-                () = tokio::time::sleep_until(wait_until), if continue_at.is_some() => {
-                    // Reading the body sends the client `100 Continue`.
-                    self.upload = Upload::Streaming;
-                }
+                Download::Done => return Ok(()),
             }
         }
     }
@@ -578,24 +651,25 @@ impl<'a> Exchange<'a> {
     /// Sends a piece of the request body on, or ends it (with its
     /// trailers, if the upstream request is chunked).
     fn upload_piece(&mut self, data: Option<Bytes>) -> Result<(), Failed> {
-        let session = &mut self.upstream.session;
+        let chunked = self.chunked;
+        let sender = &mut self.upstream.sender();
+        let refused = |what: &str, err| {
+            let reason = format!("cannot forward the request {what}: {err}");
+            (
+                Failure::Upstream(StatusCode::INTERNAL_SERVER_ERROR, reason),
+                None,
+            )
+        };
         // Chunk extensions go on with the piece they came before, or with
         // the last-chunk, when the upstream request is chunked too.
-        let extensions = self.server.chunk_extensions().filter(|_| self.chunked);
+        let extensions = self.server.chunk_extensions().filter(|_| chunked);
         if let Some(extensions) = extensions {
-            session
-                .sender()
+            sender
                 .send_chunk_extensions(extensions.clone())
-                .map_err(|err| {
-                    let reason = format!("cannot forward chunk extensions: {err}");
-                    (
-                        Failure::Upstream(StatusCode::INTERNAL_SERVER_ERROR, reason),
-                        None,
-                    )
-                })?;
+                .map_err(|err| refused("chunk extensions", err))?;
         }
         let queued = match data {
-            Some(data) => session.sender().send_data(data),
+            Some(data) => sender.send_data(data),
             None if !self.server.is_request_body_read() => {
                 // The client session stopped reading without the body
                 // ending: never send it up as complete.
@@ -603,104 +677,66 @@ impl<'a> Exchange<'a> {
             }
             None => {
                 self.upload = Upload::Done;
-                self.pending = None;
                 let trailers = self.server.trailers().cloned().map(|fields| Trailers {
                     fields,
                     wire: self.server.wire_trailers().cloned(),
                 });
-                finish_with!(session, trailers.filter(|_| self.chunked))
+                match trailers.filter(|_| chunked) {
+                    Some(Trailers {
+                        fields,
+                        wire: Some(wire),
+                    }) => sender.finish_in_order(fields, &wire),
+                    other => sender.finish(other.map(|t| t.fields)),
+                }
             }
         };
-        queued.map_err(|err| {
-            let reason = format!("cannot forward the request body: {err}");
-            (
-                Failure::Upstream(StatusCode::INTERNAL_SERVER_ERROR, reason),
-                None,
-            )
-        })
+        queued.map_err(|err| refused("body", err))
     }
 
-    /// Takes what the upstream session has decoded: interim heads are
-    /// relayed, the final head forwarded, body pieces queued for the
-    /// client (while it has room), the end of the body forwarded with its
-    /// trailers. Notes the I/O the session asks for next.
-    async fn drain(&mut self) -> Result<(), Failed> {
-        self.pending = None;
-        let threshold = self.proxy.config.flush_threshold;
-        loop {
-            let now = Instant::now();
-            match self.download {
-                Download::Head => match self.upstream.session.next_response(now) {
-                    Ok(Step::Ready(Some(res))) if fields::is_interim(res.status()) => {
-                        self.interim(res).await?;
-                    }
-                    Ok(Step::Ready(Some(res))) => self.final_head(res)?,
-                    Ok(Step::Ready(None)) => {
-                        let reason = "no response is due".to_owned();
-                        return Err((Failure::Upstream(StatusCode::BAD_GATEWAY, reason), None));
-                    }
-                    Ok(Step::Io(io)) => {
-                        self.pending = Some(io);
-                        return Ok(());
-                    }
-                    Err(err) => return Err(from_upstream(err)),
-                },
-                Download::Body(kind) => {
-                    if self.server.output().len() > threshold {
-                        // The client takes what is queued first.
-                        return Ok(());
-                    }
-                    let read = self.upstream.session.read_data(now).map_err(cut)?;
-                    // Chunk extensions go on with the piece they came
-                    // before, or with the last-chunk, in the chunked coding
-                    // only (as trailers).
-                    if let (Step::Ready(_), BodyKind::Chunked) = (&read, kind) {
-                        if let Some(extensions) = self.upstream.session.chunk_extensions() {
-                            self.server
-                                .sender()
-                                .send_chunk_extensions(extensions.clone())
-                                .map_err(cut)?;
-                        }
-                    }
-                    match read {
-                        Step::Ready(Some(data)) => {
-                            // The session's own call: queued, written by the
-                            // loop as the client takes it.
-                            self.server.sender().send_data(data).map_err(cut)?;
-                        }
-                        Step::Ready(None) => {
-                            // Trailers go on only in the chunked coding (not
-                            // to an HTTP/1.0 client, whose body is
-                            // close-delimited).
-                            let upstream = &self.upstream.session;
-                            let trailers = upstream.trailers().cloned().map(|fields| Trailers {
-                                fields,
-                                wire: upstream.wire_trailers().cloned(),
-                            });
-                            let trailers = trailers.filter(|_| kind == BodyKind::Chunked);
-                            self.download = Download::Ended(trailers);
-                            if self.upload == Upload::Done {
-                                self.finish()?;
-                            }
-                            return Ok(());
-                        }
-                        Step::Io(io) => {
-                            self.pending = Some(io);
-                            return Ok(());
-                        }
-                    }
-                }
-                Download::Ended(_) | Download::Done => return Ok(()),
+    /// A response head from the upstream: interim ones are relayed, the
+    /// final one forwarded.
+    async fn response_head(&mut self, head: Option<Response<()>>) -> Result<(), Failed> {
+        self.heard = true;
+        match head {
+            Some(res) if fields::is_interim(res.status()) => self.interim(res).await,
+            Some(res) => self.final_head(res),
+            None => {
+                let reason = "no response is due".to_owned();
+                Err((Failure::Upstream(StatusCode::BAD_GATEWAY, reason), None))
             }
         }
     }
 
-    /// Finishes the client's response, once both bodies are through.
-    fn finish(&mut self) -> Result<(), Failed> {
-        if let Download::Ended(trailers) = std::mem::replace(&mut self.download, Download::Done) {
-            finish_with!(self.server, trailers).map_err(cut)?;
+    /// A piece of the response body, queued for the client, or its end.
+    fn response_data(&mut self, data: Option<Bytes>) -> Result<(), Failed> {
+        let Download::Body(kind) = self.download else {
+            return Ok(());
+        };
+        // Chunk extensions go on with the piece they came before, or with
+        // the last-chunk, in the chunked coding only (as trailers).
+        if kind == BodyKind::Chunked {
+            if let Some(extensions) = self.upstream.chunk_extensions() {
+                self.server
+                    .sender()
+                    .send_chunk_extensions(extensions.clone())
+                    .map_err(cut)?;
+            }
         }
-        Ok(())
+        match data {
+            // Queued, written as the client takes it.
+            Some(data) => self.server.sender().send_data(data).map_err(cut),
+            None => {
+                // Trailers go on only in the chunked coding (not to an
+                // HTTP/1.0 client, whose body is close-delimited).
+                let upstream = &self.upstream;
+                let trailers = upstream.trailers().cloned().map(|fields| Trailers {
+                    fields,
+                    wire: upstream.wire_trailers().cloned(),
+                });
+                self.download = Download::Ended(trailers.filter(|_| kind == BodyKind::Chunked));
+                Ok(())
+            }
+        }
     }
 
     /// Relays an interim response: `100 Continue` only to a client that

@@ -32,7 +32,10 @@
 //! beside a write that has to wait, when the session wants input (the
 //! duplex contract of [`Session`]): a client sees an early
 //! refusal during an upload at once, a server reads pipelined requests
-//! while its answer is written.
+//! while its answer is written. For an application that waits on two
+//! connections (a proxy), the tokio driver's `read_ahead` reads what the
+//! session wants ahead while the application waits on the other one, and
+//! `Client::is_alive` looks at an idle pooled connection without waiting.
 
 /// The calls of a runtime's `Server` and `Client` that wrap a session call
 /// with its I/O, and `serve`, written once for both runtimes:

@@ -220,6 +220,28 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
         .await
     }
 
+    /// Reads once what the peer sends ahead of the application's next
+    /// call, when the session wants it ([`Session::wants_read`]), and
+    /// reports it. No deadline runs, and while the session wants no input
+    /// this waits for ever: it is for an application that waits for
+    /// something else meanwhile and races this against it (it is
+    /// cancel-safe). A proxy reading a request body from its client
+    /// watches the upstream for an early answer so, without starting the
+    /// upstream's response deadline; the session's next call takes what
+    /// came.
+    ///
+    /// # Errors
+    ///
+    /// A read error.
+    pub async fn read_ahead(&mut self) -> io::Result<()> {
+        if !self.session.wants_read() {
+            return std::future::pending().await;
+        }
+        let n = self.io.read_buf(self.session.read_buf()).await?;
+        self.session.handle_read(n, Instant::now());
+        Ok(())
+    }
+
     /// One poll of an I/O, raced against the session's deadline and the
     /// shutdown signal, and, for a write that cannot complete at once, a
     /// read the session wants beside it (the duplex contract: an early
@@ -333,6 +355,29 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Server<S> {
         self.runtime.shutdown = Some(Box::pin(signal));
         // The new signal has never been polled: the next wait polls it.
         self.runtime.alarm = None;
+    }
+}
+
+impl<S: AsyncRead + AsyncWrite + Unpin> Client<S> {
+    /// `true` while this connection, idle in a pool, may carry another
+    /// request: it [`is_reusable`](Driver::is_reusable) (the pool's idle
+    /// timeout applied), and a look at the stream that does not wait finds
+    /// neither its end (the server closed it) nor bytes no request asked
+    /// for. What a pool asks before it hands a connection out, and when
+    /// it sweeps. What the look reads is reported to the session.
+    pub fn is_alive(&mut self) -> bool {
+        if !self.is_reusable() {
+            return false;
+        }
+        let mut cx = Context::from_waker(Waker::noop());
+        match pin!(self.io.read_buf(self.session.read_buf())).poll(&mut cx) {
+            Poll::Pending => true,
+            Poll::Ready(Ok(n)) => {
+                self.session.handle_read(n, Instant::now());
+                false
+            }
+            Poll::Ready(Err(_)) => false,
+        }
     }
 }
 

@@ -772,6 +772,15 @@ impl<R: Role> Decoder<R> {
         self.core.spare_extensions = Some(extensions);
     }
 
+    /// Gives back what only steady traffic needs (the head reader's room
+    /// for field lines, the spare field and extension maps): an idle
+    /// connection's memory, as a session lets its buffers go.
+    pub(crate) fn release(&mut self) {
+        self.core.reader.release();
+        self.core.spare = None;
+        self.core.spare_extensions = None;
+    }
+
     /// The limits this decoder enforces.
     pub fn limits(&self) -> &Limits {
         &self.core.limits

@@ -155,6 +155,14 @@ impl Reader {
         self.cr = false;
     }
 
+    /// Gives back the record's room for field lines, between messages
+    /// (an idle connection's buffers go back likewise).
+    pub(crate) fn release(&mut self) {
+        if self.is_fresh() {
+            self.record.fields = Vec::new();
+        }
+    }
+
     /// `true` when nothing of a section has been read since the last
     /// reset.
     #[inline]

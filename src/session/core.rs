@@ -165,6 +165,7 @@ impl<R: Role> Core<R> {
     /// out with the driver stay there).
     pub(super) fn release(&mut self) {
         self.read.release(self.conn.output());
+        self.conn.decoder.release();
         if self.out_lent == 0 {
             self.out_vec = Vec::new();
         }

@@ -16,6 +16,10 @@ pub mod blocking_server;
 #[path = "../../examples/hello_server.rs"]
 #[allow(dead_code, unreachable_pub)]
 pub mod hello_server;
+#[cfg(target_os = "linux")]
+#[path = "../../examples/uring_server.rs"]
+#[allow(dead_code, unreachable_pub)]
+pub mod uring_server;
 
 /// Connections accepted and connections whose handler returned.
 #[derive(Debug, Default)]
@@ -47,9 +51,34 @@ impl Counters {
 pub enum Kind {
     Blocking,
     Tokio,
+    /// `uring_server` (Linux, where io_uring is available).
+    Uring,
 }
 
+/// The servers on the crate's adapters.
 pub const BOTH: [Kind; 2] = [Kind::Blocking, Kind::Tokio];
+
+/// Every example server that can run here: [`BOTH`], and `uring_server`
+/// where io_uring is available (where it is not, a line on standard
+/// error says that it was skipped and why).
+pub fn all() -> Vec<Kind> {
+    let mut kinds = BOTH.to_vec();
+    match uring_unavailable() {
+        None => kinds.push(Kind::Uring),
+        Some(why) => eprintln!("uring_server skipped: io_uring is not available here ({why})"),
+    }
+    kinds
+}
+
+/// Why io_uring cannot be used here, or `None` when it can.
+pub fn uring_unavailable() -> Option<String> {
+    #[cfg(target_os = "linux")]
+    return tokio_uring::Runtime::new(&tokio_uring::builder())
+        .err()
+        .map(|e| e.to_string());
+    #[cfg(not(target_os = "linux"))]
+    Some("not Linux".into())
+}
 
 /// Starts an example server on 127.0.0.1:0 in this process, counting its
 /// connections. It runs until the test process exits.
@@ -97,6 +126,29 @@ pub fn start(kind: Kind) -> (SocketAddr, Arc<Counters>) {
                 });
             });
         }
+        #[cfg(target_os = "linux")]
+        Kind::Uring => {
+            listener.set_nonblocking(true).unwrap();
+            std::thread::spawn(move || {
+                tokio_uring::start(async move {
+                    let listener = tokio_uring::net::TcpListener::from_std(listener);
+                    loop {
+                        let Ok((stream, _)) = listener.accept().await else {
+                            continue;
+                        };
+                        c.accepted.fetch_add(1, Ordering::SeqCst);
+                        let c = c.clone();
+                        let stop = tokio::sync::watch::channel(false).1;
+                        tokio_uring::spawn(async move {
+                            uring_server::handle(stream, config(), stop).await;
+                            c.finished.fetch_add(1, Ordering::SeqCst);
+                        });
+                    }
+                });
+            });
+        }
+        #[cfg(not(target_os = "linux"))]
+        Kind::Uring => panic!("uring_server runs on Linux only"),
     }
     (addr, counters)
 }

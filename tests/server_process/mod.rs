@@ -17,7 +17,32 @@ use std::sync::{Arc, Mutex, Once, mpsc};
 use std::time::{Duration, Instant};
 
 /// The example servers.
-pub const SERVERS: [&str; 2] = ["hello_server", "blocking_server"];
+pub const SERVERS: [&str; 3] = ["hello_server", "blocking_server", "uring_server"];
+
+/// The example servers that can run here: [`SERVERS`], less
+/// `uring_server` where io_uring is not available (a line on standard
+/// error says that it was skipped and why).
+pub fn servers() -> Vec<&'static str> {
+    #[cfg(target_os = "linux")]
+    let unavailable = tokio_uring::Runtime::new(&tokio_uring::builder())
+        .err()
+        .map(|e| e.to_string());
+    #[cfg(not(target_os = "linux"))]
+    let unavailable = Some(String::from("not Linux"));
+    match unavailable {
+        None => SERVERS.to_vec(),
+        Some(why) => {
+            eprintln!("uring_server skipped: io_uring is not available here ({why})");
+            SERVERS
+                .into_iter()
+                .filter(|s| *s != "uring_server")
+                .collect()
+        }
+    }
+}
+
+/// The other examples that tests run as processes.
+const OTHER_EXAMPLES: [&str; 1] = ["client"];
 
 /// The directory of the example binaries of this test's profile.
 fn examples_dir() -> PathBuf {
@@ -29,7 +54,8 @@ fn examples_dir() -> PathBuf {
         .join("examples")
 }
 
-/// The path of an example server, built (once per test process) if need be.
+/// The path of an example server (or of another example tests run as a
+/// process), built (once per test process) if need be.
 pub fn binary(name: &str) -> PathBuf {
     static BUILD: Once = Once::new();
     let dir = examples_dir();
@@ -37,8 +63,8 @@ pub fn binary(name: &str) -> PathBuf {
         let release = dir.parent().and_then(Path::file_name) == Some("release".as_ref());
         let mut cmd = Command::new(env!("CARGO"));
         cmd.current_dir(env!("CARGO_MANIFEST_DIR")).arg("build");
-        for server in SERVERS {
-            cmd.args(["--example", server]);
+        for example in SERVERS.iter().chain(&OTHER_EXAMPLES) {
+            cmd.args(["--example", example]);
         }
         if release {
             cmd.arg("--release");
