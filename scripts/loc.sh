@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Code lines of src/, per file and in all: no blank lines, no comments (doc
-# comments included), no `#[cfg(test)]` items. Run from anywhere in the
+# comments included), no `#[cfg(test)]` items, no file that is a test
+# module (`#![cfg(test)]`). Run from anywhere in the
 # repository:
 #
 #   scripts/loc.sh            # the total, then the 10 largest files
@@ -36,6 +37,8 @@ def code_lines(text):
             if depth <= depth_skip:
                 depth_skip = None
             continue
+        if line.startswith("#![cfg(test)]") and depth == 0:
+            return 0  # the whole file is a test module
         if line.startswith("#[cfg(test)]"):
             pending_cfg_test = True
             continue

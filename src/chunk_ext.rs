@@ -68,11 +68,8 @@ impl ChunkExtensions {
     }
 
     /// The extensions one by one, in order.
-    pub fn iter(&self) -> ChunkExtensionIter<'_> {
-        ChunkExtensionIter {
-            text: &self.0,
-            at: 0,
-        }
+    pub fn iter(&self) -> impl Iterator<Item = ChunkExtension<'_>> + Clone + fmt::Debug + '_ {
+        self.into_iter()
     }
 
     /// Bytes already checked against the grammar.
@@ -98,7 +95,10 @@ impl<'a> IntoIterator for &'a ChunkExtensions {
     type IntoIter = ChunkExtensionIter<'a>;
 
     fn into_iter(self) -> ChunkExtensionIter<'a> {
-        self.iter()
+        ChunkExtensionIter {
+            text: &self.0,
+            at: 0,
+        }
     }
 }
 

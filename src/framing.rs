@@ -36,7 +36,7 @@ impl BodyKind {
 
 /// The framing of a message: its body kind and the verdict it implies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Framing {
+pub(crate) struct Framing {
     /// How the body is delimited.
     pub body: BodyKind,
     /// `Some` when the framing alone forbids reusing the connection
@@ -77,7 +77,7 @@ impl RequestKind {
 
 /// What a response does to the exchange, besides its body framing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ResponseClass {
+pub(crate) enum ResponseClass {
     /// 1xx other than 101: an interim response; the final one follows.
     Interim,
     /// 101 Switching Protocols, or 2xx to CONNECT: HTTP ends after the head.
@@ -87,7 +87,7 @@ pub enum ResponseClass {
 }
 
 /// Classifies a response status for the request it answers.
-pub fn response_class(request: RequestKind, status: StatusCode) -> ResponseClass {
+pub(crate) fn response_class(request: RequestKind, status: StatusCode) -> ResponseClass {
     if status == StatusCode::SWITCHING_PROTOCOLS
         || (request == RequestKind::Connect && status.is_success())
     {
@@ -97,23 +97,6 @@ pub fn response_class(request: RequestKind, status: StatusCode) -> ResponseClass
     } else {
         ResponseClass::Final
     }
-}
-
-/// The framing of a request (RFC 9112 section 6.3 items 3, 4 (request), 6
-/// and 7).
-///
-/// Strict: `Transfer-Encoding` with `Content-Length` is refused, as is
-/// `Transfer-Encoding` in HTTP/1.0 or with any coding but one final
-/// `chunked`; `Content-Length` must be one field line of 1*DIGIT.
-///
-/// # Errors
-///
-/// The [`ErrorKind`] a decoder would refuse the request with:
-/// `InvalidContentLength`, `InvalidTransferEncoding`,
-/// `ContentLengthWithTransferEncoding` and the like (each with its status
-/// code, see [`ErrorKind::status`]).
-pub fn request_framing(version: Version, headers: &HeaderMap) -> Result<Framing, ErrorKind> {
-    request_framing_of(version, &Seen::of(headers), headers)
 }
 
 /// Where the values of a head's `Transfer-Encoding` lines are read, when
@@ -132,7 +115,8 @@ impl FieldValues for HeaderMap {
     }
 }
 
-/// [`request_framing`] from the framing fields already gathered in `seen`;
+/// The framing of a request (RFC 9112 section 6.3 items 3 to 7), from the
+/// framing fields gathered in `seen`;
 /// `fields` is consulted only for the codings of a `Transfer-Encoding`.
 pub(crate) fn request_framing_of(
     version: Version,
@@ -160,7 +144,7 @@ pub(crate) fn request_framing_of(
 }
 
 /// The framing of a CONNECT request, from the framing its fields give
-/// ([`request_framing`]).
+/// ([`request_framing_of`]).
 ///
 /// A CONNECT request has no content (RFC 9110 section 9.3.6): what follows
 /// its head is tunnel data once a 2xx answers it, so a body would let the
@@ -173,7 +157,7 @@ pub(crate) fn request_framing_of(
 ///
 /// [`ErrorKind::ConnectWithContent`] for `Transfer-Encoding` or a
 /// `Content-Length` other than 0.
-pub fn connect_request_framing(framing: Framing) -> Result<Framing, ErrorKind> {
+pub(crate) fn connect_request_framing(framing: Framing) -> Result<Framing, ErrorKind> {
     match framing.body {
         BodyKind::Empty | BodyKind::Length(0) => Ok(framing),
         _ => Err(ErrorKind::ConnectWithContent),
@@ -181,30 +165,7 @@ pub fn connect_request_framing(framing: Framing) -> Result<Framing, ErrorKind> {
 }
 
 /// The framing of a response to a request of the given kind (RFC 9112
-/// section 6.3 items 1 to 5 and 8).
-///
-/// Responses to HEAD, 1xx, 204, 304 and 2xx to CONNECT have no body whatever
-/// their fields say. `Transfer-Encoding` wins over `Content-Length`, and the
-/// connection is then not reused. A final coding other than `chunked` makes
-/// the body close-delimited.
-///
-/// # Errors
-///
-/// [`ErrorKind::TransferEncodingInHttp10`] for `Transfer-Encoding` in an
-/// HTTP/1.0 response; [`ErrorKind::InvalidTransferEncoding`] for a coding
-/// list that is empty, names `chunked` twice or holds something that is
-/// not a token; [`ErrorKind::InvalidContentLength`] for a `Content-Length`
-/// that is not one field line of 1*DIGIT.
-pub fn response_framing(
-    request: RequestKind,
-    status: StatusCode,
-    version: Version,
-    headers: &HeaderMap,
-) -> Result<Framing, ErrorKind> {
-    response_framing_of(request, status, version, &Seen::of(headers), headers)
-}
-
-/// [`response_framing`] from the framing fields already gathered in
+/// section 6.3 items 1 to 5 and 8), from the framing fields gathered in
 /// `seen`; `fields` is consulted only for the codings of a
 /// `Transfer-Encoding`.
 pub(crate) fn response_framing_of(
@@ -476,7 +437,7 @@ fn same_token(value: &[u8], token: &[u8]) -> bool {
 
 /// The keep-alive verdict a message's version and `Connection` field give
 /// (RFC 9112 section 9.3), before its framing is considered.
-pub fn connection_verdict(version: Version, headers: &HeaderMap) -> KeepAlive {
+pub(crate) fn connection_verdict(version: Version, headers: &HeaderMap) -> KeepAlive {
     connection_verdict_of(version, &Seen::of(headers))
 }
 
@@ -502,7 +463,7 @@ fn version_verdict(version: Version) -> KeepAlive {
 }
 
 /// `true` when a `Connection` field lists `token` (case-insensitive).
-pub fn connection_has(headers: &HeaderMap, token: &[u8]) -> bool {
+pub(crate) fn connection_has(headers: &HeaderMap, token: &[u8]) -> bool {
     headers
         .get_all(CONNECTION)
         .iter()
@@ -541,6 +502,7 @@ impl FieldRole {
         }
     }
 
+    #[inline]
     pub(crate) fn of(name: &HeaderName) -> FieldRole {
         FieldRole::of_name(name.as_str().as_bytes())
     }
@@ -615,3 +577,7 @@ mod tests {
         assert!(!super::same_token(b"keep-aliv", b"keep-alive"));
     }
 }
+
+#[cfg(test)]
+#[path = "framing_table.rs"]
+mod table;

@@ -339,17 +339,23 @@ impl ResponseLeniency {
     }
 }
 
-/// What the head reader consults: the switches of one side, flattened, and the
-/// side itself (so that an error names only a switch of that side).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Rules {
-    pub(crate) request: bool,
-    pub(crate) bare_lf: bool,
-    pub(crate) obs_fold: bool,
-    pub(crate) chunked_with_content_length: bool,
-    pub(crate) no_space_after_status: bool,
-    pub(crate) space_before_colon: bool,
-    pub(crate) skip_invalid_fields: bool,
+pub(crate) use flat::Rules;
+
+/// Holds [`Rules`] apart: public only so that the role trait can name it,
+/// and private to the crate.
+mod flat {
+    /// What the head reader consults: the switches of one side, flattened, and the
+    /// side itself (so that an error names only a switch of that side).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub struct Rules {
+        pub(crate) request: bool,
+        pub(crate) bare_lf: bool,
+        pub(crate) obs_fold: bool,
+        pub(crate) chunked_with_content_length: bool,
+        pub(crate) no_space_after_status: bool,
+        pub(crate) space_before_colon: bool,
+        pub(crate) skip_invalid_fields: bool,
+    }
 }
 
 impl Rules {

@@ -159,25 +159,23 @@ mod keep_alive;
 pub mod leniency;
 mod limits;
 mod reason;
-pub mod role;
+mod role;
 mod segments;
 mod session;
 pub mod wire;
 
-pub use chunk_ext::{ChunkExtension, ChunkExtensionIter, ChunkExtensions};
+pub use chunk_ext::{ChunkExtension, ChunkExtensions};
 pub use config::{Config, Timeouts};
 pub use conn::Sender;
-pub use conn::client::ClientConnection;
-pub use conn::server::ServerConnection;
-pub use decode::{Decoder, Event, InFlight, MessageHead, RequestDecoder, ResponseDecoder};
+pub use decode::{Decoder, Event, MessageHead, RequestDecoder, ResponseDecoder};
 pub use encode::{
-    Encoder, EncoderConfig, EncoderState, IntoRequest, IntoRequestHead, IntoResponse,
-    IntoResponseHead, RequestEncoder, ResponseContext, ResponseEncoder, remove_hop_by_hop,
+    Encoder, EncoderConfig, RequestEncoder, ResponseContext, ResponseEncoder, remove_hop_by_hop,
 };
 pub use error::{Error, ErrorKind, UsageError};
 pub use keep_alive::{CloseReason, KeepAlive};
 pub use limits::Limits;
 pub use reason::ReasonPhrase;
+pub use role::{ClientConnection, ServerConnection};
 pub use segments::Segments;
 pub use session::{
     ClientSession, InterimResponses, Io, ServerSession, Session, SessionError, Step, TrailerFields,

@@ -4,8 +4,8 @@
 
 use bytes::{Buf, Bytes, BytesMut};
 use h1proto::{
-    CloseReason, EncoderConfig, EncoderState, Event, KeepAlive, Limits, ReasonPhrase,
-    RequestEncoder, ResponseContext, ResponseDecoder, ResponseEncoder, Segments, UsageError,
+    CloseReason, EncoderConfig, Event, KeepAlive, Limits, ReasonPhrase, RequestEncoder,
+    ResponseContext, ResponseDecoder, ResponseEncoder, Segments, UsageError,
     framing::{BodyKind, RequestKind},
 };
 use http::{HeaderMap, Method, Request, Response, StatusCode, Version};
@@ -42,7 +42,7 @@ fn one_shot_gets_content_length() {
         take(enc.output()),
         "HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n"
     );
-    assert_eq!(enc.state(), EncoderState::Ready);
+    assert!(enc.is_finished() && enc.keep_alive().is_reusable());
 }
 
 #[test]
@@ -76,8 +76,8 @@ fn streaming_to_http10_is_close_delimited() {
         "HTTP/1.1 200 OK\r\nconnection: close\r\n\r\nabc"
     );
     assert_eq!(
-        enc.state(),
-        EncoderState::Closed(CloseReason::CloseDelimited)
+        (enc.is_finished(), enc.keep_alive()),
+        (true, KeepAlive::Close(CloseReason::CloseDelimited))
     );
     assert_eq!(
         enc.send_response(Response::new("x"), ResponseContext::default()),
@@ -121,7 +121,10 @@ fn close_verdict_adds_connection_close_once() {
     enc.send_response(res, ResponseContext::default()).unwrap();
     let text = take(enc.output());
     assert_eq!(text.matches("connection").count(), 1, "{text}");
-    assert_eq!(enc.state(), EncoderState::Closed(CloseReason::LocalClose));
+    assert_eq!(
+        (enc.is_finished(), enc.keep_alive()),
+        (true, KeepAlive::Close(CloseReason::LocalClose))
+    );
 }
 
 #[test]
@@ -173,7 +176,7 @@ fn caller_content_length_is_enforced_without_touching_output() {
         })
     );
     assert!(enc.output().is_empty());
-    assert_eq!(enc.state(), EncoderState::Ready);
+    assert!(enc.is_finished() && enc.keep_alive().is_reusable());
 
     let head = Response::builder()
         .header("content-length", "5")
@@ -359,7 +362,7 @@ fn no_content_and_interim_carry_no_framing() {
     // An interim response leaves the encoder ready for the final one.
     enc.send_head(status(100), ResponseContext::default())
         .unwrap();
-    assert_eq!(enc.state(), EncoderState::Ready);
+    assert!(enc.is_finished() && enc.keep_alive().is_reusable());
     enc.send_response(Response::new("ok"), ResponseContext::default())
         .unwrap();
     assert_eq!(
@@ -404,7 +407,10 @@ fn connect_success_and_switching_protocols_end_http() {
         .unwrap();
     enc.send_head(res, ctx(RequestKind::Connect)).unwrap();
     assert_eq!(take(enc.output()), "HTTP/1.1 200 OK\r\n\r\n");
-    assert_eq!(enc.state(), EncoderState::Closed(CloseReason::Switched));
+    assert_eq!(
+        (enc.is_finished(), enc.keep_alive()),
+        (true, KeepAlive::Close(CloseReason::Switched))
+    );
 
     let mut enc = ResponseEncoder::default();
     let res = Response::builder()
@@ -522,7 +528,10 @@ fn request_targets_and_host() {
         assert_eq!(take(enc.output()), expected);
     }
     // The HTTP/1.0 request without keep-alive ended the connection.
-    assert_eq!(enc.state(), EncoderState::Closed(CloseReason::Http10));
+    assert_eq!(
+        (enc.is_finished(), enc.keep_alive()),
+        (true, KeepAlive::Close(CloseReason::Http10))
+    );
     let mut enc = RequestEncoder::default();
     assert_eq!(
         enc.send_request(Request::get("/").body("").unwrap()),
@@ -559,7 +568,10 @@ fn streaming_requests_are_chunked_and_http10_needs_a_length() {
         .body("x")
         .unwrap();
     enc.send_request(req).unwrap();
-    assert_eq!(enc.state(), EncoderState::Closed(CloseReason::LocalClose));
+    assert_eq!(
+        (enc.is_finished(), enc.keep_alive()),
+        (true, KeepAlive::Close(CloseReason::LocalClose))
+    );
 }
 
 /// What an HTTP/1.0 client (or any peer) decodes from `wire`, sent in
@@ -618,7 +630,10 @@ fn caller_chunked_to_http10_streams_close_delimited() {
             KeepAlive::Close(reason) => reason,
             _ => CloseReason::CloseDelimited,
         };
-        assert_eq!(enc.state(), EncoderState::Closed(reason));
+        assert_eq!(
+            (enc.is_finished(), enc.keep_alive()),
+            (true, KeepAlive::Close(reason))
+        );
         let wire = take(enc.output());
         assert_eq!(
             wire,
@@ -652,7 +667,7 @@ fn caller_chunked_to_http10_whole_body_gets_content_length() {
         .unwrap();
     enc.send_response(res, http10()).unwrap();
     // The length is known: the connection may stay open.
-    assert_eq!(enc.state(), EncoderState::Ready);
+    assert!(enc.is_finished() && enc.keep_alive().is_reusable());
     let wire = take(enc.output());
     assert_eq!(
         wire,
@@ -697,7 +712,7 @@ fn caller_chunked_to_http10_head_request_drops_the_coding_only() {
     enc.send_data("dropped").unwrap();
     enc.finish(None).unwrap();
     // No body follows a response to HEAD: nothing needs the close.
-    assert_eq!(enc.state(), EncoderState::Ready);
+    assert!(enc.is_finished() && enc.keep_alive().is_reusable());
     let wire = take(enc.output());
     assert_eq!(wire, "HTTP/1.1 200 OK\r\nconnection: keep-alive\r\n\r\n");
     let (_, kind, body, end) = decode_response(&wire, &Method::HEAD);

@@ -4,8 +4,8 @@
 
 use bytes::{Buf, BytesMut};
 use h1proto::{
-    EncoderState, Event, KeepAlive, Limits, RequestDecoder, RequestEncoder, ResponseContext,
-    ResponseDecoder, ResponseEncoder, Segments, UsageError,
+    Event, KeepAlive, Limits, RequestDecoder, RequestEncoder, ResponseContext, ResponseDecoder,
+    ResponseEncoder, Segments, UsageError,
     framing::{BodyKind, RequestKind},
 };
 use http::{Method, Request, Response, StatusCode};
@@ -252,7 +252,7 @@ fn a_failed_builder_is_a_usage_error_and_sends_nothing() {
     let err = enc.send_head(Request::get("not a uri")).unwrap_err();
     assert!(matches!(err, UsageError::Builder(_)), "{err:?}");
     assert!(enc.output().is_empty());
-    assert_eq!(enc.state(), EncoderState::Ready);
+    assert!(enc.is_finished() && enc.keep_alive().is_reusable());
 
     let mut enc = ResponseEncoder::default();
     let ctx = ResponseContext::default();

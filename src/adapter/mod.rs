@@ -162,7 +162,7 @@ macro_rules! io_calls {
             /// timeout, or the connection closing before the response.
             pub $($async)? fn send(
                 &mut self,
-                req: impl $crate::encode::IntoRequest,
+                req: impl $crate::encode::IntoMessage<::http::request::Parts>,
             ) -> ::std::io::Result<::http::Response<::bytes::Bytes>> {
                 self.session.sender().send_request(req)?;
                 let res = self.call($crate::ClientSession::next_full_response)$(.$await)??;

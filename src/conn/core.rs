@@ -1,8 +1,8 @@
 //! The connection skeleton both roles share: a decoder for what the peer
 //! sends, an encoder for what the local side sends, the state machine
 //! between them, and the loop that turns decoded events into machine
-//! events. A role ([`Server`], [`Client`]) adds its own rules through
-//! [`Side`].
+//! events. A role adds its own rules through the one role trait
+//! (`src/role/`).
 
 use bytes::{Bytes, BytesMut};
 use http::header::HeaderMap;
@@ -14,72 +14,20 @@ use crate::decode::{Decoder, Event};
 use crate::encode::Encoder;
 use crate::error::{Error, UsageError};
 use crate::keep_alive::{CloseReason, KeepAlive};
-use crate::role::{Client, Role, Server};
+use crate::role::{Flow, Role};
 use crate::segments::Segments;
 use crate::wire::{TrailerOrder, WireTrailers};
 
 use super::send::Sender;
 
-/// What a decoded event means to the skeleton's loop.
-#[doc(hidden)]
-pub enum Flow {
-    /// Hand the event to the caller.
-    Return,
-    /// Decode on: the event was consumed (a body being drained).
-    Skip,
-    /// Stop here with `Ok(None)`.
-    Stop,
-}
-
-/// What a role adds to the connection skeleton: [`Server`] or
-/// [`Client`]. Sealed: it cannot be named or implemented outside the
-/// crate.
-pub trait Side: Role + Sized {
-    /// The role's own state.
-    #[doc(hidden)]
-    type State: std::fmt::Debug;
-    #[doc(hidden)]
-    const PEER: Party;
-
-    #[doc(hidden)]
-    fn configured_leniency(config: &Config) -> Self::Leniency;
-    #[doc(hidden)]
-    fn state(config: &Config) -> Self::State;
-
-    /// Checks before decoding; `Ok(false)`: nothing to decode now.
-    #[doc(hidden)]
-    fn ready(conn: &mut Connection<Self>, buf: &BytesMut) -> Result<bool, Error>;
-
-    /// Looks at a decoded event (`consumed`: the bytes it took) and moves
-    /// the machine.
-    #[doc(hidden)]
-    fn on_event(
-        conn: &mut Connection<Self>,
-        event: &Event<Self::Recv>,
-        consumed: usize,
-    ) -> Result<Flow, Error>;
-
-    /// `true` when the local side stopped sending its message: the rest is
-    /// dropped without an error.
-    #[doc(hidden)]
-    fn stopped(_conn: &Connection<Self>) -> bool {
-        false
-    }
-
-    /// After the local side's message ended, or the machine moved: the
-    /// role's own bookkeeping.
-    #[doc(hidden)]
-    fn moved(_conn: &mut Connection<Self>) {}
-}
-
 /// An HTTP/1.1 connection of role `R`: [`ServerConnection`](crate::ServerConnection)
 /// or [`ClientConnection`](crate::ClientConnection).
 #[derive(Debug)]
-pub struct Connection<R: Side> {
+pub struct Connection<R: Role> {
     pub(crate) decoder: Decoder<R>,
     pub(crate) encoder: Encoder<R>,
     pub(crate) machine: Machine,
-    pub(crate) side: R::State,
+    pub(crate) role: R::ConnState,
     /// The peer's message being received has a body whose end is still
     /// to come (a message without one ends with its head).
     pub(crate) body_open: bool,
@@ -87,7 +35,7 @@ pub struct Connection<R: Side> {
     pub(crate) eof: bool,
 }
 
-impl<R: Side> Connection<R> {
+impl<R: Role> Connection<R> {
     /// A connection with the given settings.
     pub fn new(config: Config) -> Self {
         let mut decoder =
@@ -98,7 +46,7 @@ impl<R: Side> Connection<R> {
             decoder,
             encoder: Encoder::new(config.encoder.clone()),
             machine: Machine::default(),
-            side: R::state(&config),
+            role: R::conn_state(&config),
             body_open: false,
             error: None,
             eof: false,
@@ -106,7 +54,7 @@ impl<R: Side> Connection<R> {
     }
 }
 
-impl<R: Side> Connection<R> {
+impl<R: Role> Connection<R> {
     /// Decodes the next event of what the peer sends from `buf`, splitting
     /// off the bytes it uses. `Ok(None)`: read more bytes, or nothing is
     /// due from the peer now (a server answers a request before it reads
@@ -423,64 +371,5 @@ impl Party {
             Party::Client => Party::Server,
             Party::Server => Party::Client,
         }
-    }
-}
-
-impl Side for Server {
-    type State = super::server::Exchange;
-    const PEER: Party = Party::Client;
-
-    fn configured_leniency(config: &Config) -> Self::Leniency {
-        config.request_leniency
-    }
-
-    fn state(config: &Config) -> Self::State {
-        super::server::Exchange::new(config)
-    }
-
-    #[inline]
-    fn ready(conn: &mut Connection<Self>, buf: &BytesMut) -> Result<bool, Error> {
-        super::server::ready(conn, buf)
-    }
-
-    fn on_event(
-        conn: &mut Connection<Self>,
-        event: &Event<http::Request<()>>,
-        consumed: usize,
-    ) -> Result<Flow, Error> {
-        super::server::on_event(conn, event, consumed)
-    }
-
-    fn moved(conn: &mut Connection<Self>) {
-        super::server::moved(conn);
-    }
-}
-
-impl Side for Client {
-    type State = super::client::InFlight;
-    const PEER: Party = Party::Server;
-
-    fn configured_leniency(config: &Config) -> Self::Leniency {
-        config.response_leniency
-    }
-
-    fn state(_config: &Config) -> Self::State {
-        super::client::InFlight::default()
-    }
-
-    fn ready(conn: &mut Connection<Self>, buf: &BytesMut) -> Result<bool, Error> {
-        super::client::ready(conn, buf)
-    }
-
-    fn on_event(
-        conn: &mut Connection<Self>,
-        event: &Event<http::Response<()>>,
-        consumed: usize,
-    ) -> Result<Flow, Error> {
-        super::client::on_event(conn, event, consumed)
-    }
-
-    fn stopped(conn: &Connection<Self>) -> bool {
-        conn.side.stopped
     }
 }

@@ -64,8 +64,8 @@ impl State {
     }
 }
 
-/// Whose messages.
-#[doc(hidden)]
+/// Whose messages. Public only for the role trait's `PEER`; it cannot be
+/// named outside the crate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Party {
     Client,
@@ -390,7 +390,6 @@ impl Machine {
     }
 
     /// Requests whose final response has not ended.
-    #[cfg(test)]
     pub(crate) fn in_flight(&self) -> usize {
         self.in_flight
     }

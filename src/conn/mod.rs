@@ -21,13 +21,11 @@
 //!    the output is drained; if [`is_switched`](crate::ServerConnection::is_switched),
 //!    the bytes left in your buffer belong to the new protocol.
 
-pub(crate) mod client;
 mod core;
 mod machine;
 mod send;
-pub(crate) mod server;
 
 pub use core::Connection;
-pub(crate) use core::Side;
 pub use machine::State;
+pub(crate) use machine::{Input, Party};
 pub use send::Sender;

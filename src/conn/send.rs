@@ -4,11 +4,12 @@
 use bytes::Bytes;
 use http::header::HeaderMap;
 
-use super::core::{Connection, Side};
+use super::core::Connection;
 use crate::chunk_ext::ChunkExtensions;
-use crate::encode::{IntoRequest, IntoRequestHead, IntoResponse, IntoResponseHead};
+use crate::encode::{IntoHead, IntoMessage};
 use crate::error::UsageError;
 use crate::framing::BodyKind;
+use crate::role::Role;
 use crate::role::{Client, Server};
 use crate::wire::TrailerOrder;
 
@@ -43,7 +44,7 @@ use crate::wire::TrailerOrder;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug)]
-pub struct Sender<'a, R: Side> {
+pub struct Sender<'a, R: Role> {
     conn: &'a mut Connection<R>,
     /// A new message may be queued.
     start: bool,
@@ -51,7 +52,7 @@ pub struct Sender<'a, R: Side> {
     go_on: bool,
 }
 
-impl<'a, R: Side> Sender<'a, R> {
+impl<'a, R: Role> Sender<'a, R> {
     pub(crate) fn new(conn: &'a mut Connection<R>, start: bool, go_on: bool) -> Self {
         Sender { conn, start, go_on }
     }
@@ -153,7 +154,7 @@ impl Sender<'_, Server> {
     /// `Content-Length` is set from the body; a response to HEAD keeps it
     /// and sends no body bytes. `res` is a `Response<B>` with any
     /// `B: Into<Bytes>`, or for a response without a body an `http`
-    /// builder or `Parts` ([`IntoResponse`]).
+    /// builder or `Parts`.
     ///
     /// # Errors
     ///
@@ -163,7 +164,10 @@ impl Sender<'_, Server> {
     /// HTTP/1.0 client; the errors of
     /// [`ResponseEncoder::send_response`](crate::ResponseEncoder::send_response).
     /// Nothing is queued.
-    pub fn send_response(&mut self, res: impl IntoResponse) -> Result<(), UsageError> {
+    pub fn send_response(
+        &mut self,
+        res: impl IntoMessage<http::response::Parts>,
+    ) -> Result<(), UsageError> {
         self.starting()?;
         self.conn.send_response(res)
     }
@@ -171,13 +175,16 @@ impl Sender<'_, Server> {
     /// Queues a response head; the body follows with
     /// [`send_data`](Self::send_data) and [`finish`](Self::finish). Returns
     /// the framing chosen for the body. `res` is a `Response<()>`, an
-    /// `http` builder or `Parts` ([`IntoResponseHead`]).
+    /// `http` builder or `Parts`.
     ///
     /// # Errors
     ///
     /// As [`send_response`](Self::send_response), with the errors of
     /// [`ResponseEncoder::send_head`](crate::ResponseEncoder::send_head).
-    pub fn send_head(&mut self, res: impl IntoResponseHead) -> Result<BodyKind, UsageError> {
+    pub fn send_head(
+        &mut self,
+        res: impl IntoHead<http::response::Parts>,
+    ) -> Result<BodyKind, UsageError> {
         self.starting()?;
         self.conn.send_head(res)
     }
@@ -186,7 +193,7 @@ impl Sender<'_, Server> {
 impl Sender<'_, Client> {
     /// Queues a complete request. `req` is a `Request<B>` with any
     /// `B: Into<Bytes>`, or for a request without a body an `http`
-    /// builder or `Parts` ([`IntoRequest`]). Requests may be queued while
+    /// builder or `Parts`. Requests may be queued while
     /// earlier responses are still due (pipelining).
     ///
     /// # Errors
@@ -197,7 +204,10 @@ impl Sender<'_, Client> {
     /// session is closed or shutting down; the errors of
     /// [`RequestEncoder::send_request`](crate::RequestEncoder::send_request).
     /// Nothing is queued.
-    pub fn send_request(&mut self, req: impl IntoRequest) -> Result<(), UsageError> {
+    pub fn send_request(
+        &mut self,
+        req: impl IntoMessage<http::request::Parts>,
+    ) -> Result<(), UsageError> {
         self.starting()?;
         self.conn.send_request(req)
     }
@@ -213,7 +223,10 @@ impl Sender<'_, Client> {
     ///
     /// As [`send_request`](Self::send_request), with the errors of
     /// [`RequestEncoder::send_head`](crate::RequestEncoder::send_head).
-    pub fn send_head(&mut self, req: impl IntoRequestHead) -> Result<BodyKind, UsageError> {
+    pub fn send_head(
+        &mut self,
+        req: impl IntoHead<http::request::Parts>,
+    ) -> Result<BodyKind, UsageError> {
         self.starting()?;
         self.conn.send_head(req)
     }

@@ -16,10 +16,10 @@ use crate::leniency::{Rules, Switch};
 use crate::reason::ReasonPhrase;
 use crate::wire::WireHead;
 
-/// Reads a request head (the [`Server`](crate::role::Server) role's part
+/// Reads a request head (the `Server` role's part
 /// of decoding).
 #[inline(always)]
-pub(super) fn request_head(core: &mut Core, bytes: Bytes) -> Result<Event<Request<()>>, Error> {
+pub(crate) fn request_head(core: &mut Core, bytes: Bytes) -> Result<Event<Request<()>>, Error> {
     let head = &bytes;
     let record = core.reader.record();
     let start = core.head_start;
@@ -82,10 +82,10 @@ pub(super) fn request_head(core: &mut Core, bytes: Bytes) -> Result<Event<Reques
     Ok(event)
 }
 
-/// Reads a response head (the [`Client`](crate::role::Client) role's
+/// Reads a response head (the `Client` role's
 /// part of decoding).
 #[inline(always)]
-pub(super) fn response_head(
+pub(crate) fn response_head(
     core: &mut Core,
     pending: &mut InFlight,
     bytes: Bytes,

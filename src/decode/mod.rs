@@ -3,7 +3,8 @@
 
 mod body;
 mod head;
-pub(crate) mod role;
+
+pub(crate) use head::{request_head, response_head};
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
@@ -81,7 +82,7 @@ pub enum Event<H: MessageHead> {
 
 /// The head of a decoded message: `http::Request<()>` or
 /// `http::Response<()>`. Sealed.
-pub trait MessageHead: role::SealedHead + fmt::Debug {
+pub trait MessageHead: SealedHead + fmt::Debug {
     /// What an interim response is for this kind of message: a
     /// `Response<()>`, or for requests an empty type.
     type Interim: fmt::Debug;
@@ -94,6 +95,12 @@ impl MessageHead for Request<()> {
 impl MessageHead for Response<()> {
     type Interim = Response<()>;
 }
+
+/// Seals [`MessageHead`]: the two heads are the only ones.
+pub trait SealedHead {}
+
+impl SealedHead for Request<()> {}
+impl SealedHead for Response<()> {}
 
 #[derive(Debug)]
 enum State {
@@ -115,7 +122,7 @@ enum State {
 /// What both decoders share: limits, leniency, state, the head reader and
 /// the verdict.
 #[derive(Debug)]
-pub(crate) struct Core {
+pub struct Core {
     limits: Limits,
     rules: Rules,
     state: State,
@@ -408,8 +415,8 @@ impl Core {
     }
 }
 
-/// Decodes the messages of one role's peer: requests for the [`Server`]
-/// role ([`RequestDecoder`]), responses for the [`Client`] role
+/// Decodes the messages of one role's peer: requests for the `Server`
+/// role ([`RequestDecoder`]), responses for the `Client` role
 /// ([`ResponseDecoder`]). Everything but the start line, the framing
 /// decision and (for responses) the requests in flight is shared.
 ///

@@ -1,12 +1,12 @@
 //! Encoders: `http` messages in, framed byte segments out ([`Encoder`]
 //! has the rules).
 
-mod body;
-mod head;
+pub(crate) mod body;
+mod forms;
+pub(crate) mod head;
 mod hop;
 mod request;
 mod response;
-pub(crate) mod role;
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -23,12 +23,15 @@ use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::segments::Segments;
 use crate::wire::{Order, TrailerOrder};
 
+pub(crate) use forms::{IntoHead, IntoMessage};
+pub(crate) use head::Ordered;
 pub use hop::remove_hop_by_hop;
-pub use role::{IntoRequest, IntoRequestHead, IntoResponse, IntoResponseHead};
 
 use crate::role::{Client, Role, Server};
+use body::BodyEncoder;
+use head::Added;
 
-/// Encodes requests (the client side): an [`Encoder`] in the [`Client`]
+/// Encodes requests (the client side): an [`Encoder`] in the `Client`
 /// role.
 ///
 /// Requests go whole ([`send_request`](Encoder::send_request)) or as a head
@@ -62,7 +65,7 @@ use crate::role::{Client, Role, Server};
 /// ```
 pub type RequestEncoder = Encoder<Client>;
 
-/// Encodes responses (the server side): an [`Encoder`] in the [`Server`]
+/// Encodes responses (the server side): an [`Encoder`] in the `Server`
 /// role.
 ///
 /// One encoder serves one connection: responses are sent one after the
@@ -116,7 +119,7 @@ impl Default for EncoderConfig {
 
 impl EncoderConfig {
     /// How field names are written.
-    fn name_case(&self) -> head::NameCase {
+    pub(crate) fn name_case(&self) -> head::NameCase {
         if self.title_case_fields {
             head::NameCase::Title
         } else {
@@ -164,19 +167,19 @@ impl Default for ResponseContext {
     }
 }
 
-/// Where an encoder is in sending messages.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EncoderState {
-    /// No message in progress: the next head may be sent.
-    Ready,
-    /// A head was sent; body data and then `finish` are expected. The
-    /// framing is how the body goes on the wire ([`BodyKind::Empty`] for a
-    /// response to HEAD, whose body bytes are dropped).
-    Body(BodyKind),
-    /// The last message ended the connection's HTTP use: close it once the
-    /// output is drained (or, after an upgrade, hand it to the new
-    /// protocol).
-    Closed(CloseReason),
+/// The decisions a role makes for a head before anything is written
+/// ([`Role::plan`]).
+pub struct Plan<L> {
+    /// The version written in the start line.
+    pub(crate) version: &'static [u8],
+    /// What the role needs to write its start line and `Host`.
+    pub(crate) line: L,
+    /// The fields the encoder adds, or leaves out, after the caller's.
+    pub(crate) added: Added,
+    /// The body framer.
+    pub(crate) body: BodyEncoder,
+    /// Where the encoder goes once the message ends.
+    pub(crate) after: After,
 }
 
 /// Where the encoder goes once the message in progress ends.
@@ -216,30 +219,23 @@ enum State {
         body: body::BodyEncoder,
         after: After,
     },
-    Closed(CloseReason),
+    /// The last message ended the connection (its verdict says why).
+    Closed,
 }
 
 impl State {
-    fn public(&self) -> EncoderState {
-        match self {
-            State::Ready => EncoderState::Ready,
-            State::Body { body, .. } => EncoderState::Body(body.kind()),
-            State::Closed(reason) => EncoderState::Closed(*reason),
-        }
-    }
-
     /// The state once a message with this ending is complete.
     fn after(after: After) -> State {
         match after {
             After::Interim | After::Verdict(KeepAlive::Reusable) => State::Ready,
-            After::Verdict(KeepAlive::Close(reason)) => State::Closed(reason),
+            After::Verdict(KeepAlive::Close(_)) => State::Closed,
         }
     }
 }
 
 /// Encodes messages of one role into an output queue of [`Segments`]:
-/// requests for the [`Client`] role ([`RequestEncoder`]), responses for the
-/// [`Server`] role ([`ResponseEncoder`]).
+/// requests for the `Client` role ([`RequestEncoder`]), responses for the
+/// `Server` role ([`ResponseEncoder`]).
 ///
 /// One encoder serves one connection: messages are sent one after the
 /// other, each whole (`send_request` / `send_response`) or as a head
@@ -252,7 +248,7 @@ impl State {
 /// a [`Segments`]. Nothing is written anywhere: the caller drains the queue
 /// into its socket with a vectored write whenever it likes, and everything
 /// queued since the last drain leaves together (writes are always corked).
-/// Both are one generic [`Encoder`] in one of two [`Role`]s: all but the
+/// Both are one generic [`Encoder`] in one of two roles: all but the
 /// head is shared.
 ///
 /// # Sending a message
@@ -261,8 +257,7 @@ impl State {
 ///   [`send_request`](Encoder::send_request)): the head and the complete
 ///   body. The body is any `Into<Bytes>` (`&'static str`, `&'static [u8]`,
 ///   `String`, `Vec<u8>`, `Bytes`); all go through the same path. A message
-///   without a body is given as its `http` builder or its `Parts`
-///   ([`IntoRequest`], [`IntoResponse`]).
+///   without a body is given as its `http` builder or its `Parts`.
 /// - **Streaming**: `send_head` (a `Request<()>` / `Response<()>`, a
 ///   builder or `Parts`), then `send_data` any number of times, then
 ///   `finish` with optional trailers.
@@ -509,11 +504,6 @@ impl<R: Role> Encoder<R> {
     /// The output queue, to look at.
     pub(crate) fn queued(&self) -> &Segments {
         &self.out
-    }
-
-    /// Where the encoder is: ready for a head, inside a body, or closed.
-    pub fn state(&self) -> EncoderState {
-        self.state.public()
     }
 
     /// `true` when no message is in progress.

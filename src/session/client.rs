@@ -360,7 +360,7 @@ impl ClientSession {
                 }
             }
         }
-        if self.core.conn.side.stopped {
+        if self.core.conn.role.stopped {
             self.core.drop_output();
         }
     }

@@ -2,8 +2,10 @@
 //! buffer and the wait under way ([`Core`]), and the body reading and
 //! sending that do not depend on the role ([`RoleSession`]'s provided
 //! methods). A session adds its own rules (when it still sends or reads,
-//! what a peer's error does) through [`RoleSession`]'s hooks, as a role
-//! does for the connection skeleton through `conn::Side`.
+//! what a peer's error does) through [`RoleSession`]'s hooks. These are
+//! the session types' own policies, implemented by `ServerSession` and
+//! `ClientSession`, not by the role: what a role does differently is the
+//! one role trait (`src/role/`).
 
 use std::time::{Duration, Instant};
 
@@ -13,9 +15,10 @@ use http::header::HeaderMap;
 use super::timer::{Knobs, ReadBuf, Waiting};
 use super::{ChunkExtSlot, Io, SessionError, Step, TrailerFields, concat};
 use crate::Config;
-use crate::conn::{Connection, Side};
+use crate::conn::Connection;
 use crate::decode::Event;
 use crate::error::{Error, ErrorKind};
+use crate::role::Role;
 use crate::wire::WireTrailers;
 
 /// The trailer section of the message being read: its fields, and its
@@ -39,7 +42,7 @@ impl Trailers {
 
 /// The state both sessions keep around their connection.
 #[derive(Debug)]
-pub(super) struct Core<R: Side> {
+pub(super) struct Core<R: Role> {
     pub(super) conn: Connection<R>,
     pub(super) read: ReadBuf,
     pub(super) knobs: Knobs,
@@ -67,7 +70,7 @@ pub(super) struct Core<R: Side> {
     pub(super) out_vec: Vec<Bytes>,
 }
 
-impl<R: Side> Core<R> {
+impl<R: Role> Core<R> {
     pub(super) fn new(config: Config) -> Self {
         Core {
             knobs: Knobs::of(&config),
@@ -274,7 +277,7 @@ impl<R: Side> Core<R> {
 /// A session of one role: its [`Core`] and the hooks through which the
 /// role's rules enter the methods written once here.
 pub(super) trait RoleSession: Sized {
-    type Side: Side;
+    type Side: Role;
 
     fn core(&mut self) -> &mut Core<Self::Side>;
 

@@ -1,15 +1,32 @@
 //! The framing decision of RFC 9112 section 6.3 and the connection verdict of
-//! section 9.3, row by row, on the pure functions of `h1proto::framing`.
+//! section 9.3, row by row, on the pure functions of `framing`, as a unit test of the crate.
+#![cfg(test)]
 
-use h1proto::framing::{
-    Framing, ResponseClass, connection_verdict, request_framing, response_class, response_framing,
+use crate::framing::{
+    Framing, ResponseClass, Seen, connection_verdict, request_framing_of, response_class,
+    response_framing_of,
 };
-use h1proto::{
+use crate::{
     CloseReason, ErrorKind, KeepAlive,
     framing::{BodyKind, RequestKind},
 };
 use http::header::{HeaderMap, HeaderName, HeaderValue};
 use http::{StatusCode, Version};
+
+/// The framing of a request with these fields.
+fn request_framing(version: Version, headers: &HeaderMap) -> Result<Framing, ErrorKind> {
+    request_framing_of(version, &Seen::of(headers), headers)
+}
+
+/// The framing of a response with these fields.
+fn response_framing(
+    request: RequestKind,
+    status: StatusCode,
+    version: Version,
+    headers: &HeaderMap,
+) -> Result<Framing, ErrorKind> {
+    response_framing_of(request, status, version, &Seen::of(headers), headers)
+}
 
 const V10: Version = Version::HTTP_10;
 const V11: Version = Version::HTTP_11;
@@ -577,7 +594,7 @@ fn every_error_kind_suggests_its_status() {
     ];
     for (kind, status) in expect {
         assert_eq!(kind.status().as_u16(), status, "{kind:?}");
-        let error = h1proto::Error::from(kind);
+        let error = crate::Error::from(kind);
         assert_eq!(error.kind(), kind);
         assert_eq!(error.status().as_u16(), status, "{kind:?}");
         assert!(!error.to_string().is_empty());

@@ -1,0 +1,456 @@
+//! The client role: requests out, responses in. Everything the client does
+//! differently is here: its connection's state and methods, and its part of
+//! the one role trait (how a request head is planned and written, what a
+//! response event does to the connection).
+
+use bytes::{Bytes, BytesMut};
+use http::StatusCode;
+use http::header::{EXPECT, UPGRADE};
+use http::request::Parts;
+use http::{Method, Response, Version};
+
+use super::{Client, Flow, Role};
+use crate::Config;
+use crate::conn::{Connection, Input, Party, State};
+use crate::decode::{Core, Event, InFlight, response_head};
+use crate::encode::body::BodyEncoder;
+use crate::encode::head::{
+    Added, Ordered, TargetForm, check_full, form_of, invalid_framing, target_form, version_bytes,
+    write_fields, write_request_line,
+};
+use crate::encode::{After, EncoderConfig, IntoHead, IntoMessage, Plan};
+use crate::error::{Error, ErrorKind, UsageError};
+use crate::framing::{
+    BodyKind, Declared, RequestKind, ResponseClass, Seen, connection_verdict_of, declared_framing,
+    response_class,
+};
+use crate::keep_alive::{CloseReason, KeepAlive};
+use crate::leniency::{ResponseLeniency, Rules};
+use crate::segments::Segments;
+use crate::wire::WireHead;
+
+/// The client side of an HTTP/1.1 connection.
+///
+/// Sends requests with a [`RequestEncoder`](crate::RequestEncoder) and
+/// decodes responses with a [`ResponseDecoder`](crate::ResponseDecoder)
+/// that it tells the method of every request sent, so a response to HEAD
+/// is read without a body and a 2xx to CONNECT switches to a tunnel
+/// without the caller saying so. Several requests may be sent before their
+/// responses are read (pipelining); each response is matched to its
+/// request in order. Once a response is complete and the verdict allows
+/// it, the next one is expected at once: nothing has to be called to
+/// recycle the connection. A request that offers a protocol switch
+/// (`Upgrade`, CONNECT) is the last sent until its response decides.
+///
+/// If a final response other than 2xx arrives while a request body is
+/// still being sent, the client stops sending: later
+/// [`send_data`](crate::Sender::send_data) and [`finish`](crate::Sender::finish) calls for
+/// that request queue nothing, and the connection closes after the
+/// response (RFC 9112 section 9.5). A 2xx that arrives early is a server
+/// answering as it reads (an echo, a streamed upload): the body is sent to
+/// its end and the connection stays reusable.
+///
+/// ```
+/// use bytes::{Buf, BytesMut};
+/// use h1proto::{ClientConnection, Config, Event};
+///
+/// let mut conn = ClientConnection::new(Config::default());
+/// conn.sender().send_request(http::Request::head("http://example.com/")).unwrap();
+/// conn.sender().send_request(http::Request::get("/next").header("host", "example.com")).unwrap();
+/// let output = conn.output();
+/// let written = output.remaining(); // write_vectored the segments here
+/// output.advance(written);
+///
+/// // The two responses, as read from the socket:
+/// let mut buf = BytesMut::from(
+///     &b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"[..],
+/// );
+/// let mut events = Vec::new();
+/// while let Some(event) = conn.poll_event(&mut buf)? {
+///     events.push(event);
+/// }
+/// // Head, End (the answer to HEAD has no body), Head, Data, End.
+/// assert_eq!(events.len(), 5);
+/// assert!(matches!(events[3], Event::Data(ref d) if d == "hello"));
+/// # Ok::<(), h1proto::Error>(())
+/// ```
+pub type ClientConnection = Connection<Client>;
+
+/// What a client connection keeps besides the skeleton's.
+#[derive(Debug, Default)]
+pub struct ClientState {
+    /// The newest request sent. It is the one answered when it is the only
+    /// one in flight; an older one never offers a protocol switch, since a
+    /// request that does is the last sent until its answer decides. How
+    /// many are in flight is the machine's count, and how each is framed
+    /// the decoder's.
+    newest: Option<Sent>,
+    /// The request being sent was answered early: its rest is dropped.
+    pub(crate) stopped: bool,
+}
+
+/// What the client remembers of a request whose response is due.
+#[derive(Debug, Clone, Copy)]
+struct Sent {
+    kind: RequestKind,
+    /// It offered a protocol switch (`Upgrade` with `Connection: upgrade`).
+    upgrade: bool,
+}
+
+impl Sent {
+    fn of(parts: &Parts) -> Self {
+        Sent {
+            kind: RequestKind::of(&parts.method),
+            upgrade: parts.headers.contains_key(UPGRADE)
+                && crate::framing::connection_has(&parts.headers, b"upgrade"),
+        }
+    }
+}
+
+impl ClientConnection {
+    /// Queues a complete request (head and body). `req` is a
+    /// `Request<B>` with any `B: Into<Bytes>`, or for a request without a
+    /// body an `http` builder or `Parts`.
+    ///
+    /// # Errors
+    ///
+    /// [`UsageError::WrongState`] while a request is being sent, after one
+    /// that closes the connection or offers a protocol switch whose
+    /// answer has not come, or once the connection is over; the errors of
+    /// [`RequestEncoder::send_request`](crate::RequestEncoder::send_request).
+    /// Nothing is queued.
+    pub(crate) fn send_request(
+        &mut self,
+        req: impl IntoMessage<http::request::Parts>,
+    ) -> Result<(), UsageError> {
+        let (parts, body) = req.into_message()?;
+        self.send_message(parts, Some(body)).map(drop)
+    }
+
+    /// Queues a request head; the body follows with
+    /// [`send_data`](crate::Sender::send_data) and [`finish`](crate::Sender::finish). With
+    /// `Expect: 100-continue`, [`is_waiting_for_continue`](Self::is_waiting_for_continue)
+    /// says whether the server has answered yet; how long to wait before
+    /// sending the body anyway is the caller's decision.
+    ///
+    /// # Errors
+    ///
+    /// As [`send_request`](crate::Sender::send_request), with the errors of
+    /// [`RequestEncoder::send_head`](crate::RequestEncoder::send_head).
+    pub(crate) fn send_head(
+        &mut self,
+        req: impl IntoHead<http::request::Parts>,
+    ) -> Result<BodyKind, UsageError> {
+        self.send_message(req.into_head()?, None)
+    }
+
+    /// Queues a request, whole (with `body`) or its head, then notes it.
+    fn send_message(&mut self, parts: Parts, body: Option<Bytes>) -> Result<BodyKind, UsageError> {
+        self.ready_to_send()?;
+        let sent = Sent::of(&parts);
+        let method = parts.method.clone();
+        let streamed = body.is_none();
+        let expect = streamed
+            && parts
+                .headers
+                .get(EXPECT)
+                .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
+        let kind = self.encoder.send_message(parts, body)?;
+        self.sent_head(sent, &method, streamed);
+        if expect {
+            self.machine.expect_continue();
+        }
+        Ok(kind)
+    }
+
+    /// Requests sent whose final response has not ended (one without a
+    /// body ends with its head).
+    pub fn requests_in_flight(&self) -> usize {
+        self.machine.in_flight()
+    }
+
+    fn ready_to_send(&self) -> Result<(), UsageError> {
+        // A complete request that may be followed by another leaves the
+        // client party Done: the next one is pipelined behind it.
+        if matches!(self.machine.client(), State::Idle | State::Done) && self.error.is_none() {
+            Ok(())
+        } else {
+            Err(UsageError::WrongState)
+        }
+    }
+
+    fn sent_head(&mut self, sent: Sent, method: &http::Method, streamed: bool) {
+        // The request's field map serves the response's head, and its
+        // extension map (a forwarded wire view's) the response's.
+        if let Some(map) = self.encoder.reclaim_fields() {
+            self.decoder.recycle_fields(map);
+        }
+        if let Some(extensions) = self.encoder.reclaim_extensions() {
+            self.decoder.recycle_extensions(extensions);
+        }
+        self.decoder.expect_response_to(method);
+        self.role.newest = Some(sent);
+        self.role.stopped = false;
+        // The head first, then what it says for the exchange: the request
+        // is the newest in flight once its head has passed.
+        let input = if streamed {
+            Input::Head
+        } else {
+            Input::HeadOnly
+        };
+        self.machine.on(Party::Client, input);
+        if let KeepAlive::Close(reason) = self.encoder.keep_alive() {
+            self.machine.close(reason);
+        }
+        if sent.upgrade || sent.kind == RequestKind::Connect {
+            self.machine.propose_switch();
+        }
+        self.sync();
+    }
+}
+
+impl Role for Client {
+    type Recv = Response<()>;
+    type Leniency = ResponseLeniency;
+    type Pending = InFlight;
+    const REQUESTS: bool = false;
+
+    fn rules(leniency: ResponseLeniency) -> Rules {
+        Rules::of_responses(leniency)
+    }
+
+    fn leniency(rules: &Rules) -> ResponseLeniency {
+        let mut leniency = ResponseLeniency::strict();
+        leniency.no_space_after_status = rules.no_space_after_status;
+        leniency.space_before_colon = rules.space_before_colon;
+        leniency.skip_invalid_fields = rules.skip_invalid_fields;
+        leniency.bare_lf = rules.bare_lf;
+        leniency
+    }
+
+    #[inline]
+    fn head(
+        core: &mut Core,
+        pending: &mut InFlight,
+        head: Bytes,
+    ) -> Result<Event<Response<()>>, Error> {
+        response_head(core, pending, head)
+    }
+
+    type ConnState = ClientState;
+    const PEER: Party = Party::Server;
+
+    fn configured_leniency(config: &Config) -> ResponseLeniency {
+        config.response_leniency
+    }
+
+    fn conn_state(_config: &Config) -> ClientState {
+        ClientState::default()
+    }
+
+    /// Whether to decode now: HTTP/1.1 has no unsolicited responses.
+    fn ready(conn: &mut Connection<Self>, buf: &BytesMut) -> Result<bool, Error> {
+        if conn.machine.in_flight() == 0 && conn.decoder.is_idle() && !buf.is_empty() {
+            if conn.machine.server() == State::Idle {
+                // One decoded anyway would answer the next request sent
+                // (response queue poisoning).
+                return Err(ErrorKind::UnsolicitedResponse.into());
+            }
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    fn on_event(
+        conn: &mut Connection<Self>,
+        event: &Event<http::Response<()>>,
+        _consumed: usize,
+    ) -> Result<Flow, Error> {
+        match event {
+            Event::Interim(res) => {
+                conn.machine.on(Party::Server, Input::Interim);
+                if res.status() == StatusCode::CONTINUE {
+                    conn.machine.continue_sent();
+                }
+            }
+            Event::Head { head, body } => {
+                let sent = conn.role.newest.filter(|_| conn.machine.in_flight() == 1);
+                let status = head.status();
+                if status == StatusCode::SWITCHING_PROTOCOLS && !sent.is_some_and(|s| s.upgrade) {
+                    // RFC 9110 section 7.8: no switch the client did not offer.
+                    return Err(ErrorKind::UnexpectedSwitch.into());
+                }
+                if conn.machine.client() == State::Body && !status.is_success() {
+                    // A refusal (or a redirect) before the request was sent:
+                    // the server does not want the rest, so stop (RFC 9112
+                    // section 9.5). A 2xx means it is taking the body as it
+                    // answers (an echo, a streamed upload): sending goes on.
+                    conn.role.stopped = true;
+                    conn.machine.close(CloseReason::EarlyResponse);
+                    conn.machine.on(Party::Client, Input::StopSending);
+                }
+                let kind = sent.map_or(RequestKind::Other, |s| s.kind);
+                if response_class(kind, status) == ResponseClass::Switch {
+                    conn.machine.on(Party::Server, Input::Switch);
+                } else {
+                    if let KeepAlive::Close(reason) = conn.decoder.keep_alive() {
+                        // The server's own verdict: nothing follows this
+                        // response, whatever is still in flight.
+                        conn.machine.close_responses(reason);
+                    }
+                    conn.peer_head(!body.is_empty());
+                    // A final answer came while waiting for `100 Continue`:
+                    // it has left the server, so no `100` comes before it.
+                    conn.machine.refuse_continue();
+                }
+            }
+            Event::End(_) => {
+                conn.peer_end();
+            }
+            _ => {}
+        }
+        Ok(Flow::Return)
+    }
+
+    fn stopped(conn: &Connection<Self>) -> bool {
+        conn.role.stopped
+    }
+
+    type Head = Parts;
+    type Context = ();
+    type Line = Target;
+
+    fn plan(
+        parts: &Parts,
+        (): &(),
+        _config: &EncoderConfig,
+        full: Option<u64>,
+    ) -> Result<Plan<Target>, UsageError> {
+        let version = version_bytes(parts.version)?;
+        let http10 = parts.version == Version::HTTP_10;
+        let form = target_form(&parts.method, &parts.uri)?;
+        let headers = &parts.headers;
+        // The caller's framing, Host and Connection fields, in one pass.
+        let seen = Seen::of(headers);
+        let host = match seen.hosts {
+            0 => match parts.uri.authority() {
+                // The Host field never carries userinfo.
+                Some(a) => Some(a.as_str().rfind('@').map_or(0, |at| at + 1)),
+                None if http10 => None,
+                None => return Err(UsageError::InvalidHead),
+            },
+            1 => None,
+            _ => return Err(UsageError::InvalidHead),
+        };
+        let mut added = Added::default();
+        let keep_alive = match connection_verdict_of(parts.version, &seen) {
+            KeepAlive::Close(CloseReason::PeerClose) => KeepAlive::Close(CloseReason::LocalClose),
+            other => other,
+        };
+        if parts.method == Method::CONNECT {
+            // RFC 9110 section 9.3.6: a CONNECT request has no content. What
+            // the client sends after the head is tunnel data, so no framing
+            // field may announce a body; the caller's own are refused, not
+            // dropped.
+            if seen.transfer_encoding || seen.content_length.is_some() {
+                return Err(UsageError::InvalidFraming);
+            }
+            if full.is_some_and(|len| len > 0) {
+                return Err(UsageError::BodyNotAllowed);
+            }
+            return Ok(Plan {
+                version,
+                line: Target { form, host },
+                added,
+                body: BodyEncoder::Empty,
+                after: After::Verdict(keep_alive),
+            });
+        }
+        let body = match declared_framing(false, &seen, headers).map_err(invalid_framing)? {
+            Declared::Length(n) => {
+                if let Some(len) = full {
+                    check_full(n, len)?;
+                }
+                BodyEncoder::Length {
+                    declared: n,
+                    sent: 0,
+                }
+            }
+            // No Transfer-Encoding in HTTP/1.0 (RFC 9112 section 6.1).
+            Declared::Chunked if !http10 => BodyEncoder::Chunked,
+            Declared::Chunked | Declared::CodedChunked | Declared::Close => {
+                return Err(UsageError::InvalidFraming);
+            }
+            Declared::None => match full {
+                Some(len)
+                    if len > 0
+                        || parts.method == Method::POST
+                        || parts.method == Method::PUT
+                        || parts.method == Method::PATCH =>
+                {
+                    added.content_length = Some(len);
+                    BodyEncoder::Length {
+                        declared: len,
+                        sent: 0,
+                    }
+                }
+                Some(_) => BodyEncoder::Empty,
+                None if http10 => return Err(UsageError::InvalidFraming),
+                None => {
+                    added.chunked = true;
+                    BodyEncoder::Chunked
+                }
+            },
+        };
+        Ok(Plan {
+            version,
+            line: Target { form, host },
+            added,
+            body,
+            after: After::Verdict(keep_alive),
+        })
+    }
+
+    fn extensions(parts: &Parts) -> &http::Extensions {
+        &parts.extensions
+    }
+
+    fn write_head(
+        out: &mut Segments,
+        parts: &Parts,
+        plan: &Plan<Target>,
+        config: &EncoderConfig,
+        order: Option<Ordered<'_>>,
+    ) {
+        let raw = order
+            .as_ref()
+            .and_then(|_| received_target(parts, plan.line.form));
+        let (method, uri) = (&parts.method, &parts.uri);
+        write_request_line(out, method, uri, plan.line.form, raw, plan.version);
+        let host = plan
+            .line
+            .host
+            .and_then(|at| parts.uri.authority().map(|a| &a.as_str().as_bytes()[at..]));
+        let case = config.name_case();
+        write_fields(out, &parts.headers, host, &plan.added, case, order);
+    }
+}
+
+/// The request-line decisions of a plan.
+pub struct Target {
+    form: TargetForm,
+    /// Where the `Host` value starts in the URI's authority, when the
+    /// encoder writes `Host` itself.
+    host: Option<usize>,
+}
+
+/// The request-target the request was received with, when its `Uri` still
+/// equals it (`http::Uri`'s comparison with a string, which ignores the
+/// case of the scheme and the host, and takes `http://a` for
+/// `http://a/`) and it has the form the encoder would write: then it is
+/// written as received.
+fn received_target(parts: &Parts, form: TargetForm) -> Option<&[u8]> {
+    let target = parts.extensions.get::<WireHead>()?.target()?;
+    let text = std::str::from_utf8(target).ok()?;
+    (form_of(target) == form && parts.uri == *text).then_some(target)
+}

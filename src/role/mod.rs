@@ -1,0 +1,165 @@
+//! The two roles of an HTTP/1.1 connection, and the one trait that says
+//! everything a role does differently.
+//!
+//! Decoders, encoders, connections and sessions are each written once and
+//! take the role as a parameter: `Client` sends requests and receives
+//! responses, `Server` receives requests and sends responses. A role's own
+//! code, for the encoder and the connection alike, is in one file:
+//! `server.rs` and `client.rs` here.
+//!
+//! | | `Client` | `Server` |
+//! |---|---|---|
+//! | decodes | responses: [`ResponseDecoder`](crate::ResponseDecoder) | requests: [`RequestDecoder`](crate::RequestDecoder) |
+//! | encodes | requests: [`RequestEncoder`](crate::RequestEncoder) | responses: [`ResponseEncoder`](crate::ResponseEncoder) |
+//! | connection | [`ClientConnection`] | [`ServerConnection`] |
+//!
+//! The trait and the role types are public only so that the generic types
+//! can name them in their bounds; this module is private, so they cannot be
+//! named or implemented outside the crate.
+
+use bytes::{Bytes, BytesMut};
+
+use crate::Config;
+use crate::conn::{Connection, Party};
+use crate::decode::{Core, Event, MessageHead};
+use crate::encode::{EncoderConfig, Ordered, Plan};
+use crate::error::{Error, UsageError};
+use crate::leniency::Rules;
+use crate::segments::Segments;
+
+mod client;
+mod server;
+
+pub use client::ClientConnection;
+pub use server::ServerConnection;
+
+/// The client role: it sends requests and receives responses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Client {}
+
+/// The server role: it receives requests and sends responses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Server {}
+
+/// What a decoded event means to the connection's loop.
+pub enum Flow {
+    /// Hand the event to the caller.
+    Return,
+    /// Decode on: the event was consumed (a body being drained).
+    Skip,
+    /// Stop here with `Ok(None)`.
+    Stop,
+}
+
+/// Everything a role, [`Client`] or [`Server`], does differently: how it
+/// reads the heads it receives (the decoder's part), how it writes the
+/// heads it sends (the encoder's part), and what its connection keeps and
+/// decides.
+pub trait Role: Sized {
+    // The decoder's part.
+
+    /// The head of the messages the role receives.
+    type Recv: MessageHead;
+    /// The leniency switches of those messages.
+    type Leniency: Copy + Default + std::fmt::Debug;
+    /// What the decoder keeps besides the shared core: nothing for
+    /// requests; for responses, the requests they answer.
+    type Pending: Default + std::fmt::Debug;
+    /// `true` for the role that receives requests.
+    const REQUESTS: bool;
+
+    /// The head reader's rules for these switches.
+    fn rules(leniency: Self::Leniency) -> Rules;
+
+    /// The switches these rules came from.
+    fn leniency(rules: &Rules) -> Self::Leniency;
+
+    /// Reads a complete head the decoder found.
+    ///
+    /// # Errors
+    ///
+    /// The head is invalid, or not one the role may receive now.
+    fn head(
+        core: &mut Core,
+        pending: &mut Self::Pending,
+        head: Bytes,
+    ) -> Result<Event<Self::Recv>, Error>;
+
+    // The encoder's part.
+
+    /// The head this role sends: `request::Parts` or `response::Parts`.
+    type Head;
+    /// What the encoder must know besides the head: nothing for a
+    /// request; for a response, the request it answers.
+    type Context;
+    /// Role-specific start-line decisions.
+    type Line;
+
+    /// Decides how the head is written and its body framed; `full` is the
+    /// body length when the whole body is known.
+    ///
+    /// # Errors
+    ///
+    /// The head cannot be sent as it is.
+    fn plan(
+        head: &Self::Head,
+        ctx: &Self::Context,
+        config: &EncoderConfig,
+        full: Option<u64>,
+    ) -> Result<Plan<Self::Line>, UsageError>;
+
+    /// Writes the start line, the fields (in `order` when one is asked
+    /// for) and the empty line.
+    fn write_head(
+        out: &mut Segments,
+        head: &Self::Head,
+        plan: &Plan<Self::Line>,
+        config: &EncoderConfig,
+        order: Option<Ordered<'_>>,
+    );
+
+    /// The extensions of the head.
+    fn extensions(head: &Self::Head) -> &http::Extensions;
+
+    // The connection's part.
+
+    /// What a connection of this role keeps besides the shared skeleton.
+    type ConnState: std::fmt::Debug;
+    /// The party whose messages this role receives.
+    const PEER: Party;
+
+    /// The leniency of the connection's decoder, from its settings.
+    fn configured_leniency(config: &Config) -> Self::Leniency;
+
+    /// The connection's own state, fresh.
+    fn conn_state(config: &Config) -> Self::ConnState;
+
+    /// Checks before decoding; `Ok(false)`: nothing to decode now.
+    ///
+    /// # Errors
+    ///
+    /// What the peer sent cannot be decoded now (a response nobody asked for).
+    fn ready(conn: &mut Connection<Self>, buf: &BytesMut) -> Result<bool, Error>;
+
+    /// Looks at a decoded event (`consumed`: the bytes it took) and moves
+    /// the machine.
+    ///
+    /// # Errors
+    ///
+    /// The event breaks the exchange (a switch nobody offered).
+    fn on_event(
+        conn: &mut Connection<Self>,
+        event: &Event<Self::Recv>,
+        consumed: usize,
+    ) -> Result<Flow, Error>;
+
+    /// `true` when the local side stopped sending its message: the rest is
+    /// dropped without an error.
+    fn stopped(_conn: &Connection<Self>) -> bool {
+        false
+    }
+
+    /// After the local side's message ended, or the machine moved: the
+    /// role's own bookkeeping.
+    fn moved(_conn: &mut Connection<Self>) {}
+}

@@ -1,0 +1,770 @@
+//! The server role: requests in, responses out. Everything the server does
+//! differently is here: its connection's state and methods, and its part of
+//! the one role trait (how a response head is planned and written, what a
+//! request event does to the connection).
+
+use bytes::{Bytes, BytesMut};
+use http::header::{CONNECTION, CONTENT_TYPE, EXPECT, HeaderValue, UPGRADE};
+use http::response::Parts;
+use http::{Request, Response, StatusCode, Version};
+
+use super::{Flow, Role, Server};
+use crate::Config;
+use crate::conn::{Connection, Input, Party, State};
+use crate::decode::{Core, Event, request_head};
+use crate::encode::body::BodyEncoder;
+use crate::encode::head::{
+    Added, Ordered, check_full, http11_status_line, invalid_framing, is_http10, says_close,
+    says_keep_alive, version_bytes, write_fields, write_status_line,
+};
+use crate::encode::{After, EncoderConfig, IntoHead, IntoMessage, Plan, ResponseContext};
+use crate::error::{Error, UsageError};
+use crate::framing::{
+    BodyKind, Declared, RequestKind, ResponseClass, Seen, SenderFields, declared_framing, no_body,
+    response_class,
+};
+use crate::keep_alive::{CloseReason, KeepAlive};
+use crate::leniency::{RequestLeniency, Rules};
+use crate::reason::ReasonPhrase;
+use crate::segments::{Mark, Segments};
+
+/// The server side of an HTTP/1.1 connection.
+///
+/// Decodes requests with a [`RequestDecoder`](crate::RequestDecoder),
+/// answers them with a [`ResponseEncoder`](crate::ResponseEncoder), and
+/// keeps what one direction learns for the other: a response to HEAD is
+/// framed without a body, an HTTP/1.0 client gets no chunked body,
+/// `Connection: close` is added when the exchange cannot be followed by
+/// another. Requests are answered one at a time and in order: after a
+/// request's `End`, [`poll_event`](Self::poll_event) returns `Ok(None)`
+/// until its response is complete, then goes on with pipelined requests
+/// already in the buffer. Once both the request and its response are
+/// complete and the verdict is reusable, the next exchange starts by
+/// itself: no call is needed to recycle the connection.
+///
+/// ```
+/// use bytes::{Buf, BytesMut};
+/// use h1proto::{Config, Event, ServerConnection};
+///
+/// let mut conn = ServerConnection::new(Config::default());
+/// // 1. Bytes read from the socket (two pipelined requests).
+/// let mut buf = BytesMut::from(
+///     &b"GET / HTTP/1.1\r\nHost: a\r\n\r\nHEAD / HTTP/1.1\r\nHost: a\r\n\r\n"[..],
+/// );
+/// let mut out = Vec::new();
+/// loop {
+///     // 2. Poll events; answer each request.
+///     while let Some(event) = conn.poll_event(&mut buf)? {
+///         if let Event::End(_) = event {
+///             let res = http::Response::new("Hello, World!");
+///             conn.sender().send_response(res).unwrap();
+///         }
+///     }
+///     // 3. Drain the output in one write (here: into a Vec).
+///     let output = conn.output();
+///     if output.is_empty() {
+///         break; // wait for the socket to be readable, then go to 1
+///     }
+///     while output.has_remaining() {
+///         let chunk = output.chunk();
+///         out.extend_from_slice(chunk);
+///         let n = chunk.len();
+///         output.advance(n);
+///     }
+///     // 4. Close if the exchange said so.
+///     if conn.is_closed() {
+///         break;
+///     }
+/// }
+/// let text = String::from_utf8(out).unwrap();
+/// assert_eq!(text.matches("HTTP/1.1 200 OK").count(), 2);
+/// assert!(text.ends_with("content-length: 13\r\n\r\n")); // HEAD: no body
+/// # Ok::<(), h1proto::Error>(())
+/// ```
+pub type ServerConnection = Connection<Server>;
+
+/// What a server connection keeps besides the skeleton's.
+#[derive(Debug)]
+pub struct ServerState {
+    /// `Config::max_drain_bytes`.
+    max_drain: u64,
+    /// The request being answered.
+    request: Option<Answering>,
+    /// Bytes of an unread request body discarded after the response.
+    drained: u64,
+    /// Where the final response to the current request starts in the
+    /// output: while none of it has been drained it can be withdrawn (for
+    /// an error response) or amended (`Connection: close`).
+    response: Option<Mark>,
+    /// The same for the response of the exchange before, once the
+    /// connection has moved on: pipelined answers leave together, so it
+    /// may still be queued whole when a close is asked for.
+    previous: Option<Mark>,
+}
+
+impl ServerState {
+    pub(crate) fn new(config: &Config) -> Self {
+        ServerState {
+            max_drain: config.max_drain_bytes,
+            request: None,
+            drained: 0,
+            response: None,
+            previous: None,
+        }
+    }
+}
+
+/// What the server knows about the request it is answering.
+#[derive(Debug, Clone, Copy)]
+struct Answering {
+    kind: RequestKind,
+    version: Version,
+    /// It offered a protocol switch (`Upgrade` with `Connection: upgrade`).
+    upgrade: bool,
+}
+
+/// After the last response: when its head said nothing of closing,
+/// closing was decided after it was queued (its request's body refused or
+/// too long to drain when it ended), and it is said in the head while none
+/// of the head has left.
+#[cold]
+fn announce_close(conn: &mut ServerConnection) {
+    if !conn.machine.verdict().is_reusable() && conn.encoder.keep_alive().is_reusable() {
+        if let Some(mark) = conn.role.response {
+            conn.amend_close(mark);
+        }
+    }
+}
+
+impl ServerConnection {
+    /// Queues `100 Continue` for a client that waits for it. Does nothing
+    /// otherwise (in particular, never to an HTTP/1.0 client).
+    pub(crate) fn send_continue(&mut self) {
+        if self.machine.expects_continue() {
+            self.queue_continue();
+        }
+    }
+
+    /// `100 Continue` for a client waiting for it: at the end of the
+    /// output, or, when the final response head is already queued, ahead
+    /// of it while none of it has left (output is corked, so the client
+    /// sees them in that order); otherwise the body is refused.
+    fn queue_continue(&mut self) {
+        const CONTINUE: &[u8] = b"HTTP/1.1 100 Continue\r\n\r\n";
+        let out = self.encoder.output();
+        // A final head is queued from `response` on while the server's
+        // party is in `Body` (in `Done` the client no longer waits).
+        let head = self
+            .role
+            .response
+            .filter(|_| self.machine.server() == State::Body);
+        match head {
+            None => out.push_slice(CONTINUE),
+            Some(mark) if out.splice(mark, 0, CONTINUE) => {
+                self.role.response = Some(mark.offset(CONTINUE.len() as u64));
+            }
+            Some(_) => {
+                self.machine.refuse_continue();
+                self.sync();
+                return;
+            }
+        }
+        self.machine.continue_sent();
+    }
+
+    /// Queues a complete response (head and body) to the current request.
+    /// `Content-Length` is set from the body; a response to HEAD keeps it
+    /// and sends no body bytes. `res` is a `Response<B>` with any
+    /// `B: Into<Bytes>`, or for a response without a body an `http`
+    /// builder or `Parts`.
+    ///
+    /// # Errors
+    ///
+    /// [`UsageError::WrongState`] when no response is due;
+    /// [`UsageError::InvalidHead`] for a 101 to a request that offered no
+    /// upgrade; [`UsageError::InterimToHttp10`] for a 1xx to an HTTP/1.0
+    /// client; the errors of
+    /// [`ResponseEncoder::send_response`](crate::ResponseEncoder::send_response).
+    /// Nothing is queued.
+    pub(crate) fn send_response(
+        &mut self,
+        res: impl IntoMessage<http::response::Parts>,
+    ) -> Result<(), UsageError> {
+        let (parts, body) = res.into_message()?;
+        self.send_message(parts, Some(body)).map(drop)
+    }
+
+    /// Queues a response head; the body follows with
+    /// [`send_data`](crate::Sender::send_data) and [`finish`](crate::Sender::finish). Returns
+    /// the framing chosen for the body. `res` is a `Response<()>`, an
+    /// `http` builder or `Parts`.
+    ///
+    /// # Errors
+    ///
+    /// As [`send_response`](crate::Sender::send_response), with the errors of
+    /// [`ResponseEncoder::send_head`](crate::ResponseEncoder::send_head).
+    pub(crate) fn send_head(
+        &mut self,
+        res: impl IntoHead<http::response::Parts>,
+    ) -> Result<BodyKind, UsageError> {
+        self.send_message(res.into_head()?, None)
+    }
+
+    /// Queues a response, whole (with `body`) or its head: the machine
+    /// moves for it first, and back if the encoder refuses it.
+    fn send_message(&mut self, parts: Parts, body: Option<Bytes>) -> Result<BodyKind, UsageError> {
+        let saved = self.machine.clone();
+        let status = parts.status;
+        let ctx = self.prepare(status, body.is_some())?;
+        let mark = self.encoder.output().mark();
+        match self.encoder.send_message(parts, ctx, body) {
+            Ok(kind) => {
+                self.after_head(status, mark);
+                Ok(kind)
+            }
+            Err(err) => {
+                self.machine = saved;
+                Err(err)
+            }
+        }
+    }
+
+    /// Queues the response a protocol error calls for: its suggested
+    /// status, a short text body and `Connection: close`.
+    ///
+    /// A response to the current request that was queued but not yet
+    /// drained, not even in part, is withdrawn first and replaced: output
+    /// is corked, so the peer never sees it. A response that has started
+    /// to leave cannot be taken back; then nothing is queued.
+    ///
+    /// # Errors
+    ///
+    /// [`UsageError::WrongState`] when part of a response to the current
+    /// request has already been drained.
+    pub fn send_error_response(&mut self, error: &Error) -> Result<(), UsageError> {
+        let started = matches!(self.machine.server(), State::Body | State::Done)
+            || self.encoder.body_kind().is_some();
+        if started {
+            match self.role.response {
+                Some(mark) if self.encoder.output().truncate(mark) => {
+                    self.encoder.abandon();
+                    self.machine.on(Party::Server, Input::Withdraw);
+                    self.role.response = None;
+                }
+                _ => return Err(UsageError::WrongState),
+            }
+        }
+        if !matches!(self.machine.server(), State::Idle | State::Head) {
+            return Err(UsageError::WrongState);
+        }
+        let mut res = Response::new(Bytes::from(format!("{error}\n")));
+        *res.status_mut() = error.status();
+        res.headers_mut()
+            .insert(CONNECTION, HeaderValue::from_static("close"));
+        res.headers_mut().insert(
+            CONTENT_TYPE,
+            HeaderValue::from_static("text/plain; charset=utf-8"),
+        );
+        let ctx = ResponseContext {
+            keep_alive: KeepAlive::Close(CloseReason::ProtocolError),
+            ..self
+                .role
+                .request
+                .map_or_else(ResponseContext::default, |ex| self.context(ex))
+        };
+        self.encoder.send_response(res, ctx)?;
+        self.machine.close(CloseReason::ProtocolError);
+        self.machine.on(Party::Server, Input::HeadOnly);
+        self.sync();
+        Ok(())
+    }
+
+    /// Asks for the connection to close after the current exchange: the
+    /// response carries `Connection: close`. When its head is already
+    /// queued but none of it has been drained, the field is added to the
+    /// queued head; once the head has started to leave, the connection
+    /// still closes after the response, without announcing it.
+    ///
+    /// Between exchanges, the response to the last request is amended the
+    /// same way while none of it has been drained (answers to pipelined
+    /// requests are queued before they leave together), and the
+    /// connection then closes after it: a request received after it is not
+    /// served. Otherwise the next exchange is the last.
+    pub fn close_after_response(&mut self) {
+        let between = self.machine.server() == State::Idle;
+        let mark = if between {
+            self.role.previous
+        } else {
+            self.role.response
+        };
+        let amended = match mark {
+            Some(mark) if self.encoder.keep_alive().is_reusable() => self.amend_close(mark),
+            _ => false,
+        };
+        self.machine.close(CloseReason::LocalClose);
+        if between && amended {
+            // The exchange before now ends the connection.
+            self.machine.on(Party::Client, Input::Close);
+            self.machine.on(Party::Server, Input::Close);
+        }
+        self.sync();
+    }
+
+    /// Adds `Connection: close` to the head queued at `mark`, if none of it
+    /// has been drained; returns whether it did. The `connection:
+    /// keep-alive` the encoder gives an HTTP/1.0 client is replaced.
+    fn amend_close(&mut self, mark: Mark) -> bool {
+        const KEEP_ALIVE: &[u8] = b"connection: keep-alive\r\n";
+        const CLOSE: &[u8] = b"connection: close\r\n";
+        let out = self.encoder.output();
+        // The head was written here, in one piece: it ends at the first
+        // empty line after its start, and the encoder's own `Connection`
+        // field is its last.
+        let head = out.chunk_at(mark);
+        let Some(end) = memchr::memmem::find(head, b"\r\n\r\n").map(|e| e + 2) else {
+            return false;
+        };
+        if head[..end].ends_with(CLOSE) {
+            // Amended already.
+            return true;
+        }
+        let (at, remove) = if head[..end].ends_with(KEEP_ALIVE) {
+            (end - KEEP_ALIVE.len(), KEEP_ALIVE.len())
+        } else {
+            (end, 0)
+        };
+        out.splice(mark.offset(at as u64), remove, CLOSE)
+    }
+
+    /// Checks that a response with `status` may be sent now, moves the
+    /// machine for it, and builds the context the encoder frames it by.
+    /// `complete`: the response's body is given with its head, so the
+    /// response ends with this call.
+    fn prepare(
+        &mut self,
+        status: StatusCode,
+        complete: bool,
+    ) -> Result<ResponseContext, UsageError> {
+        if self.machine.server() != State::Head {
+            return Err(UsageError::WrongState);
+        }
+        let ex = self.role.request.ok_or(UsageError::WrongState)?;
+        if status.is_informational() && ex.version == Version::HTTP_10 {
+            // RFC 9110 section 15.2: no 1xx to an HTTP/1.0 client.
+            return Err(UsageError::InterimToHttp10);
+        }
+        let input = match response_class(ex.kind, status) {
+            ResponseClass::Interim => Input::Interim,
+            ResponseClass::Switch => {
+                if status == StatusCode::SWITCHING_PROTOCOLS && !ex.upgrade {
+                    return Err(UsageError::InvalidHead);
+                }
+                if self.machine.client() != State::MightSwitch {
+                    // The request (and its body) is read before switching.
+                    return Err(UsageError::WrongState);
+                }
+                Input::Switch
+            }
+            ResponseClass::Final => {
+                if ex.kind == RequestKind::Connect {
+                    // The decoder stopped at the CONNECT head: what the
+                    // client sent after it was meant for a tunnel that is
+                    // not opened.
+                    self.machine.close(CloseReason::ConnectRefused);
+                }
+                if complete && self.unread_past_drain_bound() {
+                    // The response ends now and the body it leaves unread
+                    // is declared too long to drain: closing is already
+                    // known. A streamed response decides at its end, since
+                    // the application may still read the whole body.
+                    self.machine.close(CloseReason::UnreadBody);
+                }
+                if complete {
+                    Input::HeadOnly
+                } else {
+                    Input::Head
+                }
+            }
+        };
+        self.machine.on(Party::Server, input);
+        Ok(self.context(ex))
+    }
+
+    fn context(&self, ex: Answering) -> ResponseContext {
+        ResponseContext {
+            request: ex.kind,
+            peer_version: ex.version,
+            keep_alive: self.machine.verdict(),
+        }
+    }
+
+    /// `true` while the request body is being received and the bytes its
+    /// `Content-Length` still declares exceed what may be drained.
+    pub(crate) fn unread_past_drain_bound(&self) -> bool {
+        self.body_open
+            && self
+                .decoder
+                .remaining_body_len()
+                .is_some_and(|n| n > self.role.max_drain)
+    }
+
+    fn after_head(&mut self, status: StatusCode, mark: Mark) {
+        // The response's field map serves the next request's head, and its
+        // extension map (a forwarded wire view's) the next request's.
+        if let Some(map) = self.encoder.reclaim_fields() {
+            self.decoder.recycle_fields(map);
+        }
+        if let Some(extensions) = self.encoder.reclaim_extensions() {
+            self.decoder.recycle_extensions(extensions);
+        }
+        if status == StatusCode::CONTINUE {
+            self.machine.continue_sent();
+        } else if !status.is_informational() {
+            self.role.response = Some(mark);
+            // The response's own verdict (a close-delimited body, the
+            // caller's `Connection: close`).
+            if let KeepAlive::Close(reason) = self.encoder.keep_alive() {
+                self.machine.close(reason);
+            }
+        }
+        self.sync();
+    }
+}
+
+impl Role for Server {
+    type Recv = Request<()>;
+    type Leniency = RequestLeniency;
+    type Pending = ();
+    const REQUESTS: bool = true;
+
+    fn rules(leniency: RequestLeniency) -> Rules {
+        Rules::of_requests(leniency)
+    }
+
+    fn leniency(rules: &Rules) -> RequestLeniency {
+        let mut leniency = RequestLeniency::strict();
+        leniency.bare_lf = rules.bare_lf;
+        leniency.obs_fold = rules.obs_fold;
+        leniency.chunked_with_content_length = rules.chunked_with_content_length;
+        leniency
+    }
+
+    #[inline]
+    fn head(core: &mut Core, (): &mut (), head: Bytes) -> Result<Event<Request<()>>, Error> {
+        request_head(core, head)
+    }
+
+    type ConnState = ServerState;
+    const PEER: Party = Party::Client;
+
+    fn configured_leniency(config: &Config) -> RequestLeniency {
+        config.request_leniency
+    }
+
+    fn conn_state(config: &Config) -> ServerState {
+        ServerState::new(config)
+    }
+
+    /// Whether to decode now: the current request's events always, the next
+    /// request only once the response to this one is complete.
+    #[inline]
+    fn ready(conn: &mut Connection<Self>, _buf: &BytesMut) -> Result<bool, Error> {
+        let client = conn.machine.client();
+        if conn.decoder.is_idle() && conn.machine.server() != State::Idle {
+            return Ok(false);
+        }
+        if client == State::Body && conn.machine.expects_continue() {
+            // The application reads the body the client holds back.
+            conn.queue_continue();
+        }
+        Ok(true)
+    }
+
+    fn on_event(
+        conn: &mut Connection<Self>,
+        event: &Event<http::Request<()>>,
+        consumed: usize,
+    ) -> Result<Flow, Error> {
+        // A response completed before the request body was read: the rest is
+        // read and discarded, bounded by the bytes it takes off the wire
+        // (chunk framing included), not by its data alone.
+        let draining = conn.body_open && conn.machine.server() == State::Done;
+        if draining {
+            conn.role.drained += consumed as u64;
+            if conn.role.drained > conn.role.max_drain && !matches!(event, Event::End(_)) {
+                conn.machine.close(CloseReason::UnreadBody);
+                return Ok(Flow::Stop);
+            }
+        }
+        match event {
+            Event::Head { head, body } => {
+                // An upgrade is offered by `Upgrade` with `Connection:
+                // upgrade`; most requests have no Connection field.
+                let upgrade = conn.decoder.fields_seen().connection
+                    && head.headers().contains_key(UPGRADE)
+                    && crate::framing::connection_has(head.headers(), b"upgrade");
+                let kind = RequestKind::of(head.method());
+                conn.role.request = Some(Answering {
+                    kind,
+                    version: head.version(),
+                    upgrade,
+                });
+                let waits = head.version() == Version::HTTP_11
+                    && !body.is_empty()
+                    && head
+                        .headers()
+                        .get(EXPECT)
+                        .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
+                // The head first, then what it says for the exchange: the
+                // request is the newest in flight once its head has passed.
+                conn.peer_head(!body.is_empty());
+                if waits {
+                    conn.machine.expect_continue();
+                }
+                // The switch before the verdict: a request that closes the
+                // connection (HTTP/1.0, `Connection: close`) may still be
+                // answered by a switch, which must find the request waiting
+                // for it, not already done with the connection.
+                if upgrade || kind == RequestKind::Connect {
+                    conn.machine.propose_switch();
+                }
+                if let KeepAlive::Close(reason) = conn.decoder.keep_alive() {
+                    conn.machine.close(reason);
+                }
+                Ok(Flow::Return)
+            }
+            Event::Data(_) | Event::Trailers(_) | Event::ChunkExtensions(_) if draining => {
+                Ok(Flow::Skip)
+            }
+            Event::End(_) => {
+                conn.peer_end();
+                conn.role.drained = 0;
+                Ok(if draining { Flow::Skip } else { Flow::Return })
+            }
+            _ => Ok(Flow::Return),
+        }
+    }
+
+    /// After the machine moved: a response complete before the request body
+    /// was read leaves it to be drained, unless what the request still
+    /// declares is more than may be; once an exchange is over, its response's
+    /// mark moves aside.
+    fn moved(conn: &mut Connection<Self>) {
+        if conn.machine.server() == State::Done && conn.unread_past_drain_bound() {
+            conn.machine.close(CloseReason::UnreadBody);
+        }
+        if conn.machine.server() == State::MustClose {
+            announce_close(conn);
+        }
+        if conn.machine.server() == State::Idle && conn.role.response.is_some() {
+            conn.role.previous = conn.role.response.take();
+        }
+    }
+
+    type Head = Parts;
+    type Context = ResponseContext;
+    type Line = ();
+
+    fn plan(
+        parts: &Parts,
+        ctx: &ResponseContext,
+        config: &EncoderConfig,
+        full: Option<u64>,
+    ) -> Result<Plan<()>, UsageError> {
+        let version = version_bytes(parts.version)?;
+        let status = parts.status;
+        let headers = &parts.headers;
+        let http10 = is_http10(ctx.peer_version) || parts.version == Version::HTTP_10;
+        let has_body = full.is_some_and(|n| n > 0);
+        let no_body = no_body(ctx.request, status);
+
+        let class = response_class(ctx.request, status);
+        if class != ResponseClass::Final {
+            if status.is_informational() && http10 {
+                return Err(UsageError::InterimToHttp10);
+            }
+            if has_body {
+                return Err(UsageError::BodyNotAllowed);
+            }
+            debug_assert_eq!(no_body.map(|n| n.sender_fields()), Some(SenderFields::None));
+            let after = if class == ResponseClass::Interim {
+                After::Interim
+            } else {
+                After::Verdict(KeepAlive::Close(CloseReason::Switched))
+            };
+            return Ok(Plan {
+                version,
+                line: (),
+                added: Added {
+                    strip_framing: true,
+                    ..Added::default()
+                },
+                body: BodyEncoder::Empty,
+                after,
+            });
+        }
+
+        // The caller's framing and Connection fields, in one pass.
+        let seen = Seen::of(headers);
+        let caller_close = says_close(headers, &seen);
+        let mut keep_alive = ctx.keep_alive;
+        if caller_close {
+            keep_alive = keep_alive.and(KeepAlive::Close(CloseReason::LocalClose));
+        }
+        let mut added = Added::default();
+        let body = match no_body.map(|n| n.sender_fields()) {
+            Some(SenderFields::None) => {
+                if has_body {
+                    return Err(UsageError::BodyNotAllowed);
+                }
+                added.strip_framing = true;
+                BodyEncoder::Empty
+            }
+            Some(SenderFields::LengthOnly) => {
+                if has_body {
+                    return Err(UsageError::BodyNotAllowed);
+                }
+                match declared_framing(true, &seen, headers).map_err(invalid_framing)? {
+                    Declared::Length(_) | Declared::None => {}
+                    Declared::Chunked | Declared::CodedChunked | Declared::Close => {
+                        added.strip_te = true;
+                    }
+                }
+                BodyEncoder::Empty
+            }
+            Some(SenderFields::AsForGet) => {
+                let declared =
+                    match declared_framing(true, &seen, headers).map_err(invalid_framing)? {
+                        Declared::Length(n) => {
+                            if let Some(len) = full.filter(|&len| len > 0) {
+                                check_full(n, len)?;
+                            }
+                            Some(n)
+                        }
+                        Declared::None => {
+                            added.content_length = full;
+                            full
+                        }
+                        // An HTTP/1.0 peer knows no transfer coding: the
+                        // chunked a GET would get is left out.
+                        Declared::Chunked if http10 => {
+                            added.strip_te = true;
+                            None
+                        }
+                        Declared::CodedChunked | Declared::Close if http10 => {
+                            return Err(UsageError::InvalidFraming);
+                        }
+                        Declared::Chunked | Declared::CodedChunked | Declared::Close => None,
+                    };
+                if config.strict_head_body && has_body {
+                    return Err(UsageError::BodyNotAllowed);
+                }
+                BodyEncoder::Discard {
+                    declared,
+                    seen: 0,
+                    strict: config.strict_head_body,
+                }
+            }
+            None => match declared_framing(true, &seen, headers).map_err(invalid_framing)? {
+                Declared::Length(n) => {
+                    if let Some(len) = full {
+                        check_full(n, len)?;
+                    }
+                    BodyEncoder::Length {
+                        declared: n,
+                        sent: 0,
+                    }
+                }
+                // An HTTP/1.0 peer knows no transfer coding: the caller's
+                // chunked becomes the framing the encoder would choose
+                // itself, Content-Length for a whole body, close-delimited
+                // for a stream (as h11 does).
+                Declared::Chunked if http10 => {
+                    added.strip_te = true;
+                    match full {
+                        Some(len) => {
+                            added.content_length = Some(len);
+                            BodyEncoder::Length {
+                                declared: len,
+                                sent: 0,
+                            }
+                        }
+                        None => BodyEncoder::Close,
+                    }
+                }
+                // Other codings cannot be removed here: refused.
+                Declared::CodedChunked | Declared::Close if http10 => {
+                    return Err(UsageError::InvalidFraming);
+                }
+                Declared::Chunked | Declared::CodedChunked => BodyEncoder::Chunked,
+                Declared::Close => BodyEncoder::Close,
+                Declared::None => match full {
+                    Some(len) => {
+                        added.content_length = Some(len);
+                        BodyEncoder::Length {
+                            declared: len,
+                            sent: 0,
+                        }
+                    }
+                    None if !http10 => {
+                        added.chunked = true;
+                        BodyEncoder::Chunked
+                    }
+                    None => BodyEncoder::Close,
+                },
+            },
+        };
+        if let BodyEncoder::Close = body {
+            keep_alive = keep_alive.and(KeepAlive::Close(CloseReason::CloseDelimited));
+        }
+        match keep_alive {
+            KeepAlive::Close(_) => added.close = !caller_close,
+            KeepAlive::Reusable => added.keep_alive = http10 && !says_keep_alive(headers, &seen),
+        }
+        Ok(Plan {
+            version,
+            line: (),
+            added,
+            body,
+            after: After::Verdict(keep_alive),
+        })
+    }
+
+    fn extensions(parts: &Parts) -> &http::Extensions {
+        &parts.extensions
+    }
+
+    fn write_head(
+        out: &mut Segments,
+        parts: &Parts,
+        plan: &Plan<()>,
+        config: &EncoderConfig,
+        order: Option<Ordered<'_>>,
+    ) {
+        let given = parts.extensions.get::<ReasonPhrase>();
+        match given {
+            None if plan.version == b"HTTP/1.1" => match http11_status_line(parts.status) {
+                Some(line) => out.push_slice(line),
+                None => write_status_line(out, plan.version, parts.status, canonical(parts)),
+            },
+            None => write_status_line(out, plan.version, parts.status, canonical(parts)),
+            Some(reason) => write_status_line(out, plan.version, parts.status, reason.as_bytes()),
+        }
+        write_fields(
+            out,
+            &parts.headers,
+            None,
+            &plan.added,
+            config.name_case(),
+            order,
+        );
+    }
+}
+
+/// The canonical reason phrase of the response's status, or none.
+fn canonical(parts: &Parts) -> &'static [u8] {
+    parts
+        .status
+        .canonical_reason()
+        .map_or(&b""[..], str::as_bytes)
+}
