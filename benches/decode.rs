@@ -13,7 +13,7 @@
 //! `Host` and no framing conflict, so it does less than h1proto.
 //! Allocations per request are printed before the timings. The
 //! `h1proto+recycle` rows hand each request's field map back to the decoder
-//! (`recycle_fields`), as a server connection does with its responses' maps.
+//! (`give_spare_fields`), as a server connection does with its responses' maps.
 
 mod common;
 
@@ -48,7 +48,7 @@ fn h1proto(dec: &mut RequestDecoder, mut buf: BytesMut) -> (Request<()>, Option<
 fn h1proto_recycle(dec: &mut RequestDecoder, buf: BytesMut) -> (Method, Option<Bytes>, BytesMut) {
     let (head, body, rest) = h1proto(dec, buf);
     let (parts, ()) = head.into_parts();
-    dec.recycle_fields(parts.headers);
+    dec.give_spare_fields(parts.headers);
     (parts.method, body, rest)
 }
 

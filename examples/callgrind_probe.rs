@@ -12,7 +12,7 @@
 //!   buffer (what `read` would do), decodes `Head` then `End` (and the
 //!   48-byte body of the POST), and drops the head.
 //! - `h1proto+recycle`: the same, then the head's field map is handed back
-//!   with `recycle_fields`, as a `ServerConnection` hands back each
+//!   with `give_spare_fields`, as a `ServerConnection` hands back each
 //!   response's map: the next head is decoded into it.
 //! - `h1proto-fresh`: like `h1proto`, with a new decoder for every message
 //!   (a connection that carries one message: nothing learned is reused).
@@ -25,7 +25,7 @@
 //! - `h1proto+wire`: like `h1proto`, with the decoder's wire view on: each
 //!   head carries a `WireHead`, which nobody reads.
 //! - `h1proto+wire+recycle`: `h1proto+recycle` with the wire view on, the
-//!   extension map handed back too (`recycle_extensions`), as the field
+//!   extension map handed back too (`give_spare_extensions`), as the field
 //!   map is.
 //! - `h1proto+wire+read`: the same, and every field line of the wire view
 //!   is read (`WireHead::fields`), as a proxy's encoder or a capture tool
@@ -45,7 +45,7 @@
 //!   one reused encoder (a `RequestEncoder` for requests; a
 //!   `ResponseEncoder` answering HEAD for responses, so no body follows)
 //!   with its body, and the output drained. Each iteration rebuilds the
-//!   head in the field map the encoder hands back (`reclaim_fields`), as a
+//!   head in the field map the encoder hands back (`take_spare_fields`), as a
 //!   proxy forwarding messages would.
 //! - `encode+wire`: `encode`, with the head's `WireHead` (from the decode
 //!   beforehand) inserted into each rebuilt message, so that the encoder
@@ -161,7 +161,7 @@ fn main() {
                 }
                 let n = black_box(&head).headers().len() + read_wire(read, head.extensions());
                 if op == "h1proto+recycle" {
-                    req_dec.recycle_fields(head.into_parts().0.headers);
+                    req_dec.give_spare_fields(head.into_parts().0.headers);
                 }
                 n
             }
@@ -176,7 +176,7 @@ fn main() {
                 assert!(matches!(res_dec.decode(&mut buf), Ok(Some(Event::End(_)))));
                 let n = black_box(&head).headers().len() + read_wire(read, head.extensions());
                 if op == "h1proto+recycle" {
-                    res_dec.recycle_fields(head.into_parts().0.headers);
+                    res_dec.give_spare_fields(head.into_parts().0.headers);
                 }
                 n
             }
@@ -242,11 +242,11 @@ fn main() {
                 };
                 let n = parts.0.len();
                 if message.request {
-                    req_dec.recycle_fields(parts.0);
-                    req_dec.recycle_extensions(parts.1);
+                    req_dec.give_spare_fields(parts.0);
+                    req_dec.give_spare_extensions(parts.1);
                 } else {
-                    res_dec.recycle_fields(parts.0);
-                    res_dec.recycle_extensions(parts.1);
+                    res_dec.give_spare_fields(parts.0);
+                    res_dec.give_spare_extensions(parts.1);
                 }
                 n
             }
@@ -335,8 +335,8 @@ fn main() {
             "encode" | "encode+wire" => {
                 let (start, fields, body, wire) = &template;
                 let mut headers = match start {
-                    Start::Request(_) => req_enc.reclaim_fields(),
-                    Start::Response(_) => res_enc.reclaim_fields(),
+                    Start::Request(_) => req_enc.take_spare_fields(),
+                    Start::Response(_) => res_enc.take_spare_fields(),
                 }
                 .unwrap_or_default();
                 for (name, value) in fields {

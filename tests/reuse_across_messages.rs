@@ -27,7 +27,7 @@ fn a_recycled_map_holds_only_the_next_heads_fields() {
             http::HeaderValue::from_static("stale"),
         );
     }
-    dec.recycle_fields(old);
+    dec.give_spare_fields(old);
     let mut buf = BytesMut::from(&b"GET / HTTP/1.1\r\nHost: a\r\nX-New: 1\r\n\r\n"[..]);
     let Some(Event::Head { head, .. }) = dec.decode(&mut buf).unwrap() else {
         panic!("no head")
@@ -43,7 +43,7 @@ fn the_response_decoder_takes_a_recycled_map_too() {
     let mut dec = ResponseDecoder::new(Limits::default());
     let mut old = HeaderMap::new();
     old.insert("x-old", http::HeaderValue::from_static("stale"));
-    dec.recycle_fields(old);
+    dec.give_spare_fields(old);
     dec.expect_response_to(&Method::GET);
     let mut buf = BytesMut::from(&b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"[..]);
     let Some(Event::Head { head, .. }) = dec.decode(&mut buf).unwrap() else {
@@ -155,7 +155,7 @@ proptest! {
             prop_assert_eq!(fields(head.headers()), fields(expected.headers()));
             prop_assert!(matches!(conn.decode(&mut buf).unwrap(), Some(Event::End(_))));
             // Hand the map back, as a connection does with the response's.
-            conn.recycle_fields(head.into_parts().0.headers);
+            conn.give_spare_fields(head.into_parts().0.headers);
         }
     }
 }

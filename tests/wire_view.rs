@@ -412,7 +412,7 @@ fn a_recycled_extension_map_carries_nothing_over() {
     };
     let (mut parts, ()) = head.into_parts();
     parts.extensions.insert(7u32);
-    dec.recycle_extensions(parts.extensions);
+    dec.give_spare_extensions(parts.extensions);
     assert!(matches!(
         dec.decode(&mut buf),
         Ok(Some(h1proto::Event::End(_)))

@@ -737,7 +737,7 @@ impl<R: Role> Decoder<R> {
     /// decoded into it instead of a new map, saving the map's two
     /// allocations. A map with room for more than twice
     /// [`Limits::max_fields`] fields is dropped instead of kept.
-    pub fn recycle_fields(&mut self, mut map: HeaderMap) {
+    pub fn give_spare_fields(&mut self, mut map: HeaderMap) {
         if map.capacity() <= self.core.limits.max_fields.saturating_mul(2) {
             // An encoder hands its maps back emptied already.
             if !map.is_empty() {
@@ -763,11 +763,11 @@ impl<R: Role> Decoder<R> {
     /// let Some(Event::Head { head, .. }) = dec.decode(&mut buf)? else { panic!() };
     /// let (parts, ()) = head.into_parts();
     /// // ... done with the head: its maps serve the next one.
-    /// dec.recycle_fields(parts.headers);
-    /// dec.recycle_extensions(parts.extensions);
+    /// dec.give_spare_fields(parts.headers);
+    /// dec.give_spare_extensions(parts.extensions);
     /// # Ok::<(), h1proto::Error>(())
     /// ```
-    pub fn recycle_extensions(&mut self, mut extensions: http::Extensions) {
+    pub fn give_spare_extensions(&mut self, mut extensions: http::Extensions) {
         extensions.clear();
         self.core.spare_extensions = Some(extensions);
     }

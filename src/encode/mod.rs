@@ -537,19 +537,19 @@ impl<R: Role> Encoder<R> {
 
     /// Takes the field map of the last head queued, emptied but with its
     /// allocations, for reuse: a connection hands it to its decoder
-    /// (`recycle_fields`), so the next head it decodes allocates no map.
+    /// (`give_spare_fields`), so the next head it decodes allocates no map.
     /// `None` once taken, or before any head.
-    pub fn reclaim_fields(&mut self) -> Option<HeaderMap> {
+    pub fn take_spare_fields(&mut self) -> Option<HeaderMap> {
         self.spare.take()
     }
 
     /// Takes the extension map of the last head queued, when it held any
     /// (a forwarded head's [`WireHead`](crate::wire::WireHead), say), for
     /// reuse: a connection hands it to its decoder
-    /// ([`Decoder::recycle_extensions`](crate::Decoder::recycle_extensions)),
+    /// ([`Decoder::give_spare_extensions`](crate::Decoder::give_spare_extensions)),
     /// so that the next head decoded with the wire view allocates no map.
     /// `None` once taken, before any head, or when the head had none.
-    pub fn reclaim_extensions(&mut self) -> Option<http::Extensions> {
+    pub fn take_spare_extensions(&mut self) -> Option<http::Extensions> {
         self.spare_extensions.take()
     }
 
@@ -600,8 +600,8 @@ impl<R: Role> Encoder<R> {
     }
 
     /// Keeps the field and extension maps of a head just written, so that
-    /// their allocations can serve another message (see `reclaim_fields`
-    /// and `reclaim_extensions`). The decoder empties the extensions when
+    /// their allocations can serve another message (see `take_spare_fields`
+    /// and `take_spare_extensions`). The decoder empties the extensions when
     /// it takes them.
     #[inline]
     fn keep(&mut self, mut fields: HeaderMap, extensions: http::Extensions) {

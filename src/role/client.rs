@@ -182,11 +182,11 @@ impl ClientConnection {
     fn sent_head(&mut self, sent: Sent, method: &http::Method, streamed: bool) {
         // The request's field map serves the response's head, and its
         // extension map (a forwarded wire view's) the response's.
-        if let Some(map) = self.encoder.reclaim_fields() {
-            self.decoder.recycle_fields(map);
+        if let Some(map) = self.encoder.take_spare_fields() {
+            self.decoder.give_spare_fields(map);
         }
-        if let Some(extensions) = self.encoder.reclaim_extensions() {
-            self.decoder.recycle_extensions(extensions);
+        if let Some(extensions) = self.encoder.take_spare_extensions() {
+            self.decoder.give_spare_extensions(extensions);
         }
         self.decoder.expect_response_to(method);
         self.role.newest = Some(sent);

@@ -411,11 +411,11 @@ impl ServerConnection {
     fn after_head(&mut self, status: StatusCode, mark: Mark) {
         // The response's field map serves the next request's head, and its
         // extension map (a forwarded wire view's) the next request's.
-        if let Some(map) = self.encoder.reclaim_fields() {
-            self.decoder.recycle_fields(map);
+        if let Some(map) = self.encoder.take_spare_fields() {
+            self.decoder.give_spare_fields(map);
         }
-        if let Some(extensions) = self.encoder.reclaim_extensions() {
-            self.decoder.recycle_extensions(extensions);
+        if let Some(extensions) = self.encoder.take_spare_extensions() {
+            self.decoder.give_spare_extensions(extensions);
         }
         if status == StatusCode::CONTINUE {
             self.machine.continue_sent();
