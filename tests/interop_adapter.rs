@@ -200,9 +200,9 @@ use h1proto::{Config, Io, ServerSession, Session, SessionError, Step};
             match call(session, Instant::now()).map_err(io::Error::other)? {
                 Step::Ready(value) => return Ok(value),
                 Step::Io(Io::Read) => {
-                    // `read_room()`: initialized room for `std::io::Read`
+                    // `read_slice()`: initialized room for `std::io::Read`
                     // (`read_buf()` for readers that fill spare capacity).
-                    let n = io.read(session.read_room())?;
+                    let n = io.read(session.read_slice())?;
                     session.handle_read(n, Instant::now()); // 0: the peer closed
                 }
                 Step::Io(Io::Write) => {

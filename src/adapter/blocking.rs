@@ -207,7 +207,7 @@ impl<S: Transport, T: Session> Driver<S, T, Blocking> {
             }
         }
         let result = match step {
-            Io::Read => self.io.read(self.session.read_room()),
+            Io::Read => self.io.read(self.session.read_slice()),
             // One contiguous segment (a head with a small body, or the
             // answers to pipelined requests): a plain write.
             Io::Write if self.session.output().segment_count() == 1 => {
@@ -221,7 +221,7 @@ impl<S: Transport, T: Session> Driver<S, T, Blocking> {
             _ => self.io.shutdown_write().map(|()| 0),
         };
         let now = Instant::now();
-        self.report(step, result, now)?;
+        self.handle_io(step, result, now)?;
         Ok(now)
     }
 }

@@ -271,7 +271,7 @@ impl<S, T: Session, R: Runtime> Driver<S, T, R> {
     /// Reports to the session how the I/O `step` asked for ended, at
     /// `now`: a timeout (the stream's, or the runtime's timer) lets the
     /// session act on its deadline.
-    fn report(&mut self, step: Io, result: io::Result<usize>, now: Instant) -> io::Result<()> {
+    fn handle_io(&mut self, step: Io, result: io::Result<usize>, now: Instant) -> io::Result<()> {
         let session = &mut self.session;
         match (result, step) {
             (Err(e), _) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {

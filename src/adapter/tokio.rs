@@ -204,11 +204,11 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
                     now = Instant::now();
                 }
                 match done {
-                    Done::Io(result) => self.report(step, result, now)?,
+                    Done::Io(result) => self.handle_io(step, result, now)?,
                     // A read made while a write waits: reported, then the
                     // call is made again (a client learns of an early
                     // answer; the write is asked for again if still due).
-                    Done::Beside(result) => self.report(Io::Read, result, now)?,
+                    Done::Beside(result) => self.handle_io(Io::Read, result, now)?,
                     // The shutdown signal came first.
                     Done::Signal => {
                         self.runtime.shutdown = None;

@@ -6,7 +6,7 @@
 //! and reads no clock: the driver (a few dozen lines for any runtime) passes
 //! the time in as `now` and does only what the session asks, as an [`Io`]:
 //! read into [`read_buf`](ServerSession::read_buf) (or, for
-//! `std::io::Read`, [`read_room`](Session::read_room)), write
+//! `std::io::Read`, [`read_slice`](Session::read_slice)), write
 //! [`output`](ServerSession::output), shut down the sending half, or close.
 //! The deadline to wake up at comes out of
 //! [`poll_timeout`](ServerSession::poll_timeout) (the quinn-proto model).
@@ -50,7 +50,7 @@ macro_rules! session_buffers {
         }
 
         #[inline]
-        fn read_room(&mut self) -> &mut [u8] {
+        fn read_slice(&mut self) -> &mut [u8] {
             self.core.read.room(self.core.knobs.read_size)
         }
 
@@ -147,7 +147,7 @@ pub trait Session {
     /// only when it grows: copying the bytes read costs less than zeroing
     /// `read_buf`'s room before every read. Use one of the two for each
     /// read.
-    fn read_room(&mut self) -> &mut [u8];
+    fn read_slice(&mut self) -> &mut [u8];
 
     /// The room for one read, owned, for a runtime that keeps the buffer
     /// while the kernel reads (tokio-uring's and monoio's `read(buf)`): an
@@ -166,7 +166,7 @@ pub trait Session {
 
     /// Reports a read: `n` bytes were appended to
     /// [`read_buf`](Self::read_buf), written at the start of
-    /// [`read_room`](Self::read_room), or read into the buffer
+    /// [`read_slice`](Self::read_slice), or read into the buffer
     /// [`lend_read_buf`](Self::lend_read_buf) lent (given back first); 0
     /// means the peer closed its side.
     fn handle_read(&mut self, n: usize, now: Instant);
@@ -219,7 +219,7 @@ pub trait Session {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Io {
-    /// Read from the peer into `read_buf()` (or `read_room()`), then call
+    /// Read from the peer into `read_buf()` (or `read_slice()`), then call
     /// `handle_read(n, now)` with the number of bytes read (0: the peer
     /// closed its side).
     Read,

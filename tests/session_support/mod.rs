@@ -100,7 +100,7 @@ pub struct Harness<S> {
     pub closed: Option<Instant>,
     /// Bytes the session read.
     pub bytes_read: usize,
-    /// Which reads go through `read_room` rather than `read_buf`: read
+    /// Which reads go through `read_slice` rather than `read_buf`: read
     /// `k` does when bit `k % 64` is set (0: every read uses `read_buf`).
     pub room_reads: u64,
     /// Reads made so far.
@@ -185,7 +185,7 @@ impl<S: Session> Harness<S> {
                     let mut n = self.read_size.min(self.inbox.len());
                     if self.room_reads >> (self.reads % 64) & 1 == 1 {
                         // As `std::io::Read` does: into initialized room.
-                        let room = self.s.read_room();
+                        let room = self.s.read_slice();
                         n = n.min(room.len());
                         for (at, byte) in self.inbox.drain(..n).enumerate() {
                             room[at] = byte;

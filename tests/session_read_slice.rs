@@ -1,6 +1,6 @@
-//! `Session::read_room`: the initialized room a `std::io::Read` driver
+//! `Session::read_slice`: the initialized room a `std::io::Read` driver
 //! reads into. Whatever the read sizes, and however reads alternate
-//! between `read_room` and `read_buf`, the session sees the same bytes in
+//! between `read_slice` and `read_buf`, the session sees the same bytes in
 //! the same order; the room is sized as `read_buf`'s is, grows the same
 //! way, and goes with the other buffers when an idle connection gives them
 //! back.
@@ -93,13 +93,13 @@ proptest! {
 fn the_room_is_sized_as_read_buf_and_doubles_when_filled() {
     let t0 = Instant::now();
     let mut h = Harness::new(ServerSession::new(test_config(), t0), t0);
-    assert_eq!(h.s.read_room().len(), FIRST_READ);
+    assert_eq!(h.s.read_slice().len(), FIRST_READ);
     // A read that fills the room: the next one asks for twice as much.
     h.room_reads = u64::MAX;
     h.send(post("/", &"x".repeat(3 * FIRST_READ)));
     h.read_size = FIRST_READ;
     h.call(ServerSession::next_request).ready().unwrap();
-    assert_eq!(h.s.read_room().len(), 2 * FIRST_READ);
+    assert_eq!(h.s.read_slice().len(), 2 * FIRST_READ);
     // `read_buf` offers the same: the two are one policy.
     let buf = h.s.read_buf();
     assert!(buf.capacity() - buf.len() >= 2 * FIRST_READ);
@@ -112,7 +112,7 @@ fn a_read_past_the_room_is_capped_at_the_room() {
     let t0 = Instant::now();
     let mut s = ServerSession::new(test_config(), t0);
     let head = get("/");
-    let room = s.read_room();
+    let room = s.read_slice();
     room[..head.len()].copy_from_slice(head.as_bytes());
     s.handle_read(head.len(), t0);
     assert_eq!(&s.read_buf()[..], head.as_bytes());
@@ -131,7 +131,7 @@ fn an_idle_connection_read_through_the_room_gives_it_back() {
     assert_eq!(h.call(ServerSession::next_request).blocked(), Io::Read);
     assert_eq!(h.expire(), secs(1));
     // Given back: the next read asks for little, through either door.
-    assert_eq!(h.s.read_room().len(), RELEASED_READ);
+    assert_eq!(h.s.read_slice().len(), RELEASED_READ);
     let buf = h.s.read_buf();
     assert!(buf.is_empty() && buf.capacity() < FIRST_READ);
     // And the connection goes on.
