@@ -14,7 +14,7 @@ use crate::decode::{Decoder, Event};
 use crate::encode::Encoder;
 use crate::error::{Error, UsageError};
 use crate::keep_alive::{CloseReason, KeepAlive};
-use crate::role::{Flow, Role};
+use crate::role::{EventAction, Role};
 use crate::segments::Segments;
 use crate::wire::{TrailerOrder, WireTrailers};
 
@@ -127,13 +127,13 @@ impl<R: Role> Connection<R> {
             };
             let head = matches!(event, Event::Head { .. });
             match R::on_event(self, event, consumed) {
-                Ok(Flow::Return) if HEADS && !head => self.sync(),
-                Ok(Flow::Return) => {
+                Ok(EventAction::Return) if HEADS && !head => self.sync(),
+                Ok(EventAction::Return) => {
                     self.sync();
                     return decoded;
                 }
-                Ok(Flow::Skip) => self.sync(),
-                Ok(Flow::Stop) => {
+                Ok(EventAction::Skip) => self.sync(),
+                Ok(EventAction::Stop) => {
                     self.sync();
                     return Ok(None);
                 }

@@ -9,7 +9,7 @@ use http::header::{EXPECT, UPGRADE};
 use http::request::Parts;
 use http::{Method, Response, Version};
 
-use super::{Client, Flow, Role};
+use super::{Client, EventAction, Role};
 use crate::Config;
 use crate::conn::{Connection, Input, Party, State};
 use crate::decode::{Core, Event, InFlight, response_head};
@@ -265,7 +265,7 @@ impl Role for Client {
         conn: &mut Connection<Self>,
         event: &Event<http::Response<()>>,
         _consumed: usize,
-    ) -> Result<Flow, Error> {
+    ) -> Result<EventAction, Error> {
         match event {
             Event::Interim(res) => {
                 conn.machine.on(Party::Server, Input::Interim);
@@ -309,7 +309,7 @@ impl Role for Client {
             }
             _ => {}
         }
-        Ok(Flow::Return)
+        Ok(EventAction::Return)
     }
 
     fn stopped(conn: &Connection<Self>) -> bool {

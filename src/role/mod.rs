@@ -42,7 +42,7 @@ pub enum Client {}
 pub enum Server {}
 
 /// What a decoded event means to the connection's loop.
-pub enum Flow {
+pub enum EventAction {
     /// Hand the event to the caller.
     Return,
     /// Decode on: the event was consumed (a body being drained).
@@ -151,7 +151,7 @@ pub trait Role: Sized {
         conn: &mut Connection<Self>,
         event: &Event<Self::Recv>,
         consumed: usize,
-    ) -> Result<Flow, Error>;
+    ) -> Result<EventAction, Error>;
 
     /// `true` when the local side stopped sending its message: the rest is
     /// dropped without an error.

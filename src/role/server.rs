@@ -8,7 +8,7 @@ use http::header::{CONNECTION, CONTENT_TYPE, EXPECT, HeaderValue, UPGRADE};
 use http::response::Parts;
 use http::{Request, Response, StatusCode, Version};
 
-use super::{Flow, Role, Server};
+use super::{EventAction, Role, Server};
 use crate::Config;
 use crate::conn::{Connection, Input, Party, State};
 use crate::decode::{Core, Event, request_head};
@@ -484,7 +484,7 @@ impl Role for Server {
         conn: &mut Connection<Self>,
         event: &Event<http::Request<()>>,
         consumed: usize,
-    ) -> Result<Flow, Error> {
+    ) -> Result<EventAction, Error> {
         // A response completed before the request body was read: the rest is
         // read and discarded, bounded by the bytes it takes off the wire
         // (chunk framing included), not by its data alone.
@@ -493,7 +493,7 @@ impl Role for Server {
             conn.role.drained += consumed as u64;
             if conn.role.drained > conn.role.max_drain && !matches!(event, Event::End(_)) {
                 conn.machine.close(CloseReason::UnreadBody);
-                return Ok(Flow::Stop);
+                return Ok(EventAction::Stop);
             }
         }
         match event {
@@ -531,17 +531,17 @@ impl Role for Server {
                 if let KeepAlive::Close(reason) = conn.decoder.keep_alive() {
                     conn.machine.close(reason);
                 }
-                Ok(Flow::Return)
+                Ok(EventAction::Return)
             }
             Event::Data(_) | Event::Trailers(_) | Event::ChunkExtensions(_) if draining => {
-                Ok(Flow::Skip)
+                Ok(EventAction::Skip)
             }
             Event::End(_) => {
                 conn.peer_end();
                 conn.role.drained = 0;
-                Ok(if draining { Flow::Skip } else { Flow::Return })
+                Ok(if draining { EventAction::Skip } else { EventAction::Return })
             }
-            _ => Ok(Flow::Return),
+            _ => Ok(EventAction::Return),
         }
     }
 
