@@ -350,14 +350,14 @@ impl<R: Role> Connection<R> {
 
     /// Notes a head of the peer's: the machine input for it, and whether a
     /// body follows.
-    pub(crate) fn peer_head(&mut self, body: bool) {
+    pub(crate) fn note_peer_head(&mut self, body: bool) {
         self.body_open = body;
         let input = if body { Input::Head } else { Input::HeadOnly };
         self.machine.on(R::PEER, input);
     }
 
     /// Notes the end of the peer's message.
-    pub(crate) fn peer_end(&mut self) {
+    pub(crate) fn note_peer_end(&mut self) {
         if std::mem::take(&mut self.body_open) {
             self.machine.on(R::PEER, Input::EndOfMessage);
         }

@@ -298,14 +298,14 @@ impl Role for Client {
                         // response, whatever is still in flight.
                         conn.machine.close_responses(reason);
                     }
-                    conn.peer_head(!body.is_empty());
+                    conn.note_peer_head(!body.is_empty());
                     // A final answer came while waiting for `100 Continue`:
                     // it has left the server, so no `100` comes before it.
                     conn.machine.refuse_continue();
                 }
             }
             Event::End(_) => {
-                conn.peer_end();
+                conn.note_peer_end();
             }
             _ => {}
         }

@@ -517,7 +517,7 @@ impl Role for Server {
                         .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
                 // The head first, then what it says for the exchange: the
                 // request is the newest in flight once its head has passed.
-                conn.peer_head(!body.is_empty());
+                conn.note_peer_head(!body.is_empty());
                 if waits {
                     conn.machine.expect_continue();
                 }
@@ -537,7 +537,7 @@ impl Role for Server {
                 Ok(EventAction::Skip)
             }
             Event::End(_) => {
-                conn.peer_end();
+                conn.note_peer_end();
                 conn.role.drained = 0;
                 Ok(if draining { EventAction::Skip } else { EventAction::Return })
             }
