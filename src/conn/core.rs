@@ -218,7 +218,7 @@ impl<R: Role> Connection<R> {
     /// [`UsageError::WrongState`] when no body is being sent; the errors of
     /// [`Encoder::send_data`].
     pub(crate) fn send_data(&mut self, data: impl Into<Bytes>) -> Result<(), UsageError> {
-        if R::stopped(self) {
+        if R::withdrawn(self) {
             return Ok(());
         }
         if self.send_state() != State::Body {
@@ -238,7 +238,7 @@ impl<R: Role> Connection<R> {
         &mut self,
         extensions: ChunkExtensions,
     ) -> Result<(), UsageError> {
-        if R::stopped(self) {
+        if R::withdrawn(self) {
             return Ok(());
         }
         if self.send_state() != State::Body {
@@ -280,7 +280,7 @@ impl<R: Role> Connection<R> {
         &mut self,
         finish: impl FnOnce(&mut Encoder<R>) -> Result<(), UsageError>,
     ) -> Result<(), UsageError> {
-        if R::stopped(self) {
+        if R::withdrawn(self) {
             return Ok(());
         }
         if self.send_state() != State::Body {

@@ -15,7 +15,7 @@
 //!
 //! The machine does not know which party is local: a rule that would
 //! differ by role is written as an explicit event instead (a client
-//! stopping its body early is [`Input::StopSending`]). An input the table
+//! withdrawing the rest of its body is [`Input::WithdrawBody`]). An input the table
 //! does not list for the state it finds is a bug in the connection code,
 //! caught by a debug assertion. `docs/state-machine.md` is generated from
 //! the two tables, and a test keeps it so.
@@ -92,9 +92,9 @@ pub(crate) enum Input {
     EndOfMessage,
     /// A response queued but not yet drained was taken back (to be
     /// replaced by an error response).
-    Withdraw,
-    /// The client stops sending its body: a final response came first.
-    StopSending,
+    WithdrawResponse,
+    /// The client withdraws the rest of its body: a final response came first.
+    WithdrawBody,
     /// The connection closed for this party's messages.
     ConnectionClosed,
     /// A protocol error in this party's messages.
@@ -118,7 +118,7 @@ pub(crate) const EVENTS: &[(Party, State, Input, State)] = &[
     (C, S::Done, I::Head, S::Body),
     (C, S::Done, I::HeadOnly, S::Done),
     (C, S::Body, I::EndOfMessage, S::Done),
-    (C, S::Body, I::StopSending, S::MustClose),
+    (C, S::Body, I::WithdrawBody, S::MustClose),
     (C, S::Idle, I::ConnectionClosed, S::Closed),
     (C, S::Done, I::ConnectionClosed, S::Closed),
     (C, S::MustClose, I::ConnectionClosed, S::Closed),
@@ -136,8 +136,8 @@ pub(crate) const EVENTS: &[(Party, State, Input, State)] = &[
     (Sv, S::Head, I::HeadOnly, S::Done),
     (Sv, S::Head, I::Switch, S::Switched),
     (Sv, S::Body, I::EndOfMessage, S::Done),
-    (Sv, S::Body, I::Withdraw, S::Head),
-    (Sv, S::Done, I::Withdraw, S::Head),
+    (Sv, S::Body, I::WithdrawResponse, S::Head),
+    (Sv, S::Done, I::WithdrawResponse, S::Head),
     (Sv, S::Idle, I::ConnectionClosed, S::Closed),
     (Sv, S::Done, I::ConnectionClosed, S::Closed),
     (Sv, S::MustClose, I::ConnectionClosed, S::Closed),
@@ -408,7 +408,7 @@ impl Machine {
                 I::HeadOnly | I::EndOfMessage | I::Switch => {
                     self.in_flight = self.in_flight.saturating_sub(1);
                 }
-                I::Withdraw if self.server == State::Head && self.in_flight == 0 => {
+                I::WithdrawResponse if self.server == State::Head && self.in_flight == 0 => {
                     self.in_flight = 1;
                 }
                 _ => {}
@@ -892,8 +892,8 @@ mod tests {
         I::Interim,
         I::Switch,
         I::EndOfMessage,
-        I::Withdraw,
-        I::StopSending,
+        I::WithdrawResponse,
+        I::WithdrawBody,
         I::ConnectionClosed,
         I::Error,
         I::Close,

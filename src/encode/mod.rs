@@ -514,7 +514,7 @@ impl<R: Role> Encoder<R> {
     /// Forgets the message in progress or just completed, whose bytes the
     /// connection withdrew from the output queue: the next head may be
     /// sent.
-    pub(crate) fn abandon(&mut self) {
+    pub(crate) fn withdraw(&mut self) {
         self.state = State::Ready;
         self.extensions = None;
     }

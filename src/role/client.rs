@@ -85,8 +85,9 @@ pub struct ClientState {
     /// many are in flight is the machine's count, and how each is framed
     /// the decoder's.
     newest: Option<Sent>,
-    /// The request being sent was answered early: its rest is dropped.
-    pub(crate) stopped: bool,
+    /// The request being sent was answered before it was sent whole: its
+    /// rest is withdrawn (dropped).
+    pub(crate) withdrawn: bool,
 }
 
 /// What the client remembers of a request whose response is due.
@@ -190,7 +191,7 @@ impl ClientConnection {
         }
         self.decoder.expect_response_to(method);
         self.role.newest = Some(sent);
-        self.role.stopped = false;
+        self.role.withdrawn = false;
         // The head first, then what it says for the exchange: the request
         // is the newest in flight once its head has passed.
         let input = if streamed {
@@ -285,9 +286,9 @@ impl Role for Client {
                     // the server does not want the rest, so stop (RFC 9112
                     // section 9.5). A 2xx means it is taking the body as it
                     // answers (an echo, a streamed upload): sending goes on.
-                    conn.role.stopped = true;
+                    conn.role.withdrawn = true;
                     conn.machine.close(CloseReason::EarlyResponse);
-                    conn.machine.on(Party::Client, Input::StopSending);
+                    conn.machine.on(Party::Client, Input::WithdrawBody);
                 }
                 let kind = sent.map_or(RequestKind::Other, |s| s.kind);
                 if response_class(kind, status) == ResponseClass::Switch {
@@ -312,8 +313,8 @@ impl Role for Client {
         Ok(EventAction::Return)
     }
 
-    fn stopped(conn: &Connection<Self>) -> bool {
-        conn.role.stopped
+    fn withdrawn(conn: &Connection<Self>) -> bool {
+        conn.role.withdrawn
     }
 
     type Head = Parts;

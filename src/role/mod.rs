@@ -153,9 +153,9 @@ pub trait Role: Sized {
         consumed: usize,
     ) -> Result<EventAction, Error>;
 
-    /// `true` when the local side stopped sending its message: the rest is
+    /// `true` when the local side withdrew the rest of its message: it is
     /// dropped without an error.
-    fn stopped(_conn: &Connection<Self>) -> bool {
+    fn withdrawn(_conn: &Connection<Self>) -> bool {
         false
     }
 

@@ -247,8 +247,8 @@ impl ServerConnection {
         if started {
             match self.role.response {
                 Some(mark) if self.encoder.output().truncate(mark) => {
-                    self.encoder.abandon();
-                    self.machine.on(Party::Server, Input::Withdraw);
+                    self.encoder.withdraw();
+                    self.machine.on(Party::Server, Input::WithdrawResponse);
                     self.role.response = None;
                 }
                 _ => return Err(UsageError::WrongState),

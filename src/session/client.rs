@@ -360,7 +360,7 @@ impl ClientSession {
                 }
             }
         }
-        if self.core.conn.role.stopped {
+        if self.core.conn.role.withdrawn {
             self.core.drop_output();
         }
     }

@@ -187,7 +187,7 @@ impl ServerSession {
                 Ok(Some(_)) => {}
                 Ok(None) => {
                     if self.core.conn.is_closed() || self.core.conn.is_switched() {
-                        self.stop();
+                        self.start_closing();
                         return Ok(Step::Ready(None));
                     }
                     if self.shutdown && self.is_between_requests() {
@@ -359,7 +359,7 @@ impl ServerSession {
     pub fn close(&mut self, now: Instant) -> Step<()> {
         loop {
             match self.phase {
-                Phase::Open => self.stop(),
+                Phase::Open => self.start_closing(),
                 Phase::Closing { linger } => {
                     if self.core.output_pending() {
                         self.core.wait(Waiting::Write(now));
@@ -427,7 +427,7 @@ impl ServerSession {
 
     /// No more requests: what is queued is written, then the connection
     /// closes, lingering unless the peer closed its side.
-    fn stop(&mut self) {
+    fn start_closing(&mut self) {
         self.phase = Phase::Closing {
             linger: !self.core.eof,
         };
@@ -604,7 +604,7 @@ impl RoleSession for ServerSession {
     /// place of a response not yet drained), and the session closes.
     fn fail(&mut self, err: Error) -> Error {
         let _ = self.core.conn.send_error_response(&err);
-        self.stop();
+        self.start_closing();
         err
     }
 }
