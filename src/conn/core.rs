@@ -338,7 +338,7 @@ impl<R: Role> Connection<R> {
     /// messages are over, nothing more is parsed.
     #[inline]
     pub(crate) fn sync(&mut self) {
-        R::moved(self);
+        R::after_transition(self);
         let over =
             self.machine.state(R::PEER).is_final() || self.machine.server() == State::Switched;
         // The end of a message without a body is still handed out: it

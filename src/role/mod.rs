@@ -159,7 +159,8 @@ pub trait Role: Sized {
         false
     }
 
-    /// After the local side's message ended, or the machine moved: the
+    /// After a transition of the machine (the local side's message ended,
+    /// say), or a call that may have made one: the
     /// role's own bookkeeping.
-    fn moved(_conn: &mut Connection<Self>) {}
+    fn after_transition(_conn: &mut Connection<Self>) {}
 }

@@ -545,11 +545,11 @@ impl Role for Server {
         }
     }
 
-    /// After the machine moved: a response complete before the request body
+    /// After a transition of the machine: a response complete before the request body
     /// was read leaves it to be drained, unless what the request still
     /// declares is more than may be; once an exchange is over, its response's
     /// mark moves aside.
-    fn moved(conn: &mut Connection<Self>) {
+    fn after_transition(conn: &mut Connection<Self>) {
         if conn.machine.server() == State::Done && conn.unread_past_drain_bound() {
             conn.machine.close(CloseReason::UnreadBody);
         }
