@@ -100,7 +100,7 @@ pub(crate) fn response_class(request: RequestKind, status: StatusCode) -> Respon
 }
 
 /// Where the values of a head's `Transfer-Encoding` lines are read, when
-/// what [`Seen`] noted is not enough: a field map, or the reader's record
+/// what [`FramingFields`] noted is not enough: a field map, or the reader's record
 /// of the head (a decoder without `http` types).
 pub(crate) trait FieldValues {
     /// The values of the `Transfer-Encoding` lines, in order.
@@ -120,7 +120,7 @@ impl FieldValues for HeaderMap {
 /// `fields` is consulted only for the codings of a `Transfer-Encoding`.
 pub(crate) fn request_framing_of(
     version: Version,
-    seen: &Seen,
+    seen: &FramingFields,
     fields: &impl FieldValues,
 ) -> Result<Framing, ErrorKind> {
     if seen.transfer_encoding {
@@ -172,7 +172,7 @@ pub(crate) fn response_framing_of(
     request: RequestKind,
     status: StatusCode,
     version: Version,
-    seen: &Seen,
+    seen: &FramingFields,
     fields: &impl FieldValues,
 ) -> Result<Framing, ErrorKind> {
     if no_body(request, status).is_some() {
@@ -301,7 +301,7 @@ pub(crate) enum Declared {
 #[inline]
 pub(crate) fn declared_framing(
     response: bool,
-    seen: &Seen,
+    seen: &FramingFields,
     headers: &HeaderMap,
 ) -> Result<Declared, ErrorKind> {
     if seen.transfer_encoding {
@@ -323,10 +323,10 @@ pub(crate) fn declared_framing(
 }
 
 /// What the framing and the keep-alive verdict depend on, gathered in one
-/// pass: by the head reader while it reads the field lines, or by [`Seen::of`]
+/// pass: by the head reader while it reads the field lines, or by [`FramingFields::of`]
 /// from a map.
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Seen {
+pub(crate) struct FramingFields {
     /// `Host` field lines.
     pub(crate) hosts: usize,
     /// `None` without `Content-Length`; `Some(Some(n))` for exactly one
@@ -343,11 +343,11 @@ pub(crate) struct Seen {
     pub(crate) connection_keep_alive: bool,
 }
 
-impl Seen {
+impl FramingFields {
     /// Gathers from a map, in one pass over its entries (no lookups: the
     /// maps an application builds are small).
-    pub(crate) fn of(headers: &HeaderMap) -> Seen {
-        let mut seen = Seen::default();
+    pub(crate) fn of(headers: &HeaderMap) -> FramingFields {
+        let mut seen = FramingFields::default();
         for (name, value) in headers {
             seen.note(FieldRole::of(name), value.as_bytes());
         }
@@ -438,11 +438,11 @@ fn same_token(value: &[u8], token: &[u8]) -> bool {
 /// The keep-alive verdict a message's version and `Connection` field give
 /// (RFC 9112 section 9.3), before its framing is considered.
 pub(crate) fn connection_verdict(version: Version, headers: &HeaderMap) -> KeepAlive {
-    connection_verdict_of(version, &Seen::of(headers))
+    connection_verdict_of(version, &FramingFields::of(headers))
 }
 
 /// [`connection_verdict`] from the fields gathered in `seen`.
-pub(crate) fn connection_verdict_of(version: Version, seen: &Seen) -> KeepAlive {
+pub(crate) fn connection_verdict_of(version: Version, seen: &FramingFields) -> KeepAlive {
     if seen.connection_close {
         KeepAlive::Close(CloseReason::PeerClose)
     } else if seen.connection_keep_alive {
@@ -471,7 +471,7 @@ pub(crate) fn connection_has(headers: &HeaderMap, token: &[u8]) -> bool {
 }
 
 /// What a field name means to the framing rules: decided once per name
-/// the name cache keeps, and read by [`Seen`].
+/// the name cache keeps, and read by [`FramingFields`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum FieldRole {
     /// Nothing the framing rules act on.

@@ -3,7 +3,7 @@
 #![cfg(test)]
 
 use crate::framing::{
-    Framing, ResponseClass, Seen, connection_verdict, request_framing_of, response_class,
+    Framing, FramingFields, ResponseClass, connection_verdict, request_framing_of, response_class,
     response_framing_of,
 };
 use crate::{
@@ -15,7 +15,7 @@ use http::{StatusCode, Version};
 
 /// The framing of a request with these fields.
 fn request_framing(version: Version, headers: &HeaderMap) -> Result<Framing, ErrorKind> {
-    request_framing_of(version, &Seen::of(headers), headers)
+    request_framing_of(version, &FramingFields::of(headers), headers)
 }
 
 /// The framing of a response with these fields.
@@ -25,7 +25,13 @@ fn response_framing(
     version: Version,
     headers: &HeaderMap,
 ) -> Result<Framing, ErrorKind> {
-    response_framing_of(request, status, version, &Seen::of(headers), headers)
+    response_framing_of(
+        request,
+        status,
+        version,
+        &FramingFields::of(headers),
+        headers,
+    )
 }
 
 const V10: Version = Version::HTTP_10;

@@ -8,7 +8,7 @@ use http::{Request, Response, Version};
 
 use super::{Core, Event, InFlight};
 use crate::error::{Error, ErrorKind};
-use crate::framing::{self, BodyKind, Framing, ResponseClass, Seen, response_class};
+use crate::framing::{self, BodyKind, Framing, FramingFields, ResponseClass, response_class};
 use crate::head::build;
 use crate::head::record::{Field, Record, RecordValues};
 use crate::keep_alive::{CloseReason, KeepAlive};
@@ -253,11 +253,11 @@ fn field_error(error: Error, head: &[u8], record: &Record) -> Error {
 fn chunked_with_content_length(
     rules: &Rules,
     version: Version,
-    seen: &Seen,
+    seen: &FramingFields,
     values: &RecordValues,
 ) -> Result<Framing, Error> {
     let conflict = ErrorKind::ContentLengthWithTransferEncoding;
-    let te_alone = Seen {
+    let te_alone = FramingFields {
         content_length: None,
         ..*seen
     };

@@ -16,7 +16,7 @@ use http::{Method, Request, Response};
 
 use crate::chunk_ext::ChunkExtensions;
 use crate::error::{Error, ErrorKind};
-use crate::framing::Seen;
+use crate::framing::FramingFields;
 use crate::framing::{BodyKind, Framing, RequestKind};
 use crate::head::names::NameCache;
 use crate::head::reader::{MAX_EMPTY_LINES, Options, Reader, Section};
@@ -134,7 +134,7 @@ pub struct Core {
     empty_lines: (u8, u64),
     names: NameCache,
     /// What the last head's fields held, as the head reader noted it.
-    seen: Seen,
+    seen: FramingFields,
     /// An empty field map to decode the next head into.
     spare: Option<HeaderMap>,
     /// An empty extension map for the next head that needs one.
@@ -178,7 +178,7 @@ impl Core {
             reader: Reader::default(),
             empty_lines: (0, 0),
             names: NameCache::default(),
-            seen: Seen::default(),
+            seen: FramingFields::default(),
             spare: None,
             spare_extensions: None,
             verdict: KeepAlive::Reusable,
@@ -797,7 +797,7 @@ impl<R: Role> Decoder<R> {
 
     /// What the fields of the last head held (`Host`, framing and
     /// `Connection` lines), as the head reader noted them.
-    pub(crate) fn fields_seen(&self) -> &Seen {
+    pub(crate) fn framing_fields(&self) -> &FramingFields {
         &self.core.seen
     }
 }

@@ -8,7 +8,7 @@ use http::header::{CONTENT_LENGTH, HeaderMap, HeaderName, HeaderValue, Keys, TRA
 use http::{Method, StatusCode, Uri, Version};
 
 use crate::error::{ErrorKind, UsageError};
-use crate::framing::{Seen, connection_has};
+use crate::framing::{FramingFields, connection_has};
 use crate::segments::Segments;
 
 use crate::grammar::write_decimal;
@@ -456,12 +456,12 @@ pub(crate) fn write_request_line(
 }
 
 /// `true` when the caller's `Connection` field lists `close`.
-pub(crate) fn says_close(headers: &HeaderMap, seen: &Seen) -> bool {
+pub(crate) fn says_close(headers: &HeaderMap, seen: &FramingFields) -> bool {
     seen.connection && connection_has(headers, b"close")
 }
 
 /// `true` when the caller's `Connection` field lists `keep-alive`.
-pub(crate) fn says_keep_alive(headers: &HeaderMap, seen: &Seen) -> bool {
+pub(crate) fn says_keep_alive(headers: &HeaderMap, seen: &FramingFields) -> bool {
     seen.connection && connection_has(headers, b"keep-alive")
 }
 

@@ -26,7 +26,7 @@ use super::names::NameCache;
 use super::record::{Field, NO_ENTRY, Record, trim};
 use super::target::form_fits;
 use crate::error::{Error, ErrorKind};
-use crate::framing::{FieldRole as Role, Seen};
+use crate::framing::{FieldRole as Role, FramingFields};
 use crate::grammar::{is_target_char, is_tchar, is_text, run, target_end, text_end};
 use crate::leniency::{Rules, Switch};
 
@@ -202,7 +202,7 @@ impl Reader {
         self.lines = 0;
         self.fault = None;
         self.record.fields.clear();
-        self.record.noted = Seen::default();
+        self.record.noted = FramingFields::default();
         self.record.refold = false;
     }
 

@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use http::Version;
 
-use crate::framing::{FieldRole as Role, Seen};
+use crate::framing::{FieldRole as Role, FramingFields};
 
 /// A field line the reader accepted: offsets in its section.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,7 +59,7 @@ pub(crate) struct Record {
     /// What the fields say about framing and the connection, noted as
     /// they are read; `refold`: an obs-fold continued a field whose value
     /// matters, and the joined values decide instead.
-    pub(crate) noted: Seen,
+    pub(crate) noted: FramingFields,
     pub(crate) refold: bool,
 }
 
@@ -74,7 +74,7 @@ impl Record {
 
     /// What the fields say about framing and the connection.
     #[inline]
-    pub(crate) fn seen(&self, section: &[u8]) -> Seen {
+    pub(crate) fn seen(&self, section: &[u8]) -> FramingFields {
         if self.refold {
             self.seen_folded(section)
         } else {
@@ -84,8 +84,8 @@ impl Record {
 
     /// [`seen`](Self::seen) of a head with obs-folded fields that matter.
     #[cold]
-    fn seen_folded(&self, section: &[u8]) -> Seen {
-        let mut seen = Seen::default();
+    fn seen_folded(&self, section: &[u8]) -> FramingFields {
+        let mut seen = FramingFields::default();
         for field in &self.fields {
             if field.role == Role::Other {
                 continue;

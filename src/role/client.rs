@@ -21,8 +21,8 @@ use crate::encode::head::{
 use crate::encode::{After, EncoderConfig, IntoHead, IntoMessage, Plan};
 use crate::error::{Error, ErrorKind, UsageError};
 use crate::framing::{
-    BodyKind, Declared, RequestKind, ResponseClass, Seen, connection_verdict_of, declared_framing,
-    response_class,
+    BodyKind, Declared, FramingFields, RequestKind, ResponseClass, connection_verdict_of,
+    declared_framing, response_class,
 };
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::leniency::{ResponseLeniency, Rules};
@@ -332,7 +332,7 @@ impl Role for Client {
         let form = target_form(&parts.method, &parts.uri)?;
         let headers = &parts.headers;
         // The caller's framing, Host and Connection fields, in one pass.
-        let seen = Seen::of(headers);
+        let seen = FramingFields::of(headers);
         let host = match seen.hosts {
             0 => match parts.uri.authority() {
                 // The Host field never carries userinfo.

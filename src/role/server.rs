@@ -20,8 +20,8 @@ use crate::encode::head::{
 use crate::encode::{After, EncoderConfig, IntoHead, IntoMessage, Plan, ResponseContext};
 use crate::error::{Error, UsageError};
 use crate::framing::{
-    BodyKind, Declared, RequestKind, ResponseClass, Seen, SenderFields, declared_framing, no_body,
-    response_class,
+    BodyKind, Declared, FramingFields, RequestKind, ResponseClass, SenderFields, declared_framing,
+    no_body, response_class,
 };
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::leniency::{RequestLeniency, Rules};
@@ -500,7 +500,7 @@ impl Role for Server {
             Event::Head { head, body } => {
                 // An upgrade is offered by `Upgrade` with `Connection:
                 // upgrade`; most requests have no Connection field.
-                let upgrade = conn.decoder.fields_seen().connection
+                let upgrade = conn.decoder.framing_fields().connection
                     && head.headers().contains_key(UPGRADE)
                     && crate::framing::connection_has(head.headers(), b"upgrade");
                 let kind = RequestKind::of(head.method());
@@ -539,7 +539,11 @@ impl Role for Server {
             Event::End(_) => {
                 conn.note_peer_end();
                 conn.role.drained = 0;
-                Ok(if draining { EventAction::Skip } else { EventAction::Return })
+                Ok(if draining {
+                    EventAction::Skip
+                } else {
+                    EventAction::Return
+                })
             }
             _ => Ok(EventAction::Return),
         }
@@ -605,7 +609,7 @@ impl Role for Server {
         }
 
         // The caller's framing and Connection fields, in one pass.
-        let seen = Seen::of(headers);
+        let seen = FramingFields::of(headers);
         let caller_close = says_close(headers, &seen);
         let mut keep_alive = ctx.keep_alive;
         if caller_close {
