@@ -121,7 +121,7 @@ pub struct BlockingState {
 }
 
 impl sealed::Runtime for Blocking {
-    type State = BlockingState;
+    type PerConnection = BlockingState;
 }
 
 /// One server connection over a blocking stream, driven by the

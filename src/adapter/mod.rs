@@ -227,7 +227,7 @@ use crate::{ClientSession, Config, Io, ServerSession, Session};
 pub struct Driver<S, T, R: Runtime> {
     io: S,
     session: T,
-    runtime: R::State,
+    runtime: R::PerConnection,
 }
 
 /// A runtime the adapters drive sessions on: [`blocking::Blocking`] or
@@ -239,7 +239,7 @@ pub(crate) mod sealed {
     pub trait Runtime {
         /// The runtime's own state of a connection (its timer, its
         /// shutdown signal).
-        type State: Default;
+        type PerConnection: Default;
     }
 }
 
@@ -248,7 +248,7 @@ impl<S, T, R: Runtime> Driver<S, T, R> {
         Driver {
             io,
             session,
-            runtime: R::State::default(),
+            runtime: R::PerConnection::default(),
         }
     }
 }

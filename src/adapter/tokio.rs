@@ -95,7 +95,7 @@ impl Wake for Alarm {
 }
 
 impl sealed::Runtime for Tokio {
-    type State = TokioState;
+    type PerConnection = TokioState;
 }
 
 /// One server connection over an async stream, driven by the application:
