@@ -103,7 +103,7 @@ impl SealedHead for Request<()> {}
 impl SealedHead for Response<()> {}
 
 #[derive(Debug)]
-enum State {
+enum DecodeStage {
     /// Waiting for (the rest of) a head.
     Head,
     /// Inside a body.
@@ -125,7 +125,7 @@ enum State {
 pub struct Core {
     limits: Limits,
     rules: Rules,
-    state: State,
+    state: DecodeStage,
     /// The reader of the head being read, and its record.
     reader: Reader,
     /// Empty lines skipped before a request line, and the stream offset
@@ -157,7 +157,7 @@ pub struct Core {
     consumed: u64,
     /// Where the head being parsed starts in the stream.
     head_start: u64,
-    /// The error of [`State::Failed`], kept apart so that changing states
+    /// The error of [`DecodeStage::Failed`], kept apart so that changing states
     /// never has an error to drop.
     failure: Option<Error>,
 }
@@ -174,7 +174,7 @@ impl Core {
         Core {
             limits,
             rules,
-            state: State::Head,
+            state: DecodeStage::Head,
             reader: Reader::default(),
             empty_lines: (0, 0),
             names: NameCache::default(),
@@ -205,51 +205,53 @@ impl Core {
     ) -> Result<Step<H>, ErrorKind> {
         match &mut self.state {
             // `Core::error` returns the stored error itself.
-            State::Failed => Err(self
+            DecodeStage::Failed => Err(self
                 .failure
                 .as_ref()
                 .map_or(ErrorKind::UnexpectedEof, Error::kind)),
-            State::Closed | State::Switched => Ok(Step::NeedMore),
-            State::Ending => {
+            DecodeStage::Closed | DecodeStage::Switched => Ok(Step::NeedMore),
+            DecodeStage::Ending => {
                 self.state = match self.verdict {
-                    KeepAlive::Reusable if self.last => State::Closed,
+                    KeepAlive::Reusable if self.last => DecodeStage::Closed,
                     KeepAlive::Reusable => {
                         self.names.keep_names();
-                        State::Head
+                        DecodeStage::Head
                     }
-                    KeepAlive::Close(CloseReason::Switched) => State::Switched,
-                    KeepAlive::Close(_) => State::Closed,
+                    KeepAlive::Close(CloseReason::Switched) => DecodeStage::Switched,
+                    KeepAlive::Close(_) => DecodeStage::Closed,
                 };
                 Ok(Step::Event(Event::End(self.verdict)))
             }
-            State::Body(body) => match body.decode(buf, &self.limits, &mut self.names, self.eof)? {
-                BodyEvent::Data(data) => {
-                    if body.finished() {
-                        self.state = State::Ending;
+            DecodeStage::Body(body) => {
+                match body.decode(buf, &self.limits, &mut self.names, self.eof)? {
+                    BodyEvent::Data(data) => {
+                        if body.finished() {
+                            self.state = DecodeStage::Ending;
+                        }
+                        Ok(Step::Event(Event::Data(data)))
                     }
-                    Ok(Step::Event(Event::Data(data)))
-                }
-                BodyEvent::Extensions(extensions) => {
-                    if body.finished() {
-                        self.state = State::Ending;
+                    BodyEvent::Extensions(extensions) => {
+                        if body.finished() {
+                            self.state = DecodeStage::Ending;
+                        }
+                        Ok(Step::Event(Event::ChunkExtensions(
+                            ChunkExtensions::from_validated(extensions),
+                        )))
                     }
-                    Ok(Step::Event(Event::ChunkExtensions(
-                        ChunkExtensions::from_validated(extensions),
-                    )))
+                    BodyEvent::Trailers(trailers) => {
+                        self.state = DecodeStage::Ending;
+                        let body::Trailers { fields, wire } = *trailers;
+                        self.wire_trailers = wire.map(Box::new);
+                        Ok(Step::Event(Event::Trailers(fields)))
+                    }
+                    BodyEvent::Done => {
+                        self.state = DecodeStage::Ending;
+                        self.step(buf, is_request)
+                    }
+                    BodyEvent::NeedMore => Ok(Step::NeedMore),
                 }
-                BodyEvent::Trailers(trailers) => {
-                    self.state = State::Ending;
-                    let body::Trailers { fields, wire } = *trailers;
-                    self.wire_trailers = wire.map(Box::new);
-                    Ok(Step::Event(Event::Trailers(fields)))
-                }
-                BodyEvent::Done => {
-                    self.state = State::Ending;
-                    self.step(buf, is_request)
-                }
-                BodyEvent::NeedMore => Ok(Step::NeedMore),
-            },
-            State::Head => {
+            }
+            DecodeStage::Head => {
                 if is_request
                     && self.reader.in_first_line()
                     && matches!(buf.first(), Some(b'\r' | b'\n'))
@@ -273,7 +275,7 @@ impl Core {
                     Ok(Some(len)) => Ok(Step::Head(len)),
                     Ok(None) if self.eof => {
                         if buf.is_empty() {
-                            self.state = State::Closed;
+                            self.state = DecodeStage::Closed;
                             self.verdict = KeepAlive::Close(CloseReason::PeerEof);
                             Ok(Step::NeedMore)
                         } else {
@@ -312,7 +314,7 @@ impl Core {
             return failure.clone();
         }
         let error = match &self.state {
-            State::Body(body) => Error::refused(kind, body.hint()),
+            DecodeStage::Body(body) => Error::refused(kind, body.hint()),
             _ => kind.into(),
         };
         error.at(at, None)
@@ -367,19 +369,19 @@ impl Core {
             None => verdict,
         };
         let body = match framing.body {
-            BodyKind::Empty | BodyKind::Length(0) => State::Ending,
-            BodyKind::Length(n) => State::Body(BodyDecoder::Length(n)),
-            BodyKind::Chunked => State::Body(BodyDecoder::Chunked(Chunked::new(
+            BodyKind::Empty | BodyKind::Length(0) => DecodeStage::Ending,
+            BodyKind::Length(n) => DecodeStage::Body(BodyDecoder::Length(n)),
+            BodyKind::Chunked => DecodeStage::Body(BodyDecoder::Chunked(Chunked::new(
                 self.rules,
                 self.chunk_extensions,
                 self.wire,
             ))),
-            BodyKind::CloseDelimited => State::Body(BodyDecoder::UntilClose),
+            BodyKind::CloseDelimited => DecodeStage::Body(BodyDecoder::UntilClose),
         };
         // The state was `Head`, which holds nothing: said so, the old
         // state needs no call to its drop glue.
         match std::mem::replace(&mut self.state, body) {
-            State::Head => {}
+            DecodeStage::Head => {}
             other => drop(other),
         }
     }
@@ -401,15 +403,15 @@ impl Core {
 
     /// Records a protocol error: it is returned again on every call.
     fn failed(&mut self, error: Error) {
-        self.state = State::Failed;
+        self.state = DecodeStage::Failed;
         self.failure = Some(error);
         self.verdict = KeepAlive::Close(CloseReason::ProtocolError);
     }
 
     fn is_body_complete(&self) -> bool {
         match &self.state {
-            State::Body(body) => body.data_complete(),
-            State::Ending => true,
+            DecodeStage::Body(body) => body.data_complete(),
+            DecodeStage::Ending => true,
             _ => false,
         }
     }
@@ -704,7 +706,7 @@ impl<R: Role> Decoder<R> {
     /// `true` between messages: nothing of a next message has been
     /// decoded yet (bytes of it may already sit in the buffer).
     pub fn is_idle(&self) -> bool {
-        matches!(self.core.state, State::Head) && self.core.reader.in_first_line()
+        matches!(self.core.state, DecodeStage::Head) && self.core.reader.in_first_line()
     }
 
     /// `true` once the decoder will decode no further message: the last
@@ -712,22 +714,22 @@ impl<R: Role> Decoder<R> {
     /// peer closed between messages, or an error occurred. Not after a
     /// protocol switch: see [`is_switched`](Self::is_switched).
     pub fn is_closed(&self) -> bool {
-        matches!(self.core.state, State::Closed | State::Failed)
+        matches!(self.core.state, DecodeStage::Closed | DecodeStage::Failed)
     }
 
     /// `true` after a message that switched the connection to another
     /// protocol (a 101 response, a 2xx response to CONNECT). The bytes
     /// left in the buffer belong to that protocol.
     pub fn is_switched(&self) -> bool {
-        matches!(self.core.state, State::Switched)
+        matches!(self.core.state, DecodeStage::Switched)
     }
 
     /// Body bytes still to come of a `Content-Length` body; `None` for
     /// other framings or between messages.
     pub fn remaining_body_len(&self) -> Option<u64> {
         match &self.core.state {
-            State::Body(body) => body.remaining_len(),
-            State::Ending => Some(0),
+            DecodeStage::Body(body) => body.remaining_len(),
+            DecodeStage::Ending => Some(0),
             _ => None,
         }
     }
@@ -790,8 +792,8 @@ impl<R: Role> Decoder<R> {
     /// message is not parsed (used when the local side decided to close,
     /// or to hand the connection to another protocol).
     pub fn close(&mut self) {
-        if !matches!(self.core.state, State::Failed | State::Switched) {
-            self.core.state = State::Closed;
+        if !matches!(self.core.state, DecodeStage::Failed | DecodeStage::Switched) {
+            self.core.state = DecodeStage::Closed;
         }
     }
 

@@ -213,7 +213,7 @@ impl After {
 
 /// The state of the message being sent.
 #[derive(Debug, Clone)]
-enum State {
+enum EncodeStage {
     Ready,
     Body {
         body: body::BodyEncoder,
@@ -223,12 +223,12 @@ enum State {
     Closed,
 }
 
-impl State {
+impl EncodeStage {
     /// The state once a message with this ending is complete.
-    fn after(after: After) -> State {
+    fn after(after: After) -> EncodeStage {
         match after {
-            After::Interim | After::Verdict(KeepAlive::Reusable) => State::Ready,
-            After::Verdict(KeepAlive::Close(_)) => State::Closed,
+            After::Interim | After::Verdict(KeepAlive::Reusable) => EncodeStage::Ready,
+            After::Verdict(KeepAlive::Close(_)) => EncodeStage::Closed,
         }
     }
 }
@@ -322,7 +322,7 @@ impl State {
 pub struct Encoder<R: Role> {
     config: EncoderConfig,
     out: Segments,
-    state: State,
+    state: EncodeStage,
     /// Chunk extensions for the next chunk of the body being sent.
     extensions: Option<ChunkExtensions>,
     keep_alive: KeepAlive,
@@ -344,7 +344,7 @@ impl<R: Role> Encoder<R> {
         Encoder {
             out: Segments::with_threshold(config.coalesce_threshold),
             config,
-            state: State::Ready,
+            state: EncodeStage::Ready,
             extensions: None,
             keep_alive: KeepAlive::Reusable,
             spare: None,
@@ -367,7 +367,9 @@ impl<R: Role> Encoder<R> {
     /// output queue is left untouched.
     pub fn send_data(&mut self, data: impl Into<Bytes>) -> Result<(), UsageError> {
         match &mut self.state {
-            State::Body { body, .. } => body.data(&mut self.out, data.into(), &mut self.extensions),
+            EncodeStage::Body { body, .. } => {
+                body.data(&mut self.out, data.into(), &mut self.extensions)
+            }
             _ => Err(UsageError::WrongState),
         }
     }
@@ -401,7 +403,7 @@ impl<R: Role> Encoder<R> {
     /// [`UsageError::ChunkExtensionsNotAllowed`] for a body that is not
     /// chunked (for a response to HEAD they are dropped with its data).
     pub fn send_chunk_extensions(&mut self, extensions: ChunkExtensions) -> Result<(), UsageError> {
-        let State::Body { body, .. } = &self.state else {
+        let EncodeStage::Body { body, .. } = &self.state else {
             return Err(UsageError::WrongState);
         };
         if !body.takes_extensions()? || extensions.is_empty() {
@@ -477,7 +479,7 @@ impl<R: Role> Encoder<R> {
         trailers: Option<&HeaderMap>,
         order: Option<&impl TrailerOrder>,
     ) -> Result<(), UsageError> {
-        let State::Body { body, after } = &mut self.state else {
+        let EncodeStage::Body { body, after } = &mut self.state else {
             return Err(UsageError::WrongState);
         };
         let order = order.map(|order| head::Ordered {
@@ -492,7 +494,7 @@ impl<R: Role> Encoder<R> {
             &mut self.extensions,
             order,
         )?;
-        self.state = State::after(*after);
+        self.state = EncodeStage::after(*after);
         Ok(())
     }
 
@@ -508,21 +510,21 @@ impl<R: Role> Encoder<R> {
 
     /// `true` when no message is in progress.
     pub fn is_finished(&self) -> bool {
-        !matches!(self.state, State::Body { .. })
+        !matches!(self.state, EncodeStage::Body { .. })
     }
 
     /// Forgets the message in progress or just completed, whose bytes the
     /// connection withdrew from the output queue: the next head may be
     /// sent.
     pub(crate) fn withdraw(&mut self) {
-        self.state = State::Ready;
+        self.state = EncodeStage::Ready;
         self.extensions = None;
     }
 
     /// The framing of the body in progress, if any.
     pub fn body_kind(&self) -> Option<BodyKind> {
         match &self.state {
-            State::Body { body, .. } => Some(body.kind()),
+            EncodeStage::Body { body, .. } => Some(body.kind()),
             _ => None,
         }
     }
@@ -562,7 +564,7 @@ impl<R: Role> Encoder<R> {
         ctx: &R::Context,
         body: Option<Bytes>,
     ) -> Result<BodyKind, UsageError> {
-        if !matches!(self.state, State::Ready) {
+        if !matches!(self.state, EncodeStage::Ready) {
             return Err(UsageError::WrongState);
         }
         let full = body.as_ref().map(|b| b.len() as u64);
@@ -586,11 +588,11 @@ impl<R: Role> Encoder<R> {
                 &mut None,
                 None,
             )?;
-            self.state = State::after(plan.after);
+            self.state = EncodeStage::after(plan.after);
         } else if plan.after.head_only() {
-            self.state = State::after(plan.after);
+            self.state = EncodeStage::after(plan.after);
         } else {
-            self.state = State::Body {
+            self.state = EncodeStage::Body {
                 body: framer,
                 after: plan.after,
             };
