@@ -6,7 +6,7 @@ use bytes::Bytes;
 use http::header::HeaderMap;
 use http::{Request, Response, Version};
 
-use super::{Core, Event, InFlight};
+use super::{DecoderBase, Event, InFlight};
 use crate::error::{Error, ErrorKind};
 use crate::framing::{self, BodyKind, Framing, FramingFields, ResponseClass, response_class};
 use crate::head::build;
@@ -19,10 +19,13 @@ use crate::wire::WireHead;
 /// Reads a request head (the `Server` role's part
 /// of decoding).
 #[inline(always)]
-pub(crate) fn request_head(core: &mut Core, bytes: Bytes) -> Result<Event<Request<()>>, Error> {
+pub(crate) fn request_head(
+    base: &mut DecoderBase,
+    bytes: Bytes,
+) -> Result<Event<Request<()>>, Error> {
     let head = &bytes;
-    let record = core.reader.record();
-    let start = core.head_start;
+    let record = base.reader.record();
+    let start = base.head_start;
     let at_field = |error: Error| field_error(error, head, record).in_head(start);
     let seen = record.seen(head);
     let version = record.version();
@@ -34,7 +37,7 @@ pub(crate) fn request_head(core: &mut Core, bytes: Bytes) -> Result<Event<Reques
     let mut framing = match framing::request_framing_of(version, &seen, &values) {
         Err(ErrorKind::ContentLengthWithTransferEncoding) => {
             drop_length = true;
-            chunked_with_content_length(&core.rules, version, &seen, &values).map_err(at_field)?
+            chunked_with_content_length(&base.rules, version, &seen, &values).map_err(at_field)?
         }
         framing => framing.map_err(|kind| at_field(kind.into()))?,
     };
@@ -43,18 +46,18 @@ pub(crate) fn request_head(core: &mut Core, bytes: Bytes) -> Result<Event<Reques
         framing = framing::connect_request_framing(framing).map_err(|k| at_field(k.into()))?;
     }
     let verdict = framing::connection_verdict_of(version, &seen);
-    let event = if core.wire_only {
-        learn(core, head);
+    let event = if base.wire_only {
+        learn(base, head);
         Event::Wire {
-            head: WireHead::new(bytes.clone(), true, core.reader.record()),
+            head: WireHead::new(bytes.clone(), true, base.reader.record()),
             body: framing.body,
         }
     } else {
-        let record = core.reader.record();
-        let mut headers = Core::field_map(&mut core.spare, record.fields.len());
+        let record = base.reader.record();
+        let mut headers = DecoderBase::field_map(&mut base.spare, record.fields.len());
         let (method, uri) = build::request_line(head, record).map_err(|e| e.in_head(start))?;
-        let values = core.names.keeping();
-        build::fields(head, record, values, &mut core.names, &mut headers)
+        let values = base.names.keeping();
+        build::fields(head, record, values, &mut base.names, &mut headers)
             .map_err(|e| e.in_head(start))?;
         if drop_length {
             // `chunked_with_content_length`: read as chunked, without it.
@@ -65,20 +68,20 @@ pub(crate) fn request_head(core: &mut Core, bytes: Bytes) -> Result<Event<Reques
         *request.uri_mut() = uri;
         *request.version_mut() = version;
         put_fields(request.headers_mut(), headers);
-        if core.wire {
+        if base.wire {
             let wire = WireHead::new(bytes.clone(), true, record);
-            extensions(&mut core.spare_extensions, request.extensions_mut()).insert(wire);
+            extensions(&mut base.spare_extensions, request.extensions_mut()).insert(wire);
         }
         Event::Head {
             head: request,
             body: framing.body,
         }
     };
-    core.seen = seen;
-    core.start_body(framing, verdict);
+    base.seen = seen;
+    base.start_body(framing, verdict);
     // What follows a CONNECT head is the tunnel's if a 2xx answers it;
     // otherwise the connection closes. Either way it is not HTTP.
-    core.last = connect;
+    base.last = connect;
     Ok(event)
 }
 
@@ -86,13 +89,13 @@ pub(crate) fn request_head(core: &mut Core, bytes: Bytes) -> Result<Event<Reques
 /// part of decoding).
 #[inline(always)]
 pub(crate) fn response_head(
-    core: &mut Core,
+    base: &mut DecoderBase,
     pending: &mut InFlight,
     bytes: Bytes,
 ) -> Result<Event<Response<()>>, Error> {
     let head = &bytes;
-    let record = core.reader.record();
-    let start = core.head_start;
+    let record = base.reader.record();
+    let start = base.head_start;
     let status = build::status(record).map_err(|e| e.in_head(start))?;
     let seen = record.seen(head);
     let version = record.version();
@@ -104,7 +107,7 @@ pub(crate) fn response_head(
     let verdict = framing::connection_verdict_of(version, &seen);
     if class == ResponseClass::Interim {
         pending.interim += 1;
-        if pending.interim > core.limits.max_interim_responses {
+        if pending.interim > base.limits.max_interim_responses {
             return Err(Error::from(ErrorKind::TooManyInterimResponses).in_head(start));
         }
     }
@@ -112,15 +115,15 @@ pub(crate) fn response_head(
         ResponseClass::Final => framing.body,
         _ => BodyKind::Empty,
     };
-    let event = if core.wire_only {
-        learn(core, head);
-        let head = WireHead::new(bytes.clone(), false, core.reader.record());
+    let event = if base.wire_only {
+        learn(base, head);
+        let head = WireHead::new(bytes.clone(), false, base.reader.record());
         Event::Wire { head, body }
     } else {
-        let record = core.reader.record();
-        let mut headers = Core::field_map(&mut core.spare, record.fields.len());
-        let values = core.names.keeping();
-        build::fields(head, record, values, &mut core.names, &mut headers)
+        let record = base.reader.record();
+        let mut headers = DecoderBase::field_map(&mut base.spare, record.fields.len());
+        let values = base.names.keeping();
+        build::fields(head, record, values, &mut base.names, &mut headers)
             .map_err(|e| e.in_head(start))?;
         let mut response = Response::new(());
         *response.status_mut() = status;
@@ -129,12 +132,12 @@ pub(crate) fn response_head(
         let (rs, re) = record.reason;
         let canonical = status.canonical_reason().map(str::as_bytes);
         if !canonical.is_some_and(|c| same_short(c, &head[rs..re])) {
-            extensions(&mut core.spare_extensions, response.extensions_mut())
+            extensions(&mut base.spare_extensions, response.extensions_mut())
                 .insert(ReasonPhrase::from_validated(head.slice(rs..re)));
         }
-        if core.wire {
+        if base.wire {
             let wire = WireHead::new(bytes.clone(), false, record);
-            extensions(&mut core.spare_extensions, response.extensions_mut()).insert(wire);
+            extensions(&mut base.spare_extensions, response.extensions_mut()).insert(wire);
         }
         match class {
             ResponseClass::Interim => Event::Interim(response),
@@ -144,18 +147,18 @@ pub(crate) fn response_head(
             },
         }
     };
-    core.seen = seen;
+    base.seen = seen;
     match class {
-        ResponseClass::Interim => core.reader.reset(),
+        ResponseClass::Interim => base.reader.reset(),
         ResponseClass::Switch => {
             pending.in_flight.pop_front();
             pending.interim = 0;
-            core.start_body(framing, KeepAlive::Close(CloseReason::Switched));
+            base.start_body(framing, KeepAlive::Close(CloseReason::Switched));
         }
         ResponseClass::Final => {
             pending.in_flight.pop_front();
             pending.interim = 0;
-            core.start_body(framing, verdict);
+            base.start_body(framing, verdict);
         }
     }
     Ok(event)
@@ -164,9 +167,9 @@ pub(crate) fn response_head(
 /// In wire-only mode, where no `http` type is built: the name cache learns
 /// the names and values of the head as a build would have taught it.
 #[inline(never)]
-fn learn(core: &mut Core, head: &[u8]) {
-    if core.names.keeping() {
-        build::learn(head, core.reader.record(), true, &mut core.names);
+fn learn(base: &mut DecoderBase, head: &[u8]) {
+    if base.names.keeping() {
+        build::learn(head, base.reader.record(), true, &mut base.names);
     }
 }
 

@@ -114,7 +114,7 @@ enum DecodeStage {
     Closed,
     /// The connection switched protocols: the buffer is the caller's.
     Switched,
-    /// A protocol error ([`Core::failure`]); it is returned again on
+    /// A protocol error ([`DecoderBase::failure`]); it is returned again on
     /// every call.
     Failed,
 }
@@ -122,7 +122,7 @@ enum DecodeStage {
 /// What both decoders share: limits, leniency, state, the head reader and
 /// the verdict.
 #[derive(Debug)]
-pub struct Core {
+pub struct DecoderBase {
     limits: Limits,
     rules: Rules,
     state: DecodeStage,
@@ -162,16 +162,16 @@ pub struct Core {
     failure: Option<Error>,
 }
 
-enum Step<H: MessageHead> {
+enum Progress<H: MessageHead> {
     Event(Event<H>),
     NeedMore,
     /// A head was found: `len` bytes at the start of the buffer.
     Head(usize),
 }
 
-impl Core {
+impl DecoderBase {
     fn new(limits: Limits, rules: Rules) -> Self {
-        Core {
+        DecoderBase {
             limits,
             rules,
             state: DecodeStage::Head,
@@ -196,20 +196,20 @@ impl Core {
 
     /// Everything but parsing the head itself.
     ///
-    /// Errors are bare kinds here; [`Core::error`] gives them the switch
+    /// Errors are bare kinds here; [`DecoderBase::error`] gives them the switch
     /// that would accept the input, off the hot path.
-    fn step<H: MessageHead>(
+    fn decode_once<H: MessageHead>(
         &mut self,
         buf: &mut BytesMut,
         is_request: bool,
-    ) -> Result<Step<H>, ErrorKind> {
+    ) -> Result<Progress<H>, ErrorKind> {
         match &mut self.state {
-            // `Core::error` returns the stored error itself.
+            // `DecoderBase::error` returns the stored error itself.
             DecodeStage::Failed => Err(self
                 .failure
                 .as_ref()
                 .map_or(ErrorKind::UnexpectedEof, Error::kind)),
-            DecodeStage::Closed | DecodeStage::Switched => Ok(Step::NeedMore),
+            DecodeStage::Closed | DecodeStage::Switched => Ok(Progress::NeedMore),
             DecodeStage::Ending => {
                 self.state = match self.verdict {
                     KeepAlive::Reusable if self.last => DecodeStage::Closed,
@@ -220,7 +220,7 @@ impl Core {
                     KeepAlive::Close(CloseReason::Switched) => DecodeStage::Switched,
                     KeepAlive::Close(_) => DecodeStage::Closed,
                 };
-                Ok(Step::Event(Event::End(self.verdict)))
+                Ok(Progress::Event(Event::End(self.verdict)))
             }
             DecodeStage::Body(body) => {
                 match body.decode(buf, &self.limits, &mut self.names, self.eof)? {
@@ -228,13 +228,13 @@ impl Core {
                         if body.finished() {
                             self.state = DecodeStage::Ending;
                         }
-                        Ok(Step::Event(Event::Data(data)))
+                        Ok(Progress::Event(Event::Data(data)))
                     }
                     BodyEvent::Extensions(extensions) => {
                         if body.finished() {
                             self.state = DecodeStage::Ending;
                         }
-                        Ok(Step::Event(Event::ChunkExtensions(
+                        Ok(Progress::Event(Event::ChunkExtensions(
                             ChunkExtensions::from_validated(extensions),
                         )))
                     }
@@ -242,13 +242,13 @@ impl Core {
                         self.state = DecodeStage::Ending;
                         let body::Trailers { fields, wire } = *trailers;
                         self.wire_trailers = wire.map(Box::new);
-                        Ok(Step::Event(Event::Trailers(fields)))
+                        Ok(Progress::Event(Event::Trailers(fields)))
                     }
                     BodyEvent::Done => {
                         self.state = DecodeStage::Ending;
-                        self.step(buf, is_request)
+                        self.decode_once(buf, is_request)
                     }
-                    BodyEvent::NeedMore => Ok(Step::NeedMore),
+                    BodyEvent::NeedMore => Ok(Progress::NeedMore),
                 }
             }
             DecodeStage::Head => {
@@ -272,17 +272,17 @@ impl Core {
                     max_lines: self.limits.max_fields.saturating_add(1),
                 };
                 match self.reader.read(buf, &options, &mut self.names) {
-                    Ok(Some(len)) => Ok(Step::Head(len)),
+                    Ok(Some(len)) => Ok(Progress::Head(len)),
                     Ok(None) if self.eof => {
                         if buf.is_empty() {
                             self.state = DecodeStage::Closed;
                             self.verdict = KeepAlive::Close(CloseReason::PeerEof);
-                            Ok(Step::NeedMore)
+                            Ok(Progress::NeedMore)
                         } else {
                             Err(ErrorKind::UnexpectedEof)
                         }
                     }
-                    Ok(None) => Ok(Step::NeedMore),
+                    Ok(None) => Ok(Progress::NeedMore),
                     Err(error) => Err(self.head_refused(error)),
                 }
             }
@@ -290,7 +290,7 @@ impl Core {
     }
 
     /// A head the reader refused: the error, placed in the stream, is
-    /// kept for [`Core::error`].
+    /// kept for [`DecoderBase::error`].
     #[cold]
     #[inline(never)]
     fn head_refused(&mut self, error: Error) -> ErrorKind {
@@ -305,7 +305,7 @@ impl Core {
         kind
     }
 
-    /// The error for a kind [`Core::step`] returned: the one the decoder
+    /// The error for a kind [`DecoderBase::step`] returned: the one the decoder
     /// failed with before, or the kind with the switch that would have
     /// accepted the input, placed at offset `at` of the stream.
     #[cold]
@@ -322,7 +322,7 @@ impl Core {
 
     /// Skips the empty lines at the start of `buf`, at most
     /// [`MAX_EMPTY_LINES`] before one request line. `buf[0]` is byte
-    /// `consumed` of the stream (see [`Core::head_refused`]).
+    /// `consumed` of the stream (see [`DecoderBase::head_refused`]).
     #[cold]
     #[inline(never)]
     fn skip_empty_lines(&mut self, buf: &mut BytesMut) -> Result<(), ErrorKind> {
@@ -433,7 +433,7 @@ impl Core {
 /// and `End`: once the last `Data` has been returned, the next call returns
 /// `End` at once, and [`RequestDecoder::is_body_complete`] is already `true`.
 pub struct Decoder<R: Role> {
-    core: Core,
+    base: DecoderBase,
     pending: R::Pending,
 }
 
@@ -493,7 +493,7 @@ pub type ResponseDecoder = Decoder<Client>;
 impl<R: Role> fmt::Debug for Decoder<R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Decoder")
-            .field("core", &self.core)
+            .field("base", &self.base)
             .field("pending", &self.pending)
             .finish()
     }
@@ -512,14 +512,14 @@ impl<R: Role> Decoder<R> {
     /// [`ResponseLeniency`](crate::leniency::ResponseLeniency) for responses.
     pub fn with_leniency(limits: Limits, leniency: R::Leniency) -> Self {
         Decoder {
-            core: Core::new(limits, R::rules(leniency)),
+            base: DecoderBase::new(limits, R::rules(leniency)),
             pending: R::Pending::default(),
         }
     }
 
     /// The leniency switches this decoder applies.
     pub fn leniency(&self) -> R::Leniency {
-        R::leniency(&self.core.rules)
+        R::leniency(&self.base.rules)
     }
 
     /// Hands out the chunk extensions of chunked bodies as
@@ -527,13 +527,13 @@ impl<R: Role> Decoder<R> {
     /// Off by default: extensions are checked against their grammar and
     /// limits, then dropped, at no cost.
     pub fn set_chunk_extensions(&mut self, on: bool) {
-        self.core.chunk_extensions = on;
+        self.base.chunk_extensions = on;
     }
 
     /// Whether chunk extensions are handed out
     /// ([`set_chunk_extensions`](Self::set_chunk_extensions)).
     pub fn chunk_extensions(&self) -> bool {
-        self.core.chunk_extensions
+        self.base.chunk_extensions
     }
 
     /// Turns the wire view on or off for the heads decoded from now on.
@@ -558,13 +558,13 @@ impl<R: Role> Decoder<R> {
     /// # Ok::<(), h1proto::Error>(())
     /// ```
     pub fn set_wire_view(&mut self, on: bool) {
-        self.core.wire = on;
+        self.base.wire = on;
     }
 
     /// `true` when decoded heads carry a [`WireHead`]
     /// ([`set_wire_view`](Self::set_wire_view)).
     pub fn wire_view(&self) -> bool {
-        self.core.wire
+        self.base.wire
     }
 
     /// Decodes heads to their wire view alone when `on`, from the next head
@@ -594,13 +594,13 @@ impl<R: Role> Decoder<R> {
     /// # Ok::<(), h1proto::Error>(())
     /// ```
     pub fn set_wire_only(&mut self, on: bool) {
-        self.core.wire_only = on;
+        self.base.wire_only = on;
     }
 
     /// `true` when heads are decoded to their wire view alone
     /// ([`set_wire_only`](Self::set_wire_only)).
     pub fn wire_only(&self) -> bool {
-        self.core.wire_only
+        self.base.wire_only
     }
 
     /// The wire view of the trailer section last handed out as
@@ -612,14 +612,14 @@ impl<R: Role> Decoder<R> {
     /// order and spelling with
     /// [`Encoder::finish_in_order`](crate::Encoder::finish_in_order).
     pub fn wire_trailers(&self) -> Option<&WireTrailers> {
-        self.core.wire_trailers.as_deref()
+        self.base.wire_trailers.as_deref()
     }
 
     /// How many bytes of the stream the decoder has consumed (split off or
     /// skipped in the buffers it was given) since it was made: the
     /// coordinates of [`Error::offset`].
     pub fn consumed(&self) -> u64 {
-        self.core.consumed
+        self.base.consumed
     }
 
     /// Decodes the next event from `buf`, splitting off the bytes it uses.
@@ -638,40 +638,40 @@ impl<R: Role> Decoder<R> {
         // Each event is returned where it is made, body events rebuilt by
         // variant: moving an event whole copies the room of its largest
         // variant, a head, for every `End` and `Data`.
-        let len = match self.core.step(buf, R::REQUESTS) {
-            Ok(Step::Head(len)) => len,
-            Ok(Step::Event(Event::End(verdict))) => {
-                self.core.consumed += (before - buf.len()) as u64;
+        let len = match self.base.decode_once(buf, R::REQUESTS) {
+            Ok(Progress::Head(len)) => len,
+            Ok(Progress::Event(Event::End(verdict))) => {
+                self.base.consumed += (before - buf.len()) as u64;
                 return Ok(Some(Event::End(verdict)));
             }
-            Ok(Step::Event(Event::Data(data))) => {
-                self.core.consumed += (before - buf.len()) as u64;
+            Ok(Progress::Event(Event::Data(data))) => {
+                self.base.consumed += (before - buf.len()) as u64;
                 return Ok(Some(Event::Data(data)));
             }
-            Ok(Step::Event(event)) => {
-                self.core.consumed += (before - buf.len()) as u64;
+            Ok(Progress::Event(event)) => {
+                self.base.consumed += (before - buf.len()) as u64;
                 return Ok(Some(event));
             }
-            Ok(Step::NeedMore) => {
-                self.core.consumed += (before - buf.len()) as u64;
+            Ok(Progress::NeedMore) => {
+                self.base.consumed += (before - buf.len()) as u64;
                 return Ok(None);
             }
             Err(kind) => {
-                self.core.consumed += (before - buf.len()) as u64;
+                self.base.consumed += (before - buf.len()) as u64;
                 // Placed at the first byte not consumed.
-                let error = self.core.error(kind, self.core.consumed);
-                self.core.failed(error.clone());
+                let error = self.base.error(kind, self.base.consumed);
+                self.base.failed(error.clone());
                 return Err(error);
             }
         };
         // Where the head starts in the stream (empty lines before it were
         // skipped in this call): its errors are placed from there.
-        self.core.head_start = self.core.consumed + (before - buf.len()) as u64;
+        self.base.head_start = self.base.consumed + (before - buf.len()) as u64;
         let head = buf.split_to(len).freeze();
-        self.core.consumed += (before - buf.len()) as u64;
-        let result = R::head(&mut self.core, &mut self.pending, head).map(Some);
+        self.base.consumed += (before - buf.len()) as u64;
+        let result = R::head(&mut self.base, &mut self.pending, head).map(Some);
         if let Err(error) = &result {
-            self.core.failed(error.clone());
+            self.base.failed(error.clone());
         }
         result
     }
@@ -686,7 +686,7 @@ impl<R: Role> Decoder<R> {
     ///
     /// As [`decode`](Self::decode).
     pub fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
-        self.core.eof = true;
+        self.base.eof = true;
         self.decode(buf)
     }
 
@@ -694,19 +694,19 @@ impl<R: Role> Decoder<R> {
     /// between messages). Known once the head is decoded; final once
     /// [`is_body_complete`](Self::is_body_complete) is `true`.
     pub fn keep_alive(&self) -> KeepAlive {
-        self.core.verdict
+        self.base.verdict
     }
 
     /// `true` once every body byte of the current message has been
     /// returned: the `End` event is due, with no further input needed.
     pub fn is_body_complete(&self) -> bool {
-        self.core.is_body_complete()
+        self.base.is_body_complete()
     }
 
     /// `true` between messages: nothing of a next message has been
     /// decoded yet (bytes of it may already sit in the buffer).
     pub fn is_idle(&self) -> bool {
-        matches!(self.core.state, DecodeStage::Head) && self.core.reader.in_first_line()
+        matches!(self.base.state, DecodeStage::Head) && self.base.reader.in_first_line()
     }
 
     /// `true` once the decoder will decode no further message: the last
@@ -714,20 +714,20 @@ impl<R: Role> Decoder<R> {
     /// peer closed between messages, or an error occurred. Not after a
     /// protocol switch: see [`is_switched`](Self::is_switched).
     pub fn is_closed(&self) -> bool {
-        matches!(self.core.state, DecodeStage::Closed | DecodeStage::Failed)
+        matches!(self.base.state, DecodeStage::Closed | DecodeStage::Failed)
     }
 
     /// `true` after a message that switched the connection to another
     /// protocol (a 101 response, a 2xx response to CONNECT). The bytes
     /// left in the buffer belong to that protocol.
     pub fn is_switched(&self) -> bool {
-        matches!(self.core.state, DecodeStage::Switched)
+        matches!(self.base.state, DecodeStage::Switched)
     }
 
     /// Body bytes still to come of a `Content-Length` body; `None` for
     /// other framings or between messages.
     pub fn remaining_body_len(&self) -> Option<u64> {
-        match &self.core.state {
+        match &self.base.state {
             DecodeStage::Body(body) => body.remaining_len(),
             DecodeStage::Ending => Some(0),
             _ => None,
@@ -740,12 +740,12 @@ impl<R: Role> Decoder<R> {
     /// allocations. A map with room for more than twice
     /// [`Limits::max_fields`] fields is dropped instead of kept.
     pub fn give_spare_fields(&mut self, mut map: HeaderMap) {
-        if map.capacity() <= self.core.limits.max_fields.saturating_mul(2) {
+        if map.capacity() <= self.base.limits.max_fields.saturating_mul(2) {
             // An encoder hands its maps back emptied already.
             if !map.is_empty() {
                 map.clear();
             }
-            self.core.spare = Some(map);
+            self.base.spare = Some(map);
         }
     }
 
@@ -771,36 +771,36 @@ impl<R: Role> Decoder<R> {
     /// ```
     pub fn give_spare_extensions(&mut self, mut extensions: http::Extensions) {
         extensions.clear();
-        self.core.spare_extensions = Some(extensions);
+        self.base.spare_extensions = Some(extensions);
     }
 
     /// Gives back what only steady traffic needs (the head reader's room
     /// for field lines, the spare field and extension maps): an idle
     /// connection's memory, as a session lets its buffers go.
     pub(crate) fn release(&mut self) {
-        self.core.reader.release();
-        self.core.spare = None;
-        self.core.spare_extensions = None;
+        self.base.reader.release();
+        self.base.spare = None;
+        self.base.spare_extensions = None;
     }
 
     /// The limits this decoder enforces.
     pub fn limits(&self) -> &Limits {
-        &self.core.limits
+        &self.base.limits
     }
 
     /// Switches the decoder off after the current message: the next
     /// message is not parsed (used when the local side decided to close,
     /// or to hand the connection to another protocol).
     pub fn close(&mut self) {
-        if !matches!(self.core.state, DecodeStage::Failed | DecodeStage::Switched) {
-            self.core.state = DecodeStage::Closed;
+        if !matches!(self.base.state, DecodeStage::Failed | DecodeStage::Switched) {
+            self.base.state = DecodeStage::Closed;
         }
     }
 
     /// What the fields of the last head held (`Host`, framing and
     /// `Connection` lines), as the head reader noted them.
     pub(crate) fn framing_fields(&self) -> &FramingFields {
-        &self.core.seen
+        &self.base.seen
     }
 }
 
@@ -819,7 +819,7 @@ impl Decoder<Client> {
     }
 }
 
-/// What a response decoder keeps besides the shared core: the requests in
+/// What a response decoder keeps besides the shared base: the requests in
 /// flight, and the interim responses to the current one.
 #[derive(Debug, Default)]
 pub struct InFlight {

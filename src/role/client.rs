@@ -12,7 +12,7 @@ use http::{Method, Response, Version};
 use super::{Client, EventAction, Role};
 use crate::Config;
 use crate::conn::{Connection, Input, Party, State};
-use crate::decode::{Core, Event, InFlight, response_head};
+use crate::decode::{DecoderBase, Event, InFlight, response_head};
 use crate::encode::body::BodyEncoder;
 use crate::encode::head::{
     Added, Ordered, TargetForm, check_full, form_of, invalid_framing, target_form, version_bytes,
@@ -231,11 +231,11 @@ impl Role for Client {
 
     #[inline]
     fn head(
-        core: &mut Core,
+        base: &mut DecoderBase,
         pending: &mut InFlight,
         head: Bytes,
     ) -> Result<Event<Response<()>>, Error> {
-        response_head(core, pending, head)
+        response_head(base, pending, head)
     }
 
     type ConnState = ClientState;

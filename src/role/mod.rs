@@ -21,7 +21,7 @@ use bytes::{Bytes, BytesMut};
 
 use crate::Config;
 use crate::conn::{Connection, Party};
-use crate::decode::{Core, Event, MessageHead};
+use crate::decode::{DecoderBase, Event, MessageHead};
 use crate::encode::{EncoderConfig, Ordered, Plan};
 use crate::error::{Error, UsageError};
 use crate::leniency::Rules;
@@ -62,7 +62,7 @@ pub trait Role: Sized {
     type Recv: MessageHead;
     /// The leniency switches of those messages.
     type Leniency: Copy + Default + std::fmt::Debug;
-    /// What the decoder keeps besides the shared core: nothing for
+    /// What the decoder keeps besides the shared base: nothing for
     /// requests; for responses, the requests they answer.
     type Pending: Default + std::fmt::Debug;
     /// `true` for the role that receives requests.
@@ -80,7 +80,7 @@ pub trait Role: Sized {
     ///
     /// The head is invalid, or not one the role may receive now.
     fn head(
-        core: &mut Core,
+        base: &mut DecoderBase,
         pending: &mut Self::Pending,
         head: Bytes,
     ) -> Result<Event<Self::Recv>, Error>;

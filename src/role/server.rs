@@ -11,7 +11,7 @@ use http::{Request, Response, StatusCode, Version};
 use super::{EventAction, Role, Server};
 use crate::Config;
 use crate::conn::{Connection, Input, Party, State};
-use crate::decode::{Core, Event, request_head};
+use crate::decode::{DecoderBase, Event, request_head};
 use crate::encode::body::BodyEncoder;
 use crate::encode::head::{
     Added, Ordered, check_full, http11_status_line, invalid_framing, is_http10, says_close,
@@ -450,8 +450,8 @@ impl Role for Server {
     }
 
     #[inline]
-    fn head(core: &mut Core, (): &mut (), head: Bytes) -> Result<Event<Request<()>>, Error> {
-        request_head(core, head)
+    fn head(base: &mut DecoderBase, (): &mut (), head: Bytes) -> Result<Event<Request<()>>, Error> {
+        request_head(base, head)
     }
 
     type ConnState = ServerState;
