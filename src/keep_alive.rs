@@ -71,7 +71,7 @@ pub enum CloseReason {
     /// so nothing more on the connection is read as HTTP.
     ConnectRefused,
     /// A final response other than 2xx arrived before the request was
-    /// completely sent: the client stops sending, and the connection
+    /// completely sent: the client withdraws the rest, and the connection
     /// cannot be reused.
-    EarlyResponse,
+    RequestWithdrawn,
 }

@@ -163,7 +163,7 @@ fn a_client_answered_while_sending_stops_and_closes() {
     assert_eq!(support::responses(&events), vec![(403, b"no".to_vec())]);
     assert_eq!(
         pair.client.keep_alive(),
-        KeepAlive::Close(CloseReason::EarlyResponse)
+        KeepAlive::Close(CloseReason::RequestWithdrawn)
     );
     // The rest of the body is dropped without an error.
     assert_eq!(pair.client.sender().send_data("56789"), Ok(()));
@@ -213,7 +213,7 @@ fn an_early_refusal_between_pair_members() {
     assert!(pair.client.is_closed());
     assert_eq!(
         pair.client.keep_alive(),
-        KeepAlive::Close(CloseReason::EarlyResponse)
+        KeepAlive::Close(CloseReason::RequestWithdrawn)
     );
 }
 

@@ -287,7 +287,7 @@ impl Role for Client {
                     // section 9.5). A 2xx means it is taking the body as it
                     // answers (an echo, a streamed upload): sending goes on.
                     conn.role.withdrawn = true;
-                    conn.machine.close(CloseReason::EarlyResponse);
+                    conn.machine.close(CloseReason::RequestWithdrawn);
                     conn.machine.on(Party::Client, Input::WithdrawBody);
                 }
                 let kind = sent.map_or(RequestKind::Other, |s| s.kind);
