@@ -463,7 +463,10 @@ fn an_early_2xx_answer_still_gets_the_whole_body() {
     let mut buf = [0u8; 1024];
     while !seen.ends_with(b"5\r\nearly\r\n") {
         use std::io::Read;
-        let n = client.stream.read(&mut buf).expect("the early answer");
+        let n = client
+            .stream
+            .read(&mut buf)
+            .expect("the answer during the upload");
         assert!(n > 0, "closed: {:?}", String::from_utf8_lossy(&seen));
         seen.extend_from_slice(&buf[..n]);
     }

@@ -497,7 +497,7 @@ fn client_response_head_timeout_runs_from_the_request_written() {
 /// While the request body is still going out, the response head's time
 /// has not begun: a server may read the whole body before it answers. An
 /// upload that takes longer than the head timeout (10 s here), with the
-/// caller waiting for an early answer between its pieces, is not cut; the
+/// caller waiting for an answer between its pieces, is not cut; the
 /// head's 10 s start once the request is out.
 #[test]
 fn client_head_timeout_starts_once_the_request_body_is_out() {

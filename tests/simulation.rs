@@ -69,7 +69,7 @@ fn answer() -> impl Strategy<Value = Answer> {
     prop_oneof![
         Just(Answer::Whole),
         Just(Answer::Stream),
-        Just(Answer::Early)
+        Just(Answer::BeforeBody)
     ]
 }
 
@@ -278,8 +278,8 @@ fn get(answer: Answer, resp_len: usize, think: u64) -> ReqPlan {
 fn shutdown_during_a_paused_stream() {
     let mut plan = simple(
         vec![
-            get(Answer::Early, 0, 1784),
-            get(Answer::Early, 0, 0),
+            get(Answer::BeforeBody, 0, 1784),
+            get(Answer::BeforeBody, 0, 0),
             get(Answer::Whole, 0, 0),
             get(Answer::Whole, 0, 0),
             get(Answer::Stream, 2, 0),

@@ -1158,7 +1158,7 @@ fn run_server(limits: &Limits, ctl: u8, msg: &[u8], cuts: &[usize], eof: bool) -
                     }
                     push(&mut out.events, ev);
                     // ctl bit 3: answer at the head, before reading the body
-                    // (the early-response path: the body is then drained or
+                    // (a response before the request body is read: the body is then drained or
                     // the connection closes); otherwise at the end.
                     let early = ctl & 8 != 0 && !connect;
                     if !answered && ((head && early) || end) {

@@ -180,7 +180,7 @@ fn body_len(r: &mut Reader<'_>) -> usize {
 }
 
 fn answer(r: &mut Reader<'_>) -> Answer {
-    r.pick(&[Answer::Whole, Answer::Stream, Answer::Early])
+    r.pick(&[Answer::Whole, Answer::Stream, Answer::BeforeBody])
 }
 
 fn request(r: &mut Reader<'_>) -> ReqPlan {

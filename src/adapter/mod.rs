@@ -30,8 +30,8 @@
 //!
 //! The blocking driver does one I/O at a time. The tokio driver reads
 //! beside a write that has to wait, when the session wants input (the
-//! duplex contract of [`Session`]): a client sees an early
-//! refusal during an upload at once, a server reads pipelined requests
+//! duplex contract of [`Session`]): a client sees a refusal
+//! during an upload at once, a server reads pipelined requests
 //! while its answer is written. For an application that waits on two
 //! connections (a proxy), the tokio driver's `read_ahead` reads what the
 //! session wants ahead while the application waits on the other one, and

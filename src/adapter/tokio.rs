@@ -206,8 +206,8 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
                 match done {
                     Done::Io(result) => self.handle_io(step, result, now)?,
                     // A read made while a write waits: reported, then the
-                    // call is made again (a client learns of an early
-                    // answer; the write is asked for again if still due).
+                    // call is made again (a client learns of an answer
+                    // during its upload; the write is asked for again if still due).
                     Done::Beside(result) => self.handle_io(Io::Read, result, now)?,
                     // The shutdown signal came first.
                     Done::Signal => {
@@ -226,7 +226,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
     /// this waits for ever: it is for an application that waits for
     /// something else meanwhile and races this against it (it is
     /// cancel-safe). A proxy reading a request body from its client
-    /// watches the upstream for an early answer so, without starting the
+    /// watches the upstream for an answer that way, without starting the
     /// upstream's response deadline; the session's next call takes what
     /// came.
     ///
@@ -244,8 +244,8 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
 
     /// One poll of an I/O, raced against the session's deadline and the
     /// shutdown signal, and, for a write that cannot complete at once, a
-    /// read the session wants beside it (the duplex contract: an early
-    /// answer during an upload, a pipelined request while an answer is
+    /// read the session wants beside it (the duplex contract: an answer
+    /// during an upload, a pipelined request while an answer is
     /// written). The deadline, the timer, the signal and the read are
     /// looked at only when the I/O cannot complete at once.
     fn poll_io(

@@ -165,7 +165,8 @@ impl<R: Role> Connection<R> {
     }
 
     /// The verdict on the connection so far: reusable, or the first reason
-    /// to close (the messages' own, a local decision, an early answer, a
+    /// to close (the messages' own, a local decision, an answer that cut a
+    /// request short, a
     /// protocol error, which overrides any other). Final once the exchange
     /// is over.
     pub fn keep_alive(&self) -> KeepAlive {

@@ -76,8 +76,8 @@ impl<'a, R: Role> Sender<'a, R> {
     /// Queues body bytes of the message being sent. A session's sender
     /// past `Config::flush_threshold` queued bytes: `poll_flush` asks for
     /// a write before more is queued. A client whose request the server
-    /// refused while it was being sent (an early response) drops the
-    /// rest without an error.
+    /// refused while it was being sent drops the rest (withdrawn) without
+    /// an error.
     ///
     /// # Errors
     ///

@@ -43,10 +43,10 @@ use crate::wire::WireHead;
 /// (`Upgrade`, CONNECT) is the last sent until its response decides.
 ///
 /// If a final response other than 2xx arrives while a request body is
-/// still being sent, the client stops sending: later
+/// still being sent, the client withdraws the rest: later
 /// [`send_data`](crate::Sender::send_data) and [`finish`](crate::Sender::finish) calls for
 /// that request queue nothing, and the connection closes after the
-/// response (RFC 9112 section 9.5). A 2xx that arrives early is a server
+/// response (RFC 9112 section 9.5). A 2xx that arrives during the upload is a server
 /// answering as it reads (an echo, a streamed upload): the body is sent to
 /// its end and the connection stays reusable.
 ///

@@ -330,8 +330,8 @@ impl ClientSession {
 
     /// Reads the heads of the answer the server sent while the request is
     /// still being sent (a driver that reads while it writes brought them
-    /// in), so that an early final response is known at once: a refusal
-    /// (not 2xx) stops the request, whose queued rest is dropped, and the
+    /// in), so that a final response during the upload is known at once: a
+    /// refusal (not 2xx) withdraws the request, whose queued rest is dropped, and the
     /// sender's `poll_flush` no longer waits. Only between responses
     /// (the previous body read to its end): what is decoded here is heads
     /// alone, which `next_response` hands out first.

@@ -236,7 +236,7 @@ async fn serve_requests(
         };
         let body = rp.body_bytes(id);
         match rp.answer {
-            Answer::Early => {
+            Answer::BeforeBody => {
                 queued(ep, s, shared);
                 s.sender()
                     .send_response(tagged(id, Bytes::from(gen_body(id, rp.resp_len))))
@@ -386,7 +386,7 @@ impl Client {
             Sizes::new(self.plan.writes[0].clone()),
             bounds(&self.plan, &config, Side::Client),
         );
-        // A client that sends slowly while the server has answered early
+        // A client that sends slowly while the server has answered before the body
         // and lingers must be done within the linger time (it reads the
         // answer only after sending), so its pauses stay under it.
         ep.slow_writes(self.plan.pauses[0].clone(), Duration::from_millis(1500));
@@ -507,7 +507,7 @@ impl Client {
                 rp.resp_len.to_string().as_str()
             );
         }
-        let want_100 = usize::from(rp.waits() && rp.answer != Answer::Early);
+        let want_100 = usize::from(rp.waits() && rp.answer != Answer::BeforeBody);
         assert_eq!(interim, want_100, "100 Continue for {id}");
         match s.trailers() {
             Some(t) if rp.response_trailers() => {
@@ -863,7 +863,7 @@ fn check_ending(plan: &Plan, rec: &Record) {
                 .collect();
             match answer {
                 Answer::Whole => assert_eq!(statuses, ["408"], "{tail}"),
-                Answer::Stream | Answer::Early => {
+                Answer::Stream | Answer::BeforeBody => {
                     assert_eq!(statuses, ["200"], "no 408 after an answer left: {tail}");
                 }
             }

@@ -14,7 +14,7 @@ pub enum Answer {
     /// Answer with a chunked body while reading the request's (echo).
     Stream,
     /// Answer before reading the body (the session drains or refuses it).
-    Early,
+    BeforeBody,
 }
 
 #[derive(Debug, Clone)]
@@ -33,8 +33,8 @@ pub struct ReqPlan {
     pub expect: bool,
     pub close: bool,
     pub answer: Answer,
-    /// Length of the generated response body (bodyless requests, early
-    /// answers).
+    /// Length of the generated response body (bodyless requests, answers
+    /// before the body).
     pub resp_len: usize,
     pub resp_trailers: bool,
     /// Server think time before answering, in ms.
@@ -174,7 +174,7 @@ impl ReqPlan {
     }
 
     pub fn echoes(&self) -> bool {
-        self.has_body() && self.answer != Answer::Early
+        self.has_body() && self.answer != Answer::BeforeBody
     }
 
     /// The length of [`response_body`](Self::response_body), without
@@ -206,7 +206,7 @@ impl ReqPlan {
 
     /// The answer's head must say `Connection: close`.
     pub fn announces_close(&self) -> bool {
-        let unread = self.answer == Answer::Early && self.has_body();
+        let unread = self.answer == Answer::BeforeBody && self.has_body();
         let long = self
             .body
             .as_ref()
@@ -220,7 +220,7 @@ impl ReqPlan {
         if self.close {
             return Some(true);
         }
-        if self.answer != Answer::Early || !self.has_body() {
+        if self.answer != Answer::BeforeBody || !self.has_body() {
             return Some(false);
         }
         if self.waits() {

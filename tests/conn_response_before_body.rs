@@ -1,5 +1,5 @@
-//! The early-response policy: a server that answers before reading the
-//! request body drains a bounded amount or closes; a client that gets a
+//! Responses before the request body is read: a server that answers
+//! before reading the request body drains a bounded amount or closes; a client that gets a
 //! final response while still sending stops and closes.
 
 mod support;
