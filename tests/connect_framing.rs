@@ -356,7 +356,7 @@ fn the_client_connection_never_frames_a_connect() {
     );
     assert_eq!(client.requests_in_flight(), 0);
     assert!(client.output().is_empty());
-    // The connection is still usable: a bare CONNECT goes out.
+    // The connection is still usable: a plain CONNECT goes out.
     let kind = client
         .sender()
         .send_head(connect().body(()).unwrap())

@@ -129,7 +129,7 @@ pub const MIX: [Message; 6] = [
     },
 ];
 
-/// Bare httparse: borrowed slices, no `http` types, no framing.
+/// httparse alone: borrowed slices, no `http` types, no framing.
 pub fn httparse_request(bytes: &[u8]) -> usize {
     let mut headers = [httparse::EMPTY_HEADER; 32];
     let mut req = httparse::Request::new(&mut headers);
@@ -139,7 +139,7 @@ pub fn httparse_request(bytes: &[u8]) -> usize {
     }
 }
 
-/// Bare httparse on a response head.
+/// httparse alone on a response head.
 pub fn httparse_response(bytes: &[u8]) -> usize {
     let mut headers = [httparse::EMPTY_HEADER; 32];
     let mut resp = httparse::Response::new(&mut headers);

@@ -160,7 +160,7 @@ pub(crate) struct Chunked {
     /// reading refuses.
     rules: Rules,
     /// The switch that would have accepted what an error refused: errors
-    /// stay bare `ErrorKind`s on the hot path.
+    /// stay plain `ErrorKind`s on the hot path.
     hint: Option<Switch>,
     /// What the framing has cost so far, against the limits.
     overhead: Overhead,

@@ -196,7 +196,7 @@ impl DecoderBase {
 
     /// Everything but parsing the head itself.
     ///
-    /// Errors are bare kinds here; [`DecoderBase::error`] gives them the switch
+    /// Errors are plain kinds here; [`DecoderBase::error`] gives them the switch
     /// that would accept the input, off the hot path.
     fn decode_once<H: MessageHead>(
         &mut self,
