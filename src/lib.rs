@@ -78,9 +78,9 @@
 //!               GET /b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
 //! let mut sock = Mem(std::io::Cursor::new(input.to_vec()), Vec::new());
 //! serve(&mut sock).unwrap();
-//! let wire = String::from_utf8(sock.1).unwrap();
-//! assert!(wire.starts_with("HTTP/1.1 200 OK\r\ncontent-length: 8\r\n\r\n3 bytes\n"));
-//! assert!(wire.contains("connection: close"));
+//! let sent = String::from_utf8(sock.1).unwrap();
+//! assert!(sent.starts_with("HTTP/1.1 200 OK\r\ncontent-length: 8\r\n\r\n3 bytes\n"));
+//! assert!(sent.contains("connection: close"));
 //! ```
 //!
 //! # The parts

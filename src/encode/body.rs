@@ -35,7 +35,7 @@ pub(crate) enum BodyEncoder {
 }
 
 impl BodyEncoder {
-    /// How the body is delimited on the wire.
+    /// How the body is delimited.
     pub(crate) fn kind(&self) -> BodyKind {
         match self {
             BodyEncoder::Empty | BodyEncoder::Discard { .. } => BodyKind::Empty,

@@ -61,7 +61,7 @@ impl ResponseEncoder {
 
     /// Queues a response head whose body follows with
     /// [`send_data`](Self::send_data) and [`finish`](Self::finish), and
-    /// returns how the body is framed on the wire. `res` is a
+    /// returns how the body is framed. `res` is a
     /// `Response<()>`, an `http` builder or `Parts`.
     ///
     /// Without framing fields from the caller the body is chunked for an

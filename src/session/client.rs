@@ -121,8 +121,8 @@ impl ClientSession {
             .write_past(now, !self.closed, self.core.knobs.flush_threshold)
     }
 
-    /// Writes every queued request now, for a caller that wants them on
-    /// the wire before it waits for anything.
+    /// Writes every queued request now, for a caller that wants them
+    /// written before it waits for anything.
     pub fn poll_write_all(&mut self, now: Instant) -> Step<()> {
         self.look_ahead();
         self.core.write_past(now, !self.closed, 0)

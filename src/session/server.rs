@@ -74,7 +74,7 @@ enum Phase {
 ///
 /// let mut session = ServerSession::new(Config::default(), Instant::now());
 /// let mut input: &[u8] = b"GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n";
-/// let mut wire = Vec::new();
+/// let mut sent = Vec::new();
 /// // A driver over an in-memory "socket": it does what the session asks.
 /// let mut drive = |session: &mut ServerSession, io: Io| match io {
 ///     Io::Read => {
@@ -85,7 +85,7 @@ enum Phase {
 ///     Io::Write => {
 ///         let out = session.output();
 ///         let n = out.chunk().len(); // a socket write may take less
-///         wire.extend_from_slice(&out.chunk()[..n]);
+///         sent.extend_from_slice(&out.chunk()[..n]);
 ///         session.handle_write(n, Instant::now());
 ///     }
 ///     _ => {} // Io::Shutdown, Io::Close: nothing to do in memory
@@ -102,7 +102,7 @@ enum Phase {
 /// while let Step::Io(io) = session.close(Instant::now()) {
 ///     drive(&mut session, io);
 /// }
-/// assert!(wire.ends_with(b"connection: close\r\n\r\nhello"));
+/// assert!(sent.ends_with(b"connection: close\r\n\r\nhello"));
 /// # Ok::<(), h1proto::SessionError>(())
 /// ```
 #[derive(Debug)]
