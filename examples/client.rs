@@ -212,7 +212,7 @@ async fn upload(
 
 /// One turn of an upload: ready once no more than `Config::flush_threshold`
 /// is queued, or, while `gathering`, once the whole response came (which
-/// a refusal makes the session stop the request for).
+/// a refusal makes the session withdraw the request for).
 fn turn(
     session: &mut ClientSession,
     now: Instant,

@@ -763,7 +763,7 @@ impl<'a> Exchange<'a> {
 
     /// Forwards the final response head. An answer other than 2xx before
     /// the request body is through refuses the rest of it (the upstream
-    /// session stops sending it, RFC 9112 section 9.5), as does any answer
+    /// session withdraws it, RFC 9112 section 9.5), as does any answer
     /// to a client still waiting for `100 Continue`: what the client still
     /// sends is the client session's to drain or refuse.
     fn final_head(&mut self, res: Response<()>) -> Result<(), Failed> {
