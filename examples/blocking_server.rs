@@ -35,7 +35,7 @@ use h1proto::adapter::blocking::{Server, Transport};
 use common::{AcceptPolicy, Answer, parse_args};
 
 fn main() -> io::Result<()> {
-    let args = parse_args("blocking_server", std::env::args().skip(1))?;
+    let args = parse_args("blocking_server", std::env::args().skip(1));
     // tokio does two chores at start-up: a listener with a large backlog
     // (std cannot ask for one) and the signal handlers.
     let rt = tokio::runtime::Builder::new_current_thread()

@@ -112,6 +112,8 @@ pub struct Options {
 /// Reads `-v`, `-I`, `-d DATA`, `--data-binary DATA|@FILE`, `--lenient`
 /// and URLs.
 pub fn parse_args(args: &[String]) -> Result<Options, Box<dyn Error>> {
+    const USAGE: &str =
+        "usage: client [-v] [-I] [-d DATA] [--data-binary DATA|@FILE] [--lenient] URL...";
     let mut opts = Options::default();
     let mut args = args.iter();
     while let Some(arg) = args.next() {
@@ -119,6 +121,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, Box<dyn Error>> {
             "-v" => opts.verbose = true,
             "-I" => opts.head = true,
             "--lenient" => opts.lenient = true,
+            "-h" | "--help" => return Err(USAGE.into()),
             "-d" => {
                 let data = args.next().ok_or("-d needs DATA")?;
                 opts.data = Some(Data::Bytes(Bytes::from(data.clone())));
@@ -140,10 +143,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, Box<dyn Error>> {
         }
     }
     if opts.urls.is_empty() {
-        return Err(
-            "usage: client [-v] [-I] [-d DATA] [--data-binary DATA|@FILE] [--lenient] URL..."
-                .into(),
-        );
+        return Err(USAGE.into());
     }
     Ok(opts)
 }

@@ -34,7 +34,7 @@ use common::{AcceptPolicy, Answer, parse_args};
 
 #[tokio::main]
 async fn main() -> io::Result<()> {
-    let args = parse_args("hello_server", std::env::args().skip(1))?;
+    let args = parse_args("hello_server", std::env::args().skip(1));
     let listener = common::listen(&args.addr).await?;
     let (stop, stopped) = watch::channel(false);
     let signal = common::stop_signal()?;

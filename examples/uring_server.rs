@@ -105,13 +105,7 @@ mod uring {
     const UNAVAILABLE: u8 = 2;
 
     pub fn main() -> ExitCode {
-        let args = match parse_args("uring_server", std::env::args().skip(1)) {
-            Ok(args) => args,
-            Err(err) => {
-                eprintln!("{err}");
-                return ExitCode::FAILURE;
-            }
-        };
+        let args = parse_args("uring_server", std::env::args().skip(1));
         let rt = match runtime() {
             Ok(rt) => rt,
             Err(err) => {

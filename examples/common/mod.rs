@@ -24,19 +24,32 @@ pub struct Args {
 }
 
 /// Reads `--addr`, `--header-timeout`, `--idle-timeout` and
-/// `--max-connections`.
-pub fn parse_args(name: &str, mut args: impl Iterator<Item = String>) -> io::Result<Args> {
+/// `--max-connections`. `-h` or `--help` prints the usage and exits; an
+/// argument it cannot read prints the usage and exits with status 2.
+pub fn parse_args(name: &str, args: impl Iterator<Item = String>) -> Args {
+    let usage = format!(
+        "usage: {name} [--addr HOST:PORT] [--header-timeout SECS] [--idle-timeout SECS] \
+         [--max-connections N]"
+    );
+    match read_args(args) {
+        Ok(Some(args)) => args,
+        Ok(None) => {
+            println!("{usage}");
+            std::process::exit(0);
+        }
+        Err(()) => {
+            eprintln!("{usage}");
+            std::process::exit(2);
+        }
+    }
+}
+
+/// [`parse_args`]' work: `Ok(None)` for `--help`.
+fn read_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, ()> {
     let mut parsed = Args {
         addr: String::from("127.0.0.1:8080"),
         config: Config::default(),
         max_connections: default_max_connections(),
-    };
-    let usage = || {
-        let msg = format!(
-            "usage: {name} [--addr HOST:PORT] [--header-timeout SECS] [--idle-timeout SECS] \
-             [--max-connections N]"
-        );
-        io::Error::new(io::ErrorKind::InvalidInput, msg)
     };
     let secs = |value: String| {
         value
@@ -44,20 +57,23 @@ pub fn parse_args(name: &str, mut args: impl Iterator<Item = String>) -> io::Res
             .ok()
             .filter(|s| s.is_finite() && *s > 0.0)
             .map(Duration::from_secs_f64)
-            .ok_or_else(usage)
+            .ok_or(())
     };
     while let Some(arg) = args.next() {
+        if arg == "-h" || arg == "--help" {
+            return Ok(None);
+        }
         match (arg.as_str(), args.next()) {
             ("--addr", Some(value)) => parsed.addr = value,
             ("--header-timeout", Some(value)) => parsed.config.timeouts.head = Some(secs(value)?),
             ("--idle-timeout", Some(value)) => parsed.config.timeouts.idle = Some(secs(value)?),
             ("--max-connections", Some(value)) => {
-                parsed.max_connections = value.parse().ok().filter(|&n| n > 0).ok_or_else(usage)?;
+                parsed.max_connections = value.parse().ok().filter(|&n| n > 0).ok_or(())?;
             }
-            _ => return Err(usage()),
+            _ => return Err(()),
         }
     }
-    Ok(parsed)
+    Ok(Some(parsed))
 }
 
 /// What a request gets from the example servers' routes.
