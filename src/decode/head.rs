@@ -44,6 +44,7 @@ pub(super) fn request_head(core: &mut Core, bytes: Bytes) -> Result<Event<Reques
     }
     let verdict = framing::connection_verdict_of(version, &seen);
     let event = if core.wire_only {
+        learn(core, head);
         Event::Wire {
             head: WireHead::new(bytes.clone(), true, core.reader.record()),
             body: framing.body,
@@ -112,6 +113,7 @@ pub(super) fn response_head(
         _ => BodyKind::Empty,
     };
     let event = if core.wire_only {
+        learn(core, head);
         let head = WireHead::new(bytes.clone(), false, core.reader.record());
         Event::Wire { head, body }
     } else {
@@ -157,6 +159,15 @@ pub(super) fn response_head(
         }
     }
     Ok(event)
+}
+
+/// In wire-only mode, where no `http` type is built: the name cache learns
+/// the names and values of the head as a build would have taught it.
+#[inline(never)]
+fn learn(core: &mut Core, head: &[u8]) {
+    if core.names.keeping() {
+        build::learn(head, core.reader.record(), true, &mut core.names);
+    }
 }
 
 /// Puts a head's field map in the place of the empty one a new `Request`

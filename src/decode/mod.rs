@@ -262,7 +262,7 @@ impl Core {
                     max_bytes: self.limits.max_head_bytes,
                     max_lines: self.limits.max_fields.saturating_add(1),
                 };
-                match self.reader.read(buf, &options) {
+                match self.reader.read(buf, &options, &mut self.names) {
                     Ok(Some(len)) => Ok(Step::Head(len)),
                     Ok(None) if self.eof => {
                         if buf.is_empty() {

@@ -10,7 +10,7 @@ use http::header::{HeaderMap, HeaderValue};
 use http::{Method, StatusCode, Uri};
 
 use super::names::NameCache;
-use super::record::{Record, unfold};
+use super::record::{NO_ENTRY, Record, unfold};
 use super::target::target_uri;
 use crate::error::{Error, ErrorKind};
 
@@ -41,16 +41,26 @@ pub(crate) fn fields(
     names: &mut NameCache,
     map: &mut HeaderMap,
 ) -> Result<(), Error> {
+    let generation = names.generation();
     for field in &record.fields {
         let refused = |kind: ErrorKind| Error::from(kind).at(field.start as u64, None);
-        let Some((name, _)) = names.get(&section[field.name()]) else {
-            return Err(refused(ErrorKind::InvalidFieldName));
+        // The entry the reader found stands for the name unless the cache
+        // started over since.
+        let entry =
+            (field.entry != NO_ENTRY && names.generation() == generation).then_some(field.entry);
+        let name = match entry {
+            Some(entry) => names.name_at(entry),
+            None => match names.get(&section[field.name()]) {
+                Some((name, _)) => name,
+                None => return Err(refused(ErrorKind::InvalidFieldName)),
+            },
         };
         let bytes = &section[field.value()];
-        let known = if values {
-            names.known_value(bytes)
-        } else {
-            None
+        let known = match entry {
+            Some(entry) if values && field.value_known => names.value_at(entry),
+            Some(_) => None,
+            None if values => names.known_value(bytes),
+            None => None,
         };
         let value = if field.folded {
             HeaderValue::from_maybe_shared(Bytes::from(unfold(bytes)))
@@ -67,4 +77,17 @@ pub(crate) fn fields(
         map.append(name, value);
     }
     Ok(())
+}
+
+/// Teaches the name cache the names (and, with `values`, the values) of
+/// `record` that it did not predict, as [`fields`] does, for a head whose
+/// `http` types are not built (wire-only mode): the reader then finds
+/// them by one comparison in the heads to come.
+#[inline(never)]
+pub(crate) fn learn(section: &[u8], record: &Record, values: bool, names: &mut NameCache) {
+    for field in record.fields.iter().filter(|f| f.entry == NO_ENTRY) {
+        if names.get(&section[field.name()]).is_some() && values && !field.folded {
+            names.learn_value(&section[field.value()]);
+        }
+    }
 }

@@ -64,6 +64,9 @@ pub(crate) struct NameCache {
     values: Vec<Option<HeaderValue>>,
     /// The bytes of the values kept.
     value_bytes: usize,
+    /// How many times the cache started over: an entry's index stands
+    /// for the same name while this stays the same.
+    generation: u32,
 }
 
 impl Default for NameCache {
@@ -76,6 +79,7 @@ impl Default for NameCache {
             found: NONE,
             values: Vec::new(),
             value_bytes: 0,
+            generation: 0,
         }
     }
 }
@@ -98,6 +102,53 @@ impl NameCache {
     #[inline(always)]
     fn spelling(&self, entry: &Entry) -> &[u8] {
         &self.spellings[usize::from(entry.start)..][..usize::from(entry.len)]
+    }
+
+    /// The entry tried first (the one after the last match), if `line`
+    /// starts with its spelling and a colon: its index, and the length of
+    /// the name. When the peer repeats its order, one comparison finds the
+    /// name and its colon. The entry after it is tried next.
+    #[inline]
+    pub(crate) fn predict(&mut self, line: &[u8]) -> Option<(u32, usize)> {
+        let i = if self.next < self.entries.len() {
+            self.next
+        } else {
+            0
+        };
+        let entry = self.entries.get(i)?;
+        let n = usize::from(entry.len);
+        if line.get(n) == Some(&b':') && same(&line[..n], self.spelling(entry)) {
+            self.next = i + 1;
+            return Some((i as u32, n));
+        }
+        None
+    }
+
+    /// The role of entry `i` ([`predict`](Self::predict)).
+    #[inline(always)]
+    pub(crate) fn role_at(&self, i: u32) -> Role {
+        self.entries[i as usize].role
+    }
+
+    /// The value kept for entry `i`, if any.
+    #[inline(always)]
+    pub(crate) fn value_at(&self, i: u32) -> Option<&HeaderValue> {
+        self.values.get(i as usize)?.as_ref()
+    }
+
+    /// The name of entry `i`, which becomes the entry found last (for
+    /// [`learn_value`](Self::learn_value)).
+    #[inline(always)]
+    pub(crate) fn name_at(&mut self, i: u32) -> HeaderName {
+        self.found = i as usize;
+        self.entries[i as usize].name.clone()
+    }
+
+    /// Changes when the cache starts over: indices from before no longer
+    /// stand for the same names.
+    #[inline(always)]
+    pub(crate) fn generation(&self) -> u32 {
+        self.generation
     }
 
     /// The `HeaderName` for `raw` (the bytes before a colon), with its role,
@@ -146,6 +197,7 @@ impl NameCache {
                 // Full: a peer with this many names starts over (rare, and
                 // it keeps the memory bounded without bookkeeping).
                 self.entries.clear();
+                self.generation = self.generation.wrapping_add(1);
                 self.spellings.clear();
                 self.values.clear();
                 self.value_bytes = 0;

@@ -22,12 +22,15 @@
 
 use memchr::memchr;
 
-use super::record::{Field, Record, trim};
+use super::names::NameCache;
+use super::record::{Field, NO_ENTRY, Record, trim};
 use super::target::form_fits;
 use crate::error::{Error, ErrorKind};
 use crate::framing::{FieldRole as Role, Seen};
 use crate::grammar::{is_target_char, is_tchar, is_text, run, target_end, text_end};
 use crate::leniency::{Rules, Switch};
+
+mod lines;
 
 /// The longest field name `http` takes (`HeaderName::from_bytes`).
 pub(crate) const MAX_NAME: usize = (1 << 16) - 1;
@@ -196,18 +199,24 @@ impl Reader {
     }
 
     /// Reads `buf`, which holds the section from its first byte on, from
-    /// where the last call stopped. `Ok(Some(len))`: the section is
+    /// where the last call stopped. `names`, the decoder's name cache,
+    /// vouches for the names and values it has seen before. `Ok(Some(len))`: the section is
     /// complete, `len` bytes with its empty line. `Ok(None)`: more is
     /// needed. `Err`: the fault found, placed within the section (its
     /// line, and the field at fault), or the bound the section ran into,
     /// placed at its start.
-    pub(crate) fn read(&mut self, buf: &[u8], o: &Options) -> Result<Option<usize>, Error> {
+    pub(crate) fn read(
+        &mut self,
+        buf: &[u8],
+        o: &Options,
+        names: &mut NameCache,
+    ) -> Result<Option<usize>, Error> {
         if self.read == 0 && !self.cr {
             self.begin(o.section);
         }
         let upto = buf.len().min(o.max_bytes);
         loop {
-            match self.scan(buf, upto, o) {
+            match self.scan(buf, upto, o, names) {
                 Err(fault) if o.section == Section::Trailers && !is_bound(&fault) => {
                     // Read on to the end of the section, then report it.
                     self.fault.get_or_insert(fault);
@@ -228,7 +237,13 @@ impl Reader {
         }
     }
 
-    fn scan(&mut self, head: &[u8], upto: usize, o: &Options) -> Result<Option<usize>, Error> {
+    fn scan(
+        &mut self,
+        head: &[u8],
+        upto: usize,
+        o: &Options,
+        names: &mut NameCache,
+    ) -> Result<Option<usize>, Error> {
         let mut i = self.read;
         if self.cr && i < upto {
             // The last call ended on a CR: the byte after it decides.
@@ -246,6 +261,34 @@ impl Reader {
             }
         }
         while i < upto {
+            if self.at == At::LineStart {
+                if head[i] != b'\r' {
+                    // The usual field line, `token ":" OWS text CRLF`, read
+                    // at once; any other goes byte by byte below.
+                    if let Some(next) = self.field_line(head, i, upto, o, names) {
+                        i = next;
+                        continue;
+                    }
+                } else if i + 1 < upto && head[i + 1] == b'\n' && self.fault.is_none() {
+                    // The empty line that ends the section.
+                    self.at = At::End;
+                    self.read = i + 2;
+                    return Ok(Some(i + 2));
+                }
+            } else if i == 0 && o.section != Section::Trailers {
+                // Likewise the usual start line.
+                let line = match o.section {
+                    Section::Request => self.request_line(head, upto, o),
+                    _ => self.status_line(head, upto),
+                };
+                if let Some(next) = line {
+                    self.lines = 1;
+                    self.at = At::LineStart;
+                    self.line = next;
+                    i = next;
+                    continue;
+                }
+            }
             // A run of bytes that change nothing but a count, read at once.
             let (j, bound) = match self.at {
                 At::Value | At::Fold | At::Reason => (text_end(head, i, upto), usize::MAX),
@@ -281,6 +324,12 @@ impl Reader {
                 }
             }
             match head[i] {
+                // The usual ways out of a run, without the general case.
+                b':' if self.at == At::Name => self.field(head, i, i),
+                b if self.at == At::LineStart && is_tchar(b) => {
+                    self.at = At::Name;
+                    self.n = 1;
+                }
                 b'\r' if i + 1 == upto => self.cr = true,
                 b'\r' if head[i + 1] == b'\n' => {
                     i += 1;
@@ -470,6 +519,8 @@ impl Reader {
             value: (colon + 1, colon + 1),
             role: Role::of_name(&head[self.line..name_end]),
             folded: false,
+            entry: NO_ENTRY,
+            value_known: false,
         });
     }
 
@@ -691,9 +742,10 @@ mod tests {
             max_lines: 64,
         };
         let mut reader = Reader::default();
+        let mut names = NameCache::default();
         let mut outcome = Ok(None);
         for &to in cuts.iter().chain([&input.len()]) {
-            outcome = reader.read(&input[..to], &options);
+            outcome = reader.read(&input[..to], &options, &mut names);
             if !matches!(outcome, Ok(None)) {
                 break;
             }
@@ -740,7 +792,8 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(2000))]
 
         /// However the bytes arrive, the reader reaches the same outcome
-        /// and records the same field lines.
+        /// and records the same field lines: the usual lines it reads at
+        /// once when they are whole, and byte by byte otherwise, agree.
         #[test]
         fn the_reading_does_not_depend_on_the_reads(
             head in heads(),

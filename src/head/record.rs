@@ -22,7 +22,14 @@ pub(crate) struct Field {
     pub(crate) role: Role,
     /// Continued by obs-fold.
     pub(crate) folded: bool,
+    /// The name cache's entry for the name ([`NO_ENTRY`] if none was
+    /// found while reading), and whether the value is the one it keeps.
+    pub(crate) entry: u32,
+    pub(crate) value_known: bool,
 }
+
+/// [`Field::entry`] of a name the cache did not predict.
+pub(crate) const NO_ENTRY: u32 = u32::MAX;
 
 impl Field {
     pub(crate) fn name(&self) -> Range<usize> {

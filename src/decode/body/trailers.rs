@@ -37,7 +37,7 @@ impl Chunked {
             max_bytes: limits.max_trailer_bytes,
             max_lines: limits.max_fields,
         };
-        let len = match reader.read(buf, &options) {
+        let len = match reader.read(buf, &options, names) {
             Ok(Some(len)) => len,
             Ok(None) => return Ok(BodyEvent::NeedMore),
             Err(e) => return Err(self.refused(e)),
