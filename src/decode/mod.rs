@@ -811,7 +811,6 @@ pub struct InFlight {
 
 #[cfg(test)]
 mod tests {
-    use super::head::put_fields;
     use super::*;
     use http::header::HOST;
 
@@ -843,18 +842,6 @@ mod tests {
             assert!(matches!(dec.decode(&mut buf), Ok(Some(Event::Head { .. }))));
             assert_eq!(dec.keep_alive(), verdict, "{fields:?}");
         }
-    }
-
-    #[test]
-    fn the_map_a_new_message_comes_with_has_nothing_to_free() {
-        // `put_fields` forgets it only then: what it relies on.
-        assert_eq!(Request::new(()).headers().capacity(), 0);
-        assert_eq!(Response::new(()).headers().capacity(), 0);
-        let mut place = HeaderMap::with_capacity(4);
-        let mut fields = HeaderMap::new();
-        fields.insert(HOST, http::HeaderValue::from_static("a"));
-        put_fields(&mut place, fields);
-        assert_eq!(place[HOST], "a");
     }
 
     #[test]
