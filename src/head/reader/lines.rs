@@ -6,7 +6,7 @@
 use super::{MAX_NAME, Options, Reader};
 use crate::framing::FieldRole as Role;
 use crate::grammar::{is_tchar, is_target_char, is_text, run};
-use crate::head::names::{NameCache, same};
+use crate::head::names::NameCache;
 use crate::head::record::{Field, NO_ENTRY};
 use crate::head::target::form_fits;
 
@@ -80,7 +80,7 @@ impl Reader {
         // (valid, since it was checked once), or a run of text.
         let (end, to, value_known) = match names.value_at(entry).map(|v| v.as_bytes()) {
             Some(known)
-                if from + known.len() <= upto && same(&head[from..][..known.len()], known) =>
+                if from + known.len() <= upto && head[from..][..known.len()] == *known =>
             {
                 let to = from + known.len();
                 (ows_end(head, to), to, true)
