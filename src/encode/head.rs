@@ -1,10 +1,9 @@
 //! The head writer: start lines, field lines and the framing fields the
 //! encoder adds itself.
 
-use std::iter::Peekable;
 use std::ops::Range;
 
-use http::header::{CONTENT_LENGTH, HeaderMap, HeaderName, HeaderValue, Keys, TRANSFER_ENCODING};
+use http::header::{CONTENT_LENGTH, HeaderMap, HeaderName, TRANSFER_ENCODING};
 use http::{Method, StatusCode, Uri, Version};
 
 use crate::error::{ErrorKind, UsageError};
@@ -150,11 +149,7 @@ pub(crate) fn write_fields(
     if let Some(order) = order {
         write_ordered(out, headers, added, case, order);
     } else {
-        // One loop per case, so that the case is not tested per field.
-        match case {
-            NameCase::AsGiven => write_map(out, headers, added, NameCase::AsGiven),
-            NameCase::Title => write_map(out, headers, added, NameCase::Title),
-        }
+        write_map(out, headers, added, case);
     }
     write_added(out, added, case);
 }
@@ -180,25 +175,17 @@ pub(crate) fn write_ordered(
     let id = |key: &HeaderName| key as *const HeaderName as usize;
     let used = order.used;
     used.clear();
-    // The map's fields are walked in step with the names: the fields of a
-    // decoded message come in the order of their first lines, so the one
-    // a name stands for is usually the next one, or the last one again.
-    let mut next = headers.keys().peekable();
-    let mut last: Option<&HeaderName> = None;
     for range in order.names {
         let name = &order.bytes[range.clone()];
         if added.leaves_out_spelled(name) {
             continue;
         }
-        let same = |key: &HeaderName| key.as_str().as_bytes().eq_ignore_ascii_case(name);
-        let key = match last.filter(|key| same(key)) {
-            Some(key) => key,
-            None => match find(headers, &mut next, same) {
-                Some(key) => key,
-                None => continue,
-            },
+        let Some(key) = headers
+            .keys()
+            .find(|key| key.as_str().as_bytes().eq_ignore_ascii_case(name))
+        else {
+            continue;
         };
-        last = Some(key);
         let nth = match used.iter_mut().find(|(field, _)| *field == id(key)) {
             Some((_, count)) => {
                 *count += 1;
@@ -230,26 +217,6 @@ pub(crate) fn write_ordered(
         }
         write_field(out, key.as_str().as_bytes(), value.as_bytes(), case);
     }
-}
-
-/// The field of `headers` that `same` accepts: the one `next` is at
-/// first, else the first of all; `next` then moves past it.
-fn find<'m>(
-    headers: &'m HeaderMap,
-    next: &mut Peekable<Keys<'m, HeaderValue>>,
-    same: impl Fn(&HeaderName) -> bool,
-) -> Option<&'m HeaderName> {
-    if let Some(key) = next.next_if(|key| same(key)) {
-        return Some(key);
-    }
-    let mut all = headers.keys();
-    while let Some(key) = all.next() {
-        if same(key) {
-            *next = all.peekable();
-            return Some(key);
-        }
-    }
-    None
 }
 
 /// Writes the caller's fields but those the encoder leaves out.
