@@ -257,58 +257,6 @@ pub(crate) fn write_added(out: &mut Segments, added: &Added, case: NameCase) {
     out.push_slice(b"\r\n");
 }
 
-/// The whole status line of an HTTP/1.1 response with its canonical
-/// reason, for the common codes: one copy instead of six.
-macro_rules! status_lines {
-    ($($code:literal $reason:literal,)*) => {
-        /// `HTTP/1.1 <code> <canonical reason>\r\n`, for the common codes.
-        pub(crate) fn http11_status_line(status: StatusCode) -> Option<&'static [u8]> {
-            match status.as_u16() {
-                $($code => Some(concat!("HTTP/1.1 ", $code, " ", $reason, "\r\n").as_bytes()),)*
-                _ => None,
-            }
-        }
-
-        #[cfg(test)]
-        const STATUS_LINE_CODES: &[u16] = &[$($code),*];
-    };
-}
-
-status_lines! {
-    100 "Continue",
-    101 "Switching Protocols",
-    200 "OK",
-    201 "Created",
-    202 "Accepted",
-    204 "No Content",
-    206 "Partial Content",
-    301 "Moved Permanently",
-    302 "Found",
-    303 "See Other",
-    304 "Not Modified",
-    307 "Temporary Redirect",
-    308 "Permanent Redirect",
-    400 "Bad Request",
-    401 "Unauthorized",
-    403 "Forbidden",
-    404 "Not Found",
-    405 "Method Not Allowed",
-    408 "Request Timeout",
-    409 "Conflict",
-    411 "Length Required",
-    413 "Payload Too Large",
-    414 "URI Too Long",
-    417 "Expectation Failed",
-    429 "Too Many Requests",
-    431 "Request Header Fields Too Large",
-    500 "Internal Server Error",
-    501 "Not Implemented",
-    502 "Bad Gateway",
-    503 "Service Unavailable",
-    504 "Gateway Timeout",
-    505 "HTTP Version Not Supported",
-}
-
 /// Writes `HTTP/1.1 200 OK\r\n`.
 pub(crate) fn write_status_line(
     out: &mut Segments,
@@ -441,19 +389,6 @@ mod tests {
         let mut out = Segments::new();
         push_title_case(&mut out, name.as_bytes());
         String::from_utf8(out.copy_to_bytes(out.remaining()).to_vec()).unwrap()
-    }
-
-    #[test]
-    fn the_status_line_table_is_the_written_line() {
-        for &code in STATUS_LINE_CODES {
-            let status = StatusCode::from_u16(code).unwrap();
-            let mut out = Segments::new();
-            let reason = status.canonical_reason().unwrap().as_bytes();
-            write_status_line(&mut out, b"HTTP/1.1", status, reason);
-            let written = out.copy_to_bytes(out.remaining());
-            assert_eq!(http11_status_line(status), Some(&written[..]), "{code}");
-        }
-        assert_eq!(http11_status_line(StatusCode::IM_A_TEAPOT), None);
     }
 
     #[test]

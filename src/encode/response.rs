@@ -6,7 +6,7 @@ use http::response::Parts;
 
 use super::body::BodyEncoder;
 use super::head::{
-    Added, Ordered, check_full, http11_status_line, invalid_framing, is_http10, says_close,
+    Added, Ordered, check_full, invalid_framing, is_http10, says_close,
     says_keep_alive, version_bytes, write_fields, write_status_line,
 };
 use super::role::sealed::{self, Plan};
@@ -289,10 +289,6 @@ impl sealed::Role for Server {
     ) {
         let given = parts.extensions.get::<ReasonPhrase>();
         match given {
-            None if plan.version == b"HTTP/1.1" => match http11_status_line(parts.status) {
-                Some(line) => out.push_slice(line),
-                None => write_status_line(out, plan.version, parts.status, canonical(parts)),
-            },
             None => write_status_line(out, plan.version, parts.status, canonical(parts)),
             Some(reason) => write_status_line(out, plan.version, parts.status, reason.as_bytes()),
         }
