@@ -127,7 +127,7 @@ pub(super) fn response_head(
         *response.headers_mut() = headers;
         let (rs, re) = record.reason;
         let canonical = status.canonical_reason().map(str::as_bytes);
-        if !canonical.is_some_and(|c| c == &head[rs..re]) {
+        if canonical.is_none_or(|c| c != &head[rs..re]) {
             extensions(&mut core.spare_extensions, response.extensions_mut())
                 .insert(ReasonPhrase::from_validated(head.slice(rs..re)));
         }

@@ -6,8 +6,8 @@ use http::response::Parts;
 
 use super::body::BodyEncoder;
 use super::head::{
-    Added, Ordered, check_full, invalid_framing, is_http10, says_close,
-    says_keep_alive, version_bytes, write_fields, write_status_line,
+    Added, Ordered, check_full, invalid_framing, is_http10, says_close, says_keep_alive,
+    version_bytes, write_fields, write_status_line,
 };
 use super::role::sealed::{self, Plan};
 use super::role::{IntoResponse, IntoResponseHead};

@@ -248,8 +248,6 @@ fn copied(value: &[u8]) -> Option<HeaderValue> {
     HeaderValue::from_bytes(value).ok()
 }
 
-
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -79,9 +79,7 @@ impl Reader {
         // The value: the one the cache keeps for the name, byte for byte
         // (valid, since it was checked once), or a run of text.
         let (end, to, value_known) = match names.value_at(entry).map(|v| v.as_bytes()) {
-            Some(known)
-                if from + known.len() <= upto && head[from..][..known.len()] == *known =>
-            {
+            Some(known) if from + known.len() <= upto && head[from..][..known.len()] == *known => {
                 let to = from + known.len();
                 (ows_end(head, to), to, true)
             }
