@@ -5,7 +5,7 @@
 
 use super::{MAX_NAME, Options, Reader};
 use crate::framing::FieldRole as Role;
-use crate::grammar::{is_tchar, is_target_char, is_text, run};
+use crate::grammar::{is_target_char, is_tchar, is_text, run};
 use crate::head::names::NameCache;
 use crate::head::record::{Field, NO_ENTRY};
 use crate::head::target::form_fits;
