@@ -117,7 +117,7 @@ impl NameCache {
         };
         let entry = self.entries.get(i)?;
         let n = usize::from(entry.len);
-        if line.get(n) == Some(&b':') && line[..n] == *self.spelling(entry) {
+        if line.get(n) == Some(&b':') && same(&line[..n], self.spelling(entry)) {
             self.next = i + 1;
             return Some((i as u32, n));
         }
@@ -171,7 +171,7 @@ impl NameCache {
                 i = 0;
             }
             let entry = &self.entries[i];
-            if self.spelling(entry) == raw {
+            if usize::from(entry.len) == raw.len() && same(self.spelling(entry), raw) {
                 self.next = i + 1;
                 self.found = i;
                 return Some(&self.entries[i]);
@@ -223,7 +223,7 @@ impl NameCache {
     #[inline]
     pub(crate) fn known_value(&self, value: &[u8]) -> Option<&HeaderValue> {
         let known = self.values.get(self.found)?.as_ref()?;
-        (known.as_bytes() == value).then_some(known)
+        same(known.as_bytes(), value).then_some(known)
     }
 
     /// Keeps `value`, valid, for the name found last, if it has an entry
@@ -246,6 +246,47 @@ impl NameCache {
 #[cold]
 fn copied(value: &[u8]) -> Option<HeaderValue> {
     HeaderValue::from_bytes(value).ok()
+}
+
+/// The eight bytes of `s` at `at`, as one word.
+#[inline(always)]
+fn word(s: &[u8], at: usize) -> u64 {
+    let mut w = [0; 8];
+    w.copy_from_slice(&s[at..at + 8]);
+    u64::from_ne_bytes(w)
+}
+
+/// The four bytes of `s` at `at`, as one word.
+#[inline(always)]
+fn half(s: &[u8], at: usize) -> u32 {
+    let mut w = [0; 4];
+    w.copy_from_slice(&s[at..at + 4]);
+    u32::from_ne_bytes(w)
+}
+
+/// `a == b` (names, and the values kept with them): eight bytes at a time
+/// (the last eight may overlap the ones before), without a call to libc's
+/// `memcmp`, which costs more than a name.
+#[inline(always)]
+pub(crate) fn same(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    match n {
+        0..4 => a.iter().zip(b).all(|(x, y)| x == y),
+        4..8 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        _ => {
+            let mut i = 0;
+            while i + 8 < n {
+                if word(a, i) != word(b, i) {
+                    return false;
+                }
+                i += 8;
+            }
+            word(a, n - 8) == word(b, n - 8)
+        }
+    }
 }
 
 #[cfg(test)]
@@ -358,6 +399,21 @@ mod tests {
             let kept: usize = cache.values.iter().flatten().map(HeaderValue::len).sum();
             assert_eq!(kept, cache.value_bytes);
             assert_eq!(cache.values.len(), cache.entries.len());
+        }
+    }
+
+    #[test]
+    fn same_is_slice_equality() {
+        let base = b"x-forwarded-for-and-then-some-more-bytes";
+        for n in 0..=base.len() {
+            let a = &base[..n];
+            assert!(same(a, a));
+            for i in 0..n {
+                let mut b = a.to_vec();
+                b[i] ^= 0x20;
+                assert!(!same(a, &b), "{n} {i}");
+            }
+            assert!(!same(a, &base[..n.saturating_sub(1)]) || n == 0);
         }
     }
 

@@ -275,9 +275,13 @@ impl Reader {
                     self.read = i + 2;
                     return Ok(Some(i + 2));
                 }
-            } else if i == 0 && o.section == Section::Request {
-                // Likewise the usual request line.
-                if let Some(next) = self.request_line(head, upto, o) {
+            } else if i == 0 && o.section != Section::Trailers {
+                // Likewise the usual start line.
+                let line = match o.section {
+                    Section::Request => self.request_line(head, upto, o),
+                    _ => self.status_line(head, upto),
+                };
+                if let Some(next) = line {
                     self.lines = 1;
                     self.at = At::LineStart;
                     self.line = next;

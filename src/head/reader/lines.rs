@@ -1,12 +1,12 @@
-//! The usual lines of a head read at once: a request line and a field
-//! line of the common form, whole in the buffer. Anything else
+//! The usual lines of a head read at once: a request line, a status line
+//! and a field line of the common form, whole in the buffer. Anything else
 //! is left to the byte-by-byte reading of the parent module, from the same
 //! byte, so nothing is accepted here that it would not accept.
 
 use super::{MAX_NAME, Options, Reader};
 use crate::framing::FieldRole as Role;
 use crate::grammar::{is_target_char, is_tchar, is_text, run};
-use crate::head::names::NameCache;
+use crate::head::names::{NameCache, same};
 use crate::head::record::{Field, NO_ENTRY};
 use crate::head::target::form_fits;
 
@@ -44,6 +44,39 @@ impl Reader {
         Some(t + 11)
     }
 
+    /// The status line when it is whole in `head[..upto]` and of the
+    /// usual form, `HTTP/1.x SP 3DIGIT SP text CRLF`, as
+    /// [`request_line`](Self::request_line) reads a request line.
+    #[inline(always)]
+    pub(super) fn status_line(&mut self, head: &[u8], upto: usize) -> Option<usize> {
+        // Nothing past the bound is looked at.
+        let head = &head[..upto];
+        let line = head.get(..13).filter(|_| upto >= 13)?;
+        let http11 = match &line[..8] {
+            b"HTTP/1.1" => true,
+            b"HTTP/1.0" => false,
+            _ => return None,
+        };
+        let code = &line[9..12];
+        if line[8] != b' '
+            || line[12] != b' '
+            || !code.iter().all(u8::is_ascii_digit)
+            || code[0] == b'0'
+        {
+            return None;
+        }
+        let end = run(head, 13, upto, is_text);
+        if end + 1 >= upto || head[end] != b'\r' || head[end + 1] != b'\n' {
+            return None;
+        }
+        let r = &mut self.record;
+        r.status = code.iter().fold(0, |n, &d| n * 10 + u16::from(d - b'0'));
+        r.reason = (13, end);
+        r.http11 = http11;
+        r.line_end = end;
+        Some(end + 2)
+    }
+
     /// The field line at `i` when it is whole in `head[..upto]` and of
     /// the usual form, `token ":" OWS text CRLF`: recorded, and where the
     /// next line starts. `None` for anything else, which the byte-by-byte
@@ -79,7 +112,9 @@ impl Reader {
         // The value: the one the cache keeps for the name, byte for byte
         // (valid, since it was checked once), or a run of text.
         let (end, to, value_known) = match names.value_at(entry).map(|v| v.as_bytes()) {
-            Some(known) if from + known.len() <= upto && head[from..][..known.len()] == *known => {
+            Some(known)
+                if from + known.len() <= upto && same(&head[from..][..known.len()], known) =>
+            {
                 let to = from + known.len();
                 (ows_end(head, to), to, true)
             }
