@@ -159,6 +159,72 @@ pub(crate) fn run(head: &[u8], from: usize, upto: usize, keep: impl Fn(u8) -> bo
         .map_or(upto, |n| from + n)
 }
 
+/// Where the run of request-target bytes from `from` ends: eight at a
+/// time, their classes combined without a branch per byte.
+#[inline]
+pub(crate) fn target_end(head: &[u8], mut from: usize, upto: usize) -> usize {
+    while let Some(word) = head.get(from..from + 8).filter(|_| from + 8 <= upto) {
+        if !word.iter().fold(true, |all, &b| all & is_target_char(b)) {
+            break;
+        }
+        from += 8;
+    }
+    run(head, from, upto, is_target_char)
+}
+
+/// Where the run of HTAB, SP, VCHAR and obs-text from `from` ends: eight
+/// bytes at a time, a word with a byte that may not be text telling where
+/// the first such byte is, which is then looked at alone (an HTAB, or
+/// obs-text the word test flags too, is text, and the run goes on after
+/// it).
+#[inline]
+pub(crate) fn text_end(bytes: &[u8], mut from: usize, upto: usize) -> usize {
+    let bytes = &bytes[..upto];
+    // Sixteen bytes at a time while they are all plainly text.
+    while let Some(two) = bytes.get(from..from + 16) {
+        let (a, b) = two.split_at(8);
+        let word = |w: &[u8]| u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
+        if maybe_not_text(word(a)) | maybe_not_text(word(b)) != 0 {
+            break;
+        }
+        from += 16;
+    }
+    while from + 8 <= upto {
+        let mut w = [0; 8];
+        w.copy_from_slice(&bytes[from..from + 8]);
+        let flags = maybe_not_text(u64::from_le_bytes(w));
+        if flags != 0 {
+            let at = from + (flags.trailing_zeros() / 8) as usize;
+            if !is_text(bytes[at]) {
+                return at;
+            }
+            from = at + 1;
+        } else {
+            from += 8;
+        }
+    }
+    run(bytes, from, upto, is_text)
+}
+
+/// The high bit of each byte of `w` whose low seven bits are below SP or
+/// a DEL: every byte that is not text (below SP or a DEL), and besides
+/// them HTAB and the obs-text bytes 0x80 to 0x9F and 0xFF, which are. No
+/// carry or borrow crosses a byte, so the flags are exact per byte.
+///
+/// Per byte, with `v` its low seven bits: `v + 1` is at most 0x80, and
+/// it is at most 0x20 or exactly 0x80 (DEL) when the byte is flagged;
+/// with the high bit set, taking 0x21 leaves the high bit clear exactly
+/// then.
+#[inline(always)]
+fn maybe_not_text(w: u64) -> u64 {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    const LOW7: u64 = u64::from_ne_bytes([0x7f; 8]);
+    const SPACE_PLUS_ONE: u64 = u64::from_ne_bytes([0x21; 8]);
+    let u = (((w & LOW7) + ONES) | HIGH) - SPACE_PLUS_ONE;
+    !u & HIGH
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -211,6 +277,10 @@ mod tests {
         ] {
             assert_eq!(parse_decimal(bad), None, "{bad:?}");
         }
+        for b in 0..=255u8 {
+            let expected = (b as char).to_digit(16).map(u64::from);
+            assert_eq!(hex_digit(b), expected, "byte {b:#x}");
+        }
     }
 
     #[test]
@@ -219,5 +289,45 @@ mod tests {
         let elements: Vec<&[u8]> = list_elements(b" , a,b ,, \tc d ,").collect();
         assert_eq!(elements, [&b"a"[..], b"b", b"c d"]);
         assert!(is_token(b"chunked") && !is_token(b"") && !is_token(b"a b"));
+    }
+
+    #[test]
+    fn a_text_run_ends_at_the_first_byte_that_is_not_text() {
+        for b in 0..=255u8 {
+            for at in 0..20 {
+                let mut bytes = vec![b'a'; 20];
+                bytes[at] = b;
+                let end = if is_text(b) { 20 } else { at };
+                assert_eq!(text_end(&bytes, 0, 20), end, "byte {b:#x} at {at}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_word_test_flags_every_byte_that_is_not_text() {
+        for b in 0..=255u8 {
+            for at in 0..8 {
+                let mut w = [b'a'; 8];
+                w[at] = b;
+                let flags = maybe_not_text(u64::from_le_bytes(w));
+                // Exact per byte: only the byte changed may be flagged.
+                assert_eq!(flags & !(0x80 << (8 * at)), 0, "byte {b:#x} at {at}");
+                if !is_text(b) {
+                    assert_ne!(flags, 0, "byte {b:#x} at {at}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_target_run_ends_at_the_first_byte_that_is_not_a_target_byte() {
+        for b in 0..=255u8 {
+            for at in 0..20 {
+                let mut bytes = vec![b'a'; 20];
+                bytes[at] = b;
+                let end = if is_target_char(b) { 20 } else { at };
+                assert_eq!(target_end(&bytes, 0, 20), end, "byte {b:#x} at {at}");
+            }
+        }
     }
 }

@@ -27,7 +27,7 @@ use super::record::{Field, NO_ENTRY, Record, trim};
 use super::target::form_fits;
 use crate::error::{Error, ErrorKind};
 use crate::framing::{FieldRole as Role, Seen};
-use crate::grammar::{is_target_char, is_tchar, is_text, run};
+use crate::grammar::{is_target_char, is_tchar, is_text, run, target_end, text_end};
 use crate::leniency::{Rules, Switch};
 
 mod lines;
@@ -291,9 +291,9 @@ impl Reader {
             }
             // A run of bytes that change nothing but a count, read at once.
             let (j, bound) = match self.at {
-                At::Value | At::Fold | At::Reason => (run(head, i, upto, is_text), usize::MAX),
+                At::Value | At::Fold | At::Reason => (text_end(head, i, upto), usize::MAX),
                 At::Name => (run(head, i, upto, is_tchar), MAX_NAME),
-                At::Target => (run(head, i, upto, is_target_char), o.max_target),
+                At::Target => (target_end(head, i, upto), o.max_target),
                 At::Method => (run(head, i, upto, is_tchar), usize::MAX),
                 At::Skip => (run(head, i, upto, |b| b != b'\r' && b != b'\n'), usize::MAX),
                 At::Version | At::StatusVersion if self.n < VERSION.len() => {

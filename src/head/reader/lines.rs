@@ -5,7 +5,7 @@
 
 use super::{MAX_NAME, Options, Reader};
 use crate::framing::FieldRole as Role;
-use crate::grammar::{is_target_char, is_tchar, is_text, run};
+use crate::grammar::{is_tchar, run, target_end, text_end};
 use crate::head::names::{NameCache, same};
 use crate::head::record::{Field, NO_ENTRY};
 use crate::head::target::form_fits;
@@ -23,7 +23,7 @@ impl Reader {
         if m == 0 || head.get(m) != Some(&b' ') {
             return None;
         }
-        let t = run(head, m + 1, upto, is_target_char);
+        let t = target_end(head, m + 1, upto);
         if t == m + 1 || t - (m + 1) > o.max_target || head.get(t) != Some(&b' ') {
             return None;
         }
@@ -65,7 +65,7 @@ impl Reader {
         {
             return None;
         }
-        let end = run(head, 13, upto, is_text);
+        let end = text_end(head, 13, upto);
         if end + 1 >= upto || head[end] != b'\r' || head[end + 1] != b'\n' {
             return None;
         }
@@ -118,7 +118,7 @@ impl Reader {
                 let to = from + known.len();
                 (ows_end(head, to), to, true)
             }
-            _ => (run(head, from, upto, is_text), usize::MAX, false),
+            _ => (text_end(head, from, upto), usize::MAX, false),
         };
         if end + 1 >= upto || head[end] != b'\r' || head[end + 1] != b'\n' {
             return None;
