@@ -358,10 +358,8 @@ impl Core {
     /// Starts the body of a message whose head was just parsed.
     fn start_body(&mut self, framing: Framing, verdict: KeepAlive) {
         self.reader.reset();
-        if self.wire_trailers.is_some() {
-            // The trailers of the message before are no longer the last.
-            self.wire_trailers = None;
-        }
+        // The trailers of the message before are no longer the last.
+        self.wire_trailers = None;
         self.verdict = match framing.close {
             Some(reason) => verdict.and(KeepAlive::Close(reason)),
             None => verdict,
@@ -376,23 +374,14 @@ impl Core {
             ))),
             BodyKind::CloseDelimited => State::Body(BodyDecoder::UntilClose),
         };
-        // The state was `Head`, which holds nothing: said so, the old
-        // state needs no call to its drop glue.
-        match std::mem::replace(&mut self.state, body) {
-            State::Head => {}
-            other => drop(other),
-        }
+        self.state = body;
     }
 
     /// A map for the `fields` fields of a head: the recycled one if any.
     fn field_map(spare: &mut Option<HeaderMap>, fields: usize) -> HeaderMap {
         match spare.take() {
             Some(mut map) => {
-                // `reserve` works out the room it needs even when there is
-                // enough, as there is in a connection's steady state.
-                if map.capacity() < fields {
-                    map.reserve(fields);
-                }
+                map.reserve(fields);
                 map
             }
             None => HeaderMap::with_capacity(fields),
@@ -827,7 +816,6 @@ pub struct InFlight {
 
 #[cfg(test)]
 mod tests {
-    use super::head::put_fields;
     use super::*;
     use http::header::HOST;
 
@@ -859,18 +847,6 @@ mod tests {
             assert!(matches!(dec.decode(&mut buf), Ok(Some(Event::Head { .. }))));
             assert_eq!(dec.keep_alive(), verdict, "{fields:?}");
         }
-    }
-
-    #[test]
-    fn the_map_a_new_message_comes_with_has_nothing_to_free() {
-        // `put_fields` forgets it only then: what it relies on.
-        assert_eq!(Request::new(()).headers().capacity(), 0);
-        assert_eq!(Response::new(()).headers().capacity(), 0);
-        let mut place = HeaderMap::with_capacity(4);
-        let mut fields = HeaderMap::new();
-        fields.insert(HOST, http::HeaderValue::from_static("a"));
-        put_fields(&mut place, fields);
-        assert_eq!(place[HOST], "a");
     }
 
     #[test]
