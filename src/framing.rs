@@ -371,15 +371,6 @@ impl FramingFields {
     #[inline(never)]
     fn connection_line(&mut self, value: &[u8]) {
         self.connection = true;
-        // The usual values, one token, without splitting a list.
-        if same_token(value, b"keep-alive") {
-            self.connection_keep_alive = true;
-            return;
-        }
-        if same_token(value, b"close") {
-            self.connection_close = true;
-            return;
-        }
         for token in value.split(|&b| b == b',') {
             let token = trim_ows(token);
             if token.eq_ignore_ascii_case(b"close") {
@@ -412,27 +403,6 @@ impl FramingFields {
             Some(None) => Err(ErrorKind::InvalidContentLength),
         }
     }
-}
-
-/// `value` (a field value: no CR, LF or other control byte) is `token`,
-/// a lowercase token of letters and `-`, in any case: eight bytes at a
-/// time, each folded to lower case by setting its 0x20 bit. On such a
-/// token that is exact: only a letter's other case, or a CR for `-`,
-/// folds onto it, and a field value holds no CR.
-#[inline]
-fn same_token(value: &[u8], token: &[u8]) -> bool {
-    if value.len() != token.len() {
-        return false;
-    }
-    let fold = |s: &[u8]| {
-        let mut w = [0x20; 8];
-        w[..s.len()].copy_from_slice(s);
-        u64::from_le_bytes(w) | u64::from_le_bytes([0x20; 8])
-    };
-    value
-        .chunks(8)
-        .zip(token.chunks(8))
-        .all(|(v, t)| fold(v) == fold(t))
 }
 
 /// The keep-alive verdict a message's version and `Connection` field give
@@ -551,31 +521,6 @@ fn transfer_codings<'a>(values: impl Iterator<Item = &'a [u8]>) -> Result<Coding
         // An empty list names no coding at all.
         (false, false) => return Err(ErrorKind::InvalidTransferEncoding),
     })
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn same_token_is_case_insensitive_equality() {
-        for token in [&b"keep-alive"[..], b"close"] {
-            let upper = token.to_ascii_uppercase();
-            assert!(super::same_token(token, token));
-            assert!(super::same_token(&upper, token));
-            assert!(super::same_token(b"Keep-Alive", b"keep-alive"));
-            for i in 0..token.len() {
-                for b in (0..=255u8).filter(|&b| b != b'\r' && b != b'\n') {
-                    let mut v = token.to_vec();
-                    v[i] = b;
-                    assert_eq!(
-                        super::same_token(&v, token),
-                        v.eq_ignore_ascii_case(token),
-                        "{v:?}"
-                    );
-                }
-            }
-        }
-        assert!(!super::same_token(b"keep-aliv", b"keep-alive"));
-    }
 }
 
 #[cfg(test)]

@@ -207,12 +207,8 @@ impl RequestLeniency {
 
     /// Whether `switch` is on (`false` for a response switch).
     pub fn is_on(&self, switch: Switch) -> bool {
-        match switch {
-            Switch::BareLf => self.bare_lf,
-            Switch::ObsFold => self.obs_fold,
-            Switch::ChunkedWithContentLength => self.chunked_with_content_length,
-            _ => false,
-        }
+        let mut copy = *self;
+        copy.slot(switch).is_some_and(|on| *on)
     }
 
     /// Turns `switch` on or off.
@@ -221,14 +217,18 @@ impl RequestLeniency {
     ///
     /// [`NotForThisSide`] when `switch` is a response switch.
     pub fn set(&mut self, switch: Switch, on: bool) -> Result<(), NotForThisSide> {
-        let field = match switch {
+        *self.slot(switch).ok_or(NotForThisSide(switch))? = on;
+        Ok(())
+    }
+
+    /// The field that holds `switch`, if it is a request switch.
+    fn slot(&mut self, switch: Switch) -> Option<&mut bool> {
+        Some(match switch {
             Switch::BareLf => &mut self.bare_lf,
             Switch::ObsFold => &mut self.obs_fold,
             Switch::ChunkedWithContentLength => &mut self.chunked_with_content_length,
-            _ => return Err(NotForThisSide(switch)),
-        };
-        *field = on;
-        Ok(())
+            _ => return None,
+        })
     }
 }
 
@@ -312,13 +312,8 @@ impl ResponseLeniency {
 
     /// Whether `switch` is on (`false` for a request switch).
     pub fn is_on(&self, switch: Switch) -> bool {
-        match switch {
-            Switch::NoSpaceAfterStatus => self.no_space_after_status,
-            Switch::SpaceBeforeColon => self.space_before_colon,
-            Switch::SkipInvalidFields => self.skip_invalid_fields,
-            Switch::BareLf => self.bare_lf,
-            _ => false,
-        }
+        let mut copy = *self;
+        copy.slot(switch).is_some_and(|on| *on)
     }
 
     /// Turns `switch` on or off.
@@ -327,15 +322,19 @@ impl ResponseLeniency {
     ///
     /// [`NotForThisSide`] when `switch` is a request switch.
     pub fn set(&mut self, switch: Switch, on: bool) -> Result<(), NotForThisSide> {
-        let field = match switch {
+        *self.slot(switch).ok_or(NotForThisSide(switch))? = on;
+        Ok(())
+    }
+
+    /// The field that holds `switch`, if it is a response switch.
+    fn slot(&mut self, switch: Switch) -> Option<&mut bool> {
+        Some(match switch {
             Switch::NoSpaceAfterStatus => &mut self.no_space_after_status,
             Switch::SpaceBeforeColon => &mut self.space_before_colon,
             Switch::SkipInvalidFields => &mut self.skip_invalid_fields,
             Switch::BareLf => &mut self.bare_lf,
-            _ => return Err(NotForThisSide(switch)),
-        };
-        *field = on;
-        Ok(())
+            _ => return None,
+        })
     }
 }
 

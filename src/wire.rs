@@ -453,11 +453,11 @@ impl FieldOrder {
     }
 }
 
-impl From<&WireHead> for FieldOrder {
-    /// The names of the head's field lines, in order and as spelled.
-    fn from(wire: &WireHead) -> Self {
+impl FieldOrder {
+    /// The names of field lines, in order and as spelled.
+    fn of_lines(lines: FieldLines<'_>) -> Self {
         let mut order = FieldOrder::new();
-        for (name, _) in wire.fields() {
+        for (name, _) in lines {
             order.names.extend_from_slice(name);
             order.ends.push(order.names.len());
         }
@@ -465,16 +465,18 @@ impl From<&WireHead> for FieldOrder {
     }
 }
 
+impl From<&WireHead> for FieldOrder {
+    /// The names of the head's field lines, in order and as spelled.
+    fn from(wire: &WireHead) -> Self {
+        FieldOrder::of_lines(wire.fields())
+    }
+}
+
 impl From<&WireTrailers> for FieldOrder {
     /// The names of the trailer section's field lines, in order and as
     /// spelled.
     fn from(wire: &WireTrailers) -> Self {
-        let mut order = FieldOrder::new();
-        for (name, _) in wire.fields() {
-            order.names.extend_from_slice(name);
-            order.ends.push(order.names.len());
-        }
-        order
+        FieldOrder::of_lines(wire.fields())
     }
 }
 

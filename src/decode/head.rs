@@ -3,7 +3,6 @@
 //! in wire-only mode, its wire view alone.
 
 use bytes::Bytes;
-use http::header::HeaderMap;
 use http::{Request, Response, Version};
 
 use super::{DecoderBase, Event, InFlight};
@@ -67,7 +66,7 @@ pub(crate) fn request_head(
         *request.method_mut() = method;
         *request.uri_mut() = uri;
         *request.version_mut() = version;
-        put_fields(request.headers_mut(), headers);
+        *request.headers_mut() = headers;
         if base.wire {
             let wire = WireHead::new(bytes.clone(), true, record);
             extensions(&mut base.spare_extensions, request.extensions_mut()).insert(wire);
@@ -128,10 +127,10 @@ pub(crate) fn response_head(
         let mut response = Response::new(());
         *response.status_mut() = status;
         *response.version_mut() = version;
-        put_fields(response.headers_mut(), headers);
+        *response.headers_mut() = headers;
         let (rs, re) = record.reason;
         let canonical = status.canonical_reason().map(str::as_bytes);
-        if !canonical.is_some_and(|c| same_short(c, &head[rs..re])) {
+        if canonical.is_none_or(|c| c != &head[rs..re]) {
             extensions(&mut base.spare_extensions, response.extensions_mut())
                 .insert(ReasonPhrase::from_validated(head.slice(rs..re)));
         }
@@ -173,20 +172,6 @@ fn learn(base: &mut DecoderBase, head: &[u8]) {
     }
 }
 
-/// Puts a head's field map in the place of the empty one a new `Request`
-/// or `Response` comes with. That one is `HeaderMap::new()`, which
-/// allocates nothing (as its documentation says), so it is forgotten
-/// rather than dropped: a drop that frees nothing still walks the map's
-/// three parts (about 50 instructions a head). A map with any capacity is
-/// dropped as usual.
-#[inline(always)]
-pub(super) fn put_fields(place: &mut HeaderMap, fields: HeaderMap) {
-    let empty = std::mem::replace(place, fields);
-    if empty.capacity() == 0 {
-        std::mem::forget(empty);
-    }
-}
-
 /// `extensions`, a message's, to insert into: the recycled map (`spare`)
 /// when it has none yet.
 #[inline]
@@ -200,13 +185,6 @@ fn extensions<'a>(
         }
     }
     extensions
-}
-
-/// `a == b` for short slices (a reason phrase), byte by byte: a call of
-/// libc's `memcmp` costs more than the few bytes it compares.
-#[inline]
-fn same_short(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
 /// `error`, refused for the framing or `Host` fields of a head the reader

@@ -360,10 +360,8 @@ impl DecoderBase {
     /// Starts the body of a message whose head was just parsed.
     fn start_body(&mut self, framing: Framing, verdict: KeepAlive) {
         self.reader.reset();
-        if self.wire_trailers.is_some() {
-            // The trailers of the message before are no longer the last.
-            self.wire_trailers = None;
-        }
+        // The trailers of the message before are no longer the last.
+        self.wire_trailers = None;
         self.verdict = match framing.close {
             Some(reason) => verdict.and(KeepAlive::Close(reason)),
             None => verdict,
@@ -378,23 +376,14 @@ impl DecoderBase {
             ))),
             BodyKind::CloseDelimited => DecodeStage::Body(BodyDecoder::UntilClose),
         };
-        // The state was `Head`, which holds nothing: said so, the old
-        // state needs no call to its drop glue.
-        match std::mem::replace(&mut self.state, body) {
-            DecodeStage::Head => {}
-            other => drop(other),
-        }
+        self.state = body;
     }
 
     /// A map for the `fields` fields of a head: the recycled one if any.
     fn field_map(spare: &mut Option<HeaderMap>, fields: usize) -> HeaderMap {
         match spare.take() {
             Some(mut map) => {
-                // `reserve` works out the room it needs even when there is
-                // enough, as there is in a connection's steady state.
-                if map.capacity() < fields {
-                    map.reserve(fields);
-                }
+                map.reserve(fields);
                 map
             }
             None => HeaderMap::with_capacity(fields),
@@ -829,7 +818,6 @@ pub struct InFlight {
 
 #[cfg(test)]
 mod tests {
-    use super::head::put_fields;
     use super::*;
     use http::header::HOST;
 
@@ -861,18 +849,6 @@ mod tests {
             assert!(matches!(dec.decode(&mut buf), Ok(Some(Event::Head { .. }))));
             assert_eq!(dec.keep_alive(), verdict, "{fields:?}");
         }
-    }
-
-    #[test]
-    fn the_map_a_new_message_comes_with_has_nothing_to_free() {
-        // `put_fields` forgets it only then: what it relies on.
-        assert_eq!(Request::new(()).headers().capacity(), 0);
-        assert_eq!(Response::new(()).headers().capacity(), 0);
-        let mut place = HeaderMap::with_capacity(4);
-        let mut fields = HeaderMap::new();
-        fields.insert(HOST, http::HeaderValue::from_static("a"));
-        put_fields(&mut place, fields);
-        assert_eq!(place[HOST], "a");
     }
 
     #[test]

@@ -1,10 +1,9 @@
 //! The head writer: start lines, field lines and the framing fields the
 //! encoder adds itself.
 
-use std::iter::Peekable;
 use std::ops::Range;
 
-use http::header::{CONTENT_LENGTH, HeaderMap, HeaderName, HeaderValue, Keys, TRANSFER_ENCODING};
+use http::header::{CONTENT_LENGTH, HeaderMap, HeaderName, TRANSFER_ENCODING};
 use http::{Method, StatusCode, Uri, Version};
 
 use crate::error::{ErrorKind, UsageError};
@@ -150,11 +149,7 @@ pub(crate) fn write_fields(
     if let Some(order) = order {
         write_ordered(out, headers, added, case, order);
     } else {
-        // One loop per case, so that the case is not tested per field.
-        match case {
-            NameCase::AsGiven => write_map(out, headers, added, NameCase::AsGiven),
-            NameCase::Title => write_map(out, headers, added, NameCase::Title),
-        }
+        write_map(out, headers, added, case);
     }
     write_added(out, added, case);
 }
@@ -180,25 +175,17 @@ pub(crate) fn write_ordered(
     let id = |key: &HeaderName| key as *const HeaderName as usize;
     let used = order.used;
     used.clear();
-    // The map's fields are walked in step with the names: the fields of a
-    // decoded message come in the order of their first lines, so the one
-    // a name stands for is usually the next one, or the last one again.
-    let mut next = headers.keys().peekable();
-    let mut last: Option<&HeaderName> = None;
     for range in order.names {
         let name = &order.bytes[range.clone()];
         if added.leaves_out_spelled(name) {
             continue;
         }
-        let same = |key: &HeaderName| key.as_str().as_bytes().eq_ignore_ascii_case(name);
-        let key = match last.filter(|key| same(key)) {
-            Some(key) => key,
-            None => match find(headers, &mut next, same) {
-                Some(key) => key,
-                None => continue,
-            },
+        let Some(key) = headers
+            .keys()
+            .find(|key| key.as_str().as_bytes().eq_ignore_ascii_case(name))
+        else {
+            continue;
         };
-        last = Some(key);
         let nth = match used.iter_mut().find(|(field, _)| *field == id(key)) {
             Some((_, count)) => {
                 *count += 1;
@@ -230,26 +217,6 @@ pub(crate) fn write_ordered(
         }
         write_field(out, key.as_str().as_bytes(), value.as_bytes(), case);
     }
-}
-
-/// The field of `headers` that `same` accepts: the one `next` is at
-/// first, else the first of all; `next` then moves past it.
-fn find<'m>(
-    headers: &'m HeaderMap,
-    next: &mut Peekable<Keys<'m, HeaderValue>>,
-    same: impl Fn(&HeaderName) -> bool,
-) -> Option<&'m HeaderName> {
-    if let Some(key) = next.next_if(|key| same(key)) {
-        return Some(key);
-    }
-    let mut all = headers.keys();
-    while let Some(key) = all.next() {
-        if same(key) {
-            *next = all.peekable();
-            return Some(key);
-        }
-    }
-    None
 }
 
 /// Writes the caller's fields but those the encoder leaves out.
@@ -288,58 +255,6 @@ pub(crate) fn write_added(out: &mut Segments, added: &Added, case: NameCase) {
         write_field(out, b"connection", b"keep-alive", case);
     }
     out.push_slice(b"\r\n");
-}
-
-/// The whole status line of an HTTP/1.1 response with its canonical
-/// reason, for the common codes: one copy instead of six.
-macro_rules! status_lines {
-    ($($code:literal $reason:literal,)*) => {
-        /// `HTTP/1.1 <code> <canonical reason>\r\n`, for the common codes.
-        pub(crate) fn http11_status_line(status: StatusCode) -> Option<&'static [u8]> {
-            match status.as_u16() {
-                $($code => Some(concat!("HTTP/1.1 ", $code, " ", $reason, "\r\n").as_bytes()),)*
-                _ => None,
-            }
-        }
-
-        #[cfg(test)]
-        const STATUS_LINE_CODES: &[u16] = &[$($code),*];
-    };
-}
-
-status_lines! {
-    100 "Continue",
-    101 "Switching Protocols",
-    200 "OK",
-    201 "Created",
-    202 "Accepted",
-    204 "No Content",
-    206 "Partial Content",
-    301 "Moved Permanently",
-    302 "Found",
-    303 "See Other",
-    304 "Not Modified",
-    307 "Temporary Redirect",
-    308 "Permanent Redirect",
-    400 "Bad Request",
-    401 "Unauthorized",
-    403 "Forbidden",
-    404 "Not Found",
-    405 "Method Not Allowed",
-    408 "Request Timeout",
-    409 "Conflict",
-    411 "Length Required",
-    413 "Payload Too Large",
-    414 "URI Too Long",
-    417 "Expectation Failed",
-    429 "Too Many Requests",
-    431 "Request Header Fields Too Large",
-    500 "Internal Server Error",
-    501 "Not Implemented",
-    502 "Bad Gateway",
-    503 "Service Unavailable",
-    504 "Gateway Timeout",
-    505 "HTTP Version Not Supported",
 }
 
 /// Writes `HTTP/1.1 200 OK\r\n`.
@@ -474,19 +389,6 @@ mod tests {
         let mut out = Segments::new();
         push_title_case(&mut out, name.as_bytes());
         String::from_utf8(out.copy_to_bytes(out.remaining()).to_vec()).unwrap()
-    }
-
-    #[test]
-    fn the_status_line_table_is_the_written_line() {
-        for &code in STATUS_LINE_CODES {
-            let status = StatusCode::from_u16(code).unwrap();
-            let mut out = Segments::new();
-            let reason = status.canonical_reason().unwrap().as_bytes();
-            write_status_line(&mut out, b"HTTP/1.1", status, reason);
-            let written = out.copy_to_bytes(out.remaining());
-            assert_eq!(http11_status_line(status), Some(&written[..]), "{code}");
-        }
-        assert_eq!(http11_status_line(StatusCode::IM_A_TEAPOT), None);
     }
 
     #[test]

@@ -184,14 +184,8 @@ impl NameCache {
     #[cold]
     fn insert(&mut self, raw: &[u8]) -> Option<(HeaderName, Role)> {
         self.found = NONE;
-        let (name, role) = match common(raw) {
-            Some(known) => known,
-            None => {
-                let name = HeaderName::from_bytes(raw).ok()?;
-                let role = Role::of(&name);
-                (name, role)
-            }
-        };
+        let name = HeaderName::from_bytes(raw).ok()?;
+        let role = Role::of(&name);
         if self.keeping && raw.len() <= MAX_LEN {
             if self.entries.len() == CAPACITY {
                 // Full: a peer with this many names starts over (rare, and
@@ -254,51 +248,6 @@ fn copied(value: &[u8]) -> Option<HeaderValue> {
     HeaderValue::from_bytes(value).ok()
 }
 
-/// The standard name `raw` spells (in any case), if it is one of those
-/// requests and responses carry most, with its role: a match by length and
-/// then by bytes, where `HeaderName::from_bytes` lowercases the name into
-/// a scratch buffer and looks it up among every standard name. The first
-/// message of a connection, whose names are not in the cache yet, finds
-/// them this way.
-fn common(raw: &[u8]) -> Option<(HeaderName, Role)> {
-    use http::header::*;
-    let is = |name: &str| eq_lower(raw, name.as_bytes());
-    let other = |name| Some((name, Role::Other));
-    match raw.len() {
-        4 if is("host") => Some((HOST, Role::Host)),
-        4 if is("date") => other(DATE),
-        4 if is("etag") => other(ETAG),
-        4 if is("vary") => other(VARY),
-        6 if is("accept") => other(ACCEPT),
-        6 if is("cookie") => other(COOKIE),
-        6 if is("server") => other(SERVER),
-        6 if is("origin") => other(ORIGIN),
-        6 if is("pragma") => other(PRAGMA),
-        7 if is("referer") => other(REFERER),
-        7 if is("expires") => other(EXPIRES),
-        7 if is("upgrade") => other(UPGRADE),
-        8 if is("location") => other(LOCATION),
-        10 if is("connection") => Some((CONNECTION, Role::Connection)),
-        10 if is("user-agent") => other(USER_AGENT),
-        10 if is("set-cookie") => other(SET_COOKIE),
-        12 if is("content-type") => other(CONTENT_TYPE),
-        13 if is("cache-control") => other(CACHE_CONTROL),
-        13 if is("last-modified") => other(LAST_MODIFIED),
-        13 if is("accept-ranges") => other(ACCEPT_RANGES),
-        13 if is("authorization") => other(AUTHORIZATION),
-        13 if is("if-none-match") => other(IF_NONE_MATCH),
-        14 if is("content-length") => Some((CONTENT_LENGTH, Role::ContentLength)),
-        15 if is("accept-encoding") => other(ACCEPT_ENCODING),
-        15 if is("accept-language") => other(ACCEPT_LANGUAGE),
-        16 if is("content-encoding") => other(CONTENT_ENCODING),
-        17 if is("transfer-encoding") => Some((TRANSFER_ENCODING, Role::TransferEncoding)),
-        17 if is("if-modified-since") => other(IF_MODIFIED_SINCE),
-        25 if is("upgrade-insecure-requests") => other(UPGRADE_INSECURE_REQUESTS),
-        25 if is("strict-transport-security") => other(STRICT_TRANSPORT_SECURITY),
-        _ => None,
-    }
-}
-
 /// The eight bytes of `s` at `at`, as one word.
 #[inline(always)]
 fn word(s: &[u8], at: usize) -> u64 {
@@ -336,42 +285,6 @@ pub(crate) fn same(a: &[u8], b: &[u8]) -> bool {
                 i += 8;
             }
             word(a, n - 8) == word(b, n - 8)
-        }
-    }
-}
-
-/// `raw` is `lower` but for the case of its letters, where `lower` is a
-/// name of lower-case letters, digits and `-`: eight bytes at a time, as
-/// [`same`], where `eq_ignore_ascii_case` lowers both sides byte by byte.
-///
-/// Of those bytes only the letters have bit 6 set (digits and `-` are
-/// below 0x40), so `(lower & 0x40) >> 1` is 0x20 at each letter and 0 at
-/// every other byte. OR-ed into `raw`, it makes a byte equal to a letter
-/// of `lower` exactly when the byte is that letter in either case, and
-/// leaves every other byte to compare as it is.
-#[inline(always)]
-fn eq_lower(raw: &[u8], lower: &[u8]) -> bool {
-    let n = lower.len();
-    if raw.len() != n {
-        return false;
-    }
-    let folds = |r: u64, l: u64| r | ((l & 0x4040_4040_4040_4040) >> 1) == l;
-    let folds_half = |r: u32, l: u32| r | ((l & 0x4040_4040) >> 1) == l;
-    match n {
-        0..4 => raw.eq_ignore_ascii_case(lower),
-        4..8 => {
-            folds_half(half(raw, 0), half(lower, 0))
-                && folds_half(half(raw, n - 4), half(lower, n - 4))
-        }
-        _ => {
-            let mut i = 0;
-            while i + 8 < n {
-                if !folds(word(raw, i), word(lower, i)) {
-                    return false;
-                }
-                i += 8;
-            }
-            folds(word(raw, n - 8), word(lower, n - 8))
         }
     }
 }
@@ -501,81 +414,6 @@ mod tests {
                 assert!(!same(a, &b), "{n} {i}");
             }
             assert!(!same(a, &base[..n.saturating_sub(1)]) || n == 0);
-        }
-    }
-
-    #[test]
-    fn eq_lower_is_ascii_case_insensitive_equality() {
-        let lower = b"x-forwarded-for-and-0123456789-more";
-        for n in 0..=lower.len() {
-            let l = &lower[..n];
-            for b in 0..=255u8 {
-                for i in 0..n {
-                    let mut raw = l.to_vec();
-                    raw[i] = b;
-                    assert_eq!(
-                        eq_lower(&raw, l),
-                        raw.eq_ignore_ascii_case(l),
-                        "{n} {i} {b}"
-                    );
-                }
-            }
-            assert!(eq_lower(&l.to_ascii_uppercase(), l));
-            assert!(!eq_lower(&lower[..n.saturating_sub(1)], l) || n == 0);
-        }
-    }
-
-    #[test]
-    fn common_names_are_the_names_http_makes() {
-        use http::header::*;
-        let standard = [
-            HOST,
-            DATE,
-            ETAG,
-            VARY,
-            ACCEPT,
-            COOKIE,
-            SERVER,
-            ORIGIN,
-            PRAGMA,
-            REFERER,
-            EXPIRES,
-            UPGRADE,
-            LOCATION,
-            CONNECTION,
-            USER_AGENT,
-            SET_COOKIE,
-            CONTENT_TYPE,
-            CACHE_CONTROL,
-            LAST_MODIFIED,
-            ACCEPT_RANGES,
-            AUTHORIZATION,
-            IF_NONE_MATCH,
-            CONTENT_LENGTH,
-            ACCEPT_ENCODING,
-            ACCEPT_LANGUAGE,
-            CONTENT_ENCODING,
-            TRANSFER_ENCODING,
-            IF_MODIFIED_SINCE,
-            UPGRADE_INSECURE_REQUESTS,
-            STRICT_TRANSPORT_SECURITY,
-        ];
-        for name in standard {
-            for spelling in [name.as_str().to_owned(), name.as_str().to_ascii_uppercase()] {
-                let (found, role) = common(spelling.as_bytes()).expect("a common name");
-                assert_eq!(found, HeaderName::from_bytes(spelling.as_bytes()).unwrap());
-                assert_eq!(role, Role::of(&found));
-            }
-        }
-        for raw in [
-            &b"hosts"[..],
-            b"x-host",
-            b"hosT ",
-            b"",
-            b"content_length",
-            b"Accept\0",
-        ] {
-            assert_eq!(common(raw).map(|(n, _)| n), None, "{raw:?}");
         }
     }
 

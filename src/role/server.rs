@@ -14,8 +14,8 @@ use crate::conn::{Connection, Input, Party, State};
 use crate::decode::{DecoderBase, Event, request_head};
 use crate::encode::body::BodyEncoder;
 use crate::encode::head::{
-    Added, Ordered, check_full, http11_status_line, invalid_framing, is_http10, says_close,
-    says_keep_alive, version_bytes, write_fields, write_status_line,
+    Added, Ordered, check_full, invalid_framing, is_http10, says_close, says_keep_alive,
+    version_bytes, write_fields, write_status_line,
 };
 use crate::encode::{After, EncoderConfig, IntoHead, IntoMessage, Plan, ResponseContext};
 use crate::error::{Error, UsageError};
@@ -747,10 +747,6 @@ impl Role for Server {
     ) {
         let given = parts.extensions.get::<ReasonPhrase>();
         match given {
-            None if plan.version == b"HTTP/1.1" => match http11_status_line(parts.status) {
-                Some(line) => out.push_slice(line),
-                None => write_status_line(out, plan.version, parts.status, canonical(parts)),
-            },
             None => write_status_line(out, plan.version, parts.status, canonical(parts)),
             Some(reason) => write_status_line(out, plan.version, parts.status, reason.as_bytes()),
         }
