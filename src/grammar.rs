@@ -102,10 +102,28 @@ pub(crate) fn parse_decimal(digits: &[u8]) -> Option<u64> {
     Some(n)
 }
 
+/// The value of each HEXDIG; 16 and above for other bytes.
+pub(crate) static HEX: [u8; 256] = {
+    let mut t = [0xff; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        t[b'a' as usize + i] = 10 + i as u8;
+        t[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    t
+};
+
 /// The value of the HEXDIG `b`.
 #[inline]
 pub(crate) fn hex_digit(b: u8) -> Option<u64> {
-    char::from(b).to_digit(16).map(u64::from)
+    let d = HEX[usize::from(b)];
+    (d < 16).then_some(u64::from(d))
 }
 
 /// Formats `n` in decimal into `buf` and returns the digits.

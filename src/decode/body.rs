@@ -5,7 +5,7 @@ use http::header::HeaderMap;
 use memchr::memchr;
 
 use crate::error::{Error, ErrorKind};
-use crate::grammar::hex_digit;
+use crate::grammar::{HEX, hex_digit};
 use crate::head::names::NameCache;
 use crate::head::reader::Reader;
 use crate::leniency::{Rules, Switch};
@@ -200,6 +200,40 @@ impl Chunked {
             return pending.map(BodyEvent::Trailers);
         }
         let (scan, stop) = self.scan(buf, limits);
+        if let Ok(Stop::Input) = stop {
+            // The usual way out: data (or nothing) and nothing found after.
+            if scan.end == scan.start {
+                buf.advance(scan.pos);
+                return Ok(if self.state == ChunkState::Done {
+                    BodyEvent::Done
+                } else {
+                    BodyEvent::NeedMore
+                });
+            }
+            // One split for the data and all the framing scanned: the
+            // framing around the data stays in the same allocation, out of
+            // view.
+            let mut data = buf.split_to(scan.pos).freeze();
+            data.truncate(scan.end);
+            data.advance(scan.start);
+            return Ok(BodyEvent::Data(data));
+        }
+        self.decode_after(buf, limits, names, scan, stop)
+    }
+
+    /// The rest of [`decode`](Self::decode), when the scan stopped at the
+    /// trailer section, at extensions to hand out, or at an error: what it
+    /// found comes after the data before it. Once per body, or per chunk
+    /// with extensions handed out.
+    #[inline(never)]
+    fn decode_after(
+        &mut self,
+        buf: &mut BytesMut,
+        limits: &Limits,
+        names: &mut NameCache,
+        scan: Scan,
+        stop: Result<Stop, ErrorKind>,
+    ) -> Result<BodyEvent, ErrorKind> {
         let mut extensions = None;
         let data = if scan.end == scan.start && !matches!(stop, Ok(Stop::Extensions { .. })) {
             buf.advance(scan.pos);
@@ -289,6 +323,16 @@ impl Chunked {
                         break Ok(Stop::Input);
                     }
                     state = ChunkState::DataEnd;
+                    if self.overhead.excess == 0 {
+                        match gather_small_chunks(buf, &mut s, limits.max_chunk_line_bytes) {
+                            After::Framing => {}
+                            After::Size(0) => {
+                                self.reset_trailers();
+                                state = ChunkState::Trailers;
+                            }
+                            After::Size(size) => state = ChunkState::Data(size),
+                        }
+                    }
                 }
                 ChunkState::DataEnd => match buf.get(s.pos..s.pos + 2) {
                     Some(b"\r\n") => {
@@ -342,9 +386,41 @@ impl Chunked {
 
     /// Reads the chunk-size line at the start of `line`, of which
     /// `searched` bytes were searched for its end before, and counts it
-    /// against the limits: its size, its length and where its extensions
-    /// are, or not all of it there yet, or an error.
+    /// against the limits.
+    #[inline]
     fn size_line(
+        &mut self,
+        line: &[u8],
+        searched: usize,
+        limits: &Limits,
+    ) -> Result<Line, ErrorKind> {
+        // The usual line: up to 15 hex digits (no overflow possible) and
+        // CRLF, nothing else.
+        let (size, i) = hex_digits(&line[..line.len().min(15)]);
+        if i > 0
+            && line.len() >= i + 2
+            && line[i] == b'\r'
+            && line[i + 1] == b'\n'
+            && i + 2 <= limits.max_chunk_line_bytes
+        {
+            // At most 12 digits, CRLF and the CRLF after the data: within
+            // any chunk's allowance, nothing to count.
+            if self.overhead.excess > 0 || i > 12 {
+                self.overhead.charge(i + 2, 0, size, limits)?;
+            }
+            return Ok(Line::Complete {
+                size,
+                len: i + 2,
+                extensions: (i, i),
+            });
+        }
+        self.size_line_in_full(line, searched, limits)
+    }
+
+    /// [`size_line`](Self::size_line) for any other line: extensions,
+    /// more digits, a bare LF, an error, or not all of it there yet.
+    #[inline(never)]
+    fn size_line_in_full(
         &mut self,
         line: &[u8],
         searched: usize,
@@ -378,6 +454,112 @@ impl Chunked {
 /// chunks before. Longer ones are never moved: they leave as a `Data` of
 /// their own.
 const GATHER_BELOW: usize = 1024;
+
+/// The fast way through a run of small chunks, from the end of a chunk's
+/// data at `s.pos`: while a whole chunk of the usual form follows (CRLF,
+/// 1 to 12 hex digits, CRLF, and all its data, fewer than
+/// [`GATHER_BELOW`] bytes), moves its data to `s.end` and goes on. The
+/// framing of the usual form before any other chunk (or the last-chunk)
+/// is read too, and its size returned; anything else (an extension, a
+/// bare LF, a line not all there) is left to the state machine. Such
+/// framing is at most 16 bytes, within any chunk's allowance, so with
+/// nothing counted against the limits yet there is nothing to count.
+///
+/// A run of chunks usually repeats one size: once two chunks in a row
+/// have the same size, and the framing after the second has the same
+/// bytes as the framing before it (8 bytes at most), that is the same
+/// size line, and [`gather_repeats`] reads the rest of the run by
+/// comparing each framing with it.
+#[inline]
+fn gather_small_chunks(buf: &mut [u8], s: &mut Scan, max_line: usize) -> After {
+    // The size of the chunk gathered before (none is 0).
+    let mut last = 0;
+    loop {
+        let rest = &buf[s.pos..];
+        if rest.len() < 5 || rest[0] != b'\r' || rest[1] != b'\n' {
+            return After::Framing;
+        }
+        let (size, i) = hex_digits(&rest[2..rest.len().min(14)]);
+        // At most 12 digits: the size fits.
+        let size = size as usize;
+        let start = i + 4;
+        if i == 0
+            || rest.len() < start
+            || rest[i + 2] != b'\r'
+            || rest[i + 3] != b'\n'
+            || i + 2 > max_line
+        {
+            return After::Framing;
+        }
+        if size == 0 || size >= GATHER_BELOW || rest.len() - start < size {
+            s.pos += start;
+            return After::Size(size as u64);
+        }
+        // A second chunk of the size before: perhaps a run. Its framing is
+        // taken before the data moves over it.
+        let framing = if size == last && start <= 8 {
+            word_at(rest)
+        } else {
+            None
+        };
+        let from = s.pos + start;
+        buf.copy_within(from..from + size, s.end);
+        s.end += size;
+        s.pos = from + size;
+        last = size;
+        if let Some(framing) = framing {
+            let mask = u64::MAX >> (64 - 8 * start);
+            if let Some(next) = word_at(&buf[s.pos..])
+                && (framing ^ next) & mask == 0
+                && buf.len() - s.pos >= start + size
+            {
+                gather_repeats(buf, s, start, size, framing & mask, mask);
+            }
+        }
+    }
+}
+
+/// Moves the data of the chunk at `s.pos`, whose framing of `len` bytes
+/// is the bytes `word` masked with `mask`, to `s.end`, and of every chunk
+/// after it with the same framing and all its data in `buf`. Out of line,
+/// so that the way through chunks of other sizes stays as short as it was.
+#[inline(never)]
+fn gather_repeats(buf: &mut [u8], s: &mut Scan, len: usize, size: usize, word: u64, mask: u64) {
+    // Bytes a next chunk of the same framing takes, and at least a word.
+    let need = (len + size).max(8);
+    let (mut pos, mut end) = (s.pos, s.end);
+    loop {
+        let from = pos + len;
+        buf.copy_within(from..from + size, end);
+        end += size;
+        pos = from + size;
+        if buf.len() - pos < need {
+            break;
+        }
+        match word_at(&buf[pos..]) {
+            Some(next) if next & mask == word => {}
+            _ => break,
+        }
+    }
+    s.pos = pos;
+    s.end = end;
+}
+
+/// The first 8 bytes of `bytes` as a little-endian word, if it has 8.
+#[inline]
+fn word_at(bytes: &[u8]) -> Option<u64> {
+    let first: [u8; 8] = bytes.get(..8)?.try_into().ok()?;
+    Some(u64::from_le_bytes(first))
+}
+
+/// Where [`gather_small_chunks`] stopped.
+#[derive(Debug)]
+enum After {
+    /// Before the framing after a chunk's data.
+    Framing,
+    /// Past the framing of a chunk of this size, none of its data read.
+    Size(u64),
+}
 
 /// Where a scan of the buffer is: the data it passed over lies in
 /// `start..end` (contiguous, moved there if need be), and everything
@@ -499,6 +681,25 @@ impl Overhead {
         }
         Ok(())
     }
+}
+
+/// The hex digits at the start of `digits` (at most 15 of them, so that
+/// the value cannot overflow): the value and how many there are. The
+/// digits of the usual chunk-size line; [`chunk_size_line`] reads any
+/// other.
+#[inline(always)]
+fn hex_digits(digits: &[u8]) -> (u64, usize) {
+    let mut size = 0u64;
+    let mut i = 0;
+    while i < digits.len() {
+        let d = HEX[usize::from(digits[i])];
+        if d > 15 {
+            break;
+        }
+        size = size << 4 | u64::from(d);
+        i += 1;
+    }
+    (size, i)
 }
 
 /// Parses `chunk-size [ chunk-ext ]` (without its CRLF):
