@@ -11,16 +11,19 @@ use http::{Method, StatusCode, Uri};
 
 use super::names::NameCache;
 use super::record::{NO_ENTRY, Record, unfold};
-use super::target::target_uri;
 use crate::error::{Error, ErrorKind};
 
 /// The method and the `Uri` of a request head.
+///
+/// [`form_fits`]: super::target::form_fits
 pub(crate) fn request_line(head: &Bytes, record: &Record) -> Result<(Method, Uri), Error> {
     let start_line = |kind: ErrorKind| Error::from(kind).at(0, None);
     let method = Method::from_bytes(&head[..record.method_end])
         .map_err(|_| start_line(ErrorKind::InvalidMethod))?;
+    // The reader checked the target's form against the method
+    // ([`form_fits`]) and that a `Uri` takes it: only the `Uri` is built.
     let (from, to) = record.target;
-    let uri = target_uri(&method, head.slice(from..to))
+    let uri = Uri::from_maybe_shared(head.slice(from..to))
         .map_err(|_| start_line(ErrorKind::InvalidTarget))?;
     Ok((method, uri))
 }

@@ -1,6 +1,6 @@
 //! The forms of a request-target (RFC 9112 section 3.2), checked against
-//! the method: by the reader as soon as the target is whole, and by the
-//! `Uri` built from it.
+//! the method once, by the reader as soon as the target is whole: the
+//! `Uri` is built later from a target known to fit.
 
 use bytes::Bytes;
 use http::{Method, Uri};
@@ -10,7 +10,7 @@ use crate::error::ErrorKind;
 
 /// Checks the form of the request-target against the method (RFC 9112
 /// section 3.2) and builds the `Uri` without copying it.
-pub(crate) fn target_uri(method: &Method, target: Bytes) -> Result<Uri, ErrorKind> {
+fn target_uri(method: &Method, target: Bytes) -> Result<Uri, ErrorKind> {
     let first = target[0];
     let connect = method == Method::CONNECT;
     if first == b'/' {
