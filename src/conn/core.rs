@@ -4,19 +4,17 @@
 //! events. A role adds its own rules through the one role trait
 //! (`src/role/`).
 
-use bytes::{Bytes, BytesMut};
-use http::header::HeaderMap;
+use bytes::BytesMut;
 
 use super::machine::{Input, Machine, Party, State};
 use crate::Config;
-use crate::chunk_ext::ChunkExtensions;
 use crate::decode::{Decoder, Event};
 use crate::encode::Encoder;
-use crate::error::{Error, UsageError};
+use crate::error::Error;
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::role::{EventAction, Role};
 use crate::segments::Segments;
-use crate::wire::{TrailerOrder, WireTrailers};
+use crate::wire::WireTrailers;
 
 use super::send::Sender;
 
@@ -212,87 +210,6 @@ impl<R: Role> Connection<R> {
         self.machine.expects_continue()
     }
 
-    /// Queues body bytes of the message being sent.
-    ///
-    /// # Errors
-    ///
-    /// [`UsageError::WrongState`] when no body is being sent; the errors of
-    /// [`Encoder::send_data`].
-    pub(crate) fn send_data(&mut self, data: impl Into<Bytes>) -> Result<(), UsageError> {
-        if R::withdrawn(self) {
-            return Ok(());
-        }
-        if self.send_state() != State::Body {
-            return Err(UsageError::WrongState);
-        }
-        self.encoder.send_data(data)
-    }
-
-    /// Puts chunk extensions on the next chunk of the message being sent
-    /// (what a proxy read as [`Event::ChunkExtensions`], say).
-    ///
-    /// # Errors
-    ///
-    /// [`UsageError::WrongState`] when no body is being sent; the errors of
-    /// [`Encoder::send_chunk_extensions`].
-    pub(crate) fn send_chunk_extensions(
-        &mut self,
-        extensions: ChunkExtensions,
-    ) -> Result<(), UsageError> {
-        if R::withdrawn(self) {
-            return Ok(());
-        }
-        if self.send_state() != State::Body {
-            return Err(UsageError::WrongState);
-        }
-        self.encoder.send_chunk_extensions(extensions)
-    }
-
-    /// Ends the message being sent, with trailers if it is chunked.
-    ///
-    /// # Errors
-    ///
-    /// [`UsageError::WrongState`] when no body is being sent; the errors of
-    /// [`Encoder::finish`].
-    pub(crate) fn finish(&mut self, trailers: Option<HeaderMap>) -> Result<(), UsageError> {
-        self.end(|encoder| encoder.finish(trailers))
-    }
-
-    /// [`finish`](crate::Sender::finish) with the trailers written in `order`
-    /// ([`Encoder::finish_in_order`] has the rule): a proxy passes the
-    /// [`WireTrailers`] it received to forward them in their order and
-    /// spelling.
-    ///
-    /// # Errors
-    ///
-    /// [`UsageError::WrongState`] when no body is being sent; the errors of
-    /// [`Encoder::finish`].
-    pub(crate) fn finish_in_order(
-        &mut self,
-        trailers: HeaderMap,
-        order: &impl TrailerOrder,
-    ) -> Result<(), UsageError> {
-        self.end(|encoder| encoder.finish_in_order(trailers, order))
-    }
-
-    /// Ends the body being sent with `finish` (`finish` and
-    /// `finish_in_order`).
-    fn end(
-        &mut self,
-        finish: impl FnOnce(&mut Encoder<R>) -> Result<(), UsageError>,
-    ) -> Result<(), UsageError> {
-        if R::withdrawn(self) {
-            return Ok(());
-        }
-        if self.send_state() != State::Body {
-            return Err(UsageError::WrongState);
-        }
-        finish(&mut self.encoder)?;
-        self.machine.on(R::PEER.other(), Input::EndOfMessage);
-        self.sync();
-        Ok(())
-    }
-
     /// The wire view of the trailer section the peer's message carried
     /// ([`Decoder::wire_trailers`]): from its
     /// [`Event::Trailers`] until the next message's head, with
@@ -353,8 +270,19 @@ impl<R: Role> Connection<R> {
     /// body follows.
     pub(crate) fn note_peer_head(&mut self, body: bool) {
         self.body_open = body;
-        let input = if body { Input::Head } else { Input::HeadOnly };
-        self.machine.on(R::PEER, input);
+        self.machine.on(R::PEER, Input::head(body));
+    }
+
+    /// Hands the field and extension maps of the head just queued (a
+    /// forwarded wire view's, say) to the decoder, so that the next head
+    /// it decodes allocates none.
+    pub(crate) fn recycle_maps(&mut self) {
+        if let Some(map) = self.encoder.take_spare_fields() {
+            self.decoder.give_spare_fields(map);
+        }
+        if let Some(extensions) = self.encoder.take_spare_extensions() {
+            self.decoder.give_spare_extensions(extensions);
+        }
     }
 
     /// Notes the end of the peer's message.

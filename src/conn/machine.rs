@@ -104,6 +104,14 @@ pub(crate) enum Input {
     Close,
 }
 
+impl Input {
+    /// The input for a head: [`Input::Head`] when a body follows,
+    /// [`Input::HeadOnly`] otherwise.
+    pub(crate) fn head(body: bool) -> Input {
+        if body { I::Head } else { I::HeadOnly }
+    }
+}
+
 use Input as I;
 use Party::{Client as C, Server as Sv};
 use State as S;

@@ -5,12 +5,12 @@ use bytes::Bytes;
 use http::header::HeaderMap;
 
 use super::core::Connection;
+use super::machine::{Input, State};
 use crate::chunk_ext::ChunkExtensions;
-use crate::encode::{IntoHead, IntoMessage};
+use crate::encode::{Encoder, IntoHead, IntoMessage};
 use crate::error::UsageError;
 use crate::framing::BodyKind;
-use crate::role::Role;
-use crate::role::{Client, Server};
+use crate::role::{Client, Role, Server};
 use crate::wire::TrailerOrder;
 
 /// What the local side sends, borrowed from a connection
@@ -57,20 +57,30 @@ impl<'a, R: Role> Sender<'a, R> {
         Sender { conn, start, go_on }
     }
 
-    fn starting(&self) -> Result<(), UsageError> {
-        if self.start {
-            Ok(())
-        } else {
-            Err(UsageError::WrongState)
+    /// The encoder, for the body of the message being sent: `None` when
+    /// the local side withdrew the rest of it, which is then dropped
+    /// without an error.
+    fn body(&mut self) -> Result<Option<&mut Encoder<R>>, UsageError> {
+        allowed(self.go_on)?;
+        if R::withdrawn(self.conn) {
+            return Ok(None);
         }
+        allowed(self.conn.send_state() == State::Body)?;
+        Ok(Some(&mut self.conn.encoder))
     }
 
-    fn going_on(&self) -> Result<(), UsageError> {
-        if self.go_on {
-            Ok(())
-        } else {
-            Err(UsageError::WrongState)
+    /// Ends the body being sent with `finish` (`finish` and
+    /// `finish_in_order`).
+    fn end(
+        &mut self,
+        finish: impl FnOnce(&mut Encoder<R>) -> Result<(), UsageError>,
+    ) -> Result<(), UsageError> {
+        if let Some(encoder) = self.body()? {
+            finish(encoder)?;
+            self.conn.machine.on(R::PEER.other(), Input::EndOfMessage);
+            self.conn.sync();
         }
+        Ok(())
     }
 
     /// Queues body bytes of the message being sent. A session's sender
@@ -84,8 +94,8 @@ impl<'a, R: Role> Sender<'a, R> {
     /// [`UsageError::WrongState`] when no body is being sent; the errors of
     /// [`Encoder::send_data`](crate::Encoder::send_data).
     pub fn send_data(&mut self, data: impl Into<Bytes>) -> Result<(), UsageError> {
-        self.going_on()?;
-        self.conn.send_data(data)
+        self.body()?
+            .map_or(Ok(()), |encoder| encoder.send_data(data))
     }
 
     /// Puts chunk extensions on the next chunk of the message being sent
@@ -98,8 +108,8 @@ impl<'a, R: Role> Sender<'a, R> {
     /// [`UsageError::WrongState`] when no body is being sent; the errors of
     /// [`Encoder::send_chunk_extensions`](crate::Encoder::send_chunk_extensions).
     pub fn send_chunk_extensions(&mut self, extensions: ChunkExtensions) -> Result<(), UsageError> {
-        self.going_on()?;
-        self.conn.send_chunk_extensions(extensions)
+        let encoder = self.body()?;
+        encoder.map_or(Ok(()), |encoder| encoder.send_chunk_extensions(extensions))
     }
 
     /// Ends the message being sent, with trailers if it is chunked.
@@ -109,8 +119,7 @@ impl<'a, R: Role> Sender<'a, R> {
     /// [`UsageError::WrongState`] when no body is being sent; the errors of
     /// [`Encoder::finish`](crate::Encoder::finish).
     pub fn finish(&mut self, trailers: Option<HeaderMap>) -> Result<(), UsageError> {
-        self.going_on()?;
-        self.conn.finish(trailers)
+        self.end(|encoder| encoder.finish(trailers))
     }
 
     /// Ends the message with trailers written in `order`: a
@@ -129,8 +138,7 @@ impl<'a, R: Role> Sender<'a, R> {
         trailers: HeaderMap,
         order: &impl TrailerOrder,
     ) -> Result<(), UsageError> {
-        self.going_on()?;
-        self.conn.finish_in_order(trailers, order)
+        self.end(|encoder| encoder.finish_in_order(trailers, order))
     }
 }
 
@@ -147,7 +155,9 @@ impl Sender<'_, Server> {
     /// ([`CloseReason::RejectedContinue`](crate::CloseReason::RejectedContinue)),
     /// as after a complete response.
     pub fn send_continue(&mut self) {
-        self.conn.send_continue();
+        if self.conn.machine.expects_continue() {
+            self.conn.queue_continue();
+        }
     }
 
     /// Queues a complete response (head and body) to the current request.
@@ -168,8 +178,9 @@ impl Sender<'_, Server> {
         &mut self,
         res: impl IntoMessage<http::response::Parts>,
     ) -> Result<(), UsageError> {
-        self.starting()?;
-        self.conn.send_response(res)
+        allowed(self.start)?;
+        let (parts, body) = res.into_message()?;
+        self.conn.send_message(parts, Some(body)).map(drop)
     }
 
     /// Queues a response head; the body follows with
@@ -185,8 +196,8 @@ impl Sender<'_, Server> {
         &mut self,
         res: impl IntoHead<http::response::Parts>,
     ) -> Result<BodyKind, UsageError> {
-        self.starting()?;
-        self.conn.send_head(res)
+        allowed(self.start)?;
+        self.conn.send_message(res.into_head()?, None)
     }
 }
 
@@ -208,8 +219,9 @@ impl Sender<'_, Client> {
         &mut self,
         req: impl IntoMessage<http::request::Parts>,
     ) -> Result<(), UsageError> {
-        self.starting()?;
-        self.conn.send_request(req)
+        allowed(self.start)?;
+        let (parts, body) = req.into_message()?;
+        self.conn.send_message(parts, Some(body)).map(drop)
     }
 
     /// Queues a request head; the body follows with
@@ -227,7 +239,16 @@ impl Sender<'_, Client> {
         &mut self,
         req: impl IntoHead<http::request::Parts>,
     ) -> Result<BodyKind, UsageError> {
-        self.starting()?;
-        self.conn.send_head(req)
+        allowed(self.start)?;
+        self.conn.send_message(req.into_head()?, None)
+    }
+}
+
+/// `Ok` when the call is allowed now; [`UsageError::WrongState`] otherwise.
+fn allowed(now: bool) -> Result<(), UsageError> {
+    if now {
+        Ok(())
+    } else {
+        Err(UsageError::WrongState)
     }
 }

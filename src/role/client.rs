@@ -5,11 +5,10 @@
 
 use bytes::{Bytes, BytesMut};
 use http::StatusCode;
-use http::header::{EXPECT, UPGRADE};
 use http::request::Parts;
 use http::{Method, Response, Version};
 
-use super::{Client, EventAction, Role};
+use super::{Client, EventAction, Role, expects_continue, offers_upgrade};
 use crate::Config;
 use crate::conn::{Connection, Input, Party, State};
 use crate::decode::{DecoderBase, Event, InFlight, response_head};
@@ -18,7 +17,7 @@ use crate::encode::head::{
     Added, Ordered, TargetForm, check_full, form_of, invalid_framing, target_form, version_bytes,
     write_fields, write_request_line,
 };
-use crate::encode::{After, EncoderConfig, IntoHead, IntoMessage, Plan};
+use crate::encode::{After, EncoderConfig, Plan};
 use crate::error::{Error, ErrorKind, UsageError};
 use crate::framing::{
     BodyKind, Declared, FramingFields, RequestKind, ResponseClass, connection_verdict_of,
@@ -102,65 +101,46 @@ impl Sent {
     fn of(parts: &Parts) -> Self {
         Sent {
             kind: RequestKind::of(&parts.method),
-            upgrade: parts.headers.contains_key(UPGRADE)
-                && crate::framing::connection_has(&parts.headers, b"upgrade"),
+            upgrade: offers_upgrade(&parts.headers),
         }
     }
 }
 
 impl ClientConnection {
-    /// Queues a complete request (head and body). `req` is a
-    /// `Request<B>` with any `B: Into<Bytes>`, or for a request without a
-    /// body an `http` builder or `Parts`.
-    ///
-    /// # Errors
-    ///
-    /// [`UsageError::WrongState`] while a request is being sent, after one
-    /// that closes the connection or offers a protocol switch whose
-    /// answer has not come, or once the connection is over; the errors of
-    /// [`RequestEncoder::send_request`](crate::RequestEncoder::send_request).
-    /// Nothing is queued.
-    pub(crate) fn send_request(
-        &mut self,
-        req: impl IntoMessage<http::request::Parts>,
-    ) -> Result<(), UsageError> {
-        let (parts, body) = req.into_message()?;
-        self.send_message(parts, Some(body)).map(drop)
-    }
-
-    /// Queues a request head; the body follows with
-    /// [`send_data`](crate::Sender::send_data) and [`finish`](crate::Sender::finish). With
-    /// `Expect: 100-continue`, [`is_waiting_for_continue`](Self::is_waiting_for_continue)
-    /// says whether the server has answered yet; how long to wait before
-    /// sending the body anyway is the caller's decision.
-    ///
-    /// # Errors
-    ///
-    /// As [`send_request`](crate::Sender::send_request), with the errors of
-    /// [`RequestEncoder::send_head`](crate::RequestEncoder::send_head).
-    pub(crate) fn send_head(
-        &mut self,
-        req: impl IntoHead<http::request::Parts>,
-    ) -> Result<BodyKind, UsageError> {
-        self.send_message(req.into_head()?, None)
-    }
-
     /// Queues a request, whole (with `body`) or its head, then notes it.
-    fn send_message(&mut self, parts: Parts, body: Option<Bytes>) -> Result<BodyKind, UsageError> {
-        self.ready_to_send()?;
+    pub(crate) fn send_message(
+        &mut self,
+        parts: Parts,
+        body: Option<Bytes>,
+    ) -> Result<BodyKind, UsageError> {
+        // A complete request that may be followed by another leaves the
+        // client party Done: the next one is pipelined behind it.
+        if !matches!(self.machine.client(), State::Idle | State::Done) || self.error.is_some() {
+            return Err(UsageError::WrongState);
+        }
         let sent = Sent::of(&parts);
         let method = parts.method.clone();
         let streamed = body.is_none();
-        let expect = streamed
-            && parts
-                .headers
-                .get(EXPECT)
-                .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
+        let expect = streamed && expects_continue(&parts.headers);
         let kind = self.encoder.send_message(parts, body)?;
-        self.sent_head(sent, &method, streamed);
+        // The request's maps serve the response's head.
+        self.recycle_maps();
+        self.decoder.expect_response_to(&method);
+        self.role.newest = Some(sent);
+        self.role.withdrawn = false;
+        // The head first, then what it says for the exchange: the request
+        // is the newest in flight once its head has passed.
+        self.machine.on(Party::Client, Input::head(streamed));
+        if let KeepAlive::Close(reason) = self.encoder.keep_alive() {
+            self.machine.close(reason);
+        }
+        if sent.upgrade || sent.kind == RequestKind::Connect {
+            self.machine.propose_switch();
+        }
         if expect {
             self.machine.expect_continue();
         }
+        self.sync();
         Ok(kind)
     }
 
@@ -168,45 +148,6 @@ impl ClientConnection {
     /// body ends with its head).
     pub fn requests_in_flight(&self) -> usize {
         self.machine.in_flight()
-    }
-
-    fn ready_to_send(&self) -> Result<(), UsageError> {
-        // A complete request that may be followed by another leaves the
-        // client party Done: the next one is pipelined behind it.
-        if matches!(self.machine.client(), State::Idle | State::Done) && self.error.is_none() {
-            Ok(())
-        } else {
-            Err(UsageError::WrongState)
-        }
-    }
-
-    fn sent_head(&mut self, sent: Sent, method: &http::Method, streamed: bool) {
-        // The request's field map serves the response's head, and its
-        // extension map (a forwarded wire view's) the response's.
-        if let Some(map) = self.encoder.take_spare_fields() {
-            self.decoder.give_spare_fields(map);
-        }
-        if let Some(extensions) = self.encoder.take_spare_extensions() {
-            self.decoder.give_spare_extensions(extensions);
-        }
-        self.decoder.expect_response_to(method);
-        self.role.newest = Some(sent);
-        self.role.withdrawn = false;
-        // The head first, then what it says for the exchange: the request
-        // is the newest in flight once its head has passed.
-        let input = if streamed {
-            Input::Head
-        } else {
-            Input::HeadOnly
-        };
-        self.machine.on(Party::Client, input);
-        if let KeepAlive::Close(reason) = self.encoder.keep_alive() {
-            self.machine.close(reason);
-        }
-        if sent.upgrade || sent.kind == RequestKind::Connect {
-            self.machine.propose_switch();
-        }
-        self.sync();
     }
 }
 

@@ -18,6 +18,8 @@
 //! named or implemented outside the crate.
 
 use bytes::{Bytes, BytesMut};
+use http::HeaderMap;
+use http::header::{EXPECT, UPGRADE};
 
 use crate::Config;
 use crate::conn::{Connection, Party};
@@ -163,4 +165,17 @@ pub trait Role: Sized {
     /// say), or a call that may have made one: the
     /// role's own bookkeeping.
     fn after_transition(_conn: &mut Connection<Self>) {}
+}
+
+/// `true` when `headers` offer a protocol switch: `Upgrade` with
+/// `Connection: upgrade`.
+fn offers_upgrade(headers: &HeaderMap) -> bool {
+    headers.contains_key(UPGRADE) && crate::framing::connection_has(headers, b"upgrade")
+}
+
+/// `true` when `headers` ask for `100 Continue` before the body is sent.
+fn expects_continue(headers: &HeaderMap) -> bool {
+    headers
+        .get(EXPECT)
+        .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"))
 }

@@ -4,11 +4,11 @@
 //! request event does to the connection).
 
 use bytes::{Bytes, BytesMut};
-use http::header::{CONNECTION, CONTENT_TYPE, EXPECT, HeaderValue, UPGRADE};
+use http::header::{CONNECTION, CONTENT_TYPE, HeaderValue};
 use http::response::Parts;
 use http::{Request, Response, StatusCode, Version};
 
-use super::{EventAction, Role, Server};
+use super::{EventAction, Role, Server, expects_continue, offers_upgrade};
 use crate::Config;
 use crate::conn::{Connection, Input, Party, State};
 use crate::decode::{DecoderBase, Event, request_head};
@@ -17,7 +17,7 @@ use crate::encode::head::{
     Added, Ordered, check_full, invalid_framing, is_http10, says_close, says_keep_alive,
     version_bytes, write_fields, write_status_line,
 };
-use crate::encode::{After, EncoderConfig, IntoHead, IntoMessage, Plan, ResponseContext};
+use crate::encode::{After, EncoderConfig, Plan, ResponseContext};
 use crate::error::{Error, UsageError};
 use crate::framing::{
     BodyKind, Declared, FramingFields, RequestKind, ResponseClass, SenderFields, declared_framing,
@@ -102,18 +102,6 @@ pub struct ServerState {
     previous: Option<Mark>,
 }
 
-impl ServerState {
-    pub(crate) fn new(config: &Config) -> Self {
-        ServerState {
-            max_drain: config.max_drain_bytes,
-            request: None,
-            drained: 0,
-            response: None,
-            previous: None,
-        }
-    }
-}
-
 /// What the server knows about the request it is answering.
 #[derive(Debug, Clone, Copy)]
 struct Answering {
@@ -123,33 +111,12 @@ struct Answering {
     upgrade: bool,
 }
 
-/// After the last response: when its head said nothing of closing,
-/// closing was decided after it was queued (its request's body refused or
-/// too long to drain when it ended), and it is said in the head while none
-/// of the head has left.
-#[cold]
-fn announce_close(conn: &mut ServerConnection) {
-    if !conn.machine.verdict().is_reusable() && conn.encoder.keep_alive().is_reusable() {
-        if let Some(mark) = conn.role.response {
-            conn.amend_close(mark);
-        }
-    }
-}
-
 impl ServerConnection {
-    /// Queues `100 Continue` for a client that waits for it. Does nothing
-    /// otherwise (in particular, never to an HTTP/1.0 client).
-    pub(crate) fn send_continue(&mut self) {
-        if self.machine.expects_continue() {
-            self.queue_continue();
-        }
-    }
-
     /// `100 Continue` for a client waiting for it: at the end of the
     /// output, or, when the final response head is already queued, ahead
     /// of it while none of it has left (output is corked, so the client
     /// sees them in that order); otherwise the body is refused.
-    fn queue_continue(&mut self) {
+    pub(crate) fn queue_continue(&mut self) {
         const CONTINUE: &[u8] = b"HTTP/1.1 100 Continue\r\n\r\n";
         let out = self.encoder.output();
         // A final head is queued from `response` on while the server's
@@ -172,61 +139,35 @@ impl ServerConnection {
         self.machine.continue_sent();
     }
 
-    /// Queues a complete response (head and body) to the current request.
-    /// `Content-Length` is set from the body; a response to HEAD keeps it
-    /// and sends no body bytes. `res` is a `Response<B>` with any
-    /// `B: Into<Bytes>`, or for a response without a body an `http`
-    /// builder or `Parts`.
-    ///
-    /// # Errors
-    ///
-    /// [`UsageError::WrongState`] when no response is due;
-    /// [`UsageError::InvalidHead`] for a 101 to a request that offered no
-    /// upgrade; [`UsageError::InterimToHttp10`] for a 1xx to an HTTP/1.0
-    /// client; the errors of
-    /// [`ResponseEncoder::send_response`](crate::ResponseEncoder::send_response).
-    /// Nothing is queued.
-    pub(crate) fn send_response(
-        &mut self,
-        res: impl IntoMessage<http::response::Parts>,
-    ) -> Result<(), UsageError> {
-        let (parts, body) = res.into_message()?;
-        self.send_message(parts, Some(body)).map(drop)
-    }
-
-    /// Queues a response head; the body follows with
-    /// [`send_data`](crate::Sender::send_data) and [`finish`](crate::Sender::finish). Returns
-    /// the framing chosen for the body. `res` is a `Response<()>`, an
-    /// `http` builder or `Parts`.
-    ///
-    /// # Errors
-    ///
-    /// As [`send_response`](crate::Sender::send_response), with the errors of
-    /// [`ResponseEncoder::send_head`](crate::ResponseEncoder::send_head).
-    pub(crate) fn send_head(
-        &mut self,
-        res: impl IntoHead<http::response::Parts>,
-    ) -> Result<BodyKind, UsageError> {
-        self.send_message(res.into_head()?, None)
-    }
-
     /// Queues a response, whole (with `body`) or its head: the machine
     /// moves for it first, and back if the encoder refuses it.
-    fn send_message(&mut self, parts: Parts, body: Option<Bytes>) -> Result<BodyKind, UsageError> {
+    pub(crate) fn send_message(
+        &mut self,
+        parts: Parts,
+        body: Option<Bytes>,
+    ) -> Result<BodyKind, UsageError> {
         let saved = self.machine.clone();
         let status = parts.status;
         let ctx = self.prepare(status, body.is_some())?;
         let mark = self.encoder.output().mark();
-        match self.encoder.send_message(parts, ctx, body) {
-            Ok(kind) => {
-                self.after_head(status, mark);
-                Ok(kind)
-            }
-            Err(err) => {
-                self.machine = saved;
-                Err(err)
+        let kind = self
+            .encoder
+            .send_message(parts, ctx, body)
+            .inspect_err(|_| self.machine = saved)?;
+        // The response's maps serve the next request's head.
+        self.recycle_maps();
+        if status == StatusCode::CONTINUE {
+            self.machine.continue_sent();
+        } else if !status.is_informational() {
+            self.role.response = Some(mark);
+            // The response's own verdict (a close-delimited body, the
+            // caller's `Connection: close`).
+            if let KeepAlive::Close(reason) = self.encoder.keep_alive() {
+                self.machine.close(reason);
             }
         }
+        self.sync();
+        Ok(kind)
     }
 
     /// Queues the response a protocol error calls for: its suggested
@@ -379,11 +320,7 @@ impl ServerConnection {
                     // the application may still read the whole body.
                     self.machine.close(CloseReason::UnreadBody);
                 }
-                if complete {
-                    Input::HeadOnly
-                } else {
-                    Input::Head
-                }
+                Input::head(!complete)
             }
         };
         self.machine.on(Party::Server, input);
@@ -406,28 +343,6 @@ impl ServerConnection {
                 .decoder
                 .remaining_body_len()
                 .is_some_and(|n| n > self.role.max_drain)
-    }
-
-    fn after_head(&mut self, status: StatusCode, mark: Mark) {
-        // The response's field map serves the next request's head, and its
-        // extension map (a forwarded wire view's) the next request's.
-        if let Some(map) = self.encoder.take_spare_fields() {
-            self.decoder.give_spare_fields(map);
-        }
-        if let Some(extensions) = self.encoder.take_spare_extensions() {
-            self.decoder.give_spare_extensions(extensions);
-        }
-        if status == StatusCode::CONTINUE {
-            self.machine.continue_sent();
-        } else if !status.is_informational() {
-            self.role.response = Some(mark);
-            // The response's own verdict (a close-delimited body, the
-            // caller's `Connection: close`).
-            if let KeepAlive::Close(reason) = self.encoder.keep_alive() {
-                self.machine.close(reason);
-            }
-        }
-        self.sync();
     }
 }
 
@@ -462,7 +377,13 @@ impl Role for Server {
     }
 
     fn conn_state(config: &Config) -> ServerState {
-        ServerState::new(config)
+        ServerState {
+            max_drain: config.max_drain_bytes,
+            request: None,
+            drained: 0,
+            response: None,
+            previous: None,
+        }
     }
 
     /// Whether to decode now: the current request's events always, the next
@@ -500,9 +421,8 @@ impl Role for Server {
             Event::Head { head, body } => {
                 // An upgrade is offered by `Upgrade` with `Connection:
                 // upgrade`; most requests have no Connection field.
-                let upgrade = conn.decoder.framing_fields().connection
-                    && head.headers().contains_key(UPGRADE)
-                    && crate::framing::connection_has(head.headers(), b"upgrade");
+                let upgrade =
+                    conn.decoder.framing_fields().connection && offers_upgrade(head.headers());
                 let kind = RequestKind::of(head.method());
                 conn.role.request = Some(Answering {
                     kind,
@@ -511,10 +431,7 @@ impl Role for Server {
                 });
                 let waits = head.version() == Version::HTTP_11
                     && !body.is_empty()
-                    && head
-                        .headers()
-                        .get(EXPECT)
-                        .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
+                    && expects_continue(head.headers());
                 // The head first, then what it says for the exchange: the
                 // request is the newest in flight once its head has passed.
                 conn.note_peer_head(!body.is_empty());
@@ -557,8 +474,15 @@ impl Role for Server {
         if conn.machine.server() == State::Done && conn.unread_past_drain_bound() {
             conn.machine.close(CloseReason::UnreadBody);
         }
-        if conn.machine.server() == State::MustClose {
-            announce_close(conn);
+        // After the last response: when its head said nothing of closing,
+        // closing was decided after it was queued (its request's body
+        // refused or too long to drain when it ended), and it is said in
+        // the head while none of the head has left.
+        let announce = conn.machine.server() == State::MustClose
+            && !conn.machine.verdict().is_reusable()
+            && conn.encoder.keep_alive().is_reusable();
+        if let Some(mark) = conn.role.response.filter(|_| announce) {
+            conn.amend_close(mark);
         }
         if conn.machine.server() == State::Idle && conn.role.response.is_some() {
             conn.role.previous = conn.role.response.take();
@@ -745,11 +669,14 @@ impl Role for Server {
         config: &EncoderConfig,
         order: Option<Ordered<'_>>,
     ) {
-        let given = parts.extensions.get::<ReasonPhrase>();
-        match given {
-            None => write_status_line(out, plan.version, parts.status, canonical(parts)),
-            Some(reason) => write_status_line(out, plan.version, parts.status, reason.as_bytes()),
-        }
+        let reason = match parts.extensions.get::<ReasonPhrase>() {
+            Some(reason) => reason.as_bytes(),
+            None => parts
+                .status
+                .canonical_reason()
+                .map_or(&b""[..], str::as_bytes),
+        };
+        write_status_line(out, plan.version, parts.status, reason);
         write_fields(
             out,
             &parts.headers,
@@ -759,12 +686,4 @@ impl Role for Server {
             order,
         );
     }
-}
-
-/// The canonical reason phrase of the response's status, or none.
-fn canonical(parts: &Parts) -> &'static [u8] {
-    parts
-        .status
-        .canonical_reason()
-        .map_or(&b""[..], str::as_bytes)
 }
