@@ -8,14 +8,14 @@ use http::StatusCode;
 use http::request::Parts;
 use http::{Method, Response, Version};
 
-use super::{Client, EventAction, Role, expects_continue, offers_upgrade};
+use super::{Client, EventAction, Role, expects_continue, length, offers_upgrade};
 use crate::Config;
 use crate::conn::{Connection, Input, Party, State};
 use crate::decode::{DecoderBase, Event, InFlight, response_head};
 use crate::encode::body::BodyEncoder;
 use crate::encode::head::{
-    Added, Ordered, TargetForm, check_full, form_of, invalid_framing, target_form, version_bytes,
-    write_fields, write_request_line,
+    Added, Ordered, TargetForm, form_of, invalid_framing, target_form, version_bytes, write_fields,
+    write_request_line,
 };
 use crate::encode::{After, EncoderConfig, Plan};
 use crate::error::{Error, ErrorKind, UsageError};
@@ -289,7 +289,7 @@ impl Role for Client {
             KeepAlive::Close(CloseReason::PeerClose) => KeepAlive::Close(CloseReason::LocalClose),
             other => other,
         };
-        if parts.method == Method::CONNECT {
+        let body = if parts.method == Method::CONNECT {
             // RFC 9110 section 9.3.6: a CONNECT request has no content. What
             // the client sends after the head is tunnel data, so no framing
             // field may announce a body; the caller's own are refused, not
@@ -300,49 +300,33 @@ impl Role for Client {
             if full.is_some_and(|len| len > 0) {
                 return Err(UsageError::BodyNotAllowed);
             }
-            return Ok(Plan {
-                version,
-                line: Target { form, host },
-                added,
-                body: BodyEncoder::Empty,
-                after: After::Verdict(keep_alive),
-            });
-        }
-        let body = match declared_framing(false, &seen, headers).map_err(invalid_framing)? {
-            Declared::Length(n) => {
-                if let Some(len) = full {
-                    check_full(n, len)?;
+            BodyEncoder::Empty
+        } else {
+            match declared_framing(false, &seen, headers).map_err(invalid_framing)? {
+                Declared::Length(n) => length(n, full)?,
+                // No Transfer-Encoding in HTTP/1.0 (RFC 9112 section 6.1).
+                Declared::Chunked if !http10 => BodyEncoder::Chunked,
+                Declared::Chunked | Declared::CodedChunked | Declared::Close => {
+                    return Err(UsageError::InvalidFraming);
                 }
-                BodyEncoder::Length {
-                    declared: n,
-                    sent: 0,
-                }
-            }
-            // No Transfer-Encoding in HTTP/1.0 (RFC 9112 section 6.1).
-            Declared::Chunked if !http10 => BodyEncoder::Chunked,
-            Declared::Chunked | Declared::CodedChunked | Declared::Close => {
-                return Err(UsageError::InvalidFraming);
-            }
-            Declared::None => match full {
-                Some(len)
-                    if len > 0
-                        || parts.method == Method::POST
-                        || parts.method == Method::PUT
-                        || parts.method == Method::PATCH =>
-                {
-                    added.content_length = Some(len);
-                    BodyEncoder::Length {
-                        declared: len,
-                        sent: 0,
+                Declared::None => match full {
+                    Some(len)
+                        if len > 0
+                            || parts.method == Method::POST
+                            || parts.method == Method::PUT
+                            || parts.method == Method::PATCH =>
+                    {
+                        added.content_length = full;
+                        length(len, full)?
                     }
-                }
-                Some(_) => BodyEncoder::Empty,
-                None if http10 => return Err(UsageError::InvalidFraming),
-                None => {
-                    added.chunked = true;
-                    BodyEncoder::Chunked
-                }
-            },
+                    Some(_) => BodyEncoder::Empty,
+                    None if http10 => return Err(UsageError::InvalidFraming),
+                    None => {
+                        added.chunked = true;
+                        BodyEncoder::Chunked
+                    }
+                },
+            }
         };
         Ok(Plan {
             version,

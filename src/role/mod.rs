@@ -24,6 +24,8 @@ use http::header::{EXPECT, UPGRADE};
 use crate::Config;
 use crate::conn::{Connection, Party};
 use crate::decode::{DecoderBase, Event, MessageHead};
+use crate::encode::body::BodyEncoder;
+use crate::encode::head::check_full;
 use crate::encode::{EncoderConfig, Ordered, Plan};
 use crate::error::{Error, UsageError};
 use crate::leniency::Rules;
@@ -178,4 +180,13 @@ fn expects_continue(headers: &HeaderMap) -> bool {
     headers
         .get(EXPECT)
         .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"))
+}
+
+/// The framer of a body of `declared` bytes, checked against the whole
+/// body when it is given (`full`).
+fn length(declared: u64, full: Option<u64>) -> Result<BodyEncoder, UsageError> {
+    if let Some(len) = full {
+        check_full(declared, len)?;
+    }
+    Ok(BodyEncoder::Length { declared, sent: 0 })
 }

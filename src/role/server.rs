@@ -8,7 +8,7 @@ use http::header::{CONNECTION, CONTENT_TYPE, HeaderValue};
 use http::response::Parts;
 use http::{Request, Response, StatusCode, Version};
 
-use super::{EventAction, Role, Server, expects_continue, offers_upgrade};
+use super::{EventAction, Role, Server, expects_continue, length, offers_upgrade};
 use crate::Config;
 use crate::conn::{Connection, Input, Party, State};
 use crate::decode::{DecoderBase, Event, request_head};
@@ -500,90 +500,51 @@ impl Role for Server {
         full: Option<u64>,
     ) -> Result<Plan<()>, UsageError> {
         let version = version_bytes(parts.version)?;
-        let status = parts.status;
-        let headers = &parts.headers;
+        let (status, headers) = (parts.status, &parts.headers);
         let http10 = is_http10(ctx.peer_version) || parts.version == Version::HTTP_10;
-        let has_body = full.is_some_and(|n| n > 0);
-        let no_body = no_body(ctx.request, status);
-
-        let class = response_class(ctx.request, status);
-        if class != ResponseClass::Final {
-            if status.is_informational() && http10 {
-                return Err(UsageError::InterimToHttp10);
-            }
-            if has_body {
-                return Err(UsageError::BodyNotAllowed);
-            }
-            debug_assert_eq!(no_body.map(|n| n.sender_fields()), Some(SenderFields::None));
-            let after = if class == ResponseClass::Interim {
-                After::Interim
-            } else {
-                After::Verdict(KeepAlive::Close(CloseReason::Switched))
-            };
-            return Ok(Plan {
-                version,
-                line: (),
-                added: Added {
-                    strip_framing: true,
-                    ..Added::default()
-                },
-                body: BodyEncoder::Empty,
-                after,
-            });
+        if status.is_informational() && http10 {
+            return Err(UsageError::InterimToHttp10);
         }
-
+        let has_body = full.is_some_and(|n| n > 0);
         // The caller's framing and Connection fields, in one pass.
         let seen = FramingFields::of(headers);
-        let caller_close = says_close(headers, &seen);
-        let mut keep_alive = ctx.keep_alive;
-        if caller_close {
-            keep_alive = keep_alive.and(KeepAlive::Close(CloseReason::LocalClose));
-        }
+        let declared = || declared_framing(true, &seen, headers).map_err(invalid_framing);
         let mut added = Added::default();
-        let body = match no_body.map(|n| n.sender_fields()) {
+        let body = match no_body(ctx.request, status).map(|n| n.sender_fields()) {
+            Some(SenderFields::None | SenderFields::LengthOnly) if has_body => {
+                return Err(UsageError::BodyNotAllowed);
+            }
             Some(SenderFields::None) => {
-                if has_body {
-                    return Err(UsageError::BodyNotAllowed);
-                }
                 added.strip_framing = true;
                 BodyEncoder::Empty
             }
             Some(SenderFields::LengthOnly) => {
-                if has_body {
-                    return Err(UsageError::BodyNotAllowed);
-                }
-                match declared_framing(true, &seen, headers).map_err(invalid_framing)? {
-                    Declared::Length(_) | Declared::None => {}
-                    Declared::Chunked | Declared::CodedChunked | Declared::Close => {
-                        added.strip_te = true;
-                    }
-                }
+                added.strip_te = !matches!(declared()?, Declared::Length(_) | Declared::None);
                 BodyEncoder::Empty
             }
             Some(SenderFields::AsForGet) => {
-                let declared =
-                    match declared_framing(true, &seen, headers).map_err(invalid_framing)? {
-                        Declared::Length(n) => {
-                            if let Some(len) = full.filter(|&len| len > 0) {
-                                check_full(n, len)?;
-                            }
-                            Some(n)
+                let declared = match declared()? {
+                    Declared::Length(n) => {
+                        if let Some(len) = full.filter(|&len| len > 0) {
+                            check_full(n, len)?;
                         }
-                        Declared::None => {
-                            added.content_length = full;
-                            full
-                        }
-                        // An HTTP/1.0 peer knows no transfer coding: the
-                        // chunked a GET would get is left out.
-                        Declared::Chunked if http10 => {
-                            added.strip_te = true;
-                            None
-                        }
-                        Declared::CodedChunked | Declared::Close if http10 => {
-                            return Err(UsageError::InvalidFraming);
-                        }
-                        Declared::Chunked | Declared::CodedChunked | Declared::Close => None,
-                    };
+                        Some(n)
+                    }
+                    Declared::None => {
+                        added.content_length = full;
+                        full
+                    }
+                    // An HTTP/1.0 peer knows no transfer coding: the
+                    // chunked a GET would get is left out.
+                    Declared::Chunked if http10 => {
+                        added.strip_te = true;
+                        None
+                    }
+                    Declared::CodedChunked | Declared::Close if http10 => {
+                        return Err(UsageError::InvalidFraming);
+                    }
+                    Declared::Chunked | Declared::CodedChunked | Declared::Close => None,
+                };
                 if config.strict_head_body && has_body {
                     return Err(UsageError::BodyNotAllowed);
                 }
@@ -593,68 +554,62 @@ impl Role for Server {
                     strict: config.strict_head_body,
                 }
             }
-            None => match declared_framing(true, &seen, headers).map_err(invalid_framing)? {
-                Declared::Length(n) => {
-                    if let Some(len) = full {
-                        check_full(n, len)?;
-                    }
-                    BodyEncoder::Length {
-                        declared: n,
-                        sent: 0,
-                    }
-                }
-                // An HTTP/1.0 peer knows no transfer coding: the caller's
-                // chunked becomes the framing the encoder would choose
-                // itself, Content-Length for a whole body, close-delimited
-                // for a stream (as h11 does).
-                Declared::Chunked if http10 => {
-                    added.strip_te = true;
-                    match full {
-                        Some(len) => {
-                            added.content_length = Some(len);
-                            BodyEncoder::Length {
-                                declared: len,
-                                sent: 0,
-                            }
-                        }
-                        None => BodyEncoder::Close,
-                    }
-                }
+            None => match declared()? {
+                Declared::Length(n) => length(n, full)?,
+                Declared::Chunked | Declared::CodedChunked if !http10 => BodyEncoder::Chunked,
+                Declared::Close if !http10 => BodyEncoder::Close,
                 // Other codings cannot be removed here: refused.
-                Declared::CodedChunked | Declared::Close if http10 => {
+                Declared::CodedChunked | Declared::Close => {
                     return Err(UsageError::InvalidFraming);
                 }
-                Declared::Chunked | Declared::CodedChunked => BodyEncoder::Chunked,
-                Declared::Close => BodyEncoder::Close,
-                Declared::None => match full {
-                    Some(len) => {
-                        added.content_length = Some(len);
-                        BodyEncoder::Length {
-                            declared: len,
-                            sent: 0,
+                // Neither field, or a chunked an HTTP/1.0 peer cannot read:
+                // the framing the encoder chooses itself, Content-Length
+                // for a whole body, chunked for a stream to an HTTP/1.1
+                // peer, close-delimited for one to an HTTP/1.0 peer (as
+                // h11 does).
+                declared => {
+                    added.strip_te = declared == Declared::Chunked;
+                    match full {
+                        Some(len) => {
+                            added.content_length = full;
+                            length(len, full)?
+                        }
+                        None if http10 => BodyEncoder::Close,
+                        None => {
+                            added.chunked = true;
+                            BodyEncoder::Chunked
                         }
                     }
-                    None if !http10 => {
-                        added.chunked = true;
-                        BodyEncoder::Chunked
-                    }
-                    None => BodyEncoder::Close,
-                },
+                }
             },
         };
-        if let BodyEncoder::Close = body {
-            keep_alive = keep_alive.and(KeepAlive::Close(CloseReason::CloseDelimited));
-        }
-        match keep_alive {
-            KeepAlive::Close(_) => added.close = !caller_close,
-            KeepAlive::Reusable => added.keep_alive = http10 && !says_keep_alive(headers, &seen),
-        }
+        let after = match response_class(ctx.request, status) {
+            ResponseClass::Interim => After::Interim,
+            ResponseClass::Switch => After::Verdict(KeepAlive::Close(CloseReason::Switched)),
+            ResponseClass::Final => {
+                let caller_close = says_close(headers, &seen);
+                let mut keep_alive = ctx.keep_alive;
+                if caller_close {
+                    keep_alive = keep_alive.and(KeepAlive::Close(CloseReason::LocalClose));
+                }
+                if let BodyEncoder::Close = body {
+                    keep_alive = keep_alive.and(KeepAlive::Close(CloseReason::CloseDelimited));
+                }
+                match keep_alive {
+                    KeepAlive::Close(_) => added.close = !caller_close,
+                    KeepAlive::Reusable => {
+                        added.keep_alive = http10 && !says_keep_alive(headers, &seen);
+                    }
+                }
+                After::Verdict(keep_alive)
+            }
+        };
         Ok(Plan {
             version,
             line: (),
             added,
             body,
-            after: After::Verdict(keep_alive),
+            after,
         })
     }
 
