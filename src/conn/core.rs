@@ -50,9 +50,7 @@ impl<R: Role> Connection<R> {
             eof: false,
         }
     }
-}
 
-impl<R: Role> Connection<R> {
     /// Decodes the next event of what the peer sends from `buf`, splitting
     /// off the bytes it uses. `Ok(None)`: read more bytes, or nothing is
     /// due from the peer now (a server answers a request before it reads
@@ -88,13 +86,8 @@ impl<R: Role> Connection<R> {
             if let Some(err) = &self.error {
                 return Err(err.clone());
             }
-            match R::ready(self, buf) {
-                Ok(true) => {}
-                Ok(false) => return Ok(None),
-                Err(err) => {
-                    let at = self.decoder.consumed();
-                    return Err(self.fail_at(err, at));
-                }
+            if !R::ready(self, buf).map_err(|err| self.fail_at(err, 0))? {
+                return Ok(None);
             }
             if buf.is_empty() && !self.eof && self.decoder.is_idle() {
                 // Between messages with nothing read: the decoder would
@@ -124,22 +117,15 @@ impl<R: Role> Connection<R> {
                 }
             };
             let head = matches!(event, Event::Head { .. });
-            match R::on_event(self, event, consumed) {
-                Ok(EventAction::Return) if HEADS && !head => self.sync(),
-                Ok(EventAction::Return) => {
-                    self.sync();
-                    return decoded;
-                }
-                Ok(EventAction::Skip) => self.sync(),
-                Ok(EventAction::Stop) => {
-                    self.sync();
-                    return Ok(None);
-                }
-                // At the start of the bytes of the event at fault.
-                Err(err) => {
-                    let at = self.decoder.consumed() - consumed as u64;
-                    return Err(self.fail_at(err, at));
-                }
+            // An error is placed at the start of the bytes of the event at
+            // fault.
+            let action =
+                R::on_event(self, event, consumed).map_err(|err| self.fail_at(err, consumed))?;
+            self.sync();
+            match action {
+                EventAction::Return if !HEADS || head => return decoded,
+                EventAction::Stop => return Ok(None),
+                EventAction::Return | EventAction::Skip => {}
             }
         }
     }
@@ -235,11 +221,11 @@ impl<R: Role> Connection<R> {
     }
 
     /// A protocol error the connection found in what the peer sent (a
-    /// response nobody asked for, a switch nobody offered): placed at
-    /// offset `at` of the stream, then as [`Self::fail`].
+    /// response nobody asked for, a switch nobody offered): placed `back`
+    /// bytes before the end of what was decoded, then as [`Self::fail`].
     #[cold]
-    fn fail_at(&mut self, mut err: Error, at: u64) -> Error {
-        err.or_at(at);
+    fn fail_at(&mut self, mut err: Error, back: usize) -> Error {
+        err.or_at(self.decoder.consumed() - back as u64);
         self.fail(err)
     }
 

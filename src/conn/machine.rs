@@ -343,8 +343,8 @@ pub(crate) const RULES: &[Rule] = &[
 /// Both parties' states and the side flags of one connection.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Machine {
-    client: State,
-    server: State,
+    /// The client's and the server's, indexed by [`Party`].
+    states: [State; 2],
     verdict: KeepAlive,
     switch: bool,
     expect: bool,
@@ -357,8 +357,7 @@ pub(crate) struct Machine {
 impl Default for Machine {
     fn default() -> Self {
         Machine {
-            client: State::Idle,
-            server: State::Idle,
+            states: [State::Idle; 2],
             verdict: KeepAlive::Reusable,
             switch: false,
             expect: false,
@@ -371,20 +370,17 @@ impl Default for Machine {
 impl Machine {
     /// The state of the client's messages.
     pub(crate) fn client(&self) -> State {
-        self.client
+        self.state(C)
     }
 
     /// The state of the server's messages.
     pub(crate) fn server(&self) -> State {
-        self.server
+        self.state(Sv)
     }
 
     /// The state of one party's messages.
     pub(crate) fn state(&self, party: Party) -> State {
-        match party {
-            C => self.client,
-            Sv => self.server,
-        }
+        self.states[party as usize]
     }
 
     /// The verdict so far: reusable, or the first reason to close.
@@ -416,7 +412,7 @@ impl Machine {
                 I::HeadOnly | I::EndOfMessage | I::Switch => {
                     self.in_flight = self.in_flight.saturating_sub(1);
                 }
-                I::WithdrawResponse if self.server == State::Head && self.in_flight == 0 => {
+                I::WithdrawResponse if self.server() == State::Head && self.in_flight == 0 => {
                     self.in_flight = 1;
                 }
                 _ => {}
@@ -473,18 +469,11 @@ impl Machine {
     fn step(&mut self, party: Party, input: Input) {
         let from = self.state(party);
         match next(party, from, input) {
-            Some(to) => self.set(party, to),
+            Some(to) => self.states[party as usize] = to,
             None => debug_assert!(
                 false,
                 "no transition for {party:?} from {from} on {input:?}"
             ),
-        }
-    }
-
-    fn set(&mut self, party: Party, to: State) {
-        match party {
-            C => self.client = to,
-            Sv => self.server = to,
         }
     }
 
@@ -498,7 +487,7 @@ impl Machine {
         // Each rule changes a state or clears a flag for good, so this
         // ends; the bound only guards against a table mistake.
         for _ in 0..4 * RULES.len() {
-            let matching = BY_STATES[self.client as usize][self.server as usize]
+            let matching = BY_STATES[self.client() as usize][self.server() as usize]
                 & BY_FLAGS[usize::from(self.flag_bits())];
             if matching == 0 {
                 return;
@@ -511,8 +500,8 @@ impl Machine {
     fn apply(&mut self, rule: &Rule) {
         for then in rule.then {
             match *then {
-                Then::Client(s) => self.client = s,
-                Then::Server(s) => self.server = s,
+                Then::Client(s) => self.states[C as usize] = s,
+                Then::Server(s) => self.states[Sv as usize] = s,
                 Then::Close(reason) => self.verdict = self.verdict.and(KeepAlive::Close(reason)),
                 Then::ForgetSwitch => self.switch = false,
                 Then::ForgetExpect => self.expect = false,
@@ -523,26 +512,18 @@ impl Machine {
     /// The side flags as bits (see [`Flag::bit`]).
     #[inline]
     fn flag_bits(&self) -> u8 {
-        let mut bits = 0;
-        if self.verdict.is_reusable() {
-            bits |= Flag::KeepAlive.bit();
-        }
-        if self.switch {
-            bits |= Flag::SwitchProposed.bit();
-        }
-        if self.expect {
-            bits |= Flag::ExpectContinue.bit();
-        }
-        if self.in_flight > 0 {
-            bits |= Flag::MoreDue.bit();
-        }
-        if self.in_flight <= 1 {
-            bits |= Flag::LastDue.bit();
-        }
-        if self.responses_end {
-            bits |= Flag::ResponsesEnd.bit();
-        }
-        bits
+        // In the order of the flags.
+        [
+            self.verdict.is_reusable(),
+            self.switch,
+            self.expect,
+            self.in_flight > 0,
+            self.in_flight <= 1,
+            self.responses_end,
+        ]
+        .into_iter()
+        .enumerate()
+        .fold(0, |bits, (i, on)| bits | u8::from(on) << i)
     }
 
     /// `true` when `rule` applies, read from the rule itself: both
@@ -559,8 +540,8 @@ impl Machine {
             Flag::LastDue => self.in_flight <= 1,
             Flag::ResponsesEnd => self.responses_end,
         };
-        (rule.client.is_empty() || rule.client.contains(&self.client))
-            && (rule.server.is_empty() || rule.server.contains(&self.server))
+        (rule.client.is_empty() || rule.client.contains(&self.client()))
+            && (rule.server.is_empty() || rule.server.contains(&self.server()))
             && rule.flags.iter().all(|&(f, value)| flag(f) == value)
     }
 }
@@ -859,8 +840,7 @@ mod tests {
             for server in ALL_STATES {
                 for bits in 0..64u8 {
                     let m = Machine {
-                        client,
-                        server,
+                        states: [client, server],
                         verdict: if bits & Flag::KeepAlive.bit() != 0 {
                             KeepAlive::Reusable
                         } else {
@@ -952,8 +932,7 @@ mod tests {
             for server in ALL {
                 for bits in 0..48u8 {
                     let mut m = Machine {
-                        client,
-                        server,
+                        states: [client, server],
                         verdict: if bits & 1 == 0 {
                             KeepAlive::Reusable
                         } else {
