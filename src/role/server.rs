@@ -84,12 +84,16 @@ use crate::segments::{Mark, Segments};
 pub type ServerConnection = Connection<Server>;
 
 /// What a server connection keeps besides the skeleton's.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct ServerState {
     /// `Config::max_drain_bytes`.
     max_drain: u64,
-    /// The request being answered.
-    request: Option<Answering>,
+    /// The request being answered, as the encoder frames its response
+    /// by (the verdict in it is filled in from the machine's when a
+    /// response is sent).
+    request: Option<ResponseContext>,
+    /// It offered a protocol switch (`Upgrade` with `Connection: upgrade`).
+    upgrade: bool,
     /// Bytes of an unread request body discarded after the response.
     drained: u64,
     /// Where the final response to the current request starts in the
@@ -100,15 +104,6 @@ pub struct ServerState {
     /// connection has moved on: pipelined answers leave together, so it
     /// may still be queued whole when a close is asked for.
     previous: Option<Mark>,
-}
-
-/// What the server knows about the request it is answering.
-#[derive(Debug, Clone, Copy)]
-struct Answering {
-    kind: RequestKind,
-    version: Version,
-    /// It offered a protocol switch (`Upgrade` with `Connection: upgrade`).
-    upgrade: bool,
 }
 
 impl ServerConnection {
@@ -208,10 +203,7 @@ impl ServerConnection {
         );
         let ctx = ResponseContext {
             keep_alive: KeepAlive::Close(CloseReason::ProtocolError),
-            ..self
-                .role
-                .request
-                .map_or_else(ResponseContext::default, |ex| self.context(ex))
+            ..self.role.request.unwrap_or_default()
         };
         self.encoder.send_response(res, ctx)?;
         self.machine.close(CloseReason::ProtocolError);
@@ -289,15 +281,15 @@ impl ServerConnection {
         if self.machine.server() != State::Head {
             return Err(UsageError::WrongState);
         }
-        let ex = self.role.request.ok_or(UsageError::WrongState)?;
-        if status.is_informational() && ex.version == Version::HTTP_10 {
+        let ctx = self.role.request.ok_or(UsageError::WrongState)?;
+        if status.is_informational() && ctx.peer_version == Version::HTTP_10 {
             // RFC 9110 section 15.2: no 1xx to an HTTP/1.0 client.
             return Err(UsageError::InterimToHttp10);
         }
-        let input = match response_class(ex.kind, status) {
+        let input = match response_class(ctx.request, status) {
             ResponseClass::Interim => Input::Interim,
             ResponseClass::Switch => {
-                if status == StatusCode::SWITCHING_PROTOCOLS && !ex.upgrade {
+                if status == StatusCode::SWITCHING_PROTOCOLS && !self.role.upgrade {
                     return Err(UsageError::InvalidHead);
                 }
                 if self.machine.client() != State::MightSwitch {
@@ -307,7 +299,7 @@ impl ServerConnection {
                 Input::Switch
             }
             ResponseClass::Final => {
-                if ex.kind == RequestKind::Connect {
+                if ctx.request == RequestKind::Connect {
                     // The decoder stopped at the CONNECT head: what the
                     // client sent after it was meant for a tunnel that is
                     // not opened.
@@ -324,15 +316,10 @@ impl ServerConnection {
             }
         };
         self.machine.on(Party::Server, input);
-        Ok(self.context(ex))
-    }
-
-    fn context(&self, ex: Answering) -> ResponseContext {
-        ResponseContext {
-            request: ex.kind,
-            peer_version: ex.version,
+        Ok(ResponseContext {
             keep_alive: self.machine.verdict(),
-        }
+            ..ctx
+        })
     }
 
     /// `true` while the request body is being received and the bytes its
@@ -379,10 +366,7 @@ impl Role for Server {
     fn conn_state(config: &Config) -> ServerState {
         ServerState {
             max_drain: config.max_drain_bytes,
-            request: None,
-            drained: 0,
-            response: None,
-            previous: None,
+            ..ServerState::default()
         }
     }
 
@@ -390,11 +374,10 @@ impl Role for Server {
     /// request only once the response to this one is complete.
     #[inline]
     fn ready(conn: &mut Connection<Self>, _buf: &BytesMut) -> Result<bool, Error> {
-        let client = conn.machine.client();
         if conn.decoder.is_idle() && conn.machine.server() != State::Idle {
             return Ok(false);
         }
-        if client == State::Body && conn.machine.expects_continue() {
+        if conn.machine.client() == State::Body && conn.machine.expects_continue() {
             // The application reads the body the client holds back.
             conn.queue_continue();
         }
@@ -424,11 +407,12 @@ impl Role for Server {
                 let upgrade =
                     conn.decoder.framing_fields().connection && offers_upgrade(head.headers());
                 let kind = RequestKind::of(head.method());
-                conn.role.request = Some(Answering {
-                    kind,
-                    version: head.version(),
-                    upgrade,
+                conn.role.request = Some(ResponseContext {
+                    request: kind,
+                    peer_version: head.version(),
+                    keep_alive: KeepAlive::Reusable,
                 });
+                conn.role.upgrade = upgrade;
                 let waits = head.version() == Version::HTTP_11
                     && !body.is_empty()
                     && expects_continue(head.headers());
@@ -448,22 +432,19 @@ impl Role for Server {
                 if let KeepAlive::Close(reason) = conn.decoder.keep_alive() {
                     conn.machine.close(reason);
                 }
-                Ok(EventAction::Return)
-            }
-            Event::Data(_) | Event::Trailers(_) | Event::ChunkExtensions(_) if draining => {
-                Ok(EventAction::Skip)
             }
             Event::End(_) => {
                 conn.note_peer_end();
                 conn.role.drained = 0;
-                Ok(if draining {
-                    EventAction::Skip
-                } else {
-                    EventAction::Return
-                })
             }
-            _ => Ok(EventAction::Return),
+            _ => {}
         }
+        // A head never comes while a body is drained.
+        Ok(if draining {
+            EventAction::Skip
+        } else {
+            EventAction::Return
+        })
     }
 
     /// After a transition of the machine: a response complete before the request body
