@@ -430,9 +430,8 @@ impl Machine {
     /// The verdict becomes to close because of a message of the server's:
     /// no further response comes, even to requests still in flight.
     pub(crate) fn close_responses(&mut self, reason: CloseReason) {
-        self.verdict = self.verdict.and(KeepAlive::Close(reason));
         self.responses_end = true;
-        self.settle();
+        self.close(reason);
     }
 
     /// The request being answered offers a protocol switch.
@@ -551,6 +550,7 @@ const STATES: usize = 9;
 const INPUTS: usize = 12;
 
 /// Every state, in the order of their discriminants.
+#[cfg(test)]
 const ALL_STATES: [State; STATES] = [
     S::Idle,
     S::Head,
@@ -563,14 +563,14 @@ const ALL_STATES: [State; STATES] = [
     S::Error,
 ];
 
-/// [`EVENTS`] as a lookup table, built at compile time: the index of the
-/// next state in [`ALL_STATES`], or `u8::MAX` for an unlisted pair.
-static NEXT: [[[u8; INPUTS]; STATES]; 2] = {
-    let mut table = [[[u8::MAX; INPUTS]; STATES]; 2];
+/// [`EVENTS`] as a lookup table, built at compile time: the next state,
+/// or `None` for an unlisted pair.
+static NEXT: [[[Option<State>; INPUTS]; STATES]; 2] = {
+    let mut table = [[[None; INPUTS]; STATES]; 2];
     let mut i = 0;
     while i < EVENTS.len() {
         let (p, from, input, to) = EVENTS[i];
-        table[p as usize][from as usize][input as usize] = to as u8;
+        table[p as usize][from as usize][input as usize] = Some(to);
         i += 1;
     }
     table
@@ -639,8 +639,7 @@ const fn lists(list: &[State], i: usize) -> bool {
 /// The state after `input` from `from`, if the table lists it.
 #[inline]
 fn next(party: Party, from: State, input: Input) -> Option<State> {
-    let to = NEXT[party as usize][from as usize][input as usize];
-    ALL_STATES.get(usize::from(to)).copied()
+    NEXT[party as usize][from as usize][input as usize]
 }
 
 impl fmt::Display for State {

@@ -97,15 +97,6 @@ struct Sent {
     upgrade: bool,
 }
 
-impl Sent {
-    fn of(parts: &Parts) -> Self {
-        Sent {
-            kind: RequestKind::of(&parts.method),
-            upgrade: offers_upgrade(&parts.headers),
-        }
-    }
-}
-
 impl ClientConnection {
     /// Queues a request, whole (with `body`) or its head, then notes it.
     pub(crate) fn send_message(
@@ -118,7 +109,10 @@ impl ClientConnection {
         if !matches!(self.machine.client(), State::Idle | State::Done) || self.error.is_some() {
             return Err(UsageError::WrongState);
         }
-        let sent = Sent::of(&parts);
+        let sent = Sent {
+            kind: RequestKind::of(&parts.method),
+            upgrade: offers_upgrade(&parts.headers),
+        };
         let method = parts.method.clone();
         let streamed = body.is_none();
         let expect = streamed && expects_continue(&parts.headers);
