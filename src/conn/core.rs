@@ -121,6 +121,9 @@ impl<R: Role> Connection<R> {
             // fault.
             let action =
                 R::on_event(self, event, consumed).map_err(|err| self.fail_at(err, consumed))?;
+            if matches!(event, Event::End(_)) && std::mem::take(&mut self.body_open) {
+                self.machine.on(R::PEER, Input::EndOfMessage);
+            }
             self.sync();
             match action {
                 EventAction::Return if !HEADS || head => return decoded,
@@ -268,13 +271,6 @@ impl<R: Role> Connection<R> {
         }
         if let Some(extensions) = self.encoder.take_spare_extensions() {
             self.decoder.give_spare_extensions(extensions);
-        }
-    }
-
-    /// Notes the end of the peer's message.
-    pub(crate) fn note_peer_end(&mut self) {
-        if std::mem::take(&mut self.body_open) {
-            self.machine.on(R::PEER, Input::EndOfMessage);
         }
     }
 }

@@ -240,9 +240,6 @@ impl Role for Client {
                     conn.machine.refuse_continue();
                 }
             }
-            Event::End(_) => {
-                conn.note_peer_end();
-            }
             _ => {}
         }
         Ok(EventAction::Return)

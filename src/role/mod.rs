@@ -146,7 +146,8 @@ pub trait Role: Sized {
     fn ready(conn: &mut Connection<Self>, buf: &BytesMut) -> Result<bool, Error>;
 
     /// Looks at a decoded event (`consumed`: the bytes it took) and moves
-    /// the machine.
+    /// the machine. The end of the peer's message is the connection's to
+    /// note, after this.
     ///
     /// # Errors
     ///

@@ -257,16 +257,13 @@ impl ServerConnection {
         let Some(end) = memchr::memmem::find(head, b"\r\n\r\n").map(|e| e + 2) else {
             return false;
         };
-        if head[..end].ends_with(CLOSE) {
-            // Amended already.
+        let fields = &head[..end];
+        // Amended already, or a `keep-alive` to replace.
+        if fields.ends_with(CLOSE) {
             return true;
         }
-        let (at, remove) = if head[..end].ends_with(KEEP_ALIVE) {
-            (end - KEEP_ALIVE.len(), KEEP_ALIVE.len())
-        } else {
-            (end, 0)
-        };
-        out.splice(mark.offset(at as u64), remove, CLOSE)
+        let at = fields.strip_suffix(KEEP_ALIVE).map_or(end, <[u8]>::len);
+        out.splice(mark.offset(at as u64), end - at, CLOSE)
     }
 
     /// Checks that a response with `status` may be sent now, moves the
@@ -433,10 +430,7 @@ impl Role for Server {
                     conn.machine.close(reason);
                 }
             }
-            Event::End(_) => {
-                conn.note_peer_end();
-                conn.role.drained = 0;
-            }
+            Event::End(_) => conn.role.drained = 0,
             _ => {}
         }
         // A head never comes while a body is drained.
