@@ -278,11 +278,8 @@ impl ServerConnection {
         if self.machine.server() != State::Head {
             return Err(UsageError::WrongState);
         }
+        // A 1xx to an HTTP/1.0 client is the plan's to refuse.
         let ctx = self.role.request.ok_or(UsageError::WrongState)?;
-        if status.is_informational() && ctx.peer_version == Version::HTTP_10 {
-            // RFC 9110 section 15.2: no 1xx to an HTTP/1.0 client.
-            return Err(UsageError::InterimToHttp10);
-        }
         let input = match response_class(ctx.request, status) {
             ResponseClass::Interim => Input::Interim,
             ResponseClass::Switch => {
@@ -478,6 +475,7 @@ impl Role for Server {
         let (status, headers) = (parts.status, &parts.headers);
         let http10 = is_http10(ctx.peer_version) || parts.version == Version::HTTP_10;
         if status.is_informational() && http10 {
+            // RFC 9110 section 15.2: no 1xx to an HTTP/1.0 client.
             return Err(UsageError::InterimToHttp10);
         }
         let has_body = full.is_some_and(|n| n > 0);
