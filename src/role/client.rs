@@ -149,7 +149,6 @@ impl Role for Client {
     type Recv = Response<()>;
     type Leniency = ResponseLeniency;
     type Pending = InFlight;
-    const REQUESTS: bool = false;
 
     fn rules(leniency: ResponseLeniency) -> Rules {
         Rules::of_responses(leniency)

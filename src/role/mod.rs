@@ -69,8 +69,6 @@ pub trait Role: Sized {
     /// What the decoder keeps besides the shared base: nothing for
     /// requests; for responses, the requests they answer.
     type Pending: Default + std::fmt::Debug;
-    /// `true` for the role that receives requests.
-    const REQUESTS: bool;
 
     /// The head reader's rules for these switches.
     fn rules(leniency: Self::Leniency) -> Rules;
@@ -131,6 +129,8 @@ pub trait Role: Sized {
     type ConnState: std::fmt::Debug;
     /// The party whose messages this role receives.
     const PEER: Party;
+    /// `true` for the role that receives requests.
+    const REQUESTS: bool = matches!(Self::PEER, Party::Client);
 
     /// The leniency of the connection's decoder, from its settings.
     fn configured_leniency(config: &Config) -> Self::Leniency;

@@ -195,9 +195,9 @@ impl ServerConnection {
         }
         let mut res = Response::new(Bytes::from(format!("{error}\n")));
         *res.status_mut() = error.status();
-        res.headers_mut()
-            .insert(CONNECTION, HeaderValue::from_static("close"));
-        res.headers_mut().insert(
+        let headers = res.headers_mut();
+        headers.insert(CONNECTION, HeaderValue::from_static("close"));
+        headers.insert(
             CONTENT_TYPE,
             HeaderValue::from_static("text/plain; charset=utf-8"),
         );
@@ -230,10 +230,8 @@ impl ServerConnection {
         } else {
             self.role.response
         };
-        let amended = match mark {
-            Some(mark) if self.encoder.keep_alive().is_reusable() => self.amend_close(mark),
-            _ => false,
-        };
+        let amended = self.encoder.keep_alive().is_reusable()
+            && mark.is_some_and(|mark| self.amend_close(mark));
         self.machine.close(CloseReason::LocalClose);
         if between && amended {
             // The exchange before now ends the connection.
@@ -331,7 +329,6 @@ impl Role for Server {
     type Recv = Request<()>;
     type Leniency = RequestLeniency;
     type Pending = ();
-    const REQUESTS: bool = true;
 
     fn rules(leniency: RequestLeniency) -> Rules {
         Rules::of_requests(leniency)
