@@ -170,7 +170,7 @@ impl<R: Role> Connection<R> {
 
     /// The state of what the local side sends.
     pub fn send_state(&self) -> State {
-        self.machine.state(R::PEER.other())
+        self.machine.state(R::LOCAL)
     }
 
     /// `true` when the connection is over for HTTP and must be closed
@@ -271,16 +271,6 @@ impl<R: Role> Connection<R> {
         }
         if let Some(extensions) = self.encoder.take_spare_extensions() {
             self.decoder.give_spare_extensions(extensions);
-        }
-    }
-}
-
-impl Party {
-    /// The other party.
-    pub(crate) fn other(self) -> Party {
-        match self {
-            Party::Client => Party::Server,
-            Party::Server => Party::Client,
         }
     }
 }

@@ -77,7 +77,7 @@ impl<'a, R: Role> Sender<'a, R> {
     ) -> Result<(), UsageError> {
         if let Some(encoder) = self.body()? {
             finish(encoder)?;
-            self.conn.machine.on(R::PEER.other(), Input::EndOfMessage);
+            self.conn.machine.on(R::LOCAL, Input::EndOfMessage);
             self.conn.sync();
         }
         Ok(())

@@ -131,6 +131,11 @@ pub trait Role: Sized {
     const PEER: Party;
     /// `true` for the role that receives requests.
     const REQUESTS: bool = matches!(Self::PEER, Party::Client);
+    /// The party whose messages this role sends.
+    const LOCAL: Party = match Self::PEER {
+        Party::Client => Party::Server,
+        Party::Server => Party::Client,
+    };
 
     /// The leniency of the connection's decoder, from its settings.
     fn configured_leniency(config: &Config) -> Self::Leniency;
