@@ -316,7 +316,7 @@ impl ServerConnection {
 
     /// `true` while the request body is being received and the bytes its
     /// `Content-Length` still declares exceed what may be drained.
-    pub(crate) fn unread_past_drain_bound(&self) -> bool {
+    fn unread_past_drain_bound(&self) -> bool {
         self.body_open
             && self
                 .decoder
