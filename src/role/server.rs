@@ -106,6 +106,19 @@ pub struct ServerState {
     previous: Option<Mark>,
 }
 
+/// After the last response: when its head said nothing of closing,
+/// closing was decided after it was queued (its request's body refused or
+/// too long to drain when it ended), and it is said in the head while none
+/// of the head has left.
+#[cold]
+fn announce_close(conn: &mut ServerConnection) {
+    if !conn.machine.verdict().is_reusable() && conn.encoder.keep_alive().is_reusable() {
+        if let Some(mark) = conn.role.response {
+            conn.amend_close(mark);
+        }
+    }
+}
+
 impl ServerConnection {
     /// `100 Continue` for a client waiting for it: at the end of the
     /// output, or, when the final response head is already queued, ahead
@@ -443,15 +456,8 @@ impl Role for Server {
         if conn.machine.server() == State::Done && conn.unread_past_drain_bound() {
             conn.machine.close(CloseReason::UnreadBody);
         }
-        // After the last response: when its head said nothing of closing,
-        // closing was decided after it was queued (its request's body
-        // refused or too long to drain when it ended), and it is said in
-        // the head while none of the head has left.
-        let announce = conn.machine.server() == State::MustClose
-            && !conn.machine.verdict().is_reusable()
-            && conn.encoder.keep_alive().is_reusable();
-        if let Some(mark) = conn.role.response.filter(|_| announce) {
-            conn.amend_close(mark);
+        if conn.machine.server() == State::MustClose {
+            announce_close(conn);
         }
         if conn.machine.server() == State::Idle && conn.role.response.is_some() {
             conn.role.previous = conn.role.response.take();
