@@ -71,7 +71,7 @@ use std::ops::Range;
 use bytes::Bytes;
 
 use crate::error::UsageError;
-use crate::grammar::is_tchar;
+use crate::grammar::is_token;
 use crate::head::reader::MAX_NAME;
 use crate::head::record::{Field, Record};
 
@@ -117,7 +117,7 @@ pub struct WireHead {
     reason: (usize, usize),
     line_end: usize,
     status: u16,
-    http11: bool,
+    version: http::Version,
 }
 
 impl WireHead {
@@ -133,7 +133,7 @@ impl WireHead {
             reason: record.reason,
             line_end: record.line_end,
             status: record.status,
-            http11: record.http11,
+            version: record.version(),
         }
     }
 
@@ -168,11 +168,7 @@ impl WireHead {
     /// The HTTP version of the start line: `HTTP/1.0`, or `HTTP/1.1` for
     /// `HTTP/1.1` and the higher minors read as it.
     pub fn version(&self) -> http::Version {
-        if self.http11 {
-            http::Version::HTTP_11
-        } else {
-            http::Version::HTTP_10
-        }
+        self.version
     }
 
     /// The request-target as received (`/a%2Fb?q`, `http://host`,
@@ -196,11 +192,6 @@ impl WireHead {
             bytes: &self.bytes,
             fields: self.fields.iter(),
         }
-    }
-
-    /// The names of the field lines as ranges of [`bytes`](Self::bytes).
-    pub(crate) fn names(&self) -> impl Iterator<Item = Range<usize>> + '_ {
-        self.fields.iter().map(Field::name)
     }
 }
 
@@ -332,11 +323,6 @@ impl fmt::Debug for WireTrailers {
     }
 }
 
-/// A field name `http` accepts: a token of at most 65,535 bytes.
-fn is_name(name: &[u8]) -> bool {
-    !name.is_empty() && name.len() <= MAX_NAME && name.iter().all(|&b| is_tchar(b))
-}
-
 /// The order and spelling in which an encoder writes a head's fields: a
 /// list of field names, as a message extension.
 ///
@@ -389,8 +375,8 @@ fn is_name(name: &[u8]) -> bool {
 pub struct FieldOrder {
     /// The names, one after the other.
     names: Vec<u8>,
-    /// Where each name ends in `names`.
-    ends: Vec<usize>,
+    /// Where each name is in `names`.
+    spans: Vec<Range<usize>>,
 }
 
 impl FieldOrder {
@@ -421,46 +407,44 @@ impl FieldOrder {
     /// # Errors
     ///
     /// [`UsageError::InvalidFieldName`] for a name that is not a token (a
-    /// field name): the order is left as it was.
+    /// field name `http` accepts, of at most 65,535 bytes): the order is
+    /// left as it was.
     pub fn push(&mut self, name: impl AsRef<[u8]>) -> Result<(), UsageError> {
         let name = name.as_ref();
-        if !is_name(name) {
+        if !is_token(name) || name.len() > MAX_NAME {
             return Err(UsageError::InvalidFieldName);
         }
-        self.names.extend_from_slice(name);
-        self.ends.push(self.names.len());
+        self.add(name);
         Ok(())
     }
 
     /// The names in order, as spelled.
     pub fn names(&self) -> impl ExactSizeIterator<Item = &[u8]> + '_ {
-        (0..self.ends.len()).map(|i| &self.names[self.span(i)])
+        self.spans.iter().map(|span| &self.names[span.clone()])
     }
 
     /// How many names the order holds.
     pub fn len(&self) -> usize {
-        self.ends.len()
+        self.spans.len()
     }
 
     /// `true` when the order holds no name.
     pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
+        self.spans.is_empty()
     }
 
-    fn span(&self, i: usize) -> Range<usize> {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        start..self.ends[i]
+    /// Adds a name known to be a field name.
+    fn add(&mut self, name: &[u8]) {
+        let start = self.names.len();
+        self.names.extend_from_slice(name);
+        self.spans.push(start..self.names.len());
     }
-}
 
-impl FieldOrder {
-    /// The names of field lines, in order and as spelled.
-    fn of_lines(lines: FieldLines<'_>) -> Self {
+    /// The names of a received section's field lines, in order and as
+    /// spelled.
+    fn of_lines(wire: &dyn sealed::Sealed) -> Self {
         let mut order = FieldOrder::new();
-        for (name, _) in lines {
-            order.names.extend_from_slice(name);
-            order.ends.push(order.names.len());
-        }
+        wire.each_name(&mut |name| order.add(name));
         order
     }
 }
@@ -468,7 +452,7 @@ impl FieldOrder {
 impl From<&WireHead> for FieldOrder {
     /// The names of the head's field lines, in order and as spelled.
     fn from(wire: &WireHead) -> Self {
-        FieldOrder::of_lines(wire.fields())
+        FieldOrder::of_lines(wire)
     }
 }
 
@@ -476,7 +460,7 @@ impl From<&WireTrailers> for FieldOrder {
     /// The names of the trailer section's field lines, in order and as
     /// spelled.
     fn from(wire: &WireTrailers) -> Self {
-        FieldOrder::of_lines(wire.fields())
+        FieldOrder::of_lines(wire)
     }
 }
 
@@ -492,27 +476,28 @@ impl TrailerOrder for FieldOrder {}
 impl TrailerOrder for WireTrailers {}
 
 pub(crate) mod sealed {
-    use std::ops::Range;
-
     /// What an encoder reads of an order.
     pub trait Sealed {
-        /// Fills `names` with the ranges of the names in order, and
-        /// returns the bytes they are ranges of.
-        fn collect(&self, names: &mut Vec<Range<usize>>) -> &[u8];
+        /// Calls `each` with the names in order, as spelled.
+        fn each_name(&self, each: &mut dyn FnMut(&[u8]));
     }
 }
 
 impl sealed::Sealed for FieldOrder {
-    fn collect(&self, names: &mut Vec<Range<usize>>) -> &[u8] {
-        Order::List(self).collect(names)
+    fn each_name(&self, each: &mut dyn FnMut(&[u8])) {
+        self.names().for_each(each);
+    }
+}
+
+impl sealed::Sealed for WireHead {
+    fn each_name(&self, each: &mut dyn FnMut(&[u8])) {
+        self.fields().for_each(|(name, _)| each(name));
     }
 }
 
 impl sealed::Sealed for WireTrailers {
-    fn collect(&self, names: &mut Vec<Range<usize>>) -> &[u8] {
-        names.clear();
-        names.extend(self.fields.iter().map(Field::name));
-        &self.bytes
+    fn each_name(&self, each: &mut dyn FnMut(&[u8])) {
+        self.fields().for_each(|(name, _)| each(name));
     }
 }
 
@@ -526,35 +511,10 @@ impl fmt::Debug for FieldOrder {
 
 /// The order a message to send asks for, if any: its [`FieldOrder`], or
 /// else its [`WireHead`].
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Order<'a> {
-    List(&'a FieldOrder),
-    Wire(&'a WireHead),
-}
-
-impl<'a> Order<'a> {
-    /// The order the extensions of a message ask for.
-    #[inline]
-    pub(crate) fn of(extensions: &'a http::Extensions) -> Option<Self> {
-        if let Some(list) = extensions.get::<FieldOrder>() {
-            return Some(Order::List(list));
-        }
-        extensions.get::<WireHead>().map(Order::Wire)
-    }
-
-    /// Fills `names` with the ranges of the names in order, and returns
-    /// the bytes they are ranges of.
-    pub(crate) fn collect(self, names: &mut Vec<Range<usize>>) -> &'a [u8] {
-        names.clear();
-        match self {
-            Order::List(list) => {
-                names.extend((0..list.len()).map(|i| list.span(i)));
-                &list.names
-            }
-            Order::Wire(wire) => {
-                names.extend(wire.names());
-                &wire.bytes
-            }
-        }
+#[inline]
+pub(crate) fn order_of(extensions: &http::Extensions) -> Option<&dyn sealed::Sealed> {
+    match extensions.get::<FieldOrder>() {
+        Some(list) => Some(list),
+        None => extensions.get::<WireHead>().map(|wire| wire as _),
     }
 }

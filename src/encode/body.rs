@@ -10,7 +10,7 @@ use crate::framing::BodyKind;
 use crate::grammar::forbidden_in_trailers;
 use crate::segments::Segments;
 
-use super::head::{Added, NameCase, Ordered, write_field, write_ordered};
+use super::head::{Added, NameCase, Ordered, write_fields};
 
 /// The body framer of the message being sent.
 #[derive(Debug, Clone)]
@@ -104,16 +104,7 @@ impl BodyEncoder {
                 out.push_bytes(data);
             }
             BodyEncoder::Chunked => {
-                let mut line = [0u8; 18];
-                let n = hex_line(&mut line, len);
-                match extensions.take() {
-                    None => out.push_slice(&line[..n]),
-                    Some(extensions) => {
-                        out.push_slice(&line[..n - 2]);
-                        out.push_bytes(extensions.into_bytes());
-                        out.push_slice(b"\r\n");
-                    }
-                }
+                chunk_line(out, len, extensions);
                 out.push_bytes(data);
                 out.push_slice(b"\r\n");
             }
@@ -155,28 +146,29 @@ impl BodyEncoder {
     ) -> Result<(), UsageError> {
         self.check_finish(trailers)?;
         if let BodyEncoder::Chunked = self {
-            match extensions.take() {
-                None => out.push_slice(b"0\r\n"),
-                Some(extensions) => {
-                    out.push_slice(b"0");
-                    out.push_bytes(extensions.into_bytes());
-                    out.push_slice(b"\r\n");
-                }
+            chunk_line(out, 0, extensions);
+            match trailers {
+                // With nothing added, the fields end with the empty line.
+                Some(trailers) => write_fields(out, trailers, None, &Added::default(), case, order),
+                None => out.push_slice(b"\r\n"),
             }
-            match (trailers, order) {
-                (Some(trailers), Some(order)) => {
-                    write_ordered(out, trailers, &Added::default(), case, order);
-                }
-                (Some(trailers), None) => {
-                    for (name, value) in trailers {
-                        write_field(out, name.as_str().as_bytes(), value.as_bytes(), case);
-                    }
-                }
-                (None, _) => {}
-            }
-            out.push_slice(b"\r\n");
         }
         Ok(())
+    }
+}
+
+/// Writes a chunk-size line for `len` bytes (the last-chunk's for 0),
+/// with `extensions`, which are then taken.
+fn chunk_line(out: &mut Segments, len: u64, extensions: &mut Option<ChunkExtensions>) {
+    let mut line = [0u8; 18];
+    let n = hex_line(&mut line, len);
+    match extensions.take() {
+        None => out.push_slice(&line[..n]),
+        Some(extensions) => {
+            out.push_slice(&line[..n - 2]);
+            out.push_bytes(extensions.into_bytes());
+            out.push_slice(b"\r\n");
+        }
     }
 }
 

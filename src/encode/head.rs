@@ -1,14 +1,12 @@
 //! The head writer: start lines, field lines and the framing fields the
 //! encoder adds itself.
 
-use std::ops::Range;
-
-use http::header::{CONTENT_LENGTH, HeaderMap, HeaderName, TRANSFER_ENCODING};
+use http::header::{HeaderMap, HeaderName};
 use http::{Method, StatusCode, Uri, Version};
 
 use crate::error::{ErrorKind, UsageError};
-use crate::framing::{FramingFields, connection_has};
 use crate::segments::Segments;
+use crate::wire::sealed::Sealed;
 
 use crate::grammar::write_decimal;
 
@@ -44,11 +42,6 @@ pub(crate) fn version_bytes(version: Version) -> Result<&'static [u8], UsageErro
     } else {
         Ok(b"HTTP/1.1")
     }
-}
-
-/// `true` for a peer that speaks HTTP/1.0 (or older).
-pub(crate) fn is_http10(version: Version) -> bool {
-    version == Version::HTTP_10 || version == Version::HTTP_09
 }
 
 /// How field names are written.
@@ -105,27 +98,19 @@ pub(crate) struct Added {
 }
 
 impl Added {
-    /// `true` when the caller's field `name` is left out.
-    fn leaves_out(&self, name: &HeaderName) -> bool {
-        (self.strip_framing && (name == CONTENT_LENGTH || name == TRANSFER_ENCODING))
-            || (self.strip_te && name == TRANSFER_ENCODING)
-    }
-
-    /// [`Added::leaves_out`] for a name as spelled in an order.
-    fn leaves_out_spelled(&self, name: &[u8]) -> bool {
-        let te = || name.eq_ignore_ascii_case(b"transfer-encoding");
-        (self.strip_framing && (name.eq_ignore_ascii_case(b"content-length") || te()))
-            || (self.strip_te && te())
+    /// `true` when the caller's field `name` (in any case) is left out.
+    fn leaves_out(&self, name: &[u8]) -> bool {
+        (self.strip_framing && name.eq_ignore_ascii_case(b"content-length"))
+            || ((self.strip_framing || self.strip_te)
+                && name.eq_ignore_ascii_case(b"transfer-encoding"))
     }
 }
 
-/// The order and spelling asked for a head's fields: names as ranges of
-/// some bytes (a [`FieldOrder`](crate::wire::FieldOrder)'s or a
-/// [`WireHead`](crate::wire::WireHead)'s), and room to count with.
-#[derive(Debug)]
+/// The order and spelling asked for a head's fields (a
+/// [`FieldOrder`](crate::wire::FieldOrder)'s or a
+/// [`WireHead`](crate::wire::WireHead)'s names), and room to count with.
 pub struct Ordered<'a> {
-    pub(crate) bytes: &'a [u8],
-    pub(crate) names: &'a [Range<usize>],
+    pub(crate) names: &'a dyn Sealed,
     /// How many values of each field of the map the names stood for,
     /// by the field's identity (see [`write_ordered`]); kept by the
     /// encoder for reuse.
@@ -175,16 +160,15 @@ pub(crate) fn write_ordered(
     let id = |key: &HeaderName| key as *const HeaderName as usize;
     let used = order.used;
     used.clear();
-    for range in order.names {
-        let name = &order.bytes[range.clone()];
-        if added.leaves_out_spelled(name) {
-            continue;
+    order.names.each_name(&mut |name| {
+        if added.leaves_out(name) {
+            return;
         }
         let Some(key) = headers
             .keys()
             .find(|key| key.as_str().as_bytes().eq_ignore_ascii_case(name))
         else {
-            continue;
+            return;
         };
         let nth = match used.iter_mut().find(|(field, _)| *field == id(key)) {
             Some((_, count)) => {
@@ -199,7 +183,7 @@ pub(crate) fn write_ordered(
         if let Some(value) = headers.get_all(key).iter().nth(nth) {
             write_field(out, name, value.as_bytes(), NameCase::AsGiven);
         }
-    }
+    });
     let mut field = 0;
     let (mut nth, mut listed) = (0, 0);
     for (key, value) in headers {
@@ -212,7 +196,7 @@ pub(crate) fn write_ordered(
                 .map_or(0, |&(_, n)| n);
         }
         nth += 1;
-        if nth <= listed || added.leaves_out(key) {
+        if nth <= listed || added.leaves_out(key.as_str().as_bytes()) {
             continue;
         }
         write_field(out, key.as_str().as_bytes(), value.as_bytes(), case);
@@ -223,10 +207,10 @@ pub(crate) fn write_ordered(
 #[inline(always)]
 fn write_map(out: &mut Segments, headers: &HeaderMap, added: &Added, case: NameCase) {
     for (name, value) in headers {
-        if added.leaves_out(name) {
-            continue;
+        let name = name.as_str().as_bytes();
+        if !added.leaves_out(name) {
+            write_field(out, name, value.as_bytes(), case);
         }
-        write_field(out, name.as_str().as_bytes(), value.as_bytes(), case);
     }
 }
 
@@ -333,51 +317,38 @@ pub(crate) fn write_request_line(
     out.push_slice(b" ");
     if let Some(raw) = raw {
         out.push_slice(raw);
-        out.push_slice(b" ");
-        out.push_slice(version);
-        out.push_slice(b"\r\n");
-        return;
-    }
-    match form {
-        TargetForm::Asterisk => out.push_slice(b"*"),
-        TargetForm::Authority => {
-            if let Some(a) = uri.authority() {
-                out.push_slice(a.as_str().as_bytes());
+    } else {
+        match form {
+            TargetForm::Asterisk => out.push_slice(b"*"),
+            TargetForm::Authority => {
+                if let Some(a) = uri.authority() {
+                    out.push_slice(a.as_str().as_bytes());
+                }
             }
-        }
-        TargetForm::Absolute | TargetForm::Origin => {
-            if form == TargetForm::Absolute {
-                if let (Some(s), Some(a)) = (uri.scheme(), uri.authority()) {
+            TargetForm::Absolute | TargetForm::Origin => {
+                if form == TargetForm::Absolute
+                    && let (Some(s), Some(a)) = (uri.scheme(), uri.authority())
+                {
                     out.push_slice(s.as_str().as_bytes());
                     out.push_slice(b"://");
                     out.push_slice(a.as_str().as_bytes());
                 }
-            }
-            let path = uri.path();
-            out.push_slice(if path.is_empty() {
-                b"/"
-            } else {
-                path.as_bytes()
-            });
-            if let Some(q) = uri.query() {
-                out.push_slice(b"?");
-                out.push_slice(q.as_bytes());
+                let path = uri.path();
+                out.push_slice(if path.is_empty() {
+                    b"/"
+                } else {
+                    path.as_bytes()
+                });
+                if let Some(q) = uri.query() {
+                    out.push_slice(b"?");
+                    out.push_slice(q.as_bytes());
+                }
             }
         }
     }
     out.push_slice(b" ");
     out.push_slice(version);
     out.push_slice(b"\r\n");
-}
-
-/// `true` when the caller's `Connection` field lists `close`.
-pub(crate) fn says_close(headers: &HeaderMap, seen: &FramingFields) -> bool {
-    seen.connection && connection_has(headers, b"close")
-}
-
-/// `true` when the caller's `Connection` field lists `keep-alive`.
-pub(crate) fn says_keep_alive(headers: &HeaderMap, seen: &FramingFields) -> bool {
-    seen.connection && connection_has(headers, b"keep-alive")
 }
 
 #[cfg(test)]

@@ -2,15 +2,12 @@
 //! has the rules).
 
 pub(crate) mod body;
-mod forms;
 pub(crate) mod head;
 mod hop;
-mod request;
-mod response;
+mod send;
 
 use std::fmt;
 use std::marker::PhantomData;
-use std::ops::Range;
 
 use bytes::{Bytes, BytesMut};
 use http::header::HeaderMap;
@@ -21,11 +18,12 @@ use crate::error::UsageError;
 use crate::framing::{BodyKind, RequestKind, connection_verdict};
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::segments::Segments;
-use crate::wire::{Order, TrailerOrder};
+use crate::wire::sealed::Sealed;
+use crate::wire::{TrailerOrder, order_of};
 
-pub(crate) use forms::{IntoHead, IntoMessage};
 pub(crate) use head::Ordered;
 pub use hop::remove_hop_by_hop;
+pub(crate) use send::{HeadMaps, IntoHead, IntoMessage};
 
 use crate::role::{Client, Role, Server};
 use body::BodyEncoder;
@@ -331,9 +329,7 @@ pub struct Encoder<R: Role> {
     /// Its extension map, when it held any (one without ever holding an
     /// extension has nothing allocated to reuse).
     spare_extensions: Option<http::Extensions>,
-    /// The names of the order a head asks for, and the count of values
-    /// written per field, kept for reuse.
-    order: Vec<Range<usize>>,
+    /// The count of values written per field in an order, kept for reuse.
     used: Vec<(usize, usize)>,
     role: PhantomData<R>,
 }
@@ -349,7 +345,6 @@ impl<R: Role> Encoder<R> {
             keep_alive: KeepAlive::Reusable,
             spare: None,
             spare_extensions: None,
-            order: Vec::new(),
             used: Vec::new(),
             role: PhantomData,
         }
@@ -432,7 +427,7 @@ impl<R: Role> Encoder<R> {
     /// [`UsageError::WrongState`] without a head in progress. The output
     /// queue is left untouched.
     pub fn finish(&mut self, trailers: Option<HeaderMap>) -> Result<(), UsageError> {
-        self.end(trailers.as_ref(), None::<&crate::wire::FieldOrder>)
+        self.end(trailers.as_ref(), None)
     }
 
     /// [`finish`](crate::Sender::finish) with trailers written in `order`: a
@@ -477,16 +472,13 @@ impl<R: Role> Encoder<R> {
     fn end(
         &mut self,
         trailers: Option<&HeaderMap>,
-        order: Option<&impl TrailerOrder>,
+        order: Option<&dyn Sealed>,
     ) -> Result<(), UsageError> {
         let EncodeStage::Body { body, after } = &mut self.state else {
             return Err(UsageError::WrongState);
         };
-        let order = order.map(|order| head::Ordered {
-            bytes: order.collect(&mut self.order),
-            names: &self.order,
-            used: &mut self.used,
-        });
+        let used = &mut self.used;
+        let order = order.map(|names| Ordered { names, used });
         body.finish(
             &mut self.out,
             trailers,
@@ -556,62 +548,52 @@ impl<R: Role> Encoder<R> {
     }
 
     /// Queues a head, and its whole body when `body` is `Some`; returns the
-    /// framing of the body. Leaves everything untouched on error.
+    /// framing of the body. Leaves everything untouched on error. The head's
+    /// field and extension maps are then kept, so that their allocations
+    /// can serve another message (see `take_spare_fields` and
+    /// `take_spare_extensions`; the decoder empties the extensions when it
+    /// takes them). What the send methods, and a connection once it has
+    /// looked at the head, call.
     #[inline]
-    fn start(
+    pub(crate) fn send_message(
         &mut self,
-        head: &R::Head,
-        ctx: &R::Context,
+        head: R::Head,
+        ctx: R::Context,
         body: Option<Bytes>,
     ) -> Result<BodyKind, UsageError> {
         if !matches!(self.state, EncodeStage::Ready) {
             return Err(UsageError::WrongState);
         }
         let full = body.as_ref().map(|b| b.len() as u64);
-        let plan = R::plan(head, ctx, &self.config, full)?;
+        let plan = R::plan(&head, &ctx, &self.config, full)?;
         // The plan has checked the whole body against the framing: from
         // here on nothing fails, so nothing half-written is left behind.
-        let order = Order::of(R::extensions(head)).map(|order| head::Ordered {
-            bytes: order.collect(&mut self.order),
-            names: &self.order,
-            used: &mut self.used,
-        });
-        R::write_head(&mut self.out, head, &plan, &self.config, order);
+        let used = &mut self.used;
+        let order = order_of(R::extensions(&head)).map(|names| Ordered { names, used });
+        R::write_head(&mut self.out, &head, &plan, &self.config, order);
         let mut framer = plan.body;
         let kind = framer.kind();
         if let Some(body) = body {
             framer.data(&mut self.out, body, &mut None)?;
-            framer.finish(
-                &mut self.out,
-                None,
-                self.config.name_case(),
-                &mut None,
-                None,
-            )?;
-            self.state = EncodeStage::after(plan.after);
-        } else if plan.after.head_only() {
-            self.state = EncodeStage::after(plan.after);
-        } else {
-            self.state = EncodeStage::Body {
+            let case = self.config.name_case();
+            framer.finish(&mut self.out, None, case, &mut None, None)?;
+        }
+        self.state = if full.is_none() && !plan.after.head_only() {
+            EncodeStage::Body {
                 body: framer,
                 after: plan.after,
-            };
-        }
+            }
+        } else {
+            EncodeStage::after(plan.after)
+        };
         self.keep_alive = plan.after.verdict(self.keep_alive);
-        Ok(kind)
-    }
-
-    /// Keeps the field and extension maps of a head just written, so that
-    /// their allocations can serve another message (see `take_spare_fields`
-    /// and `take_spare_extensions`). The decoder empties the extensions when
-    /// it takes them.
-    #[inline]
-    fn keep(&mut self, mut fields: HeaderMap, extensions: http::Extensions) {
+        let (mut fields, extensions) = head.into_maps();
         fields.clear();
         self.spare = Some(fields);
         if !extensions.is_empty() {
             self.spare_extensions = Some(extensions);
         }
+        Ok(kind)
     }
 }
 

@@ -156,7 +156,7 @@ impl ClientConnection {
                 .headers
                 .get(EXPECT)
                 .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
-        let kind = self.encoder.send_message(parts, body)?;
+        let kind = self.encoder.send_message(parts, (), body)?;
         self.sent_head(sent, &method, streamed);
         if expect {
             self.machine.expect_continue();

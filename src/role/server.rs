@@ -14,14 +14,13 @@ use crate::conn::{Connection, Input, Party, State};
 use crate::decode::{DecoderBase, Event, request_head};
 use crate::encode::body::BodyEncoder;
 use crate::encode::head::{
-    Added, Ordered, check_full, invalid_framing, is_http10, says_close, says_keep_alive,
-    version_bytes, write_fields, write_status_line,
+    Added, Ordered, check_full, invalid_framing, version_bytes, write_fields, write_status_line,
 };
 use crate::encode::{After, EncoderConfig, IntoHead, IntoMessage, Plan, ResponseContext};
 use crate::error::{Error, UsageError};
 use crate::framing::{
-    BodyKind, Declared, FramingFields, RequestKind, ResponseClass, SenderFields, declared_framing,
-    no_body, response_class,
+    BodyKind, Declared, FramingFields, RequestKind, ResponseClass, SenderFields, connection_has,
+    declared_framing, no_body, response_class,
 };
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::leniency::{RequestLeniency, Rules};
@@ -578,7 +577,7 @@ impl Role for Server {
         let version = version_bytes(parts.version)?;
         let status = parts.status;
         let headers = &parts.headers;
-        let http10 = is_http10(ctx.peer_version) || parts.version == Version::HTTP_10;
+        let http10 = ctx.peer_version <= Version::HTTP_10 || parts.version == Version::HTTP_10;
         let has_body = full.is_some_and(|n| n > 0);
         let no_body = no_body(ctx.request, status);
 
@@ -610,7 +609,7 @@ impl Role for Server {
 
         // The caller's framing and Connection fields, in one pass.
         let seen = FramingFields::of(headers);
-        let caller_close = says_close(headers, &seen);
+        let caller_close = seen.connection && connection_has(headers, b"close");
         let mut keep_alive = ctx.keep_alive;
         if caller_close {
             keep_alive = keep_alive.and(KeepAlive::Close(CloseReason::LocalClose));
@@ -723,7 +722,9 @@ impl Role for Server {
         }
         match keep_alive {
             KeepAlive::Close(_) => added.close = !caller_close,
-            KeepAlive::Reusable => added.keep_alive = http10 && !says_keep_alive(headers, &seen),
+            KeepAlive::Reusable => {
+                added.keep_alive = http10 && !connection_has(headers, b"keep-alive")
+            }
         }
         Ok(Plan {
             version,
