@@ -202,26 +202,7 @@ impl Segments {
         if !self.is_undrained(mark) {
             return false;
         }
-        let mut cut = (self.queued - mark.0) as usize;
-        self.remaining -= cut;
-        self.queued = mark.0;
-        let from_tail = cut.min(self.tail.len());
-        self.tail.truncate(self.tail.len() - from_tail);
-        cut -= from_tail;
-        while cut > 0 {
-            let Some(last) = self.sealed.back_mut() else {
-                break;
-            };
-            if cut >= last.len() {
-                cut -= last.len();
-                self.sealed.pop_back();
-            } else {
-                last.truncate(last.len() - cut);
-                cut = 0;
-            }
-        }
-        // Whatever sealed segment now ends the queue is followed by an
-        // empty tail, as after `seal_tail`.
+        self.take_from(mark);
         if self.remaining == 0 {
             self.reclaim();
         }
@@ -238,37 +219,43 @@ impl Segments {
         // The bytes from `mark` to the end, taken out and queued again
         // after `data`: rare (a graceful shutdown amending a queued head),
         // so simplicity wins over copying less.
-        let mut rest: Vec<Bytes> = Vec::new();
-        let mut cut = (self.queued - mark.0) as usize;
-        let from_tail = cut.min(self.tail.len());
-        rest.push(self.tail.split_off(self.tail.len() - from_tail).freeze());
-        self.tail_moved = true;
-        cut -= from_tail;
-        while cut > 0 {
-            let Some(mut last) = self.sealed.pop_back() else {
-                break;
-            };
-            if cut >= last.len() {
-                cut -= last.len();
-                rest.push(last);
-            } else {
-                rest.push(last.split_off(last.len() - cut));
-                self.sealed.push_back(last);
-                cut = 0;
-            }
-        }
-        let moved: usize = rest.iter().map(Bytes::len).sum();
-        self.remaining -= moved;
-        self.queued -= moved as u64;
+        let rest = self.take_from(mark);
         self.push_slice(data);
         let mut skip = remove;
-        for mut piece in rest.into_iter().rev() {
+        for mut piece in rest {
             let n = skip.min(piece.len());
             piece.advance(n);
             skip -= n;
             self.push_bytes(piece);
         }
         true
+    }
+
+    /// Takes out everything queued from `mark` on (none of it drained), in
+    /// order and without a copy: the tail's part is split off its
+    /// allocation, which the tail gets back once that part is dropped.
+    fn take_from(&mut self, mark: Mark) -> Vec<Bytes> {
+        let mut cut = (self.queued - mark.0) as usize;
+        self.remaining -= cut;
+        self.queued = mark.0;
+        let from_tail = cut.min(self.tail.len());
+        let mut taken = vec![self.tail.split_off(self.tail.len() - from_tail).freeze()];
+        self.tail_moved = true;
+        cut -= from_tail;
+        while cut > 0 {
+            let Some(mut last) = self.sealed.pop_back() else {
+                break;
+            };
+            if cut < last.len() {
+                taken.push(last.split_off(last.len() - cut));
+                self.sealed.push_back(last);
+                break;
+            }
+            cut -= last.len();
+            taken.push(last);
+        }
+        taken.reverse();
+        taken
     }
 
     /// The bytes queued from `mark` on, up to the end of the segment that
