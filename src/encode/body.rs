@@ -45,32 +45,6 @@ impl BodyEncoder {
         }
     }
 
-    /// Checks that `len` more body bytes may be sent, without sending them.
-    pub(crate) fn check_data(&self, len: u64) -> Result<(), UsageError> {
-        match *self {
-            _ if len == 0 => Ok(()),
-            BodyEncoder::Empty => Err(UsageError::BodyNotAllowed),
-            BodyEncoder::Discard { strict: true, .. } => Err(UsageError::BodyNotAllowed),
-            BodyEncoder::Discard {
-                declared: Some(declared),
-                seen: sent,
-                ..
-            }
-            | BodyEncoder::Length { declared, sent } => {
-                let attempted = sent.saturating_add(len);
-                if attempted > declared {
-                    Err(UsageError::BodyTooLong {
-                        declared,
-                        attempted,
-                    })
-                } else {
-                    Ok(())
-                }
-            }
-            BodyEncoder::Discard { .. } | BodyEncoder::Chunked | BodyEncoder::Close => Ok(()),
-        }
-    }
-
     /// Whether chunk extensions can go with this body: `Ok(true)` for a
     /// chunked one, `Ok(false)` for a response to HEAD (they are dropped
     /// with its data), refused otherwise.
@@ -91,16 +65,17 @@ impl BodyEncoder {
         extensions: &mut Option<ChunkExtensions>,
     ) -> Result<(), UsageError> {
         let len = data.len() as u64;
-        self.check_data(len)?;
         if len == 0 {
             // Never a zero-size chunk: it would end a chunked body.
             return Ok(());
         }
         match self {
-            BodyEncoder::Empty => {}
-            BodyEncoder::Discard { seen, .. } => *seen += len,
-            BodyEncoder::Length { sent, .. } => {
-                *sent += len;
+            BodyEncoder::Empty | BodyEncoder::Discard { strict: true, .. } => {
+                return Err(UsageError::BodyNotAllowed);
+            }
+            BodyEncoder::Discard { declared, seen, .. } => *seen = within(*declared, *seen, len)?,
+            BodyEncoder::Length { declared, sent } => {
+                *sent = within(Some(*declared), *sent, len)?;
                 out.push_bytes(data);
             }
             BodyEncoder::Chunked => {
@@ -109,25 +84,6 @@ impl BodyEncoder {
                 out.push_slice(b"\r\n");
             }
             BodyEncoder::Close => out.push_bytes(data),
-        }
-        Ok(())
-    }
-
-    /// Checks that the body may end here with these trailers.
-    pub(crate) fn check_finish(&self, trailers: Option<&HeaderMap>) -> Result<(), UsageError> {
-        let trailers = trailers.filter(|t| !t.is_empty());
-        if let Some(trailers) = trailers {
-            if !matches!(self, BodyEncoder::Chunked | BodyEncoder::Discard { .. }) {
-                return Err(UsageError::TrailersNotAllowed);
-            }
-            if trailers.keys().any(forbidden_in_trailers) {
-                return Err(UsageError::ForbiddenTrailer);
-            }
-        }
-        if let BodyEncoder::Length { declared, sent } = *self {
-            if sent < declared {
-                return Err(UsageError::BodyTooShort { declared, sent });
-            }
         }
         Ok(())
     }
@@ -144,7 +100,20 @@ impl BodyEncoder {
         extensions: &mut Option<ChunkExtensions>,
         order: Option<Ordered<'_>>,
     ) -> Result<(), UsageError> {
-        self.check_finish(trailers)?;
+        let trailers = trailers.filter(|t| !t.is_empty());
+        if let Some(trailers) = trailers {
+            if !matches!(self, BodyEncoder::Chunked | BodyEncoder::Discard { .. }) {
+                return Err(UsageError::TrailersNotAllowed);
+            }
+            if trailers.keys().any(forbidden_in_trailers) {
+                return Err(UsageError::ForbiddenTrailer);
+            }
+        }
+        if let BodyEncoder::Length { declared, sent } = *self
+            && sent < declared
+        {
+            return Err(UsageError::BodyTooShort { declared, sent });
+        }
         if let BodyEncoder::Chunked = self {
             chunk_line(out, 0, extensions);
             match trailers {
@@ -154,6 +123,18 @@ impl BodyEncoder {
             }
         }
         Ok(())
+    }
+}
+
+/// `sent + len` body bytes, refused past `declared`.
+fn within(declared: Option<u64>, sent: u64, len: u64) -> Result<u64, UsageError> {
+    let attempted = sent.saturating_add(len);
+    match declared {
+        Some(declared) if attempted > declared => Err(UsageError::BodyTooLong {
+            declared,
+            attempted,
+        }),
+        _ => Ok(attempted),
     }
 }
 
