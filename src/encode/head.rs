@@ -1,7 +1,9 @@
 //! The head writer: start lines, field lines and the framing fields the
 //! encoder adds itself.
 
-use http::header::{HeaderMap, HeaderName};
+use std::cmp::Ordering;
+
+use http::header::HeaderMap;
 use http::{Method, StatusCode, Uri, Version};
 
 use crate::error::{ErrorKind, UsageError};
@@ -17,18 +19,16 @@ pub(crate) fn invalid_framing(_: ErrorKind) -> UsageError {
 
 /// Checks a whole body's length against a declared `Content-Length`.
 pub(crate) fn check_full(declared: u64, len: u64) -> Result<(), UsageError> {
-    if len > declared {
-        Err(UsageError::BodyTooLong {
+    match len.cmp(&declared) {
+        Ordering::Greater => Err(UsageError::BodyTooLong {
             declared,
             attempted: len,
-        })
-    } else if len < declared {
-        Err(UsageError::BodyTooShort {
+        }),
+        Ordering::Less => Err(UsageError::BodyTooShort {
             declared,
             sent: len,
-        })
-    } else {
-        Ok(())
+        }),
+        Ordering::Equal => Ok(()),
     }
 }
 
@@ -111,10 +111,10 @@ impl Added {
 /// [`WireHead`](crate::wire::WireHead)'s names), and room to count with.
 pub struct Ordered<'a> {
     pub(crate) names: &'a dyn Sealed,
-    /// How many values of each field of the map the names stood for,
-    /// by the field's identity (see [`write_ordered`]); kept by the
-    /// encoder for reuse.
-    pub(crate) used: &'a mut Vec<(usize, usize)>,
+    /// How many values of each field of the map the names stood for, by
+    /// the field's place among the map's names (see [`write_ordered`]);
+    /// kept by the encoder for reuse.
+    pub(crate) used: &'a mut Vec<usize>,
 }
 
 /// Writes a head's fields: `Host` when the encoder supplies it, the
@@ -145,61 +145,44 @@ pub(crate) fn write_fields(
 /// place and spelling if the map has it; then the values no name stood
 /// for, in the map's order, in `case`.
 ///
-/// A field of the map is known by the address of its name in the map,
-/// the same through `keys`, `iter` and `get_all`: the count of values
-/// each has had written is kept against it, so that names are compared
-/// case-insensitively only to find the field a name stands for.
+/// A field of the map is known by its place among the map's names: the
+/// count of values each has had written is kept against it, so that
+/// names are compared case-insensitively only to find the field a name
+/// stands for.
 #[inline(never)]
-pub(crate) fn write_ordered(
+fn write_ordered(
     out: &mut Segments,
     headers: &HeaderMap,
     added: &Added,
     case: NameCase,
     order: Ordered<'_>,
 ) {
-    let id = |key: &HeaderName| key as *const HeaderName as usize;
     let used = order.used;
     used.clear();
+    used.resize(headers.keys_len(), 0);
     order.names.each_name(&mut |name| {
         if added.leaves_out(name) {
             return;
         }
-        let Some(key) = headers
-            .keys()
-            .find(|key| key.as_str().as_bytes().eq_ignore_ascii_case(name))
+        let mut keys = headers.keys().enumerate();
+        let Some((i, key)) =
+            keys.find(|(_, key)| key.as_str().as_bytes().eq_ignore_ascii_case(name))
         else {
             return;
         };
-        let nth = match used.iter_mut().find(|(field, _)| *field == id(key)) {
-            Some((_, count)) => {
-                *count += 1;
-                *count - 1
-            }
-            None => {
-                used.push((id(key), 1));
-                0
-            }
-        };
-        if let Some(value) = headers.get_all(key).iter().nth(nth) {
+        if let Some(value) = headers.get_all(key).iter().nth(used[i]) {
             write_field(out, name, value.as_bytes(), NameCase::AsGiven);
         }
+        used[i] += 1;
     });
-    let mut field = 0;
-    let (mut nth, mut listed) = (0, 0);
-    for (key, value) in headers {
-        if id(key) != field {
-            field = id(key);
-            nth = 0;
-            listed = used
-                .iter()
-                .find(|(f, _)| *f == field)
-                .map_or(0, |&(_, n)| n);
-        }
-        nth += 1;
-        if nth <= listed || added.leaves_out(key.as_str().as_bytes()) {
+    for (key, &listed) in headers.keys().zip(used.iter()) {
+        let name = key.as_str().as_bytes();
+        if added.leaves_out(name) {
             continue;
         }
-        write_field(out, key.as_str().as_bytes(), value.as_bytes(), case);
+        for value in headers.get_all(key).iter().skip(listed) {
+            write_field(out, name, value.as_bytes(), case);
+        }
     }
 }
 

@@ -330,7 +330,7 @@ pub struct Encoder<R: Role> {
     /// extension has nothing allocated to reuse).
     spare_extensions: Option<http::Extensions>,
     /// The count of values written per field in an order, kept for reuse.
-    used: Vec<(usize, usize)>,
+    used: Vec<usize>,
     role: PhantomData<R>,
 }
 
