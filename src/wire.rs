@@ -104,36 +104,25 @@ use crate::head::record::{Field, Record};
 /// ([`FieldOrder`] has the rule), and write the request-target as
 /// received while the message's `Uri` still equals it. The trailer
 /// section of a chunked body has a view of its own, [`WireTrailers`].
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct WireHead {
     bytes: Bytes,
-    /// The field lines, as the reader recorded them.
-    fields: Box<[Field]>,
-    /// A request's method ends here and its target is `target`; a
-    /// response's reason phrase is `reason`.
+    /// A request's head, or a response's.
     request: bool,
-    method_end: usize,
-    target: (usize, usize),
-    reason: (usize, usize),
-    line_end: usize,
-    status: u16,
-    version: http::Version,
+    /// What the reader accepted of it: the start line's parts and the
+    /// field lines.
+    record: Record,
 }
 
 impl WireHead {
     /// The view of `bytes`, a head the reader accepted, whose record is
     /// `record`.
     pub(crate) fn new(bytes: Bytes, request: bool, record: &Record) -> Self {
+        let record = record.clone();
         WireHead {
             bytes,
-            fields: record.fields.as_slice().into(),
             request,
-            method_end: record.method_end,
-            target: record.target,
-            reason: record.reason,
-            line_end: record.line_end,
-            status: record.status,
-            version: record.version(),
+            record,
         }
     }
 
@@ -147,13 +136,13 @@ impl WireHead {
     /// The start line (request line or status line), without its line
     /// end.
     pub fn start_line(&self) -> &[u8] {
-        &self.bytes[..self.line_end]
+        &self.bytes[..self.record.line_end]
     }
 
     /// The method of a request, as received (`GET`, `PROPFIND`); `None`
     /// for a response.
     pub fn method(&self) -> Option<&[u8]> {
-        self.request.then(|| &self.bytes[..self.method_end])
+        self.request.then(|| &self.bytes[..self.record.method_end])
     }
 
     /// The status code of a response (`200`, `103`); `None` for a
@@ -162,27 +151,28 @@ impl WireHead {
         if self.request {
             return None;
         }
-        http::StatusCode::from_u16(self.status).ok()
+        http::StatusCode::from_u16(self.record.status).ok()
     }
 
     /// The HTTP version of the start line: `HTTP/1.0`, or `HTTP/1.1` for
     /// `HTTP/1.1` and the higher minors read as it.
     pub fn version(&self) -> http::Version {
-        self.version
+        self.record.version()
     }
 
     /// The request-target as received (`/a%2Fb?q`, `http://host`,
     /// `host:443`, `*`); `None` for a response.
     pub fn target(&self) -> Option<&[u8]> {
-        self.request
-            .then(|| &self.bytes[self.target.0..self.target.1])
+        let (from, to) = self.record.target;
+        self.request.then(|| &self.bytes[from..to])
     }
 
     /// The reason phrase as received, possibly empty; `None` for a
     /// request. (The [`ReasonPhrase`](crate::ReasonPhrase) extension holds
     /// it too, when it is not the canonical one.)
     pub fn reason(&self) -> Option<&[u8]> {
-        (!self.request).then(|| &self.bytes[self.reason.0..self.reason.1])
+        let (from, to) = self.record.reason;
+        (!self.request).then(|| &self.bytes[from..to])
     }
 
     /// The field lines in the order received, as `(name, value)`: the
@@ -190,10 +180,19 @@ impl WireHead {
     pub fn fields(&self) -> FieldLines<'_> {
         FieldLines {
             bytes: &self.bytes,
-            fields: self.fields.iter(),
+            fields: self.record.fields.iter(),
         }
     }
 }
+
+/// Two views are equal when they show the same lines of the same bytes.
+impl PartialEq for WireHead {
+    fn eq(&self, other: &Self) -> bool {
+        self.bytes == other.bytes && self.record.fields == other.record.fields
+    }
+}
+
+impl Eq for WireHead {}
 
 impl fmt::Debug for WireHead {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
