@@ -176,11 +176,12 @@ pub struct Plan<L> {
     pub(crate) added: Added,
     /// The body framer.
     pub(crate) body: BodyEncoder,
-    /// Where the encoder goes once the message ends.
+    /// What the message leaves the connection with.
     pub(crate) after: After,
 }
 
-/// Where the encoder goes once the message in progress ends.
+/// What a message leaves the connection with: an encoder whose last
+/// final message closes the connection takes no more.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum After {
     /// An interim (1xx) response: the final response follows.
@@ -205,28 +206,6 @@ impl After {
         match self {
             After::Interim => current,
             After::Verdict(v) => v,
-        }
-    }
-}
-
-/// The state of the message being sent.
-#[derive(Debug, Clone)]
-enum EncodeStage {
-    Ready,
-    Body {
-        body: body::BodyEncoder,
-        after: After,
-    },
-    /// The last message ended the connection (its verdict says why).
-    Closed,
-}
-
-impl EncodeStage {
-    /// The state once a message with this ending is complete.
-    fn after(after: After) -> EncodeStage {
-        match after {
-            After::Interim | After::Verdict(KeepAlive::Reusable) => EncodeStage::Ready,
-            After::Verdict(KeepAlive::Close(_)) => EncodeStage::Closed,
         }
     }
 }
@@ -320,7 +299,10 @@ impl EncodeStage {
 pub struct Encoder<R: Role> {
     config: EncoderConfig,
     out: Segments,
-    state: EncodeStage,
+    /// The body framer of the message in progress, if any. Without one,
+    /// the encoder takes a new message while the last final message's
+    /// verdict lets the connection carry it.
+    body: Option<BodyEncoder>,
     /// Chunk extensions for the next chunk of the body being sent.
     extensions: Option<ChunkExtensions>,
     keep_alive: KeepAlive,
@@ -340,7 +322,7 @@ impl<R: Role> Encoder<R> {
         Encoder {
             out: Segments::with_threshold(config.coalesce_threshold),
             config,
-            state: EncodeStage::Ready,
+            body: None,
             extensions: None,
             keep_alive: KeepAlive::Reusable,
             spare: None,
@@ -361,11 +343,9 @@ impl<R: Role> Encoder<R> {
     /// with [`EncoderConfig::strict_head_body`], a response to HEAD). The
     /// output queue is left untouched.
     pub fn send_data(&mut self, data: impl Into<Bytes>) -> Result<(), UsageError> {
-        match &mut self.state {
-            EncodeStage::Body { body, .. } => {
-                body.data(&mut self.out, data.into(), &mut self.extensions)
-            }
-            _ => Err(UsageError::WrongState),
+        match &mut self.body {
+            Some(body) => body.data(&mut self.out, data.into(), &mut self.extensions),
+            None => Err(UsageError::WrongState),
         }
     }
 
@@ -398,7 +378,7 @@ impl<R: Role> Encoder<R> {
     /// [`UsageError::ChunkExtensionsNotAllowed`] for a body that is not
     /// chunked (for a response to HEAD they are dropped with its data).
     pub fn send_chunk_extensions(&mut self, extensions: ChunkExtensions) -> Result<(), UsageError> {
-        let EncodeStage::Body { body, .. } = &self.state else {
+        let Some(body) = &self.body else {
             return Err(UsageError::WrongState);
         };
         if !body.takes_extensions()? || extensions.is_empty() {
@@ -474,7 +454,7 @@ impl<R: Role> Encoder<R> {
         trailers: Option<&HeaderMap>,
         order: Option<&dyn Sealed>,
     ) -> Result<(), UsageError> {
-        let EncodeStage::Body { body, after } = &mut self.state else {
+        let Some(body) = &mut self.body else {
             return Err(UsageError::WrongState);
         };
         let used = &mut self.used;
@@ -486,7 +466,7 @@ impl<R: Role> Encoder<R> {
             &mut self.extensions,
             order,
         )?;
-        self.state = EncodeStage::after(*after);
+        self.body = None;
         Ok(())
     }
 
@@ -502,23 +482,22 @@ impl<R: Role> Encoder<R> {
 
     /// `true` when no message is in progress.
     pub fn is_finished(&self) -> bool {
-        !matches!(self.state, EncodeStage::Body { .. })
+        self.body.is_none()
     }
 
     /// Forgets the message in progress or just completed, whose bytes the
     /// connection withdrew from the output queue: the next head may be
     /// sent.
     pub(crate) fn withdraw(&mut self) {
-        self.state = EncodeStage::Ready;
+        self.body = None;
         self.extensions = None;
+        // Before it, the connection could carry a message.
+        self.keep_alive = KeepAlive::Reusable;
     }
 
     /// The framing of the body in progress, if any.
     pub fn body_kind(&self) -> Option<BodyKind> {
-        match &self.state {
-            EncodeStage::Body { body, .. } => Some(body.kind()),
-            _ => None,
-        }
+        self.body.as_ref().map(BodyEncoder::kind)
     }
 
     /// The keep-alive verdict of the last final message sent (known from
@@ -561,7 +540,7 @@ impl<R: Role> Encoder<R> {
         ctx: R::Context,
         body: Option<Bytes>,
     ) -> Result<BodyKind, UsageError> {
-        if !matches!(self.state, EncodeStage::Ready) {
+        if self.body.is_some() || !self.keep_alive.is_reusable() {
             return Err(UsageError::WrongState);
         }
         let full = body.as_ref().map(|b| b.len() as u64);
@@ -577,15 +556,9 @@ impl<R: Role> Encoder<R> {
             framer.data(&mut self.out, body, &mut None)?;
             let case = self.config.name_case();
             framer.finish(&mut self.out, None, case, &mut None, None)?;
+        } else if !plan.after.head_only() {
+            self.body = Some(framer);
         }
-        self.state = if full.is_none() && !plan.after.head_only() {
-            EncodeStage::Body {
-                body: framer,
-                after: plan.after,
-            }
-        } else {
-            EncodeStage::after(plan.after)
-        };
         self.keep_alive = plan.after.verdict(self.keep_alive);
         let (mut fields, extensions) = head.into_maps();
         fields.clear();
@@ -607,7 +580,7 @@ impl<R: Role> fmt::Debug for Encoder<R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Encoder")
             .field("role", &std::any::type_name::<R>())
-            .field("state", &self.state)
+            .field("body", &self.body)
             .field("keep_alive", &self.keep_alive)
             .field("out", &self.out)
             .finish()
