@@ -176,38 +176,10 @@ pub struct Plan<L> {
     pub(crate) added: Added,
     /// The body framer.
     pub(crate) body: BodyEncoder,
-    /// What the message leaves the connection with.
-    pub(crate) after: After,
-}
-
-/// What a message leaves the connection with: an encoder whose last
-/// final message closes the connection takes no more.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum After {
-    /// An interim (1xx) response: the final response follows.
-    Interim,
-    /// A final message with this verdict.
-    Verdict(KeepAlive),
-}
-
-impl After {
-    /// `true` when the message is complete with its head: an interim
-    /// response, or a protocol switch (101, 2xx to CONNECT).
-    fn head_only(self) -> bool {
-        matches!(
-            self,
-            After::Interim | After::Verdict(KeepAlive::Close(CloseReason::Switched))
-        )
-    }
-
-    /// The verdict once a message with this ending is sent: interim
-    /// responses leave it as it was.
-    fn verdict(self, current: KeepAlive) -> KeepAlive {
-        match self {
-            After::Interim => current,
-            After::Verdict(v) => v,
-        }
-    }
+    /// The keep-alive verdict the message leaves (an encoder whose last
+    /// final message closes the connection takes no more), or `None` for
+    /// an interim response, which leaves it as it was.
+    pub(crate) verdict: Option<KeepAlive>,
 }
 
 /// Encodes messages of one role into an output queue of [`Segments`]:
@@ -556,10 +528,15 @@ impl<R: Role> Encoder<R> {
             framer.data(&mut self.out, body, &mut None)?;
             let case = self.config.name_case();
             framer.finish(&mut self.out, None, case, &mut None, None)?;
-        } else if !plan.after.head_only() {
+        } else if !matches!(
+            plan.verdict,
+            None | Some(KeepAlive::Close(CloseReason::Switched))
+        ) {
+            // Not an interim response or a protocol switch (101, 2xx to
+            // CONNECT), which are complete with their head.
             self.body = Some(framer);
         }
-        self.keep_alive = plan.after.verdict(self.keep_alive);
+        self.keep_alive = plan.verdict.unwrap_or(self.keep_alive);
         let (mut fields, extensions) = head.into_maps();
         fields.clear();
         self.spare = Some(fields);

@@ -18,7 +18,7 @@ use crate::encode::head::{
     Added, Ordered, TargetForm, check_full, form_of, invalid_framing, target_form, version_bytes,
     write_fields, write_request_line,
 };
-use crate::encode::{After, EncoderConfig, IntoHead, IntoMessage, Plan};
+use crate::encode::{EncoderConfig, IntoHead, IntoMessage, Plan};
 use crate::error::{Error, ErrorKind, UsageError};
 use crate::framing::{
     BodyKind, Declared, FramingFields, RequestKind, ResponseClass, connection_verdict_of,
@@ -364,7 +364,7 @@ impl Role for Client {
                 line: Target { form, host },
                 added,
                 body: BodyEncoder::Empty,
-                after: After::Verdict(keep_alive),
+                verdict: Some(keep_alive),
             });
         }
         let body = match declared_framing(false, &seen, headers).map_err(invalid_framing)? {
@@ -408,7 +408,7 @@ impl Role for Client {
             line: Target { form, host },
             added,
             body,
-            after: After::Verdict(keep_alive),
+            verdict: Some(keep_alive),
         })
     }
 

@@ -16,7 +16,7 @@ use crate::encode::body::BodyEncoder;
 use crate::encode::head::{
     Added, Ordered, check_full, invalid_framing, version_bytes, write_fields, write_status_line,
 };
-use crate::encode::{After, EncoderConfig, IntoHead, IntoMessage, Plan, ResponseContext};
+use crate::encode::{EncoderConfig, IntoHead, IntoMessage, Plan, ResponseContext};
 use crate::error::{Error, UsageError};
 use crate::framing::{
     BodyKind, Declared, FramingFields, RequestKind, ResponseClass, SenderFields, connection_has,
@@ -590,10 +590,10 @@ impl Role for Server {
                 return Err(UsageError::BodyNotAllowed);
             }
             debug_assert_eq!(no_body.map(|n| n.sender_fields()), Some(SenderFields::None));
-            let after = if class == ResponseClass::Interim {
-                After::Interim
+            let verdict = if class == ResponseClass::Interim {
+                None
             } else {
-                After::Verdict(KeepAlive::Close(CloseReason::Switched))
+                Some(KeepAlive::Close(CloseReason::Switched))
             };
             return Ok(Plan {
                 version,
@@ -603,7 +603,7 @@ impl Role for Server {
                     ..Added::default()
                 },
                 body: BodyEncoder::Empty,
-                after,
+                verdict,
             });
         }
 
@@ -731,7 +731,7 @@ impl Role for Server {
             line: (),
             added,
             body,
-            after: After::Verdict(keep_alive),
+            verdict: Some(keep_alive),
         })
     }
 
