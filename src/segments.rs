@@ -387,9 +387,7 @@ impl Buf for Segments {
         if cnt == self.remaining {
             // All of it, as most writes take: nothing to split off.
             self.remaining = 0;
-            if !self.sealed.is_empty() {
-                self.sealed.clear();
-            }
+            self.sealed.clear();
             self.reclaim();
             return;
         }
@@ -410,9 +408,6 @@ impl Buf for Segments {
                     cnt = 0;
                 }
             }
-        }
-        if self.remaining == 0 {
-            self.reclaim();
         }
     }
 }
