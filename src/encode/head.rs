@@ -35,12 +35,10 @@ pub(crate) fn check_full(declared: u64, len: u64) -> Result<(), UsageError> {
 /// The version written in a start line: HTTP/1.0 when the message says so,
 /// HTTP/1.1 otherwise; HTTP/2 and later cannot be written.
 pub(crate) fn version_bytes(version: Version) -> Result<&'static [u8], UsageError> {
-    if version == Version::HTTP_10 {
-        Ok(b"HTTP/1.0")
-    } else if version == Version::HTTP_2 || version == Version::HTTP_3 {
-        Err(UsageError::InvalidHead)
-    } else {
-        Ok(b"HTTP/1.1")
+    match version {
+        Version::HTTP_10 => Ok(b"HTTP/1.0"),
+        Version::HTTP_2 | Version::HTTP_3 => Err(UsageError::InvalidHead),
+        _ => Ok(b"HTTP/1.1"),
     }
 }
 
@@ -298,34 +296,27 @@ pub(crate) fn write_request_line(
 ) {
     out.push_slice(method.as_str().as_bytes());
     out.push_slice(b" ");
-    if let Some(raw) = raw {
-        out.push_slice(raw);
-    } else {
-        match form {
-            TargetForm::Asterisk => out.push_slice(b"*"),
-            TargetForm::Authority => {
-                if let Some(a) = uri.authority() {
-                    out.push_slice(a.as_str().as_bytes());
-                }
+    // The form says which parts the URI has (see `target_form`).
+    let authority = uri.authority().map_or("", |a| a.as_str()).as_bytes();
+    match (raw, form) {
+        (Some(raw), _) => out.push_slice(raw),
+        (None, TargetForm::Asterisk) => out.push_slice(b"*"),
+        (None, TargetForm::Authority) => out.push_slice(authority),
+        (None, TargetForm::Absolute | TargetForm::Origin) => {
+            if form == TargetForm::Absolute {
+                out.push_slice(uri.scheme_str().unwrap_or_default().as_bytes());
+                out.push_slice(b"://");
+                out.push_slice(authority);
             }
-            TargetForm::Absolute | TargetForm::Origin => {
-                if form == TargetForm::Absolute
-                    && let (Some(s), Some(a)) = (uri.scheme(), uri.authority())
-                {
-                    out.push_slice(s.as_str().as_bytes());
-                    out.push_slice(b"://");
-                    out.push_slice(a.as_str().as_bytes());
-                }
-                let path = uri.path();
-                out.push_slice(if path.is_empty() {
-                    b"/"
-                } else {
-                    path.as_bytes()
-                });
-                if let Some(q) = uri.query() {
-                    out.push_slice(b"?");
-                    out.push_slice(q.as_bytes());
-                }
+            let path = uri.path();
+            out.push_slice(if path.is_empty() {
+                b"/"
+            } else {
+                path.as_bytes()
+            });
+            if let Some(q) = uri.query() {
+                out.push_slice(b"?");
+                out.push_slice(q.as_bytes());
             }
         }
     }
