@@ -154,20 +154,13 @@ fn chunk_line(out: &mut Segments, len: u64, extensions: &mut Option<ChunkExtensi
 }
 
 /// Formats `{n:x}\r\n` into `buf` and returns its length.
-fn hex_line(buf: &mut [u8; 18], mut n: u64) -> usize {
+fn hex_line(buf: &mut [u8; 18], n: u64) -> usize {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut digits = [0u8; 16];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = HEX[(n & 0xf) as usize];
-        n >>= 4;
-        if n == 0 {
-            break;
-        }
+    // One digit per four bits, from the highest one set; one for 0.
+    let len = (16 - n.leading_zeros() as usize / 4).max(1);
+    for (i, digit) in buf[..len].iter_mut().enumerate() {
+        *digit = HEX[(n >> (4 * (len - 1 - i)) & 0xf) as usize];
     }
-    let len = digits.len() - i;
-    buf[..len].copy_from_slice(&digits[i..]);
     buf[len..len + 2].copy_from_slice(b"\r\n");
     len + 2
 }
