@@ -9,7 +9,7 @@ mod send;
 use std::fmt;
 use std::marker::PhantomData;
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use http::header::HeaderMap;
 use http::{Request, Version};
 
@@ -359,9 +359,8 @@ impl<R: Role> Encoder<R> {
         self.extensions = Some(match self.extensions.take() {
             None => extensions,
             Some(before) => {
-                let mut both = BytesMut::from(before.as_bytes());
-                both.extend_from_slice(extensions.as_bytes());
-                ChunkExtensions::from_validated(both.freeze())
+                let both = [before.as_bytes(), extensions.as_bytes()].concat();
+                ChunkExtensions::from_validated(both.into())
             }
         });
         Ok(())
