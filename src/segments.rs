@@ -155,11 +155,8 @@ impl Segments {
     /// the threshold, otherwise queued as its own segment without a copy.
     /// An empty `data` queues nothing.
     pub fn push_bytes(&mut self, data: Bytes) {
-        if data.is_empty() {
-            // An empty segment would make `chunk` empty while bytes remain.
-            return;
-        }
-        if data.len() < self.threshold {
+        // An empty segment would make `chunk` empty while bytes remain.
+        if data.len() < self.threshold || data.is_empty() {
             self.push_slice(&data);
         } else {
             self.seal_tail();
@@ -171,9 +168,6 @@ impl Segments {
 
     /// Copies `data` into the tail buffer, after everything queued so far.
     pub fn push_slice(&mut self, data: &[u8]) {
-        if data.is_empty() {
-            return;
-        }
         self.tail.extend_from_slice(data);
         self.remaining += data.len();
         self.queued += data.len() as u64;
