@@ -148,10 +148,8 @@ impl WireHead {
     /// The status code of a response (`200`, `103`); `None` for a
     /// request.
     pub fn status(&self) -> Option<http::StatusCode> {
-        if self.request {
-            return None;
-        }
-        http::StatusCode::from_u16(self.record.status).ok()
+        let status = http::StatusCode::from_u16(self.record.status).ok();
+        status.filter(|_| !self.request)
     }
 
     /// The HTTP version of the start line: `HTTP/1.0`, or `HTTP/1.1` for
