@@ -155,11 +155,8 @@ impl Segments {
     /// the threshold, otherwise queued as its own segment without a copy.
     /// An empty `data` queues nothing.
     pub fn push_bytes(&mut self, data: Bytes) {
-        if data.is_empty() {
-            // An empty segment would make `chunk` empty while bytes remain.
-            return;
-        }
-        if data.len() < self.threshold {
+        // An empty segment would make `chunk` empty while bytes remain.
+        if data.len() < self.threshold || data.is_empty() {
             self.push_slice(&data);
         } else {
             self.seal_tail();
@@ -171,9 +168,6 @@ impl Segments {
 
     /// Copies `data` into the tail buffer, after everything queued so far.
     pub fn push_slice(&mut self, data: &[u8]) {
-        if data.is_empty() {
-            return;
-        }
         self.tail.extend_from_slice(data);
         self.remaining += data.len();
         self.queued += data.len() as u64;
@@ -202,26 +196,7 @@ impl Segments {
         if !self.is_undrained(mark) {
             return false;
         }
-        let mut cut = (self.queued - mark.0) as usize;
-        self.remaining -= cut;
-        self.queued = mark.0;
-        let from_tail = cut.min(self.tail.len());
-        self.tail.truncate(self.tail.len() - from_tail);
-        cut -= from_tail;
-        while cut > 0 {
-            let Some(last) = self.sealed.back_mut() else {
-                break;
-            };
-            if cut >= last.len() {
-                cut -= last.len();
-                self.sealed.pop_back();
-            } else {
-                last.truncate(last.len() - cut);
-                cut = 0;
-            }
-        }
-        // Whatever sealed segment now ends the queue is followed by an
-        // empty tail, as after `seal_tail`.
+        self.take_from(mark);
         if self.remaining == 0 {
             self.reclaim();
         }
@@ -238,37 +213,43 @@ impl Segments {
         // The bytes from `mark` to the end, taken out and queued again
         // after `data`: rare (a graceful shutdown amending a queued head),
         // so simplicity wins over copying less.
-        let mut rest: Vec<Bytes> = Vec::new();
-        let mut cut = (self.queued - mark.0) as usize;
-        let from_tail = cut.min(self.tail.len());
-        rest.push(self.tail.split_off(self.tail.len() - from_tail).freeze());
-        self.tail_moved = true;
-        cut -= from_tail;
-        while cut > 0 {
-            let Some(mut last) = self.sealed.pop_back() else {
-                break;
-            };
-            if cut >= last.len() {
-                cut -= last.len();
-                rest.push(last);
-            } else {
-                rest.push(last.split_off(last.len() - cut));
-                self.sealed.push_back(last);
-                cut = 0;
-            }
-        }
-        let moved: usize = rest.iter().map(Bytes::len).sum();
-        self.remaining -= moved;
-        self.queued -= moved as u64;
+        let rest = self.take_from(mark);
         self.push_slice(data);
         let mut skip = remove;
-        for mut piece in rest.into_iter().rev() {
+        for mut piece in rest {
             let n = skip.min(piece.len());
             piece.advance(n);
             skip -= n;
             self.push_bytes(piece);
         }
         true
+    }
+
+    /// Takes out everything queued from `mark` on (none of it drained), in
+    /// order and without a copy: the tail's part is split off its
+    /// allocation, which the tail gets back once that part is dropped.
+    fn take_from(&mut self, mark: Mark) -> Vec<Bytes> {
+        let mut cut = (self.queued - mark.0) as usize;
+        self.remaining -= cut;
+        self.queued = mark.0;
+        let from_tail = cut.min(self.tail.len());
+        let mut taken = vec![self.tail.split_off(self.tail.len() - from_tail).freeze()];
+        self.tail_moved = true;
+        cut -= from_tail;
+        while cut > 0 {
+            let Some(mut last) = self.sealed.pop_back() else {
+                break;
+            };
+            if cut < last.len() {
+                taken.push(last.split_off(last.len() - cut));
+                self.sealed.push_back(last);
+                break;
+            }
+            cut -= last.len();
+            taken.push(last);
+        }
+        taken.reverse();
+        taken
     }
 
     /// The bytes queued from `mark` on, up to the end of the segment that
@@ -400,9 +381,7 @@ impl Buf for Segments {
         if cnt == self.remaining {
             // All of it, as most writes take: nothing to split off.
             self.remaining = 0;
-            if !self.sealed.is_empty() {
-                self.sealed.clear();
-            }
+            self.sealed.clear();
             self.reclaim();
             return;
         }
@@ -423,9 +402,6 @@ impl Buf for Segments {
                     cnt = 0;
                 }
             }
-        }
-        if self.remaining == 0 {
-            self.reclaim();
         }
     }
 }

@@ -71,7 +71,7 @@ use std::ops::Range;
 use bytes::Bytes;
 
 use crate::error::UsageError;
-use crate::grammar::is_tchar;
+use crate::grammar::is_token;
 use crate::head::reader::MAX_NAME;
 use crate::head::record::{Field, Record};
 
@@ -104,36 +104,25 @@ use crate::head::record::{Field, Record};
 /// ([`FieldOrder`] has the rule), and write the request-target as
 /// received while the message's `Uri` still equals it. The trailer
 /// section of a chunked body has a view of its own, [`WireTrailers`].
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct WireHead {
     bytes: Bytes,
-    /// The field lines, as the reader recorded them.
-    fields: Box<[Field]>,
-    /// A request's method ends here and its target is `target`; a
-    /// response's reason phrase is `reason`.
+    /// A request's head, or a response's.
     request: bool,
-    method_end: usize,
-    target: (usize, usize),
-    reason: (usize, usize),
-    line_end: usize,
-    status: u16,
-    http11: bool,
+    /// What the reader accepted of it: the start line's parts and the
+    /// field lines.
+    record: Record,
 }
 
 impl WireHead {
     /// The view of `bytes`, a head the reader accepted, whose record is
     /// `record`.
     pub(crate) fn new(bytes: Bytes, request: bool, record: &Record) -> Self {
+        let record = record.clone();
         WireHead {
             bytes,
-            fields: record.fields.as_slice().into(),
             request,
-            method_end: record.method_end,
-            target: record.target,
-            reason: record.reason,
-            line_end: record.line_end,
-            status: record.status,
-            http11: record.http11,
+            record,
         }
     }
 
@@ -147,46 +136,41 @@ impl WireHead {
     /// The start line (request line or status line), without its line
     /// end.
     pub fn start_line(&self) -> &[u8] {
-        &self.bytes[..self.line_end]
+        &self.bytes[..self.record.line_end]
     }
 
     /// The method of a request, as received (`GET`, `PROPFIND`); `None`
     /// for a response.
     pub fn method(&self) -> Option<&[u8]> {
-        self.request.then(|| &self.bytes[..self.method_end])
+        self.request.then(|| &self.bytes[..self.record.method_end])
     }
 
     /// The status code of a response (`200`, `103`); `None` for a
     /// request.
     pub fn status(&self) -> Option<http::StatusCode> {
-        if self.request {
-            return None;
-        }
-        http::StatusCode::from_u16(self.status).ok()
+        let status = http::StatusCode::from_u16(self.record.status).ok();
+        status.filter(|_| !self.request)
     }
 
     /// The HTTP version of the start line: `HTTP/1.0`, or `HTTP/1.1` for
     /// `HTTP/1.1` and the higher minors read as it.
     pub fn version(&self) -> http::Version {
-        if self.http11 {
-            http::Version::HTTP_11
-        } else {
-            http::Version::HTTP_10
-        }
+        self.record.version()
     }
 
     /// The request-target as received (`/a%2Fb?q`, `http://host`,
     /// `host:443`, `*`); `None` for a response.
     pub fn target(&self) -> Option<&[u8]> {
-        self.request
-            .then(|| &self.bytes[self.target.0..self.target.1])
+        let (from, to) = self.record.target;
+        self.request.then(|| &self.bytes[from..to])
     }
 
     /// The reason phrase as received, possibly empty; `None` for a
     /// request. (The [`ReasonPhrase`](crate::ReasonPhrase) extension holds
     /// it too, when it is not the canonical one.)
     pub fn reason(&self) -> Option<&[u8]> {
-        (!self.request).then(|| &self.bytes[self.reason.0..self.reason.1])
+        let (from, to) = self.record.reason;
+        (!self.request).then(|| &self.bytes[from..to])
     }
 
     /// The field lines in the order received, as `(name, value)`: the
@@ -194,15 +178,19 @@ impl WireHead {
     pub fn fields(&self) -> FieldLines<'_> {
         FieldLines {
             bytes: &self.bytes,
-            fields: self.fields.iter(),
+            fields: self.record.fields.iter(),
         }
     }
+}
 
-    /// The names of the field lines as ranges of [`bytes`](Self::bytes).
-    pub(crate) fn names(&self) -> impl Iterator<Item = Range<usize>> + '_ {
-        self.fields.iter().map(Field::name)
+/// Two views are equal when they show the same lines of the same bytes.
+impl PartialEq for WireHead {
+    fn eq(&self, other: &Self) -> bool {
+        self.bytes == other.bytes && self.record.fields == other.record.fields
     }
 }
+
+impl Eq for WireHead {}
 
 impl fmt::Debug for WireHead {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -332,11 +320,6 @@ impl fmt::Debug for WireTrailers {
     }
 }
 
-/// A field name `http` accepts: a token of at most 65,535 bytes.
-fn is_name(name: &[u8]) -> bool {
-    !name.is_empty() && name.len() <= MAX_NAME && name.iter().all(|&b| is_tchar(b))
-}
-
 /// The order and spelling in which an encoder writes a head's fields: a
 /// list of field names, as a message extension.
 ///
@@ -389,8 +372,8 @@ fn is_name(name: &[u8]) -> bool {
 pub struct FieldOrder {
     /// The names, one after the other.
     names: Vec<u8>,
-    /// Where each name ends in `names`.
-    ends: Vec<usize>,
+    /// Where each name is in `names`.
+    spans: Vec<Range<usize>>,
 }
 
 impl FieldOrder {
@@ -421,46 +404,44 @@ impl FieldOrder {
     /// # Errors
     ///
     /// [`UsageError::InvalidFieldName`] for a name that is not a token (a
-    /// field name): the order is left as it was.
+    /// field name `http` accepts, of at most 65,535 bytes): the order is
+    /// left as it was.
     pub fn push(&mut self, name: impl AsRef<[u8]>) -> Result<(), UsageError> {
         let name = name.as_ref();
-        if !is_name(name) {
+        if !is_token(name) || name.len() > MAX_NAME {
             return Err(UsageError::InvalidFieldName);
         }
-        self.names.extend_from_slice(name);
-        self.ends.push(self.names.len());
+        self.add(name);
         Ok(())
     }
 
     /// The names in order, as spelled.
     pub fn names(&self) -> impl ExactSizeIterator<Item = &[u8]> + '_ {
-        (0..self.ends.len()).map(|i| &self.names[self.span(i)])
+        self.spans.iter().map(|span| &self.names[span.clone()])
     }
 
     /// How many names the order holds.
     pub fn len(&self) -> usize {
-        self.ends.len()
+        self.spans.len()
     }
 
     /// `true` when the order holds no name.
     pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
+        self.spans.is_empty()
     }
 
-    fn span(&self, i: usize) -> Range<usize> {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        start..self.ends[i]
+    /// Adds a name known to be a field name.
+    fn add(&mut self, name: &[u8]) {
+        let start = self.names.len();
+        self.names.extend_from_slice(name);
+        self.spans.push(start..self.names.len());
     }
-}
 
-impl FieldOrder {
-    /// The names of field lines, in order and as spelled.
-    fn of_lines(lines: FieldLines<'_>) -> Self {
+    /// The names of a received section's field lines, in order and as
+    /// spelled.
+    fn of_lines(wire: &dyn sealed::Sealed) -> Self {
         let mut order = FieldOrder::new();
-        for (name, _) in lines {
-            order.names.extend_from_slice(name);
-            order.ends.push(order.names.len());
-        }
+        wire.each_name(&mut |name| order.add(name));
         order
     }
 }
@@ -468,7 +449,7 @@ impl FieldOrder {
 impl From<&WireHead> for FieldOrder {
     /// The names of the head's field lines, in order and as spelled.
     fn from(wire: &WireHead) -> Self {
-        FieldOrder::of_lines(wire.fields())
+        FieldOrder::of_lines(wire)
     }
 }
 
@@ -476,7 +457,7 @@ impl From<&WireTrailers> for FieldOrder {
     /// The names of the trailer section's field lines, in order and as
     /// spelled.
     fn from(wire: &WireTrailers) -> Self {
-        FieldOrder::of_lines(wire.fields())
+        FieldOrder::of_lines(wire)
     }
 }
 
@@ -492,27 +473,28 @@ impl TrailerOrder for FieldOrder {}
 impl TrailerOrder for WireTrailers {}
 
 pub(crate) mod sealed {
-    use std::ops::Range;
-
     /// What an encoder reads of an order.
     pub trait Sealed {
-        /// Fills `names` with the ranges of the names in order, and
-        /// returns the bytes they are ranges of.
-        fn collect(&self, names: &mut Vec<Range<usize>>) -> &[u8];
+        /// Calls `each` with the names in order, as spelled.
+        fn each_name(&self, each: &mut dyn FnMut(&[u8]));
     }
 }
 
 impl sealed::Sealed for FieldOrder {
-    fn collect(&self, names: &mut Vec<Range<usize>>) -> &[u8] {
-        Order::List(self).collect(names)
+    fn each_name(&self, each: &mut dyn FnMut(&[u8])) {
+        self.names().for_each(each);
+    }
+}
+
+impl sealed::Sealed for WireHead {
+    fn each_name(&self, each: &mut dyn FnMut(&[u8])) {
+        self.fields().for_each(|(name, _)| each(name));
     }
 }
 
 impl sealed::Sealed for WireTrailers {
-    fn collect(&self, names: &mut Vec<Range<usize>>) -> &[u8] {
-        names.clear();
-        names.extend(self.fields.iter().map(Field::name));
-        &self.bytes
+    fn each_name(&self, each: &mut dyn FnMut(&[u8])) {
+        self.fields().for_each(|(name, _)| each(name));
     }
 }
 
@@ -526,35 +508,10 @@ impl fmt::Debug for FieldOrder {
 
 /// The order a message to send asks for, if any: its [`FieldOrder`], or
 /// else its [`WireHead`].
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Order<'a> {
-    List(&'a FieldOrder),
-    Wire(&'a WireHead),
-}
-
-impl<'a> Order<'a> {
-    /// The order the extensions of a message ask for.
-    #[inline]
-    pub(crate) fn of(extensions: &'a http::Extensions) -> Option<Self> {
-        if let Some(list) = extensions.get::<FieldOrder>() {
-            return Some(Order::List(list));
-        }
-        extensions.get::<WireHead>().map(Order::Wire)
-    }
-
-    /// Fills `names` with the ranges of the names in order, and returns
-    /// the bytes they are ranges of.
-    pub(crate) fn collect(self, names: &mut Vec<Range<usize>>) -> &'a [u8] {
-        names.clear();
-        match self {
-            Order::List(list) => {
-                names.extend((0..list.len()).map(|i| list.span(i)));
-                &list.names
-            }
-            Order::Wire(wire) => {
-                names.extend(wire.names());
-                &wire.bytes
-            }
-        }
+#[inline]
+pub(crate) fn order_of(extensions: &http::Extensions) -> Option<&dyn sealed::Sealed> {
+    match extensions.get::<FieldOrder>() {
+        Some(list) => Some(list),
+        None => extensions.get::<WireHead>().map(|wire| wire as _),
     }
 }

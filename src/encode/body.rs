@@ -10,7 +10,7 @@ use crate::framing::BodyKind;
 use crate::grammar::forbidden_in_trailers;
 use crate::segments::Segments;
 
-use super::head::{Added, NameCase, Ordered, write_field, write_ordered};
+use super::head::{Added, NameCase, Ordered, write_fields};
 
 /// The body framer of the message being sent.
 #[derive(Debug, Clone)]
@@ -45,32 +45,6 @@ impl BodyEncoder {
         }
     }
 
-    /// Checks that `len` more body bytes may be sent, without sending them.
-    pub(crate) fn check_data(&self, len: u64) -> Result<(), UsageError> {
-        match *self {
-            _ if len == 0 => Ok(()),
-            BodyEncoder::Empty => Err(UsageError::BodyNotAllowed),
-            BodyEncoder::Discard { strict: true, .. } => Err(UsageError::BodyNotAllowed),
-            BodyEncoder::Discard {
-                declared: Some(declared),
-                seen: sent,
-                ..
-            }
-            | BodyEncoder::Length { declared, sent } => {
-                let attempted = sent.saturating_add(len);
-                if attempted > declared {
-                    Err(UsageError::BodyTooLong {
-                        declared,
-                        attempted,
-                    })
-                } else {
-                    Ok(())
-                }
-            }
-            BodyEncoder::Discard { .. } | BodyEncoder::Chunked | BodyEncoder::Close => Ok(()),
-        }
-    }
-
     /// Whether chunk extensions can go with this body: `Ok(true)` for a
     /// chunked one, `Ok(false)` for a response to HEAD (they are dropped
     /// with its data), refused otherwise.
@@ -91,52 +65,25 @@ impl BodyEncoder {
         extensions: &mut Option<ChunkExtensions>,
     ) -> Result<(), UsageError> {
         let len = data.len() as u64;
-        self.check_data(len)?;
         if len == 0 {
             // Never a zero-size chunk: it would end a chunked body.
             return Ok(());
         }
         match self {
-            BodyEncoder::Empty => {}
-            BodyEncoder::Discard { seen, .. } => *seen += len,
-            BodyEncoder::Length { sent, .. } => {
-                *sent += len;
+            BodyEncoder::Empty | BodyEncoder::Discard { strict: true, .. } => {
+                return Err(UsageError::BodyNotAllowed);
+            }
+            BodyEncoder::Discard { declared, seen, .. } => *seen = within(*declared, *seen, len)?,
+            BodyEncoder::Length { declared, sent } => {
+                *sent = within(Some(*declared), *sent, len)?;
                 out.push_bytes(data);
             }
             BodyEncoder::Chunked => {
-                let mut line = [0u8; 18];
-                let n = hex_line(&mut line, len);
-                match extensions.take() {
-                    None => out.push_slice(&line[..n]),
-                    Some(extensions) => {
-                        out.push_slice(&line[..n - 2]);
-                        out.push_bytes(extensions.into_bytes());
-                        out.push_slice(b"\r\n");
-                    }
-                }
+                chunk_line(out, len, extensions);
                 out.push_bytes(data);
                 out.push_slice(b"\r\n");
             }
             BodyEncoder::Close => out.push_bytes(data),
-        }
-        Ok(())
-    }
-
-    /// Checks that the body may end here with these trailers.
-    pub(crate) fn check_finish(&self, trailers: Option<&HeaderMap>) -> Result<(), UsageError> {
-        let trailers = trailers.filter(|t| !t.is_empty());
-        if let Some(trailers) = trailers {
-            if !matches!(self, BodyEncoder::Chunked | BodyEncoder::Discard { .. }) {
-                return Err(UsageError::TrailersNotAllowed);
-            }
-            if trailers.keys().any(forbidden_in_trailers) {
-                return Err(UsageError::ForbiddenTrailer);
-            }
-        }
-        if let BodyEncoder::Length { declared, sent } = *self {
-            if sent < declared {
-                return Err(UsageError::BodyTooShort { declared, sent });
-            }
         }
         Ok(())
     }
@@ -153,48 +100,67 @@ impl BodyEncoder {
         extensions: &mut Option<ChunkExtensions>,
         order: Option<Ordered<'_>>,
     ) -> Result<(), UsageError> {
-        self.check_finish(trailers)?;
+        let trailers = trailers.filter(|t| !t.is_empty());
+        if let Some(trailers) = trailers {
+            if !matches!(self, BodyEncoder::Chunked | BodyEncoder::Discard { .. }) {
+                return Err(UsageError::TrailersNotAllowed);
+            }
+            if trailers.keys().any(forbidden_in_trailers) {
+                return Err(UsageError::ForbiddenTrailer);
+            }
+        }
+        if let BodyEncoder::Length { declared, sent } = *self
+            && sent < declared
+        {
+            return Err(UsageError::BodyTooShort { declared, sent });
+        }
         if let BodyEncoder::Chunked = self {
-            match extensions.take() {
-                None => out.push_slice(b"0\r\n"),
-                Some(extensions) => {
-                    out.push_slice(b"0");
-                    out.push_bytes(extensions.into_bytes());
-                    out.push_slice(b"\r\n");
-                }
+            chunk_line(out, 0, extensions);
+            match trailers {
+                // With nothing added, the fields end with the empty line.
+                Some(trailers) => write_fields(out, trailers, None, &Added::default(), case, order),
+                None => out.push_slice(b"\r\n"),
             }
-            match (trailers, order) {
-                (Some(trailers), Some(order)) => {
-                    write_ordered(out, trailers, &Added::default(), case, order);
-                }
-                (Some(trailers), None) => {
-                    for (name, value) in trailers {
-                        write_field(out, name.as_str().as_bytes(), value.as_bytes(), case);
-                    }
-                }
-                (None, _) => {}
-            }
-            out.push_slice(b"\r\n");
         }
         Ok(())
     }
 }
 
-/// Formats `{n:x}\r\n` into `buf` and returns its length.
-fn hex_line(buf: &mut [u8; 18], mut n: u64) -> usize {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut digits = [0u8; 16];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = HEX[(n & 0xf) as usize];
-        n >>= 4;
-        if n == 0 {
-            break;
+/// `sent + len` body bytes, refused past `declared`.
+fn within(declared: Option<u64>, sent: u64, len: u64) -> Result<u64, UsageError> {
+    let attempted = sent.saturating_add(len);
+    match declared {
+        Some(declared) if attempted > declared => Err(UsageError::BodyTooLong {
+            declared,
+            attempted,
+        }),
+        _ => Ok(attempted),
+    }
+}
+
+/// Writes a chunk-size line for `len` bytes (the last-chunk's for 0),
+/// with `extensions`, which are then taken.
+fn chunk_line(out: &mut Segments, len: u64, extensions: &mut Option<ChunkExtensions>) {
+    let mut line = [0u8; 18];
+    let n = hex_line(&mut line, len);
+    match extensions.take() {
+        None => out.push_slice(&line[..n]),
+        Some(extensions) => {
+            out.push_slice(&line[..n - 2]);
+            out.push_bytes(extensions.into_bytes());
+            out.push_slice(b"\r\n");
         }
     }
-    let len = digits.len() - i;
-    buf[..len].copy_from_slice(&digits[i..]);
+}
+
+/// Formats `{n:x}\r\n` into `buf` and returns its length.
+fn hex_line(buf: &mut [u8; 18], n: u64) -> usize {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    // One digit per four bits, from the highest one set; one for 0.
+    let len = (16 - n.leading_zeros() as usize / 4).max(1);
+    for (i, digit) in buf[..len].iter_mut().enumerate() {
+        *digit = HEX[(n >> (4 * (len - 1 - i)) & 0xf) as usize];
+    }
     buf[len..len + 2].copy_from_slice(b"\r\n");
     len + 2
 }

@@ -1,14 +1,14 @@
 //! The head writer: start lines, field lines and the framing fields the
 //! encoder adds itself.
 
-use std::ops::Range;
+use std::cmp::Ordering;
 
-use http::header::{CONTENT_LENGTH, HeaderMap, HeaderName, TRANSFER_ENCODING};
+use http::header::HeaderMap;
 use http::{Method, StatusCode, Uri, Version};
 
 use crate::error::{ErrorKind, UsageError};
-use crate::framing::{FramingFields, connection_has};
 use crate::segments::Segments;
+use crate::wire::sealed::Sealed;
 
 use crate::grammar::write_decimal;
 
@@ -19,36 +19,27 @@ pub(crate) fn invalid_framing(_: ErrorKind) -> UsageError {
 
 /// Checks a whole body's length against a declared `Content-Length`.
 pub(crate) fn check_full(declared: u64, len: u64) -> Result<(), UsageError> {
-    if len > declared {
-        Err(UsageError::BodyTooLong {
+    match len.cmp(&declared) {
+        Ordering::Greater => Err(UsageError::BodyTooLong {
             declared,
             attempted: len,
-        })
-    } else if len < declared {
-        Err(UsageError::BodyTooShort {
+        }),
+        Ordering::Less => Err(UsageError::BodyTooShort {
             declared,
             sent: len,
-        })
-    } else {
-        Ok(())
+        }),
+        Ordering::Equal => Ok(()),
     }
 }
 
 /// The version written in a start line: HTTP/1.0 when the message says so,
 /// HTTP/1.1 otherwise; HTTP/2 and later cannot be written.
 pub(crate) fn version_bytes(version: Version) -> Result<&'static [u8], UsageError> {
-    if version == Version::HTTP_10 {
-        Ok(b"HTTP/1.0")
-    } else if version == Version::HTTP_2 || version == Version::HTTP_3 {
-        Err(UsageError::InvalidHead)
-    } else {
-        Ok(b"HTTP/1.1")
+    match version {
+        Version::HTTP_10 => Ok(b"HTTP/1.0"),
+        Version::HTTP_2 | Version::HTTP_3 => Err(UsageError::InvalidHead),
+        _ => Ok(b"HTTP/1.1"),
     }
-}
-
-/// `true` for a peer that speaks HTTP/1.0 (or older).
-pub(crate) fn is_http10(version: Version) -> bool {
-    version == Version::HTTP_10 || version == Version::HTTP_09
 }
 
 /// How field names are written.
@@ -105,31 +96,23 @@ pub(crate) struct Added {
 }
 
 impl Added {
-    /// `true` when the caller's field `name` is left out.
-    fn leaves_out(&self, name: &HeaderName) -> bool {
-        (self.strip_framing && (name == CONTENT_LENGTH || name == TRANSFER_ENCODING))
-            || (self.strip_te && name == TRANSFER_ENCODING)
-    }
-
-    /// [`Added::leaves_out`] for a name as spelled in an order.
-    fn leaves_out_spelled(&self, name: &[u8]) -> bool {
-        let te = || name.eq_ignore_ascii_case(b"transfer-encoding");
-        (self.strip_framing && (name.eq_ignore_ascii_case(b"content-length") || te()))
-            || (self.strip_te && te())
+    /// `true` when the caller's field `name` (in any case) is left out.
+    fn leaves_out(&self, name: &[u8]) -> bool {
+        (self.strip_framing && name.eq_ignore_ascii_case(b"content-length"))
+            || ((self.strip_framing || self.strip_te)
+                && name.eq_ignore_ascii_case(b"transfer-encoding"))
     }
 }
 
-/// The order and spelling asked for a head's fields: names as ranges of
-/// some bytes (a [`FieldOrder`](crate::wire::FieldOrder)'s or a
-/// [`WireHead`](crate::wire::WireHead)'s), and room to count with.
-#[derive(Debug)]
+/// The order and spelling asked for a head's fields (a
+/// [`FieldOrder`](crate::wire::FieldOrder)'s or a
+/// [`WireHead`](crate::wire::WireHead)'s names), and room to count with.
 pub struct Ordered<'a> {
-    pub(crate) bytes: &'a [u8],
-    pub(crate) names: &'a [Range<usize>],
-    /// How many values of each field of the map the names stood for,
-    /// by the field's identity (see [`write_ordered`]); kept by the
-    /// encoder for reuse.
-    pub(crate) used: &'a mut Vec<(usize, usize)>,
+    pub(crate) names: &'a dyn Sealed,
+    /// How many values of each field of the map the names stood for, by
+    /// the field's place among the map's names (see [`write_ordered`]);
+    /// kept by the encoder for reuse.
+    pub(crate) used: &'a mut Vec<usize>,
 }
 
 /// Writes a head's fields: `Host` when the encoder supplies it, the
@@ -160,62 +143,44 @@ pub(crate) fn write_fields(
 /// place and spelling if the map has it; then the values no name stood
 /// for, in the map's order, in `case`.
 ///
-/// A field of the map is known by the address of its name in the map,
-/// the same through `keys`, `iter` and `get_all`: the count of values
-/// each has had written is kept against it, so that names are compared
-/// case-insensitively only to find the field a name stands for.
+/// A field of the map is known by its place among the map's names: the
+/// count of values each has had written is kept against it, so that
+/// names are compared case-insensitively only to find the field a name
+/// stands for.
 #[inline(never)]
-pub(crate) fn write_ordered(
+fn write_ordered(
     out: &mut Segments,
     headers: &HeaderMap,
     added: &Added,
     case: NameCase,
     order: Ordered<'_>,
 ) {
-    let id = |key: &HeaderName| key as *const HeaderName as usize;
     let used = order.used;
     used.clear();
-    for range in order.names {
-        let name = &order.bytes[range.clone()];
-        if added.leaves_out_spelled(name) {
-            continue;
+    used.resize(headers.keys_len(), 0);
+    order.names.each_name(&mut |name| {
+        if added.leaves_out(name) {
+            return;
         }
-        let Some(key) = headers
-            .keys()
-            .find(|key| key.as_str().as_bytes().eq_ignore_ascii_case(name))
+        let mut keys = headers.keys().enumerate();
+        let Some((i, key)) =
+            keys.find(|(_, key)| key.as_str().as_bytes().eq_ignore_ascii_case(name))
         else {
-            continue;
+            return;
         };
-        let nth = match used.iter_mut().find(|(field, _)| *field == id(key)) {
-            Some((_, count)) => {
-                *count += 1;
-                *count - 1
-            }
-            None => {
-                used.push((id(key), 1));
-                0
-            }
-        };
-        if let Some(value) = headers.get_all(key).iter().nth(nth) {
+        if let Some(value) = headers.get_all(key).iter().nth(used[i]) {
             write_field(out, name, value.as_bytes(), NameCase::AsGiven);
         }
-    }
-    let mut field = 0;
-    let (mut nth, mut listed) = (0, 0);
-    for (key, value) in headers {
-        if id(key) != field {
-            field = id(key);
-            nth = 0;
-            listed = used
-                .iter()
-                .find(|(f, _)| *f == field)
-                .map_or(0, |&(_, n)| n);
-        }
-        nth += 1;
-        if nth <= listed || added.leaves_out(key) {
+        used[i] += 1;
+    });
+    for (key, &listed) in headers.keys().zip(used.iter()) {
+        let name = key.as_str().as_bytes();
+        if added.leaves_out(name) {
             continue;
         }
-        write_field(out, key.as_str().as_bytes(), value.as_bytes(), case);
+        for value in headers.get_all(key).iter().skip(listed) {
+            write_field(out, name, value.as_bytes(), case);
+        }
     }
 }
 
@@ -223,10 +188,10 @@ pub(crate) fn write_ordered(
 #[inline(always)]
 fn write_map(out: &mut Segments, headers: &HeaderMap, added: &Added, case: NameCase) {
     for (name, value) in headers {
-        if added.leaves_out(name) {
-            continue;
+        let name = name.as_str().as_bytes();
+        if !added.leaves_out(name) {
+            write_field(out, name, value.as_bytes(), case);
         }
-        write_field(out, name.as_str().as_bytes(), value.as_bytes(), case);
     }
 }
 
@@ -331,27 +296,17 @@ pub(crate) fn write_request_line(
 ) {
     out.push_slice(method.as_str().as_bytes());
     out.push_slice(b" ");
-    if let Some(raw) = raw {
-        out.push_slice(raw);
-        out.push_slice(b" ");
-        out.push_slice(version);
-        out.push_slice(b"\r\n");
-        return;
-    }
-    match form {
-        TargetForm::Asterisk => out.push_slice(b"*"),
-        TargetForm::Authority => {
-            if let Some(a) = uri.authority() {
-                out.push_slice(a.as_str().as_bytes());
-            }
-        }
-        TargetForm::Absolute | TargetForm::Origin => {
+    // The form says which parts the URI has (see `target_form`).
+    let authority = uri.authority().map_or("", |a| a.as_str()).as_bytes();
+    match (raw, form) {
+        (Some(raw), _) => out.push_slice(raw),
+        (None, TargetForm::Asterisk) => out.push_slice(b"*"),
+        (None, TargetForm::Authority) => out.push_slice(authority),
+        (None, TargetForm::Absolute | TargetForm::Origin) => {
             if form == TargetForm::Absolute {
-                if let (Some(s), Some(a)) = (uri.scheme(), uri.authority()) {
-                    out.push_slice(s.as_str().as_bytes());
-                    out.push_slice(b"://");
-                    out.push_slice(a.as_str().as_bytes());
-                }
+                out.push_slice(uri.scheme_str().unwrap_or_default().as_bytes());
+                out.push_slice(b"://");
+                out.push_slice(authority);
             }
             let path = uri.path();
             out.push_slice(if path.is_empty() {
@@ -368,16 +323,6 @@ pub(crate) fn write_request_line(
     out.push_slice(b" ");
     out.push_slice(version);
     out.push_slice(b"\r\n");
-}
-
-/// `true` when the caller's `Connection` field lists `close`.
-pub(crate) fn says_close(headers: &HeaderMap, seen: &FramingFields) -> bool {
-    seen.connection && connection_has(headers, b"close")
-}
-
-/// `true` when the caller's `Connection` field lists `keep-alive`.
-pub(crate) fn says_keep_alive(headers: &HeaderMap, seen: &FramingFields) -> bool {
-    seen.connection && connection_has(headers, b"keep-alive")
 }
 
 #[cfg(test)]

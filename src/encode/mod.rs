@@ -2,17 +2,14 @@
 //! has the rules).
 
 pub(crate) mod body;
-mod forms;
 pub(crate) mod head;
 mod hop;
-mod request;
-mod response;
+mod send;
 
 use std::fmt;
 use std::marker::PhantomData;
-use std::ops::Range;
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use http::header::HeaderMap;
 use http::{Request, Version};
 
@@ -21,11 +18,12 @@ use crate::error::UsageError;
 use crate::framing::{BodyKind, RequestKind, connection_verdict};
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::segments::Segments;
-use crate::wire::{Order, TrailerOrder};
+use crate::wire::sealed::Sealed;
+use crate::wire::{TrailerOrder, order_of};
 
-pub(crate) use forms::{IntoHead, IntoMessage};
 pub(crate) use head::Ordered;
 pub use hop::remove_hop_by_hop;
+pub(crate) use send::{HeadMaps, IntoHead, IntoMessage};
 
 use crate::role::{Client, Role, Server};
 use body::BodyEncoder;
@@ -178,59 +176,10 @@ pub struct Plan<L> {
     pub(crate) added: Added,
     /// The body framer.
     pub(crate) body: BodyEncoder,
-    /// Where the encoder goes once the message ends.
-    pub(crate) after: After,
-}
-
-/// Where the encoder goes once the message in progress ends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum After {
-    /// An interim (1xx) response: the final response follows.
-    Interim,
-    /// A final message with this verdict.
-    Verdict(KeepAlive),
-}
-
-impl After {
-    /// `true` when the message is complete with its head: an interim
-    /// response, or a protocol switch (101, 2xx to CONNECT).
-    fn head_only(self) -> bool {
-        matches!(
-            self,
-            After::Interim | After::Verdict(KeepAlive::Close(CloseReason::Switched))
-        )
-    }
-
-    /// The verdict once a message with this ending is sent: interim
-    /// responses leave it as it was.
-    fn verdict(self, current: KeepAlive) -> KeepAlive {
-        match self {
-            After::Interim => current,
-            After::Verdict(v) => v,
-        }
-    }
-}
-
-/// The state of the message being sent.
-#[derive(Debug, Clone)]
-enum EncodeStage {
-    Ready,
-    Body {
-        body: body::BodyEncoder,
-        after: After,
-    },
-    /// The last message ended the connection (its verdict says why).
-    Closed,
-}
-
-impl EncodeStage {
-    /// The state once a message with this ending is complete.
-    fn after(after: After) -> EncodeStage {
-        match after {
-            After::Interim | After::Verdict(KeepAlive::Reusable) => EncodeStage::Ready,
-            After::Verdict(KeepAlive::Close(_)) => EncodeStage::Closed,
-        }
-    }
+    /// The keep-alive verdict the message leaves (an encoder whose last
+    /// final message closes the connection takes no more), or `None` for
+    /// an interim response, which leaves it as it was.
+    pub(crate) verdict: Option<KeepAlive>,
 }
 
 /// Encodes messages of one role into an output queue of [`Segments`]:
@@ -322,7 +271,10 @@ impl EncodeStage {
 pub struct Encoder<R: Role> {
     config: EncoderConfig,
     out: Segments,
-    state: EncodeStage,
+    /// The body framer of the message in progress, if any. Without one,
+    /// the encoder takes a new message while the last final message's
+    /// verdict lets the connection carry it.
+    body: Option<BodyEncoder>,
     /// Chunk extensions for the next chunk of the body being sent.
     extensions: Option<ChunkExtensions>,
     keep_alive: KeepAlive,
@@ -331,10 +283,8 @@ pub struct Encoder<R: Role> {
     /// Its extension map, when it held any (one without ever holding an
     /// extension has nothing allocated to reuse).
     spare_extensions: Option<http::Extensions>,
-    /// The names of the order a head asks for, and the count of values
-    /// written per field, kept for reuse.
-    order: Vec<Range<usize>>,
-    used: Vec<(usize, usize)>,
+    /// The count of values written per field in an order, kept for reuse.
+    used: Vec<usize>,
     role: PhantomData<R>,
 }
 
@@ -344,12 +294,11 @@ impl<R: Role> Encoder<R> {
         Encoder {
             out: Segments::with_threshold(config.coalesce_threshold),
             config,
-            state: EncodeStage::Ready,
+            body: None,
             extensions: None,
             keep_alive: KeepAlive::Reusable,
             spare: None,
             spare_extensions: None,
-            order: Vec::new(),
             used: Vec::new(),
             role: PhantomData,
         }
@@ -366,11 +315,9 @@ impl<R: Role> Encoder<R> {
     /// with [`EncoderConfig::strict_head_body`], a response to HEAD). The
     /// output queue is left untouched.
     pub fn send_data(&mut self, data: impl Into<Bytes>) -> Result<(), UsageError> {
-        match &mut self.state {
-            EncodeStage::Body { body, .. } => {
-                body.data(&mut self.out, data.into(), &mut self.extensions)
-            }
-            _ => Err(UsageError::WrongState),
+        match &mut self.body {
+            Some(body) => body.data(&mut self.out, data.into(), &mut self.extensions),
+            None => Err(UsageError::WrongState),
         }
     }
 
@@ -403,7 +350,7 @@ impl<R: Role> Encoder<R> {
     /// [`UsageError::ChunkExtensionsNotAllowed`] for a body that is not
     /// chunked (for a response to HEAD they are dropped with its data).
     pub fn send_chunk_extensions(&mut self, extensions: ChunkExtensions) -> Result<(), UsageError> {
-        let EncodeStage::Body { body, .. } = &self.state else {
+        let Some(body) = &self.body else {
             return Err(UsageError::WrongState);
         };
         if !body.takes_extensions()? || extensions.is_empty() {
@@ -412,9 +359,8 @@ impl<R: Role> Encoder<R> {
         self.extensions = Some(match self.extensions.take() {
             None => extensions,
             Some(before) => {
-                let mut both = BytesMut::from(before.as_bytes());
-                both.extend_from_slice(extensions.as_bytes());
-                ChunkExtensions::from_validated(both.freeze())
+                let both = [before.as_bytes(), extensions.as_bytes()].concat();
+                ChunkExtensions::from_validated(both.into())
             }
         });
         Ok(())
@@ -432,7 +378,7 @@ impl<R: Role> Encoder<R> {
     /// [`UsageError::WrongState`] without a head in progress. The output
     /// queue is left untouched.
     pub fn finish(&mut self, trailers: Option<HeaderMap>) -> Result<(), UsageError> {
-        self.end(trailers.as_ref(), None::<&crate::wire::FieldOrder>)
+        self.end(trailers.as_ref(), None)
     }
 
     /// [`finish`](crate::Sender::finish) with trailers written in `order`: a
@@ -477,16 +423,13 @@ impl<R: Role> Encoder<R> {
     fn end(
         &mut self,
         trailers: Option<&HeaderMap>,
-        order: Option<&impl TrailerOrder>,
+        order: Option<&dyn Sealed>,
     ) -> Result<(), UsageError> {
-        let EncodeStage::Body { body, after } = &mut self.state else {
+        let Some(body) = &mut self.body else {
             return Err(UsageError::WrongState);
         };
-        let order = order.map(|order| head::Ordered {
-            bytes: order.collect(&mut self.order),
-            names: &self.order,
-            used: &mut self.used,
-        });
+        let used = &mut self.used;
+        let order = order.map(|names| Ordered { names, used });
         body.finish(
             &mut self.out,
             trailers,
@@ -494,7 +437,7 @@ impl<R: Role> Encoder<R> {
             &mut self.extensions,
             order,
         )?;
-        self.state = EncodeStage::after(*after);
+        self.body = None;
         Ok(())
     }
 
@@ -510,23 +453,22 @@ impl<R: Role> Encoder<R> {
 
     /// `true` when no message is in progress.
     pub fn is_finished(&self) -> bool {
-        !matches!(self.state, EncodeStage::Body { .. })
+        self.body.is_none()
     }
 
     /// Forgets the message in progress or just completed, whose bytes the
     /// connection withdrew from the output queue: the next head may be
     /// sent.
     pub(crate) fn withdraw(&mut self) {
-        self.state = EncodeStage::Ready;
+        self.body = None;
         self.extensions = None;
+        // Before it, the connection could carry a message.
+        self.keep_alive = KeepAlive::Reusable;
     }
 
     /// The framing of the body in progress, if any.
     pub fn body_kind(&self) -> Option<BodyKind> {
-        match &self.state {
-            EncodeStage::Body { body, .. } => Some(body.kind()),
-            _ => None,
-        }
+        self.body.as_ref().map(BodyEncoder::kind)
     }
 
     /// The keep-alive verdict of the last final message sent (known from
@@ -556,62 +498,51 @@ impl<R: Role> Encoder<R> {
     }
 
     /// Queues a head, and its whole body when `body` is `Some`; returns the
-    /// framing of the body. Leaves everything untouched on error.
+    /// framing of the body. Leaves everything untouched on error. The head's
+    /// field and extension maps are then kept, so that their allocations
+    /// can serve another message (see `take_spare_fields` and
+    /// `take_spare_extensions`; the decoder empties the extensions when it
+    /// takes them). What the send methods, and a connection once it has
+    /// looked at the head, call.
     #[inline]
-    fn start(
+    pub(crate) fn send_message(
         &mut self,
-        head: &R::Head,
-        ctx: &R::Context,
+        head: R::Head,
+        ctx: R::Context,
         body: Option<Bytes>,
     ) -> Result<BodyKind, UsageError> {
-        if !matches!(self.state, EncodeStage::Ready) {
+        if self.body.is_some() || !self.keep_alive.is_reusable() {
             return Err(UsageError::WrongState);
         }
         let full = body.as_ref().map(|b| b.len() as u64);
-        let plan = R::plan(head, ctx, &self.config, full)?;
+        let plan = R::plan(&head, &ctx, &self.config, full)?;
         // The plan has checked the whole body against the framing: from
         // here on nothing fails, so nothing half-written is left behind.
-        let order = Order::of(R::extensions(head)).map(|order| head::Ordered {
-            bytes: order.collect(&mut self.order),
-            names: &self.order,
-            used: &mut self.used,
-        });
-        R::write_head(&mut self.out, head, &plan, &self.config, order);
+        let used = &mut self.used;
+        let order = order_of(R::extensions(&head)).map(|names| Ordered { names, used });
+        R::write_head(&mut self.out, &head, &plan, &self.config, order);
         let mut framer = plan.body;
         let kind = framer.kind();
         if let Some(body) = body {
             framer.data(&mut self.out, body, &mut None)?;
-            framer.finish(
-                &mut self.out,
-                None,
-                self.config.name_case(),
-                &mut None,
-                None,
-            )?;
-            self.state = EncodeStage::after(plan.after);
-        } else if plan.after.head_only() {
-            self.state = EncodeStage::after(plan.after);
-        } else {
-            self.state = EncodeStage::Body {
-                body: framer,
-                after: plan.after,
-            };
+            let case = self.config.name_case();
+            framer.finish(&mut self.out, None, case, &mut None, None)?;
+        } else if !matches!(
+            plan.verdict,
+            None | Some(KeepAlive::Close(CloseReason::Switched))
+        ) {
+            // Not an interim response or a protocol switch (101, 2xx to
+            // CONNECT), which are complete with their head.
+            self.body = Some(framer);
         }
-        self.keep_alive = plan.after.verdict(self.keep_alive);
-        Ok(kind)
-    }
-
-    /// Keeps the field and extension maps of a head just written, so that
-    /// their allocations can serve another message (see `take_spare_fields`
-    /// and `take_spare_extensions`). The decoder empties the extensions when
-    /// it takes them.
-    #[inline]
-    fn keep(&mut self, mut fields: HeaderMap, extensions: http::Extensions) {
+        self.keep_alive = plan.verdict.unwrap_or(self.keep_alive);
+        let (mut fields, extensions) = head.into_maps();
         fields.clear();
         self.spare = Some(fields);
         if !extensions.is_empty() {
             self.spare_extensions = Some(extensions);
         }
+        Ok(kind)
     }
 }
 
@@ -625,7 +556,7 @@ impl<R: Role> fmt::Debug for Encoder<R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Encoder")
             .field("role", &std::any::type_name::<R>())
-            .field("state", &self.state)
+            .field("body", &self.body)
             .field("keep_alive", &self.keep_alive)
             .field("out", &self.out)
             .finish()

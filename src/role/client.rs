@@ -17,7 +17,7 @@ use crate::encode::head::{
     Added, Ordered, TargetForm, form_of, invalid_framing, target_form, version_bytes, write_fields,
     write_request_line,
 };
-use crate::encode::{After, EncoderConfig, Plan};
+use crate::encode::{EncoderConfig, Plan};
 use crate::error::{Error, ErrorKind, UsageError};
 use crate::framing::{
     BodyKind, Declared, FramingFields, RequestKind, ResponseClass, connection_verdict_of,
@@ -116,7 +116,7 @@ impl ClientConnection {
         let method = parts.method.clone();
         let streamed = body.is_none();
         let expect = streamed && expects_continue(&parts.headers);
-        let kind = self.encoder.send_message(parts, body)?;
+        let kind = self.encoder.send_message(parts, (), body)?;
         // The request's maps serve the response's head.
         self.recycle_maps();
         self.decoder.expect_response_to(&method);
@@ -323,7 +323,7 @@ impl Role for Client {
             line: Target { form, host },
             added,
             body,
-            after: After::Verdict(keep_alive),
+            verdict: Some(keep_alive),
         })
     }
 

@@ -26,7 +26,7 @@ use crate::conn::{Connection, Party};
 use crate::decode::{DecoderBase, Event, MessageHead};
 use crate::encode::body::BodyEncoder;
 use crate::encode::head::check_full;
-use crate::encode::{EncoderConfig, Ordered, Plan};
+use crate::encode::{EncoderConfig, HeadMaps, Ordered, Plan};
 use crate::error::{Error, UsageError};
 use crate::leniency::Rules;
 use crate::segments::Segments;
@@ -90,7 +90,7 @@ pub trait Role: Sized {
     // The encoder's part.
 
     /// The head this role sends: `request::Parts` or `response::Parts`.
-    type Head;
+    type Head: HeadMaps;
     /// What the encoder must know besides the head: nothing for a
     /// request; for a response, the request it answers.
     type Context;

@@ -14,14 +14,13 @@ use crate::conn::{Connection, Input, Party, State};
 use crate::decode::{DecoderBase, Event, request_head};
 use crate::encode::body::BodyEncoder;
 use crate::encode::head::{
-    Added, Ordered, check_full, invalid_framing, is_http10, says_close, says_keep_alive,
-    version_bytes, write_fields, write_status_line,
+    Added, Ordered, check_full, invalid_framing, version_bytes, write_fields, write_status_line,
 };
-use crate::encode::{After, EncoderConfig, Plan, ResponseContext};
+use crate::encode::{EncoderConfig, Plan, ResponseContext};
 use crate::error::{Error, UsageError};
 use crate::framing::{
-    BodyKind, Declared, FramingFields, RequestKind, ResponseClass, SenderFields, declared_framing,
-    no_body, response_class,
+    BodyKind, Declared, FramingFields, RequestKind, ResponseClass, SenderFields, connection_has,
+    declared_framing, no_body, response_class,
 };
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::leniency::{RequestLeniency, Rules};
@@ -476,7 +475,7 @@ impl Role for Server {
     ) -> Result<Plan<()>, UsageError> {
         let version = version_bytes(parts.version)?;
         let (status, headers) = (parts.status, &parts.headers);
-        let http10 = is_http10(ctx.peer_version) || parts.version == Version::HTTP_10;
+        let http10 = ctx.peer_version <= Version::HTTP_10 || parts.version == Version::HTTP_10;
         if status.is_informational() && http10 {
             // RFC 9110 section 15.2: no 1xx to an HTTP/1.0 client.
             return Err(UsageError::InterimToHttp10);
@@ -559,11 +558,11 @@ impl Role for Server {
                 }
             },
         };
-        let after = match response_class(ctx.request, status) {
-            ResponseClass::Interim => After::Interim,
-            ResponseClass::Switch => After::Verdict(KeepAlive::Close(CloseReason::Switched)),
+        let verdict = match response_class(ctx.request, status) {
+            ResponseClass::Interim => None,
+            ResponseClass::Switch => Some(KeepAlive::Close(CloseReason::Switched)),
             ResponseClass::Final => {
-                let caller_close = says_close(headers, &seen);
+                let caller_close = seen.connection && connection_has(headers, b"close");
                 let mut keep_alive = ctx.keep_alive;
                 if caller_close {
                     keep_alive = keep_alive.and(KeepAlive::Close(CloseReason::LocalClose));
@@ -574,10 +573,10 @@ impl Role for Server {
                 match keep_alive {
                     KeepAlive::Close(_) => added.close = !caller_close,
                     KeepAlive::Reusable => {
-                        added.keep_alive = http10 && !says_keep_alive(headers, &seen);
+                        added.keep_alive = http10 && !connection_has(headers, b"keep-alive");
                     }
                 }
-                After::Verdict(keep_alive)
+                Some(keep_alive)
             }
         };
         Ok(Plan {
@@ -585,7 +584,7 @@ impl Role for Server {
             line: (),
             added,
             body,
-            after,
+            verdict,
         })
     }
 
