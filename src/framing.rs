@@ -123,45 +123,15 @@ pub(crate) fn request_framing_of(
     seen: &FramingFields,
     fields: &impl FieldValues,
 ) -> Result<Framing, ErrorKind> {
-    if seen.transfer_encoding {
-        if version == Version::HTTP_10 {
-            return Err(ErrorKind::TransferEncodingInHttp10);
-        }
-        if seen.content_length.is_some() {
-            return Err(ErrorKind::ContentLengthWithTransferEncoding);
-        }
-        return match transfer_codings(fields.transfer_encodings())? {
-            Codings::Chunked => Ok(Framing::of(BodyKind::Chunked)),
-            // "gzip, chunked": framed, but a coding this crate cannot remove.
-            Codings::ChunkedOverOthers => Err(ErrorKind::UnsupportedTransferCoding),
-            Codings::NotChunked => Err(ErrorKind::InvalidTransferEncoding),
-        };
+    if seen.transfer_encoding && version == Version::HTTP_10 {
+        return Err(ErrorKind::TransferEncodingInHttp10);
     }
-    match seen.content_length()? {
-        Some(n) => Ok(Framing::of(BodyKind::Length(n))),
-        None => Ok(Framing::of(BodyKind::Empty)),
-    }
-}
-
-/// The framing of a CONNECT request, from the framing its fields give
-/// ([`request_framing_of`]).
-///
-/// A CONNECT request has no content (RFC 9110 section 9.3.6): what follows
-/// its head is tunnel data once a 2xx answers it, so a body would let the
-/// bytes after it be read as another request. `Transfer-Encoding` and a
-/// `Content-Length` other than 0 are refused; `Content-Length: 0` declares
-/// no content and is accepted as no body (nginx, Go's net/http for bodiless
-/// methods and hyper's HTTP/2 server do the same).
-///
-/// # Errors
-///
-/// [`ErrorKind::ConnectWithContent`] for `Transfer-Encoding` or a
-/// `Content-Length` other than 0.
-pub(crate) fn connect_request_framing(framing: Framing) -> Result<Framing, ErrorKind> {
-    match framing.body {
-        BodyKind::Empty | BodyKind::Length(0) => Ok(framing),
-        _ => Err(ErrorKind::ConnectWithContent),
-    }
+    // A request's only transfer coding is `chunked`.
+    Ok(Framing::of(match declared_framing(false, seen, fields)? {
+        Declared::None => BodyKind::Empty,
+        Declared::Length(n) => BodyKind::Length(n),
+        _ => BodyKind::Chunked,
+    }))
 }
 
 /// The framing of a response to a request of the given kind (RFC 9112
@@ -178,98 +148,70 @@ pub(crate) fn response_framing_of(
     if no_body(request, status).is_some() {
         return Ok(Framing::of(BodyKind::Empty));
     }
-    if seen.transfer_encoding {
-        if version == Version::HTTP_10 {
-            return Err(ErrorKind::TransferEncodingInHttp10);
-        }
-        let conflict = seen.content_length.is_some();
-        return match transfer_codings(fields.transfer_encodings())? {
-            // Other codings stay in the body for the application to remove.
-            Codings::Chunked | Codings::ChunkedOverOthers => Ok(Framing {
-                body: BodyKind::Chunked,
-                close: conflict.then_some(CloseReason::FramingConflict),
-            }),
-            Codings::NotChunked => Ok(Framing {
-                body: BodyKind::CloseDelimited,
-                close: Some(CloseReason::CloseDelimited),
-            }),
-        };
+    if seen.transfer_encoding && version == Version::HTTP_10 {
+        return Err(ErrorKind::TransferEncodingInHttp10);
     }
-    match seen.content_length()? {
-        Some(n) => Ok(Framing::of(BodyKind::Length(n))),
-        None => Ok(Framing {
+    // `Transfer-Encoding` overrides `Content-Length`, and the connection
+    // closes after such a response.
+    let conflict = seen.transfer_encoding && seen.content_length.is_some();
+    let seen = FramingFields {
+        content_length: seen.content_length.filter(|_| !conflict),
+        ..*seen
+    };
+    Ok(match declared_framing(true, &seen, fields)? {
+        Declared::Length(n) => Framing::of(BodyKind::Length(n)),
+        // Other codings stay in the body for the application to remove.
+        Declared::Chunked | Declared::CodedChunked => Framing {
+            body: BodyKind::Chunked,
+            close: conflict.then_some(CloseReason::FramingConflict),
+        },
+        Declared::None | Declared::Close => Framing {
             body: BodyKind::CloseDelimited,
             close: Some(CloseReason::CloseDelimited),
-        }),
-    }
+        },
+    })
 }
 
-/// Why a response has no body whatever its fields say (RFC 9112 section
-/// 6.3 items 1 and 2). The decoders frame such a response as
-/// [`BodyKind::Empty`]; the response encoder sends its head only, with the
-/// framing fields [`NoBody::sender_fields`] allows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum NoBody {
-    /// 1xx (RFC 9110 section 15.2).
-    Informational,
-    /// A 2xx answer to CONNECT: the connection becomes a tunnel (RFC 9110
-    /// section 9.3.6).
-    Tunnel,
-    /// 204 No Content.
-    NoContent,
-    /// 304 Not Modified: its fields describe the selected representation.
-    NotModified,
-    /// Any other response to HEAD: its fields describe the body a GET
-    /// would get.
-    Head,
-}
-
-/// The framing fields a sender writes on a response without a body.
+/// The framing fields a sender writes on a response without a body (RFC
+/// 9112 section 6.3 items 1 and 2), by why it has none.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum SenderFields {
-    /// Neither `Content-Length` nor `Transfer-Encoding` (RFC 9110 section
-    /// 8.6 and RFC 9112 section 6.1 forbid both on 1xx, 204 and 2xx to
-    /// CONNECT).
+    /// Neither `Content-Length` nor `Transfer-Encoding`: a 1xx, a 204, or
+    /// a 2xx answer to CONNECT, whose connection becomes a tunnel (RFC
+    /// 9110 sections 8.6, 9.3.6 and 15.2, RFC 9112 section 6.1 forbid
+    /// both).
     None,
-    /// `Content-Length` only: a 304 may carry the length of the selected
-    /// representation, and is never sent chunked.
+    /// `Content-Length` only: a 304 Not Modified, whose fields describe the
+    /// selected representation, may carry its length, and is never sent
+    /// chunked.
     LengthOnly,
-    /// The fields a GET would get, `Content-Length` or `Transfer-Encoding`.
+    /// The fields a GET would get, `Content-Length` or `Transfer-Encoding`:
+    /// any other response to HEAD.
     AsForGet,
 }
 
-impl NoBody {
-    /// The framing fields the sender of such a response keeps.
-    pub(crate) fn sender_fields(self) -> SenderFields {
-        match self {
-            NoBody::Informational | NoBody::Tunnel | NoBody::NoContent => SenderFields::None,
-            NoBody::NotModified => SenderFields::LengthOnly,
-            NoBody::Head => SenderFields::AsForGet,
-        }
-    }
-}
-
 /// Whether a response with `status` to a request of kind `request` has no
-/// body, and why: the one place both decoders and the response encoder take
-/// this rule from. A status that makes a response body-less wins over HEAD
-/// (a 204 to HEAD is framed as a 204).
-pub(crate) fn no_body(request: RequestKind, status: StatusCode) -> Option<NoBody> {
-    if status.is_informational() {
-        Some(NoBody::Informational)
-    } else if request == RequestKind::Connect && status.is_success() {
-        Some(NoBody::Tunnel)
-    } else if status == StatusCode::NO_CONTENT {
-        Some(NoBody::NoContent)
+/// body, and which framing fields its sender keeps then: the one place
+/// both decoders (which frame it as [`BodyKind::Empty`]) and the response
+/// encoder (which sends its head only) take this rule from. A status that
+/// makes a response body-less wins over HEAD (a 204 to HEAD is framed as a
+/// 204).
+pub(crate) fn no_body(request: RequestKind, status: StatusCode) -> Option<SenderFields> {
+    if status.is_informational()
+        || (request == RequestKind::Connect && status.is_success())
+        || status == StatusCode::NO_CONTENT
+    {
+        Some(SenderFields::None)
     } else if status == StatusCode::NOT_MODIFIED {
-        Some(NoBody::NotModified)
+        Some(SenderFields::LengthOnly)
     } else if request == RequestKind::Head {
-        Some(NoBody::Head)
+        Some(SenderFields::AsForGet)
     } else {
         None
     }
 }
 
-/// The framing a sender's own `Content-Length` and `Transfer-Encoding`
+/// The framing a message's own `Content-Length` and `Transfer-Encoding`
 /// fields ask for, checked by the rules the decoders apply to what they
 /// receive, plus the sender's own (RFC 9112 section 6.2: never both).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -288,38 +230,62 @@ pub(crate) enum Declared {
     Close,
 }
 
-/// Reads and checks the framing fields of a message about to be sent.
+/// Reads and checks the framing fields of a message, to be sent or
+/// received (the decoders' framing above is this and the version's rule).
 /// `response` selects the rules for responses, which may carry transfer
-/// codings besides `chunked`.
+/// codings besides `chunked`; `fields` is consulted only for the codings
+/// of a `Transfer-Encoding`, read across all its lines.
 ///
 /// # Errors
 ///
-/// What the decoders would refuse in a message received (a `Content-Length`
-/// that is not one field line of 1*DIGIT, an invalid coding list, and for
-/// requests any coding but one `chunked`), and both fields together.
-/// Whether the version allows `Transfer-Encoding` is the caller's check.
+/// A `Content-Length` that is not one field line of 1*DIGIT, an invalid
+/// coding list (`chunked` twice, an empty list, a coding that is not a
+/// token), for requests any coding but one `chunked`, and both fields
+/// together. Whether the version allows `Transfer-Encoding` is the
+/// caller's check.
 #[inline]
 pub(crate) fn declared_framing(
     response: bool,
     seen: &FramingFields,
-    headers: &HeaderMap,
+    fields: &impl FieldValues,
 ) -> Result<Declared, ErrorKind> {
-    if seen.transfer_encoding {
-        if seen.content_length.is_some() {
-            return Err(ErrorKind::ContentLengthWithTransferEncoding);
-        }
-        return match transfer_codings(headers.transfer_encodings())? {
-            Codings::Chunked => Ok(Declared::Chunked),
-            Codings::ChunkedOverOthers if response => Ok(Declared::CodedChunked),
-            Codings::NotChunked if response => Ok(Declared::Close),
-            Codings::ChunkedOverOthers => Err(ErrorKind::UnsupportedTransferCoding),
-            Codings::NotChunked => Err(ErrorKind::InvalidTransferEncoding),
-        };
+    if !seen.transfer_encoding {
+        return Ok(match seen.content_length()? {
+            Some(n) => Declared::Length(n),
+            None => Declared::None,
+        });
     }
-    Ok(match seen.content_length()? {
-        Some(n) => Declared::Length(n),
-        None => Declared::None,
-    })
+    if seen.content_length.is_some() {
+        return Err(ErrorKind::ContentLengthWithTransferEncoding);
+    }
+    let (mut chunked_seen, mut last_chunked, mut others) = (false, false, false);
+    for coding in fields.transfer_encodings().flat_map(list_elements) {
+        if coding.eq_ignore_ascii_case(b"chunked") {
+            if chunked_seen {
+                // RFC 9112 section 7: chunked is applied at most once.
+                return Err(ErrorKind::InvalidTransferEncoding);
+            }
+            chunked_seen = true;
+            last_chunked = true;
+        } else {
+            // A coding is a token, optionally with parameters.
+            let name = coding.split(|&b| b == b';').next().unwrap_or(coding);
+            if !is_token(trim_ows(name)) {
+                return Err(ErrorKind::InvalidTransferEncoding);
+            }
+            others = true;
+            last_chunked = false;
+        }
+    }
+    match (last_chunked, others) {
+        (true, false) => Ok(Declared::Chunked),
+        (true, true) if response => Ok(Declared::CodedChunked),
+        (false, true) if response => Ok(Declared::Close),
+        // "gzip, chunked": framed, but a coding this crate cannot remove.
+        (true, true) => Err(ErrorKind::UnsupportedTransferCoding),
+        // Not chunked last, or an empty list naming no coding at all.
+        (false, _) => Err(ErrorKind::InvalidTransferEncoding),
+    }
 }
 
 /// What the framing and the keep-alive verdict depend on, gathered in one
@@ -397,11 +363,8 @@ impl FramingFields {
     /// and no overflow. A repeated field or a list, even of equal values, is
     /// refused (RFC 9110 section 8.6 lets a recipient reject them).
     fn content_length(&self) -> Result<Option<u64>, ErrorKind> {
-        match self.content_length {
-            None => Ok(None),
-            Some(Some(n)) => Ok(Some(n)),
-            Some(None) => Err(ErrorKind::InvalidContentLength),
-        }
+        let valid = |n: Option<u64>| n.ok_or(ErrorKind::InvalidContentLength);
+        self.content_length.map(valid).transpose()
     }
 }
 
@@ -415,20 +378,12 @@ pub(crate) fn connection_verdict(version: Version, headers: &HeaderMap) -> KeepA
 pub(crate) fn connection_verdict_of(version: Version, seen: &FramingFields) -> KeepAlive {
     if seen.connection_close {
         KeepAlive::Close(CloseReason::PeerClose)
-    } else if seen.connection_keep_alive {
+    } else if seen.connection_keep_alive || version != Version::HTTP_10 {
+        // Without either token, HTTP/1.1 connections persist, HTTP/1.0
+        // ones close.
         KeepAlive::Reusable
     } else {
-        version_verdict(version)
-    }
-}
-
-/// The verdict of a message without a `Connection` field: HTTP/1.1
-/// connections persist, HTTP/1.0 ones close.
-fn version_verdict(version: Version) -> KeepAlive {
-    if version == Version::HTTP_10 {
         KeepAlive::Close(CloseReason::Http10)
-    } else {
-        KeepAlive::Reusable
     }
 }
 
@@ -476,51 +431,6 @@ impl FieldRole {
     pub(crate) fn of(name: &HeaderName) -> FieldRole {
         FieldRole::of_name(name.as_str().as_bytes())
     }
-}
-
-enum Codings {
-    /// Exactly `chunked`.
-    Chunked,
-    /// Other codings, then `chunked` last.
-    ChunkedOverOthers,
-    /// The final coding is not `chunked`.
-    NotChunked,
-}
-
-/// Reads the transfer-coding list across all `Transfer-Encoding` lines.
-/// `chunked` twice, an empty list or a coding that is not a token is an
-/// error whatever the role.
-fn transfer_codings<'a>(values: impl Iterator<Item = &'a [u8]>) -> Result<Codings, ErrorKind> {
-    let mut chunked_seen = false;
-    let mut last_chunked = false;
-    let mut others = false;
-    for value in values {
-        for coding in list_elements(value) {
-            if coding.eq_ignore_ascii_case(b"chunked") {
-                if chunked_seen {
-                    // RFC 9112 section 7: chunked is applied at most once.
-                    return Err(ErrorKind::InvalidTransferEncoding);
-                }
-                chunked_seen = true;
-                last_chunked = true;
-            } else {
-                // A coding is a token, optionally with parameters.
-                let name = coding.split(|&b| b == b';').next().unwrap_or(coding);
-                if !is_token(trim_ows(name)) {
-                    return Err(ErrorKind::InvalidTransferEncoding);
-                }
-                others = true;
-                last_chunked = false;
-            }
-        }
-    }
-    Ok(match (last_chunked, others) {
-        (true, false) => Codings::Chunked,
-        (true, true) => Codings::ChunkedOverOthers,
-        (false, true) => Codings::NotChunked,
-        // An empty list names no coding at all.
-        (false, false) => return Err(ErrorKind::InvalidTransferEncoding),
-    })
 }
 
 #[cfg(test)]

@@ -590,7 +590,7 @@ impl Role for Server {
             if has_body {
                 return Err(UsageError::BodyNotAllowed);
             }
-            debug_assert_eq!(no_body.map(|n| n.sender_fields()), Some(SenderFields::None));
+            debug_assert_eq!(no_body, Some(SenderFields::None));
             let after = if class == ResponseClass::Interim {
                 After::Interim
             } else {
@@ -616,7 +616,7 @@ impl Role for Server {
             keep_alive = keep_alive.and(KeepAlive::Close(CloseReason::LocalClose));
         }
         let mut added = Added::default();
-        let body = match no_body.map(|n| n.sender_fields()) {
+        let body = match no_body {
             Some(SenderFields::None) => {
                 if has_body {
                     return Err(UsageError::BodyNotAllowed);
