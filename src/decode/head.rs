@@ -3,6 +3,7 @@
 //! in wire-only mode, its wire view alone.
 
 use bytes::Bytes;
+use http::header::HeaderMap;
 use http::{Request, Response, Version};
 
 use super::{DecoderBase, Event, InFlight};
@@ -33,7 +34,7 @@ pub(crate) fn request_head(
     }
     let values = RecordValues::new(record, head);
     let mut drop_length = false;
-    let mut framing = match framing::request_framing_of(version, &seen, &values) {
+    let framing = match framing::request_framing_of(version, &seen, &values) {
         Err(ErrorKind::ContentLengthWithTransferEncoding) => {
             drop_length = true;
             chunked_with_content_length(&base.rules, version, &seen, &values).map_err(at_field)?
@@ -41,36 +42,34 @@ pub(crate) fn request_head(
         framing => framing.map_err(|kind| at_field(kind.into()))?,
     };
     let connect = &head[..record.method_end] == b"CONNECT";
-    if connect {
-        framing = framing::connect_request_framing(framing).map_err(|k| at_field(k.into()))?;
+    if connect && !framing.body.is_empty() {
+        // A CONNECT request has no content (RFC 9110 section 9.3.6): what
+        // follows its head is tunnel data once a 2xx answers it, so a body
+        // would let the bytes after it be read as another request.
+        // `Content-Length: 0` declares no content and is accepted as no
+        // body (nginx, Go's net/http for bodiless methods and hyper's
+        // HTTP/2 server do the same).
+        return Err(at_field(ErrorKind::ConnectWithContent.into()));
     }
     let verdict = framing::connection_verdict_of(version, &seen);
     let event = if base.wire_only {
-        learn(base, head);
+        let head = base.wire_head(&bytes, true);
         Event::Wire {
-            head: WireHead::new(bytes.clone(), true, base.reader.record()),
+            head,
             body: framing.body,
         }
     } else {
-        let record = base.reader.record();
-        let mut headers = DecoderBase::field_map(&mut base.spare, record.fields.len());
         let (method, uri) = build::request_line(head, record).map_err(|e| e.in_head(start))?;
-        let values = base.names.keeping();
-        build::fields(head, record, values, &mut base.names, &mut headers)
-            .map_err(|e| e.in_head(start))?;
+        let mut request = Request::new(());
+        let mut headers = base.fields(&bytes, true, request.extensions_mut())?;
         if drop_length {
             // `chunked_with_content_length`: read as chunked, without it.
             headers.remove(http::header::CONTENT_LENGTH);
         }
-        let mut request = Request::new(());
         *request.method_mut() = method;
         *request.uri_mut() = uri;
         *request.version_mut() = version;
         *request.headers_mut() = headers;
-        if base.wire {
-            let wire = WireHead::new(bytes.clone(), true, record);
-            extensions(&mut base.spare_extensions, request.extensions_mut()).insert(wire);
-        }
         Event::Head {
             head: request,
             body: framing.body,
@@ -114,29 +113,19 @@ pub(crate) fn response_head(
         ResponseClass::Final => framing.body,
         _ => BodyKind::Empty,
     };
+    let (rs, re) = record.reason;
     let event = if base.wire_only {
-        learn(base, head);
-        let head = WireHead::new(bytes.clone(), false, base.reader.record());
+        let head = base.wire_head(&bytes, false);
         Event::Wire { head, body }
     } else {
-        let record = base.reader.record();
-        let mut headers = DecoderBase::field_map(&mut base.spare, record.fields.len());
-        let values = base.names.keeping();
-        build::fields(head, record, values, &mut base.names, &mut headers)
-            .map_err(|e| e.in_head(start))?;
         let mut response = Response::new(());
+        *response.headers_mut() = base.fields(&bytes, false, response.extensions_mut())?;
         *response.status_mut() = status;
         *response.version_mut() = version;
-        *response.headers_mut() = headers;
-        let (rs, re) = record.reason;
         let canonical = status.canonical_reason().map(str::as_bytes);
         if canonical.is_none_or(|c| c != &head[rs..re]) {
             extensions(&mut base.spare_extensions, response.extensions_mut())
                 .insert(ReasonPhrase::from_validated(head.slice(rs..re)));
-        }
-        if base.wire {
-            let wire = WireHead::new(bytes.clone(), false, record);
-            extensions(&mut base.spare_extensions, response.extensions_mut()).insert(wire);
         }
         match class {
             ResponseClass::Interim => Event::Interim(response),
@@ -163,12 +152,49 @@ pub(crate) fn response_head(
     Ok(event)
 }
 
-/// In wire-only mode, where no `http` type is built: the name cache learns
-/// the names and values of the head as a build would have taught it.
-#[inline(never)]
-fn learn(base: &mut DecoderBase, head: &[u8]) {
-    if base.names.keeping() {
-        build::learn(head, base.reader.record(), true, &mut base.names);
+impl DecoderBase {
+    /// The wire view of the head just read, in wire-only mode, where no
+    /// `http` type is built: the name cache learns the names and values
+    /// of the head as a build would have taught it.
+    #[inline(never)]
+    fn wire_head(&mut self, bytes: &Bytes, request: bool) -> WireHead {
+        let record = self.reader.record();
+        if self.names.keeping() {
+            build::learn(bytes, record, true, &mut self.names);
+        }
+        WireHead::new(bytes.clone(), request, record)
+    }
+
+    /// The fields of the head just read, in the recycled map if there is
+    /// one; with the wire view on, its [`WireHead`] goes into `ext`.
+    #[inline(always)]
+    fn fields(
+        &mut self,
+        bytes: &Bytes,
+        request: bool,
+        ext: &mut http::Extensions,
+    ) -> Result<HeaderMap, Error> {
+        let record = self.reader.record();
+        let mut map = match self.spare.take() {
+            Some(mut map) => {
+                map.reserve(record.fields.len());
+                map
+            }
+            None => HeaderMap::with_capacity(record.fields.len()),
+        };
+        build::fields(
+            bytes,
+            record,
+            self.names.keeping(),
+            &mut self.names,
+            &mut map,
+        )
+        .map_err(|e| e.in_head(self.head_start))?;
+        if self.wire {
+            let wire = WireHead::new(bytes.clone(), request, record);
+            extensions(&mut self.spare_extensions, ext).insert(wire);
+        }
+        Ok(map)
     }
 }
 
@@ -237,29 +263,27 @@ fn chunked_with_content_length(
     seen: &FramingFields,
     values: &RecordValues,
 ) -> Result<Framing, Error> {
-    let conflict = ErrorKind::ContentLengthWithTransferEncoding;
     let te_alone = FramingFields {
         content_length: None,
         ..*seen
     };
+    // What `Transfer-Encoding` frames alone is chunked, or an error.
     let framing = framing::request_framing_of(version, &te_alone, values);
     let length_valid = matches!(seen.content_length, Some(Some(_)));
     if !rules.chunked_with_content_length {
-        let accepted = length_valid && matches!(framing, Ok(f) if f.body == BodyKind::Chunked);
-        let hint = accepted
+        let hint = (length_valid && framing.is_ok())
             .then(|| rules.hint(Switch::ChunkedWithContentLength))
             .flatten();
-        return Err(Error::refused(conflict, hint));
+        return Err(Error::refused(
+            ErrorKind::ContentLengthWithTransferEncoding,
+            hint,
+        ));
     }
     if !length_valid {
         return Err(ErrorKind::InvalidContentLength.into());
     }
-    let framing = framing?;
-    if framing.body != BodyKind::Chunked {
-        return Err(conflict.into());
-    }
     Ok(Framing {
-        body: BodyKind::Chunked,
         close: Some(CloseReason::FramingConflict),
+        ..framing?
     })
 }
