@@ -223,33 +223,27 @@ impl DecoderBase {
                 Ok(Progress::Event(Event::End(self.verdict)))
             }
             DecodeStage::Body(body) => {
-                match body.decode(buf, &self.limits, &mut self.names, self.eof)? {
-                    BodyEvent::Data(data) => {
-                        if body.finished() {
-                            self.state = DecodeStage::Ending;
-                        }
-                        Ok(Progress::Event(Event::Data(data)))
-                    }
+                let event = match body.decode(buf, &self.limits, &mut self.names, self.eof)? {
+                    BodyEvent::Data(data) => Event::Data(data),
                     BodyEvent::Extensions(extensions) => {
-                        if body.finished() {
-                            self.state = DecodeStage::Ending;
-                        }
-                        Ok(Progress::Event(Event::ChunkExtensions(
-                            ChunkExtensions::from_validated(extensions),
-                        )))
+                        Event::ChunkExtensions(ChunkExtensions::from_validated(extensions))
                     }
                     BodyEvent::Trailers(trailers) => {
-                        self.state = DecodeStage::Ending;
                         let body::Trailers { fields, wire } = *trailers;
                         self.wire_trailers = wire.map(Box::new);
-                        Ok(Progress::Event(Event::Trailers(fields)))
+                        Event::Trailers(fields)
                     }
                     BodyEvent::Done => {
                         self.state = DecodeStage::Ending;
-                        self.decode_once(buf, is_request)
+                        return self.decode_once(buf, is_request);
                     }
-                    BodyEvent::NeedMore => Ok(Progress::NeedMore),
+                    BodyEvent::NeedMore => return Ok(Progress::NeedMore),
+                };
+                // The body's end is known with its last event.
+                if body.finished() {
+                    self.state = DecodeStage::Ending;
                 }
+                Ok(Progress::Event(event))
             }
             DecodeStage::Head => {
                 if is_request
@@ -379,30 +373,11 @@ impl DecoderBase {
         self.state = body;
     }
 
-    /// A map for the `fields` fields of a head: the recycled one if any.
-    fn field_map(spare: &mut Option<HeaderMap>, fields: usize) -> HeaderMap {
-        match spare.take() {
-            Some(mut map) => {
-                map.reserve(fields);
-                map
-            }
-            None => HeaderMap::with_capacity(fields),
-        }
-    }
-
     /// Records a protocol error: it is returned again on every call.
     fn failed(&mut self, error: Error) {
         self.state = DecodeStage::Failed;
         self.failure = Some(error);
         self.verdict = KeepAlive::Close(CloseReason::ProtocolError);
-    }
-
-    fn is_body_complete(&self) -> bool {
-        match &self.state {
-            DecodeStage::Body(body) => body.data_complete(),
-            DecodeStage::Ending => true,
-            _ => false,
-        }
     }
 }
 
@@ -421,6 +396,7 @@ impl DecoderBase {
 /// `End`. The decoder never asks for more input between the last body byte
 /// and `End`: once the last `Data` has been returned, the next call returns
 /// `End` at once, and [`RequestDecoder::is_body_complete`] is already `true`.
+#[derive(Debug)]
 pub struct Decoder<R: Role> {
     base: DecoderBase,
     pending: R::Pending,
@@ -478,15 +454,6 @@ pub type RequestDecoder = Decoder<Server>;
 /// # Ok::<(), h1proto::Error>(())
 /// ```
 pub type ResponseDecoder = Decoder<Client>;
-
-impl<R: Role> fmt::Debug for Decoder<R> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Decoder")
-            .field("base", &self.base)
-            .field("pending", &self.pending)
-            .finish()
-    }
-}
 
 impl<R: Role> Decoder<R> {
     /// A decoder enforcing `limits`, with the role's default leniency:
@@ -624,29 +591,18 @@ impl<R: Role> Decoder<R> {
     #[inline]
     pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
         let before = buf.len();
+        let progress = self.base.decode_once(buf, R::REQUESTS);
+        self.base.consumed += (before - buf.len()) as u64;
         // Each event is returned where it is made, body events rebuilt by
         // variant: moving an event whole copies the room of its largest
         // variant, a head, for every `End` and `Data`.
-        let len = match self.base.decode_once(buf, R::REQUESTS) {
+        let len = match progress {
             Ok(Progress::Head(len)) => len,
-            Ok(Progress::Event(Event::End(verdict))) => {
-                self.base.consumed += (before - buf.len()) as u64;
-                return Ok(Some(Event::End(verdict)));
-            }
-            Ok(Progress::Event(Event::Data(data))) => {
-                self.base.consumed += (before - buf.len()) as u64;
-                return Ok(Some(Event::Data(data)));
-            }
-            Ok(Progress::Event(event)) => {
-                self.base.consumed += (before - buf.len()) as u64;
-                return Ok(Some(event));
-            }
-            Ok(Progress::NeedMore) => {
-                self.base.consumed += (before - buf.len()) as u64;
-                return Ok(None);
-            }
+            Ok(Progress::Event(Event::End(verdict))) => return Ok(Some(Event::End(verdict))),
+            Ok(Progress::Event(Event::Data(data))) => return Ok(Some(Event::Data(data))),
+            Ok(Progress::Event(event)) => return Ok(Some(event)),
+            Ok(Progress::NeedMore) => return Ok(None),
             Err(kind) => {
-                self.base.consumed += (before - buf.len()) as u64;
                 // Placed at the first byte not consumed.
                 let error = self.base.error(kind, self.base.consumed);
                 self.base.failed(error.clone());
@@ -655,9 +611,9 @@ impl<R: Role> Decoder<R> {
         };
         // Where the head starts in the stream (empty lines before it were
         // skipped in this call): its errors are placed from there.
-        self.base.head_start = self.base.consumed + (before - buf.len()) as u64;
+        self.base.head_start = self.base.consumed;
         let head = buf.split_to(len).freeze();
-        self.base.consumed += (before - buf.len()) as u64;
+        self.base.consumed += len as u64;
         let result = R::head(&mut self.base, &mut self.pending, head).map(Some);
         if let Err(error) = &result {
             self.base.failed(error.clone());
@@ -689,7 +645,11 @@ impl<R: Role> Decoder<R> {
     /// `true` once every body byte of the current message has been
     /// returned: the `End` event is due, with no further input needed.
     pub fn is_body_complete(&self) -> bool {
-        self.base.is_body_complete()
+        match &self.base.state {
+            DecodeStage::Body(body) => body.data_complete(),
+            DecodeStage::Ending => true,
+            _ => false,
+        }
     }
 
     /// `true` between messages: nothing of a next message has been
@@ -717,7 +677,7 @@ impl<R: Role> Decoder<R> {
     /// other framings or between messages.
     pub fn remaining_body_len(&self) -> Option<u64> {
         match &self.base.state {
-            DecodeStage::Body(body) => body.remaining_len(),
+            DecodeStage::Body(BodyDecoder::Length(n)) => Some(*n),
             DecodeStage::Ending => Some(0),
             _ => None,
         }
