@@ -6,11 +6,11 @@ use bytes::{Buf, Bytes, BytesMut};
 use http::header::HeaderMap;
 
 use super::{BodyEvent, ChunkState, Chunked, Trailers};
-use crate::error::ErrorKind;
+use crate::error::{Error, ErrorKind};
 use crate::grammar::forbidden_in_trailers;
 use crate::head::build;
 use crate::head::names::NameCache;
-use crate::head::reader::{Options, Section};
+use crate::head::reader::{Options, Reader, Section};
 use crate::limits::Limits;
 use crate::wire::WireTrailers;
 
@@ -37,55 +37,49 @@ impl Chunked {
             max_bytes: limits.max_trailer_bytes,
             max_lines: limits.max_fields,
         };
-        let len = match reader.read(buf, &options, names) {
-            Ok(Some(len)) => len,
+        let event = match reader.read(buf, &options, names) {
+            Ok(Some(len)) => trailer_section(reader, buf.split_to(len).freeze(), names, self.wire),
             Ok(None) => return Ok(BodyEvent::NeedMore),
-            Err(e) => return Err(self.refused(e)),
+            Err(e) => Err(e),
         };
-        let section = buf.split_to(len).freeze();
-        self.trailer_section(section, names)
+        match event {
+            Ok(event) => {
+                self.state = ChunkState::Done;
+                Ok(event)
+            }
+            Err(e) => Err(self.refused(e)),
+        }
     }
+}
 
-    /// Forgets the trailer section read before, for the next one.
-    pub(super) fn reset_trailers(&mut self) {
-        if let Some(reader) = &mut self.trailers {
-            reader.reset();
-        }
+/// Parses the trailer section `section` (its final empty line included)
+/// that `reader` read, with its wire view when `wire` asks for it. Out of
+/// line: it comes once per body, not per chunk.
+#[inline(never)]
+fn trailer_section(
+    reader: &mut Reader,
+    section: Bytes,
+    names: &mut NameCache,
+    wire: bool,
+) -> Result<BodyEvent, Error> {
+    if let Some(fault) = reader.take_fault() {
+        return Err(fault);
     }
-
-    /// Parses the trailer section `section` (its final empty line
-    /// included). Out of line: it comes once per body, not per chunk.
-    #[inline(never)]
-    fn trailer_section(
-        &mut self,
-        section: Bytes,
-        names: &mut NameCache,
-    ) -> Result<BodyEvent, ErrorKind> {
-        let Some(reader) = self.trailers.as_deref_mut() else {
-            return Ok(BodyEvent::Done);
-        };
-        if let Some(fault) = reader.take_fault() {
-            return Err(self.refused(fault));
-        }
-        self.state = ChunkState::Done;
-        let record = reader.record();
-        if record.fields.is_empty() {
-            // No field, or every line skipped (`skip_invalid_fields`).
-            return Ok(BodyEvent::Done);
-        }
-        let mut map = HeaderMap::with_capacity(record.fields.len());
-        if let Err(e) = build::fields(&section, record, false, names, &mut map) {
-            return Err(self.refused(e));
-        }
-        if map.keys().any(forbidden_in_trailers) {
-            return Err(ErrorKind::InvalidTrailer);
-        }
-        // The section's bytes are the view's: no copy, and nothing at
-        // all without the view.
-        let wire = self.wire.then(|| WireTrailers::new(section, record));
-        Ok(BodyEvent::Trailers(Box::new(Trailers {
-            fields: map,
-            wire,
-        })))
+    let record = reader.record();
+    if record.fields.is_empty() {
+        // No field, or every line skipped (`skip_invalid_fields`).
+        return Ok(BodyEvent::Done);
     }
+    let mut map = HeaderMap::with_capacity(record.fields.len());
+    build::fields(&section, record, false, names, &mut map)?;
+    if map.keys().any(forbidden_in_trailers) {
+        return Err(ErrorKind::InvalidTrailer.into());
+    }
+    // The section's bytes are the view's: no copy, and nothing at all
+    // without the view.
+    let wire = wire.then(|| WireTrailers::new(section, record));
+    Ok(BodyEvent::Trailers(Box::new(Trailers {
+        fields: map,
+        wire,
+    })))
 }
