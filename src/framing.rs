@@ -6,7 +6,7 @@
 //! else in the crate decides how long a message body is.
 //! `docs/framing.md` has the table, `docs/encoding.md` the sender's side.
 
-use http::header::{CONNECTION, HeaderMap, HeaderName, HeaderValue, TRANSFER_ENCODING};
+use http::header::{CONNECTION, HeaderMap, HeaderValue, TRANSFER_ENCODING};
 use http::{Method, StatusCode, Version};
 
 use crate::error::ErrorKind;
@@ -115,52 +115,35 @@ impl FieldValues for HeaderMap {
     }
 }
 
-/// The framing of a request (RFC 9112 section 6.3 items 3 to 7), from the
-/// framing fields gathered in `seen`;
-/// `fields` is consulted only for the codings of a `Transfer-Encoding`.
-pub(crate) fn request_framing_of(
+/// The framing of a message received (RFC 9112 section 6.3): of a
+/// request (items 3 to 7) when `response` is `None`, else of a response
+/// with this status to a request of this kind (items 1 to 5 and 8); from
+/// the framing fields gathered in `seen`, `fields` consulted only for the
+/// codings of a `Transfer-Encoding`.
+pub(crate) fn framing_of(
+    response: Option<(RequestKind, StatusCode)>,
     version: Version,
     seen: &FramingFields,
     fields: &impl FieldValues,
 ) -> Result<Framing, ErrorKind> {
-    if seen.transfer_encoding && version == Version::HTTP_10 {
-        return Err(ErrorKind::TransferEncodingInHttp10);
-    }
-    // A request's only transfer coding is `chunked`.
-    Ok(Framing::of(match declared_framing(false, seen, fields)? {
-        Declared::None => BodyKind::Empty,
-        Declared::Length(n) => BodyKind::Length(n),
-        _ => BodyKind::Chunked,
-    }))
-}
-
-/// The framing of a response to a request of the given kind (RFC 9112
-/// section 6.3 items 1 to 5 and 8), from the framing fields gathered in
-/// `seen`; `fields` is consulted only for the codings of a
-/// `Transfer-Encoding`.
-pub(crate) fn response_framing_of(
-    request: RequestKind,
-    status: StatusCode,
-    version: Version,
-    seen: &FramingFields,
-    fields: &impl FieldValues,
-) -> Result<Framing, ErrorKind> {
-    if no_body(request, status).is_some() {
+    if response.is_some_and(|(request, status)| no_body(request, status).is_some()) {
         return Ok(Framing::of(BodyKind::Empty));
     }
     if seen.transfer_encoding && version == Version::HTTP_10 {
         return Err(ErrorKind::TransferEncodingInHttp10);
     }
-    // `Transfer-Encoding` overrides `Content-Length`, and the connection
-    // closes after such a response.
-    let conflict = seen.transfer_encoding && seen.content_length.is_some();
+    // In a response, `Transfer-Encoding` overrides `Content-Length`, and
+    // the connection closes after it; a request with both is refused.
+    let conflict = response.is_some() && seen.transfer_encoding && seen.content_length.is_some();
     let seen = FramingFields {
         content_length: seen.content_length.filter(|_| !conflict),
         ..*seen
     };
-    Ok(match declared_framing(true, &seen, fields)? {
+    Ok(match declared_framing(response.is_some(), &seen, fields)? {
+        Declared::None if response.is_none() => Framing::of(BodyKind::Empty),
         Declared::Length(n) => Framing::of(BodyKind::Length(n)),
-        // Other codings stay in the body for the application to remove.
+        // Other codings (responses only) stay in the body for the
+        // application to remove.
         Declared::Chunked | Declared::CodedChunked => Framing {
             body: BodyKind::Chunked,
             close: conflict.then_some(CloseReason::FramingConflict),
@@ -231,7 +214,7 @@ pub(crate) enum Declared {
 }
 
 /// Reads and checks the framing fields of a message, to be sent or
-/// received (the decoders' framing above is this and the version's rule).
+/// received ([`framing_of`] is this and the version's rule).
 /// `response` selects the rules for responses, which may carry transfer
 /// codings besides `chunked`; `fields` is consulted only for the codings
 /// of a `Transfer-Encoding`, read across all its lines.
@@ -315,7 +298,10 @@ impl FramingFields {
     pub(crate) fn of(headers: &HeaderMap) -> FramingFields {
         let mut seen = FramingFields::default();
         for (name, value) in headers {
-            seen.note(FieldRole::of(name), value.as_bytes());
+            seen.note(
+                FieldRole::of_name(name.as_str().as_bytes()),
+                value.as_bytes(),
+            );
         }
         seen
     }
@@ -326,7 +312,13 @@ impl FramingFields {
         match role {
             FieldRole::Other => {}
             FieldRole::Host => self.hosts += 1,
-            FieldRole::ContentLength => self.content_length_line(value),
+            FieldRole::ContentLength => {
+                self.content_length = Some(match self.content_length {
+                    None => parse_decimal(trim_ows(value)),
+                    // Strict: one field line only, even with equal values.
+                    Some(_) => None,
+                });
+            }
             FieldRole::TransferEncoding => self.transfer_encoding = true,
             FieldRole::Connection => self.connection_line(value),
         }
@@ -345,16 +337,6 @@ impl FramingFields {
                 self.connection_keep_alive = true;
             }
         }
-    }
-
-    /// Notes a `Content-Length` field line with this value.
-    #[inline]
-    fn content_length_line(&mut self, value: &[u8]) {
-        self.content_length = Some(match self.content_length {
-            None => parse_decimal(trim_ows(value)),
-            // Strict: one field line only, even with equal values.
-            Some(_) => None,
-        });
     }
 
     /// The body length `Content-Length` gives, if any.
@@ -425,11 +407,6 @@ impl FieldRole {
             17 if is(b"transfer-encoding") => FieldRole::TransferEncoding,
             _ => FieldRole::Other,
         }
-    }
-
-    #[inline]
-    pub(crate) fn of(name: &HeaderName) -> FieldRole {
-        FieldRole::of_name(name.as_str().as_bytes())
     }
 }
 

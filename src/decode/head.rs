@@ -34,7 +34,7 @@ pub(crate) fn request_head(
     }
     let values = RecordValues::new(record, head);
     let mut drop_length = false;
-    let framing = match framing::request_framing_of(version, &seen, &values) {
+    let framing = match framing::framing_of(None, version, &seen, &values) {
         Err(ErrorKind::ContentLengthWithTransferEncoding) => {
             drop_length = true;
             chunked_with_content_length(&base.rules, version, &seen, &values).map_err(at_field)?
@@ -52,12 +52,10 @@ pub(crate) fn request_head(
         return Err(at_field(ErrorKind::ConnectWithContent.into()));
     }
     let verdict = framing::connection_verdict_of(version, &seen);
+    let body = framing.body;
     let event = if base.wire_only {
         let head = base.wire_head(&bytes, true);
-        Event::Wire {
-            head,
-            body: framing.body,
-        }
+        Event::Wire { head, body }
     } else {
         let (method, uri) = build::request_line(head, record).map_err(|e| e.in_head(start))?;
         let mut request = Request::new(());
@@ -72,7 +70,7 @@ pub(crate) fn request_head(
         *request.headers_mut() = headers;
         Event::Head {
             head: request,
-            body: framing.body,
+            body,
         }
     };
     base.seen = seen;
@@ -100,9 +98,12 @@ pub(crate) fn response_head(
     let request = pending.in_flight.front().copied().unwrap_or_default();
     let class = response_class(request, status);
     let values = RecordValues::new(record, head);
-    let framing = framing::response_framing_of(request, status, version, &seen, &values)
+    let framing = framing::framing_of(Some((request, status)), version, &seen, &values)
         .map_err(|kind| field_error(kind.into(), head, record).in_head(start))?;
-    let verdict = framing::connection_verdict_of(version, &seen);
+    let verdict = match class {
+        ResponseClass::Switch => KeepAlive::Close(CloseReason::Switched),
+        _ => framing::connection_verdict_of(version, &seen),
+    };
     if class == ResponseClass::Interim {
         pending.interim += 1;
         if pending.interim > base.limits.max_interim_responses {
@@ -136,18 +137,12 @@ pub(crate) fn response_head(
         }
     };
     base.seen = seen;
-    match class {
-        ResponseClass::Interim => base.reader.reset(),
-        ResponseClass::Switch => {
-            pending.in_flight.pop_front();
-            pending.interim = 0;
-            base.start_body(framing, KeepAlive::Close(CloseReason::Switched));
-        }
-        ResponseClass::Final => {
-            pending.in_flight.pop_front();
-            pending.interim = 0;
-            base.start_body(framing, verdict);
-        }
+    if class == ResponseClass::Interim {
+        base.reader.reset();
+    } else {
+        pending.in_flight.pop_front();
+        pending.interim = 0;
+        base.start_body(framing, verdict);
     }
     Ok(event)
 }
@@ -182,14 +177,9 @@ impl DecoderBase {
             }
             None => HeaderMap::with_capacity(record.fields.len()),
         };
-        build::fields(
-            bytes,
-            record,
-            self.names.keeping(),
-            &mut self.names,
-            &mut map,
-        )
-        .map_err(|e| e.in_head(self.head_start))?;
+        let keep = self.names.keeping();
+        build::fields(bytes, record, keep, &mut self.names, &mut map)
+            .map_err(|e| e.in_head(self.head_start))?;
         if self.wire {
             let wire = WireHead::new(bytes.clone(), request, record);
             extensions(&mut self.spare_extensions, ext).insert(wire);
@@ -268,16 +258,14 @@ fn chunked_with_content_length(
         ..*seen
     };
     // What `Transfer-Encoding` frames alone is chunked, or an error.
-    let framing = framing::request_framing_of(version, &te_alone, values);
+    let framing = framing::framing_of(None, version, &te_alone, values);
     let length_valid = matches!(seen.content_length, Some(Some(_)));
     if !rules.chunked_with_content_length {
         let hint = (length_valid && framing.is_ok())
             .then(|| rules.hint(Switch::ChunkedWithContentLength))
             .flatten();
-        return Err(Error::refused(
-            ErrorKind::ContentLengthWithTransferEncoding,
-            hint,
-        ));
+        let conflict = ErrorKind::ContentLengthWithTransferEncoding;
+        return Err(Error::refused(conflict, hint));
     }
     if !length_valid {
         return Err(ErrorKind::InvalidContentLength.into());
