@@ -59,42 +59,23 @@ impl BodyDecoder {
         eof: bool,
     ) -> Result<BodyEvent, ErrorKind> {
         let event = match self {
-            BodyDecoder::Length(0) => BodyEvent::Done,
-            BodyDecoder::Length(remaining) => {
-                if buf.is_empty() {
-                    BodyEvent::NeedMore
-                } else {
-                    let n = usize::try_from(*remaining)
-                        .unwrap_or(usize::MAX)
-                        .min(buf.len());
-                    *remaining -= n as u64;
-                    BodyEvent::Data(buf.split_to(n).freeze())
-                }
-            }
             BodyDecoder::Chunked(chunked) => chunked.decode(buf, limits, names)?,
-            BodyDecoder::UntilClose => {
-                if !buf.is_empty() {
-                    BodyEvent::Data(buf.split().freeze())
-                } else if eof {
-                    BodyEvent::Done
-                } else {
-                    BodyEvent::NeedMore
-                }
+            BodyDecoder::Length(0) => BodyEvent::Done,
+            BodyDecoder::UntilClose if eof && buf.is_empty() => BodyEvent::Done,
+            _ if buf.is_empty() => BodyEvent::NeedMore,
+            BodyDecoder::Length(remaining) => {
+                let n = usize::try_from(*remaining)
+                    .unwrap_or(usize::MAX)
+                    .min(buf.len());
+                *remaining -= n as u64;
+                BodyEvent::Data(buf.split_to(n).freeze())
             }
+            BodyDecoder::UntilClose => BodyEvent::Data(buf.split().freeze()),
         };
         if eof && matches!(event, BodyEvent::NeedMore) {
             return Err(ErrorKind::UnexpectedEof);
         }
         Ok(event)
-    }
-
-    /// The leniency switch that would have accepted what the last error
-    /// refused, if one would.
-    pub(crate) fn hint(&self) -> Option<Switch> {
-        match self {
-            BodyDecoder::Chunked(c) => c.hint,
-            _ => None,
-        }
     }
 
     /// `true` once every body byte has been handed out (what remains of a
@@ -151,7 +132,7 @@ pub(crate) struct Chunked {
     rules: Rules,
     /// The switch that would have accepted what an error refused: errors
     /// stay plain `ErrorKind`s on the hot path.
-    hint: Option<Switch>,
+    pub(super) hint: Option<Switch>,
     /// What the framing has cost so far, against the limits.
     overhead: Overhead,
 }
@@ -339,11 +320,10 @@ impl Chunked {
                     }) => {
                         let at = s.pos;
                         s.pos += len;
-                        if size == 0 {
-                            state = ChunkState::Trailers;
-                        } else {
-                            state = ChunkState::Data(size);
-                        }
+                        state = match size {
+                            0 => ChunkState::Trailers,
+                            size => ChunkState::Data(size),
+                        };
                         if self.report_extensions && extensions.0 < extensions.1 {
                             break Ok(Some((at + extensions.0, at + extensions.1)));
                         }

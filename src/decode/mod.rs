@@ -16,8 +16,7 @@ use http::{Method, Request, Response};
 
 use crate::chunk_ext::ChunkExtensions;
 use crate::error::{Error, ErrorKind};
-use crate::framing::FramingFields;
-use crate::framing::{BodyKind, Framing, RequestKind};
+use crate::framing::{BodyKind, Framing, FramingFields, RequestKind};
 use crate::head::names::NameCache;
 use crate::head::reader::{MAX_EMPTY_LINES, Options, Reader, Section};
 use crate::keep_alive::{CloseReason, KeepAlive};
@@ -267,14 +266,11 @@ impl DecoderBase {
                 };
                 match self.reader.read(buf, &options, &mut self.names) {
                     Ok(Some(len)) => Ok(Progress::Head(len)),
+                    Ok(None) if self.eof && !buf.is_empty() => Err(ErrorKind::UnexpectedEof),
                     Ok(None) if self.eof => {
-                        if buf.is_empty() {
-                            self.state = DecodeStage::Closed;
-                            self.verdict = KeepAlive::Close(CloseReason::PeerEof);
-                            Ok(Progress::NeedMore)
-                        } else {
-                            Err(ErrorKind::UnexpectedEof)
-                        }
+                        self.state = DecodeStage::Closed;
+                        self.verdict = KeepAlive::Close(CloseReason::PeerEof);
+                        Ok(Progress::NeedMore)
                     }
                     Ok(None) => Ok(Progress::NeedMore),
                     Err(error) => Err(self.head_refused(error)),
@@ -308,7 +304,7 @@ impl DecoderBase {
             return failure.clone();
         }
         let error = match &self.state {
-            DecodeStage::Body(body) => Error::refused(kind, body.hint()),
+            DecodeStage::Body(BodyDecoder::Chunked(chunked)) => Error::refused(kind, chunked.hint),
             _ => kind.into(),
         };
         error.at(at, None)
@@ -356,11 +352,8 @@ impl DecoderBase {
         self.reader.reset();
         // The trailers of the message before are no longer the last.
         self.wire_trailers = None;
-        self.verdict = match framing.close {
-            Some(reason) => verdict.and(KeepAlive::Close(reason)),
-            None => verdict,
-        };
-        let body = match framing.body {
+        self.verdict = verdict.and(framing.close.map_or(KeepAlive::Reusable, KeepAlive::Close));
+        self.state = match framing.body {
             BodyKind::Empty | BodyKind::Length(0) => DecodeStage::Ending,
             BodyKind::Length(n) => DecodeStage::Body(BodyDecoder::Length(n)),
             BodyKind::Chunked => DecodeStage::Body(BodyDecoder::Chunked(Chunked::new(
@@ -370,7 +363,6 @@ impl DecoderBase {
             ))),
             BodyKind::CloseDelimited => DecodeStage::Body(BodyDecoder::UntilClose),
         };
-        self.state = body;
     }
 
     /// Records a protocol error: it is returned again on every call.
