@@ -289,12 +289,14 @@ impl Chunked {
                         break Ok(None);
                     }
                     state = ChunkState::DataEnd;
-                    if self.overhead.excess == 0 {
-                        match gather_small_chunks(buf, &mut s, limits.max_chunk_line_bytes) {
-                            After::Framing => {}
-                            After::Size(0) => state = ChunkState::Trailers,
-                            After::Size(size) => state = ChunkState::Data(size),
-                        }
+                    if self.overhead.excess == 0
+                        && let Some(size) =
+                            gather_small_chunks(buf, &mut s, limits.max_chunk_line_bytes)
+                    {
+                        state = match size {
+                            0 => ChunkState::Trailers,
+                            size => ChunkState::Data(size),
+                        };
                     }
                 }
                 ChunkState::DataEnd => match buf.get(s.pos..s.pos + 2) {
@@ -409,8 +411,9 @@ const GATHER_BELOW: usize = 1024;
 /// 1 to 12 hex digits, CRLF, and all its data, fewer than
 /// [`GATHER_BELOW`] bytes), moves its data to `s.end` and goes on. The
 /// framing of the usual form before any other chunk (or the last-chunk)
-/// is read too, and its size returned; anything else (an extension, a
-/// bare LF, a line not all there) is left to the state machine. Such
+/// is read too, and its size returned (none of its data read); anything
+/// else (an extension, a bare LF, a line not all there) is left to the
+/// state machine, `None` stopping before the framing. Such
 /// framing is at most 16 bytes, within any chunk's allowance, so with
 /// nothing counted against the limits yet there is nothing to count.
 ///
@@ -420,50 +423,42 @@ const GATHER_BELOW: usize = 1024;
 /// size line, and [`gather_repeats`] reads the rest of the run by
 /// comparing each framing with it.
 #[inline]
-fn gather_small_chunks(buf: &mut [u8], s: &mut Scan, max_line: usize) -> After {
+fn gather_small_chunks(buf: &mut [u8], s: &mut Scan, max_line: usize) -> Option<u64> {
     // The size of the chunk gathered before (none is 0).
     let mut last = 0;
     loop {
         let rest = &buf[s.pos..];
         let line = rest.strip_prefix(b"\r\n");
-        let Some((size, len)) = line.and_then(|line| usual_line(line, max_line)) else {
-            return After::Framing;
-        };
+        let (size, len) = line.and_then(|line| usual_line(line, max_line))?;
         // At most 12 digits: the size fits.
         let size = size as usize;
         let start = len + 2;
         if size == 0 || size >= GATHER_BELOW || rest.len() - start < size {
             s.pos += start;
-            return After::Size(size as u64);
+            return Some(size as u64);
         }
-        // A second chunk of the size before: perhaps a run. Its framing is
-        // taken before the data moves over it.
-        let framing = if size == last && start <= 8 {
-            word_at(rest)
-        } else {
-            None
-        };
-        let from = s.pos + start;
-        buf.copy_within(from..from + size, s.end);
-        s.end += size;
-        s.pos = from + size;
-        last = size;
-        if let Some(framing) = framing {
+        if size == last
+            && start <= 8
+            && let Some(word) = word_at(rest)
+        {
+            // A second chunk of the size before: perhaps a run.
             let mask = u64::MAX >> (64 - 8 * start);
-            if let Some(next) = word_at(&buf[s.pos..])
-                && (framing ^ next) & mask == 0
-                && buf.len() - s.pos >= start + size
-            {
-                gather_repeats(buf, s, start, size, framing & mask, mask);
-            }
+            gather_repeats(buf, s, start, size, word & mask, mask);
+        } else {
+            let from = s.pos + start;
+            buf.copy_within(from..from + size, s.end);
+            s.end += size;
+            s.pos = from + size;
         }
+        last = size;
     }
 }
 
-/// Moves the data of the chunk at `s.pos`, whose framing of `len` bytes
-/// is the bytes `word` masked with `mask`, to `s.end`, and of every chunk
-/// after it with the same framing and all its data in `buf`. Out of line,
-/// so that the way through chunks of other sizes stays as short as it was.
+/// Moves the data of the chunk at `s.pos` (all of it in `buf`), whose
+/// framing of `len` bytes is the bytes `word` masked with `mask`, to
+/// `s.end`, and of every chunk after it with the same framing and all its
+/// data in `buf`. Out of line, so that the way through chunks of other
+/// sizes stays as short as it was.
 #[inline(never)]
 fn gather_repeats(buf: &mut [u8], s: &mut Scan, len: usize, size: usize, word: u64, mask: u64) {
     // Bytes a next chunk of the same framing takes, and at least a word.
@@ -491,15 +486,6 @@ fn gather_repeats(buf: &mut [u8], s: &mut Scan, len: usize, size: usize, word: u
 fn word_at(bytes: &[u8]) -> Option<u64> {
     let first: [u8; 8] = bytes.get(..8)?.try_into().ok()?;
     Some(u64::from_le_bytes(first))
-}
-
-/// Where [`gather_small_chunks`] stopped.
-#[derive(Debug)]
-enum After {
-    /// Before the framing after a chunk's data.
-    Framing,
-    /// Past the framing of a chunk of this size, none of its data read.
-    Size(u64),
 }
 
 /// Where a scan of the buffer is: the data it passed over lies in

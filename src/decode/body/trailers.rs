@@ -37,18 +37,16 @@ impl Chunked {
             max_bytes: limits.max_trailer_bytes,
             max_lines: limits.max_fields,
         };
-        let event = match reader.read(buf, &options, names) {
-            Ok(Some(len)) => trailer_section(reader, buf.split_to(len).freeze(), names, self.wire),
+        let section = match reader.read(buf, &options, names) {
+            Ok(Some(len)) => buf.split_to(len).freeze(),
             Ok(None) => return Ok(BodyEvent::NeedMore),
-            Err(e) => Err(e),
+            Err(e) => return Err(self.refused(e)),
         };
-        match event {
-            Ok(event) => {
-                self.state = ChunkState::Done;
-                Ok(event)
-            }
-            Err(e) => Err(self.refused(e)),
-        }
+        let event = trailer_section(reader, section, names, self.wire);
+        // An error leaves the body unfinished.
+        let event = event.map_err(|e| self.refused(e))?;
+        self.state = ChunkState::Done;
+        Ok(event)
     }
 }
 
