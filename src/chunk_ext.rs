@@ -206,20 +206,15 @@ fn parse_at(s: &[u8], i: usize) -> Option<(ChunkExtension<'_>, usize)> {
 /// The index after the closing quote of a quoted-string whose content starts
 /// at `i`, or `None` if it is not closed on this line or holds a control.
 fn quoted_string_end(s: &[u8], mut i: usize) -> Option<usize> {
-    while i < s.len() {
-        match s[i] {
+    loop {
+        match *s.get(i)? {
             b'"' => return Some(i + 1),
-            b'\\' => {
-                if !s.get(i + 1).is_some_and(|&b| is_text(b)) {
-                    return None;
-                }
-                i += 2;
-            }
-            b if is_text(b) => i += 1,
+            // A quoted-pair: a backslash, then any text byte.
+            b'\\' if s.get(i + 1).is_some_and(|&b| is_text(b)) => i += 2,
+            b if b != b'\\' && is_text(b) => i += 1,
             _ => return None,
         }
     }
-    None
 }
 
 #[cfg(test)]

@@ -65,12 +65,10 @@ pub enum RequestKind {
 impl RequestKind {
     /// The kind of a request method.
     pub fn of(method: &Method) -> Self {
-        if method == Method::HEAD {
-            RequestKind::Head
-        } else if method == Method::CONNECT {
-            RequestKind::Connect
-        } else {
-            RequestKind::Other
+        match method.as_str() {
+            "HEAD" => RequestKind::Head,
+            "CONNECT" => RequestKind::Connect,
+            _ => RequestKind::Other,
         }
     }
 }

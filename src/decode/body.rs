@@ -313,29 +313,30 @@ impl Chunked {
                         other => break Err(self.data_end_refused(other[0])),
                     },
                 },
-                ChunkState::Size(searched) => match self.size_line(&buf[s.pos..], searched, limits)
-                {
-                    Ok(Line::Complete {
-                        size,
-                        len,
-                        extensions,
-                    }) => {
-                        let at = s.pos;
-                        s.pos += len;
-                        state = match size {
-                            0 => ChunkState::Trailers,
-                            size => ChunkState::Data(size),
-                        };
-                        if self.report_extensions && extensions.0 < extensions.1 {
-                            break Ok(Some((at + extensions.0, at + extensions.1)));
+                ChunkState::Size(mut searched) => {
+                    match self.size_line(&buf[s.pos..], &mut searched, limits) {
+                        Ok(Some(Line {
+                            size,
+                            len,
+                            extensions,
+                        })) => {
+                            let at = s.pos;
+                            s.pos += len;
+                            state = match size {
+                                0 => ChunkState::Trailers,
+                                size => ChunkState::Data(size),
+                            };
+                            if self.report_extensions && extensions.0 < extensions.1 {
+                                break Ok(Some((at + extensions.0, at + extensions.1)));
+                            }
                         }
+                        Ok(None) => {
+                            state = ChunkState::Size(searched);
+                            break Ok(None);
+                        }
+                        Err(kind) => break Err(kind),
                     }
-                    Ok(Line::Partial { searched }) => {
-                        state = ChunkState::Size(searched);
-                        break Ok(None);
-                    }
-                    Err(kind) => break Err(kind),
-                },
+                }
                 ChunkState::Trailers | ChunkState::Done => break Ok(None),
             }
         };
@@ -345,25 +346,26 @@ impl Chunked {
 
     /// Reads the chunk-size line at the start of `line`, of which
     /// `searched` bytes were searched for its end before, and counts it
-    /// against the limits.
+    /// against the limits; `None` (and `searched` moved on) while its end
+    /// is not there yet.
     #[inline]
     fn size_line(
         &mut self,
         line: &[u8],
-        searched: usize,
+        searched: &mut usize,
         limits: &Limits,
-    ) -> Result<Line, ErrorKind> {
+    ) -> Result<Option<Line>, ErrorKind> {
         // The usual line, with nothing counted against the limits yet: at
         // most 12 digits, CRLF and the CRLF after the data are within any
         // chunk's allowance, nothing to count.
         if let Some((size, len)) = usual_line(line, limits.max_chunk_line_bytes)
             && self.overhead.excess == 0
         {
-            return Ok(Line::Complete {
+            return Ok(Some(Line {
                 size,
                 len,
                 extensions: (len, len),
-            });
+            }));
         }
         self.size_line_in_full(line, searched, limits)
     }
@@ -374,17 +376,18 @@ impl Chunked {
     fn size_line_in_full(
         &mut self,
         line: &[u8],
-        searched: usize,
+        searched: &mut usize,
         limits: &Limits,
-    ) -> Result<Line, ErrorKind> {
+    ) -> Result<Option<Line>, ErrorKind> {
         let window = line.len().min(limits.max_chunk_line_bytes);
-        let Some(i) = memchr(b'\n', &line[searched..window]) else {
+        let Some(i) = memchr(b'\n', &line[*searched..window]) else {
             if window == limits.max_chunk_line_bytes && line.len() >= window {
                 return Err(ErrorKind::ChunkLineTooLong);
             }
-            return Ok(Line::Partial { searched: window });
+            *searched = window;
+            return Ok(None);
         };
-        let lf = searched + i;
+        let lf = *searched + i;
         let end = if lf > 0 && line[lf - 1] == b'\r' {
             lf - 1
         } else {
@@ -392,11 +395,39 @@ impl Chunked {
         };
         let (size, digits) = chunk_size_line(&line[..end])?;
         self.overhead.charge(lf + 1, end - digits, size, limits)?;
-        Ok(Line::Complete {
+        Ok(Some(Line {
             size,
             len: lf + 1,
             extensions: (digits, end),
-        })
+        }))
+    }
+
+    /// Keeps the switch an error names; returns its kind.
+    #[cold]
+    fn refused(&mut self, error: Error) -> ErrorKind {
+        self.hint = error.switch();
+        error.kind()
+    }
+
+    /// Chunk data followed by `first` and what comes after it instead of
+    /// CRLF (or, with `bare_lf`, LF).
+    #[cold]
+    fn data_end_refused(&mut self, first: u8) -> ErrorKind {
+        if first == b'\n' {
+            self.hint = self.rules.hint(Switch::BareLf);
+        }
+        ErrorKind::MissingChunkCrlf
+    }
+
+    /// A chunk-size line ended by LF alone, at `lf`: where its content
+    /// ends with `bare_lf`, else refused.
+    #[cold]
+    fn bare_lf(&mut self, lf: usize) -> Result<usize, ErrorKind> {
+        if self.rules.bare_lf {
+            return Ok(lf);
+        }
+        self.hint = self.rules.hint(Switch::BareLf);
+        Err(ErrorKind::BareLineFeed)
     }
 }
 
@@ -498,48 +529,13 @@ struct Scan {
     pos: usize,
 }
 
-/// A chunk-size line read, or the part of one there is so far.
+/// A chunk-size line read: the chunk size, the line's length with its
+/// end, and where its extensions are in it (empty when it has none).
 #[derive(Debug)]
-enum Line {
-    /// A whole line: the chunk size, the line's length with its end, and
-    /// where its extensions are in it (empty when it has none).
-    Complete {
-        size: u64,
-        len: usize,
-        extensions: (usize, usize),
-    },
-    /// No line end yet in the first `searched` bytes.
-    Partial { searched: usize },
-}
-
-impl Chunked {
-    /// Keeps the switch an error names; returns its kind.
-    #[cold]
-    fn refused(&mut self, error: Error) -> ErrorKind {
-        self.hint = error.switch();
-        error.kind()
-    }
-
-    /// Chunk data followed by `first` and what comes after it instead of
-    /// CRLF (or, with `bare_lf`, LF).
-    #[cold]
-    fn data_end_refused(&mut self, first: u8) -> ErrorKind {
-        if first == b'\n' {
-            self.hint = self.rules.hint(Switch::BareLf);
-        }
-        ErrorKind::MissingChunkCrlf
-    }
-
-    /// A chunk-size line ended by LF alone, at `lf`: where its content
-    /// ends with `bare_lf`, else refused.
-    #[cold]
-    fn bare_lf(&mut self, lf: usize) -> Result<usize, ErrorKind> {
-        if self.rules.bare_lf {
-            return Ok(lf);
-        }
-        self.hint = self.rules.hint(Switch::BareLf);
-        Err(ErrorKind::BareLineFeed)
-    }
+struct Line {
+    size: u64,
+    len: usize,
+    extensions: (usize, usize),
 }
 
 /// Framing bytes each chunk may carry at no cost, besides

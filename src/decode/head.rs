@@ -2,13 +2,17 @@
 //! the reader's record, and its `http` types built from that record, or,
 //! in wire-only mode, its wire view alone.
 
+use std::cmp::max_by_key;
+
 use bytes::Bytes;
 use http::header::HeaderMap;
 use http::{Request, Response, Version};
 
 use super::{DecoderBase, Event, InFlight};
 use crate::error::{Error, ErrorKind};
-use crate::framing::{self, BodyKind, Framing, FramingFields, ResponseClass, response_class};
+use crate::framing::{
+    self, BodyKind, FieldRole, Framing, FramingFields, ResponseClass, response_class,
+};
 use crate::head::build;
 use crate::head::record::{Field, Record, RecordValues};
 use crate::keep_alive::{CloseReason, KeepAlive};
@@ -195,10 +199,10 @@ fn extensions<'a>(
     spare: &mut Option<http::Extensions>,
     extensions: &'a mut http::Extensions,
 ) -> &'a mut http::Extensions {
-    if extensions.is_empty() {
-        if let Some(spare) = spare.take() {
-            *extensions = spare;
-        }
+    if extensions.is_empty()
+        && let Some(spare) = spare.take()
+    {
+        *extensions = spare;
     }
     extensions
 }
@@ -212,24 +216,18 @@ fn extensions<'a>(
 #[inline(never)]
 fn field_error(error: Error, head: &[u8], record: &Record) -> Error {
     use ErrorKind::*;
-    let lines = |name: &str| -> Vec<&Field> {
-        let named = |f: &&Field| head[f.name()].eq_ignore_ascii_case(name.as_bytes());
-        record.fields.iter().filter(named).collect()
-    };
-    let (te, cl) = ("transfer-encoding", "content-length");
-    let first = |name| lines(name).first().copied();
+    let fields = &record.fields;
+    let lines = |role| fields.iter().filter(move |f: &&Field| f.role == role);
+    let first = |role| lines(role).next();
+    let (te, cl) = (FieldRole::TransferEncoding, FieldRole::ContentLength);
     let line = match error.kind() {
-        InvalidHost => lines("host").get(1).copied(),
-        InvalidContentLength => {
-            let cl = lines(cl);
-            cl.get(1).or(cl.first()).copied()
-        }
+        InvalidHost => lines(FieldRole::Host).nth(1),
+        InvalidContentLength => lines(cl).nth(1).or(first(cl)),
         TransferEncodingInHttp10 => first(te),
-        InvalidTransferEncoding | UnsupportedTransferCoding => lines(te).last().copied(),
-        ContentLengthWithTransferEncoding => [first(te), first(cl)]
-            .into_iter()
-            .flatten()
-            .max_by_key(|f| f.start),
+        InvalidTransferEncoding | UnsupportedTransferCoding => lines(te).last(),
+        ContentLengthWithTransferEncoding => {
+            max_by_key(first(te), first(cl), |f| f.map(|f| f.start))
+        }
         ConnectWithContent => first(te).or_else(|| first(cl)),
         _ => None,
     };

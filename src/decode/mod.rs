@@ -203,11 +203,9 @@ impl DecoderBase {
         is_request: bool,
     ) -> Result<Progress<H>, ErrorKind> {
         match &mut self.state {
-            // `DecoderBase::error` returns the stored error itself.
-            DecodeStage::Failed => Err(self
-                .failure
-                .as_ref()
-                .map_or(ErrorKind::UnexpectedEof, Error::kind)),
+            // `DecoderBase::error` returns the stored error itself, whatever
+            // the kind.
+            DecodeStage::Failed => Err(ErrorKind::UnexpectedEof),
             DecodeStage::Closed | DecodeStage::Switched => Ok(Progress::NeedMore),
             DecodeStage::Ending => {
                 self.state = match self.verdict {
@@ -318,12 +316,10 @@ impl DecoderBase {
     fn skip_empty_lines(&mut self, buf: &mut BytesMut) -> Result<(), ErrorKind> {
         let mut n = 0;
         loop {
-            let len = if buf[n..].starts_with(b"\r\n") {
-                2
-            } else if self.rules.bare_lf && buf.get(n) == Some(&b'\n') {
-                1
-            } else {
-                break;
+            let len = match &buf[n..] {
+                [b'\r', b'\n', ..] => 2,
+                [b'\n', ..] if self.rules.bare_lf => 1,
+                _ => break,
             };
             let from = self.consumed + n as u64;
             let (count, end) = &mut self.empty_lines;
