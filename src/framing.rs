@@ -327,8 +327,7 @@ impl FramingFields {
     #[inline(never)]
     fn connection_line(&mut self, value: &[u8]) {
         self.connection = true;
-        for token in value.split(|&b| b == b',') {
-            let token = trim_ows(token);
+        for token in list_elements(value) {
             if token.eq_ignore_ascii_case(b"close") {
                 self.connection_close = true;
             } else if token.eq_ignore_ascii_case(b"keep-alive") {

@@ -217,11 +217,9 @@ impl Chunked {
         // is known to be complete together with its last data when the
         // last-chunk and the trailer section are already buffered.
         let next = match stop {
-            Err(kind) => Some(Err(kind)),
-            Ok(_) if self.state == ChunkState::Trailers => {
-                Some(self.trailer_step(buf, limits, names))
-            }
-            Ok(_) => None,
+            Err(kind) => Err(kind),
+            Ok(_) if self.state == ChunkState::Trailers => self.trailer_step(buf, limits, names),
+            Ok(_) => Ok(None),
         };
         let event = match (data, extensions) {
             (Some(data), extensions) => {
@@ -229,13 +227,9 @@ impl Chunked {
                 BodyEvent::Data(data)
             }
             (None, Some(extensions)) => BodyEvent::Extensions(extensions),
-            (None, None) => return next.unwrap_or_else(|| Ok(self.idle())),
+            (None, None) => return Ok(next?.map_or_else(|| self.idle(), BodyEvent::Trailers)),
         };
-        self.pending = match next {
-            Some(Ok(BodyEvent::Trailers(trailers))) => Some(Ok(trailers)),
-            Some(Err(kind)) => Some(Err(kind)),
-            _ => None,
-        };
+        self.pending = next.transpose();
         Ok(event)
     }
 
@@ -299,19 +293,17 @@ impl Chunked {
                         };
                     }
                 }
-                ChunkState::DataEnd => match buf.get(s.pos..s.pos + 2) {
-                    Some(b"\r\n") => {
+                ChunkState::DataEnd => match &buf[s.pos..] {
+                    [b'\r', b'\n', ..] => {
                         s.pos += 2;
                         state = ChunkState::Size(0);
                     }
-                    _ => match &buf[s.pos..] {
-                        [] | b"\r" => break Ok(None),
-                        [b'\n', ..] if self.rules.bare_lf => {
-                            s.pos += 1;
-                            state = ChunkState::Size(0);
-                        }
-                        other => break Err(self.data_end_refused(other[0])),
-                    },
+                    [b'\n', ..] if self.rules.bare_lf => {
+                        s.pos += 1;
+                        state = ChunkState::Size(0);
+                    }
+                    [] | b"\r" => break Ok(None),
+                    other => break Err(self.data_end_refused(other[0])),
                 },
                 ChunkState::Size(mut searched) => {
                     match self.size_line(&buf[s.pos..], &mut searched, limits) {
@@ -570,11 +562,9 @@ impl Overhead {
         size: u64,
         limits: &Limits,
     ) -> Result<(), ErrorKind> {
-        if extensions > 0 {
-            self.extensions = self.extensions.saturating_add(extensions as u64);
-            if self.extensions > limits.max_chunk_extension_bytes as u64 {
-                return Err(ErrorKind::ChunkExtensionsTooLarge);
-            }
+        self.extensions = self.extensions.saturating_add(extensions as u64);
+        if self.extensions > limits.max_chunk_extension_bytes as u64 {
+            return Err(ErrorKind::ChunkExtensionsTooLarge);
         }
         // The CRLF after the data belongs to a chunk with data; the
         // last-chunk is followed by the trailer section, bounded on its own.

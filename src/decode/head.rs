@@ -37,10 +37,8 @@ pub(crate) fn request_head(
         return Err(at_field(ErrorKind::InvalidHost.into()));
     }
     let values = RecordValues::new(record, head);
-    let mut drop_length = false;
     let framing = match framing::framing_of(None, version, &seen, &values) {
         Err(ErrorKind::ContentLengthWithTransferEncoding) => {
-            drop_length = true;
             chunked_with_content_length(&base.rules, version, &seen, &values).map_err(at_field)?
         }
         framing => framing.map_err(|kind| at_field(kind.into()))?,
@@ -64,8 +62,9 @@ pub(crate) fn request_head(
         let (method, uri) = build::request_line(head, record).map_err(|e| e.in_head(start))?;
         let mut request = Request::new(());
         let mut headers = base.fields(&bytes, true, request.extensions_mut())?;
-        if drop_length {
-            // `chunked_with_content_length`: read as chunked, without it.
+        if framing.close.is_some() {
+            // Only `chunked_with_content_length` closes after a request:
+            // read as chunked, without its `Content-Length`.
             headers.remove(http::header::CONTENT_LENGTH);
         }
         *request.method_mut() = method;

@@ -195,7 +195,7 @@ impl DecoderBase {
 
     /// Everything but parsing the head itself.
     ///
-    /// Errors are plain kinds here; [`DecoderBase::error`] gives them the switch
+    /// Errors are plain kinds here; [`DecoderBase::fail`] gives them the switch
     /// that would accept the input, off the hot path.
     fn decode_once<H: MessageHead>(
         &mut self,
@@ -203,7 +203,7 @@ impl DecoderBase {
         is_request: bool,
     ) -> Result<Progress<H>, ErrorKind> {
         match &mut self.state {
-            // `DecoderBase::error` returns the stored error itself, whatever
+            // `DecoderBase::fail` returns the stored error itself, whatever
             // the kind.
             DecodeStage::Failed => Err(ErrorKind::UnexpectedEof),
             DecodeStage::Closed | DecodeStage::Switched => Ok(Progress::NeedMore),
@@ -278,7 +278,7 @@ impl DecoderBase {
     }
 
     /// A head the reader refused: the error, placed in the stream, is
-    /// kept for [`DecoderBase::error`].
+    /// kept for [`DecoderBase::fail`].
     #[cold]
     #[inline(never)]
     fn head_refused(&mut self, error: Error) -> ErrorKind {
@@ -293,19 +293,21 @@ impl DecoderBase {
         kind
     }
 
-    /// The error for a kind [`DecoderBase::step`] returned: the one the decoder
-    /// failed with before, or the kind with the switch that would have
-    /// accepted the input, placed at offset `at` of the stream.
+    /// Fails with a kind [`DecoderBase::decode_once`] returned, and returns
+    /// the error: the one the decoder failed with before, or the kind with
+    /// the switch that would have accepted the input, placed at the first
+    /// byte not consumed.
     #[cold]
-    fn error(&self, kind: ErrorKind, at: u64) -> Error {
-        if let Some(failure) = &self.failure {
-            return failure.clone();
-        }
-        let error = match &self.state {
-            DecodeStage::Body(BodyDecoder::Chunked(chunked)) => Error::refused(kind, chunked.hint),
-            _ => kind.into(),
+    fn fail(&mut self, kind: ErrorKind) -> Error {
+        let error = match (&self.failure, &self.state) {
+            (Some(failure), _) => failure.clone(),
+            (None, DecodeStage::Body(BodyDecoder::Chunked(chunked))) => {
+                Error::refused(kind, chunked.hint).at(self.consumed, None)
+            }
+            (None, _) => Error::from(kind).at(self.consumed, None),
         };
-        error.at(at, None)
+        self.failed(error.clone());
+        error
     }
 
     /// Skips the empty lines at the start of `buf`, at most
@@ -590,23 +592,16 @@ impl<R: Role> Decoder<R> {
             Ok(Progress::Event(Event::Data(data))) => return Ok(Some(Event::Data(data))),
             Ok(Progress::Event(event)) => return Ok(Some(event)),
             Ok(Progress::NeedMore) => return Ok(None),
-            Err(kind) => {
-                // Placed at the first byte not consumed.
-                let error = self.base.error(kind, self.base.consumed);
-                self.base.failed(error.clone());
-                return Err(error);
-            }
+            Err(kind) => return Err(self.base.fail(kind)),
         };
         // Where the head starts in the stream (empty lines before it were
         // skipped in this call): its errors are placed from there.
         self.base.head_start = self.base.consumed;
         let head = buf.split_to(len).freeze();
         self.base.consumed += len as u64;
-        let result = R::head(&mut self.base, &mut self.pending, head).map(Some);
-        if let Err(error) = &result {
-            self.base.failed(error.clone());
-        }
-        result
+        R::head(&mut self.base, &mut self.pending, head)
+            .map(Some)
+            .inspect_err(|error| self.base.failed(error.clone()))
     }
 
     /// Like [`decode`](Self::decode), for when the peer has closed its

@@ -5,7 +5,7 @@
 use bytes::{Buf, Bytes, BytesMut};
 use http::header::HeaderMap;
 
-use super::{BodyEvent, ChunkState, Chunked, Trailers};
+use super::{ChunkState, Chunked, Trailers};
 use crate::error::{Error, ErrorKind};
 use crate::grammar::forbidden_in_trailers;
 use crate::head::build;
@@ -15,19 +15,20 @@ use crate::limits::Limits;
 use crate::wire::WireTrailers;
 
 impl Chunked {
-    /// Reads the trailer section at the start of `buf`.
+    /// Reads the trailer section at the start of `buf`: its fields if it
+    /// has any; `None` with the body done, or with more input needed.
     pub(super) fn trailer_step(
         &mut self,
         buf: &mut BytesMut,
         limits: &Limits,
         names: &mut NameCache,
-    ) -> Result<BodyEvent, ErrorKind> {
+    ) -> Result<Option<Box<Trailers>>, ErrorKind> {
         let fresh = self.trailers.as_ref().is_none_or(|r| r.is_fresh());
         if fresh && buf.starts_with(b"\r\n") {
             // The usual end of a body: no trailer section.
             buf.advance(2);
             self.state = ChunkState::Done;
-            return Ok(BodyEvent::Done);
+            return Ok(None);
         }
         let reader = self.trailers.get_or_insert_with(Box::default);
         let options = Options {
@@ -39,7 +40,7 @@ impl Chunked {
         };
         let section = match reader.read(buf, &options, names) {
             Ok(Some(len)) => buf.split_to(len).freeze(),
-            Ok(None) => return Ok(BodyEvent::NeedMore),
+            Ok(None) => return Ok(None),
             Err(e) => return Err(self.refused(e)),
         };
         let event = trailer_section(reader, section, names, self.wire);
@@ -51,33 +52,30 @@ impl Chunked {
 }
 
 /// Parses the trailer section `section` (its final empty line included)
-/// that `reader` read, with its wire view when `wire` asks for it. Out of
-/// line: it comes once per body, not per chunk.
+/// that `reader` read, with its wire view when `wire` asks for it: `None`
+/// without fields. Out of line: it comes once per body, not per chunk.
 #[inline(never)]
 fn trailer_section(
     reader: &mut Reader,
     section: Bytes,
     names: &mut NameCache,
     wire: bool,
-) -> Result<BodyEvent, Error> {
+) -> Result<Option<Box<Trailers>>, Error> {
     if let Some(fault) = reader.take_fault() {
         return Err(fault);
     }
     let record = reader.record();
     if record.fields.is_empty() {
         // No field, or every line skipped (`skip_invalid_fields`).
-        return Ok(BodyEvent::Done);
+        return Ok(None);
     }
-    let mut map = HeaderMap::with_capacity(record.fields.len());
-    build::fields(&section, record, false, names, &mut map)?;
-    if map.keys().any(forbidden_in_trailers) {
+    let mut fields = HeaderMap::with_capacity(record.fields.len());
+    build::fields(&section, record, false, names, &mut fields)?;
+    if fields.keys().any(forbidden_in_trailers) {
         return Err(ErrorKind::InvalidTrailer.into());
     }
     // The section's bytes are the view's: no copy, and nothing at all
     // without the view.
     let wire = wire.then(|| WireTrailers::new(section, record));
-    Ok(BodyEvent::Trailers(Box::new(Trailers {
-        fields: map,
-        wire,
-    })))
+    Ok(Some(Box::new(Trailers { fields, wire })))
 }
