@@ -119,10 +119,9 @@ impl<'a> ChunkExtension<'a> {
     /// with its quoted-pairs (`\"`) resolved; `None` for a name alone.
     pub fn value(&self) -> Option<Cow<'a, [u8]>> {
         let raw = self.value?;
-        let Some(inner) = raw.strip_prefix(b"\"") else {
+        let Some(inner) = raw.strip_prefix(b"\"").and_then(|q| q.strip_suffix(b"\"")) else {
             return Some(Cow::Borrowed(raw));
         };
-        let inner = &inner[..inner.len() - 1];
         if !inner.contains(&b'\\') {
             return Some(Cow::Borrowed(inner));
         }

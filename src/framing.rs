@@ -239,24 +239,17 @@ pub(crate) fn declared_framing(
     if seen.content_length.is_some() {
         return Err(ErrorKind::ContentLengthWithTransferEncoding);
     }
-    let (mut chunked_seen, mut last_chunked, mut others) = (false, false, false);
+    let (mut chunked, mut last_chunked, mut others) = (false, false, false);
     for coding in fields.transfer_encodings().flat_map(list_elements) {
-        if coding.eq_ignore_ascii_case(b"chunked") {
-            if chunked_seen {
-                // RFC 9112 section 7: chunked is applied at most once.
-                return Err(ErrorKind::InvalidTransferEncoding);
-            }
-            chunked_seen = true;
-            last_chunked = true;
-        } else {
-            // A coding is a token, optionally with parameters.
-            let name = coding.split(|&b| b == b';').next().unwrap_or(coding);
-            if !is_token(trim_ows(name)) {
-                return Err(ErrorKind::InvalidTransferEncoding);
-            }
-            others = true;
-            last_chunked = false;
+        last_chunked = coding.eq_ignore_ascii_case(b"chunked");
+        // A coding is a token, optionally with parameters; chunked is
+        // applied at most once (RFC 9112 section 7).
+        let name = coding.split(|&b| b == b';').next().unwrap_or(coding);
+        if (last_chunked && chunked) || !is_token(trim_ows(name)) {
+            return Err(ErrorKind::InvalidTransferEncoding);
         }
+        chunked |= last_chunked;
+        others |= !last_chunked;
     }
     match (last_chunked, others) {
         (true, false) => Ok(Declared::Chunked),
@@ -296,10 +289,8 @@ impl FramingFields {
     pub(crate) fn of(headers: &HeaderMap) -> FramingFields {
         let mut seen = FramingFields::default();
         for (name, value) in headers {
-            seen.note(
-                FieldRole::of_name(name.as_str().as_bytes()),
-                value.as_bytes(),
-            );
+            let role = FieldRole::of_name(name.as_str().as_bytes());
+            seen.note(role, value.as_bytes());
         }
         seen
     }

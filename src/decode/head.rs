@@ -10,9 +10,7 @@ use http::{Request, Response, Version};
 
 use super::{DecoderBase, Event, InFlight};
 use crate::error::{Error, ErrorKind};
-use crate::framing::{
-    self, BodyKind, FieldRole, Framing, FramingFields, ResponseClass, response_class,
-};
+use crate::framing::{self, FieldRole, Framing, FramingFields, ResponseClass, response_class};
 use crate::head::build;
 use crate::head::record::{Field, Record, RecordValues};
 use crate::keep_alive::{CloseReason, KeepAlive};
@@ -61,16 +59,15 @@ pub(crate) fn request_head(
     } else {
         let (method, uri) = build::request_line(head, record).map_err(|e| e.in_head(start))?;
         let mut request = Request::new(());
-        let mut headers = base.fields(&bytes, true, request.extensions_mut())?;
+        *request.headers_mut() = base.fields(&bytes, true, request.extensions_mut())?;
         if framing.close.is_some() {
             // Only `chunked_with_content_length` closes after a request:
             // read as chunked, without its `Content-Length`.
-            headers.remove(http::header::CONTENT_LENGTH);
+            request.headers_mut().remove(http::header::CONTENT_LENGTH);
         }
         *request.method_mut() = method;
         *request.uri_mut() = uri;
         *request.version_mut() = version;
-        *request.headers_mut() = headers;
         Event::Head {
             head: request,
             body,
@@ -113,10 +110,9 @@ pub(crate) fn response_head(
             return Err(Error::from(ErrorKind::TooManyInterimResponses).in_head(start));
         }
     }
-    let body = match class {
-        ResponseClass::Final => framing.body,
-        _ => BodyKind::Empty,
-    };
+    // Empty but for a final response: `framing_of` frames 1xx and 2xx to
+    // CONNECT, the interim and switching classes, as bodiless.
+    let body = framing.body;
     let (rs, re) = record.reason;
     let event = if base.wire_only {
         let head = base.wire_head(&bytes, false);
