@@ -219,7 +219,7 @@ fn field_error(error: Error, head: &[u8], record: &Record) -> Error {
         InvalidHost => lines(FieldRole::Host).nth(1),
         InvalidContentLength => lines(cl).nth(1).or(first(cl)),
         TransferEncodingInHttp10 => first(te),
-        InvalidTransferEncoding | UnsupportedTransferCoding => lines(te).last(),
+        InvalidTransferEncoding | UnsupportedTransferCoding => lines(te).next_back(),
         ContentLengthWithTransferEncoding => {
             max_by_key(first(te), first(cl), |f| f.map(|f| f.start))
         }
