@@ -118,6 +118,7 @@ impl FieldValues for HeaderMap {
 /// with this status to a request of this kind (items 1 to 5 and 8); from
 /// the framing fields gathered in `seen`, `fields` consulted only for the
 /// codings of a `Transfer-Encoding`.
+#[inline]
 pub(crate) fn framing_of(
     response: Option<(RequestKind, StatusCode)>,
     version: Version,
@@ -130,14 +131,16 @@ pub(crate) fn framing_of(
     if seen.transfer_encoding && version == Version::HTTP_10 {
         return Err(ErrorKind::TransferEncodingInHttp10);
     }
-    // In a response, `Transfer-Encoding` overrides `Content-Length`, and
-    // the connection closes after it; a request with both is refused.
+    // In a response, `Transfer-Encoding` overrides `Content-Length` (its
+    // codings alone decide), and the connection closes after it; a request
+    // with both is refused.
     let conflict = response.is_some() && seen.transfer_encoding && seen.content_length.is_some();
-    let seen = FramingFields {
-        content_length: seen.content_length.filter(|_| !conflict),
-        ..*seen
+    let declared = if conflict {
+        codings(true, fields)?
+    } else {
+        declared_framing(response.is_some(), seen, fields)?
     };
-    Ok(match declared_framing(response.is_some(), &seen, fields)? {
+    Ok(match declared {
         Declared::None if response.is_none() => Framing::of(BodyKind::Empty),
         Declared::Length(n) => Framing::of(BodyKind::Length(n)),
         // Other codings (responses only) stay in the body for the
@@ -215,15 +218,13 @@ pub(crate) enum Declared {
 /// received ([`framing_of`] is this and the version's rule).
 /// `response` selects the rules for responses, which may carry transfer
 /// codings besides `chunked`; `fields` is consulted only for the codings
-/// of a `Transfer-Encoding`, read across all its lines.
+/// of a `Transfer-Encoding` ([`codings`]).
 ///
 /// # Errors
 ///
 /// A `Content-Length` that is not one field line of 1*DIGIT, an invalid
-/// coding list (`chunked` twice, an empty list, a coding that is not a
-/// token), for requests any coding but one `chunked`, and both fields
-/// together. Whether the version allows `Transfer-Encoding` is the
-/// caller's check.
+/// coding list, and both fields together. Whether the version allows
+/// `Transfer-Encoding` is the caller's check.
 #[inline]
 pub(crate) fn declared_framing(
     response: bool,
@@ -239,6 +240,14 @@ pub(crate) fn declared_framing(
     if seen.content_length.is_some() {
         return Err(ErrorKind::ContentLengthWithTransferEncoding);
     }
+    codings(response, fields)
+}
+
+/// Reads the transfer-coding list across all `Transfer-Encoding` lines.
+/// `chunked` twice, an empty list or a coding that is not a token is an
+/// error whatever the role; for requests, so is any coding but one
+/// `chunked`.
+pub(crate) fn codings(response: bool, fields: &impl FieldValues) -> Result<Declared, ErrorKind> {
     let (mut chunked, mut last_chunked, mut others) = (false, false, false);
     for coding in fields.transfer_encodings().flat_map(list_elements) {
         last_chunked = coding.eq_ignore_ascii_case(b"chunked");
@@ -332,6 +341,7 @@ impl FramingFields {
     /// Strict: exactly one field line whose value is 1*DIGIT without sign,
     /// and no overflow. A repeated field or a list, even of equal values, is
     /// refused (RFC 9110 section 8.6 lets a recipient reject them).
+    #[inline]
     fn content_length(&self) -> Result<Option<u64>, ErrorKind> {
         let valid = |n: Option<u64>| n.ok_or(ErrorKind::InvalidContentLength);
         self.content_length.map(valid).transpose()
@@ -339,12 +349,9 @@ impl FramingFields {
 }
 
 /// The keep-alive verdict a message's version and `Connection` field give
-/// (RFC 9112 section 9.3), before its framing is considered.
-pub(crate) fn connection_verdict(version: Version, headers: &HeaderMap) -> KeepAlive {
-    connection_verdict_of(version, &FramingFields::of(headers))
-}
-
-/// [`connection_verdict`] from the fields gathered in `seen`.
+/// (RFC 9112 section 9.3), before its framing is considered: from the
+/// fields gathered in `seen` (by the head reader, or by
+/// [`FramingFields::of`] from a map).
 pub(crate) fn connection_verdict_of(version: Version, seen: &FramingFields) -> KeepAlive {
     if seen.connection_close {
         KeepAlive::Close(CloseReason::PeerClose)

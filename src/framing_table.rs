@@ -3,7 +3,7 @@
 #![cfg(test)]
 
 use crate::framing::{
-    Framing, FramingFields, ResponseClass, connection_verdict, framing_of, response_class,
+    Framing, FramingFields, ResponseClass, connection_verdict_of, framing_of, response_class,
 };
 use crate::{
     CloseReason, ErrorKind, KeepAlive,
@@ -487,7 +487,7 @@ fn request_kind_of_method() {
 // ------------------------------------------------------ connection verdict
 
 fn verdict(version: Version, pairs: &[(&str, &str)]) -> KeepAlive {
-    connection_verdict(version, &fields(pairs))
+    connection_verdict_of(version, &FramingFields::of(&fields(pairs)))
 }
 
 #[test]

@@ -507,8 +507,7 @@ fn gather_repeats(buf: &mut [u8], s: &mut Scan, len: usize, size: usize, word: u
 /// The first 8 bytes of `bytes` as a little-endian word, if it has 8.
 #[inline]
 fn word_at(bytes: &[u8]) -> Option<u64> {
-    let first: [u8; 8] = bytes.get(..8)?.try_into().ok()?;
-    Some(u64::from_le_bytes(first))
+    bytes.first_chunk().map(|&word| u64::from_le_bytes(word))
 }
 
 /// Where a scan of the buffer is: the data it passed over lies in

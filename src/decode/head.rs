@@ -10,7 +10,9 @@ use http::{Request, Response, Version};
 
 use super::{DecoderBase, Event, InFlight};
 use crate::error::{Error, ErrorKind};
-use crate::framing::{self, FieldRole, Framing, FramingFields, ResponseClass, response_class};
+use crate::framing::{
+    self, BodyKind, FieldRole, Framing, FramingFields, ResponseClass, response_class,
+};
 use crate::head::build;
 use crate::head::record::{Field, Record, RecordValues};
 use crate::keep_alive::{CloseReason, KeepAlive};
@@ -25,23 +27,23 @@ pub(crate) fn request_head(
     base: &mut DecoderBase,
     bytes: Bytes,
 ) -> Result<Event<Request<()>>, Error> {
-    let head = &bytes;
+    let raw = &bytes;
     let record = base.reader.record();
     let start = base.head_start;
-    let at_field = |error: Error| field_error(error, head, record).in_head(start);
-    let seen = record.seen(head);
+    let at_field = |error: Error| field_error(error, raw, record).in_head(start);
+    let seen = record.seen(raw);
     let version = record.version();
     if seen.hosts > 1 || (seen.hosts == 0 && version == Version::HTTP_11) {
         return Err(at_field(ErrorKind::InvalidHost.into()));
     }
-    let values = RecordValues::new(record, head);
+    let values = RecordValues::new(record, raw);
     let framing = match framing::framing_of(None, version, &seen, &values) {
         Err(ErrorKind::ContentLengthWithTransferEncoding) => {
-            chunked_with_content_length(&base.rules, version, &seen, &values).map_err(at_field)?
+            chunked_with_content_length(&base.rules, &seen, &values).map_err(at_field)?
         }
         framing => framing.map_err(|kind| at_field(kind.into()))?,
     };
-    let connect = &head[..record.method_end] == b"CONNECT";
+    let connect = &raw[..record.method_end] == b"CONNECT";
     if connect && !framing.body.is_empty() {
         // A CONNECT request has no content (RFC 9110 section 9.3.6): what
         // follows its head is tunnel data once a 2xx answers it, so a body
@@ -57,21 +59,18 @@ pub(crate) fn request_head(
         let head = base.wire_head(&bytes, true);
         Event::Wire { head, body }
     } else {
-        let (method, uri) = build::request_line(head, record).map_err(|e| e.in_head(start))?;
-        let mut request = Request::new(());
-        *request.headers_mut() = base.fields(&bytes, true, request.extensions_mut())?;
+        let (method, uri) = build::request_line(raw, record).map_err(|e| e.in_head(start))?;
+        let mut head = Request::new(());
+        *head.headers_mut() = base.fields(&bytes, true, head.extensions_mut())?;
         if framing.close.is_some() {
             // Only `chunked_with_content_length` closes after a request:
             // read as chunked, without its `Content-Length`.
-            request.headers_mut().remove(http::header::CONTENT_LENGTH);
+            head.headers_mut().remove(http::header::CONTENT_LENGTH);
         }
-        *request.method_mut() = method;
-        *request.uri_mut() = uri;
-        *request.version_mut() = version;
-        Event::Head {
-            head: request,
-            body,
-        }
+        *head.method_mut() = method;
+        *head.uri_mut() = uri;
+        *head.version_mut() = version;
+        Event::Head { head, body }
     };
     base.seen = seen;
     base.start_body(framing, verdict);
@@ -104,11 +103,11 @@ pub(crate) fn response_head(
         ResponseClass::Switch => KeepAlive::Close(CloseReason::Switched),
         _ => framing::connection_verdict_of(version, &seen),
     };
-    if class == ResponseClass::Interim {
-        pending.interim += 1;
-        if pending.interim > base.limits.max_interim_responses {
-            return Err(Error::from(ErrorKind::TooManyInterimResponses).in_head(start));
-        }
+    // Interim responses in a row are counted (and the count is reset by
+    // a final response).
+    pending.interim += usize::from(class == ResponseClass::Interim);
+    if pending.interim > base.limits.max_interim_responses {
+        return Err(Error::from(ErrorKind::TooManyInterimResponses).in_head(start));
     }
     // Empty but for a final response: `framing_of` frames 1xx and 2xx to
     // CONNECT, the interim and switching classes, as bodiless.
@@ -242,19 +241,15 @@ fn field_error(error: Error, head: &[u8], record: &Record) -> Error {
 #[cold]
 fn chunked_with_content_length(
     rules: &Rules,
-    version: Version,
     seen: &FramingFields,
     values: &RecordValues,
 ) -> Result<Framing, Error> {
-    let te_alone = FramingFields {
-        content_length: None,
-        ..*seen
-    };
-    // What `Transfer-Encoding` frames alone is chunked, or an error.
-    let framing = framing::framing_of(None, version, &te_alone, values);
+    // What `Transfer-Encoding` frames alone (the version allows it):
+    // chunked, or an error.
+    let codings = framing::codings(false, values);
     let length_valid = matches!(seen.content_length, Some(Some(_)));
     if !rules.chunked_with_content_length {
-        let hint = (length_valid && framing.is_ok())
+        let hint = (length_valid && codings.is_ok())
             .then(|| rules.hint(Switch::ChunkedWithContentLength))
             .flatten();
         let conflict = ErrorKind::ContentLengthWithTransferEncoding;
@@ -263,8 +258,9 @@ fn chunked_with_content_length(
     if !length_valid {
         return Err(ErrorKind::InvalidContentLength.into());
     }
+    codings?;
     Ok(Framing {
+        body: BodyKind::Chunked,
         close: Some(CloseReason::FramingConflict),
-        ..framing?
     })
 }

@@ -220,27 +220,33 @@ impl DecoderBase {
                 Ok(Progress::Event(Event::End(self.verdict)))
             }
             DecodeStage::Body(body) => {
-                let event = match body.decode(buf, &self.limits, &mut self.names, self.eof)? {
-                    BodyEvent::Data(data) => Event::Data(data),
+                match body.decode(buf, &self.limits, &mut self.names, self.eof)? {
+                    BodyEvent::Data(data) => {
+                        if body.finished() {
+                            self.state = DecodeStage::Ending;
+                        }
+                        Ok(Progress::Event(Event::Data(data)))
+                    }
                     BodyEvent::Extensions(extensions) => {
-                        Event::ChunkExtensions(ChunkExtensions::from_validated(extensions))
+                        if body.finished() {
+                            self.state = DecodeStage::Ending;
+                        }
+                        Ok(Progress::Event(Event::ChunkExtensions(
+                            ChunkExtensions::from_validated(extensions),
+                        )))
                     }
                     BodyEvent::Trailers(trailers) => {
+                        self.state = DecodeStage::Ending;
                         let body::Trailers { fields, wire } = *trailers;
                         self.wire_trailers = wire.map(Box::new);
-                        Event::Trailers(fields)
+                        Ok(Progress::Event(Event::Trailers(fields)))
                     }
                     BodyEvent::Done => {
                         self.state = DecodeStage::Ending;
-                        return self.decode_once(buf, is_request);
+                        self.decode_once(buf, is_request)
                     }
-                    BodyEvent::NeedMore => return Ok(Progress::NeedMore),
-                };
-                // The body's end is known with its last event.
-                if body.finished() {
-                    self.state = DecodeStage::Ending;
+                    BodyEvent::NeedMore => Ok(Progress::NeedMore),
                 }
-                Ok(Progress::Event(event))
             }
             DecodeStage::Head => {
                 if is_request
