@@ -95,10 +95,8 @@ impl<'a> IntoIterator for &'a ChunkExtensions {
     type IntoIter = ChunkExtensionIter<'a>;
 
     fn into_iter(self) -> ChunkExtensionIter<'a> {
-        ChunkExtensionIter {
-            text: &self.0,
-            at: 0,
-        }
+        let text = &self.0;
+        ChunkExtensionIter { text, at: 0 }
     }
 }
 

@@ -460,28 +460,31 @@ fn gather_small_chunks(buf: &mut [u8], s: &mut Scan, max_line: usize) -> Option<
             s.pos += start;
             return Some(size as u64);
         }
-        if size == last
-            && start <= 8
-            && let Some(word) = word_at(rest)
-        {
-            // A second chunk of the size before: perhaps a run.
-            let mask = u64::MAX >> (64 - 8 * start);
-            gather_repeats(buf, s, start, size, word & mask, mask);
-        } else {
-            let from = s.pos + start;
-            buf.copy_within(from..from + size, s.end);
-            s.end += size;
-            s.pos = from + size;
-        }
+        // A second chunk of the size before: perhaps a run. Its framing is
+        // taken before the data moves over it.
+        let run = size == last && start <= 8;
+        let framing = run.then(|| word_at(rest)).flatten();
+        let from = s.pos + start;
+        buf.copy_within(from..from + size, s.end);
+        s.end += size;
+        s.pos = from + size;
         last = size;
+        if let Some(framing) = framing {
+            let mask = u64::MAX >> (64 - 8 * start);
+            if let Some(next) = word_at(&buf[s.pos..])
+                && (framing ^ next) & mask == 0
+                && buf.len() - s.pos >= start + size
+            {
+                gather_repeats(buf, s, start, size, framing & mask, mask);
+            }
+        }
     }
 }
 
-/// Moves the data of the chunk at `s.pos` (all of it in `buf`), whose
-/// framing of `len` bytes is the bytes `word` masked with `mask`, to
-/// `s.end`, and of every chunk after it with the same framing and all its
-/// data in `buf`. Out of line, so that the way through chunks of other
-/// sizes stays as short as it was.
+/// Moves the data of the chunk at `s.pos`, whose framing of `len` bytes
+/// is the bytes `word` masked with `mask`, to `s.end`, and of every chunk
+/// after it with the same framing and all its data in `buf`. Out of line,
+/// so that the way through chunks of other sizes stays as short as it was.
 #[inline(never)]
 fn gather_repeats(buf: &mut [u8], s: &mut Scan, len: usize, size: usize, word: u64, mask: u64) {
     // Bytes a next chunk of the same framing takes, and at least a word.
@@ -507,7 +510,8 @@ fn gather_repeats(buf: &mut [u8], s: &mut Scan, len: usize, size: usize, word: u
 /// The first 8 bytes of `bytes` as a little-endian word, if it has 8.
 #[inline]
 fn word_at(bytes: &[u8]) -> Option<u64> {
-    bytes.first_chunk().map(|&word| u64::from_le_bytes(word))
+    let first: [u8; 8] = bytes.get(..8)?.try_into().ok()?;
+    Some(u64::from_le_bytes(first))
 }
 
 /// Where a scan of the buffer is: the data it passed over lies in

@@ -2,8 +2,6 @@
 //! the reader's record, and its `http` types built from that record, or,
 //! in wire-only mode, its wire view alone.
 
-use std::cmp::max_by_key;
-
 use bytes::Bytes;
 use http::header::HeaderMap;
 use http::{Request, Response, Version};
@@ -53,7 +51,6 @@ pub(crate) fn request_head(
         // HTTP/2 server do the same).
         return Err(at_field(ErrorKind::ConnectWithContent.into()));
     }
-    let verdict = framing::connection_verdict_of(version, &seen);
     let body = framing.body;
     let event = if base.wire_only {
         let head = base.wire_head(&bytes, true);
@@ -72,8 +69,8 @@ pub(crate) fn request_head(
         *head.version_mut() = version;
         Event::Head { head, body }
     };
+    base.start_body(framing, framing::connection_verdict_of(version, &seen));
     base.seen = seen;
-    base.start_body(framing, verdict);
     // What follows a CONNECT head is the tunnel's if a 2xx answers it;
     // otherwise the connection closes. Either way it is not HTTP.
     base.last = connect;
@@ -220,7 +217,7 @@ fn field_error(error: Error, head: &[u8], record: &Record) -> Error {
         TransferEncodingInHttp10 => first(te),
         InvalidTransferEncoding | UnsupportedTransferCoding => lines(te).next_back(),
         ContentLengthWithTransferEncoding => {
-            max_by_key(first(te), first(cl), |f| f.map(|f| f.start))
+            std::cmp::max_by_key(first(te), first(cl), |f| f.map(|f| f.start))
         }
         ConnectWithContent => first(te).or_else(|| first(cl)),
         _ => None,
