@@ -7,7 +7,7 @@ use std::fmt;
 
 use bytes::Bytes;
 
-use crate::grammar::{is_tchar, is_text};
+use crate::grammar::{is_tchar, is_text, run};
 
 /// The chunk extensions of one chunk: everything on its chunk-size line
 /// between the size and the line end, as it was received or is to be sent
@@ -95,10 +95,8 @@ impl<'a> IntoIterator for &'a ChunkExtensions {
     type IntoIter = ChunkExtensionIter<'a>;
 
     fn into_iter(self) -> ChunkExtensionIter<'a> {
-        ChunkExtensionIter {
-            text: &self.0,
-            at: 0,
-        }
+        let text = &self.0;
+        ChunkExtensionIter { text, at: 0 }
     }
 }
 
@@ -119,22 +117,21 @@ impl<'a> ChunkExtension<'a> {
     /// with its quoted-pairs (`\"`) resolved; `None` for a name alone.
     pub fn value(&self) -> Option<Cow<'a, [u8]>> {
         let raw = self.value?;
-        let Some(inner) = raw.strip_prefix(b"\"") else {
+        let Some(inner) = raw.strip_prefix(b"\"").and_then(|q| q.strip_suffix(b"\"")) else {
             return Some(Cow::Borrowed(raw));
         };
-        let inner = &inner[..inner.len() - 1];
         if !inner.contains(&b'\\') {
             return Some(Cow::Borrowed(inner));
         }
         let mut out = Vec::with_capacity(inner.len());
-        let mut escaped = false;
-        for &b in inner {
-            if b == b'\\' && !escaped {
-                escaped = true;
+        let mut bytes = inner.iter().copied();
+        while let Some(b) = bytes.next() {
+            // A quoted-pair stands for the byte after its backslash.
+            out.push(if b == b'\\' {
+                bytes.next().unwrap_or(b)
             } else {
-                out.push(b);
-                escaped = false;
-            }
+                b
+            });
         }
         Some(Cow::Owned(out))
     }
@@ -156,90 +153,65 @@ impl<'a> Iterator for ChunkExtensionIter<'a> {
     type Item = ChunkExtension<'a>;
 
     fn next(&mut self) -> Option<ChunkExtension<'a>> {
-        if self.at >= self.text.len() {
-            return None;
-        }
-        let (item, at) = parse_at(self.text, self.at).ok()?;
+        let (item, at) = parse_at(self.text, self.at)?;
         self.at = at;
         Some(item)
     }
 }
 
-/// `true` when `text` follows the chunk-ext grammar.
+/// `true` when `text` follows the chunk-ext grammar: its extensions, read
+/// one by one, reach its end.
 pub(crate) fn validate(text: &[u8]) -> bool {
-    let mut at = 0;
-    while at < text.len() {
-        match parse_at(text, at) {
-            Ok((_, next)) => at = next,
-            Err(()) => return false,
-        }
-    }
-    true
-}
-
-fn skip_bws(s: &[u8], mut i: usize) -> usize {
-    while i < s.len() && matches!(s[i], b' ' | b'\t') {
-        i += 1;
-    }
-    i
+    let mut iter = ChunkExtensionIter { text, at: 0 };
+    iter.by_ref().for_each(drop);
+    iter.at == text.len()
 }
 
 /// The extension starting at `i` of `s` (before its end), and where the
-/// next one starts; `Err` where the grammar is not followed.
-fn parse_at(s: &[u8], mut i: usize) -> Result<(ChunkExtension<'_>, usize), ()> {
-    i = skip_bws(s, i);
+/// next one starts; `None` at the end of `s` or where the grammar is not
+/// followed.
+fn parse_at(s: &[u8], i: usize) -> Option<(ChunkExtension<'_>, usize)> {
+    let bws = |i| run(s, i, s.len(), |b| b == b' ' || b == b'\t');
+    let token = |i| run(s, i, s.len(), is_tchar);
+    let i = bws(i);
     if s.get(i) != Some(&b';') {
-        return Err(());
+        return None;
     }
-    i = skip_bws(s, i + 1);
-    let name_start = i;
-    while i < s.len() && is_tchar(s[i]) {
-        i += 1;
-    }
-    if i == name_start {
-        return Err(());
-    }
-    // A token is ASCII.
-    let name = std::str::from_utf8(&s[name_start..i]).map_err(|_| ())?;
-    let after_name = i;
-    i = skip_bws(s, i);
+    let name_start = bws(i + 1);
+    let name_end = token(name_start);
+    // A token: one byte or more, all ASCII.
+    let name = std::str::from_utf8(&s[name_start..name_end]).ok();
+    let name = name.filter(|name| !name.is_empty())?;
+    let i = bws(name_end);
     if s.get(i) != Some(&b'=') {
         // Whitespace only counts as BWS when something follows it.
-        return Ok((ChunkExtension { name, value: None }, after_name));
+        return Some((ChunkExtension { name, value: None }, name_end));
     }
-    i = skip_bws(s, i + 1);
-    let value_start = i;
-    if s.get(i) == Some(&b'"') {
-        i = quoted_string_end(s, i + 1).ok_or(())?;
+    let value_start = bws(i + 1);
+    let value_end = if s.get(value_start) == Some(&b'"') {
+        quoted_string_end(s, value_start + 1)?
     } else {
-        while i < s.len() && is_tchar(s[i]) {
-            i += 1;
-        }
-        if i == value_start {
-            return Err(());
-        }
+        token(value_start)
+    };
+    if value_end == value_start {
+        return None;
     }
-    let value = Some(&s[value_start..i]);
-    Ok((ChunkExtension { name, value }, i))
+    let value = Some(&s[value_start..value_end]);
+    Some((ChunkExtension { name, value }, value_end))
 }
 
 /// The index after the closing quote of a quoted-string whose content starts
 /// at `i`, or `None` if it is not closed on this line or holds a control.
 fn quoted_string_end(s: &[u8], mut i: usize) -> Option<usize> {
-    while i < s.len() {
-        match s[i] {
+    loop {
+        match *s.get(i)? {
             b'"' => return Some(i + 1),
-            b'\\' => {
-                if !s.get(i + 1).is_some_and(|&b| is_text(b)) {
-                    return None;
-                }
-                i += 2;
-            }
-            b if is_text(b) => i += 1,
+            // A quoted-pair: a backslash, then any text byte.
+            b'\\' if s.get(i + 1).is_some_and(|&b| is_text(b)) => i += 2,
+            b if b != b'\\' && is_text(b) => i += 1,
             _ => return None,
         }
     }
-    None
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 //! else in the crate decides how long a message body is.
 //! `docs/framing.md` has the table, `docs/encoding.md` the sender's side.
 
-use http::header::{CONNECTION, HeaderMap, HeaderName, HeaderValue, TRANSFER_ENCODING};
+use http::header::{CONNECTION, HeaderMap, HeaderValue, TRANSFER_ENCODING};
 use http::{Method, StatusCode, Version};
 
 use crate::error::ErrorKind;
@@ -65,12 +65,10 @@ pub enum RequestKind {
 impl RequestKind {
     /// The kind of a request method.
     pub fn of(method: &Method) -> Self {
-        if method == Method::HEAD {
-            RequestKind::Head
-        } else if method == Method::CONNECT {
-            RequestKind::Connect
-        } else {
-            RequestKind::Other
+        match method.as_str() {
+            "HEAD" => RequestKind::Head,
+            "CONNECT" => RequestKind::Connect,
+            _ => RequestKind::Other,
         }
     }
 }
@@ -115,161 +113,89 @@ impl FieldValues for HeaderMap {
     }
 }
 
-/// The framing of a request (RFC 9112 section 6.3 items 3 to 7), from the
-/// framing fields gathered in `seen`;
-/// `fields` is consulted only for the codings of a `Transfer-Encoding`.
-pub(crate) fn request_framing_of(
+/// The framing of a message received (RFC 9112 section 6.3): of a
+/// request (items 3 to 7) when `response` is `None`, else of a response
+/// with this status to a request of this kind (items 1 to 5 and 8); from
+/// the framing fields gathered in `seen`, `fields` consulted only for the
+/// codings of a `Transfer-Encoding`.
+#[inline]
+pub(crate) fn framing_of(
+    response: Option<(RequestKind, StatusCode)>,
     version: Version,
     seen: &FramingFields,
     fields: &impl FieldValues,
 ) -> Result<Framing, ErrorKind> {
-    if seen.transfer_encoding {
-        if version == Version::HTTP_10 {
-            return Err(ErrorKind::TransferEncodingInHttp10);
-        }
-        if seen.content_length.is_some() {
-            return Err(ErrorKind::ContentLengthWithTransferEncoding);
-        }
-        return match transfer_codings(fields.transfer_encodings())? {
-            Codings::Chunked => Ok(Framing::of(BodyKind::Chunked)),
-            // "gzip, chunked": framed, but a coding this crate cannot remove.
-            Codings::ChunkedOverOthers => Err(ErrorKind::UnsupportedTransferCoding),
-            Codings::NotChunked => Err(ErrorKind::InvalidTransferEncoding),
-        };
-    }
-    match seen.content_length()? {
-        Some(n) => Ok(Framing::of(BodyKind::Length(n))),
-        None => Ok(Framing::of(BodyKind::Empty)),
-    }
-}
-
-/// The framing of a CONNECT request, from the framing its fields give
-/// ([`request_framing_of`]).
-///
-/// A CONNECT request has no content (RFC 9110 section 9.3.6): what follows
-/// its head is tunnel data once a 2xx answers it, so a body would let the
-/// bytes after it be read as another request. `Transfer-Encoding` and a
-/// `Content-Length` other than 0 are refused; `Content-Length: 0` declares
-/// no content and is accepted as no body (nginx, Go's net/http for bodiless
-/// methods and hyper's HTTP/2 server do the same).
-///
-/// # Errors
-///
-/// [`ErrorKind::ConnectWithContent`] for `Transfer-Encoding` or a
-/// `Content-Length` other than 0.
-pub(crate) fn connect_request_framing(framing: Framing) -> Result<Framing, ErrorKind> {
-    match framing.body {
-        BodyKind::Empty | BodyKind::Length(0) => Ok(framing),
-        _ => Err(ErrorKind::ConnectWithContent),
-    }
-}
-
-/// The framing of a response to a request of the given kind (RFC 9112
-/// section 6.3 items 1 to 5 and 8), from the framing fields gathered in
-/// `seen`; `fields` is consulted only for the codings of a
-/// `Transfer-Encoding`.
-pub(crate) fn response_framing_of(
-    request: RequestKind,
-    status: StatusCode,
-    version: Version,
-    seen: &FramingFields,
-    fields: &impl FieldValues,
-) -> Result<Framing, ErrorKind> {
-    if no_body(request, status).is_some() {
+    if response.is_some_and(|(request, status)| no_body(request, status).is_some()) {
         return Ok(Framing::of(BodyKind::Empty));
     }
-    if seen.transfer_encoding {
-        if version == Version::HTTP_10 {
-            return Err(ErrorKind::TransferEncodingInHttp10);
-        }
-        let conflict = seen.content_length.is_some();
-        return match transfer_codings(fields.transfer_encodings())? {
-            // Other codings stay in the body for the application to remove.
-            Codings::Chunked | Codings::ChunkedOverOthers => Ok(Framing {
-                body: BodyKind::Chunked,
-                close: conflict.then_some(CloseReason::FramingConflict),
-            }),
-            Codings::NotChunked => Ok(Framing {
-                body: BodyKind::CloseDelimited,
-                close: Some(CloseReason::CloseDelimited),
-            }),
-        };
+    if seen.transfer_encoding && version == Version::HTTP_10 {
+        return Err(ErrorKind::TransferEncodingInHttp10);
     }
-    match seen.content_length()? {
-        Some(n) => Ok(Framing::of(BodyKind::Length(n))),
-        None => Ok(Framing {
+    // In a response, `Transfer-Encoding` overrides `Content-Length` (its
+    // codings alone decide), and the connection closes after it; a request
+    // with both is refused.
+    let conflict = response.is_some() && seen.transfer_encoding && seen.content_length.is_some();
+    let declared = if conflict {
+        codings(true, fields)?
+    } else {
+        declared_framing(response.is_some(), seen, fields)?
+    };
+    Ok(match declared {
+        Declared::None if response.is_none() => Framing::of(BodyKind::Empty),
+        Declared::Length(n) => Framing::of(BodyKind::Length(n)),
+        // Other codings (responses only) stay in the body for the
+        // application to remove.
+        Declared::Chunked | Declared::CodedChunked => Framing {
+            body: BodyKind::Chunked,
+            close: conflict.then_some(CloseReason::FramingConflict),
+        },
+        Declared::None | Declared::Close => Framing {
             body: BodyKind::CloseDelimited,
             close: Some(CloseReason::CloseDelimited),
-        }),
-    }
+        },
+    })
 }
 
-/// Why a response has no body whatever its fields say (RFC 9112 section
-/// 6.3 items 1 and 2). The decoders frame such a response as
-/// [`BodyKind::Empty`]; the response encoder sends its head only, with the
-/// framing fields [`NoBody::sender_fields`] allows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum NoBody {
-    /// 1xx (RFC 9110 section 15.2).
-    Informational,
-    /// A 2xx answer to CONNECT: the connection becomes a tunnel (RFC 9110
-    /// section 9.3.6).
-    Tunnel,
-    /// 204 No Content.
-    NoContent,
-    /// 304 Not Modified: its fields describe the selected representation.
-    NotModified,
-    /// Any other response to HEAD: its fields describe the body a GET
-    /// would get.
-    Head,
-}
-
-/// The framing fields a sender writes on a response without a body.
+/// The framing fields a sender writes on a response without a body (RFC
+/// 9112 section 6.3 items 1 and 2), by why it has none.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum SenderFields {
-    /// Neither `Content-Length` nor `Transfer-Encoding` (RFC 9110 section
-    /// 8.6 and RFC 9112 section 6.1 forbid both on 1xx, 204 and 2xx to
-    /// CONNECT).
+    /// Neither `Content-Length` nor `Transfer-Encoding`: a 1xx, a 204, or
+    /// a 2xx answer to CONNECT, whose connection becomes a tunnel (RFC
+    /// 9110 sections 8.6, 9.3.6 and 15.2, RFC 9112 section 6.1 forbid
+    /// both).
     None,
-    /// `Content-Length` only: a 304 may carry the length of the selected
-    /// representation, and is never sent chunked.
+    /// `Content-Length` only: a 304 Not Modified, whose fields describe the
+    /// selected representation, may carry its length, and is never sent
+    /// chunked.
     LengthOnly,
-    /// The fields a GET would get, `Content-Length` or `Transfer-Encoding`.
+    /// The fields a GET would get, `Content-Length` or `Transfer-Encoding`:
+    /// any other response to HEAD.
     AsForGet,
 }
 
-impl NoBody {
-    /// The framing fields the sender of such a response keeps.
-    pub(crate) fn sender_fields(self) -> SenderFields {
-        match self {
-            NoBody::Informational | NoBody::Tunnel | NoBody::NoContent => SenderFields::None,
-            NoBody::NotModified => SenderFields::LengthOnly,
-            NoBody::Head => SenderFields::AsForGet,
-        }
-    }
-}
-
 /// Whether a response with `status` to a request of kind `request` has no
-/// body, and why: the one place both decoders and the response encoder take
-/// this rule from. A status that makes a response body-less wins over HEAD
-/// (a 204 to HEAD is framed as a 204).
-pub(crate) fn no_body(request: RequestKind, status: StatusCode) -> Option<NoBody> {
-    if status.is_informational() {
-        Some(NoBody::Informational)
-    } else if request == RequestKind::Connect && status.is_success() {
-        Some(NoBody::Tunnel)
-    } else if status == StatusCode::NO_CONTENT {
-        Some(NoBody::NoContent)
+/// body, and which framing fields its sender keeps then: the one place
+/// both decoders (which frame it as [`BodyKind::Empty`]) and the response
+/// encoder (which sends its head only) take this rule from. A status that
+/// makes a response body-less wins over HEAD (a 204 to HEAD is framed as a
+/// 204).
+pub(crate) fn no_body(request: RequestKind, status: StatusCode) -> Option<SenderFields> {
+    if status.is_informational()
+        || (request == RequestKind::Connect && status.is_success())
+        || status == StatusCode::NO_CONTENT
+    {
+        Some(SenderFields::None)
     } else if status == StatusCode::NOT_MODIFIED {
-        Some(NoBody::NotModified)
+        Some(SenderFields::LengthOnly)
     } else if request == RequestKind::Head {
-        Some(NoBody::Head)
+        Some(SenderFields::AsForGet)
     } else {
         None
     }
 }
 
-/// The framing a sender's own `Content-Length` and `Transfer-Encoding`
+/// The framing a message's own `Content-Length` and `Transfer-Encoding`
 /// fields ask for, checked by the rules the decoders apply to what they
 /// receive, plus the sender's own (RFC 9112 section 6.2: never both).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -288,38 +214,61 @@ pub(crate) enum Declared {
     Close,
 }
 
-/// Reads and checks the framing fields of a message about to be sent.
+/// Reads and checks the framing fields of a message, to be sent or
+/// received ([`framing_of`] is this and the version's rule).
 /// `response` selects the rules for responses, which may carry transfer
-/// codings besides `chunked`.
+/// codings besides `chunked`; `fields` is consulted only for the codings
+/// of a `Transfer-Encoding` ([`codings`]).
 ///
 /// # Errors
 ///
-/// What the decoders would refuse in a message received (a `Content-Length`
-/// that is not one field line of 1*DIGIT, an invalid coding list, and for
-/// requests any coding but one `chunked`), and both fields together.
-/// Whether the version allows `Transfer-Encoding` is the caller's check.
+/// A `Content-Length` that is not one field line of 1*DIGIT, an invalid
+/// coding list, and both fields together. Whether the version allows
+/// `Transfer-Encoding` is the caller's check.
 #[inline]
 pub(crate) fn declared_framing(
     response: bool,
     seen: &FramingFields,
-    headers: &HeaderMap,
+    fields: &impl FieldValues,
 ) -> Result<Declared, ErrorKind> {
-    if seen.transfer_encoding {
-        if seen.content_length.is_some() {
-            return Err(ErrorKind::ContentLengthWithTransferEncoding);
-        }
-        return match transfer_codings(headers.transfer_encodings())? {
-            Codings::Chunked => Ok(Declared::Chunked),
-            Codings::ChunkedOverOthers if response => Ok(Declared::CodedChunked),
-            Codings::NotChunked if response => Ok(Declared::Close),
-            Codings::ChunkedOverOthers => Err(ErrorKind::UnsupportedTransferCoding),
-            Codings::NotChunked => Err(ErrorKind::InvalidTransferEncoding),
-        };
+    if !seen.transfer_encoding {
+        return Ok(match seen.content_length()? {
+            Some(n) => Declared::Length(n),
+            None => Declared::None,
+        });
     }
-    Ok(match seen.content_length()? {
-        Some(n) => Declared::Length(n),
-        None => Declared::None,
-    })
+    if seen.content_length.is_some() {
+        return Err(ErrorKind::ContentLengthWithTransferEncoding);
+    }
+    codings(response, fields)
+}
+
+/// Reads the transfer-coding list across all `Transfer-Encoding` lines.
+/// `chunked` twice, an empty list or a coding that is not a token is an
+/// error whatever the role; for requests, so is any coding but one
+/// `chunked`.
+pub(crate) fn codings(response: bool, fields: &impl FieldValues) -> Result<Declared, ErrorKind> {
+    let (mut chunked, mut last_chunked, mut others) = (false, false, false);
+    for coding in fields.transfer_encodings().flat_map(list_elements) {
+        last_chunked = coding.eq_ignore_ascii_case(b"chunked");
+        // A coding is a token, optionally with parameters; chunked is
+        // applied at most once (RFC 9112 section 7).
+        let name = coding.split(|&b| b == b';').next().unwrap_or(coding);
+        if (last_chunked && chunked) || !is_token(trim_ows(name)) {
+            return Err(ErrorKind::InvalidTransferEncoding);
+        }
+        chunked |= last_chunked;
+        others |= !last_chunked;
+    }
+    match (last_chunked, others) {
+        (true, false) => Ok(Declared::Chunked),
+        (true, true) if response => Ok(Declared::CodedChunked),
+        (false, true) if response => Ok(Declared::Close),
+        // "gzip, chunked": framed, but a coding this crate cannot remove.
+        (true, true) => Err(ErrorKind::UnsupportedTransferCoding),
+        // Not chunked last, or an empty list naming no coding at all.
+        (false, _) => Err(ErrorKind::InvalidTransferEncoding),
+    }
 }
 
 /// What the framing and the keep-alive verdict depend on, gathered in one
@@ -349,7 +298,8 @@ impl FramingFields {
     pub(crate) fn of(headers: &HeaderMap) -> FramingFields {
         let mut seen = FramingFields::default();
         for (name, value) in headers {
-            seen.note(FieldRole::of(name), value.as_bytes());
+            let role = FieldRole::of_name(name.as_str().as_bytes());
+            seen.note(role, value.as_bytes());
         }
         seen
     }
@@ -360,7 +310,13 @@ impl FramingFields {
         match role {
             FieldRole::Other => {}
             FieldRole::Host => self.hosts += 1,
-            FieldRole::ContentLength => self.content_length_line(value),
+            FieldRole::ContentLength => {
+                self.content_length = Some(match self.content_length {
+                    None => parse_decimal(trim_ows(value)),
+                    // Strict: one field line only, even with equal values.
+                    Some(_) => None,
+                });
+            }
             FieldRole::TransferEncoding => self.transfer_encoding = true,
             FieldRole::Connection => self.connection_line(value),
         }
@@ -371,8 +327,7 @@ impl FramingFields {
     #[inline(never)]
     fn connection_line(&mut self, value: &[u8]) {
         self.connection = true;
-        for token in value.split(|&b| b == b',') {
-            let token = trim_ows(token);
+        for token in list_elements(value) {
             if token.eq_ignore_ascii_case(b"close") {
                 self.connection_close = true;
             } else if token.eq_ignore_ascii_case(b"keep-alive") {
@@ -381,54 +336,31 @@ impl FramingFields {
         }
     }
 
-    /// Notes a `Content-Length` field line with this value.
-    #[inline]
-    fn content_length_line(&mut self, value: &[u8]) {
-        self.content_length = Some(match self.content_length {
-            None => parse_decimal(trim_ows(value)),
-            // Strict: one field line only, even with equal values.
-            Some(_) => None,
-        });
-    }
-
     /// The body length `Content-Length` gives, if any.
     ///
     /// Strict: exactly one field line whose value is 1*DIGIT without sign,
     /// and no overflow. A repeated field or a list, even of equal values, is
     /// refused (RFC 9110 section 8.6 lets a recipient reject them).
+    #[inline]
     fn content_length(&self) -> Result<Option<u64>, ErrorKind> {
-        match self.content_length {
-            None => Ok(None),
-            Some(Some(n)) => Ok(Some(n)),
-            Some(None) => Err(ErrorKind::InvalidContentLength),
-        }
+        let valid = |n: Option<u64>| n.ok_or(ErrorKind::InvalidContentLength);
+        self.content_length.map(valid).transpose()
     }
 }
 
 /// The keep-alive verdict a message's version and `Connection` field give
-/// (RFC 9112 section 9.3), before its framing is considered.
-pub(crate) fn connection_verdict(version: Version, headers: &HeaderMap) -> KeepAlive {
-    connection_verdict_of(version, &FramingFields::of(headers))
-}
-
-/// [`connection_verdict`] from the fields gathered in `seen`.
+/// (RFC 9112 section 9.3), before its framing is considered: from the
+/// fields gathered in `seen` (by the head reader, or by
+/// [`FramingFields::of`] from a map).
 pub(crate) fn connection_verdict_of(version: Version, seen: &FramingFields) -> KeepAlive {
     if seen.connection_close {
         KeepAlive::Close(CloseReason::PeerClose)
-    } else if seen.connection_keep_alive {
+    } else if seen.connection_keep_alive || version != Version::HTTP_10 {
+        // Without either token, HTTP/1.1 connections persist, HTTP/1.0
+        // ones close.
         KeepAlive::Reusable
     } else {
-        version_verdict(version)
-    }
-}
-
-/// The verdict of a message without a `Connection` field: HTTP/1.1
-/// connections persist, HTTP/1.0 ones close.
-fn version_verdict(version: Version) -> KeepAlive {
-    if version == Version::HTTP_10 {
         KeepAlive::Close(CloseReason::Http10)
-    } else {
-        KeepAlive::Reusable
     }
 }
 
@@ -471,56 +403,6 @@ impl FieldRole {
             _ => FieldRole::Other,
         }
     }
-
-    #[inline]
-    pub(crate) fn of(name: &HeaderName) -> FieldRole {
-        FieldRole::of_name(name.as_str().as_bytes())
-    }
-}
-
-enum Codings {
-    /// Exactly `chunked`.
-    Chunked,
-    /// Other codings, then `chunked` last.
-    ChunkedOverOthers,
-    /// The final coding is not `chunked`.
-    NotChunked,
-}
-
-/// Reads the transfer-coding list across all `Transfer-Encoding` lines.
-/// `chunked` twice, an empty list or a coding that is not a token is an
-/// error whatever the role.
-fn transfer_codings<'a>(values: impl Iterator<Item = &'a [u8]>) -> Result<Codings, ErrorKind> {
-    let mut chunked_seen = false;
-    let mut last_chunked = false;
-    let mut others = false;
-    for value in values {
-        for coding in list_elements(value) {
-            if coding.eq_ignore_ascii_case(b"chunked") {
-                if chunked_seen {
-                    // RFC 9112 section 7: chunked is applied at most once.
-                    return Err(ErrorKind::InvalidTransferEncoding);
-                }
-                chunked_seen = true;
-                last_chunked = true;
-            } else {
-                // A coding is a token, optionally with parameters.
-                let name = coding.split(|&b| b == b';').next().unwrap_or(coding);
-                if !is_token(trim_ows(name)) {
-                    return Err(ErrorKind::InvalidTransferEncoding);
-                }
-                others = true;
-                last_chunked = false;
-            }
-        }
-    }
-    Ok(match (last_chunked, others) {
-        (true, false) => Codings::Chunked,
-        (true, true) => Codings::ChunkedOverOthers,
-        (false, true) => Codings::NotChunked,
-        // An empty list names no coding at all.
-        (false, false) => return Err(ErrorKind::InvalidTransferEncoding),
-    })
 }
 
 #[cfg(test)]

@@ -3,8 +3,7 @@
 #![cfg(test)]
 
 use crate::framing::{
-    Framing, FramingFields, ResponseClass, connection_verdict, request_framing_of, response_class,
-    response_framing_of,
+    Framing, FramingFields, ResponseClass, connection_verdict_of, framing_of, response_class,
 };
 use crate::{
     CloseReason, ErrorKind, KeepAlive,
@@ -15,7 +14,7 @@ use http::{StatusCode, Version};
 
 /// The framing of a request with these fields.
 fn request_framing(version: Version, headers: &HeaderMap) -> Result<Framing, ErrorKind> {
-    request_framing_of(version, &FramingFields::of(headers), headers)
+    framing_of(None, version, &FramingFields::of(headers), headers)
 }
 
 /// The framing of a response with these fields.
@@ -25,9 +24,8 @@ fn response_framing(
     version: Version,
     headers: &HeaderMap,
 ) -> Result<Framing, ErrorKind> {
-    response_framing_of(
-        request,
-        status,
+    framing_of(
+        Some((request, status)),
         version,
         &FramingFields::of(headers),
         headers,
@@ -489,7 +487,7 @@ fn request_kind_of_method() {
 // ------------------------------------------------------ connection verdict
 
 fn verdict(version: Version, pairs: &[(&str, &str)]) -> KeepAlive {
-    connection_verdict(version, &fields(pairs))
+    connection_verdict_of(version, &FramingFields::of(&fields(pairs)))
 }
 
 #[test]

@@ -119,13 +119,6 @@ pub(crate) static HEX: [u8; 256] = {
     t
 };
 
-/// The value of the HEXDIG `b`.
-#[inline]
-pub(crate) fn hex_digit(b: u8) -> Option<u64> {
-    let d = HEX[usize::from(b)];
-    (d < 16).then_some(u64::from(d))
-}
-
 /// Formats `n` in decimal into `buf` and returns the digits.
 pub(crate) fn write_decimal(buf: &mut [u8; 20], mut n: u64) -> &[u8] {
     let mut i = buf.len();
@@ -297,7 +290,8 @@ mod tests {
         }
         for b in 0..=255u8 {
             let expected = (b as char).to_digit(16).map(u64::from);
-            assert_eq!(hex_digit(b), expected, "byte {b:#x}");
+            let d = HEX[usize::from(b)];
+            assert_eq!((d < 16).then_some(u64::from(d)), expected, "byte {b:#x}");
         }
     }
 

@@ -5,7 +5,7 @@ use http::header::HeaderMap;
 use memchr::memchr;
 
 use crate::error::{Error, ErrorKind};
-use crate::grammar::{HEX, hex_digit};
+use crate::grammar::HEX;
 use crate::head::names::NameCache;
 use crate::head::reader::Reader;
 use crate::leniency::{Rules, Switch};
@@ -59,28 +59,18 @@ impl BodyDecoder {
         eof: bool,
     ) -> Result<BodyEvent, ErrorKind> {
         let event = match self {
-            BodyDecoder::Length(0) => BodyEvent::Done,
-            BodyDecoder::Length(remaining) => {
-                if buf.is_empty() {
-                    BodyEvent::NeedMore
-                } else {
-                    let n = usize::try_from(*remaining)
-                        .unwrap_or(usize::MAX)
-                        .min(buf.len());
-                    *remaining -= n as u64;
-                    BodyEvent::Data(buf.split_to(n).freeze())
-                }
-            }
             BodyDecoder::Chunked(chunked) => chunked.decode(buf, limits, names)?,
-            BodyDecoder::UntilClose => {
-                if !buf.is_empty() {
-                    BodyEvent::Data(buf.split().freeze())
-                } else if eof {
-                    BodyEvent::Done
-                } else {
-                    BodyEvent::NeedMore
-                }
+            BodyDecoder::Length(0) => BodyEvent::Done,
+            BodyDecoder::UntilClose if eof && buf.is_empty() => BodyEvent::Done,
+            _ if buf.is_empty() => BodyEvent::NeedMore,
+            BodyDecoder::Length(remaining) => {
+                let n = usize::try_from(*remaining)
+                    .unwrap_or(usize::MAX)
+                    .min(buf.len());
+                *remaining -= n as u64;
+                BodyEvent::Data(buf.split_to(n).freeze())
             }
+            BodyDecoder::UntilClose => BodyEvent::Data(buf.split().freeze()),
         };
         if eof && matches!(event, BodyEvent::NeedMore) {
             return Err(ErrorKind::UnexpectedEof);
@@ -88,31 +78,14 @@ impl BodyDecoder {
         Ok(event)
     }
 
-    /// The leniency switch that would have accepted what the last error
-    /// refused, if one would.
-    pub(crate) fn hint(&self) -> Option<Switch> {
-        match self {
-            BodyDecoder::Chunked(c) => c.hint,
-            _ => None,
-        }
-    }
-
-    /// Bytes left of a Content-Length body.
-    pub(crate) fn remaining_len(&self) -> Option<u64> {
-        match self {
-            BodyDecoder::Length(n) => Some(*n),
-            _ => None,
-        }
-    }
-
     /// `true` once every body byte has been handed out (what remains of a
     /// chunked body, if anything, is framing).
     pub(crate) fn data_complete(&self) -> bool {
         match self {
             BodyDecoder::Length(n) => *n == 0,
-            BodyDecoder::Chunked(c) => {
-                matches!(c.state, ChunkState::Done) && !matches!(c.pending, Some(Err(_)))
-            }
+            // A trailer section or an error found ahead does not end the
+            // state machine.
+            BodyDecoder::Chunked(c) => c.state == ChunkState::Done,
             BodyDecoder::UntilClose => false,
         }
     }
@@ -120,10 +93,8 @@ impl BodyDecoder {
     /// `true` when the body is complete and nothing is left to return:
     /// the `End` of the message is next.
     pub(crate) fn finished(&self) -> bool {
-        match self {
-            BodyDecoder::Chunked(c) => self.data_complete() && !c.has_pending(),
-            _ => self.data_complete(),
-        }
+        let pending = |c: &Chunked| c.pending.is_some() || c.pending_extensions.is_some();
+        self.data_complete() && !matches!(self, BodyDecoder::Chunked(c) if pending(c))
     }
 }
 
@@ -161,7 +132,7 @@ pub(crate) struct Chunked {
     rules: Rules,
     /// The switch that would have accepted what an error refused: errors
     /// stay plain `ErrorKind`s on the hot path.
-    hint: Option<Switch>,
+    pub(super) hint: Option<Switch>,
     /// What the framing has cost so far, against the limits.
     overhead: Overhead,
 }
@@ -200,15 +171,13 @@ impl Chunked {
             return pending.map(BodyEvent::Trailers);
         }
         let (scan, stop) = self.scan(buf, limits);
-        if let Ok(Stop::Input) = stop {
+        if let Ok(None) = stop
+            && self.state != ChunkState::Trailers
+        {
             // The usual way out: data (or nothing) and nothing found after.
             if scan.end == scan.start {
                 buf.advance(scan.pos);
-                return Ok(if self.state == ChunkState::Done {
-                    BodyEvent::Done
-                } else {
-                    BodyEvent::NeedMore
-                });
+                return Ok(self.idle());
             }
             // One split for the data and all the framing scanned: the
             // framing around the data stays in the same allocation, out of
@@ -232,33 +201,25 @@ impl Chunked {
         limits: &Limits,
         names: &mut NameCache,
         scan: Scan,
-        stop: Result<Stop, ErrorKind>,
+        stop: Result<Option<(usize, usize)>, ErrorKind>,
     ) -> Result<BodyEvent, ErrorKind> {
-        let mut extensions = None;
-        let data = if scan.end == scan.start && !matches!(stop, Ok(Stop::Extensions { .. })) {
-            buf.advance(scan.pos);
-            None
-        } else {
-            let mut scanned = buf.split_to(scan.pos).freeze();
-            if let Ok(Stop::Extensions { from, to }) = stop {
+        let (mut data, mut extensions) = (None, None);
+        if scan.end > scan.start || matches!(stop, Ok(Some(_))) {
+            let scanned = buf.split_to(scan.pos).freeze();
+            if let Ok(Some((from, to))) = stop {
                 extensions = Some(scanned.slice(from..to));
             }
-            (scan.end > scan.start).then(|| {
-                scanned.truncate(scan.end);
-                scanned.advance(scan.start);
-                scanned
-            })
-        };
+            data = (scan.end > scan.start).then(|| scanned.slice(scan.start..scan.end));
+        } else {
+            buf.advance(scan.pos);
+        }
         // What the scan found after the data comes after it: so the body
         // is known to be complete together with its last data when the
         // last-chunk and the trailer section are already buffered.
         let next = match stop {
-            Ok(Stop::Trailers) => Some(self.trailer_step(buf, limits, names)),
-            Ok(Stop::Extensions { .. }) if self.state == ChunkState::Trailers => {
-                Some(self.trailer_step(buf, limits, names))
-            }
-            Ok(_) => None,
-            Err(kind) => Some(Err(kind)),
+            Err(kind) => Err(kind),
+            Ok(_) if self.state == ChunkState::Trailers => self.trailer_step(buf, limits, names),
+            Ok(_) => Ok(None),
         };
         let event = match (data, extensions) {
             (Some(data), extensions) => {
@@ -266,35 +227,34 @@ impl Chunked {
                 BodyEvent::Data(data)
             }
             (None, Some(extensions)) => BodyEvent::Extensions(extensions),
-            (None, None) => {
-                return match next {
-                    Some(event) => event,
-                    None if self.state == ChunkState::Done => Ok(BodyEvent::Done),
-                    None => Ok(BodyEvent::NeedMore),
-                };
-            }
+            (None, None) => return Ok(next?.map_or_else(|| self.idle(), BodyEvent::Trailers)),
         };
-        self.pending = match next {
-            Some(Ok(BodyEvent::Trailers(trailers))) => Some(Ok(trailers)),
-            Some(Err(kind)) => Some(Err(kind)),
-            _ => None,
-        };
+        self.pending = next.transpose();
         Ok(event)
     }
 
-    /// `true` when extensions, trailers or an error found ahead are still
-    /// to be returned.
-    pub(crate) fn has_pending(&self) -> bool {
-        self.pending.is_some() || self.pending_extensions.is_some()
+    /// What a scan that found nothing to hand out leaves: the body's end,
+    /// or a need for more input.
+    fn idle(&self) -> BodyEvent {
+        if self.state == ChunkState::Done {
+            BodyEvent::Done
+        } else {
+            BodyEvent::NeedMore
+        }
     }
 
     /// Runs the chunked state machine over `buf` from its start until the
     /// buffer ends, the trailer section starts, or the data of a chunk
     /// would have to be moved and is too long for it; the [`Scan`] says
-    /// where the data passed over lies. Data of chunks shorter than
+    /// where the data passed over lies, and the stop where the extensions
+    /// of a chunk-size line to hand out are. Data of chunks shorter than
     /// [`GATHER_BELOW`] is moved back over the framing before it, so that
     /// the data of many small chunks leaves as one `Data`.
-    fn scan(&mut self, buf: &mut BytesMut, limits: &Limits) -> (Scan, Result<Stop, ErrorKind>) {
+    fn scan(
+        &mut self,
+        buf: &mut BytesMut,
+        limits: &Limits,
+    ) -> (Scan, Result<Option<(usize, usize)>, ErrorKind>) {
         // The state and the offsets live in registers through the loop.
         let mut state = self.state;
         let mut s = Scan::default();
@@ -303,7 +263,7 @@ impl Chunked {
                 ChunkState::Data(remaining) => {
                     let avail = buf.len() - s.pos;
                     if avail == 0 {
-                        break Ok(Stop::Input);
+                        break Ok(None);
                     }
                     let n = usize::try_from(remaining).unwrap_or(usize::MAX).min(avail);
                     if s.end == s.start {
@@ -311,7 +271,7 @@ impl Chunked {
                         s.end = s.pos;
                     } else if s.end != s.pos {
                         if n >= GATHER_BELOW {
-                            break Ok(Stop::Input);
+                            break Ok(None);
                         }
                         buf.copy_within(s.pos..s.pos + n, s.end);
                     }
@@ -320,64 +280,56 @@ impl Chunked {
                     let left = remaining - n as u64;
                     if left > 0 {
                         state = ChunkState::Data(left);
-                        break Ok(Stop::Input);
+                        break Ok(None);
                     }
                     state = ChunkState::DataEnd;
-                    if self.overhead.excess == 0 {
-                        match gather_small_chunks(buf, &mut s, limits.max_chunk_line_bytes) {
-                            After::Framing => {}
-                            After::Size(0) => {
-                                self.reset_trailers();
-                                state = ChunkState::Trailers;
-                            }
-                            After::Size(size) => state = ChunkState::Data(size),
-                        }
+                    if self.overhead.excess == 0
+                        && let Some(size) =
+                            gather_small_chunks(buf, &mut s, limits.max_chunk_line_bytes)
+                    {
+                        state = match size {
+                            0 => ChunkState::Trailers,
+                            size => ChunkState::Data(size),
+                        };
                     }
                 }
-                ChunkState::DataEnd => match buf.get(s.pos..s.pos + 2) {
-                    Some(b"\r\n") => {
+                ChunkState::DataEnd => match &buf[s.pos..] {
+                    [b'\r', b'\n', ..] => {
                         s.pos += 2;
                         state = ChunkState::Size(0);
                     }
-                    _ => match &buf[s.pos..] {
-                        [] | b"\r" => break Ok(Stop::Input),
-                        [b'\n', ..] if self.rules.bare_lf => {
-                            s.pos += 1;
-                            state = ChunkState::Size(0);
-                        }
-                        other => break Err(self.data_end_refused(other[0])),
-                    },
-                },
-                ChunkState::Size(searched) => match self.size_line(&buf[s.pos..], searched, limits)
-                {
-                    Ok(Line::Complete {
-                        size,
-                        len,
-                        extensions,
-                    }) => {
-                        let at = s.pos;
-                        s.pos += len;
-                        if size == 0 {
-                            self.reset_trailers();
-                            state = ChunkState::Trailers;
-                        } else {
-                            state = ChunkState::Data(size);
-                        }
-                        if self.report_extensions && extensions.0 < extensions.1 {
-                            break Ok(Stop::Extensions {
-                                from: at + extensions.0,
-                                to: at + extensions.1,
-                            });
-                        }
+                    [b'\n', ..] if self.rules.bare_lf => {
+                        s.pos += 1;
+                        state = ChunkState::Size(0);
                     }
-                    Ok(Line::Partial { searched }) => {
-                        state = ChunkState::Size(searched);
-                        break Ok(Stop::Input);
-                    }
-                    Err(kind) => break Err(kind),
+                    [] | b"\r" => break Ok(None),
+                    other => break Err(self.data_end_refused(other[0])),
                 },
-                ChunkState::Trailers => break Ok(Stop::Trailers),
-                ChunkState::Done => break Ok(Stop::Input),
+                ChunkState::Size(mut searched) => {
+                    match self.size_line(&buf[s.pos..], &mut searched, limits) {
+                        Ok(Some(Line {
+                            size,
+                            len,
+                            extensions,
+                        })) => {
+                            let at = s.pos;
+                            s.pos += len;
+                            state = match size {
+                                0 => ChunkState::Trailers,
+                                size => ChunkState::Data(size),
+                            };
+                            if self.report_extensions && extensions.0 < extensions.1 {
+                                break Ok(Some((at + extensions.0, at + extensions.1)));
+                            }
+                        }
+                        Ok(None) => {
+                            state = ChunkState::Size(searched);
+                            break Ok(None);
+                        }
+                        Err(kind) => break Err(kind),
+                    }
+                }
+                ChunkState::Trailers | ChunkState::Done => break Ok(None),
             }
         };
         self.state = state;
@@ -386,33 +338,26 @@ impl Chunked {
 
     /// Reads the chunk-size line at the start of `line`, of which
     /// `searched` bytes were searched for its end before, and counts it
-    /// against the limits.
+    /// against the limits; `None` (and `searched` moved on) while its end
+    /// is not there yet.
     #[inline]
     fn size_line(
         &mut self,
         line: &[u8],
-        searched: usize,
+        searched: &mut usize,
         limits: &Limits,
-    ) -> Result<Line, ErrorKind> {
-        // The usual line: up to 15 hex digits (no overflow possible) and
-        // CRLF, nothing else.
-        let (size, i) = hex_digits(&line[..line.len().min(15)]);
-        if i > 0
-            && line.len() >= i + 2
-            && line[i] == b'\r'
-            && line[i + 1] == b'\n'
-            && i + 2 <= limits.max_chunk_line_bytes
+    ) -> Result<Option<Line>, ErrorKind> {
+        // The usual line, with nothing counted against the limits yet: at
+        // most 12 digits, CRLF and the CRLF after the data are within any
+        // chunk's allowance, nothing to count.
+        if let Some((size, len)) = usual_line(line, limits.max_chunk_line_bytes)
+            && self.overhead.excess == 0
         {
-            // At most 12 digits, CRLF and the CRLF after the data: within
-            // any chunk's allowance, nothing to count.
-            if self.overhead.excess > 0 || i > 12 {
-                self.overhead.charge(i + 2, 0, size, limits)?;
-            }
-            return Ok(Line::Complete {
+            return Ok(Some(Line {
                 size,
-                len: i + 2,
-                extensions: (i, i),
-            });
+                len,
+                extensions: (len, len),
+            }));
         }
         self.size_line_in_full(line, searched, limits)
     }
@@ -423,17 +368,18 @@ impl Chunked {
     fn size_line_in_full(
         &mut self,
         line: &[u8],
-        searched: usize,
+        searched: &mut usize,
         limits: &Limits,
-    ) -> Result<Line, ErrorKind> {
+    ) -> Result<Option<Line>, ErrorKind> {
         let window = line.len().min(limits.max_chunk_line_bytes);
-        let Some(i) = memchr(b'\n', &line[searched..window]) else {
+        let Some(i) = memchr(b'\n', &line[*searched..window]) else {
             if window == limits.max_chunk_line_bytes && line.len() >= window {
                 return Err(ErrorKind::ChunkLineTooLong);
             }
-            return Ok(Line::Partial { searched: window });
+            *searched = window;
+            return Ok(None);
         };
-        let lf = searched + i;
+        let lf = *searched + i;
         let end = if lf > 0 && line[lf - 1] == b'\r' {
             lf - 1
         } else {
@@ -441,11 +387,39 @@ impl Chunked {
         };
         let (size, digits) = chunk_size_line(&line[..end])?;
         self.overhead.charge(lf + 1, end - digits, size, limits)?;
-        Ok(Line::Complete {
+        Ok(Some(Line {
             size,
             len: lf + 1,
             extensions: (digits, end),
-        })
+        }))
+    }
+
+    /// Keeps the switch an error names; returns its kind.
+    #[cold]
+    fn refused(&mut self, error: Error) -> ErrorKind {
+        self.hint = error.switch();
+        error.kind()
+    }
+
+    /// Chunk data followed by `first` and what comes after it instead of
+    /// CRLF (or, with `bare_lf`, LF).
+    #[cold]
+    fn data_end_refused(&mut self, first: u8) -> ErrorKind {
+        if first == b'\n' {
+            self.hint = self.rules.hint(Switch::BareLf);
+        }
+        ErrorKind::MissingChunkCrlf
+    }
+
+    /// A chunk-size line ended by LF alone, at `lf`: where its content
+    /// ends with `bare_lf`, else refused.
+    #[cold]
+    fn bare_lf(&mut self, lf: usize) -> Result<usize, ErrorKind> {
+        if self.rules.bare_lf {
+            return Ok(lf);
+        }
+        self.hint = self.rules.hint(Switch::BareLf);
+        Err(ErrorKind::BareLineFeed)
     }
 }
 
@@ -460,8 +434,9 @@ const GATHER_BELOW: usize = 1024;
 /// 1 to 12 hex digits, CRLF, and all its data, fewer than
 /// [`GATHER_BELOW`] bytes), moves its data to `s.end` and goes on. The
 /// framing of the usual form before any other chunk (or the last-chunk)
-/// is read too, and its size returned; anything else (an extension, a
-/// bare LF, a line not all there) is left to the state machine. Such
+/// is read too, and its size returned (none of its data read); anything
+/// else (an extension, a bare LF, a line not all there) is left to the
+/// state machine, `None` stopping before the framing. Such
 /// framing is at most 16 bytes, within any chunk's allowance, so with
 /// nothing counted against the limits yet there is nothing to count.
 ///
@@ -471,37 +446,24 @@ const GATHER_BELOW: usize = 1024;
 /// size line, and [`gather_repeats`] reads the rest of the run by
 /// comparing each framing with it.
 #[inline]
-fn gather_small_chunks(buf: &mut [u8], s: &mut Scan, max_line: usize) -> After {
+fn gather_small_chunks(buf: &mut [u8], s: &mut Scan, max_line: usize) -> Option<u64> {
     // The size of the chunk gathered before (none is 0).
     let mut last = 0;
     loop {
         let rest = &buf[s.pos..];
-        if rest.len() < 5 || rest[0] != b'\r' || rest[1] != b'\n' {
-            return After::Framing;
-        }
-        let (size, i) = hex_digits(&rest[2..rest.len().min(14)]);
+        let line = rest.strip_prefix(b"\r\n");
+        let (size, len) = line.and_then(|line| usual_line(line, max_line))?;
         // At most 12 digits: the size fits.
         let size = size as usize;
-        let start = i + 4;
-        if i == 0
-            || rest.len() < start
-            || rest[i + 2] != b'\r'
-            || rest[i + 3] != b'\n'
-            || i + 2 > max_line
-        {
-            return After::Framing;
-        }
+        let start = len + 2;
         if size == 0 || size >= GATHER_BELOW || rest.len() - start < size {
             s.pos += start;
-            return After::Size(size as u64);
+            return Some(size as u64);
         }
         // A second chunk of the size before: perhaps a run. Its framing is
         // taken before the data moves over it.
-        let framing = if size == last && start <= 8 {
-            word_at(rest)
-        } else {
-            None
-        };
+        let run = size == last && start <= 8;
+        let framing = run.then(|| word_at(rest)).flatten();
         let from = s.pos + start;
         buf.copy_within(from..from + size, s.end);
         s.end += size;
@@ -552,15 +514,6 @@ fn word_at(bytes: &[u8]) -> Option<u64> {
     Some(u64::from_le_bytes(first))
 }
 
-/// Where [`gather_small_chunks`] stopped.
-#[derive(Debug)]
-enum After {
-    /// Before the framing after a chunk's data.
-    Framing,
-    /// Past the framing of a chunk of this size, none of its data read.
-    Size(u64),
-}
-
 /// Where a scan of the buffer is: the data it passed over lies in
 /// `start..end` (contiguous, moved there if need be), and everything
 /// before `pos` has been read.
@@ -571,61 +524,13 @@ struct Scan {
     pos: usize,
 }
 
-/// A chunk-size line read, or the part of one there is so far.
+/// A chunk-size line read: the chunk size, the line's length with its
+/// end, and where its extensions are in it (empty when it has none).
 #[derive(Debug)]
-enum Line {
-    /// A whole line: the chunk size, the line's length with its end, and
-    /// where its extensions are in it (empty when it has none).
-    Complete {
-        size: u64,
-        len: usize,
-        extensions: (usize, usize),
-    },
-    /// No line end yet in the first `searched` bytes.
-    Partial { searched: usize },
-}
-
-/// Why a scan stopped.
-#[derive(Debug)]
-enum Stop {
-    /// The buffer is used up, or the next chunk's data is not to be moved
-    /// (or the body is complete).
-    Input,
-    /// The trailer section starts at `pos`.
-    Trailers,
-    /// A chunk-size line with extensions, at `from..to`, was read (only
-    /// when they are handed out).
-    Extensions { from: usize, to: usize },
-}
-
-impl Chunked {
-    /// Keeps the switch an error names; returns its kind.
-    #[cold]
-    fn refused(&mut self, error: Error) -> ErrorKind {
-        self.hint = error.switch();
-        error.kind()
-    }
-
-    /// Chunk data followed by `first` and what comes after it instead of
-    /// CRLF (or, with `bare_lf`, LF).
-    #[cold]
-    fn data_end_refused(&mut self, first: u8) -> ErrorKind {
-        if first == b'\n' {
-            self.hint = self.rules.hint(Switch::BareLf);
-        }
-        ErrorKind::MissingChunkCrlf
-    }
-
-    /// A chunk-size line ended by LF alone, at `lf`: where its content
-    /// ends with `bare_lf`, else refused.
-    #[cold]
-    fn bare_lf(&mut self, lf: usize) -> Result<usize, ErrorKind> {
-        if self.rules.bare_lf {
-            return Ok(lf);
-        }
-        self.hint = self.rules.hint(Switch::BareLf);
-        Err(ErrorKind::BareLineFeed)
-    }
+struct Line {
+    size: u64,
+    len: usize,
+    extensions: (usize, usize),
 }
 
 /// Framing bytes each chunk may carry at no cost, besides
@@ -660,11 +565,9 @@ impl Overhead {
         size: u64,
         limits: &Limits,
     ) -> Result<(), ErrorKind> {
-        if extensions > 0 {
-            self.extensions = self.extensions.saturating_add(extensions as u64);
-            if self.extensions > limits.max_chunk_extension_bytes as u64 {
-                return Err(ErrorKind::ChunkExtensionsTooLarge);
-            }
+        self.extensions = self.extensions.saturating_add(extensions as u64);
+        if self.extensions > limits.max_chunk_extension_bytes as u64 {
+            return Err(ErrorKind::ChunkExtensionsTooLarge);
         }
         // The CRLF after the data belongs to a chunk with data; the
         // last-chunk is followed by the trailer section, bounded on its own.
@@ -683,10 +586,9 @@ impl Overhead {
     }
 }
 
-/// The hex digits at the start of `digits` (at most 15 of them, so that
-/// the value cannot overflow): the value and how many there are. The
-/// digits of the usual chunk-size line; [`chunk_size_line`] reads any
-/// other.
+/// The hex digits at the start of `digits` (at most 16 of them, so that
+/// the value cannot overflow): the value and how many there are. The one
+/// reader of a chunk size's digits.
 #[inline(always)]
 fn hex_digits(digits: &[u8]) -> (u64, usize) {
     let mut size = 0u64;
@@ -702,24 +604,30 @@ fn hex_digits(digits: &[u8]) -> (u64, usize) {
     (size, i)
 }
 
+/// The usual chunk-size line at the start of `line`: 1 to 12 hex digits
+/// and CRLF, nothing else, within `max` bytes. Its size and its length.
+#[inline(always)]
+fn usual_line(line: &[u8], max: usize) -> Option<(u64, usize)> {
+    let (size, digits) = hex_digits(&line[..line.len().min(12)]);
+    let len = digits + 2;
+    let crlf = line.get(digits..len) == Some(&b"\r\n"[..]);
+    (digits > 0 && crlf && len <= max).then_some((size, len))
+}
+
 /// Parses `chunk-size [ chunk-ext ]` (without its CRLF):
 /// `1*HEXDIG *( BWS ";" BWS ext-name [ BWS "=" BWS ( token / quoted-string ) ] )`.
 /// Returns the size and the number of its digits (where the extensions
 /// start).
 fn chunk_size_line(line: &[u8]) -> Result<(u64, usize), ErrorKind> {
-    let mut size: u64 = 0;
-    let mut i = 0;
-    while let Some(d) = line.get(i).copied().and_then(hex_digit) {
-        size = size
-            .checked_mul(16)
-            .and_then(|s| s.checked_add(d))
-            .ok_or(ErrorKind::InvalidChunkSize)?;
-        i += 1;
-    }
-    if i == 0 {
-        return Err(ErrorKind::InvalidChunkSize);
-    }
-    if i < line.len() && !matches!(line[i], b';' | b' ' | b'\t') {
+    // Leading zeros aside, 16 digits at most: a 17th is refused below.
+    let zeros = line.iter().take_while(|&&b| b == b'0').count();
+    let (size, digits) = hex_digits(&line[zeros..line.len().min(zeros + 16)]);
+    let i = zeros + digits;
+    if i == 0
+        || line
+            .get(i)
+            .is_some_and(|b| !matches!(b, b';' | b' ' | b'\t'))
+    {
         return Err(ErrorKind::InvalidChunkSize);
     }
     if !crate::chunk_ext::validate(&line[i..]) {

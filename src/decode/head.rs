@@ -3,11 +3,14 @@
 //! in wire-only mode, its wire view alone.
 
 use bytes::Bytes;
+use http::header::HeaderMap;
 use http::{Request, Response, Version};
 
 use super::{DecoderBase, Event, InFlight};
 use crate::error::{Error, ErrorKind};
-use crate::framing::{self, BodyKind, Framing, FramingFields, ResponseClass, response_class};
+use crate::framing::{
+    self, BodyKind, FieldRole, Framing, FramingFields, ResponseClass, response_class,
+};
 use crate::head::build;
 use crate::head::record::{Field, Record, RecordValues};
 use crate::keep_alive::{CloseReason, KeepAlive};
@@ -22,62 +25,52 @@ pub(crate) fn request_head(
     base: &mut DecoderBase,
     bytes: Bytes,
 ) -> Result<Event<Request<()>>, Error> {
-    let head = &bytes;
+    let raw = &bytes;
     let record = base.reader.record();
     let start = base.head_start;
-    let at_field = |error: Error| field_error(error, head, record).in_head(start);
-    let seen = record.seen(head);
+    let at_field = |error: Error| field_error(error, raw, record).in_head(start);
+    let seen = record.seen(raw);
     let version = record.version();
     if seen.hosts > 1 || (seen.hosts == 0 && version == Version::HTTP_11) {
         return Err(at_field(ErrorKind::InvalidHost.into()));
     }
-    let values = RecordValues::new(record, head);
-    let mut drop_length = false;
-    let mut framing = match framing::request_framing_of(version, &seen, &values) {
+    let values = RecordValues::new(record, raw);
+    let framing = match framing::framing_of(None, version, &seen, &values) {
         Err(ErrorKind::ContentLengthWithTransferEncoding) => {
-            drop_length = true;
-            chunked_with_content_length(&base.rules, version, &seen, &values).map_err(at_field)?
+            chunked_with_content_length(&base.rules, &seen, &values).map_err(at_field)?
         }
         framing => framing.map_err(|kind| at_field(kind.into()))?,
     };
-    let connect = &head[..record.method_end] == b"CONNECT";
-    if connect {
-        framing = framing::connect_request_framing(framing).map_err(|k| at_field(k.into()))?;
+    let connect = &raw[..record.method_end] == b"CONNECT";
+    if connect && !framing.body.is_empty() {
+        // A CONNECT request has no content (RFC 9110 section 9.3.6): what
+        // follows its head is tunnel data once a 2xx answers it, so a body
+        // would let the bytes after it be read as another request.
+        // `Content-Length: 0` declares no content and is accepted as no
+        // body (nginx, Go's net/http for bodiless methods and hyper's
+        // HTTP/2 server do the same).
+        return Err(at_field(ErrorKind::ConnectWithContent.into()));
     }
-    let verdict = framing::connection_verdict_of(version, &seen);
+    let body = framing.body;
     let event = if base.wire_only {
-        learn(base, head);
-        Event::Wire {
-            head: WireHead::new(bytes.clone(), true, base.reader.record()),
-            body: framing.body,
-        }
+        let head = base.wire_head(&bytes, true);
+        Event::Wire { head, body }
     } else {
-        let record = base.reader.record();
-        let mut headers = DecoderBase::field_map(&mut base.spare, record.fields.len());
-        let (method, uri) = build::request_line(head, record).map_err(|e| e.in_head(start))?;
-        let values = base.names.keeping();
-        build::fields(head, record, values, &mut base.names, &mut headers)
-            .map_err(|e| e.in_head(start))?;
-        if drop_length {
-            // `chunked_with_content_length`: read as chunked, without it.
-            headers.remove(http::header::CONTENT_LENGTH);
+        let (method, uri) = build::request_line(raw, record).map_err(|e| e.in_head(start))?;
+        let mut head = Request::new(());
+        *head.headers_mut() = base.fields(&bytes, true, head.extensions_mut())?;
+        if framing.close.is_some() {
+            // Only `chunked_with_content_length` closes after a request:
+            // read as chunked, without its `Content-Length`.
+            head.headers_mut().remove(http::header::CONTENT_LENGTH);
         }
-        let mut request = Request::new(());
-        *request.method_mut() = method;
-        *request.uri_mut() = uri;
-        *request.version_mut() = version;
-        *request.headers_mut() = headers;
-        if base.wire {
-            let wire = WireHead::new(bytes.clone(), true, record);
-            extensions(&mut base.spare_extensions, request.extensions_mut()).insert(wire);
-        }
-        Event::Head {
-            head: request,
-            body: framing.body,
-        }
+        *head.method_mut() = method;
+        *head.uri_mut() = uri;
+        *head.version_mut() = version;
+        Event::Head { head, body }
     };
+    base.start_body(framing, framing::connection_verdict_of(version, &seen));
     base.seen = seen;
-    base.start_body(framing, verdict);
     // What follows a CONNECT head is the tunnel's if a 2xx answers it;
     // otherwise the connection closes. Either way it is not HTTP.
     base.last = connect;
@@ -101,42 +94,34 @@ pub(crate) fn response_head(
     let request = pending.in_flight.front().copied().unwrap_or_default();
     let class = response_class(request, status);
     let values = RecordValues::new(record, head);
-    let framing = framing::response_framing_of(request, status, version, &seen, &values)
+    let framing = framing::framing_of(Some((request, status)), version, &seen, &values)
         .map_err(|kind| field_error(kind.into(), head, record).in_head(start))?;
-    let verdict = framing::connection_verdict_of(version, &seen);
-    if class == ResponseClass::Interim {
-        pending.interim += 1;
-        if pending.interim > base.limits.max_interim_responses {
-            return Err(Error::from(ErrorKind::TooManyInterimResponses).in_head(start));
-        }
-    }
-    let body = match class {
-        ResponseClass::Final => framing.body,
-        _ => BodyKind::Empty,
+    let verdict = match class {
+        ResponseClass::Switch => KeepAlive::Close(CloseReason::Switched),
+        _ => framing::connection_verdict_of(version, &seen),
     };
+    // Interim responses in a row are counted (and the count is reset by
+    // a final response).
+    pending.interim += usize::from(class == ResponseClass::Interim);
+    if pending.interim > base.limits.max_interim_responses {
+        return Err(Error::from(ErrorKind::TooManyInterimResponses).in_head(start));
+    }
+    // Empty but for a final response: `framing_of` frames 1xx and 2xx to
+    // CONNECT, the interim and switching classes, as bodiless.
+    let body = framing.body;
+    let (rs, re) = record.reason;
     let event = if base.wire_only {
-        learn(base, head);
-        let head = WireHead::new(bytes.clone(), false, base.reader.record());
+        let head = base.wire_head(&bytes, false);
         Event::Wire { head, body }
     } else {
-        let record = base.reader.record();
-        let mut headers = DecoderBase::field_map(&mut base.spare, record.fields.len());
-        let values = base.names.keeping();
-        build::fields(head, record, values, &mut base.names, &mut headers)
-            .map_err(|e| e.in_head(start))?;
         let mut response = Response::new(());
+        *response.headers_mut() = base.fields(&bytes, false, response.extensions_mut())?;
         *response.status_mut() = status;
         *response.version_mut() = version;
-        *response.headers_mut() = headers;
-        let (rs, re) = record.reason;
         let canonical = status.canonical_reason().map(str::as_bytes);
         if canonical.is_none_or(|c| c != &head[rs..re]) {
             extensions(&mut base.spare_extensions, response.extensions_mut())
                 .insert(ReasonPhrase::from_validated(head.slice(rs..re)));
-        }
-        if base.wire {
-            let wire = WireHead::new(bytes.clone(), false, record);
-            extensions(&mut base.spare_extensions, response.extensions_mut()).insert(wire);
         }
         match class {
             ResponseClass::Interim => Event::Interim(response),
@@ -147,28 +132,54 @@ pub(crate) fn response_head(
         }
     };
     base.seen = seen;
-    match class {
-        ResponseClass::Interim => base.reader.reset(),
-        ResponseClass::Switch => {
-            pending.in_flight.pop_front();
-            pending.interim = 0;
-            base.start_body(framing, KeepAlive::Close(CloseReason::Switched));
-        }
-        ResponseClass::Final => {
-            pending.in_flight.pop_front();
-            pending.interim = 0;
-            base.start_body(framing, verdict);
-        }
+    if class == ResponseClass::Interim {
+        base.reader.reset();
+    } else {
+        pending.in_flight.pop_front();
+        pending.interim = 0;
+        base.start_body(framing, verdict);
     }
     Ok(event)
 }
 
-/// In wire-only mode, where no `http` type is built: the name cache learns
-/// the names and values of the head as a build would have taught it.
-#[inline(never)]
-fn learn(base: &mut DecoderBase, head: &[u8]) {
-    if base.names.keeping() {
-        build::learn(head, base.reader.record(), true, &mut base.names);
+impl DecoderBase {
+    /// The wire view of the head just read, in wire-only mode, where no
+    /// `http` type is built: the name cache learns the names and values
+    /// of the head as a build would have taught it.
+    #[inline(never)]
+    fn wire_head(&mut self, bytes: &Bytes, request: bool) -> WireHead {
+        let record = self.reader.record();
+        if self.names.keeping() {
+            build::learn(bytes, record, true, &mut self.names);
+        }
+        WireHead::new(bytes.clone(), request, record)
+    }
+
+    /// The fields of the head just read, in the recycled map if there is
+    /// one; with the wire view on, its [`WireHead`] goes into `ext`.
+    #[inline(always)]
+    fn fields(
+        &mut self,
+        bytes: &Bytes,
+        request: bool,
+        ext: &mut http::Extensions,
+    ) -> Result<HeaderMap, Error> {
+        let record = self.reader.record();
+        let mut map = match self.spare.take() {
+            Some(mut map) => {
+                map.reserve(record.fields.len());
+                map
+            }
+            None => HeaderMap::with_capacity(record.fields.len()),
+        };
+        let keep = self.names.keeping();
+        build::fields(bytes, record, keep, &mut self.names, &mut map)
+            .map_err(|e| e.in_head(self.head_start))?;
+        if self.wire {
+            let wire = WireHead::new(bytes.clone(), request, record);
+            extensions(&mut self.spare_extensions, ext).insert(wire);
+        }
+        Ok(map)
     }
 }
 
@@ -179,10 +190,10 @@ fn extensions<'a>(
     spare: &mut Option<http::Extensions>,
     extensions: &'a mut http::Extensions,
 ) -> &'a mut http::Extensions {
-    if extensions.is_empty() {
-        if let Some(spare) = spare.take() {
-            *extensions = spare;
-        }
+    if extensions.is_empty()
+        && let Some(spare) = spare.take()
+    {
+        *extensions = spare;
     }
     extensions
 }
@@ -196,24 +207,18 @@ fn extensions<'a>(
 #[inline(never)]
 fn field_error(error: Error, head: &[u8], record: &Record) -> Error {
     use ErrorKind::*;
-    let lines = |name: &str| -> Vec<&Field> {
-        let named = |f: &&Field| head[f.name()].eq_ignore_ascii_case(name.as_bytes());
-        record.fields.iter().filter(named).collect()
-    };
-    let (te, cl) = ("transfer-encoding", "content-length");
-    let first = |name| lines(name).first().copied();
+    let fields = &record.fields;
+    let lines = |role| fields.iter().filter(move |f: &&Field| f.role == role);
+    let first = |role| lines(role).next();
+    let (te, cl) = (FieldRole::TransferEncoding, FieldRole::ContentLength);
     let line = match error.kind() {
-        InvalidHost => lines("host").get(1).copied(),
-        InvalidContentLength => {
-            let cl = lines(cl);
-            cl.get(1).or(cl.first()).copied()
-        }
+        InvalidHost => lines(FieldRole::Host).nth(1),
+        InvalidContentLength => lines(cl).nth(1).or(first(cl)),
         TransferEncodingInHttp10 => first(te),
-        InvalidTransferEncoding | UnsupportedTransferCoding => lines(te).last().copied(),
-        ContentLengthWithTransferEncoding => [first(te), first(cl)]
-            .into_iter()
-            .flatten()
-            .max_by_key(|f| f.start),
+        InvalidTransferEncoding | UnsupportedTransferCoding => lines(te).next_back(),
+        ContentLengthWithTransferEncoding => {
+            std::cmp::max_by_key(first(te), first(cl), |f| f.map(|f| f.start))
+        }
         ConnectWithContent => first(te).or_else(|| first(cl)),
         _ => None,
     };
@@ -233,31 +238,24 @@ fn field_error(error: Error, head: &[u8], record: &Record) -> Error {
 #[cold]
 fn chunked_with_content_length(
     rules: &Rules,
-    version: Version,
     seen: &FramingFields,
     values: &RecordValues,
 ) -> Result<Framing, Error> {
-    let conflict = ErrorKind::ContentLengthWithTransferEncoding;
-    let te_alone = FramingFields {
-        content_length: None,
-        ..*seen
-    };
-    let framing = framing::request_framing_of(version, &te_alone, values);
+    // What `Transfer-Encoding` frames alone (the version allows it):
+    // chunked, or an error.
+    let codings = framing::codings(false, values);
     let length_valid = matches!(seen.content_length, Some(Some(_)));
     if !rules.chunked_with_content_length {
-        let accepted = length_valid && matches!(framing, Ok(f) if f.body == BodyKind::Chunked);
-        let hint = accepted
+        let hint = (length_valid && codings.is_ok())
             .then(|| rules.hint(Switch::ChunkedWithContentLength))
             .flatten();
+        let conflict = ErrorKind::ContentLengthWithTransferEncoding;
         return Err(Error::refused(conflict, hint));
     }
     if !length_valid {
         return Err(ErrorKind::InvalidContentLength.into());
     }
-    let framing = framing?;
-    if framing.body != BodyKind::Chunked {
-        return Err(conflict.into());
-    }
+    codings?;
     Ok(Framing {
         body: BodyKind::Chunked,
         close: Some(CloseReason::FramingConflict),

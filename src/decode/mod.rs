@@ -16,8 +16,7 @@ use http::{Method, Request, Response};
 
 use crate::chunk_ext::ChunkExtensions;
 use crate::error::{Error, ErrorKind};
-use crate::framing::FramingFields;
-use crate::framing::{BodyKind, Framing, RequestKind};
+use crate::framing::{BodyKind, Framing, FramingFields, RequestKind};
 use crate::head::names::NameCache;
 use crate::head::reader::{MAX_EMPTY_LINES, Options, Reader, Section};
 use crate::keep_alive::{CloseReason, KeepAlive};
@@ -196,7 +195,7 @@ impl DecoderBase {
 
     /// Everything but parsing the head itself.
     ///
-    /// Errors are plain kinds here; [`DecoderBase::error`] gives them the switch
+    /// Errors are plain kinds here; [`DecoderBase::fail`] gives them the switch
     /// that would accept the input, off the hot path.
     fn decode_once<H: MessageHead>(
         &mut self,
@@ -204,11 +203,9 @@ impl DecoderBase {
         is_request: bool,
     ) -> Result<Progress<H>, ErrorKind> {
         match &mut self.state {
-            // `DecoderBase::error` returns the stored error itself.
-            DecodeStage::Failed => Err(self
-                .failure
-                .as_ref()
-                .map_or(ErrorKind::UnexpectedEof, Error::kind)),
+            // `DecoderBase::fail` returns the stored error itself, whatever
+            // the kind.
+            DecodeStage::Failed => Err(ErrorKind::UnexpectedEof),
             DecodeStage::Closed | DecodeStage::Switched => Ok(Progress::NeedMore),
             DecodeStage::Ending => {
                 self.state = match self.verdict {
@@ -273,14 +270,11 @@ impl DecoderBase {
                 };
                 match self.reader.read(buf, &options, &mut self.names) {
                     Ok(Some(len)) => Ok(Progress::Head(len)),
+                    Ok(None) if self.eof && !buf.is_empty() => Err(ErrorKind::UnexpectedEof),
                     Ok(None) if self.eof => {
-                        if buf.is_empty() {
-                            self.state = DecodeStage::Closed;
-                            self.verdict = KeepAlive::Close(CloseReason::PeerEof);
-                            Ok(Progress::NeedMore)
-                        } else {
-                            Err(ErrorKind::UnexpectedEof)
-                        }
+                        self.state = DecodeStage::Closed;
+                        self.verdict = KeepAlive::Close(CloseReason::PeerEof);
+                        Ok(Progress::NeedMore)
                     }
                     Ok(None) => Ok(Progress::NeedMore),
                     Err(error) => Err(self.head_refused(error)),
@@ -290,7 +284,7 @@ impl DecoderBase {
     }
 
     /// A head the reader refused: the error, placed in the stream, is
-    /// kept for [`DecoderBase::error`].
+    /// kept for [`DecoderBase::fail`].
     #[cold]
     #[inline(never)]
     fn head_refused(&mut self, error: Error) -> ErrorKind {
@@ -305,19 +299,21 @@ impl DecoderBase {
         kind
     }
 
-    /// The error for a kind [`DecoderBase::step`] returned: the one the decoder
-    /// failed with before, or the kind with the switch that would have
-    /// accepted the input, placed at offset `at` of the stream.
+    /// Fails with a kind [`DecoderBase::decode_once`] returned, and returns
+    /// the error: the one the decoder failed with before, or the kind with
+    /// the switch that would have accepted the input, placed at the first
+    /// byte not consumed.
     #[cold]
-    fn error(&self, kind: ErrorKind, at: u64) -> Error {
-        if let Some(failure) = &self.failure {
-            return failure.clone();
-        }
-        let error = match &self.state {
-            DecodeStage::Body(body) => Error::refused(kind, body.hint()),
-            _ => kind.into(),
+    fn fail(&mut self, kind: ErrorKind) -> Error {
+        let error = match (&self.failure, &self.state) {
+            (Some(failure), _) => failure.clone(),
+            (None, DecodeStage::Body(BodyDecoder::Chunked(chunked))) => {
+                Error::refused(kind, chunked.hint).at(self.consumed, None)
+            }
+            (None, _) => Error::from(kind).at(self.consumed, None),
         };
-        error.at(at, None)
+        self.failed(error.clone());
+        error
     }
 
     /// Skips the empty lines at the start of `buf`, at most
@@ -328,12 +324,10 @@ impl DecoderBase {
     fn skip_empty_lines(&mut self, buf: &mut BytesMut) -> Result<(), ErrorKind> {
         let mut n = 0;
         loop {
-            let len = if buf[n..].starts_with(b"\r\n") {
-                2
-            } else if self.rules.bare_lf && buf.get(n) == Some(&b'\n') {
-                1
-            } else {
-                break;
+            let len = match &buf[n..] {
+                [b'\r', b'\n', ..] => 2,
+                [b'\n', ..] if self.rules.bare_lf => 1,
+                _ => break,
             };
             let from = self.consumed + n as u64;
             let (count, end) = &mut self.empty_lines;
@@ -362,11 +356,8 @@ impl DecoderBase {
         self.reader.reset();
         // The trailers of the message before are no longer the last.
         self.wire_trailers = None;
-        self.verdict = match framing.close {
-            Some(reason) => verdict.and(KeepAlive::Close(reason)),
-            None => verdict,
-        };
-        let body = match framing.body {
+        self.verdict = verdict.and(framing.close.map_or(KeepAlive::Reusable, KeepAlive::Close));
+        self.state = match framing.body {
             BodyKind::Empty | BodyKind::Length(0) => DecodeStage::Ending,
             BodyKind::Length(n) => DecodeStage::Body(BodyDecoder::Length(n)),
             BodyKind::Chunked => DecodeStage::Body(BodyDecoder::Chunked(Chunked::new(
@@ -376,18 +367,6 @@ impl DecoderBase {
             ))),
             BodyKind::CloseDelimited => DecodeStage::Body(BodyDecoder::UntilClose),
         };
-        self.state = body;
-    }
-
-    /// A map for the `fields` fields of a head: the recycled one if any.
-    fn field_map(spare: &mut Option<HeaderMap>, fields: usize) -> HeaderMap {
-        match spare.take() {
-            Some(mut map) => {
-                map.reserve(fields);
-                map
-            }
-            None => HeaderMap::with_capacity(fields),
-        }
     }
 
     /// Records a protocol error: it is returned again on every call.
@@ -395,14 +374,6 @@ impl DecoderBase {
         self.state = DecodeStage::Failed;
         self.failure = Some(error);
         self.verdict = KeepAlive::Close(CloseReason::ProtocolError);
-    }
-
-    fn is_body_complete(&self) -> bool {
-        match &self.state {
-            DecodeStage::Body(body) => body.data_complete(),
-            DecodeStage::Ending => true,
-            _ => false,
-        }
     }
 }
 
@@ -421,6 +392,7 @@ impl DecoderBase {
 /// `End`. The decoder never asks for more input between the last body byte
 /// and `End`: once the last `Data` has been returned, the next call returns
 /// `End` at once, and [`RequestDecoder::is_body_complete`] is already `true`.
+#[derive(Debug)]
 pub struct Decoder<R: Role> {
     base: DecoderBase,
     pending: R::Pending,
@@ -478,15 +450,6 @@ pub type RequestDecoder = Decoder<Server>;
 /// # Ok::<(), h1proto::Error>(())
 /// ```
 pub type ResponseDecoder = Decoder<Client>;
-
-impl<R: Role> fmt::Debug for Decoder<R> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Decoder")
-            .field("base", &self.base)
-            .field("pending", &self.pending)
-            .finish()
-    }
-}
 
 impl<R: Role> Decoder<R> {
     /// A decoder enforcing `limits`, with the role's default leniency:
@@ -624,45 +587,27 @@ impl<R: Role> Decoder<R> {
     #[inline]
     pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
         let before = buf.len();
+        let progress = self.base.decode_once(buf, R::REQUESTS);
+        self.base.consumed += (before - buf.len()) as u64;
         // Each event is returned where it is made, body events rebuilt by
         // variant: moving an event whole copies the room of its largest
         // variant, a head, for every `End` and `Data`.
-        let len = match self.base.decode_once(buf, R::REQUESTS) {
+        let len = match progress {
             Ok(Progress::Head(len)) => len,
-            Ok(Progress::Event(Event::End(verdict))) => {
-                self.base.consumed += (before - buf.len()) as u64;
-                return Ok(Some(Event::End(verdict)));
-            }
-            Ok(Progress::Event(Event::Data(data))) => {
-                self.base.consumed += (before - buf.len()) as u64;
-                return Ok(Some(Event::Data(data)));
-            }
-            Ok(Progress::Event(event)) => {
-                self.base.consumed += (before - buf.len()) as u64;
-                return Ok(Some(event));
-            }
-            Ok(Progress::NeedMore) => {
-                self.base.consumed += (before - buf.len()) as u64;
-                return Ok(None);
-            }
-            Err(kind) => {
-                self.base.consumed += (before - buf.len()) as u64;
-                // Placed at the first byte not consumed.
-                let error = self.base.error(kind, self.base.consumed);
-                self.base.failed(error.clone());
-                return Err(error);
-            }
+            Ok(Progress::Event(Event::End(verdict))) => return Ok(Some(Event::End(verdict))),
+            Ok(Progress::Event(Event::Data(data))) => return Ok(Some(Event::Data(data))),
+            Ok(Progress::Event(event)) => return Ok(Some(event)),
+            Ok(Progress::NeedMore) => return Ok(None),
+            Err(kind) => return Err(self.base.fail(kind)),
         };
         // Where the head starts in the stream (empty lines before it were
         // skipped in this call): its errors are placed from there.
-        self.base.head_start = self.base.consumed + (before - buf.len()) as u64;
+        self.base.head_start = self.base.consumed;
         let head = buf.split_to(len).freeze();
-        self.base.consumed += (before - buf.len()) as u64;
-        let result = R::head(&mut self.base, &mut self.pending, head).map(Some);
-        if let Err(error) = &result {
-            self.base.failed(error.clone());
-        }
-        result
+        self.base.consumed += len as u64;
+        R::head(&mut self.base, &mut self.pending, head)
+            .map(Some)
+            .inspect_err(|error| self.base.failed(error.clone()))
     }
 
     /// Like [`decode`](Self::decode), for when the peer has closed its
@@ -689,7 +634,11 @@ impl<R: Role> Decoder<R> {
     /// `true` once every body byte of the current message has been
     /// returned: the `End` event is due, with no further input needed.
     pub fn is_body_complete(&self) -> bool {
-        self.base.is_body_complete()
+        match &self.base.state {
+            DecodeStage::Body(body) => body.data_complete(),
+            DecodeStage::Ending => true,
+            _ => false,
+        }
     }
 
     /// `true` between messages: nothing of a next message has been
@@ -717,7 +666,7 @@ impl<R: Role> Decoder<R> {
     /// other framings or between messages.
     pub fn remaining_body_len(&self) -> Option<u64> {
         match &self.base.state {
-            DecodeStage::Body(body) => body.remaining_len(),
+            DecodeStage::Body(BodyDecoder::Length(n)) => Some(*n),
             DecodeStage::Ending => Some(0),
             _ => None,
         }

@@ -15,7 +15,7 @@ use http::{Request, Version};
 
 use crate::chunk_ext::ChunkExtensions;
 use crate::error::UsageError;
-use crate::framing::{BodyKind, RequestKind, connection_verdict};
+use crate::framing::{BodyKind, FramingFields, RequestKind, connection_verdict_of};
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::segments::Segments;
 use crate::wire::sealed::Sealed;
@@ -150,7 +150,7 @@ impl ResponseContext {
         ResponseContext {
             request: RequestKind::of(req.method()),
             peer_version: req.version(),
-            keep_alive: connection_verdict(req.version(), req.headers()),
+            keep_alive: connection_verdict_of(req.version(), &FramingFields::of(req.headers())),
         }
     }
 }

@@ -485,7 +485,7 @@ impl Role for Server {
         let seen = FramingFields::of(headers);
         let declared = || declared_framing(true, &seen, headers).map_err(invalid_framing);
         let mut added = Added::default();
-        let body = match no_body(ctx.request, status).map(|n| n.sender_fields()) {
+        let body = match no_body(ctx.request, status) {
             Some(SenderFields::None | SenderFields::LengthOnly) if has_body => {
                 return Err(UsageError::BodyNotAllowed);
             }

@@ -5,29 +5,30 @@
 use bytes::{Buf, Bytes, BytesMut};
 use http::header::HeaderMap;
 
-use super::{BodyEvent, ChunkState, Chunked, Trailers};
-use crate::error::ErrorKind;
+use super::{ChunkState, Chunked, Trailers};
+use crate::error::{Error, ErrorKind};
 use crate::grammar::forbidden_in_trailers;
 use crate::head::build;
 use crate::head::names::NameCache;
-use crate::head::reader::{Options, Section};
+use crate::head::reader::{Options, Reader, Section};
 use crate::limits::Limits;
 use crate::wire::WireTrailers;
 
 impl Chunked {
-    /// Reads the trailer section at the start of `buf`.
+    /// Reads the trailer section at the start of `buf`: its fields if it
+    /// has any; `None` with the body done, or with more input needed.
     pub(super) fn trailer_step(
         &mut self,
         buf: &mut BytesMut,
         limits: &Limits,
         names: &mut NameCache,
-    ) -> Result<BodyEvent, ErrorKind> {
+    ) -> Result<Option<Box<Trailers>>, ErrorKind> {
         let fresh = self.trailers.as_ref().is_none_or(|r| r.is_fresh());
         if fresh && buf.starts_with(b"\r\n") {
             // The usual end of a body: no trailer section.
             buf.advance(2);
             self.state = ChunkState::Done;
-            return Ok(BodyEvent::Done);
+            return Ok(None);
         }
         let reader = self.trailers.get_or_insert_with(Box::default);
         let options = Options {
@@ -37,55 +38,44 @@ impl Chunked {
             max_bytes: limits.max_trailer_bytes,
             max_lines: limits.max_fields,
         };
-        let len = match reader.read(buf, &options, names) {
-            Ok(Some(len)) => len,
-            Ok(None) => return Ok(BodyEvent::NeedMore),
+        let section = match reader.read(buf, &options, names) {
+            Ok(Some(len)) => buf.split_to(len).freeze(),
+            Ok(None) => return Ok(None),
             Err(e) => return Err(self.refused(e)),
         };
-        let section = buf.split_to(len).freeze();
-        self.trailer_section(section, names)
-    }
-
-    /// Forgets the trailer section read before, for the next one.
-    pub(super) fn reset_trailers(&mut self) {
-        if let Some(reader) = &mut self.trailers {
-            reader.reset();
-        }
-    }
-
-    /// Parses the trailer section `section` (its final empty line
-    /// included). Out of line: it comes once per body, not per chunk.
-    #[inline(never)]
-    fn trailer_section(
-        &mut self,
-        section: Bytes,
-        names: &mut NameCache,
-    ) -> Result<BodyEvent, ErrorKind> {
-        let Some(reader) = self.trailers.as_deref_mut() else {
-            return Ok(BodyEvent::Done);
-        };
-        if let Some(fault) = reader.take_fault() {
-            return Err(self.refused(fault));
-        }
+        let event = trailer_section(reader, section, names, self.wire);
+        // An error leaves the body unfinished.
+        let event = event.map_err(|e| self.refused(e))?;
         self.state = ChunkState::Done;
-        let record = reader.record();
-        if record.fields.is_empty() {
-            // No field, or every line skipped (`skip_invalid_fields`).
-            return Ok(BodyEvent::Done);
-        }
-        let mut map = HeaderMap::with_capacity(record.fields.len());
-        if let Err(e) = build::fields(&section, record, false, names, &mut map) {
-            return Err(self.refused(e));
-        }
-        if map.keys().any(forbidden_in_trailers) {
-            return Err(ErrorKind::InvalidTrailer);
-        }
-        // The section's bytes are the view's: no copy, and nothing at
-        // all without the view.
-        let wire = self.wire.then(|| WireTrailers::new(section, record));
-        Ok(BodyEvent::Trailers(Box::new(Trailers {
-            fields: map,
-            wire,
-        })))
+        Ok(event)
     }
+}
+
+/// Parses the trailer section `section` (its final empty line included)
+/// that `reader` read, with its wire view when `wire` asks for it: `None`
+/// without fields. Out of line: it comes once per body, not per chunk.
+#[inline(never)]
+fn trailer_section(
+    reader: &mut Reader,
+    section: Bytes,
+    names: &mut NameCache,
+    wire: bool,
+) -> Result<Option<Box<Trailers>>, Error> {
+    if let Some(fault) = reader.take_fault() {
+        return Err(fault);
+    }
+    let record = reader.record();
+    if record.fields.is_empty() {
+        // No field, or every line skipped (`skip_invalid_fields`).
+        return Ok(None);
+    }
+    let mut fields = HeaderMap::with_capacity(record.fields.len());
+    build::fields(&section, record, false, names, &mut fields)?;
+    if fields.keys().any(forbidden_in_trailers) {
+        return Err(ErrorKind::InvalidTrailer.into());
+    }
+    // The section's bytes are the view's: no copy, and nothing at all
+    // without the view.
+    let wire = wire.then(|| WireTrailers::new(section, record));
+    Ok(Some(Box::new(Trailers { fields, wire })))
 }
