@@ -345,8 +345,10 @@ impl Error {
 
     /// The name of the field at fault, as received, when the error is
     /// about one field line: its name, value or line end
-    /// (`InvalidFieldName` gives the line up to and including the first
-    /// byte that cannot be in a name, since a head is refused there), or a
+    /// (`InvalidFieldName` names the whole name: the bytes before the
+    /// colon without the whitespace before it, or the line up to its end
+    /// when it has no colon; a head is refused where the name ends, so
+    /// that the name does not depend on the reads), or a
     /// framing or `Host` field the
     /// decoder refused (`InvalidContentLength`, `InvalidHost` for a second
     /// `Host`, the `Transfer-Encoding` errors). `None` otherwise, including

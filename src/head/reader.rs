@@ -5,7 +5,8 @@
 //! [`Reader`] goes left to right and remembers where it stopped, so each
 //! byte is read once however the section arrives, and the first byte that
 //! no continuation of its line could make valid decides the error,
-//! whatever the split (early refusal). A CR decides nothing until the byte
+//! whatever the split (early refusal); an invalid field name is refused
+//! where the name ends, to be named whole. A CR decides nothing until the byte
 //! after it: CRLF ends a line, CR before anything else is a byte of the
 //! line (and refused there: no element of a head may hold a bare CR).
 //! Within a line the content comes before the line end.
@@ -27,7 +28,7 @@ use super::record::{Field, NO_ENTRY, Record, trim};
 use super::target::form_fits;
 use crate::error::{Error, ErrorKind};
 use crate::framing::{FieldRole as Role, FramingFields};
-use crate::grammar::{is_target_char, is_tchar, is_text, run, target_end, text_end};
+use crate::grammar::{is_target_char, is_tchar, is_text, run, target_end, text_end, trim_ows};
 use crate::leniency::{Rules, Switch};
 
 mod lines;
@@ -63,6 +64,8 @@ pub(crate) struct Options<'a> {
     pub(crate) max_bytes: usize,
     /// Non-empty lines the section may have.
     pub(crate) max_lines: usize,
+    /// The peer closed: no more bytes of a head will come.
+    pub(crate) eof: bool,
 }
 
 /// Where in its line the next byte falls.
@@ -88,6 +91,9 @@ enum At {
     Name,
     /// Whitespace after a field name.
     NameSpace,
+    /// A field name with a byte that cannot be in one, read on to its
+    /// end to be named whole.
+    BadName,
     /// A field value; the colon is at `mark`.
     Value,
     /// An obs-fold continuation that joins the field above.
@@ -232,7 +238,16 @@ impl Reader {
                     self.at = At::Skip;
                     self.cr = false;
                 }
-                Ok(None) if upto == o.max_bytes && buf.len() >= o.max_bytes => {
+                Ok(None)
+                    if self.at == At::BadName
+                        && (o.eof || upto == o.max_bytes)
+                        && o.section != Section::Trailers =>
+                {
+                    // The name ends where the input does.
+                    let end = upto - usize::from(self.cr);
+                    return Err(self.bad_name(buf, end, o.rules));
+                }
+                Ok(None) if upto == o.max_bytes => {
                     let kind = match o.section {
                         Section::Trailers => ErrorKind::TrailersTooLarge,
                         Section::Request if self.lines == 0 => ErrorKind::TargetTooLong,
@@ -304,6 +319,10 @@ impl Reader {
                 At::Target => (target_end(head, i, upto), o.max_target),
                 At::Method => (run(head, i, upto, is_tchar), usize::MAX),
                 At::Skip => (run(head, i, upto, |b| b != b'\r' && b != b'\n'), usize::MAX),
+                At::BadName => (
+                    run(head, i, upto, |b| !matches!(b, b':' | b'\r' | b'\n')),
+                    usize::MAX,
+                ),
                 At::Version | At::StatusVersion if self.n < VERSION.len() => {
                     let n = self.n;
                     let matches = head[i..upto]
@@ -444,7 +463,7 @@ impl Reader {
                     self.at = At::Name;
                     self.n = 1;
                 } else {
-                    self.invalid_name(head, i, rules)?;
+                    self.invalid_name(head, i, b, o)?;
                 }
             }
             At::Name => {
@@ -456,7 +475,7 @@ impl Reader {
                     self.mark = i;
                     self.at = At::NameSpace;
                 } else {
-                    self.invalid_name(head, i, rules)?;
+                    self.invalid_name(head, i, b, o)?;
                 }
             }
             At::NameSpace => {
@@ -471,7 +490,13 @@ impl Reader {
                         return Err(e.at(self.line as u64, Some(name)));
                     }
                 } else if b != b' ' && b != b'\t' {
-                    self.invalid_name(head, i, rules)?;
+                    self.invalid_name(head, i, b, o)?;
+                }
+            }
+            At::BadName => {
+                // A colon or a bare CR ends the name.
+                if b == b':' || b == b'\r' {
+                    return Err(self.bad_name(head, i, rules));
                 }
             }
             At::Value | At::Fold => {
@@ -537,23 +562,32 @@ impl Reader {
         self.skipping = true;
     }
 
-    /// Byte `i` cannot be part of the field name it is in: the line is
-    /// skipped (`skip_invalid_fields`), or refused. The error names the
-    /// field: the bytes before the colon when they are there, else the
-    /// line up to that byte.
-    fn invalid_name(&mut self, head: &[u8], i: usize, rules: &Rules) -> Result<(), Error> {
-        if rules.skip_invalid_fields {
+    /// Byte `b`, at `i`, cannot be part of the field name it is in: the
+    /// line is skipped (`skip_invalid_fields`), or refused once the name
+    /// ends ([`bad_name`](Self::bad_name)), `b` itself maybe.
+    fn invalid_name(&mut self, head: &[u8], i: usize, b: u8, o: &Options) -> Result<(), Error> {
+        if o.rules.skip_invalid_fields {
             self.skip();
             return Ok(());
         }
-        let name = &head[self.line..=i];
-        let name = (name != b":").then_some(name);
+        self.at = At::BadName;
+        self.byte(head, i, b, o)
+    }
+
+    /// The refusal of an invalid field name that ends at `end` (its
+    /// colon, its line's end, or the end of the input), naming it whole:
+    /// the same error however the head arrives, since the name's end is
+    /// not decided by the reads. Whitespace before the colon is left out;
+    /// an empty name is not named.
+    #[cold]
+    fn bad_name(&self, head: &[u8], end: usize, rules: &Rules) -> Error {
+        let name = trim_ows(&head[self.line..end]);
         let error = refuse(
             rules,
             ErrorKind::InvalidFieldName,
             Switch::SkipInvalidFields,
         );
-        Err(error.at(self.line as u64, name))
+        error.at(self.line as u64, (!name.is_empty()).then_some(name))
     }
 
     /// The LF at `lf` ends the current line (after a CR when `crlf`).
@@ -611,6 +645,7 @@ impl Reader {
                 self.at = At::End;
                 return Ok(());
             }
+            At::BadName => return Err(self.bad_name(head, end, rules)),
             At::Name | At::NameSpace => {
                 if rules.skip_invalid_fields {
                     self.skipping = true;
@@ -748,6 +783,7 @@ mod tests {
             max_target: MAX_TARGET,
             max_bytes: usize::MAX,
             max_lines: 64,
+            eof: false,
         };
         let mut reader = Reader::default();
         let mut names = NameCache::default();
@@ -834,9 +870,9 @@ mod tests {
             (b"GET /a\rb", &request, 8, ErrorKind::InvalidTarget),
             (b"GET / HTTX", &request, 10, ErrorKind::InvalidVersion),
             (
-                b"GET / HTTP/1.1\r\nX\x01",
+                b"GET / HTTP/1.1\r\nX\x01y:",
                 &request,
-                18,
+                20,
                 ErrorKind::InvalidFieldName,
             ),
             (

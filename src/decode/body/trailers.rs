@@ -36,6 +36,7 @@ impl Chunked {
             max_target: 0,
             max_bytes: limits.max_trailer_bytes,
             max_lines: limits.max_fields,
+            eof: false,
         };
         let len = match reader.read(buf, &options, names) {
             Ok(Some(len)) => len,
