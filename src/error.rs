@@ -212,14 +212,6 @@ impl ErrorKind {
 }
 
 impl Error {
-    pub(crate) fn new(kind: ErrorKind) -> Self {
-        Error {
-            kind,
-            switch: None,
-            at: None,
-        }
-    }
-
     /// An error for input that `switch`, when given, would have accepted.
     pub(crate) fn refused(kind: ErrorKind, switch: Option<Switch>) -> Self {
         Error {
@@ -360,7 +352,7 @@ impl Error {
 
 impl From<ErrorKind> for Error {
     fn from(kind: ErrorKind) -> Self {
-        Error::new(kind)
+        Error::refused(kind, None)
     }
 }
 
