@@ -24,11 +24,11 @@
 use memchr::memchr;
 
 use super::names::NameCache;
-use super::record::{Field, NO_ENTRY, Record, trim};
+use super::record::{Field, NO_ENTRY, Record};
 use super::target::form_fits;
 use crate::error::{Error, ErrorKind};
 use crate::framing::{FieldRole as Role, FramingFields};
-use crate::grammar::{is_target_char, is_tchar, is_text, run, target_end, text_end, trim_ows};
+use crate::grammar::{is_target_char, is_tchar, run, target_end, text_end, trim_ows};
 use crate::leniency::{Rules, Switch};
 
 mod lines;
@@ -69,9 +69,10 @@ pub(crate) struct Options<'a> {
 }
 
 /// Where in its line the next byte falls.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 enum At {
     /// The method of a request line; `n` bytes of it so far.
+    #[default]
     Method,
     /// The request-target; `n` bytes so far, from `mark`.
     Target,
@@ -106,7 +107,7 @@ enum At {
 }
 
 /// The reader of one section at a time (see the module docs).
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct Reader {
     /// Bytes of the section read so far.
     read: usize,
@@ -131,25 +132,6 @@ pub(crate) struct Reader {
     /// The first fault of a trailer section, reported at its end.
     fault: Option<Box<Error>>,
     record: Record,
-}
-
-impl Default for Reader {
-    fn default() -> Self {
-        Reader {
-            read: 0,
-            at: At::Method,
-            line: 0,
-            n: 0,
-            mark: 0,
-            name_end: 0,
-            cr: false,
-            after_field_line: false,
-            skipping: false,
-            lines: 0,
-            fault: None,
-            record: Record::default(),
-        }
-    }
 }
 
 impl Reader {
@@ -225,13 +207,17 @@ impl Reader {
         o: &Options,
         names: &mut NameCache,
     ) -> Result<Option<usize>, Error> {
-        if self.read == 0 && !self.cr {
+        if self.is_fresh() {
             self.begin(o.section);
         }
         let upto = buf.len().min(o.max_bytes);
         loop {
             match self.scan(buf, upto, o, names) {
-                Err(fault) if o.section == Section::Trailers && !is_bound(&fault) => {
+                // A bound is reported as soon as it is met.
+                Err(fault)
+                    if o.section == Section::Trailers
+                        && fault.kind() != ErrorKind::TooManyFields =>
+                {
                     // Read on to the end of the section, then report it.
                     self.fault.get_or_insert(Box::new(fault));
                     self.read = self.line;
@@ -351,7 +337,7 @@ impl Reader {
                 }
             }
             match head[i] {
-                // The usual ways out of a run, without the general case.
+                // The ways out of a run that `byte` leaves to here.
                 b':' if self.at == At::Name => self.field(head, i, i),
                 b if self.at == At::LineStart && is_tchar(b) => {
                     self.at = At::Name;
@@ -376,29 +362,28 @@ impl Reader {
         Ok(None)
     }
 
-    /// One byte of a line, neither LF nor the CR of a line end.
+    /// One byte of a line, neither LF nor the CR of a line end: the byte
+    /// that stopped the run of its element in [`scan`](Self::scan), which
+    /// took every byte the element keeps up to its bound (so each class
+    /// of bytes is told here or there, not in both), or a CR that ends
+    /// nothing.
     fn byte(&mut self, head: &[u8], i: usize, b: u8, o: &Options) -> Result<(), Error> {
         use ErrorKind::*;
         let rules = o.rules;
         match self.at {
             At::Method => {
-                if is_tchar(b) {
-                    self.n += 1;
-                } else if b == b' ' && self.n > 0 {
-                    self.at = At::Target;
-                    self.record.method_end = i;
-                    self.mark = i + 1;
-                    self.n = 0;
-                } else {
+                if b != b' ' || self.n == 0 {
                     return Err(start_line(InvalidMethod));
                 }
+                self.at = At::Target;
+                self.record.method_end = i;
+                self.mark = i + 1;
+                self.n = 0;
             }
             At::Target => {
                 if is_target_char(b) {
-                    self.n += 1;
-                    if self.n > o.max_target {
-                        return Err(start_line(TargetTooLong));
-                    }
+                    // The byte past `max_target`.
+                    return Err(start_line(TargetTooLong));
                 } else if b == b' ' && self.n > 0 {
                     // The target is whole: its form must fit the method.
                     let method = &head[..self.mark - 1];
@@ -414,14 +399,7 @@ impl Reader {
                 }
             }
             At::Version | At::StatusVersion if self.n < VERSION.len() => {
-                let ok = match VERSION[self.n] {
-                    b'0' => b.is_ascii_digit(),
-                    c => b == c,
-                };
-                if !ok {
-                    return Err(start_line(InvalidVersion));
-                }
-                self.n += 1;
+                return Err(start_line(InvalidVersion));
             }
             At::Version => return Err(start_line(InvalidStartLine)),
             At::StatusVersion => {
@@ -451,27 +429,16 @@ impl Reader {
                 self.record.reason.0 = i + 1;
                 self.at = At::Reason;
             }
-            At::Reason => {
-                if !is_text(b) {
-                    return Err(start_line(InvalidReason));
-                }
-            }
+            At::Reason => return Err(start_line(InvalidReason)),
             At::LineStart => {
                 if b == b' ' || b == b'\t' {
                     self.fold(o)?;
-                } else if is_tchar(b) {
-                    self.at = At::Name;
-                    self.n = 1;
                 } else {
                     self.invalid_name(head, i, b, o)?;
                 }
             }
             At::Name => {
-                if is_tchar(b) && self.n < MAX_NAME {
-                    self.n += 1;
-                } else if b == b':' {
-                    self.field(head, i, i);
-                } else if b == b' ' || b == b'\t' {
+                if b == b' ' || b == b'\t' {
                     self.mark = i;
                     self.at = At::NameSpace;
                 } else {
@@ -500,10 +467,8 @@ impl Reader {
                 }
             }
             At::Value | At::Fold => {
-                if !is_text(b) {
-                    let name = (self.at == At::Value).then(|| &head[self.line..self.name_end]);
-                    return Err(Error::from(InvalidFieldValue).at(self.line as u64, name));
-                }
+                let name = (self.at == At::Value).then(|| &head[self.line..self.name_end]);
+                return Err(Error::from(InvalidFieldValue).at(self.line as u64, name));
             }
             At::Skip | At::End => {}
         }
@@ -708,21 +673,17 @@ fn field_name(line: &[u8]) -> Option<&[u8]> {
     (!name.is_empty()).then_some(name)
 }
 
-/// A bound, not a fault of the grammar: reported as soon as it is met,
-/// in a trailer section too.
-fn is_bound(error: &Error) -> bool {
-    matches!(
-        error.kind(),
-        ErrorKind::TooManyFields | ErrorKind::TrailersTooLarge
-    )
-}
-
-/// `from..to` without the whitespace and line breaks at either end, as
-/// offsets.
-fn trimmed(bytes: &[u8], from: usize, to: usize) -> (usize, usize) {
-    let value = trim(bytes, from, to);
-    let start = value.as_ptr() as usize - bytes.as_ptr() as usize;
-    (start, start + value.len())
+/// `bytes[from..to]` without the whitespace and line breaks at either
+/// end, as offsets.
+fn trimmed(bytes: &[u8], mut from: usize, mut to: usize) -> (usize, usize) {
+    let blank = |b: u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
+    while from < to && blank(bytes[from]) {
+        from += 1;
+    }
+    while to > from && blank(bytes[to - 1]) {
+        to -= 1;
+    }
+    (from, to)
 }
 
 /// `HTTP/1.0` (`false`) or `HTTP/1.x` (`true`, RFC 9110 section 2.5), of

@@ -86,15 +86,13 @@ impl Record {
     #[cold]
     fn seen_folded(&self, section: &[u8]) -> FramingFields {
         let mut seen = FramingFields::default();
-        for field in &self.fields {
-            if field.role == Role::Other {
-                continue;
+        for field in self.fields.iter().filter(|f| f.role != Role::Other) {
+            let value = &section[field.value()];
+            if field.folded {
+                seen.note(field.role, &unfold(value));
+            } else {
+                seen.note(field.role, value);
             }
-            if !field.folded {
-                seen.note(field.role, &section[field.value()]);
-                continue;
-            }
-            seen.note(field.role, &unfold(&section[field.value()]));
         }
         seen
     }
@@ -117,7 +115,9 @@ impl Record {
 pub(crate) fn unfold(value: &[u8]) -> Vec<u8> {
     let mut joined = Vec::with_capacity(value.len());
     for piece in value.split(|&b| b == b'\n') {
-        let piece = trim(piece, 0, piece.len());
+        // An accepted value's only ASCII whitespace is SP, HTAB and the
+        // CRLF of a fold.
+        let piece = piece.trim_ascii();
         if piece.is_empty() {
             continue;
         }
@@ -127,18 +127,6 @@ pub(crate) fn unfold(value: &[u8]) -> Vec<u8> {
         joined.extend_from_slice(piece);
     }
     joined
-}
-
-/// `bytes[from..to]` without the whitespace and line breaks at either end.
-pub(crate) fn trim(bytes: &[u8], mut from: usize, mut to: usize) -> &[u8] {
-    let blank = |b: u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
-    while from < to && blank(bytes[from]) {
-        from += 1;
-    }
-    while to > from && blank(bytes[to - 1]) {
-        to -= 1;
-    }
-    &bytes[from..to]
 }
 
 /// The `Transfer-Encoding` values of a head, read from its record: as
