@@ -99,21 +99,12 @@ impl Switch {
 
     /// `true` for a switch of request parsing ([`RequestLeniency`]).
     pub fn applies_to_requests(self) -> bool {
-        matches!(
-            self,
-            Switch::BareLf | Switch::ObsFold | Switch::ChunkedWithContentLength
-        )
+        RequestLeniency::strict().slot(self).is_some()
     }
 
     /// `true` for a switch of response parsing ([`ResponseLeniency`]).
     pub fn applies_to_responses(self) -> bool {
-        matches!(
-            self,
-            Switch::NoSpaceAfterStatus
-                | Switch::SpaceBeforeColon
-                | Switch::SkipInvalidFields
-                | Switch::BareLf
-        )
+        ResponseLeniency::strict().slot(self).is_some()
     }
 
     /// What the input had that this switch would accept, for error texts.
@@ -359,27 +350,24 @@ mod flat {
 
 impl Rules {
     pub(crate) fn of_requests(l: RequestLeniency) -> Self {
-        Rules {
-            request: true,
-            bare_lf: l.bare_lf,
-            obs_fold: l.obs_fold,
-            chunked_with_content_length: l.chunked_with_content_length,
-            no_space_after_status: false,
-            space_before_colon: false,
-            skip_invalid_fields: false,
-        }
+        Rules::of(true, |s| l.is_on(s))
     }
 
     pub(crate) fn of_responses(l: ResponseLeniency) -> Self {
+        Rules::of(false, |s| l.is_on(s))
+    }
+
+    /// The rules of one side, whose switches `on` tells.
+    fn of(request: bool, on: impl Fn(Switch) -> bool) -> Self {
         Rules {
-            request: false,
-            bare_lf: l.bare_lf,
+            request,
+            bare_lf: on(Switch::BareLf),
             // RFC 9112 section 5.2: a user agent replaces obs-fold with SP.
-            obs_fold: true,
-            chunked_with_content_length: false,
-            no_space_after_status: l.no_space_after_status,
-            space_before_colon: l.space_before_colon,
-            skip_invalid_fields: l.skip_invalid_fields,
+            obs_fold: on(Switch::ObsFold) || !request,
+            chunked_with_content_length: on(Switch::ChunkedWithContentLength),
+            no_space_after_status: on(Switch::NoSpaceAfterStatus),
+            space_before_colon: on(Switch::SpaceBeforeColon),
+            skip_invalid_fields: on(Switch::SkipInvalidFields),
         }
     }
 
