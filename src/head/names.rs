@@ -248,20 +248,12 @@ fn copied(value: &[u8]) -> Option<HeaderValue> {
     HeaderValue::from_bytes(value).ok()
 }
 
-/// The eight bytes of `s` at `at`, as one word.
+/// The `N` bytes of `s` at `at`, compared as one word.
 #[inline(always)]
-fn word(s: &[u8], at: usize) -> u64 {
-    let mut w = [0; 8];
-    w.copy_from_slice(&s[at..at + 8]);
-    u64::from_ne_bytes(w)
-}
-
-/// The four bytes of `s` at `at`, as one word.
-#[inline(always)]
-fn half(s: &[u8], at: usize) -> u32 {
-    let mut w = [0; 4];
-    w.copy_from_slice(&s[at..at + 4]);
-    u32::from_ne_bytes(w)
+fn word<const N: usize>(s: &[u8], at: usize) -> [u8; N] {
+    let mut w = [0; N];
+    w.copy_from_slice(&s[at..at + N]);
+    w
 }
 
 /// `a == b` (names, and the values kept with them): eight bytes at a time
@@ -275,16 +267,16 @@ pub(crate) fn same(a: &[u8], b: &[u8]) -> bool {
     }
     match n {
         0..4 => a.iter().zip(b).all(|(x, y)| x == y),
-        4..8 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        4..8 => word::<4>(a, 0) == word(b, 0) && word::<4>(a, n - 4) == word(b, n - 4),
         _ => {
             let mut i = 0;
             while i + 8 < n {
-                if word(a, i) != word(b, i) {
+                if word::<8>(a, i) != word(b, i) {
                     return false;
                 }
                 i += 8;
             }
-            word(a, n - 8) == word(b, n - 8)
+            word::<8>(a, n - 8) == word(b, n - 8)
         }
     }
 }
