@@ -96,18 +96,6 @@ impl Record {
         }
         seen
     }
-
-    /// The values of the field lines whose role is `role`, in order.
-    pub(crate) fn values<'a>(
-        &'a self,
-        section: &'a [u8],
-        role: Role,
-    ) -> impl Iterator<Item = &'a [u8]> + 'a {
-        self.fields
-            .iter()
-            .filter(move |f| f.role == role)
-            .map(move |f| &section[f.value()])
-    }
 }
 
 /// An obs-folded value with each fold (the line break and the whitespace
@@ -135,17 +123,18 @@ pub(crate) fn unfold(value: &[u8]) -> Vec<u8> {
 pub(crate) struct RecordValues<'a> {
     record: &'a Record,
     section: &'a [u8],
+    /// The values joined, when a line of them was continued by obs-fold.
     joined: Option<Vec<Vec<u8>>>,
 }
 
 impl<'a> RecordValues<'a> {
     pub(crate) fn new(record: &'a Record, section: &'a [u8]) -> Self {
-        let te = |f: &&Field| f.role == Role::TransferEncoding;
-        let folded = record.refold && record.fields.iter().filter(te).any(|f| f.folded);
-        let joined = folded.then(|| {
-            let value = |f: &Field| unfold(&section[f.value()]);
-            record.fields.iter().filter(te).map(value).collect()
-        });
+        let te = record
+            .fields
+            .iter()
+            .filter(|f| f.role == Role::TransferEncoding);
+        let joined = (record.refold && te.clone().any(|f| f.folded))
+            .then(|| te.map(|f| unfold(&section[f.value()])).collect());
         RecordValues {
             record,
             section,
@@ -157,8 +146,9 @@ impl<'a> RecordValues<'a> {
 impl crate::framing::FieldValues for RecordValues<'_> {
     fn transfer_encodings(&self) -> impl Iterator<Item = &[u8]> {
         let plain = self.joined.is_none();
-        let values = self.record.values(self.section, Role::TransferEncoding);
+        let fields = self.record.fields.iter();
+        let te = fields.filter(move |f| plain && f.role == Role::TransferEncoding);
         let joined = self.joined.iter().flatten().map(Vec::as_slice);
-        values.filter(move |_| plain).chain(joined)
+        te.map(|f| &self.section[f.value()]).chain(joined)
     }
 }
