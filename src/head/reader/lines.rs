@@ -100,7 +100,8 @@ impl Reader {
                 (end, NO_ENTRY, Role::of_name(&head[i..end]))
             }
         };
-        let from = ows_end(head, name_end + 1);
+        let ows = |b: u8| b == b' ' || b == b'\t';
+        let from = run(head, name_end + 1, upto, ows);
         // The value: the one the cache keeps for the name, byte for byte
         // (valid, since it was checked once), or a run of text.
         let (end, to, value_known) = match names.value_at(entry).map(|v| v.as_bytes()) {
@@ -108,7 +109,7 @@ impl Reader {
                 if from + known.len() <= upto && same(&head[from..][..known.len()], known) =>
             {
                 let to = from + known.len();
-                (ows_end(head, to), to, true)
+                (run(head, to, upto, ows), to, true)
             }
             _ => (text_end(head, from, upto), usize::MAX, false),
         };
@@ -152,13 +153,4 @@ fn usual_version(version: &[u8]) -> Option<bool> {
         b"HTTP/1.0" => Some(false),
         _ => None,
     }
-}
-
-/// Where the OWS from `from` ends: usually at once, or after one SP.
-#[inline(always)]
-fn ows_end(head: &[u8], mut from: usize) -> usize {
-    while let Some(b' ' | b'\t') = head.get(from) {
-        from += 1;
-    }
-    from
 }
