@@ -100,8 +100,7 @@ impl Reader {
                 (end, NO_ENTRY, Role::of_name(&head[i..end]))
             }
         };
-        let ows = |b: u8| b == b' ' || b == b'\t';
-        let from = run(head, name_end + 1, upto, ows);
+        let from = ows_end(head, name_end + 1);
         // The value: the one the cache keeps for the name, byte for byte
         // (valid, since it was checked once), or a run of text.
         let (end, to, value_known) = match names.value_at(entry).map(|v| v.as_bytes()) {
@@ -109,7 +108,7 @@ impl Reader {
                 if from + known.len() <= upto && same(&head[from..][..known.len()], known) =>
             {
                 let to = from + known.len();
-                (run(head, to, upto, ows), to, true)
+                (ows_end(head, to), to, true)
             }
             _ => (text_end(head, from, upto), usize::MAX, false),
         };
@@ -153,4 +152,13 @@ fn usual_version(version: &[u8]) -> Option<bool> {
         b"HTTP/1.0" => Some(false),
         _ => None,
     }
+}
+
+/// Where the OWS from `from` ends: usually at once, or after one SP.
+#[inline(always)]
+fn ows_end(head: &[u8], mut from: usize) -> usize {
+    while let Some(b' ' | b'\t') = head.get(from) {
+        from += 1;
+    }
+    from
 }
