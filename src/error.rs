@@ -296,8 +296,9 @@ impl Error {
     /// across all its calls (empty lines skipped before a request line
     /// included).
     ///
-    /// - In a head (refused at the first byte that proves it invalid, or
-    ///   once it is complete for what only a whole head shows), the start
+    /// - In a head (refused at the first byte that proves it invalid, an
+    ///   invalid field name where the name ends, or once the head is
+    ///   complete for what only a whole head shows), the start
     ///   of the line at fault: the start line, or a field line. A fault of
     ///   the head as a whole, with no line to blame (a missing `Host`, a
     ///   head over [`Limits::max_head_bytes`](crate::Limits::max_head_bytes),
