@@ -148,14 +148,20 @@ impl NameCache {
     #[inline]
     fn find(&mut self, raw: &[u8]) -> Option<&Entry> {
         let n = self.entries.len();
-        let start = self.next.min(n);
-        let spelt_raw = |e: &Entry| usize::from(e.len) == raw.len() && same(self.spelling(e), raw);
-        let i = (start..n)
-            .chain(0..start)
-            .find(|&i| spelt_raw(&self.entries[i]))?;
-        self.next = i + 1;
-        self.found = Some(i);
-        Some(&self.entries[i])
+        let mut i = self.next;
+        for _ in 0..n {
+            if i >= n {
+                i = 0;
+            }
+            let entry = &self.entries[i];
+            if usize::from(entry.len) == raw.len() && same(self.spelling(entry), raw) {
+                self.next = i + 1;
+                self.found = Some(i);
+                return Some(&self.entries[i]);
+            }
+            i += 1;
+        }
+        None
     }
 
     #[cold]
