@@ -350,24 +350,27 @@ mod flat {
 
 impl Rules {
     pub(crate) fn of_requests(l: RequestLeniency) -> Self {
-        Rules::of(true, |s| l.is_on(s))
+        Rules {
+            request: true,
+            bare_lf: l.bare_lf,
+            obs_fold: l.obs_fold,
+            chunked_with_content_length: l.chunked_with_content_length,
+            no_space_after_status: false,
+            space_before_colon: false,
+            skip_invalid_fields: false,
+        }
     }
 
     pub(crate) fn of_responses(l: ResponseLeniency) -> Self {
-        Rules::of(false, |s| l.is_on(s))
-    }
-
-    /// The rules of one side, whose switches `on` tells.
-    fn of(request: bool, on: impl Fn(Switch) -> bool) -> Self {
         Rules {
-            request,
-            bare_lf: on(Switch::BareLf),
+            request: false,
+            bare_lf: l.bare_lf,
             // RFC 9112 section 5.2: a user agent replaces obs-fold with SP.
-            obs_fold: on(Switch::ObsFold) || !request,
-            chunked_with_content_length: on(Switch::ChunkedWithContentLength),
-            no_space_after_status: on(Switch::NoSpaceAfterStatus),
-            space_before_colon: on(Switch::SpaceBeforeColon),
-            skip_invalid_fields: on(Switch::SkipInvalidFields),
+            obs_fold: true,
+            chunked_with_content_length: false,
+            no_space_after_status: l.no_space_after_status,
+            space_before_colon: l.space_before_colon,
+            skip_invalid_fields: l.skip_invalid_fields,
         }
     }
 
