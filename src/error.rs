@@ -212,14 +212,6 @@ impl ErrorKind {
 }
 
 impl Error {
-    pub(crate) fn new(kind: ErrorKind) -> Self {
-        Error {
-            kind,
-            switch: None,
-            at: None,
-        }
-    }
-
     /// An error for input that `switch`, when given, would have accepted.
     pub(crate) fn refused(kind: ErrorKind, switch: Option<Switch>) -> Self {
         Error {
@@ -304,8 +296,9 @@ impl Error {
     /// across all its calls (empty lines skipped before a request line
     /// included).
     ///
-    /// - In a head (refused at the first byte that proves it invalid, or
-    ///   once it is complete for what only a whole head shows), the start
+    /// - In a head (refused at the first byte that proves it invalid, an
+    ///   invalid field name where the name ends, or once the head is
+    ///   complete for what only a whole head shows), the start
     ///   of the line at fault: the start line, or a field line. A fault of
     ///   the head as a whole, with no line to blame (a missing `Host`, a
     ///   head over [`Limits::max_head_bytes`](crate::Limits::max_head_bytes),
@@ -345,8 +338,10 @@ impl Error {
 
     /// The name of the field at fault, as received, when the error is
     /// about one field line: its name, value or line end
-    /// (`InvalidFieldName` gives the line up to and including the first
-    /// byte that cannot be in a name, since a head is refused there), or a
+    /// (`InvalidFieldName` names the whole name: the bytes before the
+    /// colon without the whitespace before it, or the line up to its end
+    /// when it has no colon; a head is refused where the name ends, so
+    /// that the name does not depend on the reads), or a
     /// framing or `Host` field the
     /// decoder refused (`InvalidContentLength`, `InvalidHost` for a second
     /// `Host`, the `Transfer-Encoding` errors). `None` otherwise, including
@@ -358,7 +353,7 @@ impl Error {
 
 impl From<ErrorKind> for Error {
     fn from(kind: ErrorKind) -> Self {
-        Error::new(kind)
+        Error::refused(kind, None)
     }
 }
 

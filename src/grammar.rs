@@ -8,7 +8,7 @@ use http::HeaderName;
 
 macro_rules! table {
     ($f:ident) => {{
-        let mut t = [false; 256];
+        let mut t = [$f(0); 256];
         let mut i = 0;
         while i < 256 {
             t[i] = $f(i as u8);
@@ -102,22 +102,17 @@ pub(crate) fn parse_decimal(digits: &[u8]) -> Option<u64> {
     Some(n)
 }
 
+const fn hex_value(b: u8) -> u8 {
+    match b {
+        b'0'..=b'9' => b - b'0',
+        b'a'..=b'f' => b - b'a' + 10,
+        b'A'..=b'F' => b - b'A' + 10,
+        _ => 0xff,
+    }
+}
+
 /// The value of each HEXDIG; 16 and above for other bytes.
-pub(crate) static HEX: [u8; 256] = {
-    let mut t = [0xff; 256];
-    let mut i = 0;
-    while i < 10 {
-        t[b'0' as usize + i] = i as u8;
-        i += 1;
-    }
-    let mut i = 0;
-    while i < 6 {
-        t[b'a' as usize + i] = 10 + i as u8;
-        t[b'A' as usize + i] = 10 + i as u8;
-        i += 1;
-    }
-    t
-};
+pub(crate) static HEX: [u8; 256] = table!(hex_value);
 
 /// Formats `n` in decimal into `buf` and returns the digits.
 pub(crate) fn write_decimal(buf: &mut [u8; 20], mut n: u64) -> &[u8] {

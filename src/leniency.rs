@@ -99,21 +99,12 @@ impl Switch {
 
     /// `true` for a switch of request parsing ([`RequestLeniency`]).
     pub fn applies_to_requests(self) -> bool {
-        matches!(
-            self,
-            Switch::BareLf | Switch::ObsFold | Switch::ChunkedWithContentLength
-        )
+        RequestLeniency::strict().slot(self).is_some()
     }
 
     /// `true` for a switch of response parsing ([`ResponseLeniency`]).
     pub fn applies_to_responses(self) -> bool {
-        matches!(
-            self,
-            Switch::NoSpaceAfterStatus
-                | Switch::SpaceBeforeColon
-                | Switch::SkipInvalidFields
-                | Switch::BareLf
-        )
+        ResponseLeniency::strict().slot(self).is_some()
     }
 
     /// What the input had that this switch would accept, for error texts.

@@ -127,15 +127,17 @@ fn a_request_is_refused_at_the_byte_that_proves_it_invalid() {
         (b"GET /\r\n", InvalidStartLine, 0, None),
         (b"GET / HTTP/2.0\r\n", UnsupportedVersion, 0, None),
         (b"GET / HTTP/1.1\n", BareLineFeed, 0, None),
-        // Field lines: placed at their start, with the name at fault.
+        // Field lines: placed at their start, with the name at fault. An
+        // invalid name is refused where it ends (its colon or line end), to
+        // be named whole.
         (
-            b"GET / HTTP/1.1\r\nHost: a\r\nX\x01",
+            b"GET / HTTP/1.1\r\nHost: a\r\nX\x01:",
             InvalidFieldName,
             25,
             Some(b"X\x01"),
         ),
         (
-            b"GET / HTTP/1.1\r\nHost: a\r\nX Y",
+            b"GET / HTTP/1.1\r\nHost: a\r\nX Y\r\n",
             InvalidFieldName,
             25,
             Some(b"X Y"),
@@ -188,10 +190,10 @@ fn a_response_is_refused_at_the_byte_that_proves_it_invalid() {
         (b"HTTP/1.1 200x", InvalidStatus, 0, None),
         (b"HTTP/1.1 200 O\x01", InvalidReason, 0, None),
         (
-            b"HTTP/1.1 200 OK\r\nA\x7f",
+            b"HTTP/1.1 200 OK\r\nA\x7fb :",
             InvalidFieldName,
             17,
-            Some(b"A\x7f"),
+            Some(b"A\x7fb"),
         ),
         (
             b"HTTP/1.1 200 OK\r\nA: \x01",
@@ -239,7 +241,7 @@ fn the_switches_apply_before_the_head_ends() {
     let error = feed(&mut lenient(), &mut buf, &input).unwrap();
     assert_eq!(error.kind(), ErrorKind::HeadTooLarge);
     // Strictly, the error names the switch.
-    let error = refused_at(responses, b"HTTP/1.1 200 OK\r\nA\x7f", 19);
+    let error = refused_at(responses, b"HTTP/1.1 200 OK\r\nA\x7f:", 20);
     assert_eq!(
         error.switch(),
         Some(h1proto::leniency::Switch::SkipInvalidFields)

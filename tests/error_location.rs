@@ -124,7 +124,7 @@ fn after_first(rest: &str) -> Vec<u8> {
 #[test]
 fn a_field_line_at_fault_is_found_by_its_start_and_name() {
     use ErrorKind::*;
-    let cases: [(&str, ErrorKind, &str, Option<&str>); 7] = [
+    let cases: [(&str, ErrorKind, &str, Option<&str>); 10] = [
         (
             "GET / HTTP/1.1\r\nHost: a\r\nX-Bad: a\x01b\r\n\r\n",
             InvalidFieldValue,
@@ -137,19 +137,37 @@ fn a_field_line_at_fault_is_found_by_its_start_and_name() {
             "Host ",
             Some("Host"),
         ),
-        // An invalid name: the field is the line up to the first byte
-        // that cannot be in a name.
+        // An invalid name is named whole: the bytes before the colon
+        // (without whitespace before it), or the line up to its end.
         (
             "GET / HTTP/1.1\r\nHost: a\r\nX(y): z\r\n\r\n",
             InvalidFieldName,
             "X(y)",
-            Some("X("),
+            Some("X(y)"),
+        ),
+        (
+            "GET / HTTP/1.1\r\nHost: a\r\nBad Header: x\r\n\r\n",
+            InvalidFieldName,
+            "Bad Header",
+            Some("Bad Header"),
+        ),
+        (
+            "GET / HTTP/1.1\r\nHost: a\r\nBad Header \t: x\r\n\r\n",
+            InvalidFieldName,
+            "Bad Header",
+            Some("Bad Header"),
         ),
         (
             "GET / HTTP/1.1\r\nHost: a\r\nno colon\r\n\r\n",
             InvalidFieldName,
             "no colon",
-            Some("no c"),
+            Some("no colon"),
+        ),
+        (
+            "GET / HTTP/1.1\r\nHost: a\r\n: empty\r\n\r\n",
+            InvalidFieldName,
+            ": empty",
+            None,
         ),
         (
             "GET / HTTP/1.1\r\nHost: a\r\nno-colon\r\n\r\n",
@@ -178,6 +196,20 @@ fn a_field_line_at_fault_is_found_by_its_start_and_name() {
             "{rest:?}"
         );
     }
+    // A name cut short by the end of the input, or by `max_head_bytes`
+    // (200 here), is named up to there.
+    let input = after_first("GET / HTTP/1.1\r\nHost: a\r\nBad Header");
+    assert_eq!(
+        request(&input),
+        (InvalidFieldName, at(&input, "Bad"), field("Bad Header"))
+    );
+    let long = format!("GET / HTTP/1.1\r\nBad {}", "x".repeat(200));
+    let input = after_first(&long);
+    let name = &long[16..200];
+    assert_eq!(
+        request(&input),
+        (InvalidFieldName, at(&input, "Bad"), field(name))
+    );
     // The empty line that ends the head, ended by LF alone.
     let input = after_first("GET / HTTP/1.1\r\nHost: a\r\n\n");
     assert_eq!(
@@ -405,7 +437,7 @@ fn the_text_says_where() {
     let err = error_of(|| RequestDecoder::new(Limits::default()), &input);
     assert_eq!(
         err.to_string(),
-        "HTTP/1.1 protocol error at byte 67, field `X\\xc3`: invalid field name"
+        "HTTP/1.1 protocol error at byte 67, field `X\\xc3\\xa9`: invalid field name"
     );
     // An error that is not about bytes received has no place.
     let timeout = Error::from(ErrorKind::HeadTimeout);

@@ -267,6 +267,7 @@ impl DecoderBase {
                     max_target: self.limits.max_target_bytes,
                     max_bytes: self.limits.max_head_bytes,
                     max_lines: self.limits.max_fields.saturating_add(1),
+                    eof: self.eof,
                 };
                 match self.reader.read(buf, &options, &mut self.names) {
                     Ok(Some(len)) => Ok(Progress::Head(len)),

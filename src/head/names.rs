@@ -30,8 +30,6 @@ const MAX_LEN: usize = 32;
 const MAX_VALUE_LEN: usize = 256;
 /// The bytes of values kept at most, all entries together.
 const VALUE_BUDGET: usize = 1024;
-/// `NameCache::found` when the last name found has no entry.
-const NONE: usize = usize::MAX;
 
 #[derive(Debug)]
 struct Entry {
@@ -48,7 +46,7 @@ struct Entry {
 /// buffer holding every spelling, and the values' slots), one for each
 /// value kept, and a few more only for a peer with more than 16 names or
 /// 256 bytes of them.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct NameCache {
     entries: Vec<Entry>,
     spellings: Vec<u8>,
@@ -56,8 +54,8 @@ pub(crate) struct NameCache {
     next: usize,
     /// Whether new names are kept: from a connection's second message on.
     keeping: bool,
-    /// The entry of the name found last ([`NONE`] if it has none).
-    found: usize,
+    /// The entry of the name found last, if it has one.
+    found: Option<usize>,
     /// The first value a line of each entry's name came with, if kept
     /// (by index): a copy, since a slice of a head would hold that head's
     /// read buffer.
@@ -67,21 +65,6 @@ pub(crate) struct NameCache {
     /// How many times the cache started over: an entry's index stands
     /// for the same name while this stays the same.
     generation: u32,
-}
-
-impl Default for NameCache {
-    fn default() -> Self {
-        Self {
-            entries: Vec::new(),
-            spellings: Vec::new(),
-            next: 0,
-            keeping: false,
-            found: NONE,
-            values: Vec::new(),
-            value_bytes: 0,
-            generation: 0,
-        }
-    }
 }
 
 impl NameCache {
@@ -140,7 +123,7 @@ impl NameCache {
     /// [`learn_value`](Self::learn_value)).
     #[inline(always)]
     pub(crate) fn name_at(&mut self, i: u32) -> HeaderName {
-        self.found = i as usize;
+        self.found = Some(i as usize);
         self.entries[i as usize].name.clone()
     }
 
@@ -173,7 +156,7 @@ impl NameCache {
             let entry = &self.entries[i];
             if usize::from(entry.len) == raw.len() && same(self.spelling(entry), raw) {
                 self.next = i + 1;
-                self.found = i;
+                self.found = Some(i);
                 return Some(&self.entries[i]);
             }
             i += 1;
@@ -183,7 +166,7 @@ impl NameCache {
 
     #[cold]
     fn insert(&mut self, raw: &[u8]) -> Option<(HeaderName, Role)> {
-        self.found = NONE;
+        self.found = None;
         let name = HeaderName::from_bytes(raw).ok()?;
         let role = Role::of_name(name.as_str().as_bytes());
         if self.keeping && raw.len() <= MAX_LEN {
@@ -212,7 +195,7 @@ impl NameCache {
             });
             self.values.push(None);
             self.next = self.entries.len();
-            self.found = self.next - 1;
+            self.found = Some(self.next - 1);
         }
         Some((name, role))
     }
@@ -222,7 +205,7 @@ impl NameCache {
     /// cloned for a reference count.
     #[inline]
     pub(crate) fn known_value(&self, value: &[u8]) -> Option<&HeaderValue> {
-        let known = self.values.get(self.found)?.as_ref()?;
+        let known = self.values.get(self.found?)?.as_ref()?;
         same(known.as_bytes(), value).then_some(known)
     }
 
@@ -230,38 +213,24 @@ impl NameCache {
     /// without a value and the value fits the bounds.
     #[inline(never)]
     pub(crate) fn learn_value(&mut self, value: &[u8]) {
-        if let Some(slot) = self.values.get_mut(self.found) {
+        if let Some(slot) = self.found.and_then(|i| self.values.get_mut(i)) {
             if slot.is_none()
                 && value.len() <= MAX_VALUE_LEN
                 && self.value_bytes + value.len() <= VALUE_BUDGET
             {
                 self.value_bytes += value.len();
-                *slot = copied(value);
+                *slot = HeaderValue::from_bytes(value).ok();
             }
         }
     }
 }
 
-/// A copy of `value` in an allocation of its own.
-#[cold]
-fn copied(value: &[u8]) -> Option<HeaderValue> {
-    HeaderValue::from_bytes(value).ok()
-}
-
-/// The eight bytes of `s` at `at`, as one word.
+/// The `N` bytes of `s` at `at`, compared as one word.
 #[inline(always)]
-fn word(s: &[u8], at: usize) -> u64 {
-    let mut w = [0; 8];
-    w.copy_from_slice(&s[at..at + 8]);
-    u64::from_ne_bytes(w)
-}
-
-/// The four bytes of `s` at `at`, as one word.
-#[inline(always)]
-fn half(s: &[u8], at: usize) -> u32 {
-    let mut w = [0; 4];
-    w.copy_from_slice(&s[at..at + 4]);
-    u32::from_ne_bytes(w)
+fn word<const N: usize>(s: &[u8], at: usize) -> [u8; N] {
+    let mut w = [0; N];
+    w.copy_from_slice(&s[at..at + N]);
+    w
 }
 
 /// `a == b` (names, and the values kept with them): eight bytes at a time
@@ -275,16 +244,16 @@ pub(crate) fn same(a: &[u8], b: &[u8]) -> bool {
     }
     match n {
         0..4 => a.iter().zip(b).all(|(x, y)| x == y),
-        4..8 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        4..8 => word::<4>(a, 0) == word(b, 0) && word::<4>(a, n - 4) == word(b, n - 4),
         _ => {
             let mut i = 0;
             while i + 8 < n {
-                if word(a, i) != word(b, i) {
+                if word::<8>(a, i) != word(b, i) {
                     return false;
                 }
                 i += 8;
             }
-            word(a, n - 8) == word(b, n - 8)
+            word::<8>(a, n - 8) == word(b, n - 8)
         }
     }
 }

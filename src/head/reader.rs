@@ -5,7 +5,8 @@
 //! [`Reader`] goes left to right and remembers where it stopped, so each
 //! byte is read once however the section arrives, and the first byte that
 //! no continuation of its line could make valid decides the error,
-//! whatever the split (early refusal). A CR decides nothing until the byte
+//! whatever the split (early refusal); an invalid field name is refused
+//! where the name ends, to be named whole. A CR decides nothing until the byte
 //! after it: CRLF ends a line, CR before anything else is a byte of the
 //! line (and refused there: no element of a head may hold a bare CR).
 //! Within a line the content comes before the line end.
@@ -23,11 +24,11 @@
 use memchr::memchr;
 
 use super::names::NameCache;
-use super::record::{Field, NO_ENTRY, Record, trim};
+use super::record::{Field, NO_ENTRY, Record};
 use super::target::form_fits;
 use crate::error::{Error, ErrorKind};
 use crate::framing::{FieldRole as Role, FramingFields};
-use crate::grammar::{is_target_char, is_tchar, is_text, run, target_end, text_end};
+use crate::grammar::{is_target_char, is_tchar, run, target_end, text_end, trim_ows};
 use crate::leniency::{Rules, Switch};
 
 mod lines;
@@ -63,12 +64,15 @@ pub(crate) struct Options<'a> {
     pub(crate) max_bytes: usize,
     /// Non-empty lines the section may have.
     pub(crate) max_lines: usize,
+    /// The peer closed: no more bytes of a head will come.
+    pub(crate) eof: bool,
 }
 
 /// Where in its line the next byte falls.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 enum At {
     /// The method of a request line; `n` bytes of it so far.
+    #[default]
     Method,
     /// The request-target; `n` bytes so far, from `mark`.
     Target,
@@ -88,6 +92,9 @@ enum At {
     Name,
     /// Whitespace after a field name.
     NameSpace,
+    /// A field name with a byte that cannot be in one, read on to its
+    /// end to be named whole.
+    BadName,
     /// A field value; the colon is at `mark`.
     Value,
     /// An obs-fold continuation that joins the field above.
@@ -100,7 +107,7 @@ enum At {
 }
 
 /// The reader of one section at a time (see the module docs).
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct Reader {
     /// Bytes of the section read so far.
     read: usize,
@@ -125,25 +132,6 @@ pub(crate) struct Reader {
     /// The first fault of a trailer section, reported at its end.
     fault: Option<Box<Error>>,
     record: Record,
-}
-
-impl Default for Reader {
-    fn default() -> Self {
-        Reader {
-            read: 0,
-            at: At::Method,
-            line: 0,
-            n: 0,
-            mark: 0,
-            name_end: 0,
-            cr: false,
-            after_field_line: false,
-            skipping: false,
-            lines: 0,
-            fault: None,
-            record: Record::default(),
-        }
-    }
 }
 
 impl Reader {
@@ -219,20 +207,33 @@ impl Reader {
         o: &Options,
         names: &mut NameCache,
     ) -> Result<Option<usize>, Error> {
-        if self.read == 0 && !self.cr {
+        if self.is_fresh() {
             self.begin(o.section);
         }
         let upto = buf.len().min(o.max_bytes);
         loop {
             match self.scan(buf, upto, o, names) {
-                Err(fault) if o.section == Section::Trailers && !is_bound(&fault) => {
+                // A bound is reported as soon as it is met.
+                Err(fault)
+                    if o.section == Section::Trailers
+                        && fault.kind() != ErrorKind::TooManyFields =>
+                {
                     // Read on to the end of the section, then report it.
                     self.fault.get_or_insert(Box::new(fault));
                     self.read = self.line;
                     self.at = At::Skip;
                     self.cr = false;
                 }
-                Ok(None) if upto == o.max_bytes && buf.len() >= o.max_bytes => {
+                Ok(None)
+                    if self.at == At::BadName
+                        && (o.eof || upto == o.max_bytes)
+                        && o.section != Section::Trailers =>
+                {
+                    // The name ends where the input does.
+                    let end = upto - usize::from(self.cr);
+                    return Err(self.bad_name(buf, end, o.rules));
+                }
+                Ok(None) if upto == o.max_bytes => {
                     let kind = match o.section {
                         Section::Trailers => ErrorKind::TrailersTooLarge,
                         Section::Request if self.lines == 0 => ErrorKind::TargetTooLong,
@@ -304,6 +305,10 @@ impl Reader {
                 At::Target => (target_end(head, i, upto), o.max_target),
                 At::Method => (run(head, i, upto, is_tchar), usize::MAX),
                 At::Skip => (run(head, i, upto, |b| b != b'\r' && b != b'\n'), usize::MAX),
+                At::BadName => (
+                    run(head, i, upto, |b| !matches!(b, b':' | b'\r' | b'\n')),
+                    usize::MAX,
+                ),
                 At::Version | At::StatusVersion if self.n < VERSION.len() => {
                     let n = self.n;
                     let matches = head[i..upto]
@@ -332,7 +337,7 @@ impl Reader {
                 }
             }
             match head[i] {
-                // The usual ways out of a run, without the general case.
+                // The ways out of a run that `byte` leaves to here.
                 b':' if self.at == At::Name => self.field(head, i, i),
                 b if self.at == At::LineStart && is_tchar(b) => {
                     self.at = At::Name;
@@ -357,29 +362,28 @@ impl Reader {
         Ok(None)
     }
 
-    /// One byte of a line, neither LF nor the CR of a line end.
+    /// One byte of a line, neither LF nor the CR of a line end: the byte
+    /// that stopped the run of its element in [`scan`](Self::scan), which
+    /// took every byte the element keeps up to its bound (so each class
+    /// of bytes is told here or there, not in both), or a CR that ends
+    /// nothing.
     fn byte(&mut self, head: &[u8], i: usize, b: u8, o: &Options) -> Result<(), Error> {
         use ErrorKind::*;
         let rules = o.rules;
         match self.at {
             At::Method => {
-                if is_tchar(b) {
-                    self.n += 1;
-                } else if b == b' ' && self.n > 0 {
-                    self.at = At::Target;
-                    self.record.method_end = i;
-                    self.mark = i + 1;
-                    self.n = 0;
-                } else {
+                if b != b' ' || self.n == 0 {
                     return Err(start_line(InvalidMethod));
                 }
+                self.at = At::Target;
+                self.record.method_end = i;
+                self.mark = i + 1;
+                self.n = 0;
             }
             At::Target => {
                 if is_target_char(b) {
-                    self.n += 1;
-                    if self.n > o.max_target {
-                        return Err(start_line(TargetTooLong));
-                    }
+                    // The byte past `max_target`.
+                    return Err(start_line(TargetTooLong));
                 } else if b == b' ' && self.n > 0 {
                     // The target is whole: its form must fit the method.
                     let method = &head[..self.mark - 1];
@@ -395,14 +399,7 @@ impl Reader {
                 }
             }
             At::Version | At::StatusVersion if self.n < VERSION.len() => {
-                let ok = match VERSION[self.n] {
-                    b'0' => b.is_ascii_digit(),
-                    c => b == c,
-                };
-                if !ok {
-                    return Err(start_line(InvalidVersion));
-                }
-                self.n += 1;
+                return Err(start_line(InvalidVersion));
             }
             At::Version => return Err(start_line(InvalidStartLine)),
             At::StatusVersion => {
@@ -432,31 +429,20 @@ impl Reader {
                 self.record.reason.0 = i + 1;
                 self.at = At::Reason;
             }
-            At::Reason => {
-                if !is_text(b) {
-                    return Err(start_line(InvalidReason));
-                }
-            }
+            At::Reason => return Err(start_line(InvalidReason)),
             At::LineStart => {
                 if b == b' ' || b == b'\t' {
                     self.fold(o)?;
-                } else if is_tchar(b) {
-                    self.at = At::Name;
-                    self.n = 1;
                 } else {
-                    self.invalid_name(head, i, rules)?;
+                    self.invalid_name(head, i, b, o)?;
                 }
             }
             At::Name => {
-                if is_tchar(b) && self.n < MAX_NAME {
-                    self.n += 1;
-                } else if b == b':' {
-                    self.field(head, i, i);
-                } else if b == b' ' || b == b'\t' {
+                if b == b' ' || b == b'\t' {
                     self.mark = i;
                     self.at = At::NameSpace;
                 } else {
-                    self.invalid_name(head, i, rules)?;
+                    self.invalid_name(head, i, b, o)?;
                 }
             }
             At::NameSpace => {
@@ -471,14 +457,18 @@ impl Reader {
                         return Err(e.at(self.line as u64, Some(name)));
                     }
                 } else if b != b' ' && b != b'\t' {
-                    self.invalid_name(head, i, rules)?;
+                    self.invalid_name(head, i, b, o)?;
+                }
+            }
+            At::BadName => {
+                // A colon or a bare CR ends the name.
+                if b == b':' || b == b'\r' {
+                    return Err(self.bad_name(head, i, rules));
                 }
             }
             At::Value | At::Fold => {
-                if !is_text(b) {
-                    let name = (self.at == At::Value).then(|| &head[self.line..self.name_end]);
-                    return Err(Error::from(InvalidFieldValue).at(self.line as u64, name));
-                }
+                let name = (self.at == At::Value).then(|| &head[self.line..self.name_end]);
+                return Err(Error::from(InvalidFieldValue).at(self.line as u64, name));
             }
             At::Skip | At::End => {}
         }
@@ -537,23 +527,32 @@ impl Reader {
         self.skipping = true;
     }
 
-    /// Byte `i` cannot be part of the field name it is in: the line is
-    /// skipped (`skip_invalid_fields`), or refused. The error names the
-    /// field: the bytes before the colon when they are there, else the
-    /// line up to that byte.
-    fn invalid_name(&mut self, head: &[u8], i: usize, rules: &Rules) -> Result<(), Error> {
-        if rules.skip_invalid_fields {
+    /// Byte `b`, at `i`, cannot be part of the field name it is in: the
+    /// line is skipped (`skip_invalid_fields`), or refused once the name
+    /// ends ([`bad_name`](Self::bad_name)), `b` itself maybe.
+    fn invalid_name(&mut self, head: &[u8], i: usize, b: u8, o: &Options) -> Result<(), Error> {
+        if o.rules.skip_invalid_fields {
             self.skip();
             return Ok(());
         }
-        let name = &head[self.line..=i];
-        let name = (name != b":").then_some(name);
+        self.at = At::BadName;
+        self.byte(head, i, b, o)
+    }
+
+    /// The refusal of an invalid field name that ends at `end` (its
+    /// colon, its line's end, or the end of the input), naming it whole:
+    /// the same error however the head arrives, since the name's end is
+    /// not decided by the reads. Whitespace before the colon is left out;
+    /// an empty name is not named.
+    #[cold]
+    fn bad_name(&self, head: &[u8], end: usize, rules: &Rules) -> Error {
+        let name = trim_ows(&head[self.line..end]);
         let error = refuse(
             rules,
             ErrorKind::InvalidFieldName,
             Switch::SkipInvalidFields,
         );
-        Err(error.at(self.line as u64, name))
+        error.at(self.line as u64, (!name.is_empty()).then_some(name))
     }
 
     /// The LF at `lf` ends the current line (after a CR when `crlf`).
@@ -611,6 +610,7 @@ impl Reader {
                 self.at = At::End;
                 return Ok(());
             }
+            At::BadName => return Err(self.bad_name(head, end, rules)),
             At::Name | At::NameSpace => {
                 if rules.skip_invalid_fields {
                     self.skipping = true;
@@ -673,21 +673,17 @@ fn field_name(line: &[u8]) -> Option<&[u8]> {
     (!name.is_empty()).then_some(name)
 }
 
-/// A bound, not a fault of the grammar: reported as soon as it is met,
-/// in a trailer section too.
-fn is_bound(error: &Error) -> bool {
-    matches!(
-        error.kind(),
-        ErrorKind::TooManyFields | ErrorKind::TrailersTooLarge
-    )
-}
-
-/// `from..to` without the whitespace and line breaks at either end, as
-/// offsets.
-fn trimmed(bytes: &[u8], from: usize, to: usize) -> (usize, usize) {
-    let value = trim(bytes, from, to);
-    let start = value.as_ptr() as usize - bytes.as_ptr() as usize;
-    (start, start + value.len())
+/// `bytes[from..to]` without the whitespace and line breaks at either
+/// end, as offsets.
+fn trimmed(bytes: &[u8], mut from: usize, mut to: usize) -> (usize, usize) {
+    let blank = |b: u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
+    while from < to && blank(bytes[from]) {
+        from += 1;
+    }
+    while to > from && blank(bytes[to - 1]) {
+        to -= 1;
+    }
+    (from, to)
 }
 
 /// `HTTP/1.0` (`false`) or `HTTP/1.x` (`true`, RFC 9110 section 2.5), of
@@ -748,6 +744,7 @@ mod tests {
             max_target: MAX_TARGET,
             max_bytes: usize::MAX,
             max_lines: 64,
+            eof: false,
         };
         let mut reader = Reader::default();
         let mut names = NameCache::default();
@@ -834,9 +831,9 @@ mod tests {
             (b"GET /a\rb", &request, 8, ErrorKind::InvalidTarget),
             (b"GET / HTTX", &request, 10, ErrorKind::InvalidVersion),
             (
-                b"GET / HTTP/1.1\r\nX\x01",
+                b"GET / HTTP/1.1\r\nX\x01y:",
                 &request,
-                18,
+                20,
                 ErrorKind::InvalidFieldName,
             ),
             (

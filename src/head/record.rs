@@ -86,29 +86,15 @@ impl Record {
     #[cold]
     fn seen_folded(&self, section: &[u8]) -> FramingFields {
         let mut seen = FramingFields::default();
-        for field in &self.fields {
-            if field.role == Role::Other {
-                continue;
+        for field in self.fields.iter().filter(|f| f.role != Role::Other) {
+            let value = &section[field.value()];
+            if field.folded {
+                seen.note(field.role, &unfold(value));
+            } else {
+                seen.note(field.role, value);
             }
-            if !field.folded {
-                seen.note(field.role, &section[field.value()]);
-                continue;
-            }
-            seen.note(field.role, &unfold(&section[field.value()]));
         }
         seen
-    }
-
-    /// The values of the field lines whose role is `role`, in order.
-    pub(crate) fn values<'a>(
-        &'a self,
-        section: &'a [u8],
-        role: Role,
-    ) -> impl Iterator<Item = &'a [u8]> + 'a {
-        self.fields
-            .iter()
-            .filter(move |f| f.role == role)
-            .map(move |f| &section[f.value()])
     }
 }
 
@@ -117,7 +103,9 @@ impl Record {
 pub(crate) fn unfold(value: &[u8]) -> Vec<u8> {
     let mut joined = Vec::with_capacity(value.len());
     for piece in value.split(|&b| b == b'\n') {
-        let piece = trim(piece, 0, piece.len());
+        // An accepted value's only ASCII whitespace is SP, HTAB and the
+        // CRLF of a fold.
+        let piece = piece.trim_ascii();
         if piece.is_empty() {
             continue;
         }
@@ -129,35 +117,24 @@ pub(crate) fn unfold(value: &[u8]) -> Vec<u8> {
     joined
 }
 
-/// `bytes[from..to]` without the whitespace and line breaks at either end.
-pub(crate) fn trim(bytes: &[u8], mut from: usize, mut to: usize) -> &[u8] {
-    let blank = |b: u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
-    while from < to && blank(bytes[from]) {
-        from += 1;
-    }
-    while to > from && blank(bytes[to - 1]) {
-        to -= 1;
-    }
-    &bytes[from..to]
-}
-
 /// The `Transfer-Encoding` values of a head, read from its record: as
 /// received, or, when a line was continued by obs-fold, as joined (each
 /// fold one SP), as a field map holds them.
 pub(crate) struct RecordValues<'a> {
     record: &'a Record,
     section: &'a [u8],
+    /// The values joined, when a line of them was continued by obs-fold.
     joined: Option<Vec<Vec<u8>>>,
 }
 
 impl<'a> RecordValues<'a> {
     pub(crate) fn new(record: &'a Record, section: &'a [u8]) -> Self {
-        let te = |f: &&Field| f.role == Role::TransferEncoding;
-        let folded = record.refold && record.fields.iter().filter(te).any(|f| f.folded);
-        let joined = folded.then(|| {
-            let value = |f: &Field| unfold(&section[f.value()]);
-            record.fields.iter().filter(te).map(value).collect()
-        });
+        let te = record
+            .fields
+            .iter()
+            .filter(|f| f.role == Role::TransferEncoding);
+        let joined = (record.refold && te.clone().any(|f| f.folded))
+            .then(|| te.map(|f| unfold(&section[f.value()])).collect());
         RecordValues {
             record,
             section,
@@ -169,8 +146,9 @@ impl<'a> RecordValues<'a> {
 impl crate::framing::FieldValues for RecordValues<'_> {
     fn transfer_encodings(&self) -> impl Iterator<Item = &[u8]> {
         let plain = self.joined.is_none();
-        let values = self.record.values(self.section, Role::TransferEncoding);
+        let fields = self.record.fields.iter();
+        let te = fields.filter(move |f| plain && f.role == Role::TransferEncoding);
         let joined = self.joined.iter().flatten().map(Vec::as_slice);
-        values.filter(move |_| plain).chain(joined)
+        te.map(|f| &self.section[f.value()]).chain(joined)
     }
 }

@@ -2,56 +2,13 @@
 //! the method once, by the reader as soon as the target is whole: the
 //! `Uri` is built later from a target known to fit.
 
-use bytes::Bytes;
-use http::{Method, Uri};
+use http::Uri;
 use memchr::memchr;
 
-use crate::error::ErrorKind;
-
-/// Checks the form of the request-target against the method (RFC 9112
-/// section 3.2) and builds the `Uri` without copying it.
-fn target_uri(method: &Method, target: Bytes) -> Result<Uri, ErrorKind> {
-    let first = target[0];
-    let connect = method == Method::CONNECT;
-    if first == b'/' {
-        if connect {
-            return Err(ErrorKind::InvalidTarget);
-        }
-    } else if &target[..] == b"*" {
-        if method != Method::OPTIONS {
-            return Err(ErrorKind::InvalidTarget);
-        }
-    } else if !connect {
-        // absolute-form: scheme ":" hier-part, with an authority.
-        let colon = memchr(b':', &target).ok_or(ErrorKind::InvalidTarget)?;
-        if !target[..colon].first().is_some_and(u8::is_ascii_alphabetic)
-            || !target[..colon]
-                .iter()
-                .all(|&b| b.is_ascii_alphanumeric() || b == b'+' || b == b'-' || b == b'.')
-            || !target[colon + 1..].starts_with(b"//")
-        {
-            return Err(ErrorKind::InvalidTarget);
-        }
-    }
-    let uri = Uri::from_maybe_shared(target).map_err(|_| ErrorKind::InvalidTarget)?;
-    if connect {
-        // authority-form: host ":" port, nothing else.
-        if uri.scheme().is_some()
-            || uri.path_and_query().is_some_and(|p| !p.as_str().is_empty())
-            || uri
-                .authority()
-                .is_none_or(|a| a.port().is_none() || a.as_str().contains('@'))
-        {
-            return Err(ErrorKind::InvalidTarget);
-        }
-    } else if first != b'/' && first != b'*' && uri.authority().is_none() {
-        return Err(ErrorKind::InvalidTarget);
-    }
-    Ok(uri)
-}
-
 /// Whether a request-target of valid bytes has a form that fits the
-/// method, as [`target_uri`] decides.
+/// method (a token), and a `Uri` takes it: origin-form without CONNECT,
+/// `*` with OPTIONS only, authority-form with CONNECT only, absolute-form
+/// without CONNECT.
 #[inline]
 pub(crate) fn form_fits(method: &[u8], target: &[u8]) -> bool {
     // `Uri` takes every origin-form target of these bytes up to this
@@ -60,11 +17,36 @@ pub(crate) fn form_fits(method: &[u8], target: &[u8]) -> bool {
     match target {
         [b'/', ..] if target.len() <= URI_MAX => method != b"CONNECT",
         b"*" => method == b"OPTIONS",
-        _ => {
-            let Ok(method) = Method::from_bytes(method) else {
-                return false;
-            };
-            target_uri(&method, Bytes::copy_from_slice(target)).is_ok()
-        }
+        _ => uri_form_fits(method == b"CONNECT", target),
     }
+}
+
+/// [`form_fits`] for a target the `Uri` decides: authority-form with
+/// CONNECT, absolute-form (or a long origin-form) without.
+fn uri_form_fits(connect: bool, target: &[u8]) -> bool {
+    let Ok(uri) = Uri::try_from(target) else {
+        return false;
+    };
+    if connect {
+        // authority-form: host ":" port, nothing else.
+        return uri.scheme().is_none()
+            && uri.path_and_query().is_none_or(|p| p.as_str().is_empty())
+            && uri
+                .authority()
+                .is_some_and(|a| a.port().is_some() && !a.as_str().contains('@'));
+    }
+    if target[0] == b'/' {
+        return true;
+    }
+    // absolute-form: scheme ":" "//" authority ...
+    let Some(colon) = memchr(b':', target) else {
+        return false;
+    };
+    let scheme = &target[..colon];
+    scheme.first().is_some_and(u8::is_ascii_alphabetic)
+        && scheme
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b == b'+' || b == b'-' || b == b'.')
+        && target[colon + 1..].starts_with(b"//")
+        && uri.authority().is_some()
 }

@@ -37,6 +37,7 @@ impl Chunked {
             max_target: 0,
             max_bytes: limits.max_trailer_bytes,
             max_lines: limits.max_fields,
+            eof: false,
         };
         let section = match reader.read(buf, &options, names) {
             Ok(Some(len)) => buf.split_to(len).freeze(),

@@ -28,11 +28,7 @@ impl Reader {
             return None;
         }
         let line = head.get(t + 1..t + 11)?;
-        let http11 = match &line[..8] {
-            b"HTTP/1.1" => true,
-            b"HTTP/1.0" => false,
-            _ => return None,
-        };
+        let http11 = usual_version(&line[..8])?;
         if &line[8..] != b"\r\n" || t + 11 > upto || !form_fits(&head[..m], &head[m + 1..t]) {
             return None;
         }
@@ -52,11 +48,7 @@ impl Reader {
         // Nothing past the bound is looked at.
         let head = &head[..upto];
         let line = head.get(..13).filter(|_| upto >= 13)?;
-        let http11 = match &line[..8] {
-            b"HTTP/1.1" => true,
-            b"HTTP/1.0" => false,
-            _ => return None,
-        };
+        let http11 = usual_version(&line[..8])?;
         let code = &line[9..12];
         if line[8] != b' '
             || line[12] != b' '
@@ -149,6 +141,16 @@ impl Reader {
         self.after_field_line = true;
         self.skipping = false;
         Some(end + 2)
+    }
+}
+
+/// `HTTP/1.1` (`true`) or `HTTP/1.0` (`false`): the usual versions.
+#[inline(always)]
+fn usual_version(version: &[u8]) -> Option<bool> {
+    match version {
+        b"HTTP/1.1" => Some(true),
+        b"HTTP/1.0" => Some(false),
+        _ => None,
     }
 }
 
