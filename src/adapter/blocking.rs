@@ -179,20 +179,11 @@ impl<S: Transport, T: Session> Driver<S, T, Blocking> {
     /// One I/O, bounded by the session's deadline; returns the time it
     /// ended.
     fn perform(&mut self, step: Io, now: Instant) -> io::Result<Instant> {
-        let at = self.session.poll_timeout();
-        let wait = if self.runtime.shutdown.is_some() {
-            // The flag is looked at every SHUTDOWN_POLL: only a deadline
-            // before the next look needs the time left worked out.
-            let poll = now.checked_add(SHUTDOWN_POLL);
-            match at {
-                Some(at) if poll.is_none_or(|poll| at < poll) => {
-                    Some(at.saturating_duration_since(now))
-                }
-                _ => Some(SHUTDOWN_POLL),
-            }
-        } else {
-            at.map(|at| at.saturating_duration_since(now))
-        };
+        let mut wait = (self.session.poll_timeout()).map(|at| at.saturating_duration_since(now));
+        if self.runtime.shutdown.is_some() {
+            // The flag is looked at every SHUTDOWN_POLL at least.
+            wait = Some(wait.map_or(SHUTDOWN_POLL, |wait| wait.min(SHUTDOWN_POLL)));
+        }
         // Setting a timeout is a system call: only when the one set would
         // wake too late, or far too early (the one set is never zero).
         let set = &mut self.runtime.timeout;
