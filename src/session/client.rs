@@ -8,7 +8,7 @@ use http::header::HeaderMap;
 use http::{Response, StatusCode};
 
 use super::core::{Core, RoleSession};
-use super::timer::{Waiting, after, earliest};
+use super::timer::{Timer, Waiting, after, earliest};
 use super::{ChunkExtSlot, InterimResponses, Io, Session, SessionError, Step};
 use crate::ClientConnection;
 use crate::Config;
@@ -20,21 +20,6 @@ use crate::error::{Error, ErrorKind};
 use crate::role::Client;
 use crate::segments::Segments;
 use crate::wire::WireTrailers;
-
-/// What a client session waits for when a deadline passes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Timer {
-    /// No request in flight: the pooled connection is closed.
-    Idle,
-    /// The head of the response due.
-    Head,
-    /// More of a response body.
-    Body,
-    /// The peer to take more output.
-    Write,
-    /// Time to give the buffers back.
-    Release,
-}
 
 /// The client side of a connection, with every decision above the
 /// protocol machine made: the session a client driver runs.
@@ -118,7 +103,7 @@ impl ClientSession {
     pub fn poll_flush(&mut self, now: Instant) -> Step<()> {
         self.look_ahead();
         self.core
-            .write_past(now, !self.closed, self.core.knobs.flush_threshold)
+            .write_past(now, !self.closed, self.core.flush_threshold)
     }
 
     /// Writes every queued request now, for a caller that wants them
@@ -367,7 +352,7 @@ impl ClientSession {
 
     /// Queued requests are written before the session waits for an answer.
     fn wait_for_head(&mut self, now: Instant) -> Io {
-        let pending = self.core.output_pending();
+        let pending = self.core.output_len() > 0;
         let conn = &self.core.conn;
         if !pending && conn.recv_state() != State::Body && conn.send_state() != State::Body {
             // Not while skipping the rest of the previous body: that is
@@ -382,7 +367,7 @@ impl ClientSession {
     }
 
     fn timer(&self) -> Option<(Instant, Timer)> {
-        let t = &self.core.knobs.timeouts;
+        let t = &self.core.timeouts;
         if self.closed {
             return None;
         }
@@ -391,7 +376,7 @@ impl ClientSession {
             Waiting::Write(since) => after(since, t.write).map(|at| (at, Timer::Write)),
             Waiting::No if idle => {
                 let close = after(self.idle_since, t.idle).map(|at| (at, Timer::Idle));
-                let release = after(self.idle_since, self.core.release_after())
+                let release = after(self.idle_since, self.core.read.release_after())
                     .map(|at| (at, Timer::Release));
                 earliest(close, release)
             }
@@ -403,9 +388,23 @@ impl ClientSession {
                     after(self.head_since.unwrap_or(since), t.head).map(|at| (at, Timer::Head))
                 };
                 let release =
-                    after(since, self.core.release_after()).map(|at| (at, Timer::Release));
+                    after(since, self.core.read.release_after()).map(|at| (at, Timer::Release));
                 earliest(expiry, release)
             }
+        }
+    }
+
+    /// A deadline other than the buffers' release passed: the wait it
+    /// belonged to ends.
+    fn expire(&mut self, timer: Timer) {
+        match timer {
+            Timer::Head => self.time_out(ErrorKind::ResponseTimeout),
+            Timer::Body => self.time_out(ErrorKind::BodyTimeout),
+            Timer::Write => {
+                self.core.drop_output();
+                self.time_out(ErrorKind::WriteTimeout);
+            }
+            Timer::Idle | Timer::Linger | Timer::Release => self.closed = true,
         }
     }
 }
@@ -416,7 +415,7 @@ fn is_interim(head: &Response<()>) -> bool {
 }
 
 impl Session for ClientSession {
-    session_buffers!();
+    session_shared!();
 
     /// While the session is open and the peer has not closed its side:
     /// up to one read's worth ahead, so that an answer the server sends
@@ -430,37 +429,6 @@ impl Session for ClientSession {
     #[inline]
     fn handle_read(&mut self, n: usize, _now: Instant) {
         self.core.handle_read(n);
-    }
-
-    fn handle_write(&mut self, n: usize, _now: Instant) {
-        self.core.handle_write(n);
-    }
-
-    fn poll_timeout(&self) -> Option<Instant> {
-        self.timer().map(|(at, _)| at)
-    }
-
-    fn handle_timeout(&mut self, now: Instant) {
-        // As the server session's: each turn ends a wait or gives the
-        // buffers back.
-        while let Some((_, timer)) = self.timer().filter(|&(at, _)| at <= now) {
-            match timer {
-                Timer::Release => {
-                    // Giving the buffers back ends no wait: the deadlines
-                    // of the wait under way still run from its start.
-                    self.core.release();
-                    continue;
-                }
-                Timer::Idle => self.closed = true,
-                Timer::Head => self.time_out(ErrorKind::ResponseTimeout),
-                Timer::Body => self.time_out(ErrorKind::BodyTimeout),
-                Timer::Write => {
-                    self.core.drop_output();
-                    self.time_out(ErrorKind::WriteTimeout);
-                }
-            }
-            self.core.waiting = Waiting::No;
-        }
     }
 
     /// A client has no exchange to finish before closing: an idle

@@ -7,19 +7,19 @@
 //! `ClientSession`, not by the role: what a role does differently is the
 //! one role trait (`src/role/`).
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use bytes::Bytes;
 use http::header::HeaderMap;
 
-use super::timer::{Knobs, ReadBuf, Waiting};
+use super::timer::{ReadBuf, Waiting};
 use super::{ChunkExtSlot, Io, SessionError, Step, TrailerFields, concat};
-use crate::Config;
 use crate::conn::Connection;
 use crate::decode::Event;
 use crate::error::{Error, ErrorKind};
 use crate::role::Role;
 use crate::wire::WireTrailers;
+use crate::{Config, Timeouts};
 
 /// The trailer section of the message being read: its fields, and its
 /// wire view with [`Config::wire_view`] on.
@@ -45,7 +45,10 @@ impl Trailers {
 pub(super) struct Core<R: Role> {
     pub(super) conn: Connection<R>,
     pub(super) read: ReadBuf,
-    pub(super) knobs: Knobs,
+    pub(super) timeouts: Timeouts,
+    pub(super) flush_threshold: usize,
+    /// How much the lingering close reads and discards at most.
+    pub(super) linger_bytes: usize,
     pub(super) waiting: Waiting,
     /// The application has read the current message's body to its end.
     pub(super) body_done: bool,
@@ -73,8 +76,10 @@ pub(super) struct Core<R: Role> {
 impl<R: Role> Core<R> {
     pub(super) fn new(config: Config) -> Self {
         Core {
-            knobs: Knobs::of(&config),
-            read: ReadBuf::new(),
+            read: ReadBuf::new(&config),
+            timeouts: config.timeouts,
+            flush_threshold: config.flush_threshold,
+            linger_bytes: config.linger_bytes,
             conn: Connection::new(config),
             waiting: Waiting::No,
             body_done: true,
@@ -89,18 +94,11 @@ impl<R: Role> Core<R> {
         }
     }
 
-    /// Output waits to be written, or is being written from a lent
-    /// vector: what must be written before the session waits for input,
-    /// closes or shuts down. Not lent output that is to be dropped (a
-    /// write timeout): the session closes without waiting for it, and the
-    /// driver cancels the write.
-    #[inline]
-    pub(super) fn output_pending(&mut self) -> bool {
-        (self.out_lent > 0 && self.out_wanted) || !self.conn.output().is_empty()
-    }
-
     /// The bytes to write before the output is all out: those queued, and
-    /// those lent to the driver unless they are to be dropped.
+    /// those lent to the driver unless they are to be dropped (a write
+    /// timeout: the session closes without waiting for them, and the
+    /// driver cancels the write). Output pending (more than 0) is written
+    /// before the session waits for input, closes or shuts down.
     #[inline]
     pub(super) fn output_len(&mut self) -> usize {
         let lent = if self.out_wanted { self.out_lent } else { 0 };
@@ -121,8 +119,7 @@ impl<R: Role> Core<R> {
     pub(super) fn may_read(&self) -> bool {
         !self.eof
             && !self.read.lent
-            && (matches!(self.waiting, Waiting::Read(_))
-                || self.read.buf.len() < self.knobs.read_size)
+            && (matches!(self.waiting, Waiting::Read(_)) || self.read.buf.len() < self.read.size)
     }
 
     /// `Session::lend_output`.
@@ -203,11 +200,7 @@ impl<R: Role> Core<R> {
     pub(super) fn wait(&mut self, what: Waiting) {
         // A wait already under way keeps its start: a deadline is not
         // pushed back by asking again.
-        let same = matches!(
-            (self.waiting, what),
-            (Waiting::Read(_), Waiting::Read(_)) | (Waiting::Write(_), Waiting::Write(_))
-        );
-        if !same {
+        if std::mem::discriminant(&self.waiting) != std::mem::discriminant(&what) {
             self.waiting = what;
         }
     }
@@ -216,7 +209,7 @@ impl<R: Role> Core<R> {
     /// that the peer is never left waiting for an answer (or for a
     /// request, or `100 Continue`) while the session waits for it.
     pub(super) fn wait_for_input(&mut self, now: Instant) -> Io {
-        if !self.output_pending() {
+        if self.output_len() == 0 {
             self.wait(Waiting::Read(now));
             Io::Read
         } else {
@@ -235,13 +228,6 @@ impl<R: Role> Core<R> {
         } else {
             Step::Ready(())
         }
-    }
-
-    /// After how long the wait under way gives the buffers back, unless
-    /// they are given back already.
-    #[inline]
-    pub(super) fn release_after(&self) -> Option<Duration> {
-        (!self.read.released).then_some(self.knobs.release_after)
     }
 
     /// The common part of `Session::handle_read`: `true` when bytes came

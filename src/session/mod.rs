@@ -42,20 +42,20 @@ macro_rules! ready {
 }
 
 /// The [`Session`] methods both sessions answer the same way, from their
-/// core, written once.
-macro_rules! session_buffers {
+/// core and their `timer` and `expire`, written once.
+macro_rules! session_shared {
     () => {
         fn read_buf(&mut self) -> &mut BytesMut {
-            self.core.read.for_read(self.core.knobs.read_size)
+            self.core.read.for_read()
         }
 
         #[inline]
         fn read_slice(&mut self) -> &mut [u8] {
-            self.core.read.room(self.core.knobs.read_size)
+            self.core.read.room()
         }
 
         fn lend_read_buf(&mut self) -> BytesMut {
-            self.core.read.lend(self.core.knobs.read_size)
+            self.core.read.lend()
         }
 
         fn return_read_buf(&mut self, buf: BytesMut) {
@@ -77,6 +77,32 @@ macro_rules! session_buffers {
         fn return_output(&mut self, output: Vec<Bytes>) {
             self.core.return_output(output);
         }
+
+        #[inline]
+        fn handle_write(&mut self, n: usize, _now: Instant) {
+            self.core.handle_write(n);
+        }
+
+        #[inline]
+        fn poll_timeout(&self) -> Option<Instant> {
+            self.timer().map(|(at, _)| at)
+        }
+
+        fn handle_timeout(&mut self, now: Instant) {
+            // Each deadline acted on ends the wait it belonged to, or gives
+            // the buffers back, after which the next deadline is the wait's
+            // own: a few turns at most.
+            while let Some((_, timer)) = self.timer().filter(|&(at, _)| at <= now) {
+                if timer == Timer::Release {
+                    // Giving the buffers back ends no wait: the deadlines
+                    // of the wait under way still run from its start.
+                    self.core.release();
+                } else {
+                    self.expire(timer);
+                    self.core.waiting = Waiting::No;
+                }
+            }
+        }
     };
 }
 
@@ -94,7 +120,6 @@ use std::time::Instant;
 use bytes::{Bytes, BytesMut};
 use http::{HeaderMap, Response};
 
-use crate::Timeouts;
 use crate::chunk_ext::ChunkExtensions;
 use crate::segments::Segments;
 
@@ -202,10 +227,10 @@ pub trait Session {
     fn poll_timeout(&self) -> Option<Instant>;
 
     /// Acts on every deadline that passed by `now` (the table on
-    /// [`Timeouts`]), in one call; nothing before the first. It may be
-    /// called while buffers are lent out. The application's pending call,
-    /// made again, reports a timeout as [`SessionError::Peer`] with a
-    /// timeout [`ErrorKind`](crate::ErrorKind).
+    /// [`Timeouts`](crate::Timeouts)), in one call; nothing before the
+    /// first. It may be called while buffers are lent out. The
+    /// application's pending call, made again, reports a timeout as
+    /// [`SessionError::Peer`] with a timeout [`ErrorKind`](crate::ErrorKind).
     fn handle_timeout(&mut self, now: Instant);
 
     /// Starts a graceful shutdown: the exchange in progress is finished,
@@ -345,15 +370,12 @@ pub struct InterimResponses(pub Vec<Response<()>>);
 /// The pieces of a body in one `Bytes`, copying only when there are
 /// several.
 pub(crate) fn concat(pieces: &mut Vec<Bytes>) -> Bytes {
-    match pieces.len() {
-        0 => Bytes::new(),
+    let whole = match pieces.len() {
         1 => pieces.pop().unwrap_or_default(),
-        _ => {
-            let whole = pieces.concat();
-            pieces.clear();
-            whole.into()
-        }
-    }
+        _ => pieces.concat().into(),
+    };
+    pieces.clear();
+    whole
 }
 
 /// The chunk extensions a session has read (`Config::chunk_extensions`),

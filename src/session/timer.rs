@@ -7,8 +7,6 @@ use bytes::BytesMut;
 use crate::Config;
 use crate::segments::Segments;
 
-use super::Timeouts;
-
 /// `since + timeout`, or `None` without a timeout (or past the clock's
 /// range, which is as good as never).
 pub(super) fn after(since: Instant, timeout: Option<Duration>) -> Option<Instant> {
@@ -24,6 +22,26 @@ pub(super) fn earliest<T>(
         (Some(a), Some(b)) => Some(if b.0 < a.0 { b } else { a }),
         (a, b) => a.or(b),
     }
+}
+
+/// What a session waits for when a deadline passes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Timer {
+    /// A connection between exchanges: a server's keep-alive connection,
+    /// a client's with no request in flight (closed, as a pool's idle
+    /// connection).
+    Idle,
+    /// The head of the next message: a server's next request (or, on a
+    /// new connection, any of it), a client's response due.
+    Head,
+    /// More of the peer's body.
+    Body,
+    /// The peer to take more output.
+    Write,
+    /// The end of a server's lingering close.
+    Linger,
+    /// Time to give the buffers back.
+    Release,
 }
 
 /// The I/O a session asked for and is waiting on, with when it started.
@@ -63,6 +81,11 @@ pub(super) const FIRST_READ: usize = 1024;
 #[derive(Debug)]
 pub(super) struct ReadBuf {
     pub(super) buf: BytesMut,
+    /// What one read asks for at most (`Config::read_size`).
+    pub(super) size: usize,
+    /// After how long a wait the buffers are given back
+    /// (`Config::release_after`).
+    release_after: Duration,
     /// Initialized room for readers that need it (empty until one asks).
     room: Vec<u8>,
     /// The last read went through `room`.
@@ -78,9 +101,11 @@ pub(super) struct ReadBuf {
 }
 
 impl ReadBuf {
-    pub(super) fn new() -> Self {
+    pub(super) fn new(config: &Config) -> Self {
         ReadBuf {
             buf: BytesMut::new(),
+            size: config.read_size.max(1),
+            release_after: config.release_after,
             room: Vec::new(),
             via_room: false,
             released: false,
@@ -92,14 +117,14 @@ impl ReadBuf {
 
     /// What the next read asks for: little at first and after the
     /// buffers were given back, doubling while reads fill what they are
-    /// offered, up to `read_size`. A connection that carries small
-    /// messages never holds a large buffer.
+    /// offered, up to `size`. A connection that carries small messages
+    /// never holds a large buffer.
     #[inline]
-    fn want(&self, read_size: usize) -> usize {
+    fn want(&self) -> usize {
         if self.released {
             RELEASED_READ
         } else {
-            self.next.min(read_size)
+            self.next.min(self.size)
         }
     }
 
@@ -107,8 +132,8 @@ impl ReadBuf {
     /// is grown (or its consumed front reclaimed) only once less than
     /// half of what a read asks for is left, so that small messages take
     /// several reads' worth of a buffer before it is reclaimed.
-    pub(super) fn for_read(&mut self, read_size: usize) -> &mut BytesMut {
-        let want = self.want(read_size);
+    pub(super) fn for_read(&mut self) -> &mut BytesMut {
+        let want = self.want();
         if self.buf.capacity() - self.buf.len() < want.div_ceil(2) {
             self.buf.reserve(want);
         }
@@ -121,8 +146,8 @@ impl ReadBuf {
     /// the end of `buf` (the same allocation, no copy), empty, its
     /// capacity the room. `buf` keeps the bytes received and not yet
     /// decoded, and may go on decoding them while the room is out.
-    pub(super) fn lend(&mut self, read_size: usize) -> BytesMut {
-        self.for_read(read_size);
+    pub(super) fn lend(&mut self) -> BytesMut {
+        self.for_read();
         self.lent = true;
         self.buf.split_off(self.buf.len())
     }
@@ -138,8 +163,8 @@ impl ReadBuf {
     /// Initialized room for one read (see [`want`](Self::want)), zeroed
     /// only when it grows.
     #[inline]
-    pub(super) fn room(&mut self, read_size: usize) -> &mut [u8] {
-        let want = self.want(read_size);
+    pub(super) fn room(&mut self) -> &mut [u8] {
+        let want = self.want();
         if self.room.len() < want {
             self.room.resize(want, 0);
         }
@@ -162,6 +187,13 @@ impl ReadBuf {
         } else if n >= self.offered {
             self.next = self.next.saturating_mul(2);
         }
+    }
+
+    /// After how long the wait under way gives the buffers back, unless
+    /// they are given back already.
+    #[inline]
+    pub(super) fn release_after(&self) -> Option<Duration> {
+        (!self.released).then_some(self.release_after)
     }
 
     /// Moves the `n` bytes read into `room` to the end of `buf`.
@@ -192,28 +224,6 @@ impl ReadBuf {
             } else {
                 BytesMut::from(&self.buf[..])
             };
-        }
-    }
-}
-
-/// The session settings kept besides the connection's.
-#[derive(Debug, Clone)]
-pub(super) struct Knobs {
-    pub(super) timeouts: Timeouts,
-    pub(super) read_size: usize,
-    pub(super) flush_threshold: usize,
-    pub(super) linger_bytes: usize,
-    pub(super) release_after: Duration,
-}
-
-impl Knobs {
-    pub(super) fn of(config: &Config) -> Self {
-        Knobs {
-            timeouts: config.timeouts,
-            read_size: config.read_size.max(1),
-            flush_threshold: config.flush_threshold,
-            linger_bytes: config.linger_bytes,
-            release_after: config.release_after,
         }
     }
 }
