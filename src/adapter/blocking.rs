@@ -179,7 +179,8 @@ impl<S: Transport, T: Session> Driver<S, T, Blocking> {
     /// One I/O, bounded by the session's deadline; returns the time it
     /// ended.
     fn perform(&mut self, step: Io, now: Instant) -> io::Result<Instant> {
-        let mut wait = (self.session.poll_timeout()).map(|at| at.saturating_duration_since(now));
+        let deadline = self.session.poll_timeout();
+        let mut wait = deadline.map(|at| at.saturating_duration_since(now));
         if self.runtime.shutdown.is_some() {
             // The flag is looked at every SHUTDOWN_POLL at least.
             wait = Some(wait.map_or(SHUTDOWN_POLL, |wait| wait.min(SHUTDOWN_POLL)));

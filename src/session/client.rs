@@ -215,7 +215,7 @@ impl ClientSession {
                 None => return Ok(Step::Ready(None)),
             }
         }
-        let (body, trailers) = ready!(self.read_rest(now)?);
+        let body = ready!(self.read_body(now)?);
         let Some(head) = self.head.take() else {
             return Ok(Step::Ready(None));
         };
@@ -224,9 +224,7 @@ impl ClientSession {
             let interim = std::mem::take(&mut self.interim);
             res.extensions_mut().insert(InterimResponses(interim));
         }
-        if let Some(trailers) = trailers {
-            trailers.insert_into(res.extensions_mut());
-        }
+        self.core.trailers_into(res.extensions_mut());
         Ok(Step::Ready(Some(res)))
     }
 
@@ -339,8 +337,7 @@ impl ClientSession {
                 Ok(Some(_)) => {}
                 Ok(None) => break,
                 Err(err) => {
-                    let err = self.fail(err);
-                    self.core.failure = Some(Box::new(err));
+                    self.fail_later(err);
                     break;
                 }
             }
@@ -398,11 +395,11 @@ impl ClientSession {
     /// belonged to ends.
     fn expire(&mut self, timer: Timer) {
         match timer {
-            Timer::Head => self.time_out(ErrorKind::ResponseTimeout),
-            Timer::Body => self.time_out(ErrorKind::BodyTimeout),
+            Timer::Head => self.fail_later(ErrorKind::ResponseTimeout),
+            Timer::Body => self.fail_later(ErrorKind::BodyTimeout),
             Timer::Write => {
                 self.core.drop_output();
-                self.time_out(ErrorKind::WriteTimeout);
+                self.fail_later(ErrorKind::WriteTimeout);
             }
             Timer::Idle | Timer::Linger | Timer::Release => self.closed = true,
         }

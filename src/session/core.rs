@@ -13,7 +13,7 @@ use bytes::Bytes;
 use http::header::HeaderMap;
 
 use super::timer::{ReadBuf, Waiting};
-use super::{ChunkExtSlot, Io, SessionError, Step, TrailerFields, concat};
+use super::{ChunkExtSlot, Io, SessionError, Step, TrailerFields};
 use crate::conn::Connection;
 use crate::decode::Event;
 use crate::error::{Error, ErrorKind};
@@ -24,20 +24,9 @@ use crate::{Config, Timeouts};
 /// The trailer section of the message being read: its fields, and its
 /// wire view with [`Config::wire_view`] on.
 #[derive(Debug)]
-pub(super) struct Trailers {
-    pub(super) fields: HeaderMap,
-    pub(super) wire: Option<WireTrailers>,
-}
-
-impl Trailers {
-    /// Puts the fields in `extensions` as [`TrailerFields`], and the wire
-    /// view, if any, as [`WireTrailers`].
-    pub(super) fn insert_into(self, extensions: &mut http::Extensions) {
-        extensions.insert(TrailerFields(self.fields));
-        if let Some(wire) = self.wire {
-            extensions.insert(wire);
-        }
-    }
+struct Trailers {
+    fields: HeaderMap,
+    wire: Option<WireTrailers>,
 }
 
 /// The state both sessions keep around their connection.
@@ -55,7 +44,7 @@ pub(super) struct Core<R: Role> {
     /// The body pieces `read_body` has collected so far.
     pub(super) pieces: Vec<Bytes>,
     /// Boxed: rare, and every idle connection would carry the room.
-    pub(super) trailers: Option<Box<Trailers>>,
+    trailers: Option<Box<Trailers>>,
     /// Chunk extensions read (`Config::chunk_extensions`); boxed likewise.
     pub(super) chunk_ext: Option<Box<ChunkExtSlot>>,
     /// The peer closed its side.
@@ -178,6 +167,18 @@ impl<R: Role> Core<R> {
         self.trailers.as_deref()?.wire.as_ref()
     }
 
+    /// Moves the trailer section into the extensions of the message whose
+    /// body was collected whole: the fields as [`TrailerFields`], and the
+    /// wire view, if any, as [`WireTrailers`].
+    pub(super) fn trailers_into(&mut self, extensions: &mut http::Extensions) {
+        if let Some(trailers) = self.trailers.take() {
+            extensions.insert(TrailerFields(trailers.fields));
+            if let Some(wire) = trailers.wire {
+                extensions.insert(wire);
+            }
+        }
+    }
+
     /// The error a timeout left for the application's next call.
     #[inline]
     pub(super) fn failure(&mut self) -> Result<(), SessionError> {
@@ -283,10 +284,11 @@ pub(super) trait RoleSession: Sized {
     /// A peer's protocol error: what the role does about it.
     fn fail(&mut self, err: Error) -> Error;
 
-    /// A deadline passed: the session fails as for a peer's error, and
+    /// A peer's error found outside the application's call (a deadline
+    /// passed, a refusal read ahead): the session fails as for any, and
     /// the application's next call reports it.
-    fn time_out(&mut self, kind: ErrorKind) {
-        let err = self.fail(kind.into());
+    fn fail_later(&mut self, err: impl Into<Error>) {
+        let err = self.fail(err.into());
         self.core().failure = Some(Box::new(err));
     }
 
@@ -333,15 +335,13 @@ pub(super) trait RoleSession: Sized {
         while let Some(data) = ready!(self.read_data(now)?) {
             self.core().pieces.push(data);
         }
-        Ok(Step::Ready(concat(&mut self.core().pieces)))
-    }
-
-    /// The rest of the body in one piece, and the trailers that came
-    /// after it: what `next_full_request` and `next_full_response` put
-    /// together.
-    fn read_rest(&mut self, now: Instant) -> Result<Step<(Bytes, Option<Trailers>)>, SessionError> {
-        let body = ready!(self.read_body(now)?);
-        let trailers = self.core().trailers.take().map(|trailers| *trailers);
-        Ok(Step::Ready((body, trailers)))
+        // The pieces in one `Bytes`, copied only when there are several.
+        let pieces = &mut self.core().pieces;
+        let whole = match pieces.len() {
+            1 => pieces.pop().unwrap_or_default(),
+            _ => pieces.concat().into(),
+        };
+        pieces.clear();
+        Ok(Step::Ready(whole))
     }
 }

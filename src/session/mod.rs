@@ -367,17 +367,6 @@ pub struct TrailerFields(pub HeaderMap);
 #[derive(Debug, Clone, Default)]
 pub struct InterimResponses(pub Vec<Response<()>>);
 
-/// The pieces of a body in one `Bytes`, copying only when there are
-/// several.
-pub(crate) fn concat(pieces: &mut Vec<Bytes>) -> Bytes {
-    let whole = match pieces.len() {
-        1 => pieces.pop().unwrap_or_default(),
-        _ => pieces.concat().into(),
-    };
-    pieces.clear();
-    whole
-}
-
 /// The chunk extensions a session has read (`Config::chunk_extensions`),
 /// kept with the body piece they came before. Made by the first chunk-size
 /// line that carries any, so that a session that never sees one holds a

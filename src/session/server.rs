@@ -253,12 +253,10 @@ impl ServerSession {
                 None => return Ok(Step::Ready(None)),
             }
         }
-        let (body, trailers) = ready!(self.read_rest(now)?);
+        let body = ready!(self.read_body(now)?);
         let head = self.head.take().ok_or(UsageError::WrongState)?;
         let mut req = head.map(|()| body);
-        if let Some(trailers) = trailers {
-            trailers.insert_into(req.extensions_mut());
-        }
+        self.core.trailers_into(req.extensions_mut());
         Ok(Step::Ready(Some(req)))
     }
 
@@ -447,24 +445,17 @@ impl ServerSession {
             (Phase::Lingering { until, .. }, _) => Some((*until, Timer::Linger)),
             (_, &Waiting::Write(since)) => after(since, t.write).map(|at| (at, Timer::Write)),
             (_, &Waiting::Read(since)) => {
-                let (start, timeout, kind) = if self.is_between_requests() {
-                    if self.requests == 0 {
+                let (start, timeout, kind) = match self.core.conn.recv_state() {
+                    State::Idle | State::Head if self.requests == 0 => {
                         (self.started, t.head, Timer::Head)
-                    } else {
-                        (since, t.idle, Timer::Idle)
                     }
-                } else {
-                    match self.core.conn.recv_state() {
-                        State::Idle | State::Head => {
-                            let start = match self.requests {
-                                0 => self.started,
-                                _ => self.head_since.unwrap_or(since),
-                            };
-                            (start, t.head, Timer::Head)
-                        }
-                        State::Body => (since, t.body, Timer::Body),
-                        _ => (since, None, Timer::Head),
+                    // Between requests.
+                    State::Idle if self.core.read.buf.is_empty() => (since, t.idle, Timer::Idle),
+                    State::Idle | State::Head => {
+                        (self.head_since.unwrap_or(since), t.head, Timer::Head)
                     }
+                    State::Body => (since, t.body, Timer::Body),
+                    _ => (since, None, Timer::Head),
                 };
                 let release = self.core.read.release_after();
                 if let (Some(r), Some(d)) = (release, timeout) {
@@ -486,22 +477,19 @@ impl ServerSession {
     /// belonged to ends.
     fn expire(&mut self, timer: Timer) {
         match timer {
-            Timer::Head if self.requests == 0 && self.core.read.buf.is_empty() => {
-                // A new connection that sent nothing: nothing to answer.
-                self.phase = Phase::Closing { linger: false };
-            }
-            Timer::Head => self.time_out(ErrorKind::HeadTimeout),
-            Timer::Body => self.time_out(ErrorKind::BodyTimeout),
+            // A new connection that sent nothing: nothing to answer.
+            Timer::Head if self.requests == 0 && self.core.read.buf.is_empty() => {}
+            Timer::Head => return self.fail_later(ErrorKind::HeadTimeout),
+            Timer::Body => return self.fail_later(ErrorKind::BodyTimeout),
             Timer::Write => {
                 // The peer stopped reading: what is queued cannot leave.
                 self.core.drop_output();
                 self.core.failure = Some(Box::new(ErrorKind::WriteTimeout.into()));
-                self.phase = Phase::Closing { linger: false };
             }
-            Timer::Idle | Timer::Linger | Timer::Release => {
-                self.phase = Phase::Closing { linger: false };
-            }
+            Timer::Idle | Timer::Linger | Timer::Release => {}
         }
+        // Nothing to answer, or no way to: the connection just closes.
+        self.phase = Phase::Closing { linger: false };
     }
 }
 
