@@ -9,7 +9,7 @@ use http::{Response, StatusCode};
 
 use super::core::{Core, RoleSession};
 use super::timer::{Timer, Waiting, after, earliest};
-use super::{ChunkExtSlot, InterimResponses, Io, Session, SessionError, Step};
+use super::{InterimResponses, Io, Session, SessionError, Step};
 use crate::ClientConnection;
 use crate::Config;
 use crate::chunk_ext::ChunkExtensions;
@@ -248,7 +248,7 @@ impl ClientSession {
     /// [`ServerSession::chunk_extensions`](crate::ServerSession::chunk_extensions)).
     /// Read only with [`Config::chunk_extensions`] on.
     pub fn chunk_extensions(&self) -> Option<&ChunkExtensions> {
-        ChunkExtSlot::current(&self.core.chunk_ext)
+        self.core.chunk_extensions()
     }
 
     /// Closes the connection: the driver closes the socket. Requests queued

@@ -13,7 +13,8 @@ use bytes::Bytes;
 use http::header::HeaderMap;
 
 use super::timer::{ReadBuf, Waiting};
-use super::{ChunkExtSlot, Io, SessionError, Step, TrailerFields};
+use super::{Io, SessionError, Step, TrailerFields};
+use crate::chunk_ext::ChunkExtensions;
 use crate::conn::Connection;
 use crate::decode::Event;
 use crate::error::{Error, ErrorKind};
@@ -27,6 +28,18 @@ use crate::{Config, Timeouts};
 struct Trailers {
     fields: HeaderMap,
     wire: Option<WireTrailers>,
+}
+
+/// The chunk extensions a session has read (`Config::chunk_extensions`),
+/// kept with the body piece they came before. Made by the first chunk-size
+/// line that carries any, so that a session that never sees one holds a
+/// null pointer.
+#[derive(Debug, Default)]
+pub(super) struct ChunkExtSlot {
+    /// Read, and no body piece handed out since.
+    pending: Option<ChunkExtensions>,
+    /// Those of the piece (or the end) handed out last.
+    current: Option<ChunkExtensions>,
 }
 
 /// The state both sessions keep around their connection.
@@ -179,13 +192,24 @@ impl<R: Role> Core<R> {
         }
     }
 
+    /// The chunk extensions of the body piece handed out last.
+    pub(super) fn chunk_extensions(&self) -> Option<&ChunkExtensions> {
+        self.chunk_ext.as_ref()?.current.as_ref()
+    }
+
+    /// A body piece, or the end of the body, is handed out: it carries the
+    /// chunk extensions read since the last one.
+    #[inline]
+    fn chunk_ext_handed_out(&mut self) {
+        if let Some(slot) = &mut self.chunk_ext {
+            slot.current = slot.pending.take();
+        }
+    }
+
     /// The error a timeout left for the application's next call.
     #[inline]
     pub(super) fn failure(&mut self) -> Result<(), SessionError> {
-        match self.failure.take() {
-            Some(err) => Err((*err).into()),
-            None => Ok(()),
-        }
+        self.failure.take().map_or(Ok(()), |err| Err((*err).into()))
     }
 
     /// A message head was handed out: its body is still to read, and
@@ -195,7 +219,9 @@ impl<R: Role> Core<R> {
         self.body_done = false;
         self.pieces.clear();
         self.trailers = None;
-        ChunkExtSlot::reset(&mut self.chunk_ext);
+        if let Some(slot) = &mut self.chunk_ext {
+            **slot = ChunkExtSlot::default();
+        }
     }
 
     pub(super) fn wait(&mut self, what: Waiting) {
@@ -305,7 +331,7 @@ pub(super) trait RoleSession: Sized {
             let core = self.core();
             match core.conn.poll_event(&mut core.read.buf) {
                 Ok(Some(Event::Data(data))) => {
-                    ChunkExtSlot::handed_out(&mut core.chunk_ext);
+                    core.chunk_ext_handed_out();
                     return Ok(Step::Ready(Some(data)));
                 }
                 Ok(Some(Event::Trailers(fields))) => {
@@ -313,10 +339,10 @@ pub(super) trait RoleSession: Sized {
                     core.trailers = Some(Box::new(Trailers { fields, wire }));
                 }
                 Ok(Some(Event::ChunkExtensions(ext))) => {
-                    ChunkExtSlot::arrived(&mut core.chunk_ext, ext);
+                    core.chunk_ext.get_or_insert_with(Box::default).pending = Some(ext);
                 }
                 Ok(Some(Event::End(_))) => {
-                    ChunkExtSlot::handed_out(&mut core.chunk_ext);
+                    core.chunk_ext_handed_out();
                     core.body_done = true;
                     self.body_ended(now);
                     return Ok(Step::Ready(None));

@@ -120,7 +120,6 @@ use std::time::Instant;
 use bytes::{Bytes, BytesMut};
 use http::{HeaderMap, Response};
 
-use crate::chunk_ext::ChunkExtensions;
 use crate::segments::Segments;
 
 use crate::error::{Error, ErrorKind, UsageError};
@@ -366,44 +365,3 @@ pub struct TrailerFields(pub HeaderMap);
 /// body was collected whole, in order, kept in its extensions.
 #[derive(Debug, Clone, Default)]
 pub struct InterimResponses(pub Vec<Response<()>>);
-
-/// The chunk extensions a session has read (`Config::chunk_extensions`),
-/// kept with the body piece they came before. Made by the first chunk-size
-/// line that carries any, so that a session that never sees one holds a
-/// null pointer.
-#[derive(Debug, Default)]
-pub(crate) struct ChunkExtSlot {
-    /// Read, and no body piece handed out since.
-    pending: Option<ChunkExtensions>,
-    /// Those of the piece (or the end) handed out last.
-    current: Option<ChunkExtensions>,
-}
-
-impl ChunkExtSlot {
-    /// A chunk-size line with `extensions` was read.
-    pub(crate) fn arrived(slot: &mut Option<Box<Self>>, extensions: ChunkExtensions) {
-        slot.get_or_insert_with(Box::default).pending = Some(extensions);
-    }
-
-    /// A body piece, or the end of the body, is handed out: it carries
-    /// what was read since the last one.
-    #[inline]
-    pub(crate) fn handed_out(slot: &mut Option<Box<Self>>) {
-        if let Some(slot) = slot {
-            slot.current = slot.pending.take();
-        }
-    }
-
-    /// A new message begins: nothing read so far is its.
-    #[inline]
-    pub(crate) fn reset(slot: &mut Option<Box<Self>>) {
-        if let Some(slot) = slot {
-            **slot = Self::default();
-        }
-    }
-
-    /// Those of the piece handed out last.
-    pub(crate) fn current(slot: &Option<Box<Self>>) -> Option<&ChunkExtensions> {
-        slot.as_ref().and_then(|slot| slot.current.as_ref())
-    }
-}

@@ -9,7 +9,7 @@ use http::header::HeaderMap;
 
 use super::core::{Core, RoleSession};
 use super::timer::{Timer, Waiting, after, earliest};
-use super::{ChunkExtSlot, Io, Session, SessionError, Step};
+use super::{Io, Session, SessionError, Step};
 use crate::Config;
 use crate::ServerConnection;
 use crate::chunk_ext::ChunkExtensions;
@@ -283,7 +283,7 @@ impl ServerSession {
     /// [`send_chunk_extensions`](crate::Sender::send_chunk_extensions) before it
     /// forwards the piece, or before it finishes the message.
     pub fn chunk_extensions(&self) -> Option<&ChunkExtensions> {
-        ChunkExtSlot::current(&self.core.chunk_ext)
+        self.core.chunk_extensions()
     }
 
     /// `true` once the current request's body was read to its end (or it

@@ -18,10 +18,7 @@ pub(super) fn earliest<T>(
     a: Option<(Instant, T)>,
     b: Option<(Instant, T)>,
 ) -> Option<(Instant, T)> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(if b.0 < a.0 { b } else { a }),
-        (a, b) => a.or(b),
-    }
+    a.into_iter().chain(b).min_by_key(|&(at, _)| at)
 }
 
 /// What a session waits for when a deadline passes.
@@ -216,14 +213,9 @@ impl ReadBuf {
             self.released = true;
             self.room = Vec::new();
             output.release();
-            if self.lent {
-                return;
+            if !self.lent {
+                self.buf = BytesMut::from(&self.buf[..]);
             }
-            self.buf = if self.buf.is_empty() {
-                BytesMut::new()
-            } else {
-                BytesMut::from(&self.buf[..])
-            };
         }
     }
 }
