@@ -56,12 +56,12 @@ pub(super) enum Waiting {
 
 /// The bytes asked for by a read once the buffers were given back: enough
 /// for a small head in one read, little for an idle connection to hold.
-pub(super) const RELEASED_READ: usize = 256;
+const RELEASED_READ: usize = 256;
 
 /// The bytes the first read of a connection asks for: most request and
 /// response heads fit; a read that fills it doubles the next one, up to
 /// `Config::read_size`.
-pub(super) const FIRST_READ: usize = 1024;
+const FIRST_READ: usize = 1024;
 
 /// The read buffer and the idle-release policy both sessions share.
 ///
@@ -88,7 +88,7 @@ pub(super) struct ReadBuf {
     /// The last read went through `room`.
     via_room: bool,
     /// The buffers were given back: reads ask for [`RELEASED_READ`].
-    pub(super) released: bool,
+    released: bool,
     /// What the next read asks for (before the `read_size` cap).
     next: usize,
     /// The room the last `for_read`, `room` or `lend` offered.
