@@ -160,7 +160,9 @@ impl ClientSession {
                 }
                 Ok(Some(_)) => {}
                 Ok(None) => {
-                    if self.core.conn.is_switched() || (!due && self.core.body_done) {
+                    // Nothing due with the body read returned at the top:
+                    // no event came since.
+                    if self.core.conn.is_switched() {
                         return Ok(Step::Ready(None));
                     }
                     if self.core.eof || self.core.conn.is_closed() {

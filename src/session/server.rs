@@ -339,9 +339,8 @@ impl ServerSession {
             match self.phase {
                 Phase::Open => self.start_closing(),
                 Phase::Closing { linger } => {
-                    if self.core.output_len() > 0 {
-                        self.core.wait(Waiting::Write(now));
-                        return Step::Io(Io::Write);
+                    if let Step::Io(io) = self.core.write_past(now, true, 0) {
+                        return Step::Io(io);
                     }
                     if self.core.conn.is_switched() {
                         self.phase = Phase::Closed;
