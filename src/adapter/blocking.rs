@@ -179,12 +179,16 @@ impl<S: Transport, T: Session> Driver<S, T, Blocking> {
     /// One I/O, bounded by the session's deadline; returns the time it
     /// ended.
     fn perform(&mut self, step: Io, now: Instant) -> io::Result<Instant> {
-        let deadline = self.session.poll_timeout();
-        let mut wait = deadline.map(|at| at.saturating_duration_since(now));
-        if self.runtime.shutdown.is_some() {
-            // The flag is looked at every SHUTDOWN_POLL at least.
-            wait = Some(wait.map_or(SHUTDOWN_POLL, |wait| wait.min(SHUTDOWN_POLL)));
-        }
+        let flag = self.runtime.shutdown.is_some();
+        let wait = match self.session.poll_timeout() {
+            // The flag is looked at every SHUTDOWN_POLL: only a deadline
+            // before the next look needs the time left worked out.
+            None if flag => Some(SHUTDOWN_POLL),
+            Some(at) if flag && now.checked_add(SHUTDOWN_POLL).is_some_and(|p| at >= p) => {
+                Some(SHUTDOWN_POLL)
+            }
+            at => at.map(|at| at.saturating_duration_since(now)),
+        };
         // Setting a timeout is a system call: only when the one set would
         // wake too late, or far too early (the one set is never zero).
         let set = &mut self.runtime.timeout;
