@@ -371,26 +371,19 @@ impl ClientSession {
             return None;
         }
         let idle = self.core.conn.requests_in_flight() == 0 && self.core.body_done;
-        match self.core.waiting {
-            Waiting::Write(since) => after(since, t.write).map(|at| (at, Timer::Write)),
-            Waiting::No if idle => {
-                let close = after(self.idle_since, t.idle).map(|at| (at, Timer::Idle));
-                let release = after(self.idle_since, self.core.read.release_after())
-                    .map(|at| (at, Timer::Release));
-                earliest(close, release)
+        // What expires `timeout` after `start`, in a wait begun `since`.
+        let (since, start, timeout, kind) = match self.core.waiting {
+            Waiting::Write(since) => return after(since, t.write).map(|at| (at, Timer::Write)),
+            Waiting::No if idle => (self.idle_since, self.idle_since, t.idle, Timer::Idle),
+            Waiting::No => return None,
+            Waiting::Read(since) if self.core.conn.recv_state() == State::Body => {
+                (since, since, t.body, Timer::Body)
             }
-            Waiting::No => None,
-            Waiting::Read(since) => {
-                let expiry = if self.core.conn.recv_state() == State::Body {
-                    after(since, t.body).map(|at| (at, Timer::Body))
-                } else {
-                    after(self.head_since.unwrap_or(since), t.head).map(|at| (at, Timer::Head))
-                };
-                let release =
-                    after(since, self.core.read.release_after()).map(|at| (at, Timer::Release));
-                earliest(expiry, release)
-            }
-        }
+            Waiting::Read(since) => (since, self.head_since.unwrap_or(since), t.head, Timer::Head),
+        };
+        let expiry = after(start, timeout).map(|at| (at, kind));
+        let release = after(since, self.core.read.release_after()).map(|at| (at, Timer::Release));
+        earliest(expiry, release)
     }
 
     /// A deadline other than the buffers' release passed: the wait it
