@@ -107,12 +107,6 @@ impl<R: Role> Core<R> {
         lent + self.conn.output().len()
     }
 
-    /// `Session::wants_write`: output waits and none is out.
-    #[inline]
-    pub(super) fn wants_write(&self) -> bool {
-        self.out_lent == 0 && !self.conn.encoder.queued().is_empty()
-    }
-
     /// `true` while more input may be taken without the application
     /// asking for it: less than one read's worth is buffered and not yet
     /// decoded (a driver that reads while it writes reads only that far

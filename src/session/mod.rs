@@ -67,7 +67,7 @@ macro_rules! session_shared {
         }
 
         fn wants_write(&self) -> bool {
-            self.core.wants_write()
+            self.core.out_lent == 0 && !self.core.conn.encoder.queued().is_empty()
         }
 
         fn lend_output(&mut self) -> Vec<Bytes> {
