@@ -179,19 +179,15 @@ impl<S: Transport, T: Session> Driver<S, T, Blocking> {
     /// One I/O, bounded by the session's deadline; returns the time it
     /// ended.
     fn perform(&mut self, step: Io, now: Instant) -> io::Result<Instant> {
-        let at = self.session.poll_timeout();
-        let wait = if self.runtime.shutdown.is_some() {
+        let flag = self.runtime.shutdown.is_some();
+        let wait = match self.session.poll_timeout() {
             // The flag is looked at every SHUTDOWN_POLL: only a deadline
             // before the next look needs the time left worked out.
-            let poll = now.checked_add(SHUTDOWN_POLL);
-            match at {
-                Some(at) if poll.is_none_or(|poll| at < poll) => {
-                    Some(at.saturating_duration_since(now))
-                }
-                _ => Some(SHUTDOWN_POLL),
+            None if flag => Some(SHUTDOWN_POLL),
+            Some(at) if flag && now.checked_add(SHUTDOWN_POLL).is_some_and(|p| at >= p) => {
+                Some(SHUTDOWN_POLL)
             }
-        } else {
-            at.map(|at| at.saturating_duration_since(now))
+            at => at.map(|at| at.saturating_duration_since(now)),
         };
         // Setting a timeout is a system call: only when the one set would
         // wake too late, or far too early (the one set is never zero).

@@ -8,8 +8,8 @@ use http::header::HeaderMap;
 use http::{Response, StatusCode};
 
 use super::core::{Core, RoleSession};
-use super::timer::{Waiting, after, earliest};
-use super::{ChunkExtSlot, InterimResponses, Io, Session, SessionError, Step};
+use super::timer::{Timer, Waiting, after, earliest};
+use super::{InterimResponses, Io, Session, SessionError, Step};
 use crate::ClientConnection;
 use crate::Config;
 use crate::chunk_ext::ChunkExtensions;
@@ -20,21 +20,6 @@ use crate::error::{Error, ErrorKind};
 use crate::role::Client;
 use crate::segments::Segments;
 use crate::wire::WireTrailers;
-
-/// What a client session waits for when a deadline passes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Timer {
-    /// No request in flight: the pooled connection is closed.
-    Idle,
-    /// The head of the response due.
-    Head,
-    /// More of a response body.
-    Body,
-    /// The peer to take more output.
-    Write,
-    /// Time to give the buffers back.
-    Release,
-}
 
 /// The client side of a connection, with every decision above the
 /// protocol machine made: the session a client driver runs.
@@ -118,7 +103,7 @@ impl ClientSession {
     pub fn poll_flush(&mut self, now: Instant) -> Step<()> {
         self.look_ahead();
         self.core
-            .write_past(now, !self.closed, self.core.knobs.flush_threshold)
+            .write_past(now, !self.closed, self.core.flush_threshold)
     }
 
     /// Writes every queued request now, for a caller that wants them
@@ -175,7 +160,9 @@ impl ClientSession {
                 }
                 Ok(Some(_)) => {}
                 Ok(None) => {
-                    if self.core.conn.is_switched() || (!due && self.core.body_done) {
+                    // Nothing due with the body read returned at the top:
+                    // no event came since.
+                    if self.core.conn.is_switched() {
                         return Ok(Step::Ready(None));
                     }
                     if self.core.eof || self.core.conn.is_closed() {
@@ -230,7 +217,7 @@ impl ClientSession {
                 None => return Ok(Step::Ready(None)),
             }
         }
-        let (body, trailers) = ready!(self.read_rest(now)?);
+        let body = ready!(self.read_body(now)?);
         let Some(head) = self.head.take() else {
             return Ok(Step::Ready(None));
         };
@@ -239,9 +226,7 @@ impl ClientSession {
             let interim = std::mem::take(&mut self.interim);
             res.extensions_mut().insert(InterimResponses(interim));
         }
-        if let Some(trailers) = trailers {
-            trailers.insert_into(res.extensions_mut());
-        }
+        self.core.trailers_into(res.extensions_mut());
         Ok(Step::Ready(Some(res)))
     }
 
@@ -265,7 +250,7 @@ impl ClientSession {
     /// [`ServerSession::chunk_extensions`](crate::ServerSession::chunk_extensions)).
     /// Read only with [`Config::chunk_extensions`] on.
     pub fn chunk_extensions(&self) -> Option<&ChunkExtensions> {
-        ChunkExtSlot::current(&self.core.chunk_ext)
+        self.core.chunk_extensions()
     }
 
     /// Closes the connection: the driver closes the socket. Requests queued
@@ -354,8 +339,7 @@ impl ClientSession {
                 Ok(Some(_)) => {}
                 Ok(None) => break,
                 Err(err) => {
-                    let err = self.fail(err);
-                    self.core.failure = Some(Box::new(err));
+                    self.fail_later(err);
                     break;
                 }
             }
@@ -367,7 +351,7 @@ impl ClientSession {
 
     /// Queued requests are written before the session waits for an answer.
     fn wait_for_head(&mut self, now: Instant) -> Io {
-        let pending = self.core.output_pending();
+        let pending = self.core.output_len() > 0;
         let conn = &self.core.conn;
         if !pending && conn.recv_state() != State::Body && conn.send_state() != State::Body {
             // Not while skipping the rest of the previous body: that is
@@ -382,30 +366,37 @@ impl ClientSession {
     }
 
     fn timer(&self) -> Option<(Instant, Timer)> {
-        let t = &self.core.knobs.timeouts;
+        let t = &self.core.timeouts;
         if self.closed {
             return None;
         }
         let idle = self.core.conn.requests_in_flight() == 0 && self.core.body_done;
-        match self.core.waiting {
-            Waiting::Write(since) => after(since, t.write).map(|at| (at, Timer::Write)),
-            Waiting::No if idle => {
-                let close = after(self.idle_since, t.idle).map(|at| (at, Timer::Idle));
-                let release = after(self.idle_since, self.core.release_after())
-                    .map(|at| (at, Timer::Release));
-                earliest(close, release)
+        // What expires `timeout` after `start`, in a wait begun `since`.
+        let (since, start, timeout, kind) = match self.core.waiting {
+            Waiting::Write(since) => return after(since, t.write).map(|at| (at, Timer::Write)),
+            Waiting::No if idle => (self.idle_since, self.idle_since, t.idle, Timer::Idle),
+            Waiting::No => return None,
+            Waiting::Read(since) if self.core.conn.recv_state() == State::Body => {
+                (since, since, t.body, Timer::Body)
             }
-            Waiting::No => None,
-            Waiting::Read(since) => {
-                let expiry = if self.core.conn.recv_state() == State::Body {
-                    after(since, t.body).map(|at| (at, Timer::Body))
-                } else {
-                    after(self.head_since.unwrap_or(since), t.head).map(|at| (at, Timer::Head))
-                };
-                let release =
-                    after(since, self.core.release_after()).map(|at| (at, Timer::Release));
-                earliest(expiry, release)
+            Waiting::Read(since) => (since, self.head_since.unwrap_or(since), t.head, Timer::Head),
+        };
+        let expiry = after(start, timeout).map(|at| (at, kind));
+        let release = after(since, self.core.read.release_after()).map(|at| (at, Timer::Release));
+        earliest(expiry, release)
+    }
+
+    /// A deadline other than the buffers' release passed: the wait it
+    /// belonged to ends.
+    fn expire(&mut self, timer: Timer) {
+        match timer {
+            Timer::Head => self.fail_later(ErrorKind::ResponseTimeout),
+            Timer::Body => self.fail_later(ErrorKind::BodyTimeout),
+            Timer::Write => {
+                self.core.drop_output();
+                self.fail_later(ErrorKind::WriteTimeout);
             }
+            Timer::Idle | Timer::Linger | Timer::Release => self.closed = true,
         }
     }
 }
@@ -416,7 +407,7 @@ fn is_interim(head: &Response<()>) -> bool {
 }
 
 impl Session for ClientSession {
-    session_buffers!();
+    session_shared!();
 
     /// While the session is open and the peer has not closed its side:
     /// up to one read's worth ahead, so that an answer the server sends
@@ -430,37 +421,6 @@ impl Session for ClientSession {
     #[inline]
     fn handle_read(&mut self, n: usize, _now: Instant) {
         self.core.handle_read(n);
-    }
-
-    fn handle_write(&mut self, n: usize, _now: Instant) {
-        self.core.handle_write(n);
-    }
-
-    fn poll_timeout(&self) -> Option<Instant> {
-        self.timer().map(|(at, _)| at)
-    }
-
-    fn handle_timeout(&mut self, now: Instant) {
-        // As the server session's: each turn ends a wait or gives the
-        // buffers back.
-        while let Some((_, timer)) = self.timer().filter(|&(at, _)| at <= now) {
-            match timer {
-                Timer::Release => {
-                    // Giving the buffers back ends no wait: the deadlines
-                    // of the wait under way still run from its start.
-                    self.core.release();
-                    continue;
-                }
-                Timer::Idle => self.closed = true,
-                Timer::Head => self.time_out(ErrorKind::ResponseTimeout),
-                Timer::Body => self.time_out(ErrorKind::BodyTimeout),
-                Timer::Write => {
-                    self.core.drop_output();
-                    self.time_out(ErrorKind::WriteTimeout);
-                }
-            }
-            self.core.waiting = Waiting::No;
-        }
     }
 
     /// A client has no exchange to finish before closing: an idle

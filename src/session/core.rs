@@ -7,37 +7,39 @@
 //! `ClientSession`, not by the role: what a role does differently is the
 //! one role trait (`src/role/`).
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use bytes::Bytes;
 use http::header::HeaderMap;
 
-use super::timer::{Knobs, ReadBuf, Waiting};
-use super::{ChunkExtSlot, Io, SessionError, Step, TrailerFields, concat};
-use crate::Config;
+use super::timer::{ReadBuf, Waiting};
+use super::{Io, SessionError, Step, TrailerFields};
+use crate::chunk_ext::ChunkExtensions;
 use crate::conn::Connection;
 use crate::decode::Event;
 use crate::error::{Error, ErrorKind};
 use crate::role::Role;
 use crate::wire::WireTrailers;
+use crate::{Config, Timeouts};
 
 /// The trailer section of the message being read: its fields, and its
 /// wire view with [`Config::wire_view`] on.
 #[derive(Debug)]
-pub(super) struct Trailers {
-    pub(super) fields: HeaderMap,
-    pub(super) wire: Option<WireTrailers>,
+struct Trailers {
+    fields: HeaderMap,
+    wire: Option<WireTrailers>,
 }
 
-impl Trailers {
-    /// Puts the fields in `extensions` as [`TrailerFields`], and the wire
-    /// view, if any, as [`WireTrailers`].
-    pub(super) fn insert_into(self, extensions: &mut http::Extensions) {
-        extensions.insert(TrailerFields(self.fields));
-        if let Some(wire) = self.wire {
-            extensions.insert(wire);
-        }
-    }
+/// The chunk extensions a session has read (`Config::chunk_extensions`),
+/// kept with the body piece they came before. Made by the first chunk-size
+/// line that carries any, so that a session that never sees one holds a
+/// null pointer.
+#[derive(Debug, Default)]
+pub(super) struct ChunkExtSlot {
+    /// Read, and no body piece handed out since.
+    pending: Option<ChunkExtensions>,
+    /// Those of the piece (or the end) handed out last.
+    current: Option<ChunkExtensions>,
 }
 
 /// The state both sessions keep around their connection.
@@ -45,14 +47,17 @@ impl Trailers {
 pub(super) struct Core<R: Role> {
     pub(super) conn: Connection<R>,
     pub(super) read: ReadBuf,
-    pub(super) knobs: Knobs,
+    pub(super) timeouts: Timeouts,
+    pub(super) flush_threshold: usize,
+    /// How much the lingering close reads and discards at most.
+    pub(super) linger_bytes: usize,
     pub(super) waiting: Waiting,
     /// The application has read the current message's body to its end.
     pub(super) body_done: bool,
     /// The body pieces `read_body` has collected so far.
     pub(super) pieces: Vec<Bytes>,
     /// Boxed: rare, and every idle connection would carry the room.
-    pub(super) trailers: Option<Box<Trailers>>,
+    trailers: Option<Box<Trailers>>,
     /// Chunk extensions read (`Config::chunk_extensions`); boxed likewise.
     pub(super) chunk_ext: Option<Box<ChunkExtSlot>>,
     /// The peer closed its side.
@@ -73,8 +78,10 @@ pub(super) struct Core<R: Role> {
 impl<R: Role> Core<R> {
     pub(super) fn new(config: Config) -> Self {
         Core {
-            knobs: Knobs::of(&config),
-            read: ReadBuf::new(),
+            read: ReadBuf::new(&config),
+            timeouts: config.timeouts,
+            flush_threshold: config.flush_threshold,
+            linger_bytes: config.linger_bytes,
             conn: Connection::new(config),
             waiting: Waiting::No,
             body_done: true,
@@ -89,28 +96,15 @@ impl<R: Role> Core<R> {
         }
     }
 
-    /// Output waits to be written, or is being written from a lent
-    /// vector: what must be written before the session waits for input,
-    /// closes or shuts down. Not lent output that is to be dropped (a
-    /// write timeout): the session closes without waiting for it, and the
-    /// driver cancels the write.
-    #[inline]
-    pub(super) fn output_pending(&mut self) -> bool {
-        (self.out_lent > 0 && self.out_wanted) || !self.conn.output().is_empty()
-    }
-
     /// The bytes to write before the output is all out: those queued, and
-    /// those lent to the driver unless they are to be dropped.
+    /// those lent to the driver unless they are to be dropped (a write
+    /// timeout: the session closes without waiting for them, and the
+    /// driver cancels the write). Output pending (more than 0) is written
+    /// before the session waits for input, closes or shuts down.
     #[inline]
     pub(super) fn output_len(&mut self) -> usize {
         let lent = if self.out_wanted { self.out_lent } else { 0 };
         lent + self.conn.output().len()
-    }
-
-    /// `Session::wants_write`: output waits and none is out.
-    #[inline]
-    pub(super) fn wants_write(&self) -> bool {
-        self.out_lent == 0 && !self.conn.encoder.queued().is_empty()
     }
 
     /// `true` while more input may be taken without the application
@@ -121,8 +115,7 @@ impl<R: Role> Core<R> {
     pub(super) fn may_read(&self) -> bool {
         !self.eof
             && !self.read.lent
-            && (matches!(self.waiting, Waiting::Read(_))
-                || self.read.buf.len() < self.knobs.read_size)
+            && (matches!(self.waiting, Waiting::Read(_)) || self.read.buf.len() < self.read.size)
     }
 
     /// `Session::lend_output`.
@@ -181,13 +174,36 @@ impl<R: Role> Core<R> {
         self.trailers.as_deref()?.wire.as_ref()
     }
 
+    /// Moves the trailer section into the extensions of the message whose
+    /// body was collected whole: the fields as [`TrailerFields`], and the
+    /// wire view, if any, as [`WireTrailers`].
+    pub(super) fn trailers_into(&mut self, extensions: &mut http::Extensions) {
+        if let Some(trailers) = self.trailers.take() {
+            extensions.insert(TrailerFields(trailers.fields));
+            if let Some(wire) = trailers.wire {
+                extensions.insert(wire);
+            }
+        }
+    }
+
+    /// The chunk extensions of the body piece handed out last.
+    pub(super) fn chunk_extensions(&self) -> Option<&ChunkExtensions> {
+        self.chunk_ext.as_ref()?.current.as_ref()
+    }
+
+    /// A body piece, or the end of the body, is handed out: it carries the
+    /// chunk extensions read since the last one.
+    #[inline]
+    fn chunk_ext_handed_out(&mut self) {
+        if let Some(slot) = &mut self.chunk_ext {
+            slot.current = slot.pending.take();
+        }
+    }
+
     /// The error a timeout left for the application's next call.
     #[inline]
     pub(super) fn failure(&mut self) -> Result<(), SessionError> {
-        match self.failure.take() {
-            Some(err) => Err((*err).into()),
-            None => Ok(()),
-        }
+        self.failure.take().map_or(Ok(()), |err| Err((*err).into()))
     }
 
     /// A message head was handed out: its body is still to read, and
@@ -197,17 +213,15 @@ impl<R: Role> Core<R> {
         self.body_done = false;
         self.pieces.clear();
         self.trailers = None;
-        ChunkExtSlot::reset(&mut self.chunk_ext);
+        if let Some(slot) = &mut self.chunk_ext {
+            **slot = ChunkExtSlot::default();
+        }
     }
 
     pub(super) fn wait(&mut self, what: Waiting) {
         // A wait already under way keeps its start: a deadline is not
         // pushed back by asking again.
-        let same = matches!(
-            (self.waiting, what),
-            (Waiting::Read(_), Waiting::Read(_)) | (Waiting::Write(_), Waiting::Write(_))
-        );
-        if !same {
+        if std::mem::discriminant(&self.waiting) != std::mem::discriminant(&what) {
             self.waiting = what;
         }
     }
@@ -216,7 +230,7 @@ impl<R: Role> Core<R> {
     /// that the peer is never left waiting for an answer (or for a
     /// request, or `100 Continue`) while the session waits for it.
     pub(super) fn wait_for_input(&mut self, now: Instant) -> Io {
-        if !self.output_pending() {
+        if self.output_len() == 0 {
             self.wait(Waiting::Read(now));
             Io::Read
         } else {
@@ -235,13 +249,6 @@ impl<R: Role> Core<R> {
         } else {
             Step::Ready(())
         }
-    }
-
-    /// After how long the wait under way gives the buffers back, unless
-    /// they are given back already.
-    #[inline]
-    pub(super) fn release_after(&self) -> Option<Duration> {
-        (!self.read.released).then_some(self.knobs.release_after)
     }
 
     /// The common part of `Session::handle_read`: `true` when bytes came
@@ -297,10 +304,11 @@ pub(super) trait RoleSession: Sized {
     /// A peer's protocol error: what the role does about it.
     fn fail(&mut self, err: Error) -> Error;
 
-    /// A deadline passed: the session fails as for a peer's error, and
+    /// A peer's error found outside the application's call (a deadline
+    /// passed, a refusal read ahead): the session fails as for any, and
     /// the application's next call reports it.
-    fn time_out(&mut self, kind: ErrorKind) {
-        let err = self.fail(kind.into());
+    fn fail_later(&mut self, err: impl Into<Error>) {
+        let err = self.fail(err.into());
         self.core().failure = Some(Box::new(err));
     }
 
@@ -317,7 +325,7 @@ pub(super) trait RoleSession: Sized {
             let core = self.core();
             match core.conn.poll_event(&mut core.read.buf) {
                 Ok(Some(Event::Data(data))) => {
-                    ChunkExtSlot::handed_out(&mut core.chunk_ext);
+                    core.chunk_ext_handed_out();
                     return Ok(Step::Ready(Some(data)));
                 }
                 Ok(Some(Event::Trailers(fields))) => {
@@ -325,10 +333,10 @@ pub(super) trait RoleSession: Sized {
                     core.trailers = Some(Box::new(Trailers { fields, wire }));
                 }
                 Ok(Some(Event::ChunkExtensions(ext))) => {
-                    ChunkExtSlot::arrived(&mut core.chunk_ext, ext);
+                    core.chunk_ext.get_or_insert_with(Box::default).pending = Some(ext);
                 }
                 Ok(Some(Event::End(_))) => {
-                    ChunkExtSlot::handed_out(&mut core.chunk_ext);
+                    core.chunk_ext_handed_out();
                     core.body_done = true;
                     self.body_ended(now);
                     return Ok(Step::Ready(None));
@@ -347,15 +355,13 @@ pub(super) trait RoleSession: Sized {
         while let Some(data) = ready!(self.read_data(now)?) {
             self.core().pieces.push(data);
         }
-        Ok(Step::Ready(concat(&mut self.core().pieces)))
-    }
-
-    /// The rest of the body in one piece, and the trailers that came
-    /// after it: what `next_full_request` and `next_full_response` put
-    /// together.
-    fn read_rest(&mut self, now: Instant) -> Result<Step<(Bytes, Option<Trailers>)>, SessionError> {
-        let body = ready!(self.read_body(now)?);
-        let trailers = self.core().trailers.take().map(|trailers| *trailers);
-        Ok(Step::Ready((body, trailers)))
+        // The pieces in one `Bytes`, copied only when there are several.
+        let pieces = &mut self.core().pieces;
+        let whole = match pieces.len() {
+            1 => pieces.pop().unwrap_or_default(),
+            _ => pieces.concat().into(),
+        };
+        pieces.clear();
+        Ok(Step::Ready(whole))
     }
 }

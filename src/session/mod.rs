@@ -42,20 +42,20 @@ macro_rules! ready {
 }
 
 /// The [`Session`] methods both sessions answer the same way, from their
-/// core, written once.
-macro_rules! session_buffers {
+/// core and their `timer` and `expire`, written once.
+macro_rules! session_shared {
     () => {
         fn read_buf(&mut self) -> &mut BytesMut {
-            self.core.read.for_read(self.core.knobs.read_size)
+            self.core.read.for_read()
         }
 
         #[inline]
         fn read_slice(&mut self) -> &mut [u8] {
-            self.core.read.room(self.core.knobs.read_size)
+            self.core.read.room()
         }
 
         fn lend_read_buf(&mut self) -> BytesMut {
-            self.core.read.lend(self.core.knobs.read_size)
+            self.core.read.lend()
         }
 
         fn return_read_buf(&mut self, buf: BytesMut) {
@@ -67,7 +67,7 @@ macro_rules! session_buffers {
         }
 
         fn wants_write(&self) -> bool {
-            self.core.wants_write()
+            self.core.out_lent == 0 && !self.core.conn.encoder.queued().is_empty()
         }
 
         fn lend_output(&mut self) -> Vec<Bytes> {
@@ -76,6 +76,32 @@ macro_rules! session_buffers {
 
         fn return_output(&mut self, output: Vec<Bytes>) {
             self.core.return_output(output);
+        }
+
+        #[inline]
+        fn handle_write(&mut self, n: usize, _now: Instant) {
+            self.core.handle_write(n);
+        }
+
+        #[inline]
+        fn poll_timeout(&self) -> Option<Instant> {
+            self.timer().map(|(at, _)| at)
+        }
+
+        fn handle_timeout(&mut self, now: Instant) {
+            // Each deadline acted on ends the wait it belonged to, or gives
+            // the buffers back, after which the next deadline is the wait's
+            // own: a few turns at most.
+            while let Some((_, timer)) = self.timer().filter(|&(at, _)| at <= now) {
+                if timer == Timer::Release {
+                    // Giving the buffers back ends no wait: the deadlines
+                    // of the wait under way still run from its start.
+                    self.core.release();
+                } else {
+                    self.expire(timer);
+                    self.core.waiting = Waiting::No;
+                }
+            }
         }
     };
 }
@@ -94,8 +120,6 @@ use std::time::Instant;
 use bytes::{Bytes, BytesMut};
 use http::{HeaderMap, Response};
 
-use crate::Timeouts;
-use crate::chunk_ext::ChunkExtensions;
 use crate::segments::Segments;
 
 use crate::error::{Error, ErrorKind, UsageError};
@@ -202,10 +226,10 @@ pub trait Session {
     fn poll_timeout(&self) -> Option<Instant>;
 
     /// Acts on every deadline that passed by `now` (the table on
-    /// [`Timeouts`]), in one call; nothing before the first. It may be
-    /// called while buffers are lent out. The application's pending call,
-    /// made again, reports a timeout as [`SessionError::Peer`] with a
-    /// timeout [`ErrorKind`](crate::ErrorKind).
+    /// [`Timeouts`](crate::Timeouts)), in one call; nothing before the
+    /// first. It may be called while buffers are lent out. The
+    /// application's pending call, made again, reports a timeout as
+    /// [`SessionError::Peer`] with a timeout [`ErrorKind`](crate::ErrorKind).
     fn handle_timeout(&mut self, now: Instant);
 
     /// Starts a graceful shutdown: the exchange in progress is finished,
@@ -341,58 +365,3 @@ pub struct TrailerFields(pub HeaderMap);
 /// body was collected whole, in order, kept in its extensions.
 #[derive(Debug, Clone, Default)]
 pub struct InterimResponses(pub Vec<Response<()>>);
-
-/// The pieces of a body in one `Bytes`, copying only when there are
-/// several.
-pub(crate) fn concat(pieces: &mut Vec<Bytes>) -> Bytes {
-    match pieces.len() {
-        0 => Bytes::new(),
-        1 => pieces.pop().unwrap_or_default(),
-        _ => {
-            let whole = pieces.concat();
-            pieces.clear();
-            whole.into()
-        }
-    }
-}
-
-/// The chunk extensions a session has read (`Config::chunk_extensions`),
-/// kept with the body piece they came before. Made by the first chunk-size
-/// line that carries any, so that a session that never sees one holds a
-/// null pointer.
-#[derive(Debug, Default)]
-pub(crate) struct ChunkExtSlot {
-    /// Read, and no body piece handed out since.
-    pending: Option<ChunkExtensions>,
-    /// Those of the piece (or the end) handed out last.
-    current: Option<ChunkExtensions>,
-}
-
-impl ChunkExtSlot {
-    /// A chunk-size line with `extensions` was read.
-    pub(crate) fn arrived(slot: &mut Option<Box<Self>>, extensions: ChunkExtensions) {
-        slot.get_or_insert_with(Box::default).pending = Some(extensions);
-    }
-
-    /// A body piece, or the end of the body, is handed out: it carries
-    /// what was read since the last one.
-    #[inline]
-    pub(crate) fn handed_out(slot: &mut Option<Box<Self>>) {
-        if let Some(slot) = slot {
-            slot.current = slot.pending.take();
-        }
-    }
-
-    /// A new message begins: nothing read so far is its.
-    #[inline]
-    pub(crate) fn reset(slot: &mut Option<Box<Self>>) {
-        if let Some(slot) = slot {
-            **slot = Self::default();
-        }
-    }
-
-    /// Those of the piece handed out last.
-    pub(crate) fn current(slot: &Option<Box<Self>>) -> Option<&ChunkExtensions> {
-        slot.as_ref().and_then(|slot| slot.current.as_ref())
-    }
-}

@@ -8,8 +8,8 @@ use http::Request;
 use http::header::HeaderMap;
 
 use super::core::{Core, RoleSession};
-use super::timer::{Waiting, after, earliest};
-use super::{ChunkExtSlot, Io, Session, SessionError, Step};
+use super::timer::{Timer, Waiting, after, earliest};
+use super::{Io, Session, SessionError, Step};
 use crate::Config;
 use crate::ServerConnection;
 use crate::chunk_ext::ChunkExtensions;
@@ -20,23 +20,6 @@ use crate::error::{Error, ErrorKind, UsageError};
 use crate::role::Server;
 use crate::segments::Segments;
 use crate::wire::WireTrailers;
-
-/// What a server session waits for when a deadline passes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Timer {
-    /// A keep-alive connection between exchanges.
-    Idle,
-    /// The rest of a request head (or, on a new connection, any of it).
-    Head,
-    /// More of a request body.
-    Body,
-    /// The peer to take more output.
-    Write,
-    /// The end of the lingering close.
-    Linger,
-    /// Time to give the buffers back.
-    Release,
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -168,7 +151,7 @@ impl ServerSession {
         if self.response_due() {
             return Err(UsageError::WrongState.into());
         }
-        if self.core.output_len() > self.core.knobs.flush_threshold {
+        if self.core.output_len() > self.core.flush_threshold {
             // Answers to pipelined requests leave together, but past the
             // bound they are written before the next request is taken.
             self.head_begun(now);
@@ -218,7 +201,7 @@ impl ServerSession {
     /// keep-alive request. Going through the connection again to learn it
     /// costs more than the checks.
     fn resume_read(&mut self) -> bool {
-        !self.core.output_pending()
+        self.core.output_len() == 0
             && self.core.read.buf.is_empty()
             && !self.core.eof
             && !self.shutdown
@@ -270,12 +253,10 @@ impl ServerSession {
                 None => return Ok(Step::Ready(None)),
             }
         }
-        let (body, trailers) = ready!(self.read_rest(now)?);
+        let body = ready!(self.read_body(now)?);
         let head = self.head.take().ok_or(UsageError::WrongState)?;
         let mut req = head.map(|()| body);
-        if let Some(trailers) = trailers {
-            trailers.insert_into(req.extensions_mut());
-        }
+        self.core.trailers_into(req.extensions_mut());
         Ok(Step::Ready(Some(req)))
     }
 
@@ -302,7 +283,7 @@ impl ServerSession {
     /// [`send_chunk_extensions`](crate::Sender::send_chunk_extensions) before it
     /// forwards the piece, or before it finishes the message.
     pub fn chunk_extensions(&self) -> Option<&ChunkExtensions> {
-        ChunkExtSlot::current(&self.core.chunk_ext)
+        self.core.chunk_extensions()
     }
 
     /// `true` once the current request's body was read to its end (or it
@@ -332,11 +313,8 @@ impl ServerSession {
     /// Backpressure for a streaming sender: [`Io::Write`] while more than
     /// `Config::flush_threshold` bytes are queued, `Ready` once fewer are.
     pub fn poll_flush(&mut self, now: Instant) -> Step<()> {
-        self.core.write_past(
-            now,
-            self.phase != Phase::Closed,
-            self.core.knobs.flush_threshold,
-        )
+        self.core
+            .write_past(now, self.phase != Phase::Closed, self.core.flush_threshold)
     }
 
     /// Writes everything queued: [`Io::Write`] while output is waiting,
@@ -361,18 +339,17 @@ impl ServerSession {
             match self.phase {
                 Phase::Open => self.start_closing(),
                 Phase::Closing { linger } => {
-                    if self.core.output_pending() {
-                        self.core.wait(Waiting::Write(now));
-                        return Step::Io(Io::Write);
+                    if let Step::Io(io) = self.core.write_past(now, true, 0) {
+                        return Step::Io(io);
                     }
                     if self.core.conn.is_switched() {
                         self.phase = Phase::Closed;
                         return Step::Ready(());
                     }
-                    if linger && !self.core.eof && !self.core.knobs.timeouts.linger.is_zero() {
+                    if linger && !self.core.eof && !self.core.timeouts.linger.is_zero() {
                         self.core.read.buf.clear();
                         self.phase = Phase::Lingering {
-                            until: now + self.core.knobs.timeouts.linger,
+                            until: now + self.core.timeouts.linger,
                             discarded: 0,
                         };
                         return Step::Io(Io::Shutdown);
@@ -381,7 +358,7 @@ impl ServerSession {
                     return Step::Io(Io::Close);
                 }
                 Phase::Lingering { discarded, .. } => {
-                    if self.core.eof || discarded >= self.core.knobs.linger_bytes {
+                    if self.core.eof || discarded >= self.core.linger_bytes {
                         self.phase = Phase::Closed;
                         return Step::Io(Io::Close);
                     }
@@ -459,7 +436,7 @@ impl ServerSession {
     /// The deadline of what the session waits for, and what it is.
     #[inline]
     fn timer(&self) -> Option<(Instant, Timer)> {
-        let t = &self.core.knobs.timeouts;
+        let t = &self.core.timeouts;
         // Matched by reference: copying the phase and the wait costs more
         // than the match.
         match (&self.phase, &self.core.waiting) {
@@ -467,26 +444,19 @@ impl ServerSession {
             (Phase::Lingering { until, .. }, _) => Some((*until, Timer::Linger)),
             (_, &Waiting::Write(since)) => after(since, t.write).map(|at| (at, Timer::Write)),
             (_, &Waiting::Read(since)) => {
-                let (start, timeout, kind) = if self.is_between_requests() {
-                    if self.requests == 0 {
+                let (start, timeout, kind) = match self.core.conn.recv_state() {
+                    State::Idle | State::Head if self.requests == 0 => {
                         (self.started, t.head, Timer::Head)
-                    } else {
-                        (since, t.idle, Timer::Idle)
                     }
-                } else {
-                    match self.core.conn.recv_state() {
-                        State::Idle | State::Head => {
-                            let start = match self.requests {
-                                0 => self.started,
-                                _ => self.head_since.unwrap_or(since),
-                            };
-                            (start, t.head, Timer::Head)
-                        }
-                        State::Body => (since, t.body, Timer::Body),
-                        _ => (since, None, Timer::Head),
+                    // Between requests.
+                    State::Idle if self.core.read.buf.is_empty() => (since, t.idle, Timer::Idle),
+                    State::Idle | State::Head => {
+                        (self.head_since.unwrap_or(since), t.head, Timer::Head)
                     }
+                    State::Body => (since, t.body, Timer::Body),
+                    _ => (since, None, Timer::Head),
                 };
-                let release = self.core.release_after();
+                let release = self.core.read.release_after();
                 if let (Some(r), Some(d)) = (release, timeout) {
                     // Both run from the same moment and the release comes
                     // first (a keep-alive connection between requests):
@@ -501,10 +471,29 @@ impl ServerSession {
             }
         }
     }
+
+    /// A deadline other than the buffers' release passed: the wait it
+    /// belonged to ends.
+    fn expire(&mut self, timer: Timer) {
+        match timer {
+            // A new connection that sent nothing: nothing to answer.
+            Timer::Head if self.requests == 0 && self.core.read.buf.is_empty() => {}
+            Timer::Head => return self.fail_later(ErrorKind::HeadTimeout),
+            Timer::Body => return self.fail_later(ErrorKind::BodyTimeout),
+            Timer::Write => {
+                // The peer stopped reading: what is queued cannot leave.
+                self.core.drop_output();
+                self.core.failure = Some(Box::new(ErrorKind::WriteTimeout.into()));
+            }
+            Timer::Idle | Timer::Linger | Timer::Release => {}
+        }
+        // Nothing to answer, or no way to: the connection just closes.
+        self.phase = Phase::Closing { linger: false };
+    }
 }
 
 impl Session for ServerSession {
-    session_buffers!();
+    session_shared!();
 
     /// While the session is open (or lingering), the peer has not closed
     /// its side and no protocol switch took the socket: up to one read's
@@ -530,47 +519,6 @@ impl Session for ServerSession {
         if self.core.conn.recv_state() == State::Idle && self.core.read.buf.len() == n {
             // The first bytes of a head.
             self.head_since = Some(now);
-        }
-    }
-
-    #[inline]
-    fn handle_write(&mut self, n: usize, _now: Instant) {
-        self.core.handle_write(n);
-    }
-
-    #[inline]
-    fn poll_timeout(&self) -> Option<Instant> {
-        self.timer().map(|(at, _)| at)
-    }
-
-    fn handle_timeout(&mut self, now: Instant) {
-        // Each deadline acted on ends the wait it belonged to, or gives
-        // the buffers back, after which the next deadline is the wait's
-        // own: a few turns at most.
-        while let Some((_, timer)) = self.timer().filter(|&(at, _)| at <= now) {
-            match timer {
-                Timer::Release => {
-                    // Giving the buffers back ends no wait: the deadlines
-                    // of the wait under way still run from its start.
-                    self.core.release();
-                    continue;
-                }
-                Timer::Linger => self.phase = Phase::Closing { linger: false },
-                Timer::Idle => self.phase = Phase::Closing { linger: false },
-                Timer::Head if self.requests == 0 && self.core.read.buf.is_empty() => {
-                    // A new connection that sent nothing: nothing to answer.
-                    self.phase = Phase::Closing { linger: false };
-                }
-                Timer::Head => self.time_out(ErrorKind::HeadTimeout),
-                Timer::Body => self.time_out(ErrorKind::BodyTimeout),
-                Timer::Write => {
-                    // The peer stopped reading: what is queued cannot leave.
-                    self.core.drop_output();
-                    self.core.failure = Some(Box::new(ErrorKind::WriteTimeout.into()));
-                    self.phase = Phase::Closing { linger: false };
-                }
-            }
-            self.core.waiting = Waiting::No;
         }
     }
 

@@ -7,8 +7,6 @@ use bytes::BytesMut;
 use crate::Config;
 use crate::segments::Segments;
 
-use super::Timeouts;
-
 /// `since + timeout`, or `None` without a timeout (or past the clock's
 /// range, which is as good as never).
 pub(super) fn after(since: Instant, timeout: Option<Duration>) -> Option<Instant> {
@@ -20,10 +18,27 @@ pub(super) fn earliest<T>(
     a: Option<(Instant, T)>,
     b: Option<(Instant, T)>,
 ) -> Option<(Instant, T)> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(if b.0 < a.0 { b } else { a }),
-        (a, b) => a.or(b),
-    }
+    a.into_iter().chain(b).min_by_key(|&(at, _)| at)
+}
+
+/// What a session waits for when a deadline passes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Timer {
+    /// A connection between exchanges: a server's keep-alive connection,
+    /// a client's with no request in flight (closed, as a pool's idle
+    /// connection).
+    Idle,
+    /// The head of the next message: a server's next request (or, on a
+    /// new connection, any of it), a client's response due.
+    Head,
+    /// More of the peer's body.
+    Body,
+    /// The peer to take more output.
+    Write,
+    /// The end of a server's lingering close.
+    Linger,
+    /// Time to give the buffers back.
+    Release,
 }
 
 /// The I/O a session asked for and is waiting on, with when it started.
@@ -41,12 +56,12 @@ pub(super) enum Waiting {
 
 /// The bytes asked for by a read once the buffers were given back: enough
 /// for a small head in one read, little for an idle connection to hold.
-pub(super) const RELEASED_READ: usize = 256;
+const RELEASED_READ: usize = 256;
 
 /// The bytes the first read of a connection asks for: most request and
 /// response heads fit; a read that fills it doubles the next one, up to
 /// `Config::read_size`.
-pub(super) const FIRST_READ: usize = 1024;
+const FIRST_READ: usize = 1024;
 
 /// The read buffer and the idle-release policy both sessions share.
 ///
@@ -63,12 +78,17 @@ pub(super) const FIRST_READ: usize = 1024;
 #[derive(Debug)]
 pub(super) struct ReadBuf {
     pub(super) buf: BytesMut,
+    /// What one read asks for at most (`Config::read_size`).
+    pub(super) size: usize,
+    /// After how long a wait the buffers are given back
+    /// (`Config::release_after`).
+    release_after: Duration,
     /// Initialized room for readers that need it (empty until one asks).
     room: Vec<u8>,
     /// The last read went through `room`.
     via_room: bool,
     /// The buffers were given back: reads ask for [`RELEASED_READ`].
-    pub(super) released: bool,
+    released: bool,
     /// What the next read asks for (before the `read_size` cap).
     next: usize,
     /// The room the last `for_read`, `room` or `lend` offered.
@@ -78,9 +98,11 @@ pub(super) struct ReadBuf {
 }
 
 impl ReadBuf {
-    pub(super) fn new() -> Self {
+    pub(super) fn new(config: &Config) -> Self {
         ReadBuf {
             buf: BytesMut::new(),
+            size: config.read_size.max(1),
+            release_after: config.release_after,
             room: Vec::new(),
             via_room: false,
             released: false,
@@ -92,14 +114,14 @@ impl ReadBuf {
 
     /// What the next read asks for: little at first and after the
     /// buffers were given back, doubling while reads fill what they are
-    /// offered, up to `read_size`. A connection that carries small
-    /// messages never holds a large buffer.
+    /// offered, up to `size`. A connection that carries small messages
+    /// never holds a large buffer.
     #[inline]
-    fn want(&self, read_size: usize) -> usize {
+    fn want(&self) -> usize {
         if self.released {
             RELEASED_READ
         } else {
-            self.next.min(read_size)
+            self.next.min(self.size)
         }
     }
 
@@ -107,8 +129,8 @@ impl ReadBuf {
     /// is grown (or its consumed front reclaimed) only once less than
     /// half of what a read asks for is left, so that small messages take
     /// several reads' worth of a buffer before it is reclaimed.
-    pub(super) fn for_read(&mut self, read_size: usize) -> &mut BytesMut {
-        let want = self.want(read_size);
+    pub(super) fn for_read(&mut self) -> &mut BytesMut {
+        let want = self.want();
         if self.buf.capacity() - self.buf.len() < want.div_ceil(2) {
             self.buf.reserve(want);
         }
@@ -121,8 +143,8 @@ impl ReadBuf {
     /// the end of `buf` (the same allocation, no copy), empty, its
     /// capacity the room. `buf` keeps the bytes received and not yet
     /// decoded, and may go on decoding them while the room is out.
-    pub(super) fn lend(&mut self, read_size: usize) -> BytesMut {
-        self.for_read(read_size);
+    pub(super) fn lend(&mut self) -> BytesMut {
+        self.for_read();
         self.lent = true;
         self.buf.split_off(self.buf.len())
     }
@@ -138,8 +160,8 @@ impl ReadBuf {
     /// Initialized room for one read (see [`want`](Self::want)), zeroed
     /// only when it grows.
     #[inline]
-    pub(super) fn room(&mut self, read_size: usize) -> &mut [u8] {
-        let want = self.want(read_size);
+    pub(super) fn room(&mut self) -> &mut [u8] {
+        let want = self.want();
         if self.room.len() < want {
             self.room.resize(want, 0);
         }
@@ -164,6 +186,13 @@ impl ReadBuf {
         }
     }
 
+    /// After how long the wait under way gives the buffers back, unless
+    /// they are given back already.
+    #[inline]
+    pub(super) fn release_after(&self) -> Option<Duration> {
+        (!self.released).then_some(self.release_after)
+    }
+
     /// Moves the `n` bytes read into `room` to the end of `buf`.
     fn take_from_room(&mut self, n: usize) {
         let read = &self.room[..n.min(self.offered)];
@@ -184,36 +213,9 @@ impl ReadBuf {
             self.released = true;
             self.room = Vec::new();
             output.release();
-            if self.lent {
-                return;
+            if !self.lent {
+                self.buf = BytesMut::from(&self.buf[..]);
             }
-            self.buf = if self.buf.is_empty() {
-                BytesMut::new()
-            } else {
-                BytesMut::from(&self.buf[..])
-            };
-        }
-    }
-}
-
-/// The session settings kept besides the connection's.
-#[derive(Debug, Clone)]
-pub(super) struct Knobs {
-    pub(super) timeouts: Timeouts,
-    pub(super) read_size: usize,
-    pub(super) flush_threshold: usize,
-    pub(super) linger_bytes: usize,
-    pub(super) release_after: Duration,
-}
-
-impl Knobs {
-    pub(super) fn of(config: &Config) -> Self {
-        Knobs {
-            timeouts: config.timeouts,
-            read_size: config.read_size.max(1),
-            flush_threshold: config.flush_threshold,
-            linger_bytes: config.linger_bytes,
-            release_after: config.release_after,
         }
     }
 }
