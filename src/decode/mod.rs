@@ -397,6 +397,8 @@ impl DecoderBase {
 pub struct Decoder<R: Role> {
     base: DecoderBase,
     pending: R::Pending,
+    /// The switches as given: the base holds the rules made of them.
+    leniency: R::Leniency,
 }
 
 /// Decodes requests: the server side of a connection.
@@ -467,12 +469,13 @@ impl<R: Role> Decoder<R> {
         Decoder {
             base: DecoderBase::new(limits, R::rules(leniency)),
             pending: R::Pending::default(),
+            leniency,
         }
     }
 
     /// The leniency switches this decoder applies.
     pub fn leniency(&self) -> R::Leniency {
-        R::leniency(&self.base.rules)
+        self.leniency
     }
 
     /// Hands out the chunk extensions of chunked bodies as

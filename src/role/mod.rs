@@ -73,9 +73,6 @@ pub trait Role: Sized {
     /// The head reader's rules for these switches.
     fn rules(leniency: Self::Leniency) -> Rules;
 
-    /// The switches these rules came from.
-    fn leniency(rules: &Rules) -> Self::Leniency;
-
     /// Reads a complete head the decoder found.
     ///
     /// # Errors
@@ -119,9 +116,6 @@ pub trait Role: Sized {
         config: &EncoderConfig,
         order: Option<Ordered<'_>>,
     );
-
-    /// The extensions of the head.
-    fn extensions(head: &Self::Head) -> &http::Extensions;
 
     // The connection's part.
 
