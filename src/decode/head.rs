@@ -165,13 +165,9 @@ impl DecoderBase {
         ext: &mut http::Extensions,
     ) -> Result<HeaderMap, Error> {
         let record = self.reader.record();
-        let mut map = match self.spare.take() {
-            Some(mut map) => {
-                map.reserve(record.fields.len());
-                map
-            }
-            None => HeaderMap::with_capacity(record.fields.len()),
-        };
+        // An empty map reserves as `with_capacity` allocates.
+        let mut map = self.spare.take().unwrap_or_default();
+        map.reserve(record.fields.len());
         let keep = self.names.keeping();
         build::fields(bytes, record, keep, &mut self.names, &mut map)
             .map_err(|e| e.in_head(self.head_start))?;

@@ -121,7 +121,12 @@ pub(crate) fn write_fields(
     if let Some(order) = order {
         write_ordered(out, headers, added, title, order);
     } else {
-        write_map(out, headers, added, title);
+        for (name, value) in headers {
+            let name = name.as_str().as_bytes();
+            if !added.leaves_out(name) {
+                write_field(out, name, value.as_bytes(), title);
+            }
+        }
     }
     write_added(out, added, title);
 }
@@ -168,17 +173,6 @@ fn write_ordered(
             continue;
         }
         for value in headers.get_all(key).iter().skip(listed) {
-            write_field(out, name, value.as_bytes(), title);
-        }
-    }
-}
-
-/// Writes the caller's fields but those the encoder leaves out.
-#[inline(always)]
-fn write_map(out: &mut Segments, headers: &HeaderMap, added: &Added, title: bool) {
-    for (name, value) in headers {
-        let name = name.as_str().as_bytes();
-        if !added.leaves_out(name) {
             write_field(out, name, value.as_bytes(), title);
         }
     }
