@@ -4,7 +4,7 @@
 use std::cmp::Ordering;
 
 use http::header::HeaderMap;
-use http::{Method, StatusCode, Uri, Version};
+use http::{Method, Uri, Version};
 
 use crate::error::UsageError;
 use crate::segments::Segments;
@@ -202,21 +202,6 @@ pub(crate) fn write_added(out: &mut Segments, added: &Added, title: bool) {
     if added.keep_alive {
         write_field(out, b"connection", b"keep-alive", title);
     }
-    out.push_slice(b"\r\n");
-}
-
-/// Writes `HTTP/1.1 200 OK\r\n`.
-pub(crate) fn write_status_line(
-    out: &mut Segments,
-    version: &[u8],
-    status: StatusCode,
-    reason: &[u8],
-) {
-    out.push_slice(version);
-    out.push_slice(b" ");
-    out.push_slice(status.as_str().as_bytes());
-    out.push_slice(b" ");
-    out.push_slice(reason);
     out.push_slice(b"\r\n");
 }
 

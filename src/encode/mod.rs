@@ -514,8 +514,8 @@ impl<R: Role> Encoder<R> {
         let kind = framer.kind();
         if let Some(body) = body {
             framer.data(&mut self.out, body, &mut None)?;
-            let title = self.config.title_case_fields;
-            framer.finish(&mut self.out, None, title, &mut None, None)?;
+            // Without trailers no name is written: the case does not matter.
+            framer.finish(&mut self.out, None, false, &mut None, None)?;
         } else if !matches!(
             plan.verdict,
             None | Some(KeepAlive::Close(CloseReason::Switched))

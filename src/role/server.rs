@@ -13,9 +13,7 @@ use crate::Config;
 use crate::conn::{Connection, Input, Party, State};
 use crate::decode::{DecoderBase, Event, request_head};
 use crate::encode::body::BodyEncoder;
-use crate::encode::head::{
-    Added, Ordered, check_full, version_bytes, write_fields, write_status_line,
-};
+use crate::encode::head::{Added, Ordered, check_full, version_bytes, write_fields};
 use crate::encode::{EncoderConfig, Plan, ResponseContext};
 use crate::error::{Error, UsageError};
 use crate::framing::{
@@ -594,14 +592,14 @@ impl Role for Server {
                 .canonical_reason()
                 .map_or(&b""[..], str::as_bytes),
         };
-        write_status_line(out, plan.version, parts.status, reason);
-        write_fields(
-            out,
-            &parts.headers,
-            None,
-            &plan.added,
-            config.title_case_fields,
-            order,
-        );
+        // `HTTP/1.1 200 OK\r\n`.
+        out.push_slice(plan.version);
+        out.push_slice(b" ");
+        out.push_slice(parts.status.as_str().as_bytes());
+        out.push_slice(b" ");
+        out.push_slice(reason);
+        out.push_slice(b"\r\n");
+        let title = config.title_case_fields;
+        write_fields(out, &parts.headers, None, &plan.added, title, order);
     }
 }
