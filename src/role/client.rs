@@ -292,10 +292,7 @@ impl Role for Client {
                 }
                 Declared::None => match full {
                     Some(len)
-                        if len > 0
-                            || parts.method == Method::POST
-                            || parts.method == Method::PUT
-                            || parts.method == Method::PATCH =>
+                        if len > 0 || matches!(parts.method.as_str(), "POST" | "PUT" | "PATCH") =>
                     {
                         added.content_length = full;
                         length(len, full)?
