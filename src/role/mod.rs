@@ -123,8 +123,6 @@ pub trait Role: Sized {
     type ConnState: std::fmt::Debug;
     /// The party whose messages this role receives.
     const PEER: Party;
-    /// `true` for the role that receives requests.
-    const REQUESTS: bool = matches!(Self::PEER, Party::Client);
     /// The party whose messages this role sends.
     const LOCAL: Party = match Self::PEER {
         Party::Client => Party::Server,
