@@ -28,9 +28,8 @@ pub(crate) enum BodyEncoder {
     },
     /// `Content-Length: declared`.
     Length { declared: u64, sent: u64 },
-    /// `Transfer-Encoding: chunked`, with the extensions asked for the
-    /// next chunk.
-    Chunked(Option<ChunkExtensions>),
+    /// `Transfer-Encoding: chunked`.
+    Chunked,
     /// Delimited by closing the connection: data passes through.
     Close,
 }
@@ -41,35 +40,30 @@ impl BodyEncoder {
         match self {
             BodyEncoder::Empty | BodyEncoder::Discard { .. } => BodyKind::Empty,
             BodyEncoder::Length { declared, .. } => BodyKind::Length(*declared),
-            BodyEncoder::Chunked(_) => BodyKind::Chunked,
+            BodyEncoder::Chunked => BodyKind::Chunked,
             BodyEncoder::Close => BodyKind::CloseDelimited,
         }
     }
 
-    /// Puts `extensions` on the next chunk, after any given before it:
-    /// for a chunked body; for a response to HEAD they are dropped with
-    /// its data; refused otherwise.
-    pub(crate) fn add_extensions(&mut self, extensions: ChunkExtensions) -> Result<(), UsageError> {
-        let pending = match self {
-            BodyEncoder::Chunked(pending) => pending,
-            BodyEncoder::Discard { .. } => return Ok(()),
-            _ => return Err(UsageError::ChunkExtensionsNotAllowed),
-        };
-        if !extensions.is_empty() {
-            *pending = Some(match pending.take() {
-                None => extensions,
-                Some(before) => {
-                    let both = [before.as_bytes(), extensions.as_bytes()].concat();
-                    ChunkExtensions::from_validated(both.into())
-                }
-            });
+    /// Whether chunk extensions can go with this body: `Ok(true)` for a
+    /// chunked one, `Ok(false)` for a response to HEAD (they are dropped
+    /// with its data), refused otherwise.
+    pub(crate) fn takes_extensions(&self) -> Result<bool, UsageError> {
+        match self {
+            BodyEncoder::Chunked => Ok(true),
+            BodyEncoder::Discard { .. } => Ok(false),
+            _ => Err(UsageError::ChunkExtensionsNotAllowed),
         }
-        Ok(())
     }
 
     /// Queues body bytes, or refuses them leaving `out` untouched. A chunk
-    /// written carries the extensions asked for it.
-    pub(crate) fn data(&mut self, out: &mut Segments, data: Bytes) -> Result<(), UsageError> {
+    /// written carries `extensions`, which are then taken.
+    pub(crate) fn data(
+        &mut self,
+        out: &mut Segments,
+        data: Bytes,
+        extensions: &mut Option<ChunkExtensions>,
+    ) -> Result<(), UsageError> {
         let len = data.len() as u64;
         if len == 0 {
             // Never a zero-size chunk: it would end a chunked body.
@@ -84,7 +78,7 @@ impl BodyEncoder {
                 *sent = within(Some(*declared), *sent, len)?;
                 out.push_bytes(data);
             }
-            BodyEncoder::Chunked(extensions) => {
+            BodyEncoder::Chunked => {
                 chunk_line(out, len, extensions);
                 out.push_bytes(data);
                 out.push_slice(b"\r\n");
@@ -94,8 +88,8 @@ impl BodyEncoder {
         Ok(())
     }
 
-    /// Ends the body: the last-chunk (with the extensions asked for it)
-    /// and trailer section for chunked, nothing otherwise. The
+    /// Ends the body: the last-chunk (with `extensions`, which are then
+    /// taken) and trailer section for chunked, nothing otherwise. The
     /// trailers are written in `order` when one is given. Leaves `out`
     /// untouched on error.
     pub(crate) fn finish(
@@ -103,11 +97,12 @@ impl BodyEncoder {
         out: &mut Segments,
         trailers: Option<&HeaderMap>,
         title: bool,
+        extensions: &mut Option<ChunkExtensions>,
         order: Option<Ordered<'_>>,
     ) -> Result<(), UsageError> {
         let trailers = trailers.filter(|t| !t.is_empty());
         if let Some(trailers) = trailers {
-            if !matches!(self, BodyEncoder::Chunked(_) | BodyEncoder::Discard { .. }) {
+            if !matches!(self, BodyEncoder::Chunked | BodyEncoder::Discard { .. }) {
                 return Err(UsageError::TrailersNotAllowed);
             }
             if trailers.keys().any(forbidden_in_trailers) {
@@ -119,7 +114,7 @@ impl BodyEncoder {
         {
             return Err(UsageError::BodyTooShort { declared, sent });
         }
-        if let BodyEncoder::Chunked(extensions) = self {
+        if let BodyEncoder::Chunked = self {
             chunk_line(out, 0, extensions);
             match trailers {
                 // With nothing added, the fields end with the empty line.

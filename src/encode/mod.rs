@@ -262,9 +262,10 @@ pub struct Encoder<R: Role> {
     out: Segments,
     /// The body framer of the message in progress, if any. Without one,
     /// the encoder takes a new message while the last final message's
-    /// verdict lets the connection carry it. A chunked one keeps the
-    /// extensions asked for its next chunk.
+    /// verdict lets the connection carry it.
     body: Option<BodyEncoder>,
+    /// Chunk extensions for the next chunk of the body being sent.
+    extensions: Option<ChunkExtensions>,
     keep_alive: KeepAlive,
     /// The emptied field map of the last head written, for reuse.
     spare: Option<HeaderMap>,
@@ -283,6 +284,7 @@ impl<R: Role> Encoder<R> {
             out: Segments::with_threshold(config.coalesce_threshold),
             config,
             body: None,
+            extensions: None,
             keep_alive: KeepAlive::Reusable,
             spare: None,
             spare_extensions: None,
@@ -303,7 +305,7 @@ impl<R: Role> Encoder<R> {
     /// output queue is left untouched.
     pub fn send_data(&mut self, data: impl Into<Bytes>) -> Result<(), UsageError> {
         match &mut self.body {
-            Some(body) => body.data(&mut self.out, data.into()),
+            Some(body) => body.data(&mut self.out, data.into(), &mut self.extensions),
             None => Err(UsageError::WrongState),
         }
     }
@@ -337,10 +339,20 @@ impl<R: Role> Encoder<R> {
     /// [`UsageError::ChunkExtensionsNotAllowed`] for a body that is not
     /// chunked (for a response to HEAD they are dropped with its data).
     pub fn send_chunk_extensions(&mut self, extensions: ChunkExtensions) -> Result<(), UsageError> {
-        match &mut self.body {
-            Some(body) => body.add_extensions(extensions),
-            None => Err(UsageError::WrongState),
+        let Some(body) = &self.body else {
+            return Err(UsageError::WrongState);
+        };
+        if !body.takes_extensions()? || extensions.is_empty() {
+            return Ok(());
         }
+        self.extensions = Some(match self.extensions.take() {
+            None => extensions,
+            Some(before) => {
+                let both = [before.as_bytes(), extensions.as_bytes()].concat();
+                ChunkExtensions::from_validated(both.into())
+            }
+        });
+        Ok(())
     }
 
     /// Ends the message being streamed, with trailers if it is chunked
@@ -411,6 +423,7 @@ impl<R: Role> Encoder<R> {
             &mut self.out,
             trailers,
             self.config.title_case_fields,
+            &mut self.extensions,
             order,
         )?;
         self.body = None;
@@ -437,6 +450,7 @@ impl<R: Role> Encoder<R> {
     /// sent.
     pub(crate) fn withdraw(&mut self) {
         self.body = None;
+        self.extensions = None;
         // Before it, the connection could carry a message.
         self.keep_alive = KeepAlive::Reusable;
     }
@@ -499,9 +513,9 @@ impl<R: Role> Encoder<R> {
         let mut framer = plan.body;
         let kind = framer.kind();
         if let Some(body) = body {
-            framer.data(&mut self.out, body)?;
+            framer.data(&mut self.out, body, &mut None)?;
             // Without trailers no name is written: the case does not matter.
-            framer.finish(&mut self.out, None, false, None)?;
+            framer.finish(&mut self.out, None, false, &mut None, None)?;
         } else if !matches!(
             plan.verdict,
             None | Some(KeepAlive::Close(CloseReason::Switched))

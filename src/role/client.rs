@@ -286,7 +286,7 @@ impl Role for Client {
             match declared_framing(false, &seen, headers).map_err(|_| UsageError::InvalidFraming)? {
                 Declared::Length(n) => length(n, full)?,
                 // No Transfer-Encoding in HTTP/1.0 (RFC 9112 section 6.1).
-                Declared::Chunked if !http10 => BodyEncoder::Chunked(None),
+                Declared::Chunked if !http10 => BodyEncoder::Chunked,
                 Declared::Chunked | Declared::CodedChunked | Declared::Close => {
                     return Err(UsageError::InvalidFraming);
                 }
@@ -301,7 +301,7 @@ impl Role for Client {
                     None if http10 => return Err(UsageError::InvalidFraming),
                     None => {
                         added.chunked = true;
-                        BodyEncoder::Chunked(None)
+                        BodyEncoder::Chunked
                     }
                 },
             }

@@ -522,7 +522,7 @@ impl Role for Server {
             }
             None => match declared()? {
                 Declared::Length(n) => length(n, full)?,
-                Declared::Chunked | Declared::CodedChunked if !http10 => BodyEncoder::Chunked(None),
+                Declared::Chunked | Declared::CodedChunked if !http10 => BodyEncoder::Chunked,
                 Declared::Close if !http10 => BodyEncoder::Close,
                 // Other codings cannot be removed here: refused.
                 Declared::CodedChunked | Declared::Close => {
@@ -543,7 +543,7 @@ impl Role for Server {
                         None if http10 => BodyEncoder::Close,
                         None => {
                             added.chunked = true;
-                            BodyEncoder::Chunked(None)
+                            BodyEncoder::Chunked
                         }
                     }
                 }
