@@ -230,14 +230,9 @@ pub(crate) fn target_form(method: &Method, uri: &Uri) -> Result<TargetForm, Usag
     }
     match (uri.scheme(), uri.authority()) {
         (Some(_), Some(_)) => Ok(TargetForm::Absolute),
-        (None, None) if uri.path() == "*" => {
-            if method == Method::OPTIONS {
-                Ok(TargetForm::Asterisk)
-            } else {
-                Err(UsageError::InvalidHead)
-            }
-        }
-        (None, None) => Ok(TargetForm::Origin),
+        (None, None) if uri.path() != "*" => Ok(TargetForm::Origin),
+        // `*` is OPTIONS's alone.
+        (None, None) if method == Method::OPTIONS => Ok(TargetForm::Asterisk),
         _ => Err(UsageError::InvalidHead),
     }
 }
