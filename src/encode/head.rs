@@ -184,7 +184,7 @@ pub(crate) fn write_added(out: &mut Segments, added: &Added, title: bool) {
     if let Some(n) = added.content_length {
         let mut buf = [0u8; 20];
         let digits = write_decimal(&mut buf, n);
-        if !(added.chunked || added.close || added.keep_alive) && !title {
+        if !(added.chunked || added.close || added.keep_alive || title) {
             // The common end of a head, the length and the empty line.
             out.push_slice(b"content-length: ");
             out.push_slice(digits);
