@@ -181,10 +181,8 @@ pub(crate) enum SenderFields {
 /// makes a response body-less wins over HEAD (a 204 to HEAD is framed as a
 /// 204).
 pub(crate) fn no_body(request: RequestKind, status: StatusCode) -> Option<SenderFields> {
-    if status.is_informational()
-        || (request == RequestKind::Connect && status.is_success())
-        || status == StatusCode::NO_CONTENT
-    {
+    // 1xx, a switch (a 2xx to CONNECT included) and 204.
+    if response_class(request, status) != ResponseClass::Final || status == StatusCode::NO_CONTENT {
         Some(SenderFields::None)
     } else if status == StatusCode::NOT_MODIFIED {
         Some(SenderFields::LengthOnly)

@@ -143,12 +143,10 @@ impl Segments {
     /// than [`segment_count`](Self::segment_count), the slices hold a prefix
     /// of the queue; no segment is ever skipped.
     pub fn io_slices<'a>(&'a self, dst: &mut [IoSlice<'a>]) -> usize {
-        let mut n = 0;
-        for (slot, chunk) in dst.iter_mut().zip(self.chunks()) {
-            *slot = IoSlice::new(chunk);
-            n += 1;
-        }
-        n
+        let slots = dst.iter_mut().zip(self.chunks());
+        slots
+            .map(|(slot, chunk)| *slot = IoSlice::new(chunk))
+            .count()
     }
 
     /// Queues `data`: copied into the tail buffer when it is shorter than

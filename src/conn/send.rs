@@ -246,9 +246,5 @@ impl Sender<'_, Client> {
 
 /// `Ok` when the call is allowed now; [`UsageError::WrongState`] otherwise.
 fn allowed(now: bool) -> Result<(), UsageError> {
-    if now {
-        Ok(())
-    } else {
-        Err(UsageError::WrongState)
-    }
+    now.then_some(()).ok_or(UsageError::WrongState)
 }

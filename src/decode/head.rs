@@ -6,7 +6,7 @@ use bytes::Bytes;
 use http::header::HeaderMap;
 use http::{Request, Response, Version};
 
-use super::{DecoderBase, Event, InFlight};
+use super::{DecoderBase, Event, InFlight, MessageHead};
 use crate::error::{Error, ErrorKind};
 use crate::framing::{
     self, BodyKind, FieldRole, Framing, FramingFields, ResponseClass, response_class,
@@ -53,12 +53,11 @@ pub(crate) fn request_head(
     }
     let body = framing.body;
     let event = if base.wire_only {
-        let head = base.wire_head(&bytes, true);
-        Event::Wire { head, body }
+        base.wire_event(&bytes, body)
     } else {
         let (method, uri) = build::request_line(raw, record).map_err(|e| e.in_head(start))?;
         let mut head = Request::new(());
-        *head.headers_mut() = base.fields(&bytes, true, head.extensions_mut())?;
+        *head.headers_mut() = base.fields(&bytes, head.extensions_mut())?;
         if framing.close.is_some() {
             // Only `chunked_with_content_length` closes after a request:
             // read as chunked, without its `Content-Length`.
@@ -111,11 +110,10 @@ pub(crate) fn response_head(
     let body = framing.body;
     let (rs, re) = record.reason;
     let event = if base.wire_only {
-        let head = base.wire_head(&bytes, false);
-        Event::Wire { head, body }
+        base.wire_event(&bytes, body)
     } else {
         let mut response = Response::new(());
-        *response.headers_mut() = base.fields(&bytes, false, response.extensions_mut())?;
+        *response.headers_mut() = base.fields(&bytes, response.extensions_mut())?;
         *response.status_mut() = status;
         *response.version_mut() = version;
         let canonical = status.canonical_reason().map(str::as_bytes);
@@ -143,40 +141,33 @@ pub(crate) fn response_head(
 }
 
 impl DecoderBase {
-    /// The wire view of the head just read, in wire-only mode, where no
-    /// `http` type is built: the name cache learns the names and values
-    /// of the head as a build would have taught it.
+    /// The event of the head just read in wire-only mode, where no `http`
+    /// type is built: its wire view, framed as `body`. The name cache
+    /// learns the names and values of the head as a build would have
+    /// taught it.
     #[inline(never)]
-    fn wire_head(&mut self, bytes: &Bytes, request: bool) -> WireHead {
+    fn wire_event<H: MessageHead>(&mut self, bytes: &Bytes, body: BodyKind) -> Event<H> {
         let record = self.reader.record();
         if self.names.keeping() {
             build::learn(bytes, record, true, &mut self.names);
         }
-        WireHead::new(bytes.clone(), request, record)
+        let head = WireHead::new(bytes.clone(), self.rules.request, record);
+        Event::Wire { head, body }
     }
 
     /// The fields of the head just read, in the recycled map if there is
     /// one; with the wire view on, its [`WireHead`] goes into `ext`.
     #[inline(always)]
-    fn fields(
-        &mut self,
-        bytes: &Bytes,
-        request: bool,
-        ext: &mut http::Extensions,
-    ) -> Result<HeaderMap, Error> {
+    fn fields(&mut self, bytes: &Bytes, ext: &mut http::Extensions) -> Result<HeaderMap, Error> {
         let record = self.reader.record();
-        let mut map = match self.spare.take() {
-            Some(mut map) => {
-                map.reserve(record.fields.len());
-                map
-            }
-            None => HeaderMap::with_capacity(record.fields.len()),
-        };
+        // An empty map reserves as `with_capacity` allocates.
+        let mut map = self.spare.take().unwrap_or_default();
+        map.reserve(record.fields.len());
         let keep = self.names.keeping();
         build::fields(bytes, record, keep, &mut self.names, &mut map)
             .map_err(|e| e.in_head(self.head_start))?;
         if self.wire {
-            let wire = WireHead::new(bytes.clone(), request, record);
+            let wire = WireHead::new(bytes.clone(), self.rules.request, record);
             extensions(&mut self.spare_extensions, ext).insert(wire);
         }
         Ok(map)

@@ -200,7 +200,6 @@ impl DecoderBase {
     fn decode_once<H: MessageHead>(
         &mut self,
         buf: &mut BytesMut,
-        is_request: bool,
     ) -> Result<Progress<H>, ErrorKind> {
         match &mut self.state {
             // `DecoderBase::fail` returns the stored error itself, whatever
@@ -243,13 +242,13 @@ impl DecoderBase {
                     }
                     BodyEvent::Done => {
                         self.state = DecodeStage::Ending;
-                        self.decode_once(buf, is_request)
+                        self.decode_once(buf)
                     }
                     BodyEvent::NeedMore => Ok(Progress::NeedMore),
                 }
             }
             DecodeStage::Head => {
-                if is_request
+                if self.rules.request
                     && self.reader.in_first_line()
                     && matches!(buf.first(), Some(b'\r' | b'\n'))
                 {
@@ -258,7 +257,7 @@ impl DecoderBase {
                     self.skip_empty_lines(buf)?;
                 }
                 let options = Options {
-                    section: if is_request {
+                    section: if self.rules.request {
                         Section::Request
                     } else {
                         Section::Response
@@ -397,6 +396,8 @@ impl DecoderBase {
 pub struct Decoder<R: Role> {
     base: DecoderBase,
     pending: R::Pending,
+    /// The switches as given: the base holds the rules made of them.
+    leniency: R::Leniency,
 }
 
 /// Decodes requests: the server side of a connection.
@@ -467,12 +468,13 @@ impl<R: Role> Decoder<R> {
         Decoder {
             base: DecoderBase::new(limits, R::rules(leniency)),
             pending: R::Pending::default(),
+            leniency,
         }
     }
 
     /// The leniency switches this decoder applies.
     pub fn leniency(&self) -> R::Leniency {
-        R::leniency(&self.base.rules)
+        self.leniency
     }
 
     /// Hands out the chunk extensions of chunked bodies as
@@ -588,7 +590,7 @@ impl<R: Role> Decoder<R> {
     #[inline]
     pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
         let before = buf.len();
-        let progress = self.base.decode_once(buf, R::REQUESTS);
+        let progress = self.base.decode_once(buf);
         self.base.consumed += (before - buf.len()) as u64;
         // Each event is returned where it is made, body events rebuilt by
         // variant: moving an event whole copies the room of its largest

@@ -10,7 +10,7 @@ use crate::framing::BodyKind;
 use crate::grammar::forbidden_in_trailers;
 use crate::segments::Segments;
 
-use super::head::{Added, NameCase, Ordered, write_fields};
+use super::head::{Added, Ordered, write_fields};
 
 /// The body framer of the message being sent.
 #[derive(Debug, Clone)]
@@ -96,7 +96,7 @@ impl BodyEncoder {
         &mut self,
         out: &mut Segments,
         trailers: Option<&HeaderMap>,
-        case: NameCase,
+        title: bool,
         extensions: &mut Option<ChunkExtensions>,
         order: Option<Ordered<'_>>,
     ) -> Result<(), UsageError> {
@@ -118,7 +118,9 @@ impl BodyEncoder {
             chunk_line(out, 0, extensions);
             match trailers {
                 // With nothing added, the fields end with the empty line.
-                Some(trailers) => write_fields(out, trailers, None, &Added::default(), case, order),
+                Some(trailers) => {
+                    write_fields(out, trailers, None, &Added::default(), title, order)
+                }
                 None => out.push_slice(b"\r\n"),
             }
         }

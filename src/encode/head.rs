@@ -4,18 +4,13 @@
 use std::cmp::Ordering;
 
 use http::header::HeaderMap;
-use http::{Method, StatusCode, Uri, Version};
+use http::{Method, Uri, Version};
 
-use crate::error::{ErrorKind, UsageError};
+use crate::error::UsageError;
 use crate::segments::Segments;
 use crate::wire::sealed::Sealed;
 
 use crate::grammar::write_decimal;
-
-/// The error for framing fields the encoder cannot honour.
-pub(crate) fn invalid_framing(_: ErrorKind) -> UsageError {
-    UsageError::InvalidFraming
-}
 
 /// Checks a whole body's length against a declared `Content-Length`.
 pub(crate) fn check_full(declared: u64, len: u64) -> Result<(), UsageError> {
@@ -42,22 +37,16 @@ pub(crate) fn version_bytes(version: Version) -> Result<&'static [u8], UsageErro
     }
 }
 
-/// How field names are written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum NameCase {
-    /// As given: `http` holds names in lower case.
-    AsGiven,
-    /// The first letter and each letter after a `-` in upper case.
-    Title,
-}
-
 /// Writes one field line, `name: value\r\n`: every field line an encoder
-/// writes, in a head or a trailer section, goes through here.
+/// writes, in a head or a trailer section, goes through here. The name is
+/// written in `title` case (the first letter and each letter after a `-`
+/// in upper case), or as given (`http` holds names in lower case).
 #[inline]
-pub(crate) fn write_field(out: &mut Segments, name: &[u8], value: &[u8], case: NameCase) {
-    match case {
-        NameCase::AsGiven => out.push_slice(name),
-        NameCase::Title => push_title_case(out, name),
+pub(crate) fn write_field(out: &mut Segments, name: &[u8], value: &[u8], title: bool) {
+    if title {
+        push_title_case(out, name);
+    } else {
+        out.push_slice(name);
     }
     out.push_slice(b": ");
     out.push_slice(value);
@@ -123,25 +112,30 @@ pub(crate) fn write_fields(
     headers: &HeaderMap,
     host: Option<&[u8]>,
     added: &Added,
-    case: NameCase,
+    title: bool,
     order: Option<Ordered<'_>>,
 ) {
     if let Some(host) = host {
-        write_field(out, b"host", host, case);
+        write_field(out, b"host", host, title);
     }
     if let Some(order) = order {
-        write_ordered(out, headers, added, case, order);
+        write_ordered(out, headers, added, title, order);
     } else {
-        write_map(out, headers, added, case);
+        for (name, value) in headers {
+            let name = name.as_str().as_bytes();
+            if !added.leaves_out(name) {
+                write_field(out, name, value.as_bytes(), title);
+            }
+        }
     }
-    write_added(out, added, case);
+    write_added(out, added, title);
 }
 
 /// Writes the caller's fields (a head's, or a trailer section's) in
 /// `order` (the rule is on [`FieldOrder`](crate::wire::FieldOrder)): the k-th name of a field
 /// stands for the k-th value of that field in the map, written in its
 /// place and spelling if the map has it; then the values no name stood
-/// for, in the map's order, in `case`.
+/// for, in the map's order, in title case when `title`.
 ///
 /// A field of the map is known by its place among the map's names: the
 /// count of values each has had written is kept against it, so that
@@ -152,7 +146,7 @@ fn write_ordered(
     out: &mut Segments,
     headers: &HeaderMap,
     added: &Added,
-    case: NameCase,
+    title: bool,
     order: Ordered<'_>,
 ) {
     let used = order.used;
@@ -169,7 +163,7 @@ fn write_ordered(
             return;
         };
         if let Some(value) = headers.get_all(key).iter().nth(used[i]) {
-            write_field(out, name, value.as_bytes(), NameCase::AsGiven);
+            write_field(out, name, value.as_bytes(), false);
         }
         used[i] += 1;
     });
@@ -179,61 +173,35 @@ fn write_ordered(
             continue;
         }
         for value in headers.get_all(key).iter().skip(listed) {
-            write_field(out, name, value.as_bytes(), case);
-        }
-    }
-}
-
-/// Writes the caller's fields but those the encoder leaves out.
-#[inline(always)]
-fn write_map(out: &mut Segments, headers: &HeaderMap, added: &Added, case: NameCase) {
-    for (name, value) in headers {
-        let name = name.as_str().as_bytes();
-        if !added.leaves_out(name) {
-            write_field(out, name, value.as_bytes(), case);
+            write_field(out, name, value.as_bytes(), title);
         }
     }
 }
 
 /// Writes the fields the encoder adds and the empty line that ends the
 /// head.
-pub(crate) fn write_added(out: &mut Segments, added: &Added, case: NameCase) {
+pub(crate) fn write_added(out: &mut Segments, added: &Added, title: bool) {
     if let Some(n) = added.content_length {
         let mut buf = [0u8; 20];
         let digits = write_decimal(&mut buf, n);
-        if !(added.chunked || added.close || added.keep_alive) && case == NameCase::AsGiven {
+        if !(added.chunked || added.close || added.keep_alive || title) {
             // The common end of a head, the length and the empty line.
             out.push_slice(b"content-length: ");
             out.push_slice(digits);
             out.push_slice(b"\r\n\r\n");
             return;
         }
-        write_field(out, b"content-length", digits, case);
+        write_field(out, b"content-length", digits, title);
     }
     if added.chunked {
-        write_field(out, b"transfer-encoding", b"chunked", case);
+        write_field(out, b"transfer-encoding", b"chunked", title);
     }
     if added.close {
-        write_field(out, b"connection", b"close", case);
+        write_field(out, b"connection", b"close", title);
     }
     if added.keep_alive {
-        write_field(out, b"connection", b"keep-alive", case);
+        write_field(out, b"connection", b"keep-alive", title);
     }
-    out.push_slice(b"\r\n");
-}
-
-/// Writes `HTTP/1.1 200 OK\r\n`.
-pub(crate) fn write_status_line(
-    out: &mut Segments,
-    version: &[u8],
-    status: StatusCode,
-    reason: &[u8],
-) {
-    out.push_slice(version);
-    out.push_slice(b" ");
-    out.push_slice(status.as_str().as_bytes());
-    out.push_slice(b" ");
-    out.push_slice(reason);
     out.push_slice(b"\r\n");
 }
 
@@ -262,14 +230,9 @@ pub(crate) fn target_form(method: &Method, uri: &Uri) -> Result<TargetForm, Usag
     }
     match (uri.scheme(), uri.authority()) {
         (Some(_), Some(_)) => Ok(TargetForm::Absolute),
-        (None, None) if uri.path() == "*" => {
-            if method == Method::OPTIONS {
-                Ok(TargetForm::Asterisk)
-            } else {
-                Err(UsageError::InvalidHead)
-            }
-        }
-        (None, None) => Ok(TargetForm::Origin),
+        (None, None) if uri.path() != "*" => Ok(TargetForm::Origin),
+        // `*` is OPTIONS's alone.
+        (None, None) if method == Method::OPTIONS => Ok(TargetForm::Asterisk),
         _ => Err(UsageError::InvalidHead),
     }
 }

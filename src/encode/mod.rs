@@ -115,17 +115,6 @@ impl Default for EncoderConfig {
     }
 }
 
-impl EncoderConfig {
-    /// How field names are written.
-    pub(crate) fn name_case(&self) -> head::NameCase {
-        if self.title_case_fields {
-            head::NameCase::Title
-        } else {
-            head::NameCase::AsGiven
-        }
-    }
-}
-
 /// What the connection knows about the request a response answers.
 ///
 /// A connection fills it in; a caller using the encoder alone builds it with
@@ -433,7 +422,7 @@ impl<R: Role> Encoder<R> {
         body.finish(
             &mut self.out,
             trailers,
-            self.config.name_case(),
+            self.config.title_case_fields,
             &mut self.extensions,
             order,
         )?;
@@ -519,14 +508,14 @@ impl<R: Role> Encoder<R> {
         // The plan has checked the whole body against the framing: from
         // here on nothing fails, so nothing half-written is left behind.
         let used = &mut self.used;
-        let order = order_of(R::extensions(&head)).map(|names| Ordered { names, used });
+        let order = order_of(head.extensions()).map(|names| Ordered { names, used });
         R::write_head(&mut self.out, &head, &plan, &self.config, order);
         let mut framer = plan.body;
         let kind = framer.kind();
         if let Some(body) = body {
             framer.data(&mut self.out, body, &mut None)?;
-            let case = self.config.name_case();
-            framer.finish(&mut self.out, None, case, &mut None, None)?;
+            // Without trailers no name is written: the case does not matter.
+            framer.finish(&mut self.out, None, false, &mut None, None)?;
         } else if !matches!(
             plan.verdict,
             None | Some(KeepAlive::Close(CloseReason::Switched))

@@ -41,9 +41,11 @@ pub trait IntoHead<H> {
     fn into_head(self) -> Result<H, UsageError>;
 }
 
-/// What an encoder keeps of a head it wrote, for reuse: its field and
-/// extension maps.
+/// What an encoder reads of a head besides what its role writes: the
+/// extensions (a field order), then its maps, kept for reuse.
 pub trait HeadMaps {
+    /// The head's extensions, read before it is written.
+    fn extensions(&self) -> &Extensions;
     /// The head's field and extension maps.
     fn into_maps(self) -> (HeaderMap, Extensions);
 }
@@ -97,6 +99,10 @@ macro_rules! forms {
         }
 
         impl HeadMaps for $parts {
+            fn extensions(&self) -> &Extensions {
+                &self.extensions
+            }
+
             #[inline]
             fn into_maps(self) -> (HeaderMap, Extensions) {
                 (self.headers, self.extensions)

@@ -14,7 +14,7 @@ use crate::conn::{Connection, Input, Party, State};
 use crate::decode::{DecoderBase, Event, InFlight, response_head};
 use crate::encode::body::BodyEncoder;
 use crate::encode::head::{
-    Added, Ordered, TargetForm, form_of, invalid_framing, target_form, version_bytes, write_fields,
+    Added, Ordered, TargetForm, form_of, target_form, version_bytes, write_fields,
     write_request_line,
 };
 use crate::encode::{EncoderConfig, Plan};
@@ -154,15 +154,6 @@ impl Role for Client {
         Rules::of_responses(leniency)
     }
 
-    fn leniency(rules: &Rules) -> ResponseLeniency {
-        let mut leniency = ResponseLeniency::strict();
-        leniency.no_space_after_status = rules.no_space_after_status;
-        leniency.space_before_colon = rules.space_before_colon;
-        leniency.skip_invalid_fields = rules.skip_invalid_fields;
-        leniency.bare_lf = rules.bare_lf;
-        leniency
-    }
-
     #[inline]
     fn head(
         base: &mut DecoderBase,
@@ -292,7 +283,7 @@ impl Role for Client {
             }
             BodyEncoder::Empty
         } else {
-            match declared_framing(false, &seen, headers).map_err(invalid_framing)? {
+            match declared_framing(false, &seen, headers).map_err(|_| UsageError::InvalidFraming)? {
                 Declared::Length(n) => length(n, full)?,
                 // No Transfer-Encoding in HTTP/1.0 (RFC 9112 section 6.1).
                 Declared::Chunked if !http10 => BodyEncoder::Chunked,
@@ -301,10 +292,7 @@ impl Role for Client {
                 }
                 Declared::None => match full {
                     Some(len)
-                        if len > 0
-                            || parts.method == Method::POST
-                            || parts.method == Method::PUT
-                            || parts.method == Method::PATCH =>
+                        if len > 0 || matches!(parts.method.as_str(), "POST" | "PUT" | "PATCH") =>
                     {
                         added.content_length = full;
                         length(len, full)?
@@ -327,10 +315,6 @@ impl Role for Client {
         })
     }
 
-    fn extensions(parts: &Parts) -> &http::Extensions {
-        &parts.extensions
-    }
-
     fn write_head(
         out: &mut Segments,
         parts: &Parts,
@@ -347,8 +331,8 @@ impl Role for Client {
             .line
             .host
             .and_then(|at| parts.uri.authority().map(|a| &a.as_str().as_bytes()[at..]));
-        let case = config.name_case();
-        write_fields(out, &parts.headers, host, &plan.added, case, order);
+        let title = config.title_case_fields;
+        write_fields(out, &parts.headers, host, &plan.added, title, order);
     }
 }
 

@@ -73,9 +73,6 @@ pub trait Role: Sized {
     /// The head reader's rules for these switches.
     fn rules(leniency: Self::Leniency) -> Rules;
 
-    /// The switches these rules came from.
-    fn leniency(rules: &Rules) -> Self::Leniency;
-
     /// Reads a complete head the decoder found.
     ///
     /// # Errors
@@ -120,17 +117,12 @@ pub trait Role: Sized {
         order: Option<Ordered<'_>>,
     );
 
-    /// The extensions of the head.
-    fn extensions(head: &Self::Head) -> &http::Extensions;
-
     // The connection's part.
 
     /// What a connection of this role keeps besides the shared skeleton.
     type ConnState: std::fmt::Debug;
     /// The party whose messages this role receives.
     const PEER: Party;
-    /// `true` for the role that receives requests.
-    const REQUESTS: bool = matches!(Self::PEER, Party::Client);
     /// The party whose messages this role sends.
     const LOCAL: Party = match Self::PEER {
         Party::Client => Party::Server,

@@ -13,14 +13,12 @@ use crate::Config;
 use crate::conn::{Connection, Input, Party, State};
 use crate::decode::{DecoderBase, Event, request_head};
 use crate::encode::body::BodyEncoder;
-use crate::encode::head::{
-    Added, Ordered, check_full, invalid_framing, version_bytes, write_fields, write_status_line,
-};
+use crate::encode::head::{Added, Ordered, check_full, version_bytes, write_fields};
 use crate::encode::{EncoderConfig, Plan, ResponseContext};
 use crate::error::{Error, UsageError};
 use crate::framing::{
-    BodyKind, Declared, FramingFields, RequestKind, ResponseClass, SenderFields, connection_has,
-    declared_framing, no_body, response_class,
+    BodyKind, Declared, FramingFields, RequestKind, ResponseClass, SenderFields, declared_framing,
+    no_body, response_class,
 };
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::leniency::{RequestLeniency, Rules};
@@ -346,14 +344,6 @@ impl Role for Server {
         Rules::of_requests(leniency)
     }
 
-    fn leniency(rules: &Rules) -> RequestLeniency {
-        let mut leniency = RequestLeniency::strict();
-        leniency.bare_lf = rules.bare_lf;
-        leniency.obs_fold = rules.obs_fold;
-        leniency.chunked_with_content_length = rules.chunked_with_content_length;
-        leniency
-    }
-
     #[inline]
     fn head(base: &mut DecoderBase, (): &mut (), head: Bytes) -> Result<Event<Request<()>>, Error> {
         request_head(base, head)
@@ -483,7 +473,8 @@ impl Role for Server {
         let has_body = full.is_some_and(|n| n > 0);
         // The caller's framing and Connection fields, in one pass.
         let seen = FramingFields::of(headers);
-        let declared = || declared_framing(true, &seen, headers).map_err(invalid_framing);
+        let declared =
+            || declared_framing(true, &seen, headers).map_err(|_| UsageError::InvalidFraming);
         let mut added = Added::default();
         let body = match no_body(ctx.request, status) {
             Some(SenderFields::None | SenderFields::LengthOnly) if has_body => {
@@ -562,18 +553,17 @@ impl Role for Server {
             ResponseClass::Interim => None,
             ResponseClass::Switch => Some(KeepAlive::Close(CloseReason::Switched)),
             ResponseClass::Final => {
-                let caller_close = seen.connection && connection_has(headers, b"close");
                 let mut keep_alive = ctx.keep_alive;
-                if caller_close {
+                if seen.connection_close {
                     keep_alive = keep_alive.and(KeepAlive::Close(CloseReason::LocalClose));
                 }
                 if let BodyEncoder::Close = body {
                     keep_alive = keep_alive.and(KeepAlive::Close(CloseReason::CloseDelimited));
                 }
                 match keep_alive {
-                    KeepAlive::Close(_) => added.close = !caller_close,
+                    KeepAlive::Close(_) => added.close = !seen.connection_close,
                     KeepAlive::Reusable => {
-                        added.keep_alive = http10 && !connection_has(headers, b"keep-alive");
+                        added.keep_alive = http10 && !seen.connection_keep_alive;
                     }
                 }
                 Some(keep_alive)
@@ -586,10 +576,6 @@ impl Role for Server {
             body,
             verdict,
         })
-    }
-
-    fn extensions(parts: &Parts) -> &http::Extensions {
-        &parts.extensions
     }
 
     fn write_head(
@@ -606,14 +592,14 @@ impl Role for Server {
                 .canonical_reason()
                 .map_or(&b""[..], str::as_bytes),
         };
-        write_status_line(out, plan.version, parts.status, reason);
-        write_fields(
-            out,
-            &parts.headers,
-            None,
-            &plan.added,
-            config.name_case(),
-            order,
-        );
+        // `HTTP/1.1 200 OK\r\n`.
+        out.push_slice(plan.version);
+        out.push_slice(b" ");
+        out.push_slice(parts.status.as_str().as_bytes());
+        out.push_slice(b" ");
+        out.push_slice(reason);
+        out.push_slice(b"\r\n");
+        let title = config.title_case_fields;
+        write_fields(out, &parts.headers, None, &plan.added, title, order);
     }
 }
