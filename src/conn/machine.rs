@@ -26,11 +26,13 @@ use crate::keep_alive::{CloseReason, KeepAlive};
 
 /// Where one party's messages stand: the requests of the client or the
 /// responses of the server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 #[repr(u8)]
 pub enum State {
-    /// No message in progress and none due.
+    /// No message in progress and none due: the default, a fresh
+    /// connection's.
+    #[default]
     Idle,
     /// A head is due or partly received: the first bytes of a request
     /// arrived, or (for the server) a request waits for its response.
@@ -341,7 +343,7 @@ pub(crate) const RULES: &[Rule] = &[
 ];
 
 /// Both parties' states and the side flags of one connection.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct Machine {
     /// The client's and the server's, indexed by [`Party`].
     states: [State; 2],
@@ -352,19 +354,6 @@ pub(crate) struct Machine {
     responses_end: bool,
     /// Requests whose final response has not ended.
     in_flight: usize,
-}
-
-impl Default for Machine {
-    fn default() -> Self {
-        Machine {
-            states: [State::Idle; 2],
-            verdict: KeepAlive::Reusable,
-            switch: false,
-            expect: false,
-            responses_end: false,
-            in_flight: 0,
-        }
-    }
 }
 
 impl Machine {

@@ -120,7 +120,7 @@ impl Default for EncoderConfig {
 /// A connection fills it in; a caller using the encoder alone builds it with
 /// [`ResponseContext::for_request`] or by hand. The default is a GET from an
 /// HTTP/1.1 client that keeps the connection open.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ResponseContext {
     /// The kind of request method: HEAD and CONNECT change the framing.
     pub request: RequestKind,
@@ -140,16 +140,6 @@ impl ResponseContext {
             request: RequestKind::of(req.method()),
             peer_version: req.version(),
             keep_alive: connection_verdict_of(req.version(), &FramingFields::of(req.headers())),
-        }
-    }
-}
-
-impl Default for ResponseContext {
-    fn default() -> Self {
-        ResponseContext {
-            request: RequestKind::Other,
-            peer_version: Version::HTTP_11,
-            keep_alive: KeepAlive::Reusable,
         }
     }
 }
