@@ -87,12 +87,8 @@ impl Record {
     fn seen_folded(&self, section: &[u8]) -> FramingFields {
         let mut seen = FramingFields::default();
         for field in self.fields.iter().filter(|f| f.role != Role::Other) {
-            let value = &section[field.value()];
-            if field.folded {
-                seen.note(field.role, &unfold(value));
-            } else {
-                seen.note(field.role, value);
-            }
+            // A value that was not folded comes out of `unfold` as it is.
+            seen.note(field.role, &unfold(&section[field.value()]));
         }
         seen
     }
