@@ -393,9 +393,7 @@ impl FieldOrder {
         I::Item: AsRef<[u8]>,
     {
         let mut order = FieldOrder::new();
-        for name in names {
-            order.push(name)?;
-        }
+        names.into_iter().try_for_each(|name| order.push(name))?;
         Ok(order)
     }
 

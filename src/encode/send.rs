@@ -84,7 +84,9 @@ macro_rules! forms {
         impl IntoHead<$parts> for $builder {
             #[inline]
             fn into_head(self) -> Result<$parts, UsageError> {
-                let message = self.body(()).map_err(UsageError::from_builder)?;
+                let message = self
+                    .body(())
+                    .map_err(|e| UsageError::Builder(e.to_string()))?;
                 Ok(message.into_parts().0)
             }
         }
