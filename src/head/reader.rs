@@ -184,10 +184,9 @@ impl Reader {
         self.line = 0;
         self.n = 0;
         self.mark = 0;
-        self.cr = false;
+        // `cr` and `lines` are already clear: a fresh reader's are.
         self.after_field_line = section == Section::Trailers;
         self.skipping = false;
-        self.lines = 0;
         self.fault = None;
         self.record.fields.clear();
         self.record.noted = FramingFields::default();
@@ -489,15 +488,13 @@ impl Reader {
         } else if rules.obs_fold && rules.skip_invalid_fields && !trailers {
             self.skip();
         } else {
-            let hint = if trailers {
-                None
-            } else if rules.obs_fold {
-                Some(Switch::SkipInvalidFields)
-            } else if self.after_field_line {
-                Some(Switch::ObsFold)
+            // With obs-fold on, only skipping would accept the line.
+            let hint = if rules.obs_fold {
+                Switch::SkipInvalidFields
             } else {
-                None
+                Switch::ObsFold
             };
+            let hint = (!trailers && (rules.obs_fold || self.after_field_line)).then_some(hint);
             let error = Error::refused(ErrorKind::ObsFold, hint.and_then(|s| rules.hint(s)));
             return Err(error.at(self.line as u64, None));
         }
@@ -675,15 +672,12 @@ fn field_name(line: &[u8]) -> Option<&[u8]> {
 
 /// `bytes[from..to]` without the whitespace and line breaks at either
 /// end, as offsets.
-fn trimmed(bytes: &[u8], mut from: usize, mut to: usize) -> (usize, usize) {
-    let blank = |b: u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
-    while from < to && blank(bytes[from]) {
-        from += 1;
-    }
-    while to > from && blank(bytes[to - 1]) {
-        to -= 1;
-    }
-    (from, to)
+fn trimmed(bytes: &[u8], from: usize, to: usize) -> (usize, usize) {
+    // An accepted value holds no other ASCII whitespace (`trim_ascii`
+    // also takes FF).
+    let rest = bytes[from..to].trim_ascii_start();
+    let from = to - rest.len();
+    (from, from + rest.trim_ascii_end().len())
 }
 
 /// `HTTP/1.0` (`false`) or `HTTP/1.x` (`true`, RFC 9110 section 2.5), of

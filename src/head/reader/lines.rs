@@ -118,11 +118,8 @@ impl Reader {
         let to = if value_known {
             to
         } else {
-            let mut to = end;
-            while to > from && matches!(head[to - 1], b' ' | b'\t') {
-                to -= 1;
-            }
-            to
+            // The run stopped at the CR: SP and HTAB are all it can end with.
+            from + head[from..end].trim_ascii_end().len()
         };
         if role != Role::Other {
             self.record.noted.note(role, &head[from..to]);
