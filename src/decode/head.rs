@@ -150,7 +150,7 @@ impl DecoderBase {
     fn wire_head(&mut self, bytes: &Bytes, request: bool) -> WireHead {
         let record = self.reader.record();
         if self.names.keeping() {
-            build::learn(bytes, record, true, &mut self.names);
+            build::learn(bytes, record, &mut self.names);
         }
         WireHead::new(bytes.clone(), request, record)
     }

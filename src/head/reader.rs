@@ -692,7 +692,7 @@ fn version(v: &[u8]) -> Result<bool, Error> {
 }
 
 /// The error `kind` of a start line: placed at its start, no field.
-fn start_line(kind: ErrorKind) -> Error {
+pub(crate) fn start_line(kind: ErrorKind) -> Error {
     Error::from(kind).at(0, None)
 }
 
