@@ -254,19 +254,10 @@ impl Reader {
     ) -> Result<Option<usize>, Error> {
         let mut i = self.read;
         if self.cr && i < upto {
-            // The last call ended on a CR: the byte after it decides.
+            // The last call ended on a CR, which no run takes: read from
+            // it again, now that the byte that decides is here.
             self.cr = false;
-            if head[i] == b'\n' {
-                self.line_end(head, i, true, o)?;
-                i += 1;
-                if self.at == At::End {
-                    self.read = i;
-                    return Ok(Some(i));
-                }
-            } else {
-                // That CR ends nothing: it is a byte of the line.
-                self.byte(head, i - 1, b'\r', o)?;
-            }
+            i -= 1;
         }
         while i < upto {
             if self.at == At::LineStart {
