@@ -179,19 +179,17 @@ pub(crate) fn target_end(head: &[u8], mut from: usize, upto: usize) -> usize {
 #[inline]
 pub(crate) fn text_end(bytes: &[u8], mut from: usize, upto: usize) -> usize {
     let bytes = &bytes[..upto];
+    let word = |w: &[u8]| u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
     // Sixteen bytes at a time while they are all plainly text.
     while let Some(two) = bytes.get(from..from + 16) {
         let (a, b) = two.split_at(8);
-        let word = |w: &[u8]| u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
         if maybe_not_text(word(a)) | maybe_not_text(word(b)) != 0 {
             break;
         }
         from += 16;
     }
     while from + 8 <= upto {
-        let mut w = [0; 8];
-        w.copy_from_slice(&bytes[from..from + 8]);
-        let flags = maybe_not_text(u64::from_le_bytes(w));
+        let flags = maybe_not_text(word(&bytes[from..from + 8]));
         if flags != 0 {
             let at = from + (flags.trailing_zeros() / 8) as usize;
             if !is_text(bytes[at]) {

@@ -260,19 +260,13 @@ impl Reader {
             i -= 1;
         }
         while i < upto {
-            if self.at == At::LineStart {
-                if head[i] != b'\r' {
-                    // The usual field line, `token ":" OWS text CRLF`, read
-                    // at once; any other goes byte by byte below.
-                    if let Some(next) = self.field_line(head, i, upto, o, names) {
-                        i = next;
-                        continue;
-                    }
-                } else if i + 1 < upto && head[i + 1] == b'\n' && self.fault.is_none() {
-                    // The empty line that ends the section.
-                    self.at = At::End;
-                    self.read = i + 2;
-                    return Ok(Some(i + 2));
+            if self.at == At::LineStart && head[i] != b'\r' {
+                // The usual field line, `token ":" OWS text CRLF`, read at
+                // once; any other goes byte by byte below, as does the
+                // empty line that ends the section.
+                if let Some(next) = self.field_line(head, i, upto, o, names) {
+                    i = next;
+                    continue;
                 }
             } else if i == 0 && o.section != Section::Trailers {
                 // Likewise the usual start line.
