@@ -260,13 +260,19 @@ impl Reader {
             i -= 1;
         }
         while i < upto {
-            if self.at == At::LineStart && head[i] != b'\r' {
-                // The usual field line, `token ":" OWS text CRLF`, read at
-                // once; any other goes byte by byte below, as does the
-                // empty line that ends the section.
-                if let Some(next) = self.field_line(head, i, upto, o, names) {
-                    i = next;
-                    continue;
+            if self.at == At::LineStart {
+                if head[i] != b'\r' {
+                    // The usual field line, `token ":" OWS text CRLF`, read
+                    // at once; any other goes byte by byte below.
+                    if let Some(next) = self.field_line(head, i, upto, o, names) {
+                        i = next;
+                        continue;
+                    }
+                } else if i + 1 < upto && head[i + 1] == b'\n' && self.fault.is_none() {
+                    // The empty line that ends the section.
+                    self.at = At::End;
+                    self.read = i + 2;
+                    return Ok(Some(i + 2));
                 }
             } else if i == 0 && o.section != Section::Trailers {
                 // Likewise the usual start line.
@@ -648,11 +654,8 @@ impl Reader {
 /// without the whitespace before the colon; `None` for a line that starts
 /// with whitespace, has no colon or nothing before it.
 fn field_name(line: &[u8]) -> Option<&[u8]> {
-    if matches!(line.first(), None | Some(b' ' | b'\t')) {
-        return None;
-    }
     let name = line[..memchr(b':', line)?].trim_ascii_end();
-    (!name.is_empty()).then_some(name)
+    (!name.is_empty() && !matches!(line[0], b' ' | b'\t')).then_some(name)
 }
 
 /// `bytes[from..to]` without the whitespace and line breaks at either

@@ -29,7 +29,7 @@ impl Reader {
         }
         let line = head.get(t + 1..t + 11)?;
         let http11 = usual_version(&line[..8])?;
-        if &line[8..] != b"\r\n" || t + 11 > upto || !form_fits(&head[..m], &head[m + 1..t]) {
+        if &line[8..] != b"\r\n" || !form_fits(&head[..m], &head[m + 1..t]) {
             return None;
         }
         let r = &mut self.record;
@@ -47,7 +47,7 @@ impl Reader {
     pub(super) fn status_line(&mut self, head: &[u8], upto: usize) -> Option<usize> {
         // Nothing past the bound is looked at.
         let head = &head[..upto];
-        let line = head.get(..13).filter(|_| upto >= 13)?;
+        let line = head.get(..13)?;
         let http11 = usual_version(&line[..8])?;
         let code = &line[9..12];
         if line[8] != b' '
