@@ -110,17 +110,15 @@ impl Reader {
                 let to = from + known.len();
                 (ows_end(head, to), to, true)
             }
-            _ => (text_end(head, from, upto), usize::MAX, false),
+            _ => {
+                // Where the run stops, SP and HTAB are all it can end with.
+                let end = text_end(head, from, upto);
+                (end, from + head[from..end].trim_ascii_end().len(), false)
+            }
         };
         if end + 1 >= upto || head[end] != b'\r' || head[end + 1] != b'\n' {
             return None;
         }
-        let to = if value_known {
-            to
-        } else {
-            // The run stopped at the CR: SP and HTAB are all it can end with.
-            from + head[from..end].trim_ascii_end().len()
-        };
         if role != Role::Other {
             self.record.noted.note(role, &head[from..to]);
         }
