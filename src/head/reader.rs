@@ -410,6 +410,8 @@ impl Reader {
                     let code = &head[9..12];
                     self.record.status = code.iter().fold(0, |n, &d| n * 10 + u16::from(d - b'0'));
                     self.at = At::AfterCode;
+                    // An empty reason, unless a SP comes.
+                    self.record.reason.0 = i + 1;
                 }
             }
             At::AfterCode => {
@@ -567,25 +569,19 @@ impl Reader {
                 let e = refuse(rules, InvalidStartLine, Switch::BareLf);
                 return Err(e.at(0, None));
             }
-            At::Method | At::Target | At::StatusVersion | At::Code => {
-                return Err(start_line(InvalidStartLine));
-            }
-            At::Version if self.n < VERSION.len() => {
-                return Err(start_line(InvalidStartLine));
-            }
-            At::Version => {
+            At::Version if self.n == VERSION.len() => {
                 // `mark` is where the version starts.
                 self.record.http11 = version(&head[self.mark..self.mark + 8])?;
                 self.record.line_end = end;
+            }
+            At::Method | At::Target | At::Version | At::StatusVersion | At::Code => {
+                return Err(start_line(InvalidStartLine));
             }
             At::AfterCode if !rules.no_space_after_status => {
                 let e = refuse(rules, InvalidStatus, Switch::NoSpaceAfterStatus);
                 return Err(e.at(0, None));
             }
             At::AfterCode | At::Reason => {
-                if self.at == At::AfterCode {
-                    self.record.reason.0 = end;
-                }
                 self.record.reason.1 = end;
                 self.record.line_end = end;
             }
