@@ -5,9 +5,13 @@
 /// The verdict of a message is known once its head is decoded (it depends on
 /// the version, the `Connection` field and the body framing) and final when
 /// its last body byte has been decoded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+///
+/// The default is [`KeepAlive::Reusable`]: a verdict before anything
+/// says to close.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum KeepAlive {
     /// Another message may follow on this connection.
+    #[default]
     Reusable,
     /// The connection must close after this message, for the given reason.
     Close(CloseReason),
