@@ -21,6 +21,7 @@
 //! What only a complete head can show (a missing `Host`, framing fields
 //! in conflict) is not its concern.
 
+use http::Version;
 use memchr::memchr;
 
 use super::names::NameCache;
@@ -396,7 +397,7 @@ impl Reader {
                 if b != b' ' {
                     return Err(start_line(InvalidStartLine));
                 }
-                self.record.http11 = version(&head[..8])?;
+                self.record.version = version(&head[..8])?;
                 self.at = At::Code;
                 self.n = 0;
             }
@@ -571,7 +572,7 @@ impl Reader {
             }
             At::Version if self.n == VERSION.len() => {
                 // `mark` is where the version starts.
-                self.record.http11 = version(&head[self.mark..self.mark + 8])?;
+                self.record.version = version(&head[self.mark..self.mark + 8])?;
                 self.record.line_end = end;
             }
             At::Method | At::Target | At::Version | At::StatusVersion | At::Code => {
@@ -664,13 +665,13 @@ fn trimmed(bytes: &[u8], from: usize, to: usize) -> (usize, usize) {
     (from, from + rest.trim_ascii_end().len())
 }
 
-/// `HTTP/1.0` (`false`) or `HTTP/1.x` (`true`, RFC 9110 section 2.5), of
-/// a version already read as `HTTP/` DIGIT `.` DIGIT; another major
+/// `HTTP/1.0`, or `HTTP/1.1` for any `HTTP/1.x` (RFC 9110 section 2.5),
+/// of a version already read as `HTTP/` DIGIT `.` DIGIT; another major
 /// version is [`ErrorKind::UnsupportedVersion`].
-fn version(v: &[u8]) -> Result<bool, Error> {
+fn version(v: &[u8]) -> Result<Version, Error> {
     match (v[5], v[7]) {
-        (b'1', b'0') => Ok(false),
-        (b'1', _) => Ok(true),
+        (b'1', b'0') => Ok(Version::HTTP_10),
+        (b'1', _) => Ok(Version::HTTP_11),
         _ => Err(start_line(ErrorKind::UnsupportedVersion)),
     }
 }
