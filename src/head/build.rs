@@ -34,8 +34,9 @@ pub(crate) fn status(record: &Record) -> Result<StatusCode, Error> {
 }
 
 /// Appends the field lines of `record` to `map`, with names found through
-/// `names`; with `values`, a value the cache kept for its name is cloned
-/// instead of sliced out of `section`.
+/// `names`: a value the cache kept for its name is cloned instead of
+/// sliced out of `section`, and, with `values`, the cache learns the
+/// values it has no copy of yet.
 pub(crate) fn fields(
     section: &Bytes,
     record: &Record,
@@ -59,10 +60,9 @@ pub(crate) fn fields(
         };
         let bytes = &section[field.value()];
         let known = match entry {
-            Some(entry) if values && field.value_known => names.value_at(entry),
+            Some(entry) if field.value_known => names.value_at(entry),
             Some(_) => None,
-            None if values => names.known_value(bytes),
-            None => None,
+            None => names.known_value(bytes),
         };
         let value = if field.folded {
             HeaderValue::from_maybe_shared(Bytes::from(unfold(bytes)))
