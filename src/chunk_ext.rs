@@ -123,17 +123,14 @@ impl<'a> ChunkExtension<'a> {
         if !inner.contains(&b'\\') {
             return Some(Cow::Borrowed(inner));
         }
-        let mut out = Vec::with_capacity(inner.len());
-        let mut bytes = inner.iter().copied();
-        while let Some(b) = bytes.next() {
-            // A quoted-pair stands for the byte after its backslash.
-            out.push(if b == b'\\' {
-                bytes.next().unwrap_or(b)
-            } else {
-                b
-            });
-        }
-        Some(Cow::Owned(out))
+        // A quoted-pair stands for the byte after its backslash: the
+        // backslash that opens one is dropped, the byte after it kept.
+        let mut in_pair = false;
+        let out = inner.iter().copied().filter(|&b| {
+            in_pair = !in_pair && b == b'\\';
+            !in_pair
+        });
+        Some(Cow::Owned(out.collect()))
     }
 
     /// The value as written: a token, or a quoted-string with its quotes.

@@ -430,13 +430,6 @@ pub enum UsageError {
     ChunkExtensionsNotAllowed,
 }
 
-impl UsageError {
-    /// The error for an `http` builder that failed.
-    pub(crate) fn from_builder(err: http::Error) -> Self {
-        UsageError::Builder(err.to_string())
-    }
-}
-
 impl fmt::Display for UsageError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -89,17 +89,11 @@ pub(crate) fn is_token(s: &[u8]) -> bool {
 
 /// Parses 1*DIGIT into a u64, refusing signs, spaces and overflow.
 pub(crate) fn parse_decimal(digits: &[u8]) -> Option<u64> {
-    if digits.is_empty() {
-        return None;
-    }
-    let mut n: u64 = 0;
-    for &d in digits {
-        if !d.is_ascii_digit() {
-            return None;
-        }
-        n = n.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
-    }
-    Some(n)
+    let n = digits.iter().try_fold(0u64, |n, &d| {
+        let d = d.is_ascii_digit().then(|| u64::from(d - b'0'))?;
+        n.checked_mul(10)?.checked_add(d)
+    });
+    n.filter(|_| !digits.is_empty())
 }
 
 const fn hex_value(b: u8) -> u8 {
@@ -133,27 +127,26 @@ pub(crate) fn write_decimal(buf: &mut [u8; 20], mut n: u64) -> &[u8] {
 /// 6.5.1). Decoders refuse a trailer section carrying one, and encoders
 /// refuse to send one.
 pub(crate) fn forbidden_in_trailers(name: &HeaderName) -> bool {
-    use http::header::*;
-    [
-        CONTENT_LENGTH,
-        TRANSFER_ENCODING,
-        HOST,
-        TRAILER,
-        CONNECTION,
-        TE,
-        UPGRADE,
-        EXPECT,
-        CONTENT_TYPE,
-        CONTENT_ENCODING,
-        CONTENT_RANGE,
-        AUTHORIZATION,
-        PROXY_AUTHORIZATION,
-        SET_COOKIE,
-        COOKIE,
-    ]
-    .contains(name)
-        || name.as_str() == "keep-alive"
-        || name.as_str() == "proxy-connection"
+    matches!(
+        name.as_str(),
+        "content-length"
+            | "transfer-encoding"
+            | "host"
+            | "trailer"
+            | "connection"
+            | "te"
+            | "upgrade"
+            | "expect"
+            | "content-type"
+            | "content-encoding"
+            | "content-range"
+            | "authorization"
+            | "proxy-authorization"
+            | "set-cookie"
+            | "cookie"
+            | "keep-alive"
+            | "proxy-connection"
+    )
 }
 
 /// Where the run of bytes of `head[from..upto]` that `keep` takes ends.
@@ -186,19 +179,17 @@ pub(crate) fn target_end(head: &[u8], mut from: usize, upto: usize) -> usize {
 #[inline]
 pub(crate) fn text_end(bytes: &[u8], mut from: usize, upto: usize) -> usize {
     let bytes = &bytes[..upto];
+    let word = |w: &[u8]| u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
     // Sixteen bytes at a time while they are all plainly text.
     while let Some(two) = bytes.get(from..from + 16) {
         let (a, b) = two.split_at(8);
-        let word = |w: &[u8]| u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
         if maybe_not_text(word(a)) | maybe_not_text(word(b)) != 0 {
             break;
         }
         from += 16;
     }
     while from + 8 <= upto {
-        let mut w = [0; 8];
-        w.copy_from_slice(&bytes[from..from + 8]);
-        let flags = maybe_not_text(u64::from_le_bytes(w));
+        let flags = maybe_not_text(word(&bytes[from..from + 8]));
         if flags != 0 {
             let at = from + (flags.trailing_zeros() / 8) as usize;
             if !is_text(bytes[at]) {

@@ -336,7 +336,7 @@ pub(crate) use flat::Rules;
 mod flat {
     /// What the head reader consults: the switches of one side, flattened, and the
     /// side itself (so that an error names only a switch of that side).
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
     pub struct Rules {
         pub(crate) request: bool,
         pub(crate) bare_lf: bool,
@@ -355,9 +355,7 @@ impl Rules {
             bare_lf: l.bare_lf,
             obs_fold: l.obs_fold,
             chunked_with_content_length: l.chunked_with_content_length,
-            no_space_after_status: false,
-            space_before_colon: false,
-            skip_invalid_fields: false,
+            ..Rules::default()
         }
     }
 
@@ -367,10 +365,10 @@ impl Rules {
             bare_lf: l.bare_lf,
             // RFC 9112 section 5.2: a user agent replaces obs-fold with SP.
             obs_fold: true,
-            chunked_with_content_length: false,
             no_space_after_status: l.no_space_after_status,
             space_before_colon: l.space_before_colon,
             skip_invalid_fields: l.skip_invalid_fields,
+            ..Rules::default()
         }
     }
 

@@ -155,7 +155,7 @@ impl WireHead {
     /// The HTTP version of the start line: `HTTP/1.0`, or `HTTP/1.1` for
     /// `HTTP/1.1` and the higher minors read as it.
     pub fn version(&self) -> http::Version {
-        self.record.version()
+        self.record.version
     }
 
     /// The request-target as received (`/a%2Fb?q`, `http://host`,
@@ -393,9 +393,7 @@ impl FieldOrder {
         I::Item: AsRef<[u8]>,
     {
         let mut order = FieldOrder::new();
-        for name in names {
-            order.push(name)?;
-        }
+        names.into_iter().try_for_each(|name| order.push(name))?;
         Ok(order)
     }
 

@@ -30,7 +30,7 @@ pub(crate) fn request_head(
     let start = base.head_start;
     let at_field = |error: Error| field_error(error, raw, record).in_head(start);
     let seen = record.seen(raw);
-    let version = record.version();
+    let version = record.version;
     if seen.hosts > 1 || (seen.hosts == 0 && version == Version::HTTP_11) {
         return Err(at_field(ErrorKind::InvalidHost.into()));
     }
@@ -89,7 +89,7 @@ pub(crate) fn response_head(
     let start = base.head_start;
     let status = build::status(record).map_err(|e| e.in_head(start))?;
     let seen = record.seen(head);
-    let version = record.version();
+    let version = record.version;
     let request = pending.in_flight.front().copied().unwrap_or_default();
     let class = response_class(request, status);
     let values = RecordValues::new(record, head);
@@ -149,7 +149,7 @@ impl DecoderBase {
     fn wire_event<H: MessageHead>(&mut self, bytes: &Bytes, body: BodyKind) -> Event<H> {
         let record = self.reader.record();
         if self.names.keeping() {
-            build::learn(bytes, record, true, &mut self.names);
+            build::learn(bytes, record, &mut self.names);
         }
         let head = WireHead::new(bytes.clone(), self.rules.request, record);
         Event::Wire { head, body }

@@ -86,8 +86,8 @@ macro_rules! forms {
         impl IntoHead<$parts> for $builder {
             #[inline]
             fn into_head(self) -> Result<$parts, UsageError> {
-                let message = self.body(()).map_err(UsageError::from_builder)?;
-                Ok(message.into_parts().0)
+                let builder = |e: http::Error| UsageError::Builder(e.to_string());
+                Ok(self.body(()).map_err(builder)?.into_parts().0)
             }
         }
 

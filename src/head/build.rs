@@ -10,6 +10,7 @@ use http::header::{HeaderMap, HeaderValue};
 use http::{Method, StatusCode, Uri};
 
 use super::names::NameCache;
+use super::reader::start_line;
 use super::record::{NO_ENTRY, Record, unfold};
 use crate::error::{Error, ErrorKind};
 
@@ -17,7 +18,6 @@ use crate::error::{Error, ErrorKind};
 ///
 /// [`form_fits`]: super::target::form_fits
 pub(crate) fn request_line(head: &Bytes, record: &Record) -> Result<(Method, Uri), Error> {
-    let start_line = |kind: ErrorKind| Error::from(kind).at(0, None);
     let method = Method::from_bytes(&head[..record.method_end])
         .map_err(|_| start_line(ErrorKind::InvalidMethod))?;
     // The reader checked the target's form against the method
@@ -30,13 +30,13 @@ pub(crate) fn request_line(head: &Bytes, record: &Record) -> Result<(Method, Uri
 
 /// The status code of a response head.
 pub(crate) fn status(record: &Record) -> Result<StatusCode, Error> {
-    StatusCode::from_u16(record.status)
-        .map_err(|_| Error::from(ErrorKind::InvalidStatus).at(0, None))
+    StatusCode::from_u16(record.status).map_err(|_| start_line(ErrorKind::InvalidStatus))
 }
 
 /// Appends the field lines of `record` to `map`, with names found through
-/// `names`; with `values`, a value the cache kept for its name is cloned
-/// instead of sliced out of `section`.
+/// `names`: a value the cache kept for its name is cloned instead of
+/// sliced out of `section`, and, with `values`, the cache learns the
+/// values it has no copy of yet.
 pub(crate) fn fields(
     section: &Bytes,
     record: &Record,
@@ -60,10 +60,9 @@ pub(crate) fn fields(
         };
         let bytes = &section[field.value()];
         let known = match entry {
-            Some(entry) if values && field.value_known => names.value_at(entry),
+            Some(entry) if field.value_known => names.value_at(entry),
             Some(_) => None,
-            None if values => names.known_value(bytes),
-            None => None,
+            None => names.known_value(bytes),
         };
         let value = if field.folded {
             HeaderValue::from_maybe_shared(Bytes::from(unfold(bytes)))
@@ -82,14 +81,14 @@ pub(crate) fn fields(
     Ok(())
 }
 
-/// Teaches the name cache the names (and, with `values`, the values) of
-/// `record` that it did not predict, as [`fields`] does, for a head whose
-/// `http` types are not built (wire-only mode): the reader then finds
-/// them by one comparison in the heads to come.
+/// Teaches the name cache the names and values of `record` that it did
+/// not predict, as [`fields`] does, for a head whose `http` types are not
+/// built (wire-only mode): the reader then finds them by one comparison
+/// in the heads to come.
 #[inline(never)]
-pub(crate) fn learn(section: &[u8], record: &Record, values: bool, names: &mut NameCache) {
+pub(crate) fn learn(section: &[u8], record: &Record, names: &mut NameCache) {
     for field in record.fields.iter().filter(|f| f.entry == NO_ENTRY) {
-        if names.get(&section[field.name()]).is_some() && values && !field.folded {
+        if names.get(&section[field.name()]).is_some() && !field.folded {
             names.learn_value(&section[field.value()]);
         }
     }

@@ -135,18 +135,10 @@ impl NameCache {
     }
 
     /// The `HeaderName` for `raw` (the bytes before a colon), with its role,
-    /// or `None` when `raw` is not a valid field name.
+    /// or `None` when `raw` is not a valid field name. The entry spelt
+    /// `raw` is looked for from the one after the last match.
     #[inline]
     pub(crate) fn get(&mut self, raw: &[u8]) -> Option<(HeaderName, Role)> {
-        match self.find(raw) {
-            Some(entry) => Some((entry.name.clone(), entry.role)),
-            None => self.insert(raw),
-        }
-    }
-
-    /// The entry spelt `raw`, looked for from the one after the last match.
-    #[inline]
-    fn find(&mut self, raw: &[u8]) -> Option<&Entry> {
         let n = self.entries.len();
         let mut i = self.next;
         for _ in 0..n {
@@ -157,11 +149,11 @@ impl NameCache {
             if usize::from(entry.len) == raw.len() && same(self.spelling(entry), raw) {
                 self.next = i + 1;
                 self.found = Some(i);
-                return Some(&self.entries[i]);
+                return Some((entry.name.clone(), entry.role));
             }
             i += 1;
         }
-        None
+        self.insert(raw)
     }
 
     #[cold]

@@ -21,6 +21,7 @@
 //! What only a complete head can show (a missing `Host`, framing fields
 //! in conflict) is not its concern.
 
+use http::Version;
 use memchr::memchr;
 
 use super::names::NameCache;
@@ -184,10 +185,9 @@ impl Reader {
         self.line = 0;
         self.n = 0;
         self.mark = 0;
-        self.cr = false;
+        // `cr` and `lines` are already clear: a fresh reader's are.
         self.after_field_line = section == Section::Trailers;
         self.skipping = false;
-        self.lines = 0;
         self.fault = None;
         self.record.fields.clear();
         self.record.noted = FramingFields::default();
@@ -255,19 +255,10 @@ impl Reader {
     ) -> Result<Option<usize>, Error> {
         let mut i = self.read;
         if self.cr && i < upto {
-            // The last call ended on a CR: the byte after it decides.
+            // The last call ended on a CR, which no run takes: read from
+            // it again, now that the byte that decides is here.
             self.cr = false;
-            if head[i] == b'\n' {
-                self.line_end(head, i, true, o)?;
-                i += 1;
-                if self.at == At::End {
-                    self.read = i;
-                    return Ok(Some(i));
-                }
-            } else {
-                // That CR ends nothing: it is a byte of the line.
-                self.byte(head, i - 1, b'\r', o)?;
-            }
+            i -= 1;
         }
         while i < upto {
             if self.at == At::LineStart {
@@ -406,7 +397,7 @@ impl Reader {
                 if b != b' ' {
                     return Err(start_line(InvalidStartLine));
                 }
-                self.record.http11 = version(&head[..8])?;
+                self.record.version = version(&head[..8])?;
                 self.at = At::Code;
                 self.n = 0;
             }
@@ -420,6 +411,8 @@ impl Reader {
                     let code = &head[9..12];
                     self.record.status = code.iter().fold(0, |n, &d| n * 10 + u16::from(d - b'0'));
                     self.at = At::AfterCode;
+                    // An empty reason, unless a SP comes.
+                    self.record.reason.0 = i + 1;
                 }
             }
             At::AfterCode => {
@@ -489,15 +482,13 @@ impl Reader {
         } else if rules.obs_fold && rules.skip_invalid_fields && !trailers {
             self.skip();
         } else {
-            let hint = if trailers {
-                None
-            } else if rules.obs_fold {
-                Some(Switch::SkipInvalidFields)
-            } else if self.after_field_line {
-                Some(Switch::ObsFold)
+            // With obs-fold on, only skipping would accept the line.
+            let hint = if rules.obs_fold {
+                Switch::SkipInvalidFields
             } else {
-                None
+                Switch::ObsFold
             };
+            let hint = (!trailers && (rules.obs_fold || self.after_field_line)).then_some(hint);
             let error = Error::refused(ErrorKind::ObsFold, hint.and_then(|s| rules.hint(s)));
             return Err(error.at(self.line as u64, None));
         }
@@ -579,25 +570,19 @@ impl Reader {
                 let e = refuse(rules, InvalidStartLine, Switch::BareLf);
                 return Err(e.at(0, None));
             }
-            At::Method | At::Target | At::StatusVersion | At::Code => {
-                return Err(start_line(InvalidStartLine));
-            }
-            At::Version if self.n < VERSION.len() => {
-                return Err(start_line(InvalidStartLine));
-            }
-            At::Version => {
+            At::Version if self.n == VERSION.len() => {
                 // `mark` is where the version starts.
-                self.record.http11 = version(&head[self.mark..self.mark + 8])?;
+                self.record.version = version(&head[self.mark..self.mark + 8])?;
                 self.record.line_end = end;
+            }
+            At::Method | At::Target | At::Version | At::StatusVersion | At::Code => {
+                return Err(start_line(InvalidStartLine));
             }
             At::AfterCode if !rules.no_space_after_status => {
                 let e = refuse(rules, InvalidStatus, Switch::NoSpaceAfterStatus);
                 return Err(e.at(0, None));
             }
             At::AfterCode | At::Reason => {
-                if self.at == At::AfterCode {
-                    self.record.reason.0 = end;
-                }
                 self.record.reason.1 = end;
                 self.record.line_end = end;
             }
@@ -666,39 +651,33 @@ impl Reader {
 /// without the whitespace before the colon; `None` for a line that starts
 /// with whitespace, has no colon or nothing before it.
 fn field_name(line: &[u8]) -> Option<&[u8]> {
-    if matches!(line.first(), None | Some(b' ' | b'\t')) {
-        return None;
-    }
     let name = line[..memchr(b':', line)?].trim_ascii_end();
-    (!name.is_empty()).then_some(name)
+    (!name.is_empty() && !matches!(line[0], b' ' | b'\t')).then_some(name)
 }
 
 /// `bytes[from..to]` without the whitespace and line breaks at either
 /// end, as offsets.
-fn trimmed(bytes: &[u8], mut from: usize, mut to: usize) -> (usize, usize) {
-    let blank = |b: u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
-    while from < to && blank(bytes[from]) {
-        from += 1;
-    }
-    while to > from && blank(bytes[to - 1]) {
-        to -= 1;
-    }
-    (from, to)
+fn trimmed(bytes: &[u8], from: usize, to: usize) -> (usize, usize) {
+    // An accepted value holds no other ASCII whitespace (`trim_ascii`
+    // also takes FF).
+    let rest = bytes[from..to].trim_ascii_start();
+    let from = to - rest.len();
+    (from, from + rest.trim_ascii_end().len())
 }
 
-/// `HTTP/1.0` (`false`) or `HTTP/1.x` (`true`, RFC 9110 section 2.5), of
-/// a version already read as `HTTP/` DIGIT `.` DIGIT; another major
+/// `HTTP/1.0`, or `HTTP/1.1` for any `HTTP/1.x` (RFC 9110 section 2.5),
+/// of a version already read as `HTTP/` DIGIT `.` DIGIT; another major
 /// version is [`ErrorKind::UnsupportedVersion`].
-fn version(v: &[u8]) -> Result<bool, Error> {
+fn version(v: &[u8]) -> Result<Version, Error> {
     match (v[5], v[7]) {
-        (b'1', b'0') => Ok(false),
-        (b'1', _) => Ok(true),
+        (b'1', b'0') => Ok(Version::HTTP_10),
+        (b'1', _) => Ok(Version::HTTP_11),
         _ => Err(start_line(ErrorKind::UnsupportedVersion)),
     }
 }
 
 /// The error `kind` of a start line: placed at its start, no field.
-fn start_line(kind: ErrorKind) -> Error {
+pub(crate) fn start_line(kind: ErrorKind) -> Error {
     Error::from(kind).at(0, None)
 }
 

@@ -52,8 +52,8 @@ pub(crate) struct Record {
     /// A response's status code and reason phrase (possibly empty).
     pub(crate) status: u16,
     pub(crate) reason: (usize, usize),
-    /// `HTTP/1.0` (`false`) or `HTTP/1.1` and the minors read as it.
-    pub(crate) http11: bool,
+    /// `HTTP/1.0`, or `HTTP/1.1` for it and the minors read as it.
+    pub(crate) version: Version,
     /// The field lines accepted, in order (lines skipped are not here).
     pub(crate) fields: Vec<Field>,
     /// What the fields say about framing and the connection, noted as
@@ -64,14 +64,6 @@ pub(crate) struct Record {
 }
 
 impl Record {
-    pub(crate) fn version(&self) -> Version {
-        if self.http11 {
-            Version::HTTP_11
-        } else {
-            Version::HTTP_10
-        }
-    }
-
     /// What the fields say about framing and the connection.
     #[inline]
     pub(crate) fn seen(&self, section: &[u8]) -> FramingFields {
@@ -87,12 +79,8 @@ impl Record {
     fn seen_folded(&self, section: &[u8]) -> FramingFields {
         let mut seen = FramingFields::default();
         for field in self.fields.iter().filter(|f| f.role != Role::Other) {
-            let value = &section[field.value()];
-            if field.folded {
-                seen.note(field.role, &unfold(value));
-            } else {
-                seen.note(field.role, value);
-            }
+            // A value that was not folded comes out of `unfold` as it is.
+            seen.note(field.role, &unfold(&section[field.value()]));
         }
         seen
     }

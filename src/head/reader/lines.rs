@@ -3,6 +3,8 @@
 //! is left to the byte-by-byte reading of the parent module, from the same
 //! byte, so nothing is accepted here that it would not accept.
 
+use http::Version;
+
 use super::{MAX_NAME, Options, Reader};
 use crate::framing::FieldRole as Role;
 use crate::grammar::{is_tchar, run, target_end, text_end};
@@ -28,14 +30,14 @@ impl Reader {
             return None;
         }
         let line = head.get(t + 1..t + 11)?;
-        let http11 = usual_version(&line[..8])?;
-        if &line[8..] != b"\r\n" || t + 11 > upto || !form_fits(&head[..m], &head[m + 1..t]) {
+        let version = usual_version(&line[..8])?;
+        if &line[8..] != b"\r\n" || !form_fits(&head[..m], &head[m + 1..t]) {
             return None;
         }
         let r = &mut self.record;
         r.method_end = m;
         r.target = (m + 1, t);
-        r.http11 = http11;
+        r.version = version;
         r.line_end = t + 9;
         Some(t + 11)
     }
@@ -47,8 +49,8 @@ impl Reader {
     pub(super) fn status_line(&mut self, head: &[u8], upto: usize) -> Option<usize> {
         // Nothing past the bound is looked at.
         let head = &head[..upto];
-        let line = head.get(..13).filter(|_| upto >= 13)?;
-        let http11 = usual_version(&line[..8])?;
+        let line = head.get(..13)?;
+        let version = usual_version(&line[..8])?;
         let code = &line[9..12];
         if line[8] != b' '
             || line[12] != b' '
@@ -64,7 +66,7 @@ impl Reader {
         let r = &mut self.record;
         r.status = code.iter().fold(0, |n, &d| n * 10 + u16::from(d - b'0'));
         r.reason = (13, end);
-        r.http11 = http11;
+        r.version = version;
         r.line_end = end;
         Some(end + 2)
     }
@@ -110,20 +112,15 @@ impl Reader {
                 let to = from + known.len();
                 (ows_end(head, to), to, true)
             }
-            _ => (text_end(head, from, upto), usize::MAX, false),
+            _ => {
+                // Where the run stops, SP and HTAB are all it can end with.
+                let end = text_end(head, from, upto);
+                (end, from + head[from..end].trim_ascii_end().len(), false)
+            }
         };
         if end + 1 >= upto || head[end] != b'\r' || head[end + 1] != b'\n' {
             return None;
         }
-        let to = if value_known {
-            to
-        } else {
-            let mut to = end;
-            while to > from && matches!(head[to - 1], b' ' | b'\t') {
-                to -= 1;
-            }
-            to
-        };
         if role != Role::Other {
             self.record.noted.note(role, &head[from..to]);
         }
@@ -144,12 +141,12 @@ impl Reader {
     }
 }
 
-/// `HTTP/1.1` (`true`) or `HTTP/1.0` (`false`): the usual versions.
+/// `HTTP/1.1` or `HTTP/1.0`: the usual versions.
 #[inline(always)]
-fn usual_version(version: &[u8]) -> Option<bool> {
+fn usual_version(version: &[u8]) -> Option<Version> {
     match version {
-        b"HTTP/1.1" => Some(true),
-        b"HTTP/1.0" => Some(false),
+        b"HTTP/1.1" => Some(Version::HTTP_11),
+        b"HTTP/1.0" => Some(Version::HTTP_10),
         _ => None,
     }
 }
