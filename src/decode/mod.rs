@@ -101,9 +101,10 @@ pub trait SealedHead {}
 impl SealedHead for Request<()> {}
 impl SealedHead for Response<()> {}
 
-#[derive(Debug)]
+#[derive(Debug, Default)]
 enum DecodeStage {
     /// Waiting for (the rest of) a head.
+    #[default]
     Head,
     /// Inside a body.
     Body(BodyDecoder),
@@ -120,7 +121,7 @@ enum DecodeStage {
 
 /// What both decoders share: limits, leniency, state, the head reader and
 /// the verdict.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct DecoderBase {
     limits: Limits,
     rules: Rules,
@@ -173,23 +174,7 @@ impl DecoderBase {
         DecoderBase {
             limits,
             rules,
-            state: DecodeStage::Head,
-            reader: Reader::default(),
-            empty_lines: (0, 0),
-            names: NameCache::default(),
-            seen: FramingFields::default(),
-            spare: None,
-            spare_extensions: None,
-            verdict: KeepAlive::Reusable,
-            eof: false,
-            last: false,
-            chunk_extensions: false,
-            wire: false,
-            wire_only: false,
-            wire_trailers: None,
-            consumed: 0,
-            head_start: 0,
-            failure: None,
+            ..DecoderBase::default()
         }
     }
 
