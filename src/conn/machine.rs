@@ -118,7 +118,9 @@ use Input as I;
 use Party::{Client as C, Server as Sv};
 use State as S;
 
-/// Every event-triggered transition: (party, from, input, to).
+/// Every event-triggered transition: (party, from, input, to), but those
+/// on [`Input::Error`], which [`NEXT`] adds for every state where a
+/// party's messages may still pass.
 pub(crate) const EVENTS: &[(Party, State, Input, State)] = &[
     (C, S::Idle, I::HeadStarted, S::Head),
     (C, S::Idle, I::Head, S::Body),
@@ -151,17 +153,6 @@ pub(crate) const EVENTS: &[(Party, State, Input, State)] = &[
     (Sv, S::Idle, I::ConnectionClosed, S::Closed),
     (Sv, S::Done, I::ConnectionClosed, S::Closed),
     (Sv, S::MustClose, I::ConnectionClosed, S::Closed),
-    (C, S::Idle, I::Error, S::Error),
-    (C, S::Head, I::Error, S::Error),
-    (C, S::Body, I::Error, S::Error),
-    (C, S::Done, I::Error, S::Error),
-    (C, S::MightSwitch, I::Error, S::Error),
-    (C, S::MustClose, I::Error, S::Error),
-    (Sv, S::Idle, I::Error, S::Error),
-    (Sv, S::Head, I::Error, S::Error),
-    (Sv, S::Body, I::Error, S::Error),
-    (Sv, S::Done, I::Error, S::Error),
-    (Sv, S::MustClose, I::Error, S::Error),
 ];
 
 /// A side flag a rule reads.
@@ -552,8 +543,8 @@ const ALL_STATES: [State; STATES] = [
     S::Error,
 ];
 
-/// [`EVENTS`] as a lookup table, built at compile time: the next state,
-/// or `None` for an unlisted pair.
+/// [`EVENTS`] and the transitions on [`Input::Error`] as a lookup table,
+/// built at compile time: the next state, or `None` for an unlisted pair.
 static NEXT: [[[Option<State>; INPUTS]; STATES]; 2] = {
     let mut table = [[[None; INPUTS]; STATES]; 2];
     let mut i = 0;
@@ -561,6 +552,14 @@ static NEXT: [[[Option<State>; INPUTS]; STATES]; 2] = {
         let (p, from, input, to) = EVENTS[i];
         table[p as usize][from as usize][input as usize] = Some(to);
         i += 1;
+    }
+    // A protocol error moves either party to `Error` from every state
+    // declared before `Closed`: those where its messages may still pass.
+    let mut s = 0;
+    while s < S::Closed as usize {
+        table[0][s][I::Error as usize] = Some(S::Error);
+        table[1][s][I::Error as usize] = Some(S::Error);
+        s += 1;
     }
     table
 };
@@ -666,6 +665,7 @@ pub(crate) mod doc {
         for &(p, from, input, to) in EVENTS {
             out.push_str(&format!("| {} | {from} | {input:?} | {to} |\n", party(p)));
         }
+        out.push_str("| either | any but Closed, Switched, Error | Error | Error |\n");
         out
     }
 
@@ -727,7 +727,6 @@ pub(crate) mod doc {
     fn edges() -> Vec<Edge> {
         let mut out: Vec<Edge> = EVENTS
             .iter()
-            .filter(|&&(_, _, input, _)| input != I::Error)
             .map(|&(p, from, input, to)| (p, from, to, format!("{input:?}")))
             .collect();
         for (i, rule) in RULES.iter().enumerate() {
@@ -808,7 +807,10 @@ mod tests {
         for &(p, from, input, to) in EVENTS {
             assert_eq!(next(p, from, input), Some(to));
         }
-        let listed = |p, f, i| EVENTS.iter().any(|&(q, g, j, _)| (q, g, j) == (p, f, i));
+        let listed = |p, f, i| {
+            EVENTS.iter().any(|&(q, g, j, _)| (q, g, j) == (p, f, i))
+                || i == I::Error && !matches!(f, S::Closed | S::Switched | S::Error)
+        };
         let mut unlisted = 0;
         for p in [C, Sv] {
             for f in ALL_STATES {
