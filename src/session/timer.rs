@@ -75,7 +75,7 @@ const FIRST_READ: usize = 1024;
 /// [`for_read`]: ReadBuf::for_read
 /// [`room`]: ReadBuf::room
 /// [`read`]: ReadBuf::read
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(super) struct ReadBuf {
     pub(super) buf: BytesMut,
     /// What one read asks for at most (`Config::read_size`).
@@ -100,15 +100,10 @@ pub(super) struct ReadBuf {
 impl ReadBuf {
     pub(super) fn new(config: &Config) -> Self {
         ReadBuf {
-            buf: BytesMut::new(),
             size: config.read_size.max(1),
             release_after: config.release_after,
-            room: Vec::new(),
-            via_room: false,
-            released: false,
             next: FIRST_READ,
-            offered: 0,
-            lent: false,
+            ..ReadBuf::default()
         }
     }
 
