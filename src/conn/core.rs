@@ -36,15 +36,15 @@ pub struct Connection<R: Role> {
 impl<R: Role> Connection<R> {
     /// A connection with the given settings.
     pub fn new(config: Config) -> Self {
-        let mut decoder =
-            Decoder::with_leniency(config.limits.clone(), R::configured_leniency(&config));
+        let (leniency, role) = R::configured(&config);
+        let mut decoder = Decoder::with_leniency(config.limits.clone(), leniency);
         decoder.set_chunk_extensions(config.chunk_extensions);
         decoder.set_wire_view(config.wire_view);
         Connection {
             decoder,
             encoder: Encoder::new(config.encoder.clone()),
             machine: Machine::default(),
-            role: R::conn_state(&config),
+            role,
             body_open: false,
             error: None,
             eof: false,

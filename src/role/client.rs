@@ -166,12 +166,8 @@ impl Role for Client {
     type ConnState = ClientState;
     const PEER: Party = Party::Server;
 
-    fn configured_leniency(config: &Config) -> ResponseLeniency {
-        config.response_leniency
-    }
-
-    fn conn_state(_config: &Config) -> ClientState {
-        ClientState::default()
+    fn configured(config: &Config) -> (ResponseLeniency, ClientState) {
+        (config.response_leniency, ClientState::default())
     }
 
     /// Whether to decode now: HTTP/1.1 has no unsolicited responses.

@@ -129,11 +129,9 @@ pub trait Role: Sized {
         Party::Server => Party::Client,
     };
 
-    /// The leniency of the connection's decoder, from its settings.
-    fn configured_leniency(config: &Config) -> Self::Leniency;
-
-    /// The connection's own state, fresh.
-    fn conn_state(config: &Config) -> Self::ConnState;
+    /// What the connection's settings give the role: the leniency of its
+    /// decoder, and its own state, fresh.
+    fn configured(config: &Config) -> (Self::Leniency, Self::ConnState);
 
     /// Checks before decoding; `Ok(false)`: nothing to decode now.
     ///

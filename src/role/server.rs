@@ -352,15 +352,12 @@ impl Role for Server {
     type ConnState = ServerState;
     const PEER: Party = Party::Client;
 
-    fn configured_leniency(config: &Config) -> RequestLeniency {
-        config.request_leniency
-    }
-
-    fn conn_state(config: &Config) -> ServerState {
-        ServerState {
+    fn configured(config: &Config) -> (RequestLeniency, ServerState) {
+        let state = ServerState {
             max_drain: config.max_drain_bytes,
             ..ServerState::default()
-        }
+        };
+        (config.request_leniency, state)
     }
 
     /// Whether to decode now: the current request's events always, the next
