@@ -441,9 +441,10 @@ impl RoleSession for ClientSession {
         &mut self.core
     }
 
-    /// Closed: a shutdown lets the request in progress go on.
-    fn ending(&self) -> bool {
-        self.closed
+    /// Until the session is closed: a shutdown lets the request in
+    /// progress go on, its response's body included.
+    fn reading_body(&self) -> bool {
+        !self.closed
     }
 
     /// A response ended: with nothing more in flight, the connection is

@@ -288,15 +288,9 @@ pub(super) trait RoleSession: Sized {
 
     fn core(&mut self) -> &mut Core<Self::Side>;
 
-    /// `true` once the session is ending: no more output is queued, and
-    /// no more of the peer's body read.
-    fn ending(&self) -> bool;
-
     /// `true` while a body of the peer's may still be read (besides its
     /// end not having been handed out).
-    fn reading_body(&self) -> bool {
-        !self.ending()
-    }
+    fn reading_body(&self) -> bool;
 
     /// The peer's message ended: the role's bookkeeping.
     fn body_ended(&mut self, _now: Instant) {}

@@ -536,11 +536,6 @@ impl RoleSession for ServerSession {
         &mut self.core
     }
 
-    #[inline]
-    fn ending(&self) -> bool {
-        self.phase != Phase::Open
-    }
-
     /// The body is read while the session is open and the request not
     /// fully answered: after that, what is left is the session's to drain
     /// or refuse.
