@@ -407,11 +407,21 @@ impl Machine {
         self.settle();
     }
 
-    /// The verdict becomes to close because of a message of the server's:
-    /// no further response comes, even to requests still in flight.
-    pub(crate) fn close_responses(&mut self, reason: CloseReason) {
-        self.responses_end = true;
-        self.close(reason);
+    /// A message's own verdict joins the connection's: one to close closes
+    /// it, as [`close`](Self::close); a reusable one changes nothing.
+    #[inline]
+    pub(crate) fn adopt(&mut self, verdict: KeepAlive) {
+        if let KeepAlive::Close(reason) = verdict {
+            self.close(reason);
+        }
+    }
+
+    /// [`adopt`](Self::adopt) for the verdict of a response: one to close
+    /// also means no further response comes, even to requests still in
+    /// flight.
+    pub(crate) fn adopt_response(&mut self, verdict: KeepAlive) {
+        self.responses_end |= !verdict.is_reusable();
+        self.adopt(verdict);
     }
 
     /// The request being answered offers a protocol switch.

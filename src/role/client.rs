@@ -125,9 +125,7 @@ impl ClientConnection {
         // The head first, then what it says for the exchange: the request
         // is the newest in flight once its head has passed.
         self.machine.on(Party::Client, Input::head(streamed));
-        if let KeepAlive::Close(reason) = self.encoder.keep_alive() {
-            self.machine.close(reason);
-        }
+        self.machine.adopt(self.encoder.keep_alive());
         if sent.upgrade || sent.kind == RequestKind::Connect {
             self.machine.propose_switch();
         }
@@ -215,11 +213,9 @@ impl Role for Client {
                 if response_class(kind, status) == ResponseClass::Switch {
                     conn.machine.on(Party::Server, Input::Switch);
                 } else {
-                    if let KeepAlive::Close(reason) = conn.decoder.keep_alive() {
-                        // The server's own verdict: nothing follows this
-                        // response, whatever is still in flight.
-                        conn.machine.close_responses(reason);
-                    }
+                    // The server's own verdict: when it closes, nothing
+                    // follows this response, whatever is still in flight.
+                    conn.machine.adopt_response(conn.decoder.keep_alive());
                     conn.note_peer_head(!body.is_empty());
                     // A final answer came while waiting for `100 Continue`:
                     // it has left the server, so no `100` comes before it.

@@ -167,9 +167,7 @@ impl ServerConnection {
             self.role.response = Some(mark);
             // The response's own verdict (a close-delimited body, the
             // caller's `Connection: close`).
-            if let KeepAlive::Close(reason) = self.encoder.keep_alive() {
-                self.machine.close(reason);
-            }
+            self.machine.adopt(self.encoder.keep_alive());
         }
         self.sync();
         Ok(kind)
@@ -419,9 +417,7 @@ impl Role for Server {
                 if upgrade || kind == RequestKind::Connect {
                     conn.machine.propose_switch();
                 }
-                if let KeepAlive::Close(reason) = conn.decoder.keep_alive() {
-                    conn.machine.close(reason);
-                }
+                conn.machine.adopt(conn.decoder.keep_alive());
             }
             Event::End(_) => conn.role.drained = 0,
             _ => {}
