@@ -204,11 +204,11 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
                     now = Instant::now();
                 }
                 match done {
-                    Done::Io(result) => self.handle_io(step, result, now)?,
-                    // A read made while a write waits: reported, then the
-                    // call is made again (a client learns of an answer
-                    // during its upload; the write is asked for again if still due).
-                    Done::Beside(result) => self.handle_io(Io::Read, result, now)?,
+                    // The I/O asked for, or a read made while a write
+                    // waits: reported, then the call is made again (a
+                    // client learns of an answer during its upload; the
+                    // write is asked for again if still due).
+                    Done::Io(done, result) => self.handle_io(done, result, now)?,
                     // The shutdown signal came first.
                     Done::Signal => {
                         self.runtime.shutdown = None;
@@ -271,11 +271,11 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
             _ => pin!(io.shutdown()).poll(cx).map_ok(|()| 0),
         };
         if let Poll::Ready(done) = io_done {
-            return Poll::Ready(Done::Io(done));
+            return Poll::Ready(Done::Io(step, done));
         }
         if step == Io::Write && session.wants_read() {
             if let Poll::Ready(done) = pin!(io.read_buf(session.read_buf())).poll(cx) {
-                return Poll::Ready(Done::Beside(done));
+                return Poll::Ready(Done::Io(Io::Read, done));
             }
         }
         let mut due = false;
@@ -305,7 +305,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
                 }
             }
             if let Some(Poll::Ready(())) = rt.timer.as_mut().map(|t| t.as_mut().poll(&mut cx)) {
-                return Poll::Ready(Done::Io(Err(io::ErrorKind::TimedOut.into())));
+                return Poll::Ready(Done::Io(step, Err(io::ErrorKind::TimedOut.into())));
             }
         }
         Poll::Pending
@@ -314,10 +314,9 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
 
 /// How a poll of an I/O ended.
 enum Done {
-    /// The I/O asked for, with its result (a timeout of the timer too).
-    Io(io::Result<usize>),
-    /// A read made beside a write that had to wait.
-    Beside(io::Result<usize>),
+    /// An I/O and its result: the one asked for (a timeout of the timer
+    /// too), or a read made beside a write that had to wait.
+    Io(Io, io::Result<usize>),
     /// The shutdown signal came.
     Signal,
 }
