@@ -45,17 +45,6 @@ impl BodyEncoder {
         }
     }
 
-    /// Whether chunk extensions can go with this body: `Ok(true)` for a
-    /// chunked one, `Ok(false)` for a response to HEAD (they are dropped
-    /// with its data), refused otherwise.
-    pub(crate) fn takes_extensions(&self) -> Result<bool, UsageError> {
-        match self {
-            BodyEncoder::Chunked => Ok(true),
-            BodyEncoder::Discard { .. } => Ok(false),
-            _ => Err(UsageError::ChunkExtensionsNotAllowed),
-        }
-    }
-
     /// Queues body bytes, or refuses them leaving `out` untouched. A chunk
     /// written carries `extensions`, which are then taken.
     pub(crate) fn data(
