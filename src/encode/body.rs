@@ -118,7 +118,7 @@ impl BodyEncoder {
 }
 
 /// `sent + len` body bytes, refused past `declared`.
-fn within(declared: Option<u64>, sent: u64, len: u64) -> Result<u64, UsageError> {
+pub(crate) fn within(declared: Option<u64>, sent: u64, len: u64) -> Result<u64, UsageError> {
     let attempted = sent.saturating_add(len);
     match declared {
         Some(declared) if attempted > declared => Err(UsageError::BodyTooLong {
