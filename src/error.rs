@@ -367,12 +367,7 @@ impl fmt::Display for Error {
             write!(f, ", field `{}`", field.escape_ascii())?;
         }
         match self.switch {
-            Some(switch) => write!(
-                f,
-                ": {} (enable `{}` to accept)",
-                switch.refusal(),
-                switch.name()
-            ),
+            Some(switch) => write!(f, ": {} (enable `{switch}` to accept)", switch.refusal()),
             None => write!(f, ": {}", self.kind.describe()),
         }
     }

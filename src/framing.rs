@@ -230,10 +230,15 @@ pub(crate) fn declared_framing(
     fields: &impl FieldValues,
 ) -> Result<Declared, ErrorKind> {
     if !seen.transfer_encoding {
-        return Ok(match seen.content_length()? {
-            Some(n) => Declared::Length(n),
-            None => Declared::None,
-        });
+        // Strict: exactly one field line whose value is 1*DIGIT without
+        // sign, and no overflow. A repeated field or a list, even of equal
+        // values, is refused (RFC 9110 section 8.6 lets a recipient reject
+        // them).
+        return match seen.content_length {
+            None => Ok(Declared::None),
+            Some(Some(n)) => Ok(Declared::Length(n)),
+            Some(None) => Err(ErrorKind::InvalidContentLength),
+        };
     }
     if seen.content_length.is_some() {
         return Err(ErrorKind::ContentLengthWithTransferEncoding);
@@ -332,17 +337,6 @@ impl FramingFields {
                 self.connection_keep_alive = true;
             }
         }
-    }
-
-    /// The body length `Content-Length` gives, if any.
-    ///
-    /// Strict: exactly one field line whose value is 1*DIGIT without sign,
-    /// and no overflow. A repeated field or a list, even of equal values, is
-    /// refused (RFC 9110 section 8.6 lets a recipient reject them).
-    #[inline]
-    fn content_length(&self) -> Result<Option<u64>, ErrorKind> {
-        let valid = |n: Option<u64>| n.ok_or(ErrorKind::InvalidContentLength);
-        self.content_length.map(valid).transpose()
     }
 }
 

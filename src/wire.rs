@@ -118,11 +118,10 @@ impl WireHead {
     /// The view of `bytes`, a head the reader accepted, whose record is
     /// `record`.
     pub(crate) fn new(bytes: Bytes, request: bool, record: &Record) -> Self {
-        let record = record.clone();
         WireHead {
             bytes,
             request,
-            record,
+            record: record.clone(),
         }
     }
 

@@ -45,17 +45,6 @@ impl BodyEncoder {
         }
     }
 
-    /// Whether chunk extensions can go with this body: `Ok(true)` for a
-    /// chunked one, `Ok(false)` for a response to HEAD (they are dropped
-    /// with its data), refused otherwise.
-    pub(crate) fn takes_extensions(&self) -> Result<bool, UsageError> {
-        match self {
-            BodyEncoder::Chunked => Ok(true),
-            BodyEncoder::Discard { .. } => Ok(false),
-            _ => Err(UsageError::ChunkExtensionsNotAllowed),
-        }
-    }
-
     /// Queues body bytes, or refuses them leaving `out` untouched. A chunk
     /// written carries `extensions`, which are then taken.
     pub(crate) fn data(
@@ -129,7 +118,7 @@ impl BodyEncoder {
 }
 
 /// `sent + len` body bytes, refused past `declared`.
-fn within(declared: Option<u64>, sent: u64, len: u64) -> Result<u64, UsageError> {
+pub(crate) fn within(declared: Option<u64>, sent: u64, len: u64) -> Result<u64, UsageError> {
     let attempted = sent.saturating_add(len);
     match declared {
         Some(declared) if attempted > declared => Err(UsageError::BodyTooLong {

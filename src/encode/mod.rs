@@ -329,11 +329,12 @@ impl<R: Role> Encoder<R> {
     /// [`UsageError::ChunkExtensionsNotAllowed`] for a body that is not
     /// chunked (for a response to HEAD they are dropped with its data).
     pub fn send_chunk_extensions(&mut self, extensions: ChunkExtensions) -> Result<(), UsageError> {
-        let Some(body) = &self.body else {
-            return Err(UsageError::WrongState);
-        };
-        if !body.takes_extensions()? || extensions.is_empty() {
-            return Ok(());
+        // For a response to HEAD they are dropped with its data.
+        match &self.body {
+            None => return Err(UsageError::WrongState),
+            Some(BodyEncoder::Chunked) if !extensions.is_empty() => {}
+            Some(BodyEncoder::Chunked | BodyEncoder::Discard { .. }) => return Ok(()),
+            Some(_) => return Err(UsageError::ChunkExtensionsNotAllowed),
         }
         self.extensions = Some(match self.extensions.take() {
             None => extensions,

@@ -22,7 +22,8 @@ pub(crate) fn form_fits(method: &[u8], target: &[u8]) -> bool {
 }
 
 /// [`form_fits`] for a target the `Uri` decides: authority-form with
-/// CONNECT, absolute-form (or a long origin-form) without.
+/// CONNECT, absolute-form without. An origin-form target comes here only
+/// when it is too long for a `Uri`, which refuses it.
 fn uri_form_fits(connect: bool, target: &[u8]) -> bool {
     let Ok(uri) = Uri::try_from(target) else {
         return false;
@@ -35,9 +36,6 @@ fn uri_form_fits(connect: bool, target: &[u8]) -> bool {
                 .authority()
                 .is_some_and(|a| a.port().is_some() && !a.as_str().contains('@'));
     }
-    if target[0] == b'/' {
-        return true;
-    }
     // absolute-form: scheme ":" "//" authority ...
     let Some(colon) = memchr(b':', target) else {
         return false;
@@ -49,4 +47,21 @@ fn uri_form_fits(connect: bool, target: &[u8]) -> bool {
             .all(|&b| b.is_ascii_alphanumeric() || b == b'+' || b == b'-' || b == b'.')
         && target[colon + 1..].starts_with(b"//")
         && uri.authority().is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::form_fits;
+
+    /// An origin-form target is taken up to the length a `Uri` takes, and
+    /// refused past it, whatever the method.
+    #[test]
+    fn an_origin_form_too_long_for_a_uri_is_refused() {
+        let mut target = vec![b'a'; u16::MAX as usize - 1];
+        target[0] = b'/';
+        assert!(form_fits(b"GET", &target));
+        target.push(b'a');
+        assert!(!form_fits(b"GET", &target));
+        assert!(!form_fits(b"CONNECT", &target));
+    }
 }
