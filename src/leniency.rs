@@ -141,6 +141,28 @@ impl fmt::Display for NotForThisSide {
 
 impl std::error::Error for NotForThisSide {}
 
+/// `is_on` and `set` of one side's switches, written once over the
+/// side's own `slot` (the field that holds a switch of that side).
+macro_rules! switch_access {
+    () => {
+        /// Whether `switch` is on (`false` for a switch of the other side).
+        pub fn is_on(&self, switch: Switch) -> bool {
+            let mut copy = *self;
+            copy.slot(switch).is_some_and(|on| *on)
+        }
+
+        /// Turns `switch` on or off.
+        ///
+        /// # Errors
+        ///
+        /// [`NotForThisSide`] when `switch` is a switch of the other side.
+        pub fn set(&mut self, switch: Switch, on: bool) -> Result<(), NotForThisSide> {
+            *self.slot(switch).ok_or(NotForThisSide(switch))? = on;
+            Ok(())
+        }
+    };
+}
+
 /// The leniency switches of request parsing (the server side). All off by
 /// default ([`RequestLeniency::strict`]).
 ///
@@ -196,21 +218,7 @@ impl RequestLeniency {
         }
     }
 
-    /// Whether `switch` is on (`false` for a response switch).
-    pub fn is_on(&self, switch: Switch) -> bool {
-        let mut copy = *self;
-        copy.slot(switch).is_some_and(|on| *on)
-    }
-
-    /// Turns `switch` on or off.
-    ///
-    /// # Errors
-    ///
-    /// [`NotForThisSide`] when `switch` is a response switch.
-    pub fn set(&mut self, switch: Switch, on: bool) -> Result<(), NotForThisSide> {
-        *self.slot(switch).ok_or(NotForThisSide(switch))? = on;
-        Ok(())
-    }
+    switch_access!();
 
     /// The field that holds `switch`, if it is a request switch.
     fn slot(&mut self, switch: Switch) -> Option<&mut bool> {
@@ -301,21 +309,7 @@ impl ResponseLeniency {
         }
     }
 
-    /// Whether `switch` is on (`false` for a request switch).
-    pub fn is_on(&self, switch: Switch) -> bool {
-        let mut copy = *self;
-        copy.slot(switch).is_some_and(|on| *on)
-    }
-
-    /// Turns `switch` on or off.
-    ///
-    /// # Errors
-    ///
-    /// [`NotForThisSide`] when `switch` is a request switch.
-    pub fn set(&mut self, switch: Switch, on: bool) -> Result<(), NotForThisSide> {
-        *self.slot(switch).ok_or(NotForThisSide(switch))? = on;
-        Ok(())
-    }
+    switch_access!();
 
     /// The field that holds `switch`, if it is a response switch.
     fn slot(&mut self, switch: Switch) -> Option<&mut bool> {
