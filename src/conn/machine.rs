@@ -675,7 +675,16 @@ pub(crate) mod doc {
         for &(p, from, input, to) in EVENTS {
             out.push_str(&format!("| {} | {from} | {input:?} | {to} |\n", party(p)));
         }
-        out.push_str("| either | any but Closed, Switched, Error | Error | Error |\n");
+        // The transitions on `Error` that `NEXT` adds, read back from it.
+        let final_states: Vec<String> = ALL_STATES
+            .iter()
+            .filter(|&&s| next(C, s, I::Error).is_none() && next(Sv, s, I::Error).is_none())
+            .map(|s| s.to_string())
+            .collect();
+        out.push_str(&format!(
+            "| either | any but {} | Error | Error |\n",
+            final_states.join(", ")
+        ));
         out
     }
 
