@@ -175,3 +175,110 @@ fn a_server_moved_to_another_task_still_hears_the_signal() {
         assert_eq!(answered, 0);
     });
 }
+
+/// A stream that hands out a request head and part of its body, then
+/// waits (without a waker: only the driver's timer wakes the task), then
+/// hands out one more byte, then waits for good. `gave_more` turns true
+/// with that byte.
+struct Trickle {
+    polls: usize,
+    gave_more: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl tokio::io::AsyncRead for Trickle {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        self.polls += 1;
+        match self.polls {
+            1 => buf.put_slice(b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nhello"),
+            3 => {
+                buf.put_slice(b"x");
+                self.gave_more
+                    .store(true, std::sync::atomic::Ordering::SeqCst);
+            }
+            _ => return std::task::Poll::Pending,
+        }
+        std::task::Poll::Ready(Ok(()))
+    }
+}
+
+impl tokio::io::AsyncWrite for Trickle {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        std::task::Poll::Ready(Ok(buf.len()))
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+}
+
+/// The timer rings while a read is ready (the read is taken, the timer's
+/// ring is not), and the shutdown signal is ready when the next wait moves
+/// the timer: the moved timer must still wake the task. Before, the
+/// driver returned the signal without polling the timer it had just
+/// moved, so the timer had no waker, and the waits that followed kept it:
+/// the body timeout (and a lingering close's end) never came, which held
+/// a shutting-down server open.
+#[test]
+fn a_signal_that_comes_as_the_timer_moves_leaves_the_timer_armed() {
+    runtime().block_on(async {
+        let mut config = Config::default();
+        config.timeouts = Timeouts::none();
+        config.timeouts.body = Some(Duration::from_millis(300));
+        config.release_after = Duration::from_millis(50);
+        let gave_more = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let io = Trickle {
+            polls: 0,
+            gave_more: gave_more.clone(),
+        };
+        let mut server = Server::new(io, config);
+        // Ready once the stream gave its last byte; no waker needed, the
+        // driver polls the signal at each new wait.
+        server.shutdown_on(std::future::poll_fn(move |_| {
+            if gave_more.load(std::sync::atomic::Ordering::SeqCst) {
+                std::task::Poll::Ready(())
+            } else {
+                std::task::Poll::Pending
+            }
+        }));
+        let since = Instant::now();
+        let outcome = tokio::time::timeout(Duration::from_secs(5), async {
+            assert!(server.next_request().await.unwrap().is_some());
+            let mut body = Vec::new();
+            loop {
+                match server.read_data().await {
+                    Ok(Some(data)) => body.extend_from_slice(&data),
+                    Ok(None) => return Ok(body),
+                    Err(err) => return Err((err, body)),
+                }
+            }
+        })
+        .await
+        .expect("the body timeout ended the wait");
+        let (err, body) = outcome.expect_err("the body never completes");
+        assert_eq!(body, b"hellox");
+        assert_eq!(err.kind(), std::io::ErrorKind::TimedOut, "{err}");
+        assert!(
+            since.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            since.elapsed()
+        );
+    });
+}

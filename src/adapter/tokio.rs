@@ -298,13 +298,17 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
             }
         };
         if due {
+            // Both are polled, whichever is ready: each registers the
+            // alarm only when polled, and a ring is taken once. A timer
+            // moved by `arm` and not polled would ring no one.
             let mut cx = Context::from_waker(waker);
-            if let Some(signal) = &mut rt.shutdown {
-                if signal.as_mut().poll(&mut cx).is_ready() {
-                    return Poll::Ready(Done::Signal);
-                }
+            let signalled =
+                (rt.shutdown.as_mut()).is_some_and(|s| s.as_mut().poll(&mut cx).is_ready());
+            let expired = (rt.timer.as_mut()).is_some_and(|t| t.as_mut().poll(&mut cx).is_ready());
+            if signalled {
+                return Poll::Ready(Done::Signal);
             }
-            if let Some(Poll::Ready(())) = rt.timer.as_mut().map(|t| t.as_mut().poll(&mut cx)) {
+            if expired {
                 return Poll::Ready(Done::Io(step, Err(io::ErrorKind::TimedOut.into())));
             }
         }
