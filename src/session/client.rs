@@ -4,7 +4,6 @@
 use std::time::Instant;
 
 use bytes::{Bytes, BytesMut};
-use http::header::HeaderMap;
 use http::{Response, StatusCode};
 
 use super::core::{Core, RoleSession};
@@ -12,14 +11,12 @@ use super::timer::{Timer, Waiting, after, earliest};
 use super::{InterimResponses, Io, Session, SessionError, Step};
 use crate::ClientConnection;
 use crate::Config;
-use crate::chunk_ext::ChunkExtensions;
 use crate::conn::Sender;
 use crate::conn::State;
 use crate::decode::Event;
 use crate::error::{Error, ErrorKind};
 use crate::role::Client;
 use crate::segments::Segments;
-use crate::wire::WireTrailers;
 
 /// The client side of a connection, with every decision above the
 /// protocol machine made: the session a client driver runs.
@@ -175,30 +172,21 @@ impl ClientSession {
         }
     }
 
-    /// The next piece of the current response's body; `Ready(None)` at its
-    /// end.
-    ///
-    /// # Errors
-    ///
-    /// [`SessionError::Peer`] for a malformed body, one that stopped
-    /// arriving, or a connection closed inside it.
-    pub fn read_data(&mut self, now: Instant) -> Result<Step<Option<Bytes>>, SessionError> {
-        RoleSession::read_data(self, now)
-    }
-
-    /// The rest of the current response's body in one `Bytes`.
-    ///
-    /// # Errors
-    ///
-    /// As [`read_data`](Self::read_data).
-    pub fn read_body(&mut self, now: Instant) -> Result<Step<Bytes>, SessionError> {
-        RoleSession::read_body(self, now)
+    session_calls! {
+        "response", ClientConnection, "received",
+        /// The next piece of the current response's body; `Ready(None)` at its
+        /// end.
+        ///
+        /// # Errors
+        ///
+        /// [`SessionError::Peer`] for a malformed body, one that stopped
+        /// arriving, or a connection closed inside it.
     }
 
     /// The next final response with its whole body. The interim responses
     /// before it are in its extensions as [`InterimResponses`], its
     /// trailers as [`TrailerFields`](super::TrailerFields) (and with
-    /// [`Config::wire_view`] on their wire view as [`WireTrailers`]).
+    /// [`Config::wire_view`] on their wire view as [`WireTrailers`](crate::wire::WireTrailers)).
     /// `Ready(None)`: no request is waiting
     /// for its response.
     ///
@@ -228,29 +216,6 @@ impl ClientSession {
         }
         self.core.trailers_into(res.extensions_mut());
         Ok(Step::Ready(Some(res)))
-    }
-
-    /// The trailer fields of the current response, once its body is read.
-    pub fn trailers(&self) -> Option<&HeaderMap> {
-        self.core.trailers()
-    }
-
-    /// The wire view of the current response's trailer section, once its body
-    /// is read: its field lines as received, in order and spelling. Only
-    /// with [`Config::wire_view`](crate::Config::wire_view) on; `None`
-    /// otherwise and without trailers. A proxy forwards the trailers in
-    /// that order and spelling by passing it to `finish_in_order`.
-    pub fn wire_trailers(&self) -> Option<&WireTrailers> {
-        self.core.wire_trailers()
-    }
-
-    /// The chunk extensions of the chunk-size line read just before the
-    /// body piece [`read_data`](Self::read_data) returned last, or, once it
-    /// returned `Ready(None)`, of the last-chunk (as
-    /// [`ServerSession::chunk_extensions`](crate::ServerSession::chunk_extensions)).
-    /// Read only with [`Config::chunk_extensions`] on.
-    pub fn chunk_extensions(&self) -> Option<&ChunkExtensions> {
-        self.core.chunk_extensions()
     }
 
     /// Closes the connection: the driver closes the socket. Requests queued
@@ -292,23 +257,6 @@ impl ClientSession {
     /// Never after a protocol switch: see [`is_switched`](Self::is_switched).
     pub fn is_closed(&self) -> bool {
         self.closed || self.core.conn.is_closed()
-    }
-
-    /// `true` once a 101 or a 2xx answer to CONNECT was received: the
-    /// socket and [`take_read_buf`](Self::take_read_buf) belong to the new
-    /// protocol.
-    pub fn is_switched(&self) -> bool {
-        self.core.conn.is_switched()
-    }
-
-    /// The bytes read but not decoded, leaving the session's buffer empty.
-    pub fn take_read_buf(&mut self) -> BytesMut {
-        std::mem::take(&mut self.core.read.buf)
-    }
-
-    /// The connection inside, for queries.
-    pub fn connection(&self) -> &ClientConnection {
-        &self.core.conn
     }
 
     // ---- Inside ------------------------------------------------------

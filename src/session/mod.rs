@@ -106,6 +106,79 @@ macro_rules! session_shared {
     };
 }
 
+/// The public calls both sessions answer the same way, written once and
+/// documented for the message the session reads (`$msg`, "request" or
+/// "response"); `$conn` is the connection inside, `$switch` says how the
+/// switch came ("sent" or "received"). `read_data`'s documentation is the
+/// role's own: what the role does besides reading differs.
+macro_rules! session_calls {
+    ($msg:literal, $conn:ty, $switch:literal, $(#[$read_data:meta])*) => {
+        $(#[$read_data])*
+        pub fn read_data(
+            &mut self,
+            now: Instant,
+        ) -> Result<Step<Option<::bytes::Bytes>>, SessionError> {
+            RoleSession::read_data(self, now)
+        }
+
+        #[doc = concat!("The rest of the current ", $msg, "'s body in one `Bytes` (without a")]
+        /// copy when it arrived in one piece).
+        ///
+        /// # Errors
+        ///
+        /// As [`read_data`](Self::read_data).
+        pub fn read_body(&mut self, now: Instant) -> Result<Step<::bytes::Bytes>, SessionError> {
+            RoleSession::read_body(self, now)
+        }
+
+        #[doc = concat!("The trailer fields of the current ", $msg, ", once its body is read.")]
+        pub fn trailers(&self) -> Option<&::http::HeaderMap> {
+            self.core.trailers()
+        }
+
+        #[doc = concat!("The wire view of the current ", $msg, "'s trailer section, once its")]
+        /// body is read: its field lines as received, in order and spelling.
+        /// Only with [`Config::wire_view`](crate::Config::wire_view) on;
+        /// `None` otherwise and without trailers. A proxy forwards the
+        /// trailers in that order and spelling by passing it to
+        /// `finish_in_order`.
+        pub fn wire_trailers(&self) -> Option<&$crate::wire::WireTrailers> {
+            self.core.wire_trailers()
+        }
+
+        /// The chunk extensions of the chunk-size line read just before the
+        /// body piece [`read_data`](Self::read_data) returned last (so only
+        /// with the first piece of a chunk, which may arrive in several), or,
+        /// once it returned `Ready(None)`, of the last-chunk; `None` when that
+        /// line carried none. Read only with
+        /// [`Config::chunk_extensions`](crate::Config::chunk_extensions) on;
+        /// a proxy forwards them with
+        /// [`send_chunk_extensions`](crate::Sender::send_chunk_extensions)
+        /// before it forwards the piece, or before it finishes the message.
+        pub fn chunk_extensions(&self) -> Option<&$crate::ChunkExtensions> {
+            self.core.chunk_extensions()
+        }
+
+        #[doc = concat!("`true` once a 101 or a 2xx answer to CONNECT was ", $switch, ": the")]
+        /// socket and the bytes in [`take_read_buf`](Self::take_read_buf)
+        /// belong to the new protocol.
+        pub fn is_switched(&self) -> bool {
+            self.core.conn.is_switched()
+        }
+
+        /// The bytes read but not decoded (after a protocol switch, the new
+        /// protocol's first bytes), leaving the session's buffer empty.
+        pub fn take_read_buf(&mut self) -> ::bytes::BytesMut {
+            std::mem::take(&mut self.core.read.buf)
+        }
+
+        /// The connection inside, for queries.
+        pub fn connection(&self) -> &$conn {
+            &self.core.conn
+        }
+    };
+}
+
 mod client;
 mod core;
 mod server;

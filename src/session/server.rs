@@ -5,21 +5,18 @@ use std::time::Instant;
 
 use bytes::{Bytes, BytesMut};
 use http::Request;
-use http::header::HeaderMap;
 
 use super::core::{Core, RoleSession};
 use super::timer::{Timer, Waiting, after, earliest};
 use super::{Io, Session, SessionError, Step};
 use crate::Config;
 use crate::ServerConnection;
-use crate::chunk_ext::ChunkExtensions;
 use crate::conn::Sender;
 use crate::conn::State;
 use crate::decode::Event;
 use crate::error::{Error, ErrorKind, UsageError};
 use crate::role::Server;
 use crate::segments::Segments;
-use crate::wire::WireTrailers;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -209,35 +206,25 @@ impl ServerSession {
             && self.phase == Phase::Open
     }
 
-    /// The next piece of the current request's body; `Ready(None)` at its
-    /// end (or once the response is complete: what is left is the
-    /// session's to drain or refuse). A client waiting for `100 Continue`
-    /// is sent it first.
-    ///
-    /// # Errors
-    ///
-    /// [`SessionError::Peer`] for a malformed body, or one that stopped
-    /// arriving (the error response is queued where one can still be
-    /// sent; call [`close`](Self::close)).
-    pub fn read_data(&mut self, now: Instant) -> Result<Step<Option<Bytes>>, SessionError> {
-        RoleSession::read_data(self, now)
-    }
-
-    /// The rest of the current request's body in one `Bytes` (without a
-    /// copy when it arrived in one piece).
-    ///
-    /// # Errors
-    ///
-    /// As [`read_data`](Self::read_data).
-    pub fn read_body(&mut self, now: Instant) -> Result<Step<Bytes>, SessionError> {
-        RoleSession::read_body(self, now)
+    session_calls! {
+        "request", ServerConnection, "sent",
+        /// The next piece of the current request's body; `Ready(None)` at its
+        /// end (or once the response is complete: what is left is the
+        /// session's to drain or refuse). A client waiting for `100 Continue`
+        /// is sent it first.
+        ///
+        /// # Errors
+        ///
+        /// [`SessionError::Peer`] for a malformed body, or one that stopped
+        /// arriving (the error response is queued where one can still be
+        /// sent; call [`close`](Self::close)).
     }
 
     /// The next request with its whole body: [`next_request`](Self::next_request)
     /// and [`read_body`](Self::read_body) in one call, for applications
     /// that answer complete requests. Its trailers, if any, are in its
     /// extensions as [`TrailerFields`](super::TrailerFields), and with
-    /// [`Config::wire_view`] on their wire view as [`WireTrailers`].
+    /// [`Config::wire_view`] on their wire view as [`WireTrailers`](crate::wire::WireTrailers).
     ///
     /// # Errors
     ///
@@ -258,32 +245,6 @@ impl ServerSession {
         let mut req = head.map(|()| body);
         self.core.trailers_into(req.extensions_mut());
         Ok(Step::Ready(Some(req)))
-    }
-
-    /// The trailer fields of the current request, once its body is read.
-    pub fn trailers(&self) -> Option<&HeaderMap> {
-        self.core.trailers()
-    }
-
-    /// The wire view of the current request's trailer section, once its body
-    /// is read: its field lines as received, in order and spelling. Only
-    /// with [`Config::wire_view`](crate::Config::wire_view) on; `None`
-    /// otherwise and without trailers. A proxy forwards the trailers in
-    /// that order and spelling by passing it to `finish_in_order`.
-    pub fn wire_trailers(&self) -> Option<&WireTrailers> {
-        self.core.wire_trailers()
-    }
-
-    /// The chunk extensions of the chunk-size line read just before the
-    /// body piece [`read_data`](Self::read_data) returned last (so only
-    /// with the first piece of a chunk, which may arrive in several), or,
-    /// once it returned `Ready(None)`, of the last-chunk; `None` when that
-    /// line carried none. Read only with [`Config::chunk_extensions`] on;
-    /// a proxy forwards them with
-    /// [`send_chunk_extensions`](crate::Sender::send_chunk_extensions) before it
-    /// forwards the piece, or before it finishes the message.
-    pub fn chunk_extensions(&self) -> Option<&ChunkExtensions> {
-        self.core.chunk_extensions()
     }
 
     /// `true` once the current request's body was read to its end (or it
@@ -379,25 +340,6 @@ impl ServerSession {
     /// a protocol switch: see [`is_switched`](Self::is_switched).
     pub fn is_closed(&self) -> bool {
         self.phase == Phase::Closed && !self.core.conn.is_switched()
-    }
-
-    /// `true` once a 101 or a 2xx to CONNECT was sent: after
-    /// [`close`](Self::close) has written the output, the socket and the
-    /// bytes in [`take_read_buf`](Self::take_read_buf) belong to the new
-    /// protocol.
-    pub fn is_switched(&self) -> bool {
-        self.core.conn.is_switched()
-    }
-
-    /// The bytes read but not decoded (after a protocol switch, the new
-    /// protocol's first bytes), leaving the session's buffer empty.
-    pub fn take_read_buf(&mut self) -> BytesMut {
-        std::mem::take(&mut self.core.read.buf)
-    }
-
-    /// The connection inside, for queries.
-    pub fn connection(&self) -> &ServerConnection {
-        &self.core.conn
     }
 
     // ---- Inside ------------------------------------------------------
