@@ -16,8 +16,6 @@ use crate::role::{EventAction, Role};
 use crate::segments::Segments;
 use crate::wire::WireTrailers;
 
-use super::send::Sender;
-
 /// An HTTP/1.1 connection of role `R`: [`ServerConnection`](crate::ServerConnection)
 /// or [`ClientConnection`](crate::ClientConnection).
 #[derive(Debug)]
@@ -138,12 +136,6 @@ impl<R: Role> Connection<R> {
     /// [`poll_event`](Self::poll_event) until it returns `Ok(None)`.
     pub fn recv_eof(&mut self) {
         self.eof = true;
-    }
-
-    /// What the local side sends: its messages are queued through it
-    /// ([`Sender`] has the methods).
-    pub fn sender(&mut self) -> Sender<'_, R> {
-        Sender::new(self, true, true)
     }
 
     /// The queued output: drain it with a vectored write, then `advance`.

@@ -52,6 +52,14 @@ pub struct Sender<'a, R: Role> {
     go_on: bool,
 }
 
+impl<R: Role> Connection<R> {
+    /// What the local side sends: its messages are queued through it
+    /// ([`Sender`] has the methods).
+    pub fn sender(&mut self) -> Sender<'_, R> {
+        Sender::new(self, true, true)
+    }
+}
+
 impl<'a, R: Role> Sender<'a, R> {
     pub(crate) fn new(conn: &'a mut Connection<R>, start: bool, go_on: bool) -> Self {
         Sender { conn, start, go_on }

@@ -117,6 +117,15 @@ impl BodyEncoder {
     }
 }
 
+/// Checks a whole body's length, `sent`, against a declared
+/// `Content-Length`: too long as [`within`] refuses it, or too short.
+pub(crate) fn check_full(declared: u64, sent: u64) -> Result<(), UsageError> {
+    if sent < declared {
+        return Err(UsageError::BodyTooShort { declared, sent });
+    }
+    within(Some(declared), 0, sent).map(drop)
+}
+
 /// `sent + len` body bytes, refused past `declared`.
 pub(crate) fn within(declared: Option<u64>, sent: u64, len: u64) -> Result<u64, UsageError> {
     let attempted = sent.saturating_add(len);

@@ -4,21 +4,11 @@
 use http::header::HeaderMap;
 use http::{Method, Uri, Version};
 
-use super::body::within;
 use crate::error::UsageError;
 use crate::segments::Segments;
 use crate::wire::sealed::Sealed;
 
 use crate::grammar::write_decimal;
-
-/// Checks a whole body's length, `sent`, against a declared
-/// `Content-Length`: too long as [`within`] refuses it, or too short.
-pub(crate) fn check_full(declared: u64, sent: u64) -> Result<(), UsageError> {
-    if sent < declared {
-        return Err(UsageError::BodyTooShort { declared, sent });
-    }
-    within(Some(declared), 0, sent).map(drop)
-}
 
 /// The version written in a start line: HTTP/1.0 when the message says so,
 /// HTTP/1.1 otherwise; HTTP/2 and later cannot be written.

@@ -13,7 +13,8 @@ use crate::Config;
 use crate::conn::{Connection, Input, Party, State};
 use crate::decode::{DecoderBase, Event, request_head};
 use crate::encode::body::BodyEncoder;
-use crate::encode::head::{Added, Ordered, check_full, version_bytes, write_fields};
+use crate::encode::body::check_full;
+use crate::encode::head::{Added, Ordered, version_bytes, write_fields};
 use crate::encode::{EncoderConfig, Plan, ResponseContext};
 use crate::error::{Error, UsageError};
 use crate::framing::{
