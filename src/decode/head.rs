@@ -24,7 +24,7 @@ use crate::wire::WireHead;
 pub(crate) fn request_head(
     base: &mut DecoderBase,
     bytes: Bytes,
-) -> Result<Event<Request<()>>, Error> {
+) -> Result<Option<Event<Request<()>>>, Error> {
     let raw = &bytes;
     let record = base.reader.record();
     let start = base.head_start;
@@ -52,28 +52,34 @@ pub(crate) fn request_head(
         return Err(at_field(ErrorKind::ConnectWithContent.into()));
     }
     let body = framing.body;
-    let event = if base.wire_only {
-        base.wire_event(&bytes, body)
-    } else {
-        let (method, uri) = build::request_line(raw, record).map_err(|e| e.in_head(start))?;
-        let mut head = Request::new(());
-        *head.headers_mut() = base.fields(&bytes, head.extensions_mut())?;
-        if framing.close.is_some() {
-            // Only `chunked_with_content_length` closes after a request:
-            // read as chunked, without its `Content-Length`.
-            head.headers_mut().remove(http::header::CONTENT_LENGTH);
-        }
-        *head.method_mut() = method;
-        *head.uri_mut() = uri;
-        *head.version_mut() = version;
-        Event::Head { head, body }
-    };
-    base.start_body(framing, framing::connection_verdict_of(version, &seen));
-    base.seen = seen;
+    let verdict = framing::connection_verdict_of(version, &seen);
     // What follows a CONNECT head is the tunnel's if a 2xx answers it;
     // otherwise the connection closes. Either way it is not HTTP.
-    base.last = connect;
-    Ok(event)
+    let started = |base: &mut DecoderBase| {
+        base.start_body(framing, verdict);
+        base.seen = seen;
+        base.last = connect;
+    };
+    if base.wire_only {
+        let event = base.wire_event(&bytes, body);
+        started(base);
+        return Ok(Some(event));
+    }
+    let (method, uri) = build::request_line(raw, record).map_err(|e| e.in_head(start))?;
+    let mut head = Request::new(());
+    *head.headers_mut() = base.fields(&bytes, head.extensions_mut())?;
+    if framing.close.is_some() {
+        // Only `chunked_with_content_length` closes after a request:
+        // read as chunked, without its `Content-Length`.
+        head.headers_mut().remove(http::header::CONTENT_LENGTH);
+    }
+    *head.method_mut() = method;
+    *head.uri_mut() = uri;
+    *head.version_mut() = version;
+    started(base);
+    // Built in the value returned: a head moved into an event, then the
+    // event into the result, is copied twice.
+    Ok(Some(Event::Head { head, body }))
 }
 
 /// Reads a response head (the `Client` role's
@@ -83,7 +89,7 @@ pub(crate) fn response_head(
     base: &mut DecoderBase,
     pending: &mut InFlight,
     bytes: Bytes,
-) -> Result<Event<Response<()>>, Error> {
+) -> Result<Option<Event<Response<()>>>, Error> {
     let head = &bytes;
     let record = base.reader.record();
     let start = base.head_start;
@@ -109,35 +115,39 @@ pub(crate) fn response_head(
     // CONNECT, the interim and switching classes, as bodiless.
     let body = framing.body;
     let (rs, re) = record.reason;
-    let event = if base.wire_only {
-        base.wire_event(&bytes, body)
-    } else {
-        let mut response = Response::new(());
-        *response.headers_mut() = base.fields(&bytes, response.extensions_mut())?;
-        *response.status_mut() = status;
-        *response.version_mut() = version;
-        let canonical = status.canonical_reason().map(str::as_bytes);
-        if canonical.is_none_or(|c| c != &head[rs..re]) {
-            extensions(&mut base.spare_extensions, response.extensions_mut())
-                .insert(ReasonPhrase::from_validated(head.slice(rs..re)));
-        }
-        match class {
-            ResponseClass::Interim => Event::Interim(response),
-            _ => Event::Head {
-                head: response,
-                body,
-            },
+    let started = |base: &mut DecoderBase, pending: &mut InFlight| {
+        base.seen = seen;
+        if class == ResponseClass::Interim {
+            base.reader.reset();
+        } else {
+            pending.in_flight.pop_front();
+            pending.interim = 0;
+            base.start_body(framing, verdict);
         }
     };
-    base.seen = seen;
-    if class == ResponseClass::Interim {
-        base.reader.reset();
-    } else {
-        pending.in_flight.pop_front();
-        pending.interim = 0;
-        base.start_body(framing, verdict);
+    if base.wire_only {
+        let event = base.wire_event(&bytes, body);
+        started(base, pending);
+        return Ok(Some(event));
     }
-    Ok(event)
+    let mut response = Response::new(());
+    *response.headers_mut() = base.fields(&bytes, response.extensions_mut())?;
+    *response.status_mut() = status;
+    *response.version_mut() = version;
+    let canonical = status.canonical_reason().map(str::as_bytes);
+    if canonical.is_none_or(|c| c != &head[rs..re]) {
+        extensions(&mut base.spare_extensions, response.extensions_mut())
+            .insert(ReasonPhrase::from_validated(head.slice(rs..re)));
+    }
+    started(base, pending);
+    // Built in the value returned, as a request head is.
+    Ok(Some(match class {
+        ResponseClass::Interim => Event::Interim(response),
+        _ => Event::Head {
+            head: response,
+            body,
+        },
+    }))
 }
 
 impl DecoderBase {

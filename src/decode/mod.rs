@@ -594,7 +594,6 @@ impl<R: Role> Decoder<R> {
         let head = buf.split_to(len).freeze();
         self.base.consumed += len as u64;
         R::head(&mut self.base, &mut self.pending, head)
-            .map(Some)
             .inspect_err(|error| self.base.failed(error.clone()))
     }
 

@@ -157,7 +157,7 @@ impl Role for Client {
         base: &mut DecoderBase,
         pending: &mut InFlight,
         head: Bytes,
-    ) -> Result<Event<Response<()>>, Error> {
+    ) -> Result<Option<Event<Response<()>>>, Error> {
         response_head(base, pending, head)
     }
 

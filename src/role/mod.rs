@@ -72,7 +72,9 @@ pub trait Role: Sized {
     /// The head reader's rules for these switches.
     fn rules(leniency: Self::Leniency) -> Rules;
 
-    /// Reads a complete head the decoder found.
+    /// Reads a complete head the decoder found: always `Some` event, in
+    /// the type the decoder returns, so that the head is built where it
+    /// is returned rather than moved into it (a head is over 200 bytes).
     ///
     /// # Errors
     ///
@@ -81,7 +83,7 @@ pub trait Role: Sized {
         base: &mut DecoderBase,
         pending: &mut Self::Pending,
         head: Bytes,
-    ) -> Result<Event<Self::Recv>, Error>;
+    ) -> Result<Option<Event<Self::Recv>>, Error>;
 
     // The encoder's part.
 

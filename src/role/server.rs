@@ -344,7 +344,11 @@ impl Role for Server {
     }
 
     #[inline]
-    fn head(base: &mut DecoderBase, (): &mut (), head: Bytes) -> Result<Event<Request<()>>, Error> {
+    fn head(
+        base: &mut DecoderBase,
+        (): &mut (),
+        head: Bytes,
+    ) -> Result<Option<Event<Request<()>>>, Error> {
         request_head(base, head)
     }
 
