@@ -258,7 +258,6 @@ fn a_signal_that_comes_as_the_timer_moves_leaves_the_timer_armed() {
                 std::task::Poll::Pending
             }
         }));
-        let since = Instant::now();
         let outcome = tokio::time::timeout(Duration::from_secs(5), async {
             assert!(server.next_request().await.unwrap().is_some());
             let mut body = Vec::new();
@@ -275,10 +274,5 @@ fn a_signal_that_comes_as_the_timer_moves_leaves_the_timer_armed() {
         let (err, body) = outcome.expect_err("the body never completes");
         assert_eq!(body, b"hellox");
         assert_eq!(err.kind(), std::io::ErrorKind::TimedOut, "{err}");
-        assert!(
-            since.elapsed() < Duration::from_secs(2),
-            "{:?}",
-            since.elapsed()
-        );
     });
 }
