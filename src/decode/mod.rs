@@ -162,11 +162,16 @@ pub struct DecoderBase {
     failure: Option<Error>,
 }
 
-enum Progress<H: MessageHead> {
-    Event(Event<H>),
-    NeedMore,
+/// What one decoding pass found: a head's extent, or a body event (the
+/// same for both roles; `Decoder::decode` makes the `Event`).
+enum Progress {
     /// A head was found: `len` bytes at the start of the buffer.
     Head(usize),
+    Data(Bytes),
+    ChunkExtensions(ChunkExtensions),
+    Trailers(HeaderMap),
+    End(KeepAlive),
+    NeedMore,
 }
 
 impl DecoderBase {
@@ -182,10 +187,7 @@ impl DecoderBase {
     ///
     /// Errors are plain kinds here; [`DecoderBase::fail`] gives them the switch
     /// that would accept the input, off the hot path.
-    fn decode_once<H: MessageHead>(
-        &mut self,
-        buf: &mut BytesMut,
-    ) -> Result<Progress<H>, ErrorKind> {
+    fn decode_once(&mut self, buf: &mut BytesMut) -> Result<Progress, ErrorKind> {
         match &mut self.state {
             // `DecoderBase::fail` returns the stored error itself, whatever
             // the kind.
@@ -201,7 +203,7 @@ impl DecoderBase {
                     KeepAlive::Close(CloseReason::Switched) => DecodeStage::Switched,
                     KeepAlive::Close(_) => DecodeStage::Closed,
                 };
-                Ok(Progress::Event(Event::End(self.verdict)))
+                Ok(Progress::End(self.verdict))
             }
             DecodeStage::Body(body) => {
                 match body.decode(buf, &self.limits, &mut self.names, self.eof)? {
@@ -209,21 +211,21 @@ impl DecoderBase {
                         if body.finished() {
                             self.state = DecodeStage::Ending;
                         }
-                        Ok(Progress::Event(Event::Data(data)))
+                        Ok(Progress::Data(data))
                     }
                     BodyEvent::Extensions(extensions) => {
                         if body.finished() {
                             self.state = DecodeStage::Ending;
                         }
-                        Ok(Progress::Event(Event::ChunkExtensions(
-                            ChunkExtensions::from_validated(extensions),
+                        Ok(Progress::ChunkExtensions(ChunkExtensions::from_validated(
+                            extensions,
                         )))
                     }
                     BodyEvent::Trailers(trailers) => {
                         self.state = DecodeStage::Ending;
                         let body::Trailers { fields, wire } = *trailers;
                         self.wire_trailers = wire.map(Box::new);
-                        Ok(Progress::Event(Event::Trailers(fields)))
+                        Ok(Progress::Trailers(fields))
                     }
                     BodyEvent::Done => {
                         self.state = DecodeStage::Ending;
@@ -577,14 +579,14 @@ impl<R: Role> Decoder<R> {
         let before = buf.len();
         let progress = self.base.decode_once(buf);
         self.base.consumed += (before - buf.len()) as u64;
-        // Each event is returned where it is made, body events rebuilt by
-        // variant: moving an event whole copies the room of its largest
-        // variant, a head, for every `End` and `Data`.
+        // A body event is made here, where it is returned: a pass never
+        // carries an `Event`, whose room is a head's.
         let len = match progress {
             Ok(Progress::Head(len)) => len,
-            Ok(Progress::Event(Event::End(verdict))) => return Ok(Some(Event::End(verdict))),
-            Ok(Progress::Event(Event::Data(data))) => return Ok(Some(Event::Data(data))),
-            Ok(Progress::Event(event)) => return Ok(Some(event)),
+            Ok(Progress::Data(data)) => return Ok(Some(Event::Data(data))),
+            Ok(Progress::End(verdict)) => return Ok(Some(Event::End(verdict))),
+            Ok(Progress::ChunkExtensions(ext)) => return Ok(Some(Event::ChunkExtensions(ext))),
+            Ok(Progress::Trailers(fields)) => return Ok(Some(Event::Trailers(fields))),
             Ok(Progress::NeedMore) => return Ok(None),
             Err(kind) => return Err(self.base.fail(kind)),
         };
