@@ -12,8 +12,7 @@ use super::{EventAction, Role, Server, expects_continue, length, offers_upgrade}
 use crate::Config;
 use crate::conn::{Connection, Input, Party, State};
 use crate::decode::{DecoderBase, Event, request_head};
-use crate::encode::body::BodyEncoder;
-use crate::encode::body::check_full;
+use crate::encode::body::{BodyEncoder, check_full};
 use crate::encode::head::{Added, Ordered, version_bytes, write_fields};
 use crate::encode::{EncoderConfig, Plan, ResponseContext};
 use crate::error::{Error, UsageError};
