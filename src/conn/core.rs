@@ -31,7 +31,7 @@ pub struct Connection<R: Role> {
     pub(crate) eof: bool,
 }
 
-impl<R: Role> Connection<R> {
+impl<R: Role<Conn = Self>> Connection<R> {
     /// A connection with the given settings.
     pub fn new(config: Config) -> Self {
         let (leniency, role) = R::configured(&config);
@@ -60,26 +60,6 @@ impl<R: Role> Connection<R> {
     /// the connection must close.
     #[inline]
     pub fn poll_event(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
-        self.poll::<false>(buf)
-    }
-
-    /// [`poll_event`](Self::poll_event) returning only heads: the other
-    /// events (the rest of a message already answered, which a session
-    /// waiting for the next request drops) are dropped where they are
-    /// decoded, instead of being returned one call each.
-    #[inline]
-    pub(crate) fn poll_head(
-        &mut self,
-        buf: &mut BytesMut,
-    ) -> Result<Option<Event<R::Recv>>, Error> {
-        self.poll::<true>(buf)
-    }
-
-    #[inline]
-    fn poll<const HEADS: bool>(
-        &mut self,
-        buf: &mut BytesMut,
-    ) -> Result<Option<Event<R::Recv>>, Error> {
         loop {
             if let Some(err) = &self.error {
                 return Err(err.clone());
@@ -114,7 +94,6 @@ impl<R: Role> Connection<R> {
                     return Err(self.fail(err));
                 }
             };
-            let head = matches!(event, Event::Head { .. });
             // An error is placed at the start of the bytes of the event at
             // fault.
             let action =
@@ -124,9 +103,9 @@ impl<R: Role> Connection<R> {
             }
             self.sync();
             match action {
-                EventAction::Return if !HEADS || head => return decoded,
+                EventAction::Return => return decoded,
                 EventAction::Stop => return Ok(None),
-                EventAction::Return | EventAction::Skip => {}
+                EventAction::Skip => {}
             }
         }
     }

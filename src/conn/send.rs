@@ -52,7 +52,7 @@ pub struct Sender<'a, R: Role> {
     go_on: bool,
 }
 
-impl<R: Role> Connection<R> {
+impl<R: Role<Conn = Self>> Connection<R> {
     /// What the local side sends: its messages are queued through it
     /// ([`Sender`] has the methods).
     pub fn sender(&mut self) -> Sender<'_, R> {
@@ -60,7 +60,7 @@ impl<R: Role> Connection<R> {
     }
 }
 
-impl<'a, R: Role> Sender<'a, R> {
+impl<'a, R: Role<Conn = Connection<R>>> Sender<'a, R> {
     pub(crate) fn new(conn: &'a mut Connection<R>, start: bool, go_on: bool) -> Self {
         Sender { conn, start, go_on }
     }

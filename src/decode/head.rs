@@ -6,7 +6,7 @@ use bytes::Bytes;
 use http::header::HeaderMap;
 use http::{Request, Response, Version};
 
-use super::{DecoderBase, Event, InFlight, MessageHead};
+use super::base::{DecoderBase, Event, InFlight, MessageHead};
 use crate::error::{Error, ErrorKind};
 use crate::framing::{
     self, BodyKind, FieldRole, Framing, FramingFields, ResponseClass, response_class,

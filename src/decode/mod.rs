@@ -1,368 +1,24 @@
 //! Decoders: bytes from the peer in, events out ([`Decoder`] has the
 //! flow).
 
+pub(crate) mod base;
 mod body;
-mod head;
+pub(crate) mod head;
 
-pub(crate) use head::{request_head, response_head};
+use base::{DecodeStage, DecoderBase, Progress};
+pub use base::{Event, MessageHead};
+use body::BodyDecoder;
 
-use std::collections::VecDeque;
-use std::convert::Infallible;
-use std::fmt;
-
-use bytes::{Buf, Bytes, BytesMut};
+use bytes::BytesMut;
+use http::Method;
 use http::header::HeaderMap;
-use http::{Method, Request, Response};
 
-use crate::chunk_ext::ChunkExtensions;
-use crate::error::{Error, ErrorKind};
-use crate::framing::{BodyKind, Framing, FramingFields, RequestKind};
-use crate::head::names::NameCache;
-use crate::head::reader::{MAX_EMPTY_LINES, Options, Reader, Section};
-use crate::keep_alive::{CloseReason, KeepAlive};
-use crate::leniency::Rules;
+use crate::error::Error;
+use crate::framing::{FramingFields, RequestKind};
+use crate::keep_alive::KeepAlive;
 use crate::limits::Limits;
 use crate::role::{Client, Role, Server};
-use crate::wire::{WireHead, WireTrailers};
-
-use body::{BodyDecoder, BodyEvent, Chunked};
-
-/// What a decoder found in the bytes it was given.
-///
-/// `H` is the head of the decoded messages: `http::Request<()>` for a
-/// [`RequestDecoder`], `http::Response<()>` for a [`ResponseDecoder`].
-/// Interim responses are part of what a client receives only: for
-/// requests, [`Event::Interim`] holds a value of an empty type, and a
-/// `match` may leave it out.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum Event<H: MessageHead> {
-    /// The head of a message: an `http::Request<()>` or `http::Response<()>`
-    /// whose field values are slices of the input, and how its body is framed.
-    Head {
-        /// The start line and fields.
-        head: H,
-        /// How the body that follows is delimited.
-        body: BodyKind,
-    },
-    /// An interim (1xx, other than 101) response. The final response to the
-    /// same request follows. Only a [`ResponseDecoder`] produces it.
-    Interim(H::Interim),
-    /// Body bytes, split from the input buffer. Chunk data shorter than
-    /// 1 KiB may have been moved back in the buffer over the framing
-    /// before it, so that the data of many small chunks read together
-    /// comes out as one `Data`; a piece of 1 KiB or more is never moved
-    /// or copied. How body bytes are cut into `Data` events depends on
-    /// the reads and is not part of the contract.
-    Data(Bytes),
-    /// The trailer section of a chunked body (only when it has fields).
-    Trailers(HeaderMap),
-    /// The message is complete, with the verdict on the connection.
-    End(KeepAlive),
-    /// The chunk extensions of the chunk whose data comes next, or, after
-    /// the last `Data`, of the last-chunk. Only when asked for
-    /// ([`Decoder::set_chunk_extensions`]), and only for chunk-size lines
-    /// that carry any.
-    ChunkExtensions(ChunkExtensions),
-    /// A head read to its wire view alone, by a decoder with
-    /// [`Decoder::set_wire_only`] on: in place of [`Event::Head`] and, for
-    /// responses, of [`Event::Interim`] (an interim response comes with
-    /// [`BodyKind::Empty`], and [`WireHead::status`] tells it is 1xx).
-    /// Nothing of `http` is built: the view holds the head's bytes, its
-    /// field lines and start line, and the body that follows is framed as
-    /// `body` says.
-    Wire {
-        /// The head as received.
-        head: WireHead,
-        /// How the body that follows is delimited.
-        body: BodyKind,
-    },
-}
-
-/// The head of a decoded message: `http::Request<()>` or
-/// `http::Response<()>`. Sealed.
-pub trait MessageHead: SealedHead + fmt::Debug {
-    /// What an interim response is for this kind of message: a
-    /// `Response<()>`, or for requests an empty type.
-    type Interim: fmt::Debug;
-}
-
-impl MessageHead for Request<()> {
-    type Interim = Infallible;
-}
-
-impl MessageHead for Response<()> {
-    type Interim = Response<()>;
-}
-
-/// Seals [`MessageHead`]: the two heads are the only ones.
-pub trait SealedHead {}
-
-impl SealedHead for Request<()> {}
-impl SealedHead for Response<()> {}
-
-#[derive(Debug, Default)]
-enum DecodeStage {
-    /// Waiting for (the rest of) a head.
-    #[default]
-    Head,
-    /// Inside a body.
-    Body(BodyDecoder),
-    /// The body is complete; `End` is the next event.
-    Ending,
-    /// The last message said the connection closes: nothing more is parsed.
-    Closed,
-    /// The connection switched protocols: the buffer is the caller's.
-    Switched,
-    /// A protocol error ([`DecoderBase::failure`]); it is returned again on
-    /// every call.
-    Failed,
-}
-
-/// What both decoders share: limits, leniency, state, the head reader and
-/// the verdict.
-#[derive(Debug, Default)]
-pub struct DecoderBase {
-    limits: Limits,
-    rules: Rules,
-    state: DecodeStage,
-    /// The reader of the head being read, and its record.
-    reader: Reader,
-    /// Empty lines skipped before a request line, and the stream offset
-    /// where the last one ended: the count goes on only for a request
-    /// line that starts there.
-    empty_lines: (u8, u64),
-    names: NameCache,
-    /// What the last head's fields held, as the head reader noted it.
-    seen: FramingFields,
-    /// An empty field map to decode the next head into.
-    spare: Option<HeaderMap>,
-    /// An empty extension map for the next head that needs one.
-    spare_extensions: Option<http::Extensions>,
-    verdict: KeepAlive,
-    eof: bool,
-    /// The current message is the last one this decoder decodes, whatever
-    /// its verdict (a CONNECT request).
-    last: bool,
-    /// Chunk extensions are handed out as events.
-    chunk_extensions: bool,
-    /// Attach a [`WireHead`] to every head.
-    wire: bool,
-    /// Decode heads to their [`WireHead`] alone ([`Event::Wire`]).
-    wire_only: bool,
-    /// The wire view of the last trailer section handed out (with `wire`
-    /// on), until the next message's head.
-    wire_trailers: Option<Box<WireTrailers>>,
-    /// Bytes of the stream consumed so far, across calls.
-    consumed: u64,
-    /// Where the head being parsed starts in the stream.
-    head_start: u64,
-    /// The error of [`DecodeStage::Failed`], kept apart so that changing states
-    /// never has an error to drop.
-    failure: Option<Error>,
-}
-
-/// What one decoding pass found: a head's extent, or a body event (the
-/// same for both roles; `Decoder::decode` makes the `Event`).
-enum Progress {
-    /// A head was found: `len` bytes at the start of the buffer.
-    Head(usize),
-    Data(Bytes),
-    ChunkExtensions(ChunkExtensions),
-    Trailers(HeaderMap),
-    End(KeepAlive),
-    NeedMore,
-}
-
-impl DecoderBase {
-    fn new(limits: Limits, rules: Rules) -> Self {
-        DecoderBase {
-            limits,
-            rules,
-            ..DecoderBase::default()
-        }
-    }
-
-    /// Everything but parsing the head itself.
-    ///
-    /// Errors are plain kinds here; [`DecoderBase::fail`] gives them the switch
-    /// that would accept the input, off the hot path.
-    fn decode_once(&mut self, buf: &mut BytesMut) -> Result<Progress, ErrorKind> {
-        match &mut self.state {
-            // `DecoderBase::fail` returns the stored error itself, whatever
-            // the kind.
-            DecodeStage::Failed => Err(ErrorKind::UnexpectedEof),
-            DecodeStage::Closed | DecodeStage::Switched => Ok(Progress::NeedMore),
-            DecodeStage::Ending => {
-                self.state = match self.verdict {
-                    KeepAlive::Reusable if self.last => DecodeStage::Closed,
-                    KeepAlive::Reusable => {
-                        self.names.keep_names();
-                        DecodeStage::Head
-                    }
-                    KeepAlive::Close(CloseReason::Switched) => DecodeStage::Switched,
-                    KeepAlive::Close(_) => DecodeStage::Closed,
-                };
-                Ok(Progress::End(self.verdict))
-            }
-            DecodeStage::Body(body) => {
-                match body.decode(buf, &self.limits, &mut self.names, self.eof)? {
-                    BodyEvent::Data(data) => {
-                        if body.finished() {
-                            self.state = DecodeStage::Ending;
-                        }
-                        Ok(Progress::Data(data))
-                    }
-                    BodyEvent::Extensions(extensions) => {
-                        if body.finished() {
-                            self.state = DecodeStage::Ending;
-                        }
-                        Ok(Progress::ChunkExtensions(ChunkExtensions::from_validated(
-                            extensions,
-                        )))
-                    }
-                    BodyEvent::Trailers(trailers) => {
-                        self.state = DecodeStage::Ending;
-                        let body::Trailers { fields, wire } = *trailers;
-                        self.wire_trailers = wire.map(Box::new);
-                        Ok(Progress::Trailers(fields))
-                    }
-                    BodyEvent::Done => {
-                        self.state = DecodeStage::Ending;
-                        self.decode_once(buf)
-                    }
-                    BodyEvent::NeedMore => Ok(Progress::NeedMore),
-                }
-            }
-            DecodeStage::Head => {
-                if self.rules.request
-                    && self.reader.in_first_line()
-                    && matches!(buf.first(), Some(b'\r' | b'\n'))
-                {
-                    // RFC 9112 section 2.2: ignore empty lines (CRLF) before a
-                    // request-line. A bare LF is not an empty line here.
-                    self.skip_empty_lines(buf)?;
-                }
-                let options = Options {
-                    section: if self.rules.request {
-                        Section::Request
-                    } else {
-                        Section::Response
-                    },
-                    rules: &self.rules,
-                    max_target: self.limits.max_target_bytes,
-                    max_bytes: self.limits.max_head_bytes,
-                    max_lines: self.limits.max_fields.saturating_add(1),
-                    eof: self.eof,
-                };
-                match self.reader.read(buf, &options, &mut self.names) {
-                    Ok(Some(len)) => Ok(Progress::Head(len)),
-                    Ok(None) if self.eof && !buf.is_empty() => Err(ErrorKind::UnexpectedEof),
-                    Ok(None) if self.eof => {
-                        self.state = DecodeStage::Closed;
-                        self.verdict = KeepAlive::Close(CloseReason::PeerEof);
-                        Ok(Progress::NeedMore)
-                    }
-                    Ok(None) => Ok(Progress::NeedMore),
-                    Err(error) => Err(self.head_refused(error)),
-                }
-            }
-        }
-    }
-
-    /// A head the reader refused: the error, placed in the stream, is
-    /// kept for [`DecoderBase::fail`].
-    #[cold]
-    #[inline(never)]
-    fn head_refused(&mut self, error: Error) -> ErrorKind {
-        // Where the head starts in the stream. A head is always read from
-        // the start of a call (a call that ends a message returns its
-        // `End`), so `buf[0]` was byte `consumed` when the call began;
-        // empty lines skipped in this call moved it to where they ended
-        // (`empty_lines.1`, which is never past `consumed` otherwise).
-        let at = self.consumed.max(self.empty_lines.1);
-        let kind = error.kind();
-        self.failure = Some(error.in_head(at));
-        kind
-    }
-
-    /// Fails with a kind [`DecoderBase::decode_once`] returned, and returns
-    /// the error: the one the decoder failed with before, or the kind with
-    /// the switch that would have accepted the input, placed at the first
-    /// byte not consumed.
-    #[cold]
-    fn fail(&mut self, kind: ErrorKind) -> Error {
-        let error = match (&self.failure, &self.state) {
-            (Some(failure), _) => failure.clone(),
-            (None, DecodeStage::Body(BodyDecoder::Chunked(chunked))) => {
-                Error::refused(kind, chunked.hint).at(self.consumed, None)
-            }
-            (None, _) => Error::from(kind).at(self.consumed, None),
-        };
-        self.failed(error.clone());
-        error
-    }
-
-    /// Skips the empty lines at the start of `buf`, at most
-    /// [`MAX_EMPTY_LINES`] before one request line. `buf[0]` is byte
-    /// `consumed` of the stream (see [`DecoderBase::head_refused`]).
-    #[cold]
-    #[inline(never)]
-    fn skip_empty_lines(&mut self, buf: &mut BytesMut) -> Result<(), ErrorKind> {
-        let mut n = 0;
-        loop {
-            let len = match &buf[n..] {
-                [b'\r', b'\n', ..] => 2,
-                [b'\n', ..] if self.rules.bare_lf => 1,
-                _ => break,
-            };
-            let from = self.consumed + n as u64;
-            let (count, end) = &mut self.empty_lines;
-            // Lines before an earlier request line do not count.
-            if *end != from {
-                *count = 0;
-            }
-            if *count == MAX_EMPTY_LINES {
-                // Placed at this line: the first byte not consumed.
-                buf.advance(n);
-                return Err(ErrorKind::TooManyEmptyLines);
-            }
-            *count += 1;
-            *end = from + len as u64;
-            n += len;
-        }
-        if n > 0 {
-            buf.advance(n);
-            self.reader.reset();
-        }
-        Ok(())
-    }
-
-    /// Starts the body of a message whose head was just parsed.
-    fn start_body(&mut self, framing: Framing, verdict: KeepAlive) {
-        self.reader.reset();
-        // The trailers of the message before are no longer the last.
-        self.wire_trailers = None;
-        self.verdict = verdict.and(framing.close.map_or(KeepAlive::Reusable, KeepAlive::Close));
-        self.state = match framing.body {
-            BodyKind::Empty | BodyKind::Length(0) => DecodeStage::Ending,
-            BodyKind::Length(n) => DecodeStage::Body(BodyDecoder::Length(n)),
-            BodyKind::Chunked => DecodeStage::Body(BodyDecoder::Chunked(Chunked::new(
-                self.rules,
-                self.chunk_extensions,
-                self.wire,
-            ))),
-            BodyKind::CloseDelimited => DecodeStage::Body(BodyDecoder::UntilClose),
-        };
-    }
-
-    /// Records a protocol error: it is returned again on every call.
-    fn failed(&mut self, error: Error) {
-        self.state = DecodeStage::Failed;
-        self.failure = Some(error);
-        self.verdict = KeepAlive::Close(CloseReason::ProtocolError);
-    }
-}
+use crate::wire::WireTrailers;
 
 /// Decodes the messages of one role's peer: requests for the `Server`
 /// role ([`RequestDecoder`]), responses for the `Client` role
@@ -393,7 +49,7 @@ pub struct Decoder<R: Role> {
 /// are left in the buffer, since they belong to the tunnel if a 2xx answers
 /// it, and the connection closes otherwise. A CONNECT request with
 /// `Transfer-Encoding` or a non-zero `Content-Length` is refused
-/// ([`ErrorKind::ConnectWithContent`]).
+/// ([`ErrorKind::ConnectWithContent`](crate::ErrorKind::ConnectWithContent)).
 ///
 /// ```
 /// use bytes::BytesMut;
@@ -480,7 +136,7 @@ impl<R: Role> Decoder<R> {
 
     /// Turns the wire view on or off for the heads decoded from now on.
     /// With it on, every decoded head (interim responses included) carries
-    /// a [`WireHead`] extension: its field lines as received, in order and
+    /// a [`WireHead`](crate::wire::WireHead) extension: its field lines as received, in order and
     /// spelling, and its request-target or reason phrase as received,
     /// read from the head's bytes on demand. Encoders write a message that
     /// carries it in that order and spelling. Default: off, and then
@@ -503,14 +159,14 @@ impl<R: Role> Decoder<R> {
         self.base.wire = on;
     }
 
-    /// `true` when decoded heads carry a [`WireHead`]
+    /// `true` when decoded heads carry a [`WireHead`](crate::wire::WireHead)
     /// ([`set_wire_view`](Self::set_wire_view)).
     pub fn wire_view(&self) -> bool {
         self.base.wire
     }
 
     /// Decodes heads to their wire view alone when `on`, from the next head
-    /// on: each head comes as [`Event::Wire`], a [`WireHead`] and the
+    /// on: each head comes as [`Event::Wire`], a [`WireHead`](crate::wire::WireHead) and the
     /// framing of the body that follows, and no `http` type is built (no
     /// field map, no `Uri`, no extension). For a proxy that forwards heads
     /// as they came, or a tool that shows them: it costs a little more than
@@ -602,7 +258,7 @@ impl<R: Role> Decoder<R> {
     /// Like [`decode`](Self::decode), for when the peer has closed its
     /// side: the bytes in `buf` are all there will be. Ends a
     /// close-delimited body, is clean between messages (`Ok(None)`), and is
-    /// an [`UnexpectedEof`](ErrorKind::UnexpectedEof) error inside any
+    /// an [`UnexpectedEof`](crate::ErrorKind::UnexpectedEof) error inside any
     /// other message. Call it until it returns `Ok(None)`.
     ///
     /// # Errors
@@ -678,7 +334,7 @@ impl<R: Role> Decoder<R> {
 
     /// Gives the decoder an extension map no longer needed (the
     /// extensions of a message just sent or dropped, say): it is emptied,
-    /// and the next head that needs extensions (the [`WireHead`] of the
+    /// and the next head that needs extensions (the [`WireHead`](crate::wire::WireHead) of the
     /// wire view, a [`ReasonPhrase`](crate::ReasonPhrase)) gets it instead of a new one, which
     /// saves two of the three allocations of a message's first extension.
     ///
@@ -746,17 +402,12 @@ impl Decoder<Client> {
     }
 }
 
-/// What a response decoder keeps besides the shared base: the requests in
-/// flight, and the interim responses to the current one.
-#[derive(Debug, Default)]
-pub struct InFlight {
-    in_flight: VecDeque<RequestKind>,
-    interim: usize,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ErrorKind;
+    use crate::keep_alive::CloseReason;
+    use http::Request;
     use http::header::HOST;
 
     /// The verdict comes from the `Connection` tokens the parser noted,

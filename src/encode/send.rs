@@ -6,6 +6,7 @@
 use bytes::Bytes;
 use http::{Extensions, HeaderMap, Request, Response, request, response};
 
+use super::plan::HeadMaps;
 use super::{RequestEncoder, ResponseContext, ResponseEncoder};
 use crate::error::UsageError;
 use crate::framing::BodyKind;
@@ -39,15 +40,6 @@ pub trait IntoMessage<H> {
 pub trait IntoHead<H> {
     /// The head, or the builder's error.
     fn into_head(self) -> Result<H, UsageError>;
-}
-
-/// What an encoder reads of a head besides what its role writes: the
-/// extensions (a field order), then its maps, kept for reuse.
-pub trait HeadMaps {
-    /// The head's extensions, read before it is written.
-    fn extensions(&self) -> &Extensions;
-    /// The head's field and extension maps.
-    fn into_maps(self) -> (HeaderMap, Extensions);
 }
 
 /// The forms of one kind of message: `$message<B>` and `$message<()>`, its

@@ -11,13 +11,14 @@ use http::{Method, Response, Version};
 use super::{Client, EventAction, Role, expects_continue, length, offers_upgrade};
 use crate::Config;
 use crate::conn::{Connection, Input, Party, State};
-use crate::decode::{DecoderBase, Event, InFlight, response_head};
+use crate::decode::base::{DecoderBase, Event, InFlight};
+use crate::decode::head::response_head;
 use crate::encode::body::BodyEncoder;
 use crate::encode::head::{
     Added, Ordered, TargetForm, form_of, target_form, version_bytes, write_fields,
     write_request_line,
 };
-use crate::encode::{EncoderConfig, Plan};
+use crate::encode::plan::{EncoderConfig, Plan};
 use crate::error::{Error, ErrorKind, UsageError};
 use crate::framing::{
     BodyKind, Declared, FramingFields, RequestKind, ResponseClass, connection_verdict_of,
@@ -162,6 +163,7 @@ impl Role for Client {
     }
 
     type ConnState = ClientState;
+    type Conn = ClientConnection;
     const PEER: Party = Party::Server;
 
     fn configured(config: &Config) -> (ResponseLeniency, ClientState) {

@@ -22,10 +22,11 @@ use http::HeaderMap;
 use http::header::{EXPECT, UPGRADE};
 
 use crate::Config;
-use crate::conn::{Connection, Party};
-use crate::decode::{DecoderBase, Event, MessageHead};
+use crate::conn::Party;
+use crate::decode::base::{DecoderBase, Event, MessageHead};
 use crate::encode::body::{BodyEncoder, check_full};
-use crate::encode::{EncoderConfig, HeadMaps, Ordered, Plan};
+use crate::encode::head::Ordered;
+use crate::encode::plan::{EncoderConfig, HeadMaps, Plan};
 use crate::error::{Error, UsageError};
 use crate::leniency::Rules;
 use crate::segments::Segments;
@@ -122,6 +123,11 @@ pub trait Role: Sized {
 
     /// What a connection of this role keeps besides the shared skeleton.
     type ConnState: std::fmt::Debug;
+    /// The connection the hooks below act on: always `Connection<Self>`,
+    /// named through this type so that the trait the connection is
+    /// generic over does not name the connection (the connection's code
+    /// asks `R: Role<Conn = Connection<R>>`).
+    type Conn;
     /// The party whose messages this role receives.
     const PEER: Party;
     /// The party whose messages this role sends.
@@ -139,7 +145,7 @@ pub trait Role: Sized {
     /// # Errors
     ///
     /// What the peer sent cannot be decoded now (a response nobody asked for).
-    fn ready(conn: &mut Connection<Self>, buf: &BytesMut) -> Result<bool, Error>;
+    fn ready(conn: &mut Self::Conn, buf: &BytesMut) -> Result<bool, Error>;
 
     /// Looks at a decoded event (`consumed`: the bytes it took) and moves
     /// the machine. The end of the peer's message is the connection's to
@@ -149,21 +155,21 @@ pub trait Role: Sized {
     ///
     /// The event breaks the exchange (a switch nobody offered).
     fn on_event(
-        conn: &mut Connection<Self>,
+        conn: &mut Self::Conn,
         event: &Event<Self::Recv>,
         consumed: usize,
     ) -> Result<EventAction, Error>;
 
     /// `true` when the local side withdrew the rest of its message: it is
     /// dropped without an error.
-    fn withdrawn(_conn: &Connection<Self>) -> bool {
+    fn withdrawn(_conn: &Self::Conn) -> bool {
         false
     }
 
     /// After a transition of the machine (the local side's message ended,
     /// say), or a call that may have made one: the
     /// role's own bookkeeping.
-    fn after_transition(_conn: &mut Connection<Self>) {}
+    fn after_transition(_conn: &mut Self::Conn) {}
 }
 
 /// `true` when `headers` offer a protocol switch: `Upgrade` with

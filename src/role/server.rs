@@ -11,10 +11,11 @@ use http::{Request, Response, StatusCode, Version};
 use super::{EventAction, Role, Server, expects_continue, length, offers_upgrade};
 use crate::Config;
 use crate::conn::{Connection, Input, Party, State};
-use crate::decode::{DecoderBase, Event, request_head};
+use crate::decode::base::{DecoderBase, Event};
+use crate::decode::head::request_head;
 use crate::encode::body::{BodyEncoder, check_full};
 use crate::encode::head::{Added, Ordered, version_bytes, write_fields};
-use crate::encode::{EncoderConfig, Plan, ResponseContext};
+use crate::encode::plan::{EncoderConfig, Plan, ResponseContext};
 use crate::error::{Error, UsageError};
 use crate::framing::{
     BodyKind, Declared, FramingFields, RequestKind, ResponseClass, SenderFields, declared_framing,
@@ -352,6 +353,7 @@ impl Role for Server {
     }
 
     type ConnState = ServerState;
+    type Conn = ServerConnection;
     const PEER: Party = Party::Client;
 
     fn configured(config: &Config) -> (RequestLeniency, ServerState) {

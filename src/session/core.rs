@@ -75,7 +75,7 @@ pub(super) struct Core<R: Role> {
     pub(super) out_vec: Vec<Bytes>,
 }
 
-impl<R: Role> Core<R> {
+impl<R: Role<Conn = Connection<R>>> Core<R> {
     pub(super) fn new(config: Config) -> Self {
         Core {
             read: ReadBuf::new(&config),
@@ -284,7 +284,7 @@ impl<R: Role> Core<R> {
 /// A session of one role: its [`Core`] and the hooks through which the
 /// role's rules enter the methods written once here.
 pub(super) trait RoleSession: Sized {
-    type Side: Role;
+    type Side: Role<Conn = Connection<Self::Side>>;
 
     fn core(&mut self) -> &mut Core<Self::Side>;
 

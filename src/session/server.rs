@@ -156,7 +156,7 @@ impl ServerSession {
             return Ok(Step::Io(Io::Write));
         }
         loop {
-            match self.core.conn.poll_head(&mut self.core.read.buf) {
+            match self.core.conn.poll_event(&mut self.core.read.buf) {
                 Ok(Some(Event::Head { head, .. })) => {
                     self.requests += 1;
                     self.head_since = None;

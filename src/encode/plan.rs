@@ -1,0 +1,108 @@
+//! What a role decides about a head before it is written, and what it
+//! decides it from: the encoder's settings, the request a response
+//! answers, and the maps of the head. Nothing here depends on the role.
+
+use http::header::HeaderMap;
+use http::{Extensions, Request, Version};
+
+use super::body::BodyEncoder;
+use super::head::Added;
+use crate::framing::{FramingFields, RequestKind, connection_verdict_of};
+use crate::keep_alive::KeepAlive;
+use crate::segments::Segments;
+
+/// Settings shared by both encoders.
+///
+/// ```
+/// let mut config = h1proto::EncoderConfig::default();
+/// config.coalesce_threshold = 4096;
+/// let enc = h1proto::ResponseEncoder::new(config);
+/// # let _ = enc;
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct EncoderConfig {
+    /// Body `Bytes` shorter than this are copied into the output queue's
+    /// contiguous tail buffer; longer ones are queued as their own segment
+    /// without a copy. Default: 4 KiB
+    /// ([`Segments::DEFAULT_COALESCE_THRESHOLD`]).
+    pub coalesce_threshold: usize,
+    /// Refuse body bytes for a response to HEAD with
+    /// [`UsageError::BodyNotAllowed`](crate::UsageError::BodyNotAllowed)
+    /// instead of counting and dropping them. Default: `false`, so a
+    /// handler written for GET answers HEAD unchanged.
+    pub strict_head_body: bool,
+    /// Write every field name in title case (`Content-Type`,
+    /// `X-Request-Id`): the first letter and each letter after a `-` in
+    /// upper case. It applies to the caller's fields, the ones the encoder
+    /// adds (`Host`, `Content-Length`, `Transfer-Encoding`, `Connection`)
+    /// and trailers. Field names are case-insensitive (RFC 9110 section
+    /// 5.1); this is for peers that wrongly compare them exactly. Default:
+    /// `false`, names are written as `http` holds them (lower case).
+    pub title_case_fields: bool,
+}
+
+impl Default for EncoderConfig {
+    fn default() -> Self {
+        EncoderConfig {
+            coalesce_threshold: Segments::DEFAULT_COALESCE_THRESHOLD,
+            strict_head_body: false,
+            title_case_fields: false,
+        }
+    }
+}
+
+/// What the connection knows about the request a response answers.
+///
+/// A connection fills it in; a caller using the encoder alone builds it with
+/// [`ResponseContext::for_request`] or by hand. The default is a GET from an
+/// HTTP/1.1 client that keeps the connection open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ResponseContext {
+    /// The kind of request method: HEAD and CONNECT change the framing.
+    pub request: RequestKind,
+    /// The HTTP version of the request. No chunked coding and no 1xx go to
+    /// an HTTP/1.0 peer.
+    pub peer_version: Version,
+    /// Whether the connection may carry another exchange. When it is
+    /// [`KeepAlive::Close`], the response says `Connection: close`.
+    pub keep_alive: KeepAlive,
+}
+
+impl ResponseContext {
+    /// The context for answering `req`: its method, its version, and the
+    /// keep-alive verdict of its version and `Connection` field.
+    pub fn for_request<T>(req: &Request<T>) -> Self {
+        ResponseContext {
+            request: RequestKind::of(req.method()),
+            peer_version: req.version(),
+            keep_alive: connection_verdict_of(req.version(), &FramingFields::of(req.headers())),
+        }
+    }
+}
+
+/// The decisions a role makes for a head before anything is written
+/// (`Role::plan`).
+pub struct Plan<L> {
+    /// The version written in the start line.
+    pub(crate) version: &'static [u8],
+    /// What the role needs to write its start line and `Host`.
+    pub(crate) line: L,
+    /// The fields the encoder adds, or leaves out, after the caller's.
+    pub(crate) added: Added,
+    /// The body framer.
+    pub(crate) body: BodyEncoder,
+    /// The keep-alive verdict the message leaves (an encoder whose last
+    /// final message closes the connection takes no more), or `None` for
+    /// an interim response, which leaves it as it was.
+    pub(crate) verdict: Option<KeepAlive>,
+}
+
+/// What an encoder reads of a head besides what its role writes: the
+/// extensions (a field order), then its maps, kept for reuse.
+pub trait HeadMaps {
+    /// The head's extensions, read before it is written.
+    fn extensions(&self) -> &Extensions;
+    /// The head's field and extension maps.
+    fn into_maps(self) -> (HeaderMap, Extensions);
+}
