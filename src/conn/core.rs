@@ -58,7 +58,10 @@ impl<R: Role<Conn = Self>> Connection<R> {
     ///
     /// The peer's protocol [`Error`]. It is returned again on every call;
     /// the connection must close.
-    #[inline]
+    // Inlined into each of its few callers (a session's next head, its
+    // body reading): the event, head included, is then built where the
+    // caller takes it, not copied out of a call.
+    #[inline(always)]
     pub fn poll_event(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
         loop {
             if let Some(err) = &self.error {
