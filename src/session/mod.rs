@@ -254,6 +254,12 @@ pub trait Session {
     /// [`return_read_buf`](Self::return_read_buf), then report with
     /// [`handle_read`](Self::handle_read). One read at a time; every
     /// application call may be made while it is out.
+    ///
+    /// # Panics
+    ///
+    /// When the room lent before has not been given back: two rooms out
+    /// at once would be joined back in the order they return, which need
+    /// not be the order of the bytes on the wire.
     fn lend_read_buf(&mut self) -> BytesMut;
 
     /// Gives back the buffer [`lend_read_buf`](Self::lend_read_buf) lent,
@@ -302,7 +308,7 @@ pub trait Session {
     /// [`Timeouts`](crate::Timeouts)), in one call; nothing before the
     /// first. It may be called while buffers are lent out. The
     /// application's pending call, made again, reports a timeout as
-    /// [`SessionError::Peer`] with a timeout [`ErrorKind`](crate::ErrorKind).
+    /// [`SessionError::Peer`] with a timeout [`ErrorKind`].
     fn handle_timeout(&mut self, now: Instant);
 
     /// Starts a graceful shutdown: the exchange in progress is finished,

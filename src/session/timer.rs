@@ -139,6 +139,12 @@ impl ReadBuf {
     /// capacity the room. `buf` keeps the bytes received and not yet
     /// decoded, and may go on decoding them while the room is out.
     pub(super) fn lend(&mut self) -> BytesMut {
+        // Two rooms out at once would be joined back in the order they
+        // are returned, not the order they were read into.
+        assert!(
+            !self.lent,
+            "lend_read_buf: the room lent before was not given back"
+        );
         self.for_read();
         self.lent = true;
         self.buf.split_off(self.buf.len())
