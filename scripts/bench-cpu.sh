@@ -10,13 +10,15 @@
 #   SERVERS=blocking_server ROUNDS=5 N=200000 scripts/bench-cpu.sh
 #
 # Each run starts a server and sends 1,000 and then N sequential
-# curl-like `GET /` requests on one connection from a Python client,
-# which reads the server's CPU time from /proc (every thread's
-# `schedstat`: nanoseconds on a CPU, user and kernel) before and after
-# the N; the figure is the difference divided by N. ROUNDS rounds, the trees alternating inside each round, so that a
-# change in the machine's load falls on both alike; the medians are
-# compared. Runs of one build differ by a few percent on a shared
-# machine: a difference smaller than the rounds' spread is none.
+# curl-like `GET /` requests on one connection from the client perf.sh
+# uses too (scripts/keepalive_client.py), which reads the server's CPU
+# time from /proc (every thread's `schedstat`: nanoseconds on a CPU, user
+# and kernel) before and after the N; the figure is the difference
+# divided by N. ROUNDS rounds, the trees alternating inside each round, so
+# that a change in the machine's load falls on both alike; the medians
+# are compared. On a shared machine the rounds of one build differ by up
+# to 15%: use at least 5, and take a difference smaller than their spread
+# for none.
 #
 # Linux only (/proc); needs python3.
 set -euo pipefail
@@ -60,45 +62,6 @@ cargo build --release $examples >&2
 mkdir -p "$WORK/work"
 for s in $SERVERS; do cp "$TARGET/release/examples/$s" "$WORK/work/"; done
 
-cat >"$WORK/client.py" <<'PY'
-import glob, socket, sys
-port, pid, warm, n = (int(a) for a in sys.argv[1:5])
-req = ("GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUser-Agent: curl/8.5.0\r\nAccept: */*\r\n\r\n" % port).encode()
-def cpu_ns():
-    # Every thread of the server: nanoseconds on a CPU (user and kernel).
-    total = 0
-    for path in glob.glob("/proc/%d/task/*/schedstat" % pid):
-        try:
-            total += int(open(path).read().split()[0])
-        except (OSError, ValueError, IndexError):
-            pass
-    return total
-s = socket.create_connection(("127.0.0.1", port), timeout=60)
-s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-buf = b""
-for i in range(warm + n):
-    if i == warm:
-        # Measured on the same connection, which stays open: a server
-        # with a thread per connection still has that thread.
-        before = cpu_ns()
-    s.sendall(req)
-    while True:
-        end = buf.find(b"\r\n\r\n")
-        if end >= 0:
-            head = buf[:end].lower()
-            at = head.find(b"content-length:")
-            length = int(head[at + 15:].split(b"\r\n")[0]) if at >= 0 else 0
-            if len(buf) >= end + 4 + length:
-                assert head.startswith(b"http/1.1 200"), head
-                buf = buf[end + 4 + length:]
-                break
-        chunk = s.recv(65536)
-        if not chunk:
-            sys.exit("closed after %d responses" % i)
-        buf += chunk
-print("%.1f" % ((cpu_ns() - before) / n))
-s.close()
-PY
 # One run: nanoseconds of server CPU per request.
 one_run() { # binary
     "$1" --addr "127.0.0.1:$PORT" >/dev/null 2>"$WORK/err" &
@@ -111,7 +74,7 @@ one_run() { # binary
     [ -n "$ok" ] || { echo "the server did not start:" >&2; cat "$WORK/err" >&2; exit 1; }
     # Warmed up first (the first head's names learned, buffers grown).
     local ns
-    ns=$(python3 "$WORK/client.py" "$PORT" "$SERVER_PID" 1000 "$N")
+    ns=$(python3 scripts/keepalive_client.py "$PORT" "$N" 0 "$SERVER_PID" 1000)
     kill -TERM "$SERVER_PID"
     wait "$SERVER_PID" || true
     SERVER_PID=

@@ -271,37 +271,6 @@ if has chunked; then
 fi
 
 if has e2e; then
-    cat >"$WORK/client.py" <<'PY'
-import socket, sys
-port, n, fresh = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1"
-req = ("GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUser-Agent: curl/8.5.0\r\nAccept: */*\r\n\r\n" % port).encode()
-def connect():
-    s = socket.create_connection(("127.0.0.1", port), timeout=60)
-    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    return s
-s = connect()
-buf = b""
-for i in range(n):
-    if fresh and i > 0:
-        s.close()
-        s = connect()
-    s.sendall(req)
-    while True:
-        end = buf.find(b"\r\n\r\n")
-        if end >= 0:
-            head = buf[:end].lower()
-            at = head.find(b"content-length:")
-            length = int(head[at + 15:].split(b"\r\n")[0]) if at >= 0 else 0
-            if len(buf) >= end + 4 + length:
-                assert head.startswith(b"http/1.1 200"), head
-                buf = buf[end + 4 + length:]
-                break
-        chunk = s.recv(65536)
-        if not chunk:
-            sys.exit("closed after %d responses" % i)
-        buf += chunk
-s.close()
-PY
     # Waits until the server accepts a connection (the probe connection is
     # made in both runs, so it cancels out).
     wait_listening() {
@@ -320,7 +289,7 @@ PY
         valgrind --tool="$1" "${out[@]}" "$2" --addr "127.0.0.1:$PORT" >/dev/null 2>"$WORK/e2e.err" &
         VALGRIND_PID=$!
         wait_listening
-        python3 "$WORK/client.py" "$PORT" "$3" "$E2E_FRESH"
+        python3 scripts/keepalive_client.py "$PORT" "$3" "$E2E_FRESH"
         kill -TERM "$VALGRIND_PID"
         wait "$VALGRIND_PID" || true
         VALGRIND_PID=
