@@ -72,8 +72,7 @@
 //! chunks whose size changes from one to the next), for the operations `h1proto` (every `Data` event of a decoder inside an
 //! endless chunked body), `refill` and `memchr`.
 
-#[path = "../benches/common/corpus.rs"]
-mod corpus;
+use h1proto_test_support::corpus;
 
 use std::hint::black_box;
 use std::time::Instant;

@@ -22,10 +22,8 @@
 //! is what the code costs when nothing else gets in the way, which on a
 //! shared machine is the figure that repeats.
 
-#[path = "../benches/common/chunks.rs"]
-mod chunks;
-#[path = "../benches/common/corpus.rs"]
-mod corpus;
+use h1proto_test_support::chunks;
+use h1proto_test_support::corpus;
 
 use std::hint::black_box;
 

@@ -56,8 +56,6 @@
 //!   (`Conn::close_socket`).
 
 #[cfg(target_os = "linux")]
-#[path = "common/mod.rs"]
-#[allow(clippy::duplicate_mod)] // the interop tests load every server
 mod common;
 
 #[cfg(not(target_os = "linux"))]
@@ -71,13 +69,8 @@ fn main() -> std::process::ExitCode {
     uring::main()
 }
 
-// What the interop tests run in-process (they use `handle` only).
 #[cfg(target_os = "linux")]
-#[allow(unused_imports)]
-pub use uring::{handle, run};
-
-#[cfg(target_os = "linux")]
-mod uring {
+pub mod uring {
     use std::cell::Cell;
     use std::future::poll_fn;
     use std::io;

@@ -75,8 +75,14 @@ async fn main() -> io::Result<()> {
         stop_signal().await;
         let _ = stop.send(true);
     });
-    let proxy = Proxy::new(&args)?;
-    run(listener, Arc::new(proxy), stopped).await
+    let proxy = Arc::new(Proxy::new(&args)?);
+    run(listener, Arc::clone(&proxy), stopped).await?;
+    println!(
+        "Stopped: {} upstream connections opened, {} idle at the end",
+        proxy.pool.opened(),
+        proxy.pool.idle()
+    );
+    Ok(())
 }
 
 /// The command line.
