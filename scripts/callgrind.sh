@@ -12,7 +12,7 @@
 # Each (operation, message) is run twice, with N1 and N2 iterations; the
 # difference of the two instruction totals divided by N2 - N1 is the cost of
 # one iteration in steady state (start-up, set-up and the first iterations,
-# where buffers grow, cancel out). See examples/callgrind_probe.rs for what
+# where buffers grow, cancel out). See dev/src/bin/callgrind_probe.rs for what
 # each operation does.
 set -euo pipefail
 
@@ -22,12 +22,12 @@ N2=${N2:-1200}
 TARGET=${CARGO_TARGET_DIR:-target}
 
 command -v valgrind >/dev/null || { echo "valgrind is required (apt-get install -y valgrind)" >&2; exit 1; }
-PROBE="$TARGET/release/examples/callgrind_probe"
+PROBE="$TARGET/release/callgrind_probe"
 if [ "${1:-}" = chunked ]; then
-    PROBE="$TARGET/release/examples/chunked_probe"
-    cargo build --release --example chunked_probe >&2
+    PROBE="$TARGET/release/chunked_probe"
+    cargo build --release -p h1proto-dev --bin chunked_probe >&2
 else
-    cargo build --release --example callgrind_probe >&2
+    cargo build --release -p h1proto-dev --bin callgrind_probe >&2
 fi
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
@@ -49,7 +49,7 @@ per_message() {
 
 if [ "${1:-}" = chunked ]; then
     # 64 KiB of data per iteration in 4 KiB and 64-byte chunks
-    # (examples/chunked_probe.rs); the copy of the wire bytes into a new
+    # (dev/src/bin/chunked_probe.rs); the copy of the wire bytes into a new
     # buffer (`refill`) is taken out of every column.
     N1=${N1C:-10}
     N2=${N2C:-60}

@@ -9,7 +9,7 @@
 # Parts (PARTS, all by default):
 #
 #   mix       instructions per message of the six-message mix
-#             (examples/callgrind_probe.rs, N1 and N2 iterations, the
+#             (dev/src/bin/callgrind_probe.rs, N1 and N2 iterations, the
 #             difference divided by N2 - N1): h1proto with a reused decoder,
 #             with recycled field maps (as a connection decodes), with a
 #             fresh decoder; httparse alone; httparse + `http` built as
@@ -113,8 +113,9 @@ if [ -n "$BASE" ] && has e2e; then
         cargo build --release --example hello_server --example blocking_server >&2)
     cp "$base_target/release/examples/hello_server" "$base_target/release/examples/blocking_server" "$WORK/base/"
 fi
-cargo build --release --example callgrind_probe --example hello_server --example blocking_server >&2
-PROBE="$TARGET/release/examples/callgrind_probe"
+cargo build --release -p h1proto-dev --bin callgrind_probe >&2
+cargo build --release --example hello_server --example blocking_server >&2
+PROBE="$TARGET/release/callgrind_probe"
 if has e2e && [[ " $E2E_SERVERS " == *" hyper "* ]]; then
     CARGO_TARGET_DIR="$TARGET/hyper-hello" \
         cargo build --release --manifest-path bench/hyper-hello/Cargo.toml >&2

@@ -1,4 +1,4 @@
-//! The chunked bodies the `chunked` bench and `examples/chunked_probe.rs`
+//! The chunked bodies the `chunked` bench and `dev/src/bin/chunked_probe.rs`
 //! decode: the same bytes for both.
 
 use bytes::{Buf, Bytes, BytesMut};

@@ -1,8 +1,8 @@
 //! The messages every head-parsing comparison uses, and the baselines run
 //! beside h1proto on the same bytes: httparse alone, and httparse followed
 //! by the `http` types built as hyper builds them (zero-copy), or built by
-//! copying (a second, slower row). Shared by the benches (through
-//! `common`) and by `examples/callgrind_probe.rs` (by path), so the
+//! copying (a second, slower row). Shared by the benches and by
+//! `dev/src/bin/callgrind_probe.rs`, so the
 //! criterion timings and the instruction counts measure the same thing.
 #![allow(dead_code)]
 

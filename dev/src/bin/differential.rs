@@ -26,8 +26,8 @@
 //!
 //! Responses are decoded as answers to GET requests.
 //!
-//! Build and run: `cargo build --release --example differential`, then
-//! `target/release/examples/differential < inputs.jsonl` (with `--line`,
+//! Build and run: `cargo build --release -p h1proto-dev --bin differential`,
+//! then `target/release/differential < inputs.jsonl` (with `--line`,
 //! each answer is flushed as soon as it is written).
 
 use std::io::{BufRead, BufWriter, Write};
