@@ -6,7 +6,7 @@
 #   scripts/callgrind.sh encode     # encoding and server exchanges instead
 #   scripts/callgrind.sh chunked    # chunked bodies, per 64 KiB of data
 #   scripts/callgrind.sh wire       # what the wire view costs decoding and encoding
-#   scripts/perf.sh                 # every figure issue 15 names, with its targets
+#   scripts/perf.sh                 # every figure the speed goals name, with their targets
 #   N1=200 N2=2200 scripts/callgrind.sh
 #
 # Each (operation, message) is run twice, with N1 and N2 iterations; the
@@ -110,8 +110,8 @@ if [ "${1:-}" = wire ]; then
     exit 0
 fi
 # httparse+http is the zero-copy baseline, built as hyper builds it;
-# httparse+http-copy builds the same types by copying (the baseline of
-# figures taken before 2026-11-30's issue 15 work).
+# httparse+http-copy builds the same types by copying (a second, slower
+# baseline).
 OPS="h1proto h1proto+recycle h1proto-fresh refill httparse httparse+http httparse+http-copy memchr"
 
 # Speed-ups: the baseline's instructions divided by h1proto's (above 1:

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Issue 15's regression guard: every figure its targets name, measured in
-# one run, and each target's ratio in one table at the end.
+# The speed goals' regression guard (docs/benchmarks.md, "Goals"): every
+# figure a goal names, measured in one run, and each goal's ratio in one
+# table at the end.
 #
 #   scripts/perf.sh                    # callgrind parts (about 10 minutes)
 #   WRK=1 scripts/perf.sh              # also PIN=1 scripts/bench-wrk.sh
@@ -82,11 +83,11 @@ TARGET=${CARGO_TARGET_DIR:-target}
 
 # Reference levels the targets compare with (see docs/benchmarks.md):
 # user-space instructions per keep-alive request of hello_server at commit
-# 8b2e7a9, before the session layer (issue 11: nothing measured gets
+# 8b2e7a9, before the session layer (which was to make nothing measured
 # slower), measured by this script's e2e part on that tree, and the 4
 # KiB-chunk figure that must not fall (instructions per 64 KiB of body,
-# h1proto less the copy into the buffer, before issue 15's work), both
-# 2026-11-30.
+# h1proto less the copy into the buffer, before the work on the speed
+# goals), both 2026-11-30.
 E2E_LEVEL=${E2E_LEVEL:-9248}
 CHUNKED_4K_LEVEL=${CHUNKED_4K_LEVEL:-10841}
 
@@ -359,7 +360,7 @@ if [ "$WRK" = 1 ]; then
 fi
 
 if [ -s "$TARGETS" ]; then
-    echo "## Targets of issue 15"
+    echo "## Targets of the speed goals"
     echo
     echo '| target | measured | goal | ratio (≥ 1: met) | status |'
     echo '|---|---|---|---|---|'

@@ -1,4 +1,4 @@
-//! Behaviour 6: a protocol error ends the connection, with the status the
+//! A protocol error ends the connection, with the status the
 //! error suggests and `Connection: close`; the error is sticky.
 
 use crate::support;

@@ -1,4 +1,4 @@
-//! Behaviour 9: `Expect: 100-continue`, accepted or refused, on both sides.
+//! `Expect: 100-continue`, accepted or refused, on both sides.
 
 use crate::support;
 

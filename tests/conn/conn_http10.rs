@@ -1,4 +1,4 @@
-//! Behaviours 5 and 6 for HTTP/1.0 peers: no chunked body, no 1xx, and
+//! HTTP/1.0 peers: no chunked body, no 1xx, and
 //! persistence only with `Connection: keep-alive`.
 
 use crate::support;

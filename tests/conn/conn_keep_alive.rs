@@ -1,4 +1,4 @@
-//! Behaviours 4 and 6: persistent connections, the keep-alive verdict with
+//! Persistent connections, the keep-alive verdict with
 //! its reason, and reuse from the final byte on.
 
 use crate::support;

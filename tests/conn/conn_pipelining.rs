@@ -1,4 +1,4 @@
-//! Behaviour 8: pipelined requests are decoded and answered in order, and
+//! Pipelined requests are decoded and answered in order, and
 //! the client matches each response to the method of its request.
 
 use crate::support;

@@ -1,4 +1,4 @@
-//! Behaviour 9: after a 101 or a 2xx to CONNECT both sides stop parsing
+//! After a 101 or a 2xx to CONNECT both sides stop parsing
 //! HTTP and leave the bytes that follow to the caller.
 
 use crate::support;

@@ -102,7 +102,7 @@ fn ext_of(len: usize) -> String {
     format!(";e={}", "x".repeat(len - 3))
 }
 
-/// The attack of the issue: 5,000 one-byte chunks, each with about 200
+/// The extension flood: 5,000 one-byte chunks, each with about 200
 /// bytes of extensions (1 MB of framing for 5 KB of data). Refused by the
 /// extension total long before its end, with 413.
 #[test]

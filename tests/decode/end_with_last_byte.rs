@@ -1,4 +1,4 @@
-//! Behaviour 4 of the design: when the final byte of a body is in the
+//! When the final byte of a body is in the
 //! buffer, the decoder knows the message is complete on the call that
 //! returns the last data, and `End` follows on the very next call without
 //! any new input.
