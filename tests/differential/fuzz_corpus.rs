@@ -1,7 +1,7 @@
 //! Replays the fuzz targets' inputs through the same invariant checks the
-//! fuzzers run (`fuzz/src/lib.rs`), without libFuzzer: seeds built from the
+//! fuzzers run (`test-support/src/fuzz`), without libFuzzer: seeds built from the
 //! conformance corpus (`tests/corpus/*.jsonl`), fixed plans for the
-//! `simulation` target (which runs `tests/sim`), and every saved input
+//! `simulation` target (which runs `test-support/src/sim`), and every saved input
 //! under `fuzz/regressions/<target>/` (crashes found by fuzzing, kept
 //! forever).
 //!

@@ -1,5 +1,5 @@
 //! The deterministic simulation: a client session and server sessions run
-//! through in-memory sockets by a third driver (`tests/sim`), on a
+//! through in-memory sockets by a third driver (`test-support/src/sim`), on a
 //! virtual clock, with generated plans.
 //!
 //! A plan is a list of requests (GET, HEAD, POST, PUT; bodies of various
@@ -24,7 +24,7 @@
 //!   drain bound), and a client retries only what was never answered;
 //! - every deadline a session announces is the one the table on `Timeouts`
 //!   gives, nothing fires just before it, and it acts at it (in
-//!   `tests/sim`);
+//!   `test-support/src/sim`);
 //! - the read buffers hold at most `max_head_bytes` plus one read, and the
 //!   output at most `flush_threshold` plus one message;
 //! - a timeout or a shutdown ends a connection as documented: `408` for a
@@ -36,8 +36,9 @@
 //! `SIM_CASES=N` runs N generated plans instead of the default 64.
 //!
 //! The plans (`sim::plan`), the client and server applications and the
-//! checks (`sim::exchange`) live in `tests/sim`, which the `simulation`
-//! fuzz target includes too; this file generates plans with proptest.
+//! checks (`sim::exchange`) live in `test-support/src/sim`, which the
+//! `simulation` fuzz target runs too; this file generates plans with
+//! proptest.
 
 use h1proto_test_support::sim;
 

@@ -6,7 +6,7 @@
 //! `chunked_probe OPERATION CHUNK ITERATIONS`
 //!
 //! Each iteration copies the wire bytes of 64 KiB of data framed as chunks
-//! of CHUNK bytes (`benches/common/chunks.rs`, the `chunked` bench's input)
+//! of CHUNK bytes (`test-support/src/chunks.rs`, the `chunked` bench's input)
 //! into a new buffer, then:
 //!
 //! - `h1proto`: a `RequestDecoder` inside an endless chunked body takes
