@@ -33,7 +33,7 @@
 //!   `return_output`). The driver copies no byte of a request or a
 //!   response: the only copies are the session's own, which every driver
 //!   has (a response head, and body pieces under the coalescing threshold,
-//!   are written into its output buffer). `docs/benchmarks.md` counts them.
+//!   are written into its output buffer).
 //! - **A read between requests waits for bytes first.** A read that
 //!   begins while no request is in progress (a new connection, a
 //!   keep-alive connection waiting for its next request) is preceded by

@@ -1,6 +1,6 @@
 //! h1proto against httparse on one request head: the comparison and its
 //! allow-list of documented differences (docs/security.md, "Differences
-//! from httparse"). Shared by `tests/differential.rs` (generated heads) and
+//! from httparse"). Shared by `tests/differential/differential.rs` (generated heads) and
 //! the `differential` fuzz target (arbitrary bytes); both include this file.
 #![allow(dead_code)]
 

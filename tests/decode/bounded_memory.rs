@@ -359,7 +359,7 @@ fn millions_of_one_byte_chunks() {
 
 /// One-byte chunks with the longest extensions the chunk-line limit
 /// allows, with the extension total and the overhead bound turned off
-/// (the defaults refuse this body after 16 KiB: `tests/chunk_overhead.rs`):
+/// (the defaults refuse this body after 16 KiB: `tests/decode/chunk_overhead.rs`):
 /// memory stays bounded even then.
 #[test]
 fn many_chunks_with_long_extensions() {

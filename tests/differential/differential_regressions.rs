@@ -2,7 +2,7 @@
 //! (`scripts/differential.sh`) that the corpus format's reference checker
 //! cannot express, replayed without Python; the others are in
 //! `tests/corpus/differential.jsonl`, and the CONNECT ones in
-//! `tests/connect_framing.rs`. Each case is decoded whole and split at every
+//! `tests/conn/connect_framing.rs`. Each case is decoded whole and split at every
 //! byte boundary; `docs/security.md` records the decisions.
 
 use bytes::BytesMut;

@@ -1,4 +1,4 @@
-//! The request-smuggling matrix of `tests/smuggling.rs`, run through the
+//! The request-smuggling matrix of `tests/decode/smuggling.rs`, run through the
 //! example proxy: nothing h1proto refuses is ever forwarded.
 //!
 //! Each hostile request stream is sent on its own client connection
@@ -54,7 +54,7 @@ fn chunked(body: &[u8]) -> Vec<u8> {
     s
 }
 
-/// The request streams of `tests/smuggling.rs`, rule by rule: the
+/// The request streams of `tests/decode/smuggling.rs`, rule by rule: the
 /// refused ones and the accepted ones beside them.
 fn request_cases() -> Vec<(&'static str, Vec<u8>)> {
     let mut cases: Vec<(&'static str, Vec<u8>)> = Vec::new();
@@ -383,7 +383,7 @@ fn request_cases() -> Vec<(&'static str, Vec<u8>)> {
     cases
 }
 
-/// The responses of `tests/smuggling.rs` that a client connection refuses.
+/// The responses of `tests/decode/smuggling.rs` that a client connection refuses.
 fn refused_responses() -> Vec<&'static [u8]> {
     vec![
         b"HTTP/1.1 200 OK\r\n X: a\r\n\r\n",

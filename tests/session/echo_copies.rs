@@ -4,7 +4,7 @@
 //! into the lent room is handed out without a copy, and queued back as it
 //! is, it is the very segment the kernel writes from. Only a piece under
 //! the coalescing threshold (4 KiB) is copied, once, into the output's
-//! buffer, which every driver shares. `docs/benchmarks.md` has the count.
+//! buffer, which every driver shares.
 
 use std::time::Instant;
 

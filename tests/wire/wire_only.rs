@@ -1,7 +1,7 @@
 //! Decoding to the wire view alone (`Decoder::set_wire_only`): heads come
 //! as `Event::Wire`, with no `http` types, and everything else (framing,
 //! verdicts, errors, leniency) is what the decoder gives without the mode.
-//! `tests/split_invariance.rs` compares the two modes on generated and
+//! `tests/decode/split_invariance.rs` compares the two modes on generated and
 //! mutated input; these are the cases by name.
 
 use bytes::BytesMut;

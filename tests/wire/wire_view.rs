@@ -2,8 +2,8 @@
 //! asked for; when on, the field lines as received (spelling, order,
 //! repeats apart), the request-target and reason phrase as received, and
 //! the head's bytes without a copy, the same however the input is split.
-//! `tests/split_invariance.rs` checks it against the decoded fields on
-//! generated, mutated and lenient input; `tests/wire_roundtrip.rs` encodes
+//! `tests/decode/split_invariance.rs` checks it against the decoded fields on
+//! generated, mutated and lenient input; `tests/wire/wire_roundtrip.rs` encodes
 //! heads back from it.
 
 use bytes::BytesMut;
