@@ -264,7 +264,7 @@ mod uring {
             conn.session.sender().send_head(head)?;
             while let Some(data) = conn.call(ServerSession::read_data).await? {
                 conn.session.sender().send_data(data)?;
-                conn.call(|s, now| Ok(s.poll_flush(now))).await?;
+                conn.call(ServerSession::poll_flush).await?;
             }
             conn.session.sender().finish(None)?;
         }
@@ -448,7 +448,7 @@ mod uring {
         /// Writes what is left, lingers if the session says so, and
         /// closes. Errors are ignored: the connection is over either way.
         pub async fn close(&mut self) {
-            let _ = self.call(|s, now| Ok(s.close(now))).await;
+            let _ = self.call(ServerSession::close).await;
             self.close_socket();
         }
 
