@@ -283,7 +283,7 @@ impl Error {
     /// assert_eq!(err.switch(), Some(Switch::NoSpaceAfterStatus));
     /// assert_eq!(
     ///     err.to_string(),
-    ///     "HTTP/1.1 protocol error at byte 0: status line without SP after the code \
+    ///     "protocol error at byte 0: status line without SP after the code \
     ///      (enable `no_space_after_status` to accept)"
     /// );
     /// ```
@@ -328,7 +328,7 @@ impl Error {
     /// assert_eq!(err.field(), Some(&b"X-Bad"[..]));
     /// assert_eq!(
     ///     err.to_string(),
-    ///     "HTTP/1.1 protocol error at byte 52, field `X-Bad`: invalid field value"
+    ///     "protocol error at byte 52, field `X-Bad`: invalid field value"
     /// );
     /// # Ok::<(), h1proto::Error>(())
     /// ```
@@ -359,7 +359,7 @@ impl From<ErrorKind> for Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("HTTP/1.1 protocol error")?;
+        f.write_str("protocol error")?;
         if let Some(offset) = self.offset() {
             write!(f, " at byte {offset}")?;
         }
