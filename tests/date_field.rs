@@ -117,7 +117,7 @@ fn serve_one(config: Config, clock: Option<SystemTime>) -> String {
     h.s.sender()
         .send_response(http::Response::new("ok"))
         .unwrap();
-    h.call_infallible(ServerSession::poll_write_all).ready();
+    h.call(ServerSession::poll_write_all).ready();
     h.take_wire()
 }
 
@@ -147,7 +147,7 @@ fn a_session_follows_the_clock_and_dates_its_error_responses() {
     h.s.sender()
         .send_response(http::Response::new("ok"))
         .unwrap();
-    h.call_infallible(ServerSession::poll_write_all).ready();
+    h.call(ServerSession::poll_write_all).ready();
     // Then a request with an invalid Host, at the next second.
     h.s.set_date(at(T + 2, 0));
     h.send(b"GET / HTTP/1.1\r\nHost: ###\r\n\r\n");
@@ -157,7 +157,7 @@ fn a_session_follows_the_clock_and_dates_its_error_responses() {
             .to_string()
             .contains("Host")
     );
-    h.call_infallible(ServerSession::close);
+    h.call(ServerSession::close);
     let wire = h.take_wire();
     let get = http::Method::GET;
     assert_eq!(
