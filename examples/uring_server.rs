@@ -79,7 +79,7 @@ pub mod uring {
     use std::process::ExitCode;
     use std::rc::Rc;
     use std::task::Poll;
-    use std::time::{Duration, Instant};
+    use std::time::{Duration, Instant, SystemTime};
 
     use std::os::fd::AsRawFd;
 
@@ -257,7 +257,7 @@ pub mod uring {
             conn.session.sender().send_head(head)?;
             while let Some(data) = conn.call(ServerSession::read_data).await? {
                 conn.session.sender().send_data(data)?;
-                conn.call(|s, now| Ok(s.poll_flush(now))).await?;
+                conn.call(ServerSession::poll_flush).await?;
             }
             conn.session.sender().finish(None)?;
         }
@@ -352,6 +352,8 @@ pub mod uring {
             mut call: impl FnMut(&mut ServerSession, Instant) -> Result<Step<V>, SessionError>,
         ) -> io::Result<V> {
             let mut now = Instant::now();
+            // The wall clock beside it, for the responses' `Date`.
+            self.session.set_date(SystemTime::now());
             loop {
                 match call(&mut self.session, now)? {
                     Step::Ready(value) => return Ok(value),
@@ -404,6 +406,7 @@ pub mod uring {
                 }
                 let woke = self.wait().await;
                 now = Instant::now();
+                self.session.set_date(SystemTime::now());
                 match woke {
                     Woke::Wrote(result, out) => {
                         self.writing = None;
@@ -441,7 +444,7 @@ pub mod uring {
         /// Writes what is left, lingers if the session says so, and
         /// closes. Errors are ignored: the connection is over either way.
         pub async fn close(&mut self) {
-            let _ = self.call(|s, now| Ok(s.close(now))).await;
+            let _ = self.call(ServerSession::close).await;
             self.close_socket();
         }
 

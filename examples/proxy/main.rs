@@ -438,7 +438,7 @@ fn upload_step(
     want: Want,
 ) -> impl FnMut(&mut ClientSession, Instant) -> Result<Step<Up>, SessionError> {
     move |session, now| {
-        let written = session.poll_write_all(now);
+        let written = session.poll_write_all(now)?;
         let came = match want {
             Want::Head => match session.next_response(now)? {
                 Step::Ready(head) => Some(Up::Head(head)),
@@ -638,7 +638,7 @@ impl<'a> Exchange<'a> {
                     let data = self.upstream.read_data().await.map_err(from_upstream)?;
                     self.response_data(data)?;
                     self.server
-                        .call(|s, now| Ok(s.poll_flush(now)))
+                        .call(h1proto::ServerSession::poll_flush)
                         .await
                         .map_err(from_client)?;
                 }

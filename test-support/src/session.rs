@@ -168,14 +168,6 @@ impl<S: Session> Harness<S> {
         panic!("a session call asked for I/O a million times");
     }
 
-    /// A call that cannot fail (`close`, `poll_flush`).
-    pub fn call_infallible<V>(
-        &mut self,
-        mut f: impl FnMut(&mut S, Instant) -> Step<V>,
-    ) -> Outcome<V> {
-        self.call(|s, now| Ok(f(s, now)))
-    }
-
     /// Does `io` if the peer allows it now; `false` if it would block.
     pub fn perform(&mut self, io: Io) -> bool {
         assert!(self.closed.is_none(), "{io:?} asked for after Io::Close");

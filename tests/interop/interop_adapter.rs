@@ -223,7 +223,7 @@ use h1proto::{Config, Io, ServerSession, Session, SessionError, Step};
             let res = http::Response::new("Hello, World!");
             session.sender().send_response(res).expect("a response is due");
         }
-        drive(&mut session, &mut io, |session, now| Ok(session.close(now)))
+        drive(&mut session, &mut io, ServerSession::close)
     }
 }
 

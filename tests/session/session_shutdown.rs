@@ -18,7 +18,7 @@ fn server() -> Harness<ServerSession> {
 }
 
 fn close(h: &mut Harness<ServerSession>) {
-    match h.call_infallible(ServerSession::close) {
+    match h.call(ServerSession::close) {
         Outcome::Ready(()) => {}
         other => panic!("close: {other:?}"),
     }
@@ -61,7 +61,7 @@ fn an_idle_keep_alive_connection_stops_at_once_and_lingers() {
     // The answer to /1 may not have reached the client: closing with /2
     // unread would reset the connection and could destroy it. The session
     // shuts its sending half down and reads and discards instead.
-    assert_eq!(h.call_infallible(ServerSession::close).blocked(), Io::Read);
+    assert_eq!(h.call(ServerSession::close).blocked(), Io::Read);
     assert_eq!(h.shut, Some(h.t0 + secs(1) / 2));
     assert!(h.inbox.is_empty(), "/2 read and discarded");
     assert!(h.wire.is_empty(), "/2 not served");
@@ -83,7 +83,7 @@ fn the_exchange_in_progress_is_finished_with_connection_close() {
     h.s.sender().send_response(Response::new("one")).unwrap();
     // The pipelined request after it is not served.
     assert!(h.call(ServerSession::next_request).ready().is_none());
-    assert_eq!(h.call_infallible(ServerSession::close).blocked(), Io::Read);
+    assert_eq!(h.call(ServerSession::close).blocked(), Io::Read);
     let wire = h.take_wire();
     assert_eq!(heads(&wire).len(), 1, "{wire}");
     assert!(wire.contains("connection: close\r\n"), "{wire}");
@@ -199,7 +199,7 @@ fn a_body_drained_after_an_early_answer_is_not_waited_for() {
     // Draining the rest of the body, then the shutdown: no more draining.
     h.s.shutdown(h.now);
     assert!(h.call(ServerSession::next_request).ready().is_none());
-    assert_eq!(h.call_infallible(ServerSession::close).blocked(), Io::Read);
+    assert_eq!(h.call(ServerSession::close).blocked(), Io::Read);
     assert!(h.shut.is_some(), "lingering: the peer is still sending");
 }
 

@@ -6,7 +6,7 @@ use std::io::{Read, Write};
 use std::time::{Duration, Instant};
 
 use bytes::Buf;
-use h1proto::{Config, Io, ServerSession, Session, Step};
+use h1proto::{Config, ErrorKind, Io, ServerSession, Session, SessionError, Step};
 
 const REQUEST: &[u8] = b"GET /stream HTTP/1.1\r\nHost: a\r\n\r\n";
 
@@ -36,11 +36,11 @@ fn small_output_is_held_by_poll_flush_and_written_by_poll_write_all() {
     let now = Instant::now();
     let mut session = session_with_a_piece_queued();
     // Below the threshold the backpressure call lets it wait...
-    assert_eq!(session.poll_flush(now), Step::Ready(()));
+    assert_eq!(session.poll_flush(now), Ok(Step::Ready(())));
     // ...while poll_write_all asks for writes until it is all gone, even
     // when each write takes only part of it.
     let mut wire = Vec::new();
-    while let Step::Io(io) = session.poll_write_all(now) {
+    while let Step::Io(io) = session.poll_write_all(now).unwrap() {
         assert_eq!(io, Io::Write);
         let out = session.output();
         let n = out.chunk().len().min(7);
@@ -52,20 +52,29 @@ fn small_output_is_held_by_poll_flush_and_written_by_poll_write_all() {
     assert!(text.starts_with("HTTP/1.1 200 OK\r\n"), "{text}");
     assert!(text.ends_with("\r\n\r\n5\r\nfirst\r\n"), "{text}");
     // Nothing queued: ready at once.
-    assert_eq!(session.poll_write_all(now), Step::Ready(()));
+    assert_eq!(session.poll_write_all(now), Ok(Step::Ready(())));
 }
 
 #[test]
 fn poll_write_all_is_bounded_by_the_write_timeout() {
     let now = Instant::now();
     let mut session = session_with_a_piece_queued();
-    assert_eq!(session.poll_write_all(now), Step::Io(Io::Write));
+    assert_eq!(session.poll_write_all(now), Ok(Step::Io(Io::Write)));
     let deadline = session.poll_timeout().expect("a write deadline");
     assert_eq!(deadline, now + Config::default().timeouts.write.unwrap());
-    // The peer never takes anything: the session gives up.
+    // The peer never takes anything: the session gives up, and the call
+    // that waited says why, once.
     session.handle_timeout(deadline);
-    assert_eq!(session.poll_write_all(deadline), Step::Ready(()));
-    assert!(session.next_request(deadline).is_err());
+    let Err(SessionError::Peer(err)) = session.poll_write_all(deadline) else {
+        panic!("the write timeout is reported to the call that waited");
+    };
+    assert_eq!(err.kind(), ErrorKind::WriteTimeout);
+    assert_eq!(session.poll_write_all(deadline), Ok(Step::Ready(())));
+    assert!(matches!(
+        session.next_request(deadline),
+        Ok(Step::Ready(None))
+    ));
+    assert_eq!(session.close(deadline), Ok(Step::Io(Io::Close)));
 }
 
 /// A client that reads the response head and the first piece while the

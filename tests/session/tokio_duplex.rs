@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use bytes::Bytes;
-use h1proto::Config;
 use h1proto::adapter::tokio::Client;
+use h1proto::{ClientSession, Config};
 use http::StatusCode;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -49,7 +49,7 @@ fn an_early_refusal_during_an_upload_is_seen_at_once() {
             let piece = Bytes::from(vec![b'u'; 256 * 1024]);
             for _ in 0..256 {
                 client.sender().send_data(piece.clone()).unwrap();
-                client.call(|s, now| Ok(s.poll_flush(now))).await.unwrap();
+                client.call(ClientSession::poll_flush).await.unwrap();
                 if client.connection().send_state() == h1proto::conn::State::MustClose {
                     break;
                 }
@@ -77,7 +77,10 @@ fn a_request_pipelined_while_an_answer_is_written_is_read_and_answered_in_order(
     rt.block_on(async {
         let (io, mut peer) = tokio::io::duplex(16 * 1024);
         let server = tokio::spawn(async move {
-            let mut server = h1proto::adapter::tokio::Server::new(io, Config::default());
+            // No `Date`, so that the answers' bytes are known in full.
+            let mut config = Config::default();
+            config.send_date = false;
+            let mut server = h1proto::adapter::tokio::Server::new(io, config);
             while let Some(req) = server.next_request().await.unwrap() {
                 let body = match req.uri().path() {
                     "/big" => Bytes::from(vec![b'b'; 1 << 20]),
@@ -152,10 +155,7 @@ fn read_ahead_brings_an_early_answer_in_without_a_deadline() {
             .unwrap();
         client.sender().send_head(req).unwrap();
         client.sender().send_data(&b"01234"[..]).unwrap();
-        client
-            .call(|s, now| Ok(s.poll_write_all(now)))
-            .await
-            .unwrap();
+        client.call(ClientSession::poll_write_all).await.unwrap();
         read_head(&mut peer).await;
         // Later than the head timeout: read_ahead does not time out.
         let answer = async {

@@ -161,7 +161,7 @@ async fn serve(sock: Socket, plan: Rc<Plan>, shared: Shared, index: usize, sim: 
         Err(Failure::Socket) => Outcome::Reset,
     };
     if !ep.sock.is_closed() {
-        let _ = ep.drive_infallible(&mut s, ServerSession::close).await;
+        let _ = ep.drive(&mut s, ServerSession::close).await;
         ep.sock.close();
     }
     let t0 = sim.now() - sim.elapsed();
@@ -216,7 +216,7 @@ async fn serve_requests(
                 Ending::ServerStallBody => {
                     s.sender().send_head(tagged(id, ())).unwrap();
                     s.sender().send_data(gen_body(id, rp.resp_len)).unwrap();
-                    ep.drive_infallible(s, ServerSession::poll_flush).await?;
+                    ep.drive(s, ServerSession::poll_flush).await?;
                     ep.sock.until(Socket::peer_fin).await;
                     return Ok(());
                 }
@@ -308,8 +308,7 @@ impl Think {
         let d = Duration::from_millis(ms).min(self.budget);
         if !d.is_zero() {
             self.budget -= d;
-            ep.drive_infallible(s, ServerSession::poll_write_all)
-                .await?;
+            ep.drive(s, ServerSession::poll_write_all).await?;
             sim.sleep(d).await;
         }
         Ok(())
@@ -323,7 +322,7 @@ impl Think {
         s: &mut ServerSession,
         sim: &Sim,
     ) -> Result<(), Failure> {
-        ep.drive_infallible(s, ServerSession::poll_flush).await?;
+        ep.drive(s, ServerSession::poll_flush).await?;
         let ms = self.sizes.take() as u64;
         self.pause(ep, s, sim, ms).await
     }
@@ -428,7 +427,7 @@ impl Client {
         let plan = rp.body.as_ref().unwrap();
         for (at, n) in pieces(body.len(), &plan.pieces) {
             s.sender().send_data(body[at..at + n].to_vec()).unwrap();
-            ep.drive_infallible(s, ClientSession::poll_flush).await?;
+            ep.drive(s, ClientSession::poll_flush).await?;
         }
         let trailers = plan.trailers.then(|| {
             let mut t = HeaderMap::new();
@@ -461,7 +460,7 @@ impl Client {
                 .send_request(Request::from_parts(parts, Bytes::from(rp.body_bytes(id))))
                 .unwrap();
         }
-        ep.drive_infallible(s, ClientSession::poll_flush).await
+        ep.drive(s, ClientSession::poll_flush).await
     }
 
     /// Reads the response to `id` and checks it.
@@ -569,7 +568,7 @@ impl Client {
                     let waits = in_flight.iter().any(|&i| self.plan.requests[i].waits());
                     if self.plan.half_close && sent == n && !waits {
                         if ep
-                            .drive_infallible(&mut s, ClientSession::poll_write_all)
+                            .drive(&mut s, ClientSession::poll_write_all)
                             .await
                             .is_err()
                         {
@@ -604,7 +603,7 @@ impl Client {
             if why == "done" && !half_closed && kept {
                 return Some((ep, s));
             }
-            let _ = ep.drive_infallible(&mut s, ClientSession::close).await;
+            let _ = ep.drive(&mut s, ClientSession::close).await;
         }
         None
     }
@@ -629,12 +628,12 @@ async fn client(sim: Sim, plan: Rc<Plan>, shared: Shared) {
     let t0 = sim.now() - sim.elapsed();
     match plan.ending {
         Ending::Close => {
-            let _ = ep.drive_infallible(&mut s, ClientSession::close).await;
+            let _ = ep.drive(&mut s, ClientSession::close).await;
         }
         Ending::Idle => {
             ep.pool(&mut s).await;
             shared.borrow_mut().client_fired = fired(&ep, t0);
-            let _ = ep.drive_infallible(&mut s, ClientSession::close).await;
+            let _ = ep.drive(&mut s, ClientSession::close).await;
         }
         Ending::StallHead(n) => {
             let head = format!("GET /{extra} HTTP/1.1\r\nHost: sim\r\nX-Id: {extra}\r\n\r\n");
@@ -674,7 +673,7 @@ async fn client(sim: Sim, plan: Rc<Plan>, shared: Shared) {
                 rec.client_error = Some(err);
                 rec.client_fired = fired(&ep, t0);
             }
-            let _ = ep.drive_infallible(&mut s, ClientSession::close).await;
+            let _ = ep.drive(&mut s, ClientSession::close).await;
         }
     }
 }

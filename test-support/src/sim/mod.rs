@@ -842,15 +842,6 @@ impl Endpoint {
         }
     }
 
-    /// A call that cannot fail (`close`, `poll_flush`).
-    pub async fn drive_infallible<T: Observe, V>(
-        &mut self,
-        s: &mut T,
-        mut call: impl FnMut(&mut T, Instant) -> Step<V>,
-    ) -> Result<V, Failure> {
-        self.drive(s, |s, now| Ok(call(s, now))).await
-    }
-
     /// One I/O, or the deadline, or the shutdown signal, whichever comes
     /// first.
     async fn perform<T: Observe>(&mut self, s: &mut T, io: Io) -> Result<(), Failure> {
