@@ -14,6 +14,7 @@ mod chunked_data;
 mod early_refusal;
 mod end_with_last_byte;
 mod error_location;
+mod host_value;
 mod leniency;
 mod smuggling;
 mod split_invariance;

@@ -7,6 +7,7 @@
 #[global_allocator]
 static ALLOC: h1proto_test_support::alloc::Counting = h1proto_test_support::alloc::Counting;
 
+mod date_field;
 mod echo_copies;
 mod session_buffers;
 mod session_chunk_extensions;

@@ -3,7 +3,7 @@
 //! included, not on 1xx; a caller's own `Date` is kept; `Config::send_date`
 //! turns it off; the text follows the clock second by second.
 
-mod session_support;
+use h1proto_test_support::session as session_support;
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
