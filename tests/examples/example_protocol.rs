@@ -6,7 +6,7 @@
 //! method gets 501, `TRACE` 405 with `Allow`; an error body does not
 //! begin with `HTTP/`.
 
-mod server_process;
+use h1proto_test_support::process as server_process;
 
 use std::io::{Read, Write};
 use std::net::SocketAddr;
