@@ -6,6 +6,7 @@ mod accept_policy;
 #[cfg(all(feature = "tokio", feature = "blocking"))]
 mod example_client_upload;
 mod example_decode;
+mod example_protocol;
 mod example_shutdown;
 mod example_siege;
 mod example_timeouts;
