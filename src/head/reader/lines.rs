@@ -118,7 +118,7 @@ impl Reader {
                 (end, from + head[from..end].trim_ascii_end().len(), false)
             }
         };
-        if head.get(end..end + 2) != Some(b"\r\n") {
+        if end + 1 >= upto || head[end] != b'\r' || head[end + 1] != b'\n' {
             return None;
         }
         if role != Role::Other {
@@ -144,12 +144,9 @@ impl Reader {
 /// `HTTP/1.1` or `HTTP/1.0`: the usual versions.
 #[inline(always)]
 fn usual_version(version: &[u8]) -> Option<Version> {
-    // One comparison of a word each, not eight of a byte.
-    const HTTP_11: u64 = u64::from_le_bytes(*b"HTTP/1.1");
-    const HTTP_10: u64 = u64::from_le_bytes(*b"HTTP/1.0");
-    match u64::from_le_bytes(version.try_into().ok()?) {
-        HTTP_11 => Some(Version::HTTP_11),
-        HTTP_10 => Some(Version::HTTP_10),
+    match version {
+        b"HTTP/1.1" => Some(Version::HTTP_11),
+        b"HTTP/1.0" => Some(Version::HTTP_10),
         _ => None,
     }
 }
