@@ -19,6 +19,7 @@ mod session_timeouts;
 mod session_waits;
 #[cfg(all(feature = "tokio", feature = "blocking"))]
 mod session_write_all;
+mod steady_state_allocations;
 #[cfg(feature = "tokio")]
 mod tokio_driver_waits;
 #[cfg(feature = "tokio")]

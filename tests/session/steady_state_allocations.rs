@@ -5,8 +5,6 @@
 //! request's field map as the examples do. Counted with a per-thread
 //! allocation counter.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::time::Instant;
 
 use bytes::{Buf, Bytes};
@@ -14,36 +12,10 @@ use h1proto::{Config, Io, ServerSession, Session, Step};
 use http::header::{CONTENT_TYPE, HeaderValue};
 use http::{Request, Response};
 
-struct Counter;
-
-thread_local! {
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
-}
-
-fn count() {
-    // `try_with`: the thread-local may be gone while a thread exits.
-    let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
-}
-
-unsafe impl GlobalAlloc for Counter {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count();
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count();
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static COUNTER: Counter = Counter;
-
+/// Allocations made by this thread (the binary counts with the test
+/// allocator).
 fn allocations() -> usize {
-    ALLOCATIONS.with(Cell::get)
+    h1proto_test_support::alloc::thread_allocations()
 }
 
 /// curl's `GET /`.
