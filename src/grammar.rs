@@ -238,7 +238,7 @@ pub(crate) fn run(head: &[u8], from: usize, upto: usize, keep: impl Fn(u8) -> bo
 /// chunk extension's name), eight bytes at a time as [`scan`] reads.
 #[inline]
 pub(crate) fn token_end(bytes: &[u8], from: usize, upto: usize) -> usize {
-    scan::<false>(bytes, from, upto, maybe_not_tchar, is_tchar)
+    scan(bytes, from, upto, maybe_not_tchar, is_tchar)
 }
 
 /// Where the run of request-target bytes from `from` ends: eight at a
@@ -260,7 +260,7 @@ pub(crate) fn target_end(head: &[u8], mut from: usize, upto: usize) -> usize {
 /// field value, a reason phrase), eight bytes at a time as [`scan`] reads.
 #[inline]
 pub(crate) fn text_end(bytes: &[u8], from: usize, upto: usize) -> usize {
-    scan::<true>(bytes, from, upto, maybe_not_text, is_text)
+    scan(bytes, from, upto, maybe_not_text, is_text)
 }
 
 /// Where the run of bytes of `bytes[from..upto]` that `keep` takes ends,
@@ -270,7 +270,7 @@ pub(crate) fn text_end(bytes: &[u8], from: usize, upto: usize) -> usize {
 /// byte is looked at alone, the run going on after it when `keep` takes
 /// it. The same answer as [`run`], in fewer instructions per byte.
 #[inline(always)]
-fn scan<const LONG: bool>(
+fn scan(
     bytes: &[u8],
     mut from: usize,
     upto: usize,
@@ -279,14 +279,6 @@ fn scan<const LONG: bool>(
 ) -> usize {
     let bytes = &bytes[..upto];
     let word = |w: &[u8]| u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
-    // Sixteen bytes at a time while none is flagged, for long runs.
-    while let Some(two) = bytes.get(from..from + 16).filter(|_| LONG) {
-        let (a, b) = two.split_at(8);
-        if suspects(word(a)) | suspects(word(b)) != 0 {
-            break;
-        }
-        from += 16;
-    }
     while let Some(w) = bytes.get(from..from + 8) {
         let flags = suspects(word(w));
         if flags == 0 {
