@@ -74,8 +74,8 @@ macro_rules! io_calls {
                     Ok(Some(req)) => {
                         let res = handler(req)$(.$await)?;
                         // The handler may have taken a while: the `Date`
-                        // is the time its answer is queued.
-                        $crate::Session::set_date(&mut *server, ::std::time::SystemTime::now());
+                        // is the second its answer is queued in.
+                        server.now();
                         if let Err(err) = server.sender().send_response(res) {
                             break Err(err.into());
                         }
@@ -216,7 +216,7 @@ pub mod tokio;
 
 use std::io::{self, ErrorKind};
 use std::ops::{Deref, DerefMut};
-use std::time::Instant;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use bytes::BytesMut;
 
@@ -231,6 +231,10 @@ pub struct Driver<S, T, R: Runtime> {
     io: S,
     session: T,
     runtime: R::PerConnection,
+    /// When, by the monotonic clock, the wall clock's second next
+    /// changes: the wall clock is read again then (see
+    /// [`now`](Driver::now)); `None` before the first reading.
+    next_second: Option<Instant>,
 }
 
 /// A runtime the adapters drive sessions on: [`blocking::Blocking`] or
@@ -252,6 +256,7 @@ impl<S, T, R: Runtime> Driver<S, T, R> {
             io,
             session,
             runtime: R::PerConnection::default(),
+            next_second: None,
         }
     }
 }
@@ -271,6 +276,24 @@ impl<S, T, R: Runtime> DerefMut for Driver<S, T, R> {
 }
 
 impl<S, T: Session, R: Runtime> Driver<S, T, R> {
+    /// Reads the clock, when a call starts and after an I/O that waited.
+    /// The wall clock, for the `Date` of a server's responses, is read
+    /// with it only once its second may have changed since the last
+    /// reading, by the monotonic clock: once a second at most, not at
+    /// every wake-up. A step of the wall clock shows within a second.
+    #[inline]
+    fn now(&mut self) -> Instant {
+        let now = Instant::now();
+        if self.next_second.is_none_or(|next| now >= next) {
+            let wall = SystemTime::now();
+            self.session.set_date(wall);
+            let into = wall.duration_since(UNIX_EPOCH).unwrap_or_default();
+            let left = Duration::from_secs(1) - Duration::from_nanos(into.subsec_nanos().into());
+            self.next_second = now.checked_add(left);
+        }
+        now
+    }
+
     /// Reports to the session how the I/O `step` asked for ended, at
     /// `now`: a timeout (the stream's, or the runtime's timer) lets the
     /// session act on its deadline.
