@@ -150,6 +150,7 @@ mod chunk_ext;
 mod config;
 pub mod conn;
 mod decode;
+pub mod driver;
 mod encode;
 mod error;
 pub mod framing;
