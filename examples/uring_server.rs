@@ -86,7 +86,7 @@ mod uring {
     use std::process::ExitCode;
     use std::rc::Rc;
     use std::task::Poll;
-    use std::time::{Duration, Instant};
+    use std::time::{Duration, Instant, SystemTime};
 
     use std::os::fd::AsRawFd;
 
@@ -359,6 +359,8 @@ mod uring {
             mut call: impl FnMut(&mut ServerSession, Instant) -> Result<Step<V>, SessionError>,
         ) -> io::Result<V> {
             let mut now = Instant::now();
+            // The wall clock beside it, for the responses' `Date`.
+            self.session.set_date(SystemTime::now());
             loop {
                 match call(&mut self.session, now)? {
                     Step::Ready(value) => return Ok(value),
@@ -411,6 +413,7 @@ mod uring {
                 }
                 let woke = self.wait().await;
                 now = Instant::now();
+                self.session.set_date(SystemTime::now());
                 match woke {
                     Woke::Wrote(result, out) => {
                         self.writing = None;

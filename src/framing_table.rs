@@ -576,6 +576,7 @@ fn every_error_kind_suggests_its_status() {
         (ObsFold, 400),
         (BareLineFeed, 400),
         (InvalidHost, 400),
+        (InvalidHostValue, 400),
         (InvalidContentLength, 400),
         (ContentLengthWithTransferEncoding, 400),
         (InvalidTransferEncoding, 400),

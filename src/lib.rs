@@ -152,6 +152,7 @@ pub mod adapter;
 mod chunk_ext;
 mod config;
 pub mod conn;
+mod date;
 mod decode;
 pub mod driver;
 mod encode;

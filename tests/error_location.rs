@@ -431,20 +431,20 @@ fn the_text_says_where() {
     let err = error_of(|| RequestDecoder::new(Limits::default()), &input);
     assert_eq!(
         err.to_string(),
-        "HTTP/1.1 protocol error at byte 76, field `X-Bad`: invalid field value"
+        "protocol error at byte 76, field `X-Bad`: invalid field value"
     );
     let input = after_first("GET / HTTP/1.1\r\nX\u{e9}: a\r\n\r\n");
     let err = error_of(|| RequestDecoder::new(Limits::default()), &input);
     assert_eq!(
         err.to_string(),
-        "HTTP/1.1 protocol error at byte 67, field `X\\xc3\\xa9`: invalid field name"
+        "protocol error at byte 67, field `X\\xc3\\xa9`: invalid field name"
     );
     // An error that is not about bytes received has no place.
     let timeout = Error::from(ErrorKind::HeadTimeout);
     assert_eq!((timeout.offset(), timeout.field()), (None, None));
     assert_eq!(
         timeout.to_string(),
-        "HTTP/1.1 protocol error: request head not received in time"
+        "protocol error: request head not received in time"
     );
 }
 

@@ -182,9 +182,17 @@ fn field_order_and_spelling_go_through_both_ways() {
         got.raw
     );
     // The three Set-Cookie lines apart and in place; the body framed
-    // again for the client, after the proxy's `Via`.
+    // again for the client, after the proxy's `Via` and the `Date` a
+    // forwarding recipient with a clock adds where the origin sent none
+    // (RFC 9110 section 6.6.1).
+    let mut lines = field_lines(&got.raw);
+    let date = lines.remove(6);
+    assert!(
+        date.starts_with("date: ") && date.ends_with(" GMT") && date.len() == 35,
+        "{date}"
+    );
     assert_eq!(
-        field_lines(&got.raw),
+        lines,
         [
             "set-cookie: a=1",
             "Server: up",

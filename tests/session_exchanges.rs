@@ -36,8 +36,7 @@ fn close(h: &mut Harness<ServerSession>) {
 }
 
 /// The status lines in `wire`: "HTTP/1.1 " and three digits, to the end
-/// of the line (an error text that says "HTTP/1.1 protocol error" is not
-/// one).
+/// of the line.
 fn status_lines(wire: &str) -> Vec<&str> {
     wire.match_indices("HTTP/1.1 ")
         .map(|(at, _)| &wire[at..])

@@ -523,6 +523,19 @@ fn token(max: usize) -> impl Strategy<Value = String> {
     prop::collection::vec(select(TCHARS), 1..=max).prop_map(|v| String::from_utf8(v).unwrap())
 }
 
+/// A `Host` value: a reg-name (unreserved and sub-delims), or `[::1]`,
+/// and maybe a port.
+fn host_value() -> impl Strategy<Value = String> {
+    const REG_NAME: &[u8] = b"abcxyzABC0129-._~!$&'()*+,;=";
+    let name =
+        prop::collection::vec(select(REG_NAME), 1..=20).prop_map(|v| String::from_utf8(v).unwrap());
+    let host = prop_oneof![9 => name, 1 => Just("[::1]".to_owned())];
+    (host, prop::option::of(0u16..)).prop_map(|(host, port)| match port {
+        Some(port) => format!("{host}:{port}"),
+        None => host,
+    })
+}
+
 /// A field value: field-vchar (VCHAR or obs-text) at both ends, SP and HTAB
 /// allowed inside; possibly empty.
 fn field_value() -> impl Strategy<Value = Vec<u8>> {
@@ -863,7 +876,7 @@ fn request_spec() -> impl Strategy<Value = RequestSpec> {
         target(),
         prop::bool::weighted(0.8),
         (
-            prop::option::weighted(0.9, (token(20), any::<usize>())),
+            prop::option::weighted(0.9, (host_value(), any::<usize>())),
             prop::collection::vec(field(), 0..20),
             (0..CONNECTION.len(), any::<usize>()),
         ),

@@ -89,7 +89,8 @@ fn httparse_parse(raw: &[u8]) -> Parsed {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Allowed {
     /// D1: h1proto requires exactly one `Host` in HTTP/1.1 (and at most one
-    /// in HTTP/1.0); httparse does not look at fields.
+    /// in HTTP/1.0), whose value is `uri-host [ ":" port ]`; httparse does
+    /// not look at fields.
     Host,
     /// D2: h1proto decides the framing (CL/TE rules, no framing on a
     /// CONNECT request); httparse does not.
@@ -156,6 +157,64 @@ fn target_is_refusable(method: &str, target: &str) -> bool {
     }
 }
 
+/// `uri-host [ ":" port ]` of RFC 3986, not empty, the value trimmed of
+/// OWS: an IP-literal (`[` IPv6address or IPvFuture `]`) or a reg-name
+/// (unreserved, sub-delims, pct-encoded), then `:` and digits.
+fn is_uri_host_and_port(value: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(value) else {
+        return false;
+    };
+    let text = text.trim_matches([' ', '\t']);
+    let (host, port) = match text.strip_prefix('[') {
+        Some(rest) => match rest.split_once(']') {
+            Some((inside, port)) => {
+                let future = inside
+                    .strip_prefix(['v', 'V'])
+                    .and_then(|f| f.split_once('.'));
+                let ok = match future {
+                    Some((v, a)) => {
+                        !v.is_empty()
+                            && v.chars().all(|c| c.is_ascii_hexdigit())
+                            && !a.is_empty()
+                            && a.chars().all(|c| {
+                                c.is_ascii_alphanumeric() || "-._~!$&'()*+,;=:".contains(c)
+                            })
+                    }
+                    None => inside.parse::<std::net::Ipv6Addr>().is_ok(),
+                };
+                if !ok {
+                    return false;
+                }
+                (inside, port)
+            }
+            None => return false,
+        },
+        None => {
+            let end = text.find(':').unwrap_or(text.len());
+            let (host, port) = text.split_at(end);
+            let pieces: Vec<&str> = host.split('%').collect();
+            let reg = |s: &str| {
+                s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-._~!$&'()*+,;=".contains(c))
+            };
+            let pct = pieces[1..].iter().all(|p| {
+                p.len() >= 2
+                    && p.is_char_boundary(2)
+                    && p[..2].chars().all(|c| c.is_ascii_hexdigit())
+            });
+            if !(pct && pieces.iter().all(|p| reg(p))) {
+                return false;
+            }
+            (host, port)
+        }
+    };
+    !host.is_empty()
+        && (port.is_empty()
+            || port
+                .strip_prefix(':')
+                .is_some_and(|p| p.chars().all(|c| c.is_ascii_digit())))
+}
+
 fn has_bare_lf(raw: &[u8]) -> bool {
     raw.iter()
         .enumerate()
@@ -177,6 +236,14 @@ fn explain_refusal(raw: &[u8], kind: ErrorKind, hp: &Head) -> Option<Allowed> {
     let count = |name: &str| hp.fields.iter().filter(|(n, _)| n == name).count();
     match kind {
         InvalidHost if count("host") > 1 || (count("host") == 0 && hp.minor == 1) => {
+            Some(Allowed::Host)
+        }
+        InvalidHostValue
+            if hp
+                .fields
+                .iter()
+                .any(|(n, v)| n == "host" && !is_uri_host_and_port(v)) =>
+        {
             Some(Allowed::Host)
         }
         InvalidContentLength

@@ -73,6 +73,9 @@ macro_rules! io_calls {
                 match server.call($crate::ServerSession::next_full_request)$(.$await)? {
                     Ok(Some(req)) => {
                         let res = handler(req)$(.$await)?;
+                        // The handler may have taken a while: the `Date`
+                        // is the time its answer is queued.
+                        $crate::Session::set_date(&mut *server, ::std::time::SystemTime::now());
                         if let Err(err) = server.sender().send_response(res) {
                             break Err(err.into());
                         }

@@ -1,7 +1,7 @@
 //! The server session: a [`ServerConnection`] with its read buffer, timers
 //! and closing policy.
 
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 use bytes::{Bytes, BytesMut};
 use http::Request;
@@ -102,12 +102,15 @@ pub struct ServerSession {
     /// `next_request` asked for a write before it waits for the next
     /// request (see [`resume_read`](Self::resume_read)).
     write_then_read: bool,
+    /// `Config::send_date`.
+    send_date: bool,
 }
 
 impl ServerSession {
     /// A session for a connection made at `now`.
     pub fn new(config: Config, now: Instant) -> Self {
         ServerSession {
+            send_date: config.send_date,
             core: Core::new(config),
             phase: Phase::Open,
             started: now,
@@ -494,6 +497,13 @@ impl Session for ServerSession {
     fn shutdown(&mut self, _now: Instant) {
         self.shutdown = true;
         self.core.conn.close_after_response();
+    }
+
+    #[inline]
+    fn set_date(&mut self, now: SystemTime) {
+        if self.send_date {
+            self.core.conn.set_date(Some(now));
+        }
     }
 }
 
