@@ -6,7 +6,8 @@
 //! [`ClientSession`](crate::ClientSession) over a [`RuntimeIo`]: its
 //! [`call`](Conn::call) makes a session call until it is ready, doing the
 //! I/O the session asks for, reading beside a write that has to wait (the
-//! duplex contract of [`Session`]), waking at the session's deadline and
+//! duplex contract of [`Session`]), waking at the session's deadline,
+//! handing it the wall clock for `Date` ([`Session::set_date`]) and
 //! starting a graceful shutdown when its signal fires. Every protocol
 //! decision is the session's; a runtime supplies only the four operations,
 //! about thirty lines:
@@ -93,7 +94,7 @@ use std::ops::{Deref, DerefMut};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 use crate::{Io, Session, SessionError, Step};
 
@@ -251,6 +252,8 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
         mut call: impl FnMut(&mut S, Instant) -> Result<Step<V>, SessionError>,
     ) -> io::Result<V> {
         let mut now = Instant::now();
+        // The wall clock with it, for the `Date` of responses queued now.
+        self.session.set_date(SystemTime::now());
         // The I/O asked for and not done yet: the call is made again only
         // once something happened.
         let mut asked: Option<Io> = None;
@@ -276,6 +279,7 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
                 };
                 asked = None;
                 now = Instant::now();
+                self.session.set_date(SystemTime::now());
                 match done {
                     Done::Deadline => self.session.handle_timeout(now),
                     Done::Io(io, result) => {

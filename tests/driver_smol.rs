@@ -190,6 +190,8 @@ fn serves_keep_alive_pipelined_and_streamed_requests() {
         both.contains("\r\n\r\nHello, World!HTTP/1.1 404 Not Found\r\n"),
         "{both}"
     );
+    // The driver hands the session the wall clock: both are dated.
+    assert_eq!(both.matches("\r\ndate: ").count(), 2, "{both}");
     // The echo streams: the first piece comes back before the second is
     // sent, and `100 Continue` comes first when asked for.
     client
