@@ -14,9 +14,10 @@
 //!   replaces one the client adds itself (`Host`, `User-Agent`, `Accept`,
 //!   `Content-Type`), `-H 'Name:'` removes one, `-H 'Name;'` sends it
 //!   empty;
-//! - `-d DATA` and `--data-binary DATA` POST `DATA`; `--data-binary @FILE`
-//!   POSTs the file, streamed from disk in pieces (never read whole into
-//!   memory).
+//! - `-d DATA` and `--data-binary DATA` POST `DATA`; `-d @FILE` POSTs the
+//!   file without its line breaks (read whole, as curl does);
+//!   `--data-binary @FILE` POSTs the file as it is, streamed from disk in
+//!   pieces (never read whole into memory).
 //!
 //! URLs on the same host and port share one connection while the server
 //! keeps it open; a URL without a scheme is `http://`. `https://` is
@@ -68,7 +69,7 @@ use tokio::net::TcpStream;
 /// What `--help` prints.
 pub const USAGE: &str = "\
 Usage: client [options...] <url>...
- -d, --data <data>           POST <data> (as curl's -d, without @file)
+ -d, --data <data>           POST <data>, or with @FILE the file without its line breaks
      --data-binary <data>    POST <data>, or the file's bytes with @FILE (streamed)
  -H, --header <header>       Send 'Name: value'; 'Name:' removes a field, 'Name;' sends it empty
  -h, --help                  This help, then exit
@@ -117,7 +118,8 @@ fn usage(message: impl Into<String>) -> Box<dyn Error> {
 /// A request body from the command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Data {
-    /// `-d DATA`, `--data-binary DATA`: these bytes.
+    /// `-d DATA`, `-d @FILE` (its bytes without line breaks),
+    /// `--data-binary DATA`: these bytes.
     Bytes(Bytes),
     /// `--data-binary @FILE`: the file's bytes, streamed.
     File(PathBuf),
@@ -197,7 +199,18 @@ pub fn parse_args(args: &[String]) -> Result<Options, Box<dyn Error>> {
                 opts.method = Some(method);
             }
             "-H" | "--header" => opts.fields.push(parse_field(&value("a header")?)?),
-            "-d" | "--data" => opts.data = Some(Data::Bytes(Bytes::from(value("data")?))),
+            "-d" | "--data" => {
+                let data = value("data")?;
+                opts.data = Some(Data::Bytes(match data.strip_prefix('@') {
+                    // As curl: the file's bytes without its line breaks.
+                    Some(path) => {
+                        let mut bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+                        bytes.retain(|&b| b != b'\r' && b != b'\n');
+                        Bytes::from(bytes)
+                    }
+                    None => Bytes::from(data),
+                }));
+            }
             "--data-binary" => {
                 let data = value("data or @FILE")?;
                 opts.data = Some(match data.strip_prefix('@') {

@@ -232,7 +232,7 @@ fn dash_h_adds_replaces_removes_and_empties_fields() {
 }
 
 #[test]
-fn data_binary_posts_the_bytes_or_the_file() {
+fn data_options_post_the_bytes_or_the_file() {
     let ((ours, a), (_, b)) = both(&["--data-binary", "a=1&b=2"]);
     assert!(ours.status.success());
     assert_eq!(a.line, b.line);
@@ -241,6 +241,15 @@ fn data_binary_posts_the_bytes_or_the_file() {
     assert_eq!(a.body, b.body);
     assert_eq!(a.field("content-type"), b.field("content-type"));
     assert_eq!(a.field("content-length"), b.field("content-length"));
+
+    // `-d @FILE`: the file without its line breaks, as curl sends it.
+    let lines = std::env::temp_dir().join(format!("h1proto-curl-d-{}.txt", std::process::id()));
+    std::fs::write(&lines, "a=1\r\n&b=2\n&c=3\n").unwrap();
+    let at = format!("@{}", lines.display());
+    let ((_, a), (_, b)) = both(&["-d", &at]);
+    let _ = std::fs::remove_file(&lines);
+    assert_eq!(a.body, b"a=1&b=2&c=3");
+    assert_eq!(a.body, b.body);
 
     let path = std::env::temp_dir().join(format!("h1proto-curl-data-{}.bin", std::process::id()));
     let data: Vec<u8> = (0..=255u8).cycle().take(200_000).collect();
