@@ -33,7 +33,7 @@
 //!   `return_output`). The driver copies no byte of a request or a
 //!   response: the only copies are the session's own, which every driver
 //!   has (a response head, and body pieces under the coalescing threshold,
-//!   are written into its output buffer). `docs/benchmarks.md` counts them.
+//!   are written into its output buffer).
 //! - **A read between requests waits for bytes first.** A read that
 //!   begins while no request is in progress (a new connection, a
 //!   keep-alive connection waiting for its next request) is preceded by
@@ -56,8 +56,6 @@
 //!   (`Conn::close_socket`).
 
 #[cfg(target_os = "linux")]
-#[path = "common/mod.rs"]
-#[allow(clippy::duplicate_mod)] // the interop tests load every server
 mod common;
 
 #[cfg(not(target_os = "linux"))]
@@ -71,13 +69,8 @@ fn main() -> std::process::ExitCode {
     uring::main()
 }
 
-// What the interop tests run in-process (they use `handle` only).
 #[cfg(target_os = "linux")]
-#[allow(unused_imports)]
-pub use uring::{handle, run};
-
-#[cfg(target_os = "linux")]
-mod uring {
+pub mod uring {
     use std::cell::Cell;
     use std::future::poll_fn;
     use std::io;

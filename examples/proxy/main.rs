@@ -123,8 +123,16 @@ fn main() -> ExitCode {
             stop_signal().await;
             let _ = stop.send(true);
         });
-        match run(listener, Arc::new(proxy), stopped).await {
-            Ok(()) => ExitCode::SUCCESS,
+        let proxy = Arc::new(proxy);
+        match run(listener, Arc::clone(&proxy), stopped).await {
+            Ok(()) => {
+                println!(
+                    "Stopped: {} upstream connections opened, {} idle at the end",
+                    proxy.pool.opened(),
+                    proxy.pool.idle()
+                );
+                ExitCode::SUCCESS
+            }
             Err(err) => {
                 eprintln!("proxy: {err}");
                 ExitCode::FAILURE
