@@ -21,6 +21,7 @@ use smol::{Async, Executor, Timer};
 
 /// The four operations on smol: a readiness runtime, so each poll starts
 /// afresh and nothing is kept between polls but the timer.
+// docs/sessions.md shows what follows, to the end marker, verbatim.
 struct SmolIo {
     io: Async<TcpStream>,
     timer: Timer,
@@ -60,6 +61,7 @@ impl RuntimeIo for SmolIo {
         Pin::new(&mut self.timer).poll(cx).map(|_| ())
     }
 }
+// End of what docs/sessions.md shows.
 
 /// One connection: `GET /` answers `Hello, World!`, `POST /echo` streams
 /// the body back as it comes, anything else is 404.
@@ -294,4 +296,27 @@ fn a_graceful_shutdown_finishes_the_exchange_in_progress_and_closes_idle_ones() 
     server.thread.join().unwrap();
     assert_eq!(server.shutdown.live(), 0);
     assert!(TcpStream::connect(server.addr).is_err());
+}
+
+/// docs/sessions.md shows the `RuntimeIo` implementations of this file
+/// and of `driver_uring.rs` verbatim, between their markers: the code
+/// a reader copies is the code these tests run.
+#[test]
+fn the_docs_show_the_tested_drivers_verbatim() {
+    let docs = include_str!("../../docs/sessions.md");
+    let sources = [
+        ("driver_smol.rs", include_str!("driver_smol.rs")),
+        ("driver_uring.rs", include_str!("driver_uring.rs")),
+    ];
+    for (name, source) in sources {
+        let start = "// docs/sessions.md shows what follows, to the end marker, verbatim.\n";
+        let from = source.find(start).expect("the start marker") + start.len();
+        let to = source
+            .find("// End of what docs/sessions.md shows.\n")
+            .expect("the end marker");
+        assert!(
+            docs.contains(&source[from..to]),
+            "docs/sessions.md no longer shows {name}'s driver verbatim"
+        );
+    }
 }

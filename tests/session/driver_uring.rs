@@ -20,6 +20,7 @@ use h1proto::{Config, ServerSession, Session};
 use http::{Method, Response};
 use tokio_uring::net::{TcpListener, TcpStream};
 
+// docs/sessions.md shows what follows, to the end marker, verbatim.
 type Op<T> = Pin<Box<dyn Future<Output = (io::Result<usize>, T)>>>;
 
 /// The four operations on tokio-uring.
@@ -112,6 +113,7 @@ impl RuntimeIo for UringIo {
         self.writing.is_some()
     }
 }
+// End of what docs/sessions.md shows.
 
 /// `GET /big` answers 1 MiB in four segments, `POST /echo` streams the
 /// body back, anything else `Hello, World!`.
