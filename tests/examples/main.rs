@@ -8,6 +8,7 @@ mod example_client_curl;
 #[cfg(all(feature = "tokio", feature = "blocking"))]
 mod example_client_upload;
 mod example_decode;
+mod example_protocol;
 mod example_shutdown;
 mod example_siege;
 mod example_timeouts;
