@@ -319,6 +319,33 @@ fn open_file(path: &Path) -> Result<(File, u64), Box<dyn Error>> {
     Ok((file, len))
 }
 
+/// An `-o` file, created at the first write or flush.
+struct LazyFile {
+    path: PathBuf,
+    file: Option<File>,
+}
+
+impl LazyFile {
+    fn file(&mut self) -> io::Result<&mut File> {
+        let file = match self.file.take() {
+            Some(file) => file,
+            None => File::create(&self.path)
+                .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", self.path.display())))?,
+        };
+        Ok(self.file.insert(file))
+    }
+}
+
+impl Write for LazyFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.file()?.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file()?.flush()
+    }
+}
+
 /// Where a response goes as it arrives: its body (and, with `-I`, its
 /// heads) to `out`, with `-v` its heads and trailers to `err`.
 struct Sink<'a> {
@@ -349,9 +376,10 @@ impl Sink<'_> {
         }
         if self.heads {
             self.out.write_all(bytes)?;
-            self.out.flush()?;
         }
-        Ok(())
+        // An `-o` file exists once a response came, even one without a
+        // body.
+        self.out.flush()
     }
 
     /// A piece of the body, shown at once.
@@ -639,11 +667,13 @@ async fn fetch(
             _ => None,
         };
         let req = request(opts, uri, body.as_ref())?;
-        // `-o FILE` for this URL: created before the request goes.
+        // `-o FILE` for this URL: created once the response comes, as curl
+        // does (a failed connection leaves no empty file behind).
         let mut file = match opts.outputs.get(i) {
-            Some(path) if path.as_os_str() != "-" => {
-                Some(File::create(path).map_err(|e| format!("{}: {e}", path.display()))?)
-            }
+            Some(path) if path.as_os_str() != "-" => Some(LazyFile {
+                path: path.clone(),
+                file: None,
+            }),
             _ => None,
         };
 

@@ -288,6 +288,21 @@ fn dash_o_writes_the_body_to_the_file() {
     assert!(ours.stdout.is_empty());
     assert_eq!(a, b);
     assert_eq!(a, b"hello\n");
+    // Nothing to fetch, no file: as curl, a failed connection leaves none.
+    let refused = format!("http://{}/", unused_addr());
+    let ours = client(&["-o", ours_file.to_str().unwrap(), &refused]);
+    let theirs = curl(&["-o", curl_file.to_str().unwrap(), &refused]);
+    assert!(!ours.status.success() && !theirs.status.success());
+    assert!(!curl_file.exists(), "curl left a file");
+    assert!(!ours_file.exists(), "an empty file was left behind");
+}
+
+/// An address nothing listens on.
+fn unused_addr() -> SocketAddr {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
 }
 
 #[test]
