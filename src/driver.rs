@@ -94,7 +94,7 @@ use std::ops::{Deref, DerefMut};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
-use std::time::{Instant, SystemTime};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::{Io, Session, SessionError, Step};
 
@@ -178,6 +178,33 @@ pub struct Conn<R, S> {
     io: R,
     session: S,
     signal: Option<Signal>,
+    wall: WallClock,
+}
+
+/// When a driver next reads the wall clock for `Date`
+/// ([`Session::set_date`]): once its monotonic reading has passed the
+/// next second of the last wall reading, so once a second at most rather
+/// than at every reading of its clock. A step of the wall clock shows
+/// within a second.
+#[derive(Debug, Default)]
+pub(crate) struct WallClock {
+    /// By the monotonic clock; `None` before the first reading.
+    next_second: Option<Instant>,
+}
+
+impl WallClock {
+    /// Hands `session` the wall clock if its second may have changed by
+    /// `now`, a reading of the monotonic clock just taken.
+    #[inline]
+    pub(crate) fn update(&mut self, now: Instant, session: &mut (impl Session + ?Sized)) {
+        if self.next_second.is_none_or(|next| now >= next) {
+            let wall = SystemTime::now();
+            session.set_date(wall);
+            let into = wall.duration_since(UNIX_EPOCH).unwrap_or_default();
+            let left = Duration::from_secs(1) - Duration::from_nanos(into.subsec_nanos().into());
+            self.next_second = now.checked_add(left);
+        }
+    }
 }
 
 impl<R, S> Deref for Conn<R, S> {
@@ -218,6 +245,7 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
             io,
             session,
             signal: None,
+            wall: WallClock::default(),
         }
     }
 
@@ -253,7 +281,7 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
     ) -> io::Result<V> {
         let mut now = Instant::now();
         // The wall clock with it, for the `Date` of responses queued now.
-        self.session.set_date(SystemTime::now());
+        self.wall.update(now, &mut self.session);
         // The I/O asked for and not done yet: the call is made again only
         // once something happened.
         let mut asked: Option<Io> = None;
@@ -279,7 +307,7 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
                 };
                 asked = None;
                 now = Instant::now();
-                self.session.set_date(SystemTime::now());
+                self.wall.update(now, &mut self.session);
                 match done {
                     Done::Deadline => self.session.handle_timeout(now),
                     Done::Io(io, result) => {

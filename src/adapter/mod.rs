@@ -216,10 +216,11 @@ pub mod tokio;
 
 use std::io::{self, ErrorKind};
 use std::ops::{Deref, DerefMut};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::Instant;
 
 use bytes::BytesMut;
 
+use crate::driver::WallClock;
 use crate::{ClientSession, Config, Io, ServerSession, Session};
 
 /// A session and the stream it runs over, driven by runtime `R`: what
@@ -231,10 +232,8 @@ pub struct Driver<S, T, R: Runtime> {
     io: S,
     session: T,
     runtime: R::PerConnection,
-    /// When, by the monotonic clock, the wall clock's second next
-    /// changes: the wall clock is read again then (see
-    /// [`now`](Driver::now)); `None` before the first reading.
-    next_second: Option<Instant>,
+    /// When the wall clock is read next, for `Date`.
+    wall: WallClock,
 }
 
 /// A runtime the adapters drive sessions on: [`blocking::Blocking`] or
@@ -256,7 +255,7 @@ impl<S, T, R: Runtime> Driver<S, T, R> {
             io,
             session,
             runtime: R::PerConnection::default(),
-            next_second: None,
+            wall: WallClock::default(),
         }
     }
 }
@@ -276,21 +275,12 @@ impl<S, T, R: Runtime> DerefMut for Driver<S, T, R> {
 }
 
 impl<S, T: Session, R: Runtime> Driver<S, T, R> {
-    /// Reads the clock, when a call starts and after an I/O that waited.
-    /// The wall clock, for the `Date` of a server's responses, is read
-    /// with it only once its second may have changed since the last
-    /// reading, by the monotonic clock: once a second at most, not at
-    /// every wake-up. A step of the wall clock shows within a second.
+    /// Reads the clock, when a call starts and after an I/O that waited;
+    /// the wall clock, for `Date`, once a second at most ([`WallClock`]).
     #[inline]
     fn now(&mut self) -> Instant {
         let now = Instant::now();
-        if self.next_second.is_none_or(|next| now >= next) {
-            let wall = SystemTime::now();
-            self.session.set_date(wall);
-            let into = wall.duration_since(UNIX_EPOCH).unwrap_or_default();
-            let left = Duration::from_secs(1) - Duration::from_nanos(into.subsec_nanos().into());
-            self.next_second = now.checked_add(left);
-        }
+        self.wall.update(now, &mut self.session);
         now
     }
 
