@@ -22,9 +22,9 @@ mod session_timeouts;
 mod session_waits;
 #[cfg(all(feature = "tokio", feature = "blocking"))]
 mod session_write_all;
-mod steady_state_allocations;
 #[cfg(feature = "tokio")]
 mod shutdown_fanout;
+mod steady_state_allocations;
 #[cfg(feature = "tokio")]
 mod tokio_driver_waits;
 #[cfg(feature = "tokio")]
