@@ -23,8 +23,9 @@
 //! keeps it open; a URL without a scheme is `http://`. `https://` is
 //! refused: the example speaks plain HTTP/1.1 (there is no TLS in the
 //! crate). An unknown option is refused by name, with exit status 2 as
-//! curl's; a failed fetch exits 1; an answer of any status is a success
-//! (0), as in curl without `-f`.
+//! curl's; a connection that cannot be made exits 7, as curl's, and any
+//! other failed fetch 1; an answer of any status is a success (0), as in
+//! curl without `-f`.
 //!
 //! Responses are read with the client's default leniency (a status line
 //! without the SP after the code is accepted, nothing else); `--lenient`
@@ -91,6 +92,10 @@ fn main() {
             eprintln!("client: try 'client --help' for more information");
             2
         }
+        Err(err) if err.is::<ConnectFailed>() => {
+            eprintln!("client: {err}");
+            7
+        }
         Err(err) => {
             eprintln!("client: {err}");
             1
@@ -98,6 +103,18 @@ fn main() {
     };
     std::process::exit(code);
 }
+
+/// The connection could not be made: exit status 7, as curl's.
+#[derive(Debug)]
+pub struct ConnectFailed(pub String);
+
+impl fmt::Display for ConnectFailed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Error for ConnectFailed {}
 
 /// A command line the client cannot run: exit status 2, as curl's.
 #[derive(Debug)]
@@ -689,9 +706,9 @@ async fn fetch(
             if opts.verbose {
                 writeln!(err, "*   Trying {target}...")?;
             }
-            let client = connect(&target, opts.lenient)
-                .await
-                .map_err(|e| format!("failed to connect to {host} port {port}: {e}"))?;
+            let client = connect(&target, opts.lenient).await.map_err(|e| {
+                ConnectFailed(format!("failed to connect to {host} port {port}: {e}"))
+            })?;
             open = Some((target.clone(), client));
             if opts.verbose {
                 writeln!(err, "* Connected to {host} port {port}")?;

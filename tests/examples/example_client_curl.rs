@@ -292,7 +292,8 @@ fn dash_o_writes_the_body_to_the_file() {
     let refused = format!("http://{}/", unused_addr());
     let ours = client(&["-o", ours_file.to_str().unwrap(), &refused]);
     let theirs = curl(&["-o", curl_file.to_str().unwrap(), &refused]);
-    assert!(!ours.status.success() && !theirs.status.success());
+    assert_eq!(ours.status.code(), Some(7), "{}", text(&ours.stderr));
+    assert_eq!(ours.status.code(), theirs.status.code());
     assert!(!curl_file.exists(), "curl left a file");
     assert!(!ours_file.exists(), "an empty file was left behind");
 }
