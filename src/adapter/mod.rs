@@ -110,7 +110,7 @@ macro_rules! io_calls {
                 self.call($crate::ServerSession::read_data)$(.$await)?
             }
 
-            /// [`Sender::send_data`](crate::Sender::send_data)(crate::Sender::send_data),
+            /// [`Sender::send_data`](crate::Sender::send_data),
             /// then writes while too much is queued.
             ///
             /// # Errors
@@ -119,7 +119,7 @@ macro_rules! io_calls {
             /// writing.
             pub $($async)? fn send_data(&mut self, data: impl Into<::bytes::Bytes>) -> ::std::io::Result<()> {
                 self.session.sender().send_data(data)?;
-                self.call(|s, now| Ok(s.poll_flush(now)))$(.$await)?
+                self.call($crate::ServerSession::poll_flush)$(.$await)?
             }
 
             /// Writes everything queued
@@ -130,7 +130,7 @@ macro_rules! io_calls {
             ///
             /// An I/O error, or the write timeout, while writing.
             pub $($async)? fn flush(&mut self) -> ::std::io::Result<()> {
-                self.call(|s, now| Ok(s.poll_write_all(now)))$(.$await)?
+                self.call($crate::ServerSession::poll_write_all)$(.$await)?
             }
 
             /// Writes what is queued, lingers if the session says so, and
@@ -138,7 +138,7 @@ macro_rules! io_calls {
             /// [`into_parts`](Self::into_parts) instead). Errors are
             /// ignored: the connection is over either way.
             pub $($async)? fn close(&mut self) {
-                let _ = self.call(|s, now| Ok(s.close(now)))$(.$await)?;
+                let _ = self.call($crate::ServerSession::close)$(.$await)?;
             }
 
             /// After a protocol switch: writes what is queued, then hands
@@ -148,7 +148,7 @@ macro_rules! io_calls {
             ///
             /// A write error.
             pub $($async)? fn into_parts(mut self) -> ::std::io::Result<(S, ::bytes::BytesMut)> {
-                self.call(|s, now| Ok(s.close(now)))$(.$await)??;
+                self.call($crate::ServerSession::close)$(.$await)??;
                 let buf = self.session.take_read_buf();
                 Ok((self.io, buf))
             }
