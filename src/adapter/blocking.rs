@@ -160,7 +160,7 @@ impl<S: Transport, T: Session> Driver<S, T, Blocking> {
     ) -> io::Result<V> {
         // The clock is read when the call starts and after each I/O, which
         // may block; in between only the session's own work passes.
-        let mut now = self.now();
+        let mut now = Instant::now();
         loop {
             let flag = &mut self.runtime.shutdown;
             if flag.as_ref().is_some_and(|f| f.load(Ordering::Relaxed)) {
@@ -194,6 +194,7 @@ impl<S: Transport, T: Session> Driver<S, T, Blocking> {
         let set = &mut self.runtime.timeout;
         if wait != *set {
             if wait == Some(Duration::ZERO) {
+                self.wall.update(now, &mut self.session);
                 self.session.handle_timeout(now);
                 return Ok(now);
             }
@@ -216,7 +217,7 @@ impl<S: Transport, T: Session> Driver<S, T, Blocking> {
             }
             _ => self.io.shutdown_write().map(|()| 0),
         };
-        let now = self.now();
+        let now = Instant::now();
         self.handle_io(step, result, now)?;
         Ok(now)
     }

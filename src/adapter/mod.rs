@@ -275,8 +275,8 @@ impl<S, T, R: Runtime> DerefMut for Driver<S, T, R> {
 }
 
 impl<S, T: Session, R: Runtime> Driver<S, T, R> {
-    /// Reads the clock, when a call starts and after an I/O that waited;
-    /// the wall clock, for `Date`, once a second at most ([`WallClock`]).
+    /// Reads the clock, and hands the session the wall clock, for
+    /// `Date`, if its second may have changed ([`WallClock`]).
     #[inline]
     fn now(&mut self) -> Instant {
         let now = Instant::now();
@@ -288,14 +288,22 @@ impl<S, T: Session, R: Runtime> Driver<S, T, R> {
     /// `now`: a timeout (the stream's, or the runtime's timer) lets the
     /// session act on its deadline.
     fn handle_io(&mut self, step: Io, result: io::Result<usize>, now: Instant) -> io::Result<()> {
-        let session = &mut self.session;
+        let (session, wall) = (&mut self.session, &mut self.wall);
         match (result, step) {
             (Err(e), _) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                // The wall clock with every read and timeout reported (read
+                // again once its second may have changed): the responses
+                // they lead to (a request's answer, a 408) carry it as
+                // their `Date`.
+                wall.update(now, session);
                 session.handle_timeout(now);
             }
             (Err(e), _) if e.kind() == ErrorKind::Interrupted => {}
             (Err(e), _) => return Err(e),
-            (Ok(n), Io::Read) => session.handle_read(n, now),
+            (Ok(n), Io::Read) => {
+                wall.update(now, session);
+                session.handle_read(n, now);
+            }
             (Ok(0), Io::Write) => return Err(ErrorKind::WriteZero.into()),
             (Ok(n), Io::Write) => session.handle_write(n, now),
             (Ok(_), _) => {}

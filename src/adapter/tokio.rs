@@ -174,7 +174,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
         &mut self,
         mut call: impl FnMut(&mut T, Instant) -> Result<Step<V>, SessionError>,
     ) -> io::Result<V> {
-        let mut now = self.now();
+        let mut now = Instant::now();
         // The I/O under way, and whether it had to wait (the timer was
         // then armed). One future for the whole call, the I/O polled in
         // it: a future per I/O costs more than the I/O's own work.
@@ -201,7 +201,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
                 // with (most writes, and reads of bytes already there, take
                 // no time worth a clock reading).
                 if waited {
-                    now = self.now();
+                    now = Instant::now();
                 }
                 match done {
                     // The I/O asked for, or a read made while a write
@@ -238,7 +238,8 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
             return std::future::pending().await;
         }
         let n = self.io.read_buf(self.session.read_buf()).await?;
-        self.session.handle_read(n, Instant::now());
+        let now = self.now();
+        self.session.handle_read(n, now);
         Ok(())
     }
 
