@@ -18,7 +18,7 @@
 # CPU per request.
 #
 # Both servers send the same bytes (`content-type: text/plain`,
-# `content-length: 13`, `Hello, World!`, no `date`), run tokio's
+# `content-length: 13`, `Hello, World!`, a `date`), run tokio's
 # multi-threaded runtime and set TCP_NODELAY. Requests/s drift 20-30%
 # between runs on shared machines: compare only the figures of one run.
 set -euo pipefail
