@@ -1,0 +1,120 @@
+//! An axum `Router` served by h1proto, through the tower bridge
+//! (`h1proto::adapter::tower`, feature `tower`).
+//!
+//! ```sh
+//! cargo run --release --features tower --example axum_server -- --addr 127.0.0.1:8080
+//! curl http://127.0.0.1:8080/
+//! ```
+//!
+//! The routes and flags of `hello_server`: `GET` and `HEAD /` answer
+//! `Hello, World!`; `POST /echo` streams the request body back as it
+//! arrives (honouring `Expect: 100-continue`: the continue goes out when
+//! the handler's stream first polls the body); anything else is
+//! `404 Not Found`. `--header-timeout SECS` and `--idle-timeout SECS`
+//! override two of the session's timeouts. On SIGINT or SIGTERM the
+//! server stops accepting, lets every connection finish the exchange it
+//! is in (answering with `Connection: close`), and exits. Only axum's
+//! router is used: no hyper, no `axum::serve`.
+
+#[path = "common/mod.rs"]
+#[allow(clippy::duplicate_mod, dead_code)] // the interop tests load every server
+mod common;
+
+use std::io;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use h1proto::Config;
+use h1proto::adapter::tokio::Server;
+use h1proto::adapter::tower::serve_connection;
+use tokio::net::TcpStream;
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+
+#[tokio::main]
+async fn main() -> io::Result<()> {
+    let args = common::parse_args("axum_server", std::env::args().skip(1));
+    let listener = common::listen(&args.addr).await?;
+    let (stop, mut stopped) = watch::channel(false);
+    let signal = common::stop_signal()?;
+    tokio::spawn(async move {
+        signal.await;
+        let _ = stop.send(true);
+    });
+    println!("Listening on http://{}/", listener.local_addr()?);
+    let (app, conn_stop) = (app(), stopped.clone());
+    let mut tasks = JoinSet::new();
+    loop {
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            _ = stopped.wait_for(|&stop| stop) => break,
+            Some(_) = tasks.join_next() => continue,
+        };
+        match accepted {
+            Ok((stream, _)) => {
+                let (app, config, stop) = (app.clone(), args.config.clone(), conn_stop.clone());
+                tasks.spawn(handle(stream, app, config, stop));
+            }
+            // Out of descriptors and the like: pause, neither spin nor exit.
+            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+    drop(listener);
+    let drain = async { while tasks.join_next().await.is_some() {} };
+    let _ = tokio::time::timeout(Duration::from_secs(30), drain).await;
+    Ok(())
+}
+
+/// The routes.
+pub fn app() -> Router {
+    Router::new()
+        .route("/", get(|| async { text(StatusCode::OK, "Hello, World!") }))
+        .route("/echo", post(echo))
+        .fallback(|| async { text(StatusCode::NOT_FOUND, "Not Found\n") })
+}
+
+/// A `text/plain` response.
+fn text(status: StatusCode, body: &'static str) -> Response {
+    let content_type = [(header::CONTENT_TYPE, HeaderValue::from_static("text/plain"))];
+    (status, content_type, body).into_response()
+}
+
+/// The request body streamed back as it arrives, with the request's
+/// `Content-Type`; its length, when the request had one, is the bridge's
+/// `Content-Length` (the body's size hint), otherwise the echo is chunked.
+async fn echo(req: Request) -> Response {
+    let (parts, body) = req.into_parts();
+    let mut res = Response::new(Body::new(body));
+    if let Some(value) = parts.headers.get(header::CONTENT_TYPE) {
+        res.headers_mut()
+            .insert(header::CONTENT_TYPE, value.clone());
+    }
+    res
+}
+
+/// Serves one connection with `app` until it is over; a graceful shutdown
+/// starts when `stop` turns true.
+pub async fn handle(
+    stream: TcpStream,
+    app: Router,
+    config: Config,
+    mut stop: watch::Receiver<bool>,
+) {
+    let _ = stream.set_nodelay(true);
+    let mut server = Server::new(stream, config);
+    server.shutdown_on(async move {
+        if stop.wait_for(|&stop| stop).await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    });
+    if let Err(err) = serve_connection(server, app).await {
+        if common::worth_logging(&err) {
+            eprintln!("connection: {err}");
+        }
+    }
+}
