@@ -72,10 +72,18 @@ async fn main() -> io::Result<()> {
 
 /// The routes.
 pub fn app() -> Router {
+    // Another method on a known path is a 404 too, as on the other
+    // servers (axum's own answer would be 405).
+    let hello = get(|| async { text(StatusCode::OK, "Hello, World!") });
     Router::new()
-        .route("/", get(|| async { text(StatusCode::OK, "Hello, World!") }))
-        .route("/echo", post(echo))
-        .fallback(|| async { text(StatusCode::NOT_FOUND, "Not Found\n") })
+        .route("/", hello.fallback(not_found))
+        .route("/echo", post(echo).fallback(not_found))
+        .fallback(not_found)
+}
+
+/// Anything else.
+async fn not_found() -> Response {
+    text(StatusCode::NOT_FOUND, "Not Found\n")
 }
 
 /// A `text/plain` response.

@@ -17,7 +17,12 @@ use std::sync::{Arc, Mutex, Once, mpsc};
 use std::time::{Duration, Instant};
 
 /// The example servers.
-pub const SERVERS: [&str; 3] = ["hello_server", "blocking_server", "uring_server"];
+pub const SERVERS: [&str; 4] = [
+    "hello_server",
+    "blocking_server",
+    "uring_server",
+    "axum_server",
+];
 
 /// The example servers that can run here: [`SERVERS`], less
 /// `uring_server` where io_uring is not available (a line on standard
@@ -63,6 +68,9 @@ pub fn binary(name: &str) -> PathBuf {
         let release = dir.parent().and_then(Path::file_name) == Some("release".as_ref());
         let mut cmd = Command::new(env!("CARGO"));
         cmd.current_dir(env!("CARGO_MANIFEST_DIR")).arg("build");
+        // axum_server needs the tower bridge; the other features are the
+        // defaults, so the crate is built as `--all-features` builds it.
+        cmd.args(["--features", "tower"]);
         for example in SERVERS.iter().chain(&OTHER_EXAMPLES) {
             cmd.args(["--example", example]);
         }
