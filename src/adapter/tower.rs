@@ -155,11 +155,12 @@ where
 {
     let connect = req.method() == Method::CONNECT;
     let switch = (connect || req.headers().contains_key(UPGRADE)).then(Switch::new);
-    let (chan, mut req) = if server.is_request_body_read() {
+    let length = body_length(req.headers());
+    let (chan, mut req) = if length == Some(0) || server.is_request_body_read() {
         (None, req.map(|()| Incoming::empty()))
     } else {
         let chan = ChanGuard(Arc::new(Chan::default()));
-        let body = Incoming::new(chan.0.clone(), known_length(req.headers()));
+        let body = Incoming::new(chan.0.clone(), length);
         (Some(chan), req.map(|()| body))
     };
     if let Some(switch) = &switch {
@@ -233,6 +234,8 @@ where
         return Ok(true);
     }
     let mut body = pin!(body);
+    // Before the first frame is taken: the hint is of what is left.
+    let length = body.size_hint().exact();
     let first = poll_once(body.as_mut()).await;
     let bodiless = status.is_informational()
         || status == StatusCode::NO_CONTENT
@@ -247,10 +250,12 @@ where
                 .map(|mut d| d.copy_to_bytes(d.remaining()));
             return send_whole(server, parts, data.unwrap_or_default(), bodiless);
         }
+        // Failed before its head was sent: a 500 can still be.
+        Poll::Ready(Err(err)) => return Err(fail(server, err)),
         first => first,
     };
     if !bodiless && !parts.headers.contains_key(CONTENT_LENGTH) {
-        if let Some(n) = body.size_hint().exact() {
+        if let Some(n) = length {
             parts.headers.insert(CONTENT_LENGTH, HeaderValue::from(n));
         }
     }
@@ -354,13 +359,17 @@ fn caught<T>(f: impl FnOnce() -> Poll<T>) -> Poll<Result<T, io::Error>> {
     }
 }
 
-/// The `Content-Length` of a request head the session accepted, when its
-/// body is framed by it.
-fn known_length(headers: &HeaderMap) -> Option<u64> {
+/// The body length of a request head the session accepted: its
+/// `Content-Length`, 0 without one and without `Transfer-Encoding` (RFC
+/// 9112 section 6.3), `None` for a chunked body.
+fn body_length(headers: &HeaderMap) -> Option<u64> {
     if headers.contains_key(TRANSFER_ENCODING) {
         return None;
     }
-    headers.get(CONTENT_LENGTH)?.to_str().ok()?.parse().ok()
+    match headers.get(CONTENT_LENGTH) {
+        None => Some(0),
+        Some(value) => value.to_str().ok()?.parse().ok(),
+    }
 }
 
 // ---- The request body ----------------------------------------------------
