@@ -106,13 +106,15 @@ async fn echo(req: Request) -> Response {
 }
 
 /// Serves one connection with `app` until it is over; a graceful shutdown
-/// starts when `stop` turns true.
-pub async fn handle(
+/// starts when `stop` turns true. The server is made before the future, so
+/// that the future holds it once, not also the arguments it is made from:
+/// every connection's task holds this future while it waits.
+pub fn handle(
     stream: TcpStream,
     app: Router,
     config: Config,
     mut stop: watch::Receiver<bool>,
-) {
+) -> impl Future<Output = ()> + Send {
     let _ = stream.set_nodelay(true);
     let mut server = Server::new(stream, config);
     server.shutdown_on(async move {
@@ -120,9 +122,14 @@ pub async fn handle(
             std::future::pending::<()>().await;
         }
     });
-    if let Err(err) = serve_connection(server, app).await {
-        if common::worth_logging(&err) {
-            eprintln!("connection: {err}");
+    // Boxed, so that the task's future holds the server once: awaited
+    // in place, it would also keep the server it was made from.
+    let serving = Box::pin(serve_connection(server, app));
+    async move {
+        if let Err(err) = serving.await {
+            if common::worth_logging(&err) {
+                eprintln!("connection: {err}");
+            }
         }
     }
 }

@@ -114,7 +114,10 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// connection (answered by the session); the service's error, or a panic,
 /// as an `io::Error` of kind `Other` (answered with a 500 when no head was
 /// sent yet); a response the session refused to send.
-pub async fn serve_connection<S, Svc, B>(mut server: Server<S>, mut service: Svc) -> io::Result<()>
+pub fn serve_connection<S, Svc, B>(
+    server: Server<S>,
+    service: Svc,
+) -> impl Future<Output = io::Result<()>>
 where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     Svc: Service<Request<Incoming>, Response = Response<B>>,
@@ -122,20 +125,32 @@ where
     B: Body,
     B::Error: Into<BoxError>,
 {
-    let result = loop {
-        let req = match server.next_request().await {
-            Ok(Some(req)) => req,
-            Ok(None) => break Ok(()),
-            Err(err) => break Err(err),
+    // Not an `async fn`: its arguments would be held twice (as arguments
+    // and as the bindings they move into), and the server is 1.5 KiB that
+    // every idle connection keeps.
+    let (mut server, mut service) = (server, service);
+    async move {
+        let result = loop {
+            let req = match server.next_request().await {
+                Ok(Some(req)) => req,
+                Ok(None) => break Ok(()),
+                Err(err) => break Err(err),
+            };
+            // Boxed: the exchange's state (the service's future, the
+            // body's, the session calls under way) is several KiB, held
+            // only while a request is served, not by every idle
+            // connection.
+            match Box::pin(exchange(&mut server, &mut service, req)).await {
+                Ok(None) => {}
+                // Boxed: the switch owns the server, and would hold a
+                // second one in every connection's future.
+                Ok(Some(switch)) => return Box::pin(switch.hand_over(server)).await,
+                Err(err) => break Err(err),
+            }
         };
-        match exchange(&mut server, &mut service, req).await {
-            Ok(None) => {}
-            Ok(Some(switch)) => return switch.hand_over(server).await,
-            Err(err) => break Err(err),
-        }
-    };
-    server.close().await;
-    result
+        server.close().await;
+        result
+    }
 }
 
 /// One request, from the service's call to the end of its response.
