@@ -89,7 +89,7 @@ use std::task::{Context, Poll, Waker};
 use std::time::Instant;
 
 use bytes::{Buf, Bytes, BytesMut};
-use http::header::{CONTENT_LENGTH, TRANSFER_ENCODING, UPGRADE};
+use http::header::CONTENT_LENGTH;
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
 use http_body::{Body, Frame, SizeHint};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
@@ -155,12 +155,15 @@ where
 
 /// One request, from the service's call to the end of its response.
 /// `Some` after a protocol switch: the stream goes to the request's
-/// [`OnUpgrade`].
-async fn exchange<S, Svc, B>(
+/// [`OnUpgrade`]. The common case (no request body, a response body that
+/// is all there at once) awaits nothing but the service; a request body
+/// and a streamed response are driven in boxed futures of their own, so
+/// that this one stays small (it is boxed for every request).
+fn exchange<S, Svc, B>(
     server: &mut Server<S>,
     service: &mut Svc,
     req: Request<()>,
-) -> io::Result<Option<Switch>>
+) -> impl Future<Output = io::Result<Option<Switch>>>
 where
     S: AsyncRead + AsyncWrite + Unpin,
     Svc: Service<Request<Incoming>, Response = Response<B>>,
@@ -168,9 +171,11 @@ where
     B: Body,
     B::Error: Into<BoxError>,
 {
+    // Made before the future: what it holds is the request to hand the
+    // service, not also the head it was made from.
+    let (length, offers_switch) = server.session.request_framing();
     let connect = req.method() == Method::CONNECT;
-    let switch = (connect || req.headers().contains_key(UPGRADE)).then(Switch::new);
-    let length = body_length(req.headers());
+    let switch = offers_switch.then(Switch::new);
     let (chan, mut req) = if length == Some(0) || server.is_request_body_read() {
         (None, req.map(|()| Incoming::empty()))
     } else {
@@ -181,40 +186,142 @@ where
     if let Some(switch) = &switch {
         req.extensions_mut().insert(switch.on_upgrade());
     }
-    let mut body_failed = None;
-    let mut driver = BodyDriver {
-        chan: chan.as_ref().map(|c| &*c.0),
-        failed: &mut body_failed,
+    let call = Call {
+        service,
+        state: CallState::Ready(Some(req)),
     };
+    async move {
+        let mut body_failed = None;
+        let mut driver = BodyDriver {
+            chan: chan.as_ref().map(|c| &*c.0),
+            failed: &mut body_failed,
+        };
+        let answer = if driver.chan.is_none() {
+            call.await
+        } else {
+            Box::pin(driver.run(server, call)).await
+        };
+        respond(server, &mut driver, answer, connect, switch).await
+    }
+}
 
-    let ready = poll_fn(|cx| caught(|| service.poll_ready(cx)));
-    let answer = match ready.await {
-        Ok(Ok(())) => match caught(|| Poll::Ready(service.call(req))) {
-            Poll::Ready(Ok(fut)) => {
-                let mut fut = pin!(fut);
-                let fut = poll_fn(|cx| caught(|| fut.as_mut().poll(cx)));
-                match driver.run(server, fut).await {
-                    Ok(Ok(res)) => Ok(res),
-                    Ok(Err(err)) => Err(io::Error::other(err)),
-                    Err(panic) => Err(panic),
-                }
-            }
-            Poll::Ready(Err(panic)) => Err(panic),
-            Poll::Pending => unreachable!("the call is always ready"),
-        },
-        Ok(Err(err)) => Err(io::Error::other(err)),
-        Err(panic) => Err(panic),
-    };
+/// What the service answered, sent: `Some` after a protocol switch.
+async fn respond<S, B>(
+    server: &mut Server<S>,
+    driver: &mut BodyDriver<'_>,
+    answer: io::Result<Response<B>>,
+    connect: bool,
+    switch: Option<Switch>,
+) -> io::Result<Option<Switch>>
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+    B: Body,
+    B::Error: Into<BoxError>,
+{
     let res = match answer {
         Ok(res) => res,
         Err(err) => return Err(driver.failure().unwrap_or_else(|| fail(server, err))),
     };
-    let sent = respond(server, &mut driver, res, connect).await;
+
+    let (parts, body) = res.into_parts();
+    let status = parts.status;
+    let sent = if status == StatusCode::SWITCHING_PROTOCOLS || (connect && status.is_success()) {
+        // A protocol switch: its body, if any, is not sent.
+        match server.sender().send_head(parts) {
+            Ok(_) => Ok(true),
+            Err(err) => Err(fail(server, io::Error::other(err))),
+        }
+    } else {
+        let bodiless = status.is_informational()
+            || status == StatusCode::NO_CONTENT
+            || status == StatusCode::NOT_MODIFIED;
+        let mut body = pin!(body);
+        // Before the first frame is taken: the hint is of what is left.
+        let length = body.size_hint().exact();
+        match poll_once(body.as_mut()).await {
+            // The whole body at once (a `Full`, a `String`): one message,
+            // its length set from it.
+            Poll::Ready(Ok(None)) => send_whole(server, parts, Bytes::new(), bodiless),
+            Poll::Ready(Ok(Some(frame))) if frame.is_data() && body.is_end_stream() => {
+                let data = frame
+                    .into_data()
+                    .map(|mut d| d.copy_to_bytes(d.remaining()));
+                send_whole(server, parts, data.unwrap_or_default(), bodiless)
+            }
+            // Failed before its head was sent: a 500 can still be.
+            Poll::Ready(Err(err)) => Err(fail(server, err)),
+            first => {
+                let mut parts = parts;
+                if !bodiless && !parts.headers.contains_key(CONTENT_LENGTH) {
+                    if let Some(n) = length {
+                        parts.headers.insert(CONTENT_LENGTH, HeaderValue::from(n));
+                    }
+                }
+                match server.sender().send_head(parts) {
+                    Ok(_) => Box::pin(stream(server, driver, body, first)).await,
+                    Err(err) => Err(fail(server, io::Error::other(err))),
+                }
+            }
+        }
+    };
     if let Some(err) = driver.failure() {
         return Err(err);
     }
     let switched = sent? && server.is_switched();
     Ok(switch.filter(|_| switched))
+}
+
+/// The service's answer to one request: `poll_ready`, then `call`, then
+/// its future (boxed: an exchange is boxed whole, and a small box is
+/// cheaper to make than a large one), each under `catch_unwind`.
+struct Call<'a, Svc: Service<Request<Incoming>>> {
+    service: &'a mut Svc,
+    state: CallState<Svc::Future>,
+}
+
+// The request is moved in and out once: boxing it would cost an
+// allocation per request for nothing.
+#[allow(clippy::large_enum_variant)]
+enum CallState<F> {
+    /// Waiting for the service to be ready.
+    Ready(Option<Request<Incoming>>),
+    Running(Pin<Box<F>>),
+}
+
+impl<Svc, B> Future for Call<'_, Svc>
+where
+    Svc: Service<Request<Incoming>, Response = Response<B>>,
+    Svc::Error: Into<BoxError>,
+{
+    type Output = io::Result<Response<B>>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = &mut *self;
+        if let CallState::Ready(req) = &mut this.state {
+            match caught(|| this.service.poll_ready(cx)) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Err(panic)) => return Poll::Ready(Err(panic)),
+                Poll::Ready(Ok(Err(err))) => return Poll::Ready(Err(io::Error::other(err))),
+                Poll::Ready(Ok(Ok(()))) => {}
+            }
+            let Some(req) = req.take() else {
+                return Poll::Ready(Err(io::Error::other("polled after its end")));
+            };
+            match caught(|| Poll::Ready(Box::pin(this.service.call(req)))) {
+                Poll::Ready(Ok(fut)) => this.state = CallState::Running(fut),
+                Poll::Ready(Err(panic)) => return Poll::Ready(Err(panic)),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        let CallState::Running(fut) = &mut this.state else {
+            return Poll::Pending;
+        };
+        caught(|| fut.as_mut().poll(cx)).map(|answer| match answer {
+            Ok(Ok(res)) => Ok(res),
+            Ok(Err(err)) => Err(io::Error::other(err)),
+            Err(panic) => Err(panic),
+        })
+    }
 }
 
 /// Answers a service that failed: a 500 and a close, when no head was
@@ -227,57 +334,20 @@ fn fail<S>(server: &mut Server<S>, err: io::Error) -> io::Error {
     err
 }
 
-/// Sends the service's response, head and body. `Ok(true)` when it was a
-/// protocol switch (its body, if any, is not sent).
-async fn respond<S, B>(
+/// Sends the rest of a response body whose head is queued, frame by
+/// frame, from `next` on (the first frame, or `Pending`). `Ok(false)`: not
+/// a switch.
+async fn stream<S, B>(
     server: &mut Server<S>,
     driver: &mut BodyDriver<'_>,
-    res: Response<B>,
-    connect: bool,
+    mut body: Pin<&mut B>,
+    mut next: Poll<io::Result<Option<Frame<B::Data>>>>,
 ) -> io::Result<bool>
 where
     S: AsyncRead + AsyncWrite + Unpin,
     B: Body,
     B::Error: Into<BoxError>,
 {
-    let (mut parts, body) = res.into_parts();
-    let status = parts.status;
-    if status == StatusCode::SWITCHING_PROTOCOLS || (connect && status.is_success()) {
-        if let Err(err) = server.sender().send_head(parts) {
-            return Err(fail(server, io::Error::other(err)));
-        }
-        return Ok(true);
-    }
-    let mut body = pin!(body);
-    // Before the first frame is taken: the hint is of what is left.
-    let length = body.size_hint().exact();
-    let first = poll_once(body.as_mut()).await;
-    let bodiless = status.is_informational()
-        || status == StatusCode::NO_CONTENT
-        || status == StatusCode::NOT_MODIFIED;
-    // The whole body at once (a `Full`, a `String`): one message, its
-    // length set from it.
-    let first = match first {
-        Poll::Ready(Ok(None)) => return send_whole(server, parts, Bytes::new(), bodiless),
-        Poll::Ready(Ok(Some(frame))) if frame.is_data() && body.is_end_stream() => {
-            let data = frame
-                .into_data()
-                .map(|mut d| d.copy_to_bytes(d.remaining()));
-            return send_whole(server, parts, data.unwrap_or_default(), bodiless);
-        }
-        // Failed before its head was sent: a 500 can still be.
-        Poll::Ready(Err(err)) => return Err(fail(server, err)),
-        first => first,
-    };
-    if !bodiless && !parts.headers.contains_key(CONTENT_LENGTH) {
-        if let Some(n) = length {
-            parts.headers.insert(CONTENT_LENGTH, HeaderValue::from(n));
-        }
-    }
-    if let Err(err) = server.sender().send_head(parts) {
-        return Err(fail(server, io::Error::other(err)));
-    }
-    let mut next = first;
     loop {
         let frame = match next {
             Poll::Ready(frame) => frame?,
@@ -371,19 +441,6 @@ fn caught<T>(f: impl FnOnce() -> Poll<T>) -> Poll<Result<T, io::Error>> {
                 "the service panicked: {msg}"
             ))))
         }
-    }
-}
-
-/// The body length of a request head the session accepted: its
-/// `Content-Length`, 0 without one and without `Transfer-Encoding` (RFC
-/// 9112 section 6.3), `None` for a chunked body.
-fn body_length(headers: &HeaderMap) -> Option<u64> {
-    if headers.contains_key(TRANSFER_ENCODING) {
-        return None;
-    }
-    match headers.get(CONTENT_LENGTH) {
-        None => Some(0),
-        Some(value) => value.to_str().ok()?.parse().ok(),
     }
 }
 

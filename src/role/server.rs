@@ -118,6 +118,15 @@ fn announce_close(conn: &mut ServerConnection) {
 }
 
 impl ServerConnection {
+    /// The request whose head was handed out last offered a protocol
+    /// switch: `Upgrade` with `Connection: upgrade`, or CONNECT (for the
+    /// tower bridge, which hands such a request the stream's future).
+    #[cfg(feature = "tower")]
+    pub(crate) fn offers_switch(&self) -> bool {
+        self.role.upgrade
+            || (self.role.request.as_ref()).is_some_and(|r| r.request == RequestKind::Connect)
+    }
+
     /// `100 Continue` for a client waiting for it: at the end of the
     /// output, or, when the final response head is already queued, ahead
     /// of it while none of it has left (output is corked, so the client
