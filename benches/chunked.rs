@@ -18,7 +18,7 @@ use bytes::BytesMut;
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use h1proto::{Event, Limits, RequestDecoder};
 
-use common::chunks::{BODY, HEAD, chunks, httparse_chunks};
+use h1proto_test_support::chunks::{BODY, HEAD, chunks, httparse_chunks};
 
 /// A decoder inside a chunked request body that never ends.
 fn open_decoder() -> RequestDecoder {
@@ -79,7 +79,7 @@ fn chunked(c: &mut Criterion) {
             )
         });
         group.bench_function(format!("{label}/memchr_floor"), |b| {
-            b.iter(|| common::corpus::floor(black_box(&bytes)))
+            b.iter(|| h1proto_test_support::corpus::floor(black_box(&bytes)))
         });
     }
     group.finish();

@@ -6,7 +6,7 @@
 //!
 //! Beside it, the same exchange with the same bytes on the wire, built on
 //! httparse: each side parses with httparse into `http` types, built as
-//! hyper builds them (zero-copy, `common::corpus::zero_copy_request`), and
+//! hyper builds them (zero-copy, `h1proto_test_support::corpus::zero_copy_request`), and
 //! writes its message by hand into a reused buffer (no framing checks, no
 //! state).
 //!
@@ -20,9 +20,9 @@ mod common;
 use std::hint::black_box;
 
 use bytes::{Buf, Bytes, BytesMut};
-use common::corpus;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use h1proto::{ClientConnection, Config, Event, Segments, ServerConnection};
+use h1proto_test_support::corpus;
 use http::header::{CONTENT_TYPE, HOST, HeaderValue};
 use http::{Request, Response};
 

@@ -20,9 +20,9 @@ mod common;
 use std::hint::black_box;
 
 use bytes::{Buf, Bytes, BytesMut};
-use common::corpus::{self, MIX, Message};
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use h1proto::{Event, Limits, RequestDecoder};
+use h1proto_test_support::corpus::{self, MIX, Message};
 use http::header::CONTENT_LENGTH;
 use http::{Method, Request};
 

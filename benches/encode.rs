@@ -3,11 +3,9 @@
 //!
 //! Run: `cargo bench --bench encode`.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::fs::File;
 use std::hint::black_box;
 use std::io::{IoSlice, Write};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use bytes::{Buf, Bytes};
@@ -16,26 +14,13 @@ use h1proto::{EncoderConfig, ResponseContext, ResponseEncoder, Segments};
 use http::Response;
 
 /// Counts allocations (not frees) made through the global allocator.
-struct Counting;
-
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: h1proto_test_support::alloc::Counting = h1proto_test_support::alloc::Counting;
+
+/// Allocations so far.
+fn allocs() -> u64 {
+    h1proto_test_support::alloc::counters().0
+}
 
 const HELLO: &str = "Hello, world!";
 
@@ -93,13 +78,13 @@ fn report() {
             drain(enc.output());
         }
         let mut segments = 0;
-        let before = ALLOCS.load(Ordering::Relaxed);
+        let before = allocs();
         for i in 0..N {
             f(&mut enc, i);
             segments += enc.output().segment_count() as u64;
             drain(enc.output());
         }
-        let allocs = ALLOCS.load(Ordering::Relaxed) - before;
+        let allocs = allocs() - before;
         println!(
             "{name}: {:.2} segments/response, {:.3} allocations/response",
             segments as f64 / N as f64,

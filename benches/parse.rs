@@ -22,9 +22,9 @@ mod common;
 use std::hint::black_box;
 
 use bytes::BytesMut;
-use common::corpus::{self, MIX, Message};
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use h1proto::{Event, Limits, RequestDecoder, ResponseDecoder};
+use h1proto_test_support::corpus::{self, MIX, Message};
 
 /// A fresh decoder per message, up to the `Head` event.
 fn fresh(message: &Message, buf: BytesMut) -> usize {

@@ -15,9 +15,9 @@ use std::hint::black_box;
 use std::io::IoSlice;
 
 use bytes::{Buf, Bytes, BytesMut};
-use common::corpus;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use h1proto::{Config, Event, ServerConnection};
+use h1proto_test_support::corpus;
 use http::Response;
 use http::header::{CONTENT_TYPE, HeaderValue};
 

@@ -10,8 +10,11 @@
 //! `Hello, World!`; `POST /echo` streams the request body back as it
 //! arrives (honouring `Expect: 100-continue`: the continue goes out when
 //! the handler's stream first polls the body); anything else is
-//! `404 Not Found`. `--header-timeout SECS` and `--idle-timeout SECS`
-//! override two of the session's timeouts. On SIGINT or SIGTERM the
+//! `404 Not Found`, `405 Method Not Allowed` (with `Allow`) for a method
+//! RFC 9110 defines but the server does not serve, `501 Not Implemented`
+//! for one it does not know. Responses carry `Date`. `--header-timeout
+//! SECS` and `--idle-timeout SECS` override two of the session's
+//! timeouts. On SIGINT or SIGTERM the
 //! server stops accepting, lets every connection finish the exchange it
 //! is in (answering with `Connection: close`), and exits. Only axum's
 //! router is used: no hyper, no `axum::serve`.
@@ -26,7 +29,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::Body;
 use axum::extract::Request;
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use h1proto::Config;
@@ -72,18 +75,32 @@ async fn main() -> io::Result<()> {
 
 /// The routes.
 pub fn app() -> Router {
-    // Another method on a known path is a 404 too, as on the other
-    // servers (axum's own answer would be 405).
+    // Another method on a known path is refused as on an unknown one, as
+    // the other servers do (axum's own answer would be a 405 for any).
     let hello = get(|| async { text(StatusCode::OK, "Hello, World!") });
     Router::new()
-        .route("/", hello.fallback(not_found))
-        .route("/echo", post(echo).fallback(not_found))
-        .fallback(not_found)
+        .route("/", hello.fallback(refusal))
+        .route("/echo", post(echo).fallback(refusal))
+        .fallback(refusal)
 }
 
-/// Anything else.
-async fn not_found() -> Response {
-    text(StatusCode::NOT_FOUND, "Not Found\n")
+/// The methods served, as `Allow` lists them.
+const ALLOW: &str = "GET, HEAD, POST";
+
+/// The answer to a request no route takes, as the other servers give it:
+/// 404 for a method served, 405 with `Allow` for another method RFC 9110
+/// (or RFC 5789, `PATCH`) defines, 501 for a method not known.
+async fn refusal(method: Method) -> Response {
+    match method.as_str() {
+        "GET" | "HEAD" | "POST" => text(StatusCode::NOT_FOUND, "Not Found\n"),
+        "PUT" | "DELETE" | "CONNECT" | "OPTIONS" | "TRACE" | "PATCH" => {
+            let mut res = text(StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed\n");
+            let allow = HeaderValue::from_static(ALLOW);
+            res.headers_mut().insert(header::ALLOW, allow);
+            res
+        }
+        _ => text(StatusCode::NOT_IMPLEMENTED, "Not Implemented\n"),
+    }
 }
 
 /// A `text/plain` response.

@@ -18,8 +18,6 @@
 //! accepting, lets every connection finish the exchange it is in, and
 //! exits.
 
-#[path = "common/mod.rs"]
-#[allow(clippy::duplicate_mod)] // the interop tests load both servers
 mod common;
 
 use std::io;

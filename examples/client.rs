@@ -218,7 +218,7 @@ fn turn(
     now: Instant,
     gathering: bool,
 ) -> Result<Step<Option<Option<http::Response<Bytes>>>>, SessionError> {
-    let flushed = session.poll_flush(now);
+    let flushed = session.poll_flush(now)?;
     if gathering {
         if let Step::Ready(res) = session.next_full_response(now)? {
             return Ok(Step::Ready(Some(res)));

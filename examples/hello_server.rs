@@ -16,8 +16,6 @@
 //! or SIGTERM the server stops accepting, lets every connection finish the
 //! exchange it is in (answering with `Connection: close`), and exits.
 
-#[path = "common/mod.rs"]
-#[allow(clippy::duplicate_mod)] // the interop tests load both servers
 mod common;
 
 use std::io;

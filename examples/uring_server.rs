@@ -33,7 +33,7 @@
 //!   `return_output`). The driver copies no byte of a request or a
 //!   response: the only copies are the session's own, which every driver
 //!   has (a response head, and body pieces under the coalescing threshold,
-//!   are written into its output buffer). `docs/benchmarks.md` counts them.
+//!   are written into its output buffer).
 //! - **A read between requests waits for bytes first.** A read that
 //!   begins while no request is in progress (a new connection, a
 //!   keep-alive connection waiting for its next request) is preceded by
@@ -56,8 +56,6 @@
 //!   (`Conn::close_socket`).
 
 #[cfg(target_os = "linux")]
-#[path = "common/mod.rs"]
-#[allow(clippy::duplicate_mod)] // the interop tests load every server
 mod common;
 
 #[cfg(not(target_os = "linux"))]
@@ -71,13 +69,8 @@ fn main() -> std::process::ExitCode {
     uring::main()
 }
 
-// What the interop tests run in-process (they use `handle` only).
 #[cfg(target_os = "linux")]
-#[allow(unused_imports)]
-pub use uring::{handle, run};
-
-#[cfg(target_os = "linux")]
-mod uring {
+pub mod uring {
     use std::cell::Cell;
     use std::future::poll_fn;
     use std::io;
@@ -86,7 +79,7 @@ mod uring {
     use std::process::ExitCode;
     use std::rc::Rc;
     use std::task::Poll;
-    use std::time::{Duration, Instant};
+    use std::time::{Duration, Instant, SystemTime};
 
     use std::os::fd::AsRawFd;
 
@@ -264,7 +257,7 @@ mod uring {
             conn.session.sender().send_head(head)?;
             while let Some(data) = conn.call(ServerSession::read_data).await? {
                 conn.session.sender().send_data(data)?;
-                conn.call(|s, now| Ok(s.poll_flush(now))).await?;
+                conn.call(ServerSession::poll_flush).await?;
             }
             conn.session.sender().finish(None)?;
         }
@@ -359,6 +352,8 @@ mod uring {
             mut call: impl FnMut(&mut ServerSession, Instant) -> Result<Step<V>, SessionError>,
         ) -> io::Result<V> {
             let mut now = Instant::now();
+            // The wall clock beside it, for the responses' `Date`.
+            self.session.set_date(SystemTime::now());
             loop {
                 match call(&mut self.session, now)? {
                     Step::Ready(value) => return Ok(value),
@@ -411,6 +406,7 @@ mod uring {
                 }
                 let woke = self.wait().await;
                 now = Instant::now();
+                self.session.set_date(SystemTime::now());
                 match woke {
                     Woke::Wrote(result, out) => {
                         self.writing = None;
@@ -448,7 +444,7 @@ mod uring {
         /// Writes what is left, lingers if the session says so, and
         /// closes. Errors are ignored: the connection is over either way.
         pub async fn close(&mut self) {
-            let _ = self.call(|s, now| Ok(s.close(now))).await;
+            let _ = self.call(ServerSession::close).await;
             self.close_socket();
         }
 

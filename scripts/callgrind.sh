@@ -6,13 +6,13 @@
 #   scripts/callgrind.sh encode     # encoding and server exchanges instead
 #   scripts/callgrind.sh chunked    # chunked bodies, per 64 KiB of data
 #   scripts/callgrind.sh wire       # what the wire view costs decoding and encoding
-#   scripts/perf.sh                 # every figure issue 15 names, with its targets
+#   scripts/perf.sh                 # every figure the speed goals name, with their targets
 #   N1=200 N2=2200 scripts/callgrind.sh
 #
 # Each (operation, message) is run twice, with N1 and N2 iterations; the
 # difference of the two instruction totals divided by N2 - N1 is the cost of
 # one iteration in steady state (start-up, set-up and the first iterations,
-# where buffers grow, cancel out). See examples/callgrind_probe.rs for what
+# where buffers grow, cancel out). See dev/src/bin/callgrind_probe.rs for what
 # each operation does.
 set -euo pipefail
 
@@ -22,12 +22,12 @@ N2=${N2:-1200}
 TARGET=${CARGO_TARGET_DIR:-target}
 
 command -v valgrind >/dev/null || { echo "valgrind is required (apt-get install -y valgrind)" >&2; exit 1; }
-PROBE="$TARGET/release/examples/callgrind_probe"
+PROBE="$TARGET/release/callgrind_probe"
 if [ "${1:-}" = chunked ]; then
-    PROBE="$TARGET/release/examples/chunked_probe"
-    cargo build --release --example chunked_probe >&2
+    PROBE="$TARGET/release/chunked_probe"
+    cargo build --release -p h1proto-dev --bin chunked_probe >&2
 else
-    cargo build --release --example callgrind_probe >&2
+    cargo build --release -p h1proto-dev --bin callgrind_probe >&2
 fi
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
@@ -49,7 +49,7 @@ per_message() {
 
 if [ "${1:-}" = chunked ]; then
     # 64 KiB of data per iteration in 4 KiB and 64-byte chunks
-    # (examples/chunked_probe.rs); the copy of the wire bytes into a new
+    # (dev/src/bin/chunked_probe.rs); the copy of the wire bytes into a new
     # buffer (`refill`) is taken out of every column.
     N1=${N1C:-10}
     N2=${N2C:-60}
@@ -110,8 +110,8 @@ if [ "${1:-}" = wire ]; then
     exit 0
 fi
 # httparse+http is the zero-copy baseline, built as hyper builds it;
-# httparse+http-copy builds the same types by copying (the baseline of
-# figures taken before 2026-11-30's issue 15 work).
+# httparse+http-copy builds the same types by copying (a second, slower
+# baseline).
 OPS="h1proto h1proto+recycle h1proto-fresh refill httparse httparse+http httparse+http-copy memchr"
 
 # Speed-ups: the baseline's instructions divided by h1proto's (above 1:

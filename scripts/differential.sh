@@ -8,7 +8,7 @@
 #
 # Installs the pinned peers (scripts/differential/requirements.txt) into a
 # virtual environment under target/, builds the h1proto side
-# (examples/differential.rs) in release mode, then runs the driver with the
+# (dev/src/bin/differential.rs) in release mode, then runs the driver with the
 # arguments given. Needs python3 with venv and pip, and network access to
 # PyPI the first time. Exits non-zero when a disagreement is undecided.
 set -euo pipefail
@@ -31,5 +31,5 @@ if [[ ! -x "$venv/bin/python" ]] || ! cmp -s "$req" "$venv/requirements.txt"; th
     cp "$req" "$venv/requirements.txt"
 fi
 
-cargo build --quiet --release --example differential
+cargo build --quiet --release -p h1proto-dev --bin differential
 exec "$venv/bin/python" -u scripts/differential/run.py "$@"

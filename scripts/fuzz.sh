@@ -95,8 +95,8 @@ done
 
 # 2. Seed corpora from tests/corpus/*.jsonl: the replay test writes them
 # (and checks them, with every saved regression, as plain `cargo test` does).
-echo "==> seeds (tests/fuzz_corpus.rs)"
-H1PROTO_FUZZ_SEEDS=$root/fuzz/corpus cargo test --quiet --test fuzz_corpus >/dev/null
+echo "==> seeds (tests/differential/fuzz_corpus.rs)"
+H1PROTO_FUZZ_SEEDS=$root/fuzz/corpus cargo test --quiet --test differential fuzz_corpus >/dev/null
 
 # 3. Build every target once, instrumented, release with debug assertions
 # and overflow checks (cargo-fuzz's default).

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Issue 15's regression guard: every figure its targets name, measured in
-# one run, and each target's ratio in one table at the end.
+# The speed goals' regression guard (docs/benchmarks.md, "Goals"): every
+# figure a goal names, measured in one run, and each goal's ratio in one
+# table at the end.
 #
 #   scripts/perf.sh                    # callgrind parts (about 10 minutes)
 #   WRK=1 scripts/perf.sh              # also PIN=1 scripts/bench-wrk.sh
@@ -9,7 +10,7 @@
 # Parts (PARTS, all by default):
 #
 #   mix       instructions per message of the six-message mix
-#             (examples/callgrind_probe.rs, N1 and N2 iterations, the
+#             (dev/src/bin/callgrind_probe.rs, N1 and N2 iterations, the
 #             difference divided by N2 - N1): h1proto with a reused decoder,
 #             with recycled field maps (as a connection decodes), with a
 #             fresh decoder; httparse alone; httparse + `http` built as
@@ -83,11 +84,11 @@ TARGET=${CARGO_TARGET_DIR:-target}
 
 # Reference levels the targets compare with (see docs/benchmarks.md):
 # user-space instructions per keep-alive request of hello_server at commit
-# 8b2e7a9, before the session layer (issue 11: nothing measured gets
+# 8b2e7a9, before the session layer (which was to make nothing measured
 # slower), measured by this script's e2e part on that tree, and the 4
 # KiB-chunk figure that must not fall (instructions per 64 KiB of body,
-# h1proto less the copy into the buffer, before issue 15's work), both
-# 2026-11-30.
+# h1proto less the copy into the buffer, before the work on the speed
+# goals), both 2026-11-30.
 E2E_LEVEL=${E2E_LEVEL:-9248}
 CHUNKED_4K_LEVEL=${CHUNKED_4K_LEVEL:-10841}
 
@@ -114,8 +115,9 @@ if [ -n "$BASE" ] && has e2e; then
         cargo build --release --example hello_server --example blocking_server >&2)
     cp "$base_target/release/examples/hello_server" "$base_target/release/examples/blocking_server" "$WORK/base/"
 fi
-cargo build --release --example callgrind_probe --example hello_server --example blocking_server >&2
-PROBE="$TARGET/release/examples/callgrind_probe"
+cargo build --release -p h1proto-dev --bin callgrind_probe >&2
+cargo build --release --example hello_server --example blocking_server >&2
+PROBE="$TARGET/release/callgrind_probe"
 if has e2e && [[ " $E2E_SERVERS " == *" hyper "* ]]; then
     CARGO_TARGET_DIR="$TARGET/hyper-hello" \
         cargo build --release --manifest-path bench/hyper-hello/Cargo.toml >&2
@@ -368,7 +370,7 @@ if [ "$WRK" = 1 ]; then
 fi
 
 if [ -s "$TARGETS" ]; then
-    echo "## Targets of issue 15"
+    echo "## Targets of the speed goals"
     echo
     echo '| target | measured | goal | ratio (≥ 1: met) | status |'
     echo '|---|---|---|---|---|'

@@ -22,7 +22,7 @@
 #   and the crate's own traits implemented by its types) are the trait's
 #   and are not counted again; associated constants are not methods.
 #
-# The issue that asked for this script quoted "78 items with 212 methods":
+# A count of the API as "78 items with 212 methods" takes
 # the all.html entries without modules, and the inherent methods alone.
 # The second line of the output gives those parts.
 set -euo pipefail

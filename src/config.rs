@@ -71,6 +71,12 @@ pub struct Config {
     /// Sessions only: how much the lingering close reads and discards at
     /// most. Default: 1 MiB.
     pub linger_bytes: usize,
+    /// Server sessions only: responses carry `Date` (RFC 9110 section
+    /// 6.6.1) from the wall clock the driver hands the session with
+    /// [`Session::set_date`](crate::Session::set_date), formatted once a
+    /// second; a response with its own `Date` keeps it. `false`: no
+    /// `Date` is added. Default: `true` (as hyper).
+    pub send_date: bool,
     /// Sessions only: after this long without the peer sending anything,
     /// the connection gives back its read buffer (keeping only the bytes
     /// it holds) and its output buffer, so that idle and stalled
@@ -93,6 +99,7 @@ impl Config {
             read_size: 16 * 1024,
             flush_threshold: 64 * 1024,
             linger_bytes: 1024 * 1024,
+            send_date: true,
             release_after: Duration::from_secs(1),
         }
     }

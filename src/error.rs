@@ -75,6 +75,13 @@ pub enum ErrorKind {
     BareLineFeed,
     /// An HTTP/1.1 request without `Host`, or with more than one.
     InvalidHost,
+    /// A `Host` value that is not `uri-host [ ":" port ]` (RFC 9112
+    /// section 3.2, RFC 3986 section 3.2.2): a host name of bytes outside
+    /// RFC 3986's reg-name (`#`, space, `@`, `/`, `?`, `\`, non-ASCII, a
+    /// `%` not followed by two hex digits), a bracketed address that is
+    /// not an IPv6 address or IPvFuture, a port that is not digits, or an
+    /// empty host.
+    InvalidHostValue,
     /// `Content-Length` is not 1*DIGIT, overflows, or appears more than once.
     InvalidContentLength,
     /// A request with both `Transfer-Encoding` and `Content-Length`.
@@ -181,6 +188,7 @@ impl ErrorKind {
             ObsFold => "obsolete line folding",
             BareLineFeed => "line not ended by CRLF",
             InvalidHost => "missing or repeated Host",
+            InvalidHostValue => "Host value is not a host name or address and optional port",
             InvalidContentLength => "invalid Content-Length",
             ContentLengthWithTransferEncoding => "both Transfer-Encoding and Content-Length",
             InvalidTransferEncoding => "Transfer-Encoding does not end in a single chunked",
@@ -283,7 +291,7 @@ impl Error {
     /// assert_eq!(err.switch(), Some(Switch::NoSpaceAfterStatus));
     /// assert_eq!(
     ///     err.to_string(),
-    ///     "HTTP/1.1 protocol error at byte 0: status line without SP after the code \
+    ///     "protocol error at byte 0: status line without SP after the code \
     ///      (enable `no_space_after_status` to accept)"
     /// );
     /// ```
@@ -328,7 +336,7 @@ impl Error {
     /// assert_eq!(err.field(), Some(&b"X-Bad"[..]));
     /// assert_eq!(
     ///     err.to_string(),
-    ///     "HTTP/1.1 protocol error at byte 52, field `X-Bad`: invalid field value"
+    ///     "protocol error at byte 52, field `X-Bad`: invalid field value"
     /// );
     /// # Ok::<(), h1proto::Error>(())
     /// ```
@@ -344,7 +352,7 @@ impl Error {
     /// that the name does not depend on the reads), or a
     /// framing or `Host` field the
     /// decoder refused (`InvalidContentLength`, `InvalidHost` for a second
-    /// `Host`, the `Transfer-Encoding` errors). `None` otherwise, including
+    /// `Host`, `InvalidHostValue`, the `Transfer-Encoding` errors). `None` otherwise, including
     /// for errors in trailer sections.
     pub fn field(&self) -> Option<&[u8]> {
         self.at.as_ref().and_then(|at| at.field.as_deref())
@@ -359,7 +367,7 @@ impl From<ErrorKind> for Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("HTTP/1.1 protocol error")?;
+        f.write_str("protocol error")?;
         if let Some(offset) = self.offset() {
             write!(f, " at byte {offset}")?;
         }
@@ -410,7 +418,9 @@ pub enum UsageError {
     /// before a head, a second head, anything after the end).
     WrongState,
     /// A start-line element that cannot be written (a reason phrase or
-    /// version that HTTP/1.1 cannot carry).
+    /// version that HTTP/1.1 cannot carry), or a request's `Host` that a
+    /// server must refuse: missing (HTTP/1.1, no authority in the URI),
+    /// repeated, or not `uri-host [ ":" port ]` (RFC 9112 section 3.2).
     InvalidHead,
     /// An interim (1xx) response to an HTTP/1.0 peer, which cannot read one
     /// (RFC 9110 section 15.2).

@@ -10,7 +10,7 @@ use http::header::{CONNECTION, HeaderMap, HeaderValue, TRANSFER_ENCODING};
 use http::{Method, StatusCode, Version};
 
 use crate::error::ErrorKind;
-use crate::grammar::{is_token, list_elements, parse_decimal, trim_ows};
+use crate::grammar::{is_host, is_token, list_elements, parse_decimal, trim_ows};
 use crate::keep_alive::{CloseReason, KeepAlive};
 
 /// How the body of a message is delimited.
@@ -281,6 +281,11 @@ pub(crate) fn codings(response: bool, fields: &impl FieldValues) -> Result<Decla
 pub(crate) struct FramingFields {
     /// `Host` field lines.
     pub(crate) hosts: usize,
+    /// A `Host` line whose value is not `uri-host [ ":" port ]`.
+    pub(crate) bad_host: bool,
+    /// A `Date` field: noted by [`FramingFields::of`] only (the encoders
+    /// add one unless the caller gave it), not by the head reader.
+    pub(crate) date: bool,
     /// `None` without `Content-Length`; `Some(Some(n))` for exactly one
     /// field line of 1*DIGIT; `Some(None)` for anything else (repeated,
     /// empty, not a number, a list).
@@ -301,8 +306,9 @@ impl FramingFields {
     pub(crate) fn of(headers: &HeaderMap) -> FramingFields {
         let mut seen = FramingFields::default();
         for (name, value) in headers {
-            let role = FieldRole::of_name(name.as_str().as_bytes());
-            seen.note(role, value.as_bytes());
+            let name = name.as_str().as_bytes();
+            seen.date |= name == b"date";
+            seen.note(FieldRole::of_name(name), value.as_bytes());
         }
         seen
     }
@@ -312,7 +318,10 @@ impl FramingFields {
     pub(crate) fn note(&mut self, role: FieldRole, value: &[u8]) {
         match role {
             FieldRole::Other => {}
-            FieldRole::Host => self.hosts += 1,
+            FieldRole::Host => {
+                self.hosts += 1;
+                self.bad_host |= !is_host(value);
+            }
             FieldRole::ContentLength => {
                 self.content_length = Some(match self.content_length {
                     None => parse_decimal(trim_ows(value)),

@@ -179,7 +179,7 @@ fn request_chunked_in_any_case_and_with_ows_is_chunked() {
 
 #[test]
 fn request_with_transfer_encoding_and_content_length_is_refused() {
-    // RFC 9112 section 6.1: a server MAY reject it; the design requires it.
+    // RFC 9112 section 6.1: a server MAY reject it; h1proto does, always.
     for pairs in [
         &[("transfer-encoding", "chunked"), ("content-length", "5")][..],
         &[("content-length", "5"), ("transfer-encoding", "chunked")],
@@ -576,6 +576,7 @@ fn every_error_kind_suggests_its_status() {
         (ObsFold, 400),
         (BareLineFeed, 400),
         (InvalidHost, 400),
+        (InvalidHostValue, 400),
         (InvalidContentLength, 400),
         (ContentLengthWithTransferEncoding, 400),
         (InvalidTransferEncoding, 400),

@@ -40,7 +40,18 @@ const fn text_char(b: u8) -> bool {
     b == b'\t' || (b >= 0x20 && b != 0x7f)
 }
 
+/// reg-name bytes of RFC 3986 (unreserved, sub-delims) and the `%` that
+/// starts a pct-encoded triplet.
+const fn reg_name_char(b: u8) -> bool {
+    matches!(b,
+        b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' |
+        b'-' | b'.' | b'_' | b'~' |
+        b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'=' |
+        b'%')
+}
+
 static TCHAR: [bool; 256] = table!(tchar);
+static REG_NAME: [bool; 256] = table!(reg_name_char);
 static TARGET: [bool; 256] = table!(target_char);
 static TEXT: [bool; 256] = table!(text_char);
 
@@ -60,6 +71,71 @@ pub(crate) fn is_target_char(b: u8) -> bool {
 #[inline]
 pub(crate) fn is_text(b: u8) -> bool {
     TEXT[b as usize]
+}
+
+/// A valid `Host` field value (RFC 9112 section 3.2, RFC 9110 section
+/// 7.2): `uri-host [ ":" port ]` of RFC 3986, where `uri-host` is an
+/// IP-literal in brackets, or a reg-name (an IPv4 address is one) of
+/// unreserved bytes, sub-delims and pct-encoded triplets, and `port` is
+/// `*DIGIT`. The host must not be empty: the target URI a server builds
+/// from an empty `Host` is an `http` URI with an empty host, which RFC
+/// 9110 section 4.2.1 tells a recipient to reject.
+#[inline]
+pub(crate) fn is_host(value: &[u8]) -> bool {
+    let host_end = match value.first() {
+        Some(b'[') => match memchr::memchr(b']', value) {
+            Some(close) if is_ip_literal(&value[1..close]) => close + 1,
+            _ => return false,
+        },
+        _ => {
+            // One table lookup a byte; a `%` checks the two after it.
+            let mut i = 0;
+            while let Some(&b) = value.get(i) {
+                if !REG_NAME[b as usize] {
+                    break;
+                }
+                if b == b'%' {
+                    let hex = |at: usize| value.get(at).is_some_and(|&h| HEX[h as usize] < 16);
+                    if !(hex(i + 1) && hex(i + 2)) {
+                        return false;
+                    }
+                    i += 2;
+                }
+                i += 1;
+            }
+            i
+        }
+    };
+    match &value[host_end..] {
+        _ if host_end == 0 => false,
+        [] => true,
+        [b':', port @ ..] => port.iter().all(u8::is_ascii_digit),
+        _ => false,
+    }
+}
+
+/// The inside of an IP-literal's brackets: an IPv6 address (RFC 4291
+/// text, as RFC 3986 takes it, without a zone), or an IPvFuture (`v`
+/// 1*HEXDIG `.` 1*( unreserved / sub-delims / `:` )).
+#[cold]
+fn is_ip_literal(inside: &[u8]) -> bool {
+    match inside {
+        [b'v' | b'V', rest @ ..] => {
+            let Some(dot) = memchr::memchr(b'.', rest) else {
+                return false;
+            };
+            let (version, address) = (&rest[..dot], &rest[dot + 1..]);
+            !version.is_empty()
+                && version.iter().all(u8::is_ascii_hexdigit)
+                && !address.is_empty()
+                && address
+                    .iter()
+                    .all(|&b| b == b':' || (b != b'%' && REG_NAME[b as usize]))
+        }
+        _ => {
+            std::str::from_utf8(inside).is_ok_and(|text| text.parse::<std::net::Ipv6Addr>().is_ok())
+        }
+    }
 }
 
 /// `s` without its leading and trailing OWS.
@@ -252,6 +328,59 @@ mod tests {
         }
         for b in b"/a-Z_9.~!$&'()*+,;=%:@?[]" {
             assert!(is_target_char(*b), "byte {b:#x}");
+        }
+    }
+
+    #[test]
+    fn host_values_are_uri_host_and_port() {
+        for valid in [
+            "example.com",
+            "example.com:80",
+            "example.com:",
+            "[::1]:80",
+            "[::1]",
+            "[2001:db8::7]",
+            "[::ffff:192.0.2.1]:8080",
+            "[v1.fe80::a+en1]",
+            "ex%41mple",
+            "a-b_c~d",
+            "127.0.0.1:8080",
+            "!$&'()*+,;=",
+            "EXAMPLE.COM",
+        ] {
+            assert!(is_host(valid.as_bytes()), "{valid}");
+        }
+        for invalid in [
+            &b"###"[..],
+            b"exa mple.com",
+            b"ex@mple",
+            b"a/b",
+            b"a?b",
+            b"a\\b",
+            b"caf\xc3\xa9.example",
+            b"\xff",
+            b"",
+            b":80",
+            b"example.com:8x",
+            b"example.com:80:80",
+            b"ex%4",
+            b"ex%zzmple",
+            b"%",
+            b"[::1",
+            b"[::1]x",
+            b"[::1]:80x",
+            b"[]",
+            b"[not-v6]",
+            b"[::1%eth0]",
+            b"[v1.]",
+            b"[v.a]",
+            b"[vz.a]",
+            b"a\tb",
+            b"a\"b",
+            b"a<b>",
+            b"a[b]",
+        ] {
+            assert!(!is_host(invalid), "{}", invalid.escape_ascii());
         }
     }
 

@@ -149,6 +149,7 @@ pub mod adapter;
 mod chunk_ext;
 mod config;
 pub mod conn;
+mod date;
 mod decode;
 mod encode;
 mod error;

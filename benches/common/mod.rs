@@ -1,4 +1,4 @@
-//! Shared by the benches: the message corpus, a counting global allocator
+//! Shared by the benches: a counting global allocator
 //! and the h1proto calls every bench makes the same way.
 //!
 //! Each bench binary that declares `mod common;` gets the counting
@@ -6,54 +6,15 @@
 //! the timings measure.
 #![allow(dead_code)]
 
-pub mod chunks;
-pub mod corpus;
-
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicU64, Ordering};
-
 use bytes::BytesMut;
 use h1proto::{Event, RequestDecoder, ResponseDecoder};
 use http::{Method, Request, Response};
 
-/// Counts allocations (and reallocations, which may move) and the bytes
-/// they ask for. Frees are not counted.
-pub struct Counting;
-
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
-static BYTES: AtomicU64 = AtomicU64::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        BYTES.fetch_add(layout.size() as u64, Ordering::Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        BYTES.fetch_add(layout.size() as u64, Ordering::Relaxed);
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        BYTES.fetch_add(new_size as u64, Ordering::Relaxed);
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+pub use h1proto_test_support::alloc::counters;
+use h1proto_test_support::corpus;
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
-
-/// Allocations and bytes allocated so far.
-pub fn counters() -> (u64, u64) {
-    (
-        ALLOCS.load(Ordering::Relaxed),
-        BYTES.load(Ordering::Relaxed),
-    )
-}
+static GLOBAL: h1proto_test_support::alloc::Counting = h1proto_test_support::alloc::Counting;
 
 /// Iterations of the counted loop.
 pub const COUNTED: u64 = 1000;

@@ -78,8 +78,11 @@ fn read_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, ()>
 
 /// What a request gets from the example servers' routes.
 pub enum Answer {
-    /// A whole response: `GET` or `HEAD /` get `Hello, World!`, anything
-    /// unknown `404 Not Found`.
+    /// A whole response: `GET` or `HEAD /` get `Hello, World!`; another
+    /// path with a method the servers serve `404 Not Found`; a method of
+    /// RFC 9110 they do not serve (`TRACE`, `PUT`, ...) `405 Method Not
+    /// Allowed` with `Allow`; any other method `501 Not Implemented`
+    /// (RFC 9110 section 9.1).
     Page(Response<Bytes>),
     /// `POST /echo`: this head, then the request body streamed back as it
     /// arrives (by the server's loop, in that order: a client waiting for
@@ -97,7 +100,27 @@ pub fn answer(req: &mut Request<()>) -> Answer {
     } else if method == Method::POST && path == "/echo" {
         Answer::Echo(echo_head(req))
     } else {
-        Answer::Page(text(req, StatusCode::NOT_FOUND, b"Not Found\n"))
+        Answer::Page(refusal(req))
+    }
+}
+
+/// The methods the servers serve, as `Allow` lists them.
+const ALLOW: &str = "GET, HEAD, POST";
+
+/// The answer to a request no route takes: 404 for a method the servers
+/// serve, 405 for another method RFC 9110 (or RFC 5789, `PATCH`) defines,
+/// 501 for a method they do not know.
+#[cold]
+fn refusal(req: &mut Request<()>) -> Response<Bytes> {
+    match req.method().as_str() {
+        "GET" | "HEAD" | "POST" => text(req, StatusCode::NOT_FOUND, b"Not Found\n"),
+        "PUT" | "DELETE" | "CONNECT" | "OPTIONS" | "TRACE" | "PATCH" => {
+            let mut res = text(req, StatusCode::METHOD_NOT_ALLOWED, b"Method Not Allowed\n");
+            res.headers_mut()
+                .insert(http::header::ALLOW, HeaderValue::from_static(ALLOW));
+            res
+        }
+        _ => text(req, StatusCode::NOT_IMPLEMENTED, b"Not Implemented\n"),
     }
 }
 

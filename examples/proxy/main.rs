@@ -75,8 +75,14 @@ async fn main() -> io::Result<()> {
         stop_signal().await;
         let _ = stop.send(true);
     });
-    let proxy = Proxy::new(&args)?;
-    run(listener, Arc::new(proxy), stopped).await
+    let proxy = Arc::new(Proxy::new(&args)?);
+    run(listener, Arc::clone(&proxy), stopped).await?;
+    println!(
+        "Stopped: {} upstream connections opened, {} idle at the end",
+        proxy.pool.opened(),
+        proxy.pool.idle()
+    );
+    Ok(())
 }
 
 /// The command line.
@@ -432,7 +438,7 @@ fn upload_step(
     want: Want,
 ) -> impl FnMut(&mut ClientSession, Instant) -> Result<Step<Up>, SessionError> {
     move |session, now| {
-        let written = session.poll_write_all(now);
+        let written = session.poll_write_all(now)?;
         let came = match want {
             Want::Head => match session.next_response(now)? {
                 Step::Ready(head) => Some(Up::Head(head)),
@@ -632,7 +638,7 @@ impl<'a> Exchange<'a> {
                     let data = self.upstream.read_data().await.map_err(from_upstream)?;
                     self.response_data(data)?;
                     self.server
-                        .call(|s, now| Ok(s.poll_flush(now)))
+                        .call(h1proto::ServerSession::poll_flush)
                         .await
                         .map_err(from_client)?;
                 }

@@ -139,14 +139,12 @@ impl Pool {
     }
 
     /// Idle connections held now.
-    #[allow(dead_code)] // for the tests
     pub fn idle(&self) -> usize {
         self.idle.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 
     /// Connections opened so far (each counted once connected, before
     /// anything is sent on it).
-    #[allow(dead_code)] // for the tests
     pub fn opened(&self) -> usize {
         self.opened.load(Ordering::SeqCst)
     }

@@ -1,6 +1,6 @@
 """The two peer parsers, driven in-process: llhttp (through httptools, in its
 default strict mode) and h11. Each returns an outcome in the same shape as
-h1proto's side of the harness (examples/differential.rs):
+h1proto's side of the harness (dev/src/bin/differential.rs):
 
     {"messages": [{"start": [...], "body": bytes, "trailers": [(name, value)],
                    "keep_alive": bool}],

@@ -74,6 +74,9 @@ macro_rules! io_calls {
                 match server.call($crate::ServerSession::next_full_request)$(.$await)? {
                     Ok(Some(req)) => {
                         let res = handler(req)$(.$await)?;
+                        // The handler may have taken a while: the `Date`
+                        // is the time its answer is queued.
+                        $crate::Session::set_date(&mut *server, ::std::time::SystemTime::now());
                         if let Err(err) = server.sender().send_response(res) {
                             break Err(err.into());
                         }
@@ -108,7 +111,7 @@ macro_rules! io_calls {
                 self.call($crate::ServerSession::read_data)$(.$await)?
             }
 
-            /// [`Sender::send_data`](crate::Sender::send_data)(crate::Sender::send_data),
+            /// [`Sender::send_data`](crate::Sender::send_data),
             /// then writes while too much is queued.
             ///
             /// # Errors
@@ -117,7 +120,7 @@ macro_rules! io_calls {
             /// writing.
             pub $($async)? fn send_data(&mut self, data: impl Into<::bytes::Bytes>) -> ::std::io::Result<()> {
                 self.session.sender().send_data(data)?;
-                self.call(|s, now| Ok(s.poll_flush(now)))$(.$await)?
+                self.call($crate::ServerSession::poll_flush)$(.$await)?
             }
 
             /// Writes everything queued
@@ -128,7 +131,7 @@ macro_rules! io_calls {
             ///
             /// An I/O error, or the write timeout, while writing.
             pub $($async)? fn flush(&mut self) -> ::std::io::Result<()> {
-                self.call(|s, now| Ok(s.poll_write_all(now)))$(.$await)?
+                self.call($crate::ServerSession::poll_write_all)$(.$await)?
             }
 
             /// Writes what is queued, lingers if the session says so, and
@@ -136,7 +139,7 @@ macro_rules! io_calls {
             /// [`into_parts`](Self::into_parts) instead). Errors are
             /// ignored: the connection is over either way.
             pub $($async)? fn close(&mut self) {
-                let _ = self.call(|s, now| Ok(s.close(now)))$(.$await)?;
+                let _ = self.call($crate::ServerSession::close)$(.$await)?;
             }
 
             /// After a protocol switch: writes what is queued, then hands
@@ -146,7 +149,7 @@ macro_rules! io_calls {
             ///
             /// A write error.
             pub $($async)? fn into_parts(mut self) -> ::std::io::Result<(S, ::bytes::BytesMut)> {
-                self.call(|s, now| Ok(s.close(now)))$(.$await)??;
+                self.call($crate::ServerSession::close)$(.$await)??;
                 let buf = self.session.take_read_buf();
                 Ok((self.io, buf))
             }

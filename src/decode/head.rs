@@ -34,6 +34,11 @@ pub(crate) fn request_head(
     if seen.hosts > 1 || (seen.hosts == 0 && version == Version::HTTP_11) {
         return Err(at_field(ErrorKind::InvalidHost.into()));
     }
+    if seen.bad_host {
+        // RFC 9112 section 3.2: a server MUST answer 400 to a Host field
+        // with an invalid value, in any version.
+        return Err(at_field(ErrorKind::InvalidHostValue.into()));
+    }
     let values = RecordValues::new(record, raw);
     let framing = match framing::framing_of(None, version, &seen, &values) {
         Err(ErrorKind::ContentLengthWithTransferEncoding) => {
@@ -214,6 +219,7 @@ fn field_error(error: Error, head: &[u8], record: &Record) -> Error {
     let (te, cl) = (FieldRole::TransferEncoding, FieldRole::ContentLength);
     let line = match error.kind() {
         InvalidHost => lines(FieldRole::Host).nth(1),
+        InvalidHostValue => first(FieldRole::Host),
         InvalidContentLength => lines(cl).nth(1).or(first(cl)),
         TransferEncodingInHttp10 => first(te),
         InvalidTransferEncoding | UnsupportedTransferCoding => lines(te).next_back(),

@@ -65,6 +65,8 @@ pub(crate) struct Added {
     pub(crate) strip_framing: bool,
     /// Leave out the caller's `Transfer-Encoding` only.
     pub(crate) strip_te: bool,
+    /// `date: <IMF-fixdate>`.
+    pub(crate) date: Option<[u8; crate::date::LEN]>,
 }
 
 impl Added {
@@ -164,6 +166,9 @@ fn write_ordered(
 /// Writes the fields the encoder adds and the empty line that ends the
 /// head.
 pub(crate) fn write_added(out: &mut Segments, added: &Added, title: bool) {
+    if let Some(date) = &added.date {
+        write_field(out, b"date", date, title);
+    }
     if let Some(n) = added.content_length {
         let mut buf = [0u8; 20];
         let digits = write_decimal(&mut buf, n);

@@ -8,11 +8,13 @@ pub(crate) mod plan;
 mod send;
 
 use std::marker::PhantomData;
+use std::time::SystemTime;
 
 use bytes::Bytes;
 use http::header::HeaderMap;
 
 use crate::chunk_ext::ChunkExtensions;
+use crate::date::DateCache;
 use crate::error::UsageError;
 use crate::framing::BodyKind;
 use crate::keep_alive::{CloseReason, KeepAlive};
@@ -178,6 +180,8 @@ pub struct Encoder<R: Role> {
     spare_extensions: Option<http::Extensions>,
     /// The count of values written per field in an order, kept for reuse.
     used: Vec<usize>,
+    /// The `Date` a response gets, when the caller gave the clock.
+    date: Option<DateCache>,
     role: PhantomData<R>,
 }
 
@@ -193,6 +197,7 @@ impl<R: Role> Encoder<R> {
             spare: None,
             spare_extensions: None,
             used: Vec::new(),
+            date: None,
             role: PhantomData,
         }
     }
@@ -409,7 +414,8 @@ impl<R: Role> Encoder<R> {
             return Err(UsageError::WrongState);
         }
         let full = body.as_ref().map(|b| b.len() as u64);
-        let plan = R::plan(&head, &ctx, &self.config, full)?;
+        let date = self.date.as_ref().map(DateCache::text);
+        let plan = R::plan(&head, &ctx, &self.config, full, date)?;
         // The plan has checked the whole body against the framing: from
         // here on nothing fails, so nothing half-written is left behind.
         let used = &mut self.used;
@@ -437,6 +443,40 @@ impl<R: Role> Encoder<R> {
             self.spare_extensions = Some(extensions);
         }
         Ok(kind)
+    }
+}
+
+impl ResponseEncoder {
+    /// Gives the encoder the wall clock: every final response (and 101)
+    /// queued from now on carries `Date` with `now` in IMF-fixdate form
+    /// (`Sun, 06 Nov 1994 08:49:37 GMT`, RFC 9110 section 6.6.1), unless
+    /// the caller's head has its own `Date`, which is kept. Interim (1xx)
+    /// responses get none. The text is formatted again only when `now`
+    /// is in another second than the last, so calling this before every
+    /// response costs a comparison. `None` stops adding `Date`; an
+    /// encoder never given a clock adds none (RFC 9110: a server without
+    /// a clock sends none).
+    ///
+    /// ```
+    /// use std::time::{Duration, UNIX_EPOCH};
+    /// use bytes::Buf;
+    /// use h1proto::{EncoderConfig, ResponseContext, ResponseEncoder};
+    ///
+    /// let mut enc = ResponseEncoder::new(EncoderConfig::default());
+    /// enc.set_date(Some(UNIX_EPOCH + Duration::from_secs(784_111_777)));
+    /// enc.send_response(http::Response::new("hi"), ResponseContext::default()).unwrap();
+    /// let out = enc.output();
+    /// assert_eq!(
+    ///     &out.copy_to_bytes(out.remaining())[..],
+    ///     b"HTTP/1.1 200 OK\r\ndate: Sun, 06 Nov 1994 08:49:37 GMT\r\ncontent-length: 2\r\n\r\nhi"
+    /// );
+    /// ```
+    #[inline]
+    pub fn set_date(&mut self, now: Option<SystemTime>) {
+        match (now, &mut self.date) {
+            (Some(now), Some(date)) => date.update(now),
+            (now, date) => *date = now.map(DateCache::new),
+        }
     }
 }
 

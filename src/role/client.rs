@@ -24,6 +24,7 @@ use crate::framing::{
     BodyKind, Declared, FramingFields, RequestKind, ResponseClass, connection_verdict_of,
     declared_framing, response_class,
 };
+use crate::grammar::is_host;
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::leniency::{ResponseLeniency, Rules};
 use crate::segments::Segments;
@@ -242,6 +243,7 @@ impl Role for Client {
         (): &(),
         _config: &EncoderConfig,
         full: Option<u64>,
+        _date: Option<&[u8; crate::date::LEN]>,
     ) -> Result<Plan<Target>, UsageError> {
         let version = version_bytes(parts.version)?;
         let http10 = parts.version == Version::HTTP_10;
@@ -249,14 +251,21 @@ impl Role for Client {
         let headers = &parts.headers;
         // The caller's framing, Host and Connection fields, in one pass.
         let seen = FramingFields::of(headers);
+        // A Host a server must refuse (RFC 9112 section 3.2) is not sent.
         let host = match seen.hosts {
             0 => match parts.uri.authority() {
                 // The Host field never carries userinfo.
-                Some(a) => Some(a.as_str().rfind('@').map_or(0, |at| at + 1)),
+                Some(a) => {
+                    let at = a.as_str().rfind('@').map_or(0, |at| at + 1);
+                    if !is_host(&a.as_str().as_bytes()[at..]) {
+                        return Err(UsageError::InvalidHead);
+                    }
+                    Some(at)
+                }
                 None if http10 => None,
                 None => return Err(UsageError::InvalidHead),
             },
-            1 => None,
+            1 if !seen.bad_host => None,
             _ => return Err(UsageError::InvalidHead),
         };
         let mut added = Added::default();

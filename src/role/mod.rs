@@ -97,7 +97,8 @@ pub trait Role: Sized {
     type Line;
 
     /// Decides how the head is written and its body framed; `full` is the
-    /// body length when the whole body is known.
+    /// body length when the whole body is known, `date` the `Date` value
+    /// the encoder has (a response without one of its own gets it).
     ///
     /// # Errors
     ///
@@ -107,6 +108,7 @@ pub trait Role: Sized {
         ctx: &Self::Context,
         config: &EncoderConfig,
         full: Option<u64>,
+        date: Option<&[u8; crate::date::LEN]>,
     ) -> Result<Plan<Self::Line>, UsageError>;
 
     /// Writes the start line, the fields (in `order` when one is asked

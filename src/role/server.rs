@@ -127,6 +127,16 @@ impl ServerConnection {
             || (self.role.request.as_ref()).is_some_and(|r| r.request == RequestKind::Connect)
     }
 
+    /// Gives the connection the wall clock: the responses it queues from
+    /// now on carry `Date` ([`ResponseEncoder::set_date`](crate::ResponseEncoder::set_date)
+    /// has the rules). A connection is never given one by itself; a
+    /// [`ServerSession`](crate::ServerSession) passes on the clock its
+    /// driver hands it.
+    #[inline]
+    pub fn set_date(&mut self, now: Option<std::time::SystemTime>) {
+        self.encoder.set_date(now);
+    }
+
     /// `100 Continue` for a client waiting for it: at the end of the
     /// output, or, when the final response head is already queued, ahead
     /// of it while none of it has left (output is corked, so the client
@@ -470,6 +480,7 @@ impl Role for Server {
         ctx: &ResponseContext,
         config: &EncoderConfig,
         full: Option<u64>,
+        date: Option<&[u8; crate::date::LEN]>,
     ) -> Result<Plan<()>, UsageError> {
         let version = version_bytes(parts.version)?;
         let (status, headers) = (parts.status, &parts.headers);
@@ -557,7 +568,13 @@ impl Role for Server {
                 }
             },
         };
-        let verdict = match response_class(ctx.request, status) {
+        let class = response_class(ctx.request, status);
+        if class != ResponseClass::Interim && !seen.date {
+            // RFC 9110 section 6.6.1: an origin server with a clock sends
+            // `Date` in its final responses; a caller's own is kept.
+            added.date = date.copied();
+        }
+        let verdict = match class {
             ResponseClass::Interim => None,
             ResponseClass::Switch => Some(KeepAlive::Close(CloseReason::Switched)),
             ResponseClass::Final => {

@@ -97,17 +97,31 @@ impl ClientSession {
 
     /// Backpressure for a streaming sender: [`Io::Write`] while more than
     /// `Config::flush_threshold` bytes are queued.
-    pub fn poll_flush(&mut self, now: Instant) -> Step<()> {
+    ///
+    /// # Errors
+    ///
+    /// [`SessionError::Peer`] with [`ErrorKind::WriteTimeout`] when the
+    /// server stopped reading and the write timeout ended the wait, or
+    /// with the server's protocol error when the answer it sent during
+    /// the upload is malformed: the session is closed.
+    pub fn poll_flush(&mut self, now: Instant) -> Result<Step<()>, SessionError> {
         self.look_ahead();
-        self.core
-            .write_past(now, !self.closed, self.core.flush_threshold)
+        self.core.failure()?;
+        Ok(self
+            .core
+            .write_past(now, !self.closed, self.core.flush_threshold))
     }
 
     /// Writes every queued request now, for a caller that wants them
     /// written before it waits for anything.
-    pub fn poll_write_all(&mut self, now: Instant) -> Step<()> {
+    ///
+    /// # Errors
+    ///
+    /// As [`poll_flush`](Self::poll_flush).
+    pub fn poll_write_all(&mut self, now: Instant) -> Result<Step<()>, SessionError> {
         self.look_ahead();
-        self.core.write_past(now, !self.closed, 0)
+        self.core.failure()?;
+        Ok(self.core.write_past(now, !self.closed, 0))
     }
 
     /// The next response head: an interim (1xx other than 101) one, after
@@ -220,14 +234,19 @@ impl ClientSession {
 
     /// Closes the connection: the driver closes the socket. Requests queued
     /// and not written are dropped; a client has nothing to linger for.
-    pub fn close(&mut self, _now: Instant) -> Step<()> {
+    ///
+    /// # Errors
+    ///
+    /// None: the `Result` is the shape every call that may need I/O has,
+    /// so that one driver call helper serves them all.
+    pub fn close(&mut self, _now: Instant) -> Result<Step<()>, SessionError> {
         self.closed = true;
         self.core.waiting = Waiting::No;
-        if std::mem::replace(&mut self.over, true) {
+        Ok(if std::mem::replace(&mut self.over, true) {
             Step::Ready(())
         } else {
             Step::Io(Io::Close)
-        }
+        })
     }
 
     // ---- Queries -----------------------------------------------------

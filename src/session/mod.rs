@@ -188,7 +188,7 @@ pub use client::ClientSession;
 pub use server::ServerSession;
 
 use std::fmt;
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 use bytes::{Bytes, BytesMut};
 use http::{HeaderMap, Response};
@@ -316,6 +316,18 @@ pub trait Session {
     /// close if it answered anything: the client may have pipelined more,
     /// and closing on unread bytes would reset the last answer away).
     fn shutdown(&mut self, now: Instant);
+
+    /// Hands the session the wall clock, for the `Date` of a server's
+    /// responses (RFC 9110 section 6.6.1; [`Config::send_date`](crate::Config::send_date)):
+    /// a driver calls it with `SystemTime::now()` whenever it reads its
+    /// `now: Instant`, when a call starts and after an I/O that waited,
+    /// so that a response queued in that call (a `408` after a head
+    /// timeout among them) carries the time it was queued. The text is
+    /// formatted only when the second changes. A session never given the
+    /// clock sends no `Date`. A client session ignores it.
+    fn set_date(&mut self, now: SystemTime) {
+        let _ = now;
+    }
 }
 
 /// The I/O a session needs before it can go on.

@@ -1,7 +1,7 @@
 //! The server session: a [`ServerConnection`] with its read buffer, timers
 //! and closing policy.
 
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 use bytes::{Bytes, BytesMut};
 use http::Request;
@@ -79,7 +79,7 @@ enum Phase {
 ///         Step::Io(io) => drive(&mut session, io),
 ///     }
 /// }
-/// while let Step::Io(io) = session.close(Instant::now()) {
+/// while let Step::Io(io) = session.close(Instant::now())? {
 ///     drive(&mut session, io);
 /// }
 /// assert!(sent.ends_with(b"connection: close\r\n\r\nhello"));
@@ -102,12 +102,15 @@ pub struct ServerSession {
     /// `next_request` asked for a write before it waits for the next
     /// request (see [`resume_read`](Self::resume_read)).
     write_then_read: bool,
+    /// `Config::send_date`.
+    send_date: bool,
 }
 
 impl ServerSession {
     /// A session for a connection made at `now`.
     pub fn new(config: Config, now: Instant) -> Self {
         ServerSession {
+            send_date: config.send_date,
             core: Core::new(config),
             phase: Phase::Open,
             started: now,
@@ -283,9 +286,19 @@ impl ServerSession {
 
     /// Backpressure for a streaming sender: [`Io::Write`] while more than
     /// `Config::flush_threshold` bytes are queued, `Ready` once fewer are.
-    pub fn poll_flush(&mut self, now: Instant) -> Step<()> {
-        self.core
-            .write_past(now, self.phase != Phase::Closed, self.core.flush_threshold)
+    ///
+    /// # Errors
+    ///
+    /// [`SessionError::Peer`] with [`ErrorKind::WriteTimeout`] when the
+    /// client stopped reading and the write timeout ended the wait (the
+    /// output is dropped and the session closes: call
+    /// [`close`](Self::close)); likewise any other timeout not yet
+    /// reported to a call.
+    pub fn poll_flush(&mut self, now: Instant) -> Result<Step<()>, SessionError> {
+        self.core.failure()?;
+        Ok(self
+            .core
+            .write_past(now, self.phase != Phase::Closed, self.core.flush_threshold))
     }
 
     /// Writes everything queued: [`Io::Write`] while output is waiting,
@@ -294,8 +307,13 @@ impl ServerSession {
     /// queue, a timer) with part of a response queued: without it, output
     /// below `Config::flush_threshold` leaves only when the session next
     /// waits for the peer.
-    pub fn poll_write_all(&mut self, now: Instant) -> Step<()> {
-        self.core.write_past(now, self.phase != Phase::Closed, 0)
+    ///
+    /// # Errors
+    ///
+    /// As [`poll_flush`](Self::poll_flush).
+    pub fn poll_write_all(&mut self, now: Instant) -> Result<Step<()>, SessionError> {
+        self.core.failure()?;
+        Ok(self.core.write_past(now, self.phase != Phase::Closed, 0))
     }
 
     /// Ends the connection: writes what is queued, then closes, lingering
@@ -305,7 +323,19 @@ impl ServerSession {
     /// protocol switch, writes what is queued and returns `Ready` without
     /// closing: the socket and [`take_read_buf`](Self::take_read_buf)
     /// belong to the new protocol.
-    pub fn close(&mut self, now: Instant) -> Step<()> {
+    ///
+    /// # Errors
+    ///
+    /// None: the connection ends either way, and an error that ended it
+    /// was reported to the call it happened in. The `Result` is the shape
+    /// every call that may need I/O has, so that one driver call helper
+    /// serves them all.
+    pub fn close(&mut self, now: Instant) -> Result<Step<()>, SessionError> {
+        Ok(self.closing(now))
+    }
+
+    /// [`close`](Self::close)'s steps.
+    fn closing(&mut self, now: Instant) -> Step<()> {
         loop {
             match self.phase {
                 Phase::Open => self.start_closing(),
@@ -477,6 +507,13 @@ impl Session for ServerSession {
     fn shutdown(&mut self, _now: Instant) {
         self.shutdown = true;
         self.core.conn.close_after_response();
+    }
+
+    #[inline]
+    fn set_date(&mut self, now: SystemTime) {
+        if self.send_date {
+            self.core.conn.set_date(Some(now));
+        }
     }
 }
 

@@ -1,0 +1,7 @@
+//! The example proxy in-process: forwarding, smuggling refused on both
+//! sides, and interop with the example servers and curl.
+
+mod proxy;
+#[cfg(all(feature = "tokio", feature = "blocking"))]
+mod proxy_interop;
+mod proxy_smuggling;

@@ -1,0 +1,126 @@
+//! Buffer release: after `release_after` without the peer sending, a
+//! session gives its buffers back. The read buffer shrinks to the bytes it
+//! holds, the output buffer goes, and the heap this thread has live (counted
+//! by a test allocator) falls by at least their size.
+
+use h1proto_test_support::session as session_support;
+
+use std::time::Instant;
+
+use bytes::Bytes;
+use h1proto::{ClientSession, Io, ServerSession, Session};
+use http::{Request, Response};
+use session_support::{Harness, get, secs, test_config};
+
+/// The heap this thread has live (the binary counts with the test allocator).
+fn live() -> isize {
+    h1proto_test_support::alloc::thread_live()
+}
+
+/// What a connection's first read asks for (a read that fills it doubles
+/// the next, up to `Config::read_size`).
+const FIRST_READ: usize = 1024;
+
+/// The bytes a read asks for once the buffers were given back.
+const RELEASED_READ: usize = 256;
+
+#[test]
+fn an_idle_server_connection_gives_both_buffers_back() {
+    let t0 = Instant::now();
+    let mut h = Harness::new(ServerSession::new(test_config(), t0), t0);
+    h.send(get("/"));
+    h.call(ServerSession::next_request).ready().unwrap();
+    // A small body is copied into the output's tail buffer.
+    h.s.sender()
+        .send_response(Response::new(Bytes::from(vec![b'x'; 3000])))
+        .unwrap();
+    assert_eq!(h.call(ServerSession::next_request).blocked(), Io::Read);
+    h.wire = Vec::new();
+    let before = live();
+    assert_eq!(h.expire(), secs(1));
+    let freed = before - live();
+    // The read buffer (1 KiB) and the output's tail buffer, which held
+    // the 3000-byte body.
+    assert!(freed >= (FIRST_READ + 3000) as isize, "freed {freed}");
+    // The next read asks for little.
+    let buf = h.s.read_buf();
+    assert!(buf.is_empty());
+    assert!(
+        buf.capacity() >= RELEASED_READ && buf.capacity() < FIRST_READ,
+        "{}",
+        buf.capacity()
+    );
+    // Bytes again: the next reads ask for a first read's size.
+    h.send(get("/2"));
+    h.call(ServerSession::next_request).ready().unwrap();
+    let buf = h.s.read_buf();
+    assert!(buf.capacity() - buf.len() >= FIRST_READ);
+}
+
+#[test]
+fn a_half_received_head_keeps_only_its_bytes() {
+    let t0 = Instant::now();
+    let mut h = Harness::new(ServerSession::new(test_config(), t0), t0);
+    let part = "GET /a-long-path HTTP/1.1\r\nHost: example.com\r\nUser-Agent: x";
+    h.send(part);
+    assert_eq!(h.call(ServerSession::next_request).blocked(), Io::Read);
+    let before = live();
+    assert_eq!(h.expire(), secs(1));
+    let freed = before - live();
+    assert!(freed >= (FIRST_READ - part.len()) as isize, "freed {freed}");
+    // What it holds, and room for one small read.
+    let buf = h.s.read_buf();
+    assert_eq!(&buf[..], part.as_bytes());
+    assert!(buf.capacity() <= part.len() + RELEASED_READ.max(part.len()));
+    // The head still completes.
+    h.send("\r\n\r\n");
+    let req = h.call(ServerSession::next_request).ready().unwrap();
+    assert_eq!(req.headers()["user-agent"], "x");
+}
+
+#[test]
+fn a_stalled_body_read_gives_the_buffer_back_too() {
+    let t0 = Instant::now();
+    let mut h = Harness::new(ServerSession::new(test_config(), t0), t0);
+    h.send("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 100\r\n\r\nabc");
+    h.call(ServerSession::next_request).ready().unwrap();
+    assert_eq!(
+        &h.call(ServerSession::read_data).ready().unwrap()[..],
+        b"abc"
+    );
+    assert_eq!(h.call(ServerSession::read_data).blocked(), Io::Read);
+    let before = live();
+    assert_eq!(h.expire(), secs(1));
+    assert!(before - live() >= (FIRST_READ / 2) as isize);
+    h.send("d");
+    assert_eq!(&h.call(ServerSession::read_data).ready().unwrap()[..], b"d");
+}
+
+#[test]
+fn an_idle_client_connection_gives_its_buffers_back() {
+    let t0 = Instant::now();
+    let mut h = Harness::new(ClientSession::new(test_config(), t0), t0);
+    h.s.sender()
+        .send_request(
+            Request::post("/")
+                .header("host", "a")
+                .body(Bytes::from(vec![b'y'; 3000]))
+                .unwrap(),
+        )
+        .unwrap();
+    h.send("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+    let res = h.call(ClientSession::next_full_response).ready().unwrap();
+    assert_eq!(res.body(), "ok");
+    drop(res);
+    let before = live();
+    assert_eq!(h.expire(), secs(1));
+    let freed = before - live();
+    // The read buffer and the tail buffer the request was written into.
+    assert!(freed >= (FIRST_READ + 3000) as isize, "freed {freed}");
+    assert!(h.s.is_reusable(), "giving buffers back is not closing");
+    assert_eq!(
+        h.deadline(),
+        Some(secs(30)),
+        "the idle timeout is still due"
+    );
+}

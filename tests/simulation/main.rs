@@ -1,0 +1,4 @@
+//! Sessions in the deterministic simulation: generated plans of requests,
+//! bodies, delays and endings, checked against the timeout table.
+
+mod simulation;
