@@ -32,7 +32,7 @@
 //!   half-way ends the connection: the peer sees the body cut short.
 //! - **A service that panics** costs its connection only: the call, its
 //!   future and the body's polls run under `catch_unwind`, in the
-//!   connection's own task (no task per request, no extra allocation).
+//!   connection's own task (no task per request).
 //!   The peer gets a 500 if no head was sent, and the connection closes.
 //!   The panic hook runs as usual (the default one prints the message).
 //! - **Graceful shutdown** is the driver's: a [`Server`] given
@@ -107,6 +107,29 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// it [`shutdown_on`](Server::shutdown_on) for a graceful shutdown; the
 /// [module documentation](self) has what the bridge does with requests,
 /// bodies, errors, panics and switches.
+///
+/// With a graceful shutdown: the exchange in progress is finished and
+/// answered with `Connection: close` once `stop` turns true.
+///
+/// ```no_run
+/// use h1proto::Config;
+/// use h1proto::adapter::tokio::Server;
+/// use h1proto::adapter::tower::serve_connection;
+///
+/// async fn handle(
+///     stream: tokio::net::TcpStream,
+///     app: axum::Router,
+///     mut stop: tokio::sync::watch::Receiver<bool>,
+/// ) {
+///     let mut server = Server::new(stream, Config::default());
+///     server.shutdown_on(async move {
+///         let _ = stop.wait_for(|&stop| stop).await;
+///     });
+///     if let Err(err) = serve_connection(server, app).await {
+///         eprintln!("connection: {err}");
+///     }
+/// }
+/// ```
 ///
 /// # Errors
 ///
@@ -458,6 +481,27 @@ fn caught<T>(f: impl FnOnce() -> Poll<T>) -> Poll<Result<T, io::Error>> {
 /// connection ends), or the body polled after its exchange ended unread
 /// (the response was complete; what was left of the body is the
 /// session's to drain or refuse).
+///
+/// A handler that counts the bytes as they come, never holding the body
+/// whole:
+///
+/// ```
+/// use h1proto::adapter::tower::Incoming;
+/// use http_body_util::BodyExt;
+///
+/// async fn count(req: http::Request<Incoming>) -> std::io::Result<u64> {
+///     let mut body = req.into_body();
+///     let mut n = 0;
+///     while let Some(frame) = body.frame().await {
+///         if let Ok(data) = frame?.into_data() {
+///             n += data.len() as u64;
+///         }
+///     }
+///     Ok(n)
+/// }
+/// # let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+/// # assert_eq!(rt.block_on(count(http::Request::new(Incoming::empty()))).unwrap(), 0);
+/// ```
 pub struct Incoming {
     chan: Option<Arc<Chan>>,
     /// The length still to come, when known.
@@ -844,6 +888,22 @@ impl Drop for Switch {
 
 /// The stream a protocol switch handed over ([`OnUpgrade`]): it reads the
 /// bytes the peer sent past the switch first, then from the stream.
+///
+/// ```no_run
+/// use h1proto::adapter::tower::OnUpgrade;
+/// use tokio::net::TcpStream;
+///
+/// async fn take(on_upgrade: OnUpgrade) -> std::io::Result<()> {
+///     let upgraded = on_upgrade.await?;
+///     // The socket itself, and what the peer sent past the switch.
+///     let Ok((stream, read_ahead)) = upgraded.downcast::<TcpStream>() else {
+///         return Err(std::io::Error::other("not a TCP connection"));
+///     };
+///     println!("{} bytes came with the request", read_ahead.len());
+///     drop(stream);
+///     Ok(())
+/// }
+/// ```
 pub struct Upgraded {
     io: Box<dyn Stream>,
     read_ahead: BytesMut,
