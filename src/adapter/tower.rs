@@ -97,6 +97,7 @@ use tower_service::Service;
 
 use super::tokio::Server;
 use crate::Session;
+use crate::framing::BodyKind;
 
 /// The error type tower services and `http_body` bodies convert into.
 type BoxError = Box<dyn StdError + Send + Sync>;
@@ -281,7 +282,10 @@ where
                     }
                 }
                 match server.sender().send_head(parts) {
-                    Ok(_) => Box::pin(stream(server, driver, body, first)).await,
+                    Ok(kind) => {
+                        let chunked = kind == BodyKind::Chunked;
+                        Box::pin(stream(server, driver, body, first, chunked)).await
+                    }
                     Err(err) => Err(fail(server, io::Error::other(err))),
                 }
             }
@@ -358,13 +362,16 @@ fn fail<S>(server: &mut Server<S>, err: io::Error) -> io::Error {
 }
 
 /// Sends the rest of a response body whose head is queued, frame by
-/// frame, from `next` on (the first frame, or `Pending`). `Ok(false)`: not
-/// a switch.
+/// frame, from `next` on (the first frame, or `Pending`). A trailers
+/// frame is sent when the body is `chunked`, and dropped otherwise (a
+/// `Content-Length` body, or one to an HTTP/1.0 client, has nowhere to
+/// put them), as hyper drops them. `Ok(false)`: not a switch.
 async fn stream<S, B>(
     server: &mut Server<S>,
     driver: &mut BodyDriver<'_>,
     mut body: Pin<&mut B>,
     mut next: Poll<io::Result<Option<Frame<B::Data>>>>,
+    chunked: bool,
 ) -> io::Result<bool>
 where
     S: AsyncRead + AsyncWrite + Unpin,
@@ -397,7 +404,8 @@ where
                 }
             }
             Some(Err(frame)) => {
-                server.sender().finish(frame.into_trailers().ok())?;
+                let trailers = frame.into_trailers().ok().filter(|_| chunked);
+                server.sender().finish(trailers)?;
                 return Ok(false);
             }
         }

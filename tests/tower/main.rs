@@ -239,6 +239,50 @@ fn a_known_size_is_sent_with_content_length_and_an_unknown_one_chunked() {
 }
 
 #[test]
+fn trailers_of_a_body_sent_with_content_length_are_dropped() {
+    /// A body of known size that ends with trailers.
+    struct SizedWithTrailers(Vec<Frame<Bytes>>);
+    impl Body for SizedWithTrailers {
+        type Data = Bytes;
+        type Error = Infallible;
+        fn poll_frame(
+            mut self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+        ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+            Poll::Ready((!self.0.is_empty()).then(|| Ok(self.0.remove(0))))
+        }
+        fn size_hint(&self) -> SizeHint {
+            let data = self.0.iter().filter_map(|f| f.data_ref());
+            SizeHint::with_exact(data.map(|d| d.len() as u64).sum())
+        }
+    }
+    let (addr, outcomes) = start(svc(|_req: Request<Incoming>| async move {
+        let mut trailers = HeaderMap::new();
+        trailers.insert("x-t", HeaderValue::from_static("1"));
+        let frames = vec![
+            Frame::data(Bytes::from("abc")),
+            Frame::data(Bytes::from("def")),
+            Frame::trailers(trailers),
+        ];
+        Ok(Response::new(
+            SizedWithTrailers(frames)
+                .map_err(|e| match e {})
+                .boxed_unsync(),
+        ))
+    }));
+    let mut s = connect(addr);
+    s.write_all(b"GET / HTTP/1.1\r\nHost: a\r\nTE: trailers\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let got = read_to_close(&mut s);
+    // Both answered on the one connection, each with its length and no
+    // trailer section.
+    assert_eq!(got.matches("content-length: 6\r\n").count(), 2, "{got}");
+    assert_eq!(got.matches("\r\n\r\nabcdef").count(), 2, "{got}");
+    assert!(!got.contains("x-t"), "{got}");
+    assert_eq!(ended(&outcomes, 1), ["ok"]);
+}
+
+#[test]
 fn head_gets_no_body_and_the_next_request_is_read_right() {
     let (addr, _) = start(svc(|_req: Request<Incoming>| async move {
         Ok(Response::new(full("hello")))
