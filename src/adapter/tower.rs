@@ -448,7 +448,9 @@ fn send_whole<S>(
     bodiless: bool,
 ) -> io::Result<bool> {
     let sent = if bodiless && data.is_empty() {
-        server.sender().send_head(parts).map(drop)
+        // No `Content-Length: 0` on a 204 or 304: the head, and the end.
+        let mut sender = server.sender();
+        sender.send_head(parts).and_then(|_| sender.finish(None))
     } else {
         server
             .sender()

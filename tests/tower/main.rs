@@ -303,6 +303,36 @@ fn head_gets_no_body_and_the_next_request_is_read_right() {
 }
 
 #[test]
+fn no_content_and_not_modified_carry_no_body() {
+    let (addr, _) = start(svc(|req: Request<Incoming>| async move {
+        let (status, body) = match req.uri().path() {
+            "/204" => (StatusCode::NO_CONTENT, full("")),
+            "/304" => (StatusCode::NOT_MODIFIED, full("")),
+            // A stream of unknown length, empty: still no body bytes.
+            _ => (StatusCode::NO_CONTENT, stream(vec![])),
+        };
+        let mut res = Response::new(body);
+        *res.status_mut() = status;
+        Ok(res)
+    }));
+    let mut s = connect(addr);
+    s.write_all(
+        b"GET /204 HTTP/1.1\r\nHost: a\r\n\r\nGET /304 HTTP/1.1\r\nHost: a\r\n\r\n\
+          GET /stream HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n",
+    )
+    .unwrap();
+    let got = read_to_close(&mut s);
+    let heads: Vec<&str> = got.split("\r\n\r\n").filter(|h| !h.is_empty()).collect();
+    assert_eq!(heads.len(), 3, "{got}");
+    for (head, status) in heads.iter().zip(["204", "304", "204"]) {
+        assert!(head.starts_with(&format!("HTTP/1.1 {status} ")), "{got}");
+        assert!(!head.contains("transfer-encoding"), "{got}");
+        assert!(!head.contains("content-length"), "{got}");
+    }
+    assert!(got.ends_with("\r\n\r\n"), "{got}");
+}
+
+#[test]
 fn pipelined_requests_are_answered_in_order() {
     let (addr, _) = start(svc(|req: Request<Incoming>| async move {
         let path = req.uri().path().to_owned();
