@@ -82,6 +82,12 @@ type Outcomes = Arc<Mutex<Vec<io::Result<()>>>>;
 /// Serves `svc` on 127.0.0.1, each connection on its own task, until the
 /// test process ends.
 fn start(svc: Svc) -> (SocketAddr, Outcomes) {
+    start_with(svc, Config::default())
+}
+
+/// [`start`] with `config` (its linger cut to 200 ms).
+fn start_with(svc: Svc, mut config: Config) -> (SocketAddr, Outcomes) {
+    config.timeouts.linger = Duration::from_millis(200);
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     listener.set_nonblocking(true).unwrap();
@@ -97,9 +103,8 @@ fn start(svc: Svc) -> (SocketAddr, Outcomes) {
             loop {
                 let (stream, _) = listener.accept().await.unwrap();
                 let (svc, out) = (svc.clone(), out.clone());
+                let config = config.clone();
                 tokio::spawn(async move {
-                    let mut config = Config::default();
-                    config.timeouts.linger = Duration::from_millis(200);
                     let result = serve_connection(Server::new(stream, config), svc).await;
                     out.lock().unwrap().push(result);
                 });
@@ -414,6 +419,50 @@ fn a_body_dropped_unread_is_drained_and_the_connection_goes_on() {
     let got = read_to_close(&mut s);
     assert!(got.ends_with("\r\n\r\n/a") || got.contains("/a"), "{got}");
     assert!(got.ends_with("\r\n\r\n/b"), "{got}");
+}
+
+/// A service that reads the whole body, and answers with its length or
+/// with the body's error.
+fn collecting() -> Svc {
+    svc(|req: Request<Incoming>| async move {
+        let body = req.into_body().collect().await?.to_bytes();
+        Ok(Response::new(full(body.len().to_string())))
+    })
+}
+
+#[test]
+fn a_malformed_body_is_answered_by_the_session_and_the_service_sees_an_error() {
+    let (addr, outcomes) = start(collecting());
+    let mut s = connect(addr);
+    s.write_all(
+        b"POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\nzz\r\n",
+    )
+    .unwrap();
+    let got = read_to_close(&mut s);
+    assert!(got.starts_with("HTTP/1.1 400 Bad Request\r\n"), "{got}");
+    assert_eq!(got.matches("HTTP/1.1").count(), 1, "{got}");
+    // The peer's error, not the service's, ends the connection.
+    let ended = ended(&outcomes, 1);
+    assert!(ended[0].contains("chunk"), "{ended:?}");
+}
+
+#[test]
+fn the_body_timeout_holds_while_the_service_waits_for_the_body() {
+    let mut config = Config::default();
+    config.timeouts.body = Some(Duration::from_millis(300));
+    let (addr, outcomes) = start_with(collecting(), config);
+    let mut s = connect(addr);
+    s.write_all(b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nabc")
+        .unwrap();
+    let started = std::time::Instant::now();
+    let got = read_to_close(&mut s);
+    assert!(got.starts_with("HTTP/1.1 408 Request Timeout\r\n"), "{got}");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let ended = ended(&outcomes, 1);
+    assert!(
+        ended[0].contains("timeout") || ended[0].contains("time"),
+        "{ended:?}"
+    );
 }
 
 #[test]
