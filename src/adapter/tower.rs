@@ -20,8 +20,11 @@
 //!   a body that fails (timeout, malformed chunk) yields an error frame,
 //!   the session answers the peer itself, and the connection ends.
 //! - **The response body** is sent frame by frame: data, then trailers
-//!   (chunked). A body whose size is known (`size_hint().exact()`) is
-//!   sent with `Content-Length`, unless the service set one; a response to
+//!   (on a chunked body; a body that is not chunked has no place for them,
+//!   and they are dropped). A body whose size is known
+//!   (`size_hint().exact()`) is sent with `Content-Length`, unless the
+//!   service set one; a body all there at its first poll is sent in one
+//!   piece with its length; a response to
 //!   HEAD, a 204 and a 304 are framed as the session frames them (no body
 //!   bytes). Output is corked: when the body's next frame is not ready,
 //!   what is queued is written first, so a slow stream is seen as it goes.
