@@ -40,14 +40,12 @@ const fn text_char(b: u8) -> bool {
     b == b'\t' || (b >= 0x20 && b != 0x7f)
 }
 
-/// reg-name bytes of RFC 3986 (unreserved, sub-delims) and the `%` that
-/// starts a pct-encoded triplet.
+/// reg-name bytes of RFC 3986 but `%`: unreserved and sub-delims.
 const fn reg_name_char(b: u8) -> bool {
     matches!(b,
         b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' |
         b'-' | b'.' | b'_' | b'~' |
-        b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'=' |
-        b'%')
+        b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'=')
 }
 
 static TCHAR: [bool; 256] = table!(tchar);
@@ -80,7 +78,7 @@ pub(crate) fn is_text(b: u8) -> bool {
 /// `*DIGIT`. The host must not be empty: the target URI a server builds
 /// from an empty `Host` is an `http` URI with an empty host, which RFC
 /// 9110 section 4.2.1 tells a recipient to reject.
-#[inline]
+#[inline(never)]
 pub(crate) fn is_host(value: &[u8]) -> bool {
     let host_end = match value.first() {
         Some(b'[') => match memchr::memchr(b']', value) {
@@ -88,22 +86,21 @@ pub(crate) fn is_host(value: &[u8]) -> bool {
             _ => return false,
         },
         _ => {
-            // One table lookup a byte; a `%` checks the two after it.
+            // One table lookup a byte, to the first byte that is not
+            // unreserved or a sub-delim; a `%` there needs two hex digits
+            // after it, and the run goes on.
             let mut i = 0;
-            while let Some(&b) = value.get(i) {
-                if !REG_NAME[b as usize] {
-                    break;
+            loop {
+                let rest = &value[i..];
+                i += rest
+                    .iter()
+                    .position(|&b| !REG_NAME[b as usize])
+                    .unwrap_or(rest.len());
+                match value.get(i..i + 3) {
+                    Some([b'%', h, l]) if HEX[*h as usize] < 16 && HEX[*l as usize] < 16 => i += 3,
+                    _ => break i,
                 }
-                if b == b'%' {
-                    let hex = |at: usize| value.get(at).is_some_and(|&h| HEX[h as usize] < 16);
-                    if !(hex(i + 1) && hex(i + 2)) {
-                        return false;
-                    }
-                    i += 2;
-                }
-                i += 1;
             }
-            i
         }
     };
     match &value[host_end..] {
@@ -128,9 +125,7 @@ fn is_ip_literal(inside: &[u8]) -> bool {
             !version.is_empty()
                 && version.iter().all(u8::is_ascii_hexdigit)
                 && !address.is_empty()
-                && address
-                    .iter()
-                    .all(|&b| b == b':' || (b != b'%' && REG_NAME[b as usize]))
+                && address.iter().all(|&b| b == b':' || REG_NAME[b as usize])
         }
         _ => {
             std::str::from_utf8(inside).is_ok_and(|text| text.parse::<std::net::Ipv6Addr>().is_ok())

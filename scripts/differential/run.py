@@ -30,7 +30,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 # Classes whose every disagreement must be decided (S is a difference
 # between the peers, with h1proto on one side of it).
 MUST_DECIDE = {"A", "A1", "A2", "B", "C", "C2", "split"}
-DEFAULT_BINARY = os.path.join(ROOT, "target", "release", "examples", "differential")
+# h1proto's side, built by scripts/differential.sh from dev/ (cargo's
+# target directory, CARGO_TARGET_DIR when set).
+DEFAULT_BINARY = os.path.join(
+    ROOT, os.environ.get("CARGO_TARGET_DIR", "target"), "release", "differential"
+)
 
 
 def _line(side, raw, seed):
@@ -152,7 +156,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1, help="campaign seed")
     ap.add_argument("--batch", type=int, default=10_000, help="inputs per h1proto run")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
-    ap.add_argument("--binary", default=DEFAULT_BINARY, help="the differential example")
+    ap.add_argument("--binary", default=DEFAULT_BINARY, help="h1proto's side (dev/src/bin/differential.rs, built)")
     ap.add_argument("--examples", type=int, default=1,
                     help="minimized examples shown per kind of disagreement")
     ap.add_argument("--show-decided", action="store_true",

@@ -219,7 +219,7 @@ pub mod tower;
 
 use std::io::{self, ErrorKind};
 use std::ops::{Deref, DerefMut};
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 use bytes::BytesMut;
 
@@ -281,11 +281,18 @@ impl<S, T: Session, R: Runtime> Driver<S, T, R> {
         let session = &mut self.session;
         match (result, step) {
             (Err(e), _) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                // The wall clock with every read and timeout reported: the
+                // responses they lead to (a request's answer, a 408) carry
+                // it as their `Date`.
+                session.set_date(SystemTime::now());
                 session.handle_timeout(now);
             }
             (Err(e), _) if e.kind() == ErrorKind::Interrupted => {}
             (Err(e), _) => return Err(e),
-            (Ok(n), Io::Read) => session.handle_read(n, now),
+            (Ok(n), Io::Read) => {
+                session.set_date(SystemTime::now());
+                session.handle_read(n, now);
+            }
             (Ok(0), Io::Write) => return Err(ErrorKind::WriteZero.into()),
             (Ok(n), Io::Write) => session.handle_write(n, now),
             (Ok(_), _) => {}

@@ -480,7 +480,7 @@ impl Role for Server {
         ctx: &ResponseContext,
         config: &EncoderConfig,
         full: Option<u64>,
-        date: Option<&[u8; crate::date::LEN]>,
+        date: Option<&[u8; crate::date::LINE]>,
     ) -> Result<Plan<()>, UsageError> {
         let version = version_bytes(parts.version)?;
         let (status, headers) = (parts.status, &parts.headers);

@@ -47,7 +47,7 @@ pub fn servers() -> Vec<&'static str> {
 }
 
 /// The other examples that tests run as processes.
-const OTHER_EXAMPLES: [&str; 1] = ["client"];
+const OTHER_EXAMPLES: [&str; 2] = ["client", "proxy"];
 
 /// The directory of the example binaries of this test's profile.
 fn examples_dir() -> PathBuf {
