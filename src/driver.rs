@@ -184,8 +184,8 @@ pub struct Conn<R, S> {
 /// When a driver next reads the wall clock for `Date`
 /// ([`Session::set_date`]): once its monotonic reading has passed the
 /// next second of the last wall reading, so once a second at most rather
-/// than at every reading of its clock. A step of the wall clock shows
-/// within a second.
+/// than with every read and timeout reported. A step of the wall clock
+/// shows within a second.
 #[derive(Debug, Default)]
 pub(crate) struct WallClock {
     /// By the monotonic clock; `None` before the first reading.
@@ -280,8 +280,6 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
         mut call: impl FnMut(&mut S, Instant) -> Result<Step<V>, SessionError>,
     ) -> io::Result<V> {
         let mut now = Instant::now();
-        // The wall clock with it, for the `Date` of responses queued now.
-        self.wall.update(now, &mut self.session);
         // The I/O asked for and not done yet: the call is made again only
         // once something happened.
         let mut asked: Option<Io> = None;
@@ -307,9 +305,13 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
                 };
                 asked = None;
                 now = Instant::now();
-                self.wall.update(now, &mut self.session);
                 match done {
-                    Done::Deadline => self.session.handle_timeout(now),
+                    Done::Deadline => {
+                        // The wall clock with every read and timeout
+                        // reported: the `Date` of what they lead to.
+                        self.wall.update(now, &mut self.session);
+                        self.session.handle_timeout(now);
+                    }
                     Done::Io(io, result) => {
                         if let Err(err) = self.report(io, result, now) {
                             return Poll::Ready(Err(err));
@@ -356,14 +358,18 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
     /// Tells the session how an I/O ended (the rules of `docs/sessions.md`,
     /// "The contract").
     fn report(&mut self, io: Io, result: io::Result<usize>, now: Instant) -> io::Result<()> {
-        let session = &mut self.session;
+        let (session, wall) = (&mut self.session, &mut self.wall);
         match (result, io) {
             (Err(e), _) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                wall.update(now, session);
                 session.handle_timeout(now);
             }
             (Err(e), _) if e.kind() == ErrorKind::Interrupted => {}
             (Err(e), _) => return Err(e),
-            (Ok(n), Io::Read) => session.handle_read(n, now),
+            (Ok(n), Io::Read) => {
+                wall.update(now, session);
+                session.handle_read(n, now);
+            }
             (Ok(0), Io::Write) => return Err(ErrorKind::WriteZero.into()),
             (Ok(n), Io::Write) => session.handle_write(n, now),
             (Ok(_), _) => {}

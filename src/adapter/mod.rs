@@ -13,6 +13,7 @@
 //! |---|---|---|
 //! | [`blocking`] | `blocking` (default) | `std::io::{Read, Write}` with timeouts and half-close ([`blocking::Transport`]), e.g. `TcpStream` |
 //! | [`tokio`] | `tokio` (default) | `tokio::io::{AsyncRead, AsyncWrite}`, e.g. `tokio::net::TcpStream` |
+//! | [`tower`] | `tower` | a tower `Service` over `http` types (an axum `Router`), on the tokio driver |
 //!
 //! With `default-features = false` the crate has neither and no runtime
 //! dependency. Errors surface as `std::io::Error`, converted as
@@ -213,6 +214,8 @@ macro_rules! io_calls {
 pub mod blocking;
 #[cfg(feature = "tokio")]
 pub mod tokio;
+#[cfg(feature = "tower")]
+pub mod tower;
 
 use std::io::{self, ErrorKind};
 use std::ops::{Deref, DerefMut};

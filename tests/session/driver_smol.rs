@@ -239,6 +239,8 @@ fn a_malformed_request_gets_400_and_the_connection_closes() {
     let got = read_to_end(&mut client);
     assert!(got.starts_with("HTTP/1.1 400 Bad Request\r\n"), "{got}");
     assert!(got.contains("connection: close\r\n"), "{got}");
+    // Dated with the clock of the read that brought it.
+    assert!(got.contains("\r\ndate: "), "{got}");
     drop(client);
     server.shutdown.begin();
     server.thread.join().unwrap();
@@ -256,6 +258,8 @@ fn the_head_timeout_is_honoured() {
     let got = read_to_end(&mut client);
     let took = started.elapsed();
     assert!(got.starts_with("HTTP/1.1 408 Request Timeout\r\n"), "{got}");
+    // Dated with the clock of the timeout.
+    assert!(got.contains("\r\ndate: "), "{got}");
     assert!(took >= Duration::from_millis(300), "{took:?}");
     assert!(took < Duration::from_secs(3), "{took:?}");
     // Nothing at all: closed without an answer.
