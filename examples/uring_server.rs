@@ -352,8 +352,6 @@ pub mod uring {
             mut call: impl FnMut(&mut ServerSession, Instant) -> Result<Step<V>, SessionError>,
         ) -> io::Result<V> {
             let mut now = Instant::now();
-            // The wall clock beside it, for the responses' `Date`.
-            self.session.set_date(SystemTime::now());
             loop {
                 match call(&mut self.session, now)? {
                     Step::Ready(value) => return Ok(value),
@@ -406,7 +404,6 @@ pub mod uring {
                 }
                 let woke = self.wait().await;
                 now = Instant::now();
-                self.session.set_date(SystemTime::now());
                 match woke {
                     Woke::Wrote(result, out) => {
                         self.writing = None;
@@ -422,7 +419,12 @@ pub mod uring {
                         self.reading = None;
                         self.session.return_read_buf(room);
                         match result {
-                            Ok(n) => self.session.handle_read(n, now),
+                            Ok(n) => {
+                                // The wall clock with every read and
+                                // timeout: the `Date` of what they lead to.
+                                self.session.set_date(SystemTime::now());
+                                self.session.handle_read(n, now);
+                            }
                             Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
                             Err(err) => return Err(err),
                         }
@@ -435,7 +437,10 @@ pub mod uring {
                             Err(err) => return Err(err),
                         }
                     }
-                    Woke::Deadline => self.session.handle_timeout(now),
+                    Woke::Deadline => {
+                        self.session.set_date(SystemTime::now());
+                        self.session.handle_timeout(now);
+                    }
                     Woke::Stop => self.session.shutdown(now),
                 }
             }

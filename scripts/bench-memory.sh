@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Memory per connection of hello_server, blocking_server, uring_server and
-# hyper's hello (bench/hyper-hello), side by side: the growth of the server's resident
+# Memory per connection of hello_server, blocking_server, uring_server,
+# hyper's hello (bench/hyper-hello), axum_server (an axum Router on the
+# tower bridge) and the same Router on axum::serve (bench/axum-hello, as
+# `axum`), side by side: the growth of the server's resident
 # set (VmRSS) per connection held open, in three states:
 #
 #   idle       keep-alive connections that made one request and read the
@@ -18,6 +20,7 @@
 #   scripts/bench-memory.sh
 #   IDLE=4000 HALF=1000 SILENT=1000 scripts/bench-memory.sh
 #   SERVERS="hello_server hyper" MODES="idle" scripts/bench-memory.sh
+#   SERVERS="axum_server axum" MODES="idle" scripts/bench-memory.sh
 #
 # Needs python3 (the client) and an open-file hard limit above IDLE plus a
 # few hundred (the script raises the soft limit of itself and the servers).
@@ -31,7 +34,7 @@ IDLE=${IDLE:-10000}
 HALF=${HALF:-2000}
 SILENT=${SILENT:-2000}
 SETTLE=${SETTLE:-2.5}
-SERVERS=${SERVERS:-hello_server blocking_server uring_server hyper}
+SERVERS=${SERVERS:-hello_server blocking_server uring_server hyper axum_server axum}
 MODES=${MODES:-idle half-head silent}
 PORT=${PORT:-18090}
 TARGET=${CARGO_TARGET_DIR:-target}
@@ -48,10 +51,18 @@ ulimit -n "$need"
 
 examples=()
 for name in $SERVERS; do
-    [ "$name" = hyper ] || examples+=(--example "$name")
+    case $name in
+        hyper | axum) ;;
+        *) examples+=(--example "$name") ;;
+    esac
 done
 if ((${#examples[@]})); then
-    cargo build --release "${examples[@]}" >&2
+    # axum_server needs the tower bridge.
+    cargo build --release --features tower "${examples[@]}" >&2
+fi
+if [[ " $SERVERS " == *" axum "* ]]; then
+    CARGO_TARGET_DIR="$TARGET/axum-hello" \
+        cargo build --release --manifest-path bench/axum-hello/Cargo.toml >&2
 fi
 if [[ " $SERVERS " == *" hyper "* ]]; then
     CARGO_TARGET_DIR="$TARGET/hyper-hello" \
@@ -107,6 +118,7 @@ start_server() { # name
     local bin
     case $1 in
         hyper) bin=$HYPER_BIN ;;
+        axum) bin="$TARGET/axum-hello/release/axum-hello" ;;
         *) bin="$BIN/$1" ;;
     esac
     "$bin" --addr "127.0.0.1:$PORT" >"$WORK/server.log" 2>&1 &

@@ -10,6 +10,10 @@
 #   SERVERS="h1proto uring" PIN=1 scripts/bench-wrk.sh   # uring_server beside hello_server
 #   WRITES=1 scripts/bench-wrk.sh        # also count writes per request (strace)
 #   PIN=1 scripts/bench-wrk.sh           # server on CPU 0, wrk on CPU 1 (taskset)
+#   SERVERS="axum_server axum" PIN=1 scripts/bench-wrk.sh
+#                                        # an axum Router on h1proto's tower bridge
+#                                        # (examples/axum_server) against the same
+#                                        # Router on axum::serve (bench/axum-hello)
 #
 # Unpinned, the server's worker threads and wrk share the cores and
 # requests/s depend on how they are scheduled. With PIN=1 each server has
@@ -18,7 +22,7 @@
 # CPU per request.
 #
 # Both servers send the same bytes (`content-type: text/plain`,
-# `content-length: 13`, `Hello, World!`, no `date`), run tokio's
+# `content-length: 13`, `Hello, World!`, a `date`), run tokio's
 # multi-threaded runtime and set TCP_NODELAY. Requests/s drift 20-30%
 # between runs on shared machines: compare only the figures of one run.
 set -euo pipefail
@@ -31,8 +35,12 @@ DEPTH=${DEPTH:-16}
 PORT_A=${PORT_A:-18080}
 PORT_B=${PORT_B:-18081}
 PORT_C=${PORT_C:-18082}
+PORT_D=${PORT_D:-18083}
+PORT_E=${PORT_E:-18084}
 # h1proto: hello_server; hyper: bench/hyper-hello; uring: uring_server
-# (io_uring, one thread).
+# (io_uring, one thread); axum_server: examples/axum_server (feature
+# tower); axum: the same router on axum::serve, bench/axum-hello (hyper,
+# which sends `date`).
 SERVERS=${SERVERS:-h1proto hyper}
 WRITES=${WRITES:-0}
 PIN=${PIN:-0}
@@ -51,6 +59,13 @@ if ! command -v wrk >/dev/null; then
 fi
 
 cargo build --release --example hello_server --example uring_server >&2
+if [[ " $SERVERS " == *" axum_server "* ]]; then
+    cargo build --release --features tower --example axum_server >&2
+fi
+if [[ " $SERVERS " == *" axum "* ]]; then
+    CARGO_TARGET_DIR="$TARGET/axum-hello" \
+        cargo build --release --manifest-path bench/axum-hello/Cargo.toml >&2
+fi
 # The hyper baseline is a crate of its own, so h1proto never builds hyper.
 if [[ " $SERVERS " == *" hyper "* ]]; then
     CARGO_TARGET_DIR="$TARGET/hyper-hello" \
@@ -58,6 +73,7 @@ if [[ " $SERVERS " == *" hyper "* ]]; then
 fi
 BIN="$TARGET/release/examples"
 HYPER_BIN="$TARGET/hyper-hello/release/hyper-hello"
+AXUM_BIN="$TARGET/axum-hello/release/axum-hello"
 WORK=$(mktemp -d)
 SERVER_PID=
 cleanup() {
@@ -94,6 +110,8 @@ start_server() { # name port
     local bin="$BIN/hello_server"
     [ "$1" = hyper ] && bin=$HYPER_BIN
     [ "$1" = uring ] && bin="$BIN/uring_server"
+    [ "$1" = axum_server ] && bin="$BIN/axum_server"
+    [ "$1" = axum ] && bin=$AXUM_BIN
     "${SERVER_ON[@]}" "$bin" --addr "127.0.0.1:$2" >"$WORK/$1.log" 2>&1 &
     SERVER_PID=$!
     for _ in $(seq 100); do
@@ -141,6 +159,8 @@ for mode in keep-alive pipelined; do
                 h1proto) run_one "$mode" h1proto "$PORT_A" ;;
                 hyper) run_one "$mode" hyper "$PORT_B" ;;
                 uring) run_one "$mode" uring "$PORT_C" ;;
+                axum_server) run_one "$mode" axum_server "$PORT_D" ;;
+                axum) run_one "$mode" axum "$PORT_E" ;;
             esac
         done
     done
@@ -156,24 +176,23 @@ for mode in keep-alive pipelined; do
             END { printf "| %s | %s | %.0f | %.2f |\n", mode, name, rps / n, us / n }' "$WORK/results"
     done
 done
-if [[ " $SERVERS " != *" h1proto "* || " $SERVERS " != *" hyper "* ]]; then
+# Each pair run side by side: h1proto against hyper, and the axum Router
+# on h1proto against the same Router on axum::serve.
+for pair in "h1proto hyper" "axum_server axum"; do
+    read -r a b <<<"$pair"
+    [[ " $SERVERS " == *" $a "* && " $SERVERS " == *" $b "* ]] || continue
     echo
-    echo "wrk -t1 -c$CONNECTIONS -d${DURATION}s (pipelined: depth $DEPTH), $ROUNDS rounds, servers in turn: $SERVERS;" \
-         "$( [ "$PIN" = 1 ] && echo "server on CPU 0, wrk on CPU 1; ")$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(date -u +%Y-%m-%d)"
-    exit 0
-fi
-
-echo
-echo "| load | h1proto requests/s | hyper requests/s | ratio h1proto / hyper | h1proto CPU µs/req | hyper CPU µs/req | CPU ratio hyper / h1proto |"
-echo "|---|---|---|---|---|---|---|"
-for mode in keep-alive pipelined; do
-    awk -v mode="$mode" '
-        $1 == mode { rps[$2] += $3; us[$2] += $4; n[$2]++ }
-        END {
-            a = rps["h1proto"] / n["h1proto"]; b = rps["hyper"] / n["hyper"]
-            ca = us["h1proto"] / n["h1proto"]; cb = us["hyper"] / n["hyper"]
-            printf "| %s | %.0f | %.0f | %.2f | %.2f | %.2f | %.2f |\n", mode, a, b, a / b, ca, cb, cb / ca
-        }' "$WORK/results"
+    echo "| load | $a requests/s | $b requests/s | ratio $a / $b | $a CPU µs/req | $b CPU µs/req | CPU ratio $a / $b |"
+    echo "|---|---|---|---|---|---|---|"
+    for mode in keep-alive pipelined; do
+        awk -v mode="$mode" -v a="$a" -v b="$b" '
+            $1 == mode { rps[$2] += $3; us[$2] += $4; n[$2]++ }
+            END {
+                ra = rps[a] / n[a]; rb = rps[b] / n[b]
+                ca = us[a] / n[a]; cb = us[b] / n[b]
+                printf "| %s | %.0f | %.0f | %.2f | %.2f | %.2f | %.2f |\n", mode, ra, rb, ra / rb, ca, cb, ca / cb
+            }' "$WORK/results"
+    done
 done
 
 if [ "$WRITES" = 1 ] && command -v strace >/dev/null; then

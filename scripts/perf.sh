@@ -41,7 +41,8 @@
 #             server's polls varies). Allocations likewise under memcheck,
 #             with ALLOC_N1 and ALLOC_N2 requests. E2E_SERVERS picks the
 #             servers (all three by default; without hyper, it is not
-#             built). With E2E_FRESH=1, every request comes on a connection
+#             built; `axum_server` and `axum`, the same axum Router on the
+#             tower bridge and on axum::serve, are built when named). With E2E_FRESH=1, every request comes on a connection
 #             of its own, closed after the response: what a client that
 #             does not keep connections costs a server (accept, a fresh
 #             session, a first head's names and values learned), per
@@ -120,6 +121,14 @@ PROBE="$TARGET/release/callgrind_probe"
 if has e2e && [[ " $E2E_SERVERS " == *" hyper "* ]]; then
     CARGO_TARGET_DIR="$TARGET/hyper-hello" \
         cargo build --release --manifest-path bench/hyper-hello/Cargo.toml >&2
+fi
+# The axum Router on the tower bridge, and on axum::serve.
+if has e2e && [[ " $E2E_SERVERS " == *" axum_server "* ]]; then
+    cargo build --release --features tower --example axum_server >&2
+fi
+if has e2e && [[ " $E2E_SERVERS " == *" axum "* ]]; then
+    CARGO_TARGET_DIR="$TARGET/axum-hello" \
+        cargo build --release --manifest-path bench/axum-hello/Cargo.toml >&2
 fi
 
 # Cost of the calls into some code from outside it, in one callgrind
@@ -324,6 +333,7 @@ if has e2e; then
     for server in $E2E_SERVERS; do
         bin="$TARGET/release/examples/$server"
         [ "$server" = hyper ] && bin="$TARGET/hyper-hello/release/hyper-hello"
+        [ "$server" = axum ] && bin="$TARGET/axum-hello/release/axum-hello"
         e2e[$server]=$(per_request callgrind "$bin" "$E2E_N1" "$E2E_N2")
         allocs=$(per_request memcheck "$bin" "$ALLOC_N1" "$ALLOC_N2")
         if [ -n "$BASE" ] && [ -x "$WORK/base/$server" ]; then
@@ -335,7 +345,7 @@ if has e2e; then
         else
             echo "| $server | ${e2e[$server]%.*} | $allocs |"
         fi
-        if [ "$server" != hyper ] && [ "$E2E_FRESH" != 1 ]; then
+        if [[ " hyper axum axum_server " != *" $server "* ]] && [ "$E2E_FRESH" != 1 ]; then
             target "$server: heap allocations per keep-alive request" "$allocs" "0" "$(awk -v a="$allocs" 'BEGIN { print (a < 0.05 ? 1 : 0) }')"
         fi
     done

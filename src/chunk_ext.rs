@@ -7,7 +7,7 @@ use std::fmt;
 
 use bytes::Bytes;
 
-use crate::grammar::{is_tchar, is_text, run};
+use crate::grammar::{is_text, run, token_end};
 
 /// The chunk extensions of one chunk: everything on its chunk-size line
 /// between the size and the line end, as it was received or is to be sent
@@ -169,7 +169,7 @@ pub(crate) fn validate(text: &[u8]) -> bool {
 /// followed.
 fn parse_at(s: &[u8], i: usize) -> Option<(ChunkExtension<'_>, usize)> {
     let bws = |i| run(s, i, s.len(), |b| b == b' ' || b == b'\t');
-    let token = |i| run(s, i, s.len(), is_tchar);
+    let token = |i| token_end(s, i, s.len());
     let i = bws(i);
     if s.get(i) != Some(&b';') {
         return None;

@@ -3,47 +3,63 @@
 //! (`Sun, 06 Nov 1994 08:49:37 GMT`), formatted at most once per second.
 //! The core reads no clock of its own.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// The length of an IMF-fixdate.
 pub(crate) const LEN: usize = 29;
+
+/// The length of the field line `date: <IMF-fixdate>\r\n`.
+pub(crate) const LINE: usize = LEN + 8;
 
 /// 9999-12-31 23:59:59 UTC, the last second with a four-digit year; a
 /// clock past it is written as it.
 const MAX_SECS: u64 = 253_402_300_799;
 
-/// The text of the last second formatted, kept until the clock moves to
-/// another second.
+/// The field line of the last second formatted, kept while the clock
+/// stays in that second.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct DateCache {
-    secs: u64,
-    text: [u8; LEN],
+    /// The second formatted, from its start to the next one's: a time
+    /// between them needs two comparisons, not a subtraction.
+    from: SystemTime,
+    until: SystemTime,
+    /// `date: <IMF-fixdate>\r\n`.
+    line: [u8; LINE],
 }
 
 impl DateCache {
     /// The date of `now`.
+    #[cold]
     pub(crate) fn new(now: SystemTime) -> Self {
         let secs = secs_of(now);
+        let from = UNIX_EPOCH + Duration::from_secs(secs);
+        let mut line = *b"date: Thu, 01 Jan 1970 00:00:00 GMT\r\n";
+        line[6..6 + LEN].copy_from_slice(&imf_fixdate(secs));
         DateCache {
-            secs,
-            text: imf_fixdate(secs),
+            from,
+            until: from + Duration::from_secs(1),
+            line,
         }
     }
 
-    /// Moves to `now`: formats only when its second is another.
+    /// Moves to `now`: formats only when it is in another second.
     #[inline]
     pub(crate) fn update(&mut self, now: SystemTime) {
-        let secs = secs_of(now);
-        if secs != self.secs {
-            self.secs = secs;
-            self.text = imf_fixdate(secs);
+        if now < self.from || now >= self.until {
+            *self = DateCache::new(now);
         }
+    }
+
+    /// The field line, name in lower case.
+    #[inline]
+    pub(crate) fn line(&self) -> &[u8; LINE] {
+        &self.line
     }
 
     /// The field value.
-    #[inline]
-    pub(crate) fn text(&self) -> &[u8; LEN] {
-        &self.text
+    #[cfg(test)]
+    fn text(&self) -> &[u8] {
+        &self.line[6..6 + LEN]
     }
 }
 

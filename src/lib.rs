@@ -94,6 +94,7 @@
 //! | connections | [`ServerConnection`], [`ClientConnection`], [`conn::State`] | the protocol machine: keep-alive, pipelining, HEAD, 100-continue, upgrades |
 //! | sessions | [`ServerSession`], [`ClientSession`], [`Session`], [`Timeouts`] | what a driver runs: a connection with its buffers, timers and closing policy |
 //! | adapters | `adapter::blocking`, `adapter::tokio` (features) | serving and fetching over `std::io` and tokio |
+//! | any runtime | [`driver::Conn`], [`driver::RuntimeIo`], [`driver::Shutdown`] | a session driven over a runtime's read, write, sleep and half-close (smol, io_uring, ...), and a graceful shutdown fanned out to every connection |
 //!
 //! # Sessions
 //!
@@ -120,7 +121,9 @@
 //! [`Session::wants_write`] instead of following the [`Io`] named; one on
 //! a completion-based runtime (io_uring) takes the buffers owned
 //! ([`Session::lend_read_buf`], [`Session::lend_output`]) and gives them
-//! back. [`ServerSession`] shows the loop over an in-memory socket. Set
+//! back. [`ServerSession`] shows the loop over an in-memory socket;
+//! [`driver`] has it written once for any async runtime, readiness- or
+//! completion-based, over four operations the runtime supplies. Set
 //! `TCP_NODELAY` on every TCP socket a session runs over: the session
 //! corks its output itself, and Nagle's algorithm would hold back the
 //! last segment of a response until the peer acknowledges the one before.
@@ -151,6 +154,7 @@ mod config;
 pub mod conn;
 mod date;
 mod decode;
+pub mod driver;
 mod encode;
 mod error;
 pub mod framing;

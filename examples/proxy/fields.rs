@@ -80,16 +80,19 @@ impl Via {
 /// - `Expect: 100-continue` goes unless the client is waiting for
 ///   `100 Continue` (an HTTP/1.0 client, or a request without a body,
 ///   cannot be: RFC 9110 section 10.1.1);
-/// - the proxy's `Via` entry is added after any the request carried;
+/// - the proxy's `Via` entry (unless `--no-via`) is added after any the
+///   request carried;
 /// - a request without `Host` (HTTP/1.0 allows it) gets the upstream's;
 /// - the version becomes the proxy's own, HTTP/1.1 (RFC 9110 section 2.5).
-pub fn to_upstream(head: &mut request::Parts, via: &Via, host: &HeaderValue, waits: bool) {
+pub fn to_upstream(head: &mut request::Parts, via: Option<&Via>, host: &HeaderValue, waits: bool) {
     let fields = &mut head.headers;
     remove_hop_by_hop(fields);
     if !waits && is_continue_expectation(fields) {
         fields.remove(EXPECT);
     }
-    fields.append(VIA, via.entry(head.version));
+    if let Some(via) = via {
+        fields.append(VIA, via.entry(head.version));
+    }
     if !fields.contains_key(HOST) {
         fields.insert(HOST, host.clone());
     }
@@ -105,8 +108,9 @@ pub fn to_upstream(head: &mut request::Parts, via: &Via, host: &HeaderValue, wai
 ///   the client by the encoder;
 /// - to an HTTP/1.0 client, `Trailer` goes too: its body cannot carry
 ///   trailers, so none are forwarded;
-/// - the proxy's `Via` entry is added, and the version becomes HTTP/1.1.
-pub fn to_client(head: &mut response::Parts, via: &Via, client: Version) {
+/// - the proxy's `Via` entry is added (unless `--no-via`), and the version
+///   becomes HTTP/1.1.
+pub fn to_client(head: &mut response::Parts, via: Option<&Via>, client: Version) {
     let fields = &mut head.headers;
     if fields.contains_key(TRANSFER_ENCODING) {
         fields.remove(CONTENT_LENGTH);
@@ -115,7 +119,9 @@ pub fn to_client(head: &mut response::Parts, via: &Via, client: Version) {
     if client == Version::HTTP_10 {
         fields.remove(TRAILER);
     }
-    fields.append(VIA, via.entry(head.version));
+    if let Some(via) = via {
+        fields.append(VIA, via.entry(head.version));
+    }
     head.version = Version::HTTP_11;
 }
 

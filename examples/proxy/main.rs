@@ -11,7 +11,8 @@
 //! pool of keep-alive connections, and its response comes back. Bodies
 //! stream both ways with backpressure: the proxy holds at most about
 //! `Config::flush_threshold` bytes of a body at a time, never a whole one.
-//! Hop-by-hop fields are removed both ways and `Via` is added; the other
+//! Hop-by-hop fields are removed both ways and `Via` is added (unless
+//! `--no-via`); the other
 //! field lines keep their order and spelling both ways (the sessions
 //! decode with the wire view on, and the heads are forwarded with it, the
 //! trailers with `finish_in_order`), and trailers, chunk extensions, interim responses (`100 Continue` relayed
@@ -23,18 +24,24 @@
 //! `docs/proxying.md` describes the design and what a proxy built on
 //! h1proto must still do itself.
 //!
-//! Options: `--addr HOST:PORT` (default 127.0.0.1:8000), `--upstream
-//! HOST:PORT` (required), `--via NAME` (the pseudonym in `Via`, default
-//! `h1proto-proxy`), and `--header-timeout SECS` and `--idle-timeout
-//! SECS` over the session defaults (`h1proto::Timeouts`), which apply on
-//! both sides: to clients, and to upstream connections (where the idle
-//! timeout is the pool's). On SIGINT or SIGTERM the proxy stops
-//! accepting, lets every exchange in progress finish, and exits.
+//! Options (`--help` lists them): `--addr HOST:PORT` (default
+//! 127.0.0.1:8000), `--upstream HOST:PORT` (required), `--via NAME` (the
+//! pseudonym in `Via`, default `h1proto-proxy`), `--no-via` (no `Via` at
+//! all: an nginx origin with its default `gzip_proxied off` compresses
+//! nothing for a request that carries `Via`; `docs/proxying.md`), and
+//! `--header-timeout SECS` and `--idle-timeout SECS` over the session
+//! defaults (`h1proto::Timeouts`), which apply on both sides: to clients,
+//! and to upstream connections (where the idle timeout is the pool's). A
+//! command line it cannot run is refused with a plain message and status
+//! 2, an address it cannot listen on with status 1. On SIGINT or SIGTERM
+//! the proxy stops accepting, lets every exchange in progress finish, and
+//! exits.
 
 mod fields;
 mod upstream;
 
 use std::io;
+use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -61,28 +68,77 @@ const CONTINUE_WAIT: Duration = Duration::from_secs(1);
 /// and for the upstream having closed them.
 const SWEEP_EVERY: Duration = Duration::from_secs(1);
 
-#[tokio::main]
-async fn main() -> io::Result<()> {
-    let args = parse_args(std::env::args().skip(1))?;
-    let listener = TcpListener::bind(&args.addr).await?;
-    println!(
-        "Proxying http://{}/ to {}",
-        listener.local_addr()?,
-        args.upstream
-    );
-    let (stop, stopped) = watch::channel(false);
-    tokio::spawn(async move {
-        stop_signal().await;
-        let _ = stop.send(true);
-    });
-    let proxy = Arc::new(Proxy::new(&args)?);
-    run(listener, Arc::clone(&proxy), stopped).await?;
-    println!(
-        "Stopped: {} upstream connections opened, {} idle at the end",
-        proxy.pool.opened(),
-        proxy.pool.idle()
-    );
-    Ok(())
+/// What `--help` prints.
+pub const USAGE: &str = "\
+Usage: proxy --upstream HOST:PORT [options]
+  --upstream HOST:PORT    where to forward every request (required)
+  --addr HOST:PORT        where to listen (default 127.0.0.1:8000)
+  --via NAME              the proxy's pseudonym in Via (default h1proto-proxy)
+  --no-via                add no Via field (see docs/proxying.md: Via and compression)
+  --header-timeout SECS   the head timeout, both sides (default 20)
+  --idle-timeout SECS     the idle timeout, both sides (default 60)
+  -h, --help              this help
+";
+
+fn main() -> ExitCode {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    if argv.iter().any(|arg| arg == "--help" || arg == "-h") {
+        print!("{USAGE}");
+        return ExitCode::SUCCESS;
+    }
+    // A command line the proxy cannot run: said plainly, status 2.
+    let setup = parse_args(argv.into_iter()).and_then(|args| Ok((Proxy::new(&args)?, args)));
+    let (proxy, args) = match setup {
+        Ok(setup) => setup,
+        Err(err) => {
+            eprintln!("proxy: {err}");
+            eprintln!("proxy: try 'proxy --help' for more information");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("proxy: cannot start the runtime: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(async move {
+        let listener = match TcpListener::bind(&args.addr).await {
+            Ok(listener) => listener,
+            Err(err) => {
+                eprintln!("proxy: cannot listen on {}: {err}", args.addr);
+                return ExitCode::FAILURE;
+            }
+        };
+        match listener.local_addr() {
+            Ok(addr) => println!("Proxying http://{addr}/ to {}", args.upstream),
+            Err(err) => {
+                eprintln!("proxy: {err}");
+                return ExitCode::FAILURE;
+            }
+        }
+        let (stop, stopped) = watch::channel(false);
+        tokio::spawn(async move {
+            stop_signal().await;
+            let _ = stop.send(true);
+        });
+        let proxy = Arc::new(proxy);
+        match run(listener, Arc::clone(&proxy), stopped).await {
+            Ok(()) => {
+                println!(
+                    "Stopped: {} upstream connections opened, {} idle at the end",
+                    proxy.pool.opened(),
+                    proxy.pool.idle()
+                );
+                ExitCode::SUCCESS
+            }
+            Err(err) => {
+                eprintln!("proxy: {err}");
+                ExitCode::FAILURE
+            }
+        }
+    })
 }
 
 /// The command line.
@@ -94,6 +150,9 @@ pub struct Args {
     pub upstream: String,
     /// `--via NAME`: the proxy's pseudonym in `Via`.
     pub via: String,
+    /// `false` with `--no-via`: no `Via` is added either way (see
+    /// `docs/proxying.md`, "Via and compression").
+    pub send_via: bool,
     /// The session settings of both sides, with `--header-timeout` and
     /// `--idle-timeout` applied.
     pub config: Config,
@@ -112,41 +171,62 @@ impl Args {
             addr: String::from("127.0.0.1:8000"),
             upstream: upstream.into(),
             via: String::from("h1proto-proxy"),
+            send_via: true,
             config,
         }
     }
 }
 
-/// Reads the options (see the module documentation).
+/// Reads the options (see [`USAGE`]; `--help` is the caller's).
+///
+/// # Errors
+///
+/// `InvalidInput`, with a message that says what is wrong: an unknown
+/// option, one without its value, a timeout that is not a positive number
+/// of seconds, no `--upstream`.
 pub fn parse_args(mut args: impl Iterator<Item = String>) -> io::Result<Args> {
-    let usage = || {
-        io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "usage: proxy --upstream HOST:PORT [--addr HOST:PORT] [--via NAME] \
-             [--header-timeout SECS] [--idle-timeout SECS]",
-        )
-    };
-    let secs = |value: String| {
+    let invalid = |message: String| io::Error::new(io::ErrorKind::InvalidInput, message);
+    let secs = |option: &str, value: String| {
         value
             .parse::<f64>()
             .ok()
             .filter(|s| s.is_finite() && *s > 0.0)
             .map(Duration::from_secs_f64)
-            .ok_or_else(usage)
+            .ok_or_else(|| {
+                invalid(format!(
+                    "{option} {value}: not a positive number of seconds"
+                ))
+            })
     };
     let mut parsed = Args::new(String::new());
     while let Some(arg) = args.next() {
-        match (arg.as_str(), args.next()) {
-            ("--addr", Some(value)) => parsed.addr = value,
-            ("--upstream", Some(value)) => parsed.upstream = value,
-            ("--via", Some(value)) => parsed.via = value,
-            ("--header-timeout", Some(value)) => parsed.config.timeouts.head = Some(secs(value)?),
-            ("--idle-timeout", Some(value)) => parsed.config.timeouts.idle = Some(secs(value)?),
-            _ => return Err(usage()),
+        if arg == "--no-via" {
+            parsed.send_via = false;
+            continue;
+        }
+        let known = [
+            "--addr",
+            "--upstream",
+            "--via",
+            "--header-timeout",
+            "--idle-timeout",
+        ];
+        if !known.contains(&arg.as_str()) {
+            return Err(invalid(format!("unknown option {arg:?}")));
+        }
+        let value = args
+            .next()
+            .ok_or_else(|| invalid(format!("{arg} needs a value")))?;
+        match arg.as_str() {
+            "--addr" => parsed.addr = value,
+            "--upstream" => parsed.upstream = value,
+            "--via" => parsed.via = value,
+            "--header-timeout" => parsed.config.timeouts.head = Some(secs(&arg, value)?),
+            _ => parsed.config.timeouts.idle = Some(secs(&arg, value)?),
         }
     }
     if parsed.upstream.is_empty() {
-        return Err(usage());
+        return Err(invalid("--upstream HOST:PORT is required".into()));
     }
     Ok(parsed)
 }
@@ -170,7 +250,8 @@ async fn stop_signal() {
 pub struct Proxy {
     /// The `Host` of a request that came without one (HTTP/1.0).
     host: HeaderValue,
-    via: Via,
+    /// `None` with `--no-via`.
+    via: Option<Via>,
     config: Config,
     /// The idle upstream connections.
     pub pool: Pool,
@@ -187,7 +268,13 @@ impl Proxy {
         Ok(Proxy {
             host: HeaderValue::from_str(&args.upstream)
                 .map_err(|_| invalid("--upstream is not a valid Host"))?,
-            via: Via::new(&args.via).ok_or_else(|| invalid("--via is not a valid field value"))?,
+            via: match args.send_via {
+                true => Some(
+                    Via::new(&args.via)
+                        .ok_or_else(|| invalid("--via is not a valid field value"))?,
+                ),
+                false => None,
+            },
             config: args.config.clone(),
             pool: Pool::new(args.upstream.clone(), args.config.clone()),
         })
@@ -318,7 +405,7 @@ async fn forward(
     let waits = server.connection().is_waiting_for_continue();
     let (mut head, ()) = req.into_parts();
     let body = RequestBody::of(&head.headers);
-    fields::to_upstream(&mut head, &proxy.via, &proxy.host, waits);
+    fields::to_upstream(&mut head, proxy.via.as_ref(), &proxy.host, waits);
     // Safe to send again: idempotent (RFC 9110 section 9.2.2), and no body
     // byte taken from the client, since none is kept to send twice.
     let mut again =
@@ -759,7 +846,7 @@ impl<'a> Exchange<'a> {
             return Ok(());
         }
         let (mut head, ()) = res.into_parts();
-        fields::to_client(&mut head, &self.proxy.via, self.client);
+        fields::to_client(&mut head, self.proxy.via.as_ref(), self.client);
         self.server
             .sender()
             .send_head(head)
@@ -784,7 +871,7 @@ impl<'a> Exchange<'a> {
             let reason = "the response has a transfer coding other than chunked".to_owned();
             return Err(bad_gateway(reason));
         }
-        fields::to_client(&mut head, &self.proxy.via, self.client);
+        fields::to_client(&mut head, self.proxy.via.as_ref(), self.client);
         let kind = self
             .server
             .sender()

@@ -131,6 +131,21 @@ def _(inp, p, x, p_out):
         line.startswith(b"CONNECT") for line in start_lines(inp["raw"]))
 
 
+# uri-host [ ":" port ] of RFC 3986: an IP-literal in brackets or a
+# reg-name (unreserved, sub-delims, pct-encoded), then digits for a port.
+HOST_VALUE = re.compile(
+    rb"(?:\[[0-9A-Fa-f:.]+\]|\[[vV][0-9A-Fa-f]+\.[A-Za-z0-9\-._~!$&'()*+,;=:]+\]"
+    rb"|(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})+)(?::[0-9]*)?")
+
+
+@rule("host-value-grammar", ("stricter",))
+def _(inp, p, x, p_out):
+    # RFC 9112 section 3.2: a server MUST answer 400 to a request whose Host
+    # value is invalid; Host = uri-host [ ":" port ] (RFC 9110 section 7.2).
+    return err(p_out, "InvalidHostValue") and any(
+        not HOST_VALUE.fullmatch(v.strip(b" \t")) for v in fields(inp["raw"], b"host"))
+
+
 @rule("status-line-needs-sp-after-code", ("stricter",))
 def _(inp, p, x, p_out):
     # RFC 9112 section 4: status-line = HTTP-version SP status-code SP

@@ -39,7 +39,7 @@ use std::io::{self, IoSlice, Read, Write};
 use std::net::{Shutdown, TcpStream, ToSocketAddrs};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use bytes::{Buf, Bytes};
 use http::{Request, Response};
@@ -161,8 +161,6 @@ impl<S: Transport, T: Session> Driver<S, T, Blocking> {
         // The clock is read when the call starts and after each I/O, which
         // may block; in between only the session's own work passes.
         let mut now = Instant::now();
-        // The wall clock with it, for the `Date` of responses queued now.
-        self.session.set_date(SystemTime::now());
         loop {
             let flag = &mut self.runtime.shutdown;
             if flag.as_ref().is_some_and(|f| f.load(Ordering::Relaxed)) {
@@ -196,6 +194,7 @@ impl<S: Transport, T: Session> Driver<S, T, Blocking> {
         let set = &mut self.runtime.timeout;
         if wait != *set {
             if wait == Some(Duration::ZERO) {
+                self.wall.update(now, &mut self.session);
                 self.session.handle_timeout(now);
                 return Ok(now);
             }
@@ -219,7 +218,6 @@ impl<S: Transport, T: Session> Driver<S, T, Blocking> {
             _ => self.io.shutdown_write().map(|()| 0),
         };
         let now = Instant::now();
-        self.session.set_date(SystemTime::now());
         self.handle_io(step, result, now)?;
         Ok(now)
     }

@@ -13,6 +13,7 @@
 //! |---|---|---|
 //! | [`blocking`] | `blocking` (default) | `std::io::{Read, Write}` with timeouts and half-close ([`blocking::Transport`]), e.g. `TcpStream` |
 //! | [`tokio`] | `tokio` (default) | `tokio::io::{AsyncRead, AsyncWrite}`, e.g. `tokio::net::TcpStream` |
+//! | [`tower`] | `tower` | a tower `Service` over `http` types (an axum `Router`), on the tokio driver |
 //!
 //! With `default-features = false` the crate has neither and no runtime
 //! dependency. Errors surface as `std::io::Error`, converted as
@@ -74,8 +75,8 @@ macro_rules! io_calls {
                     Ok(Some(req)) => {
                         let res = handler(req)$(.$await)?;
                         // The handler may have taken a while: the `Date`
-                        // is the time its answer is queued.
-                        $crate::Session::set_date(&mut *server, ::std::time::SystemTime::now());
+                        // is the second its answer is queued in.
+                        server.now();
                         if let Err(err) = server.sender().send_response(res) {
                             break Err(err.into());
                         }
@@ -213,6 +214,8 @@ macro_rules! io_calls {
 pub mod blocking;
 #[cfg(feature = "tokio")]
 pub mod tokio;
+#[cfg(feature = "tower")]
+pub mod tower;
 
 use std::io::{self, ErrorKind};
 use std::ops::{Deref, DerefMut};
@@ -220,6 +223,7 @@ use std::time::Instant;
 
 use bytes::BytesMut;
 
+use crate::driver::WallClock;
 use crate::{ClientSession, Config, Io, ServerSession, Session};
 
 /// A session and the stream it runs over, driven by runtime `R`: what
@@ -231,6 +235,8 @@ pub struct Driver<S, T, R: Runtime> {
     io: S,
     session: T,
     runtime: R::PerConnection,
+    /// When the wall clock is read next, for `Date`.
+    wall: WallClock,
 }
 
 /// A runtime the adapters drive sessions on: [`blocking::Blocking`] or
@@ -252,6 +258,7 @@ impl<S, T, R: Runtime> Driver<S, T, R> {
             io,
             session,
             runtime: R::PerConnection::default(),
+            wall: WallClock::default(),
         }
     }
 }
@@ -271,18 +278,35 @@ impl<S, T, R: Runtime> DerefMut for Driver<S, T, R> {
 }
 
 impl<S, T: Session, R: Runtime> Driver<S, T, R> {
+    /// Reads the clock, and hands the session the wall clock, for
+    /// `Date`, if its second may have changed ([`WallClock`]).
+    #[inline]
+    fn now(&mut self) -> Instant {
+        let now = Instant::now();
+        self.wall.update(now, &mut self.session);
+        now
+    }
+
     /// Reports to the session how the I/O `step` asked for ended, at
     /// `now`: a timeout (the stream's, or the runtime's timer) lets the
     /// session act on its deadline.
     fn handle_io(&mut self, step: Io, result: io::Result<usize>, now: Instant) -> io::Result<()> {
-        let session = &mut self.session;
+        let (session, wall) = (&mut self.session, &mut self.wall);
         match (result, step) {
             (Err(e), _) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                // The wall clock with every read and timeout reported (read
+                // again once its second may have changed): the responses
+                // they lead to (a request's answer, a 408) carry it as
+                // their `Date`.
+                wall.update(now, session);
                 session.handle_timeout(now);
             }
             (Err(e), _) if e.kind() == ErrorKind::Interrupted => {}
             (Err(e), _) => return Err(e),
-            (Ok(n), Io::Read) => session.handle_read(n, now),
+            (Ok(n), Io::Read) => {
+                wall.update(now, session);
+                session.handle_read(n, now);
+            }
             (Ok(0), Io::Write) => return Err(ErrorKind::WriteZero.into()),
             (Ok(n), Io::Write) => session.handle_write(n, now),
             (Ok(_), _) => {}

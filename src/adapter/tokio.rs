@@ -40,7 +40,7 @@ use std::pin::{Pin, pin};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll, Wake, Waker};
-use std::time::{Instant, SystemTime};
+use std::time::Instant;
 
 use bytes::{Buf, Bytes};
 use http::{Request, Response};
@@ -175,8 +175,6 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
         mut call: impl FnMut(&mut T, Instant) -> Result<Step<V>, SessionError>,
     ) -> io::Result<V> {
         let mut now = Instant::now();
-        // The wall clock with it, for the `Date` of responses queued now.
-        self.session.set_date(SystemTime::now());
         // The I/O under way, and whether it had to wait (the timer was
         // then armed). One future for the whole call, the I/O polled in
         // it: a future per I/O costs more than the I/O's own work.
@@ -204,7 +202,6 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
                 // no time worth a clock reading).
                 if waited {
                     now = Instant::now();
-                    self.session.set_date(SystemTime::now());
                 }
                 match done {
                     // The I/O asked for, or a read made while a write
@@ -241,7 +238,8 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
             return std::future::pending().await;
         }
         let n = self.io.read_buf(self.session.read_buf()).await?;
-        self.session.handle_read(n, Instant::now());
+        let now = self.now();
+        self.session.handle_read(n, now);
         Ok(())
     }
 

@@ -65,8 +65,8 @@ pub(crate) struct Added {
     pub(crate) strip_framing: bool,
     /// Leave out the caller's `Transfer-Encoding` only.
     pub(crate) strip_te: bool,
-    /// `date: <IMF-fixdate>`.
-    pub(crate) date: Option<[u8; crate::date::LEN]>,
+    /// `date: <IMF-fixdate>\r\n`, the whole line.
+    pub(crate) date: Option<[u8; crate::date::LINE]>,
 }
 
 impl Added {
@@ -166,8 +166,14 @@ fn write_ordered(
 /// Writes the fields the encoder adds and the empty line that ends the
 /// head.
 pub(crate) fn write_added(out: &mut Segments, added: &Added, title: bool) {
-    if let Some(date) = &added.date {
-        write_field(out, b"date", date, title);
+    if let Some(line) = added.date {
+        if title {
+            let mut line = line;
+            line[0] = b'D';
+            out.push_slice(&line);
+        } else {
+            out.push_slice(&line);
+        }
     }
     if let Some(n) = added.content_length {
         let mut buf = [0u8; 20];

@@ -414,7 +414,7 @@ impl<R: Role> Encoder<R> {
             return Err(UsageError::WrongState);
         }
         let full = body.as_ref().map(|b| b.len() as u64);
-        let date = self.date.as_ref().map(DateCache::text);
+        let date = self.date.as_ref().map(DateCache::line);
         let plan = R::plan(&head, &ctx, &self.config, full, date)?;
         // The plan has checked the whole body against the framing: from
         // here on nothing fails, so nothing half-written is left behind.

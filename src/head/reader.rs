@@ -29,7 +29,7 @@ use super::record::{Field, NO_ENTRY, Record};
 use super::target::form_fits;
 use crate::error::{Error, ErrorKind};
 use crate::framing::{FieldRole as Role, FramingFields};
-use crate::grammar::{is_target_char, is_tchar, run, target_end, text_end, trim_ows};
+use crate::grammar::{is_target_char, is_tchar, run, target_end, text_end, token_end, trim_ows};
 use crate::leniency::{Rules, Switch};
 
 mod lines;
@@ -292,9 +292,9 @@ impl Reader {
             // A run of bytes that change nothing but a count, read at once.
             let (j, bound) = match self.at {
                 At::Value | At::Fold | At::Reason => (text_end(head, i, upto), usize::MAX),
-                At::Name => (run(head, i, upto, is_tchar), MAX_NAME),
+                At::Name => (token_end(head, i, upto), MAX_NAME),
                 At::Target => (target_end(head, i, upto), o.max_target),
-                At::Method => (run(head, i, upto, is_tchar), usize::MAX),
+                At::Method => (token_end(head, i, upto), usize::MAX),
                 At::Skip => (run(head, i, upto, |b| b != b'\r' && b != b'\n'), usize::MAX),
                 At::BadName => (
                     run(head, i, upto, |b| !matches!(b, b':' | b'\r' | b'\n')),

@@ -243,7 +243,7 @@ impl Role for Client {
         (): &(),
         _config: &EncoderConfig,
         full: Option<u64>,
-        _date: Option<&[u8; crate::date::LEN]>,
+        _date: Option<&[u8; crate::date::LINE]>,
     ) -> Result<Plan<Target>, UsageError> {
         let version = version_bytes(parts.version)?;
         let http10 = parts.version == Version::HTTP_10;

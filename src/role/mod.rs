@@ -108,7 +108,7 @@ pub trait Role: Sized {
         ctx: &Self::Context,
         config: &EncoderConfig,
         full: Option<u64>,
-        date: Option<&[u8; crate::date::LEN]>,
+        date: Option<&[u8; crate::date::LINE]>,
     ) -> Result<Plan<Self::Line>, UsageError>;
 
     /// Writes the start line, the fields (in `order` when one is asked

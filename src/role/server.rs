@@ -118,6 +118,15 @@ fn announce_close(conn: &mut ServerConnection) {
 }
 
 impl ServerConnection {
+    /// The request whose head was handed out last offered a protocol
+    /// switch: `Upgrade` with `Connection: upgrade`, or CONNECT (for the
+    /// tower bridge, which hands such a request the stream's future).
+    #[cfg(feature = "tower")]
+    pub(crate) fn offers_switch(&self) -> bool {
+        self.role.upgrade
+            || (self.role.request.as_ref()).is_some_and(|r| r.request == RequestKind::Connect)
+    }
+
     /// Gives the connection the wall clock: the responses it queues from
     /// now on carry `Date` ([`ResponseEncoder::set_date`](crate::ResponseEncoder::set_date)
     /// has the rules). A connection is never given one by itself; a
@@ -471,7 +480,7 @@ impl Role for Server {
         ctx: &ResponseContext,
         config: &EncoderConfig,
         full: Option<u64>,
-        date: Option<&[u8; crate::date::LEN]>,
+        date: Option<&[u8; crate::date::LINE]>,
     ) -> Result<Plan<()>, UsageError> {
         let version = version_bytes(parts.version)?;
         let (status, headers) = (parts.status, &parts.headers);

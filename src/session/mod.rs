@@ -319,12 +319,18 @@ pub trait Session {
 
     /// Hands the session the wall clock, for the `Date` of a server's
     /// responses (RFC 9110 section 6.6.1; [`Config::send_date`](crate::Config::send_date)):
-    /// a driver calls it with `SystemTime::now()` whenever it reads its
-    /// `now: Instant`, when a call starts and after an I/O that waited,
-    /// so that a response queued in that call (a `408` after a head
-    /// timeout among them) carries the time it was queued. The text is
-    /// formatted only when the second changes. A session never given the
-    /// clock sends no `Date`. A client session ignores it.
+    /// a driver calls it with `SystemTime::now()` just before each
+    /// [`handle_read`](Self::handle_read) and
+    /// [`handle_timeout`](Self::handle_timeout), so that the answer to a
+    /// request carries the second the request was read in, and a `408`
+    /// the second of its timeout. The session keeps the last time given,
+    /// so a driver may skip the call while the wall clock's second cannot
+    /// have changed: the adapters and `driver::Conn` read the wall clock
+    /// again only once their monotonic `now` has passed the next second
+    /// of the last reading (once a second at most; a step of the wall
+    /// clock shows within a second). The text is formatted only when the
+    /// second changes. A session never given the clock sends no `Date`. A
+    /// client session ignores it.
     fn set_date(&mut self, now: SystemTime) {
         let _ = now;
     }

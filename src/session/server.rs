@@ -258,6 +258,16 @@ impl ServerSession {
         self.core.body_done
     }
 
+    /// Right after [`next_request`](Self::next_request): the length of the
+    /// request's body when it is known (`Some(0)` without a body), `None`
+    /// for a chunked one; and whether the request offers a protocol switch.
+    /// What the tower bridge learns without looking the fields up again.
+    #[cfg(feature = "tower")]
+    pub(crate) fn request_framing(&self) -> (Option<u64>, bool) {
+        let conn = &self.core.conn;
+        (conn.decoder.remaining_body_len(), conn.offers_switch())
+    }
+
     /// What the application sends: the response, through the [`Sender`]
     /// lent here (`send_response`, or `send_head`, `send_data` and
     /// `finish`). Once the session is ending (after a timeout or a

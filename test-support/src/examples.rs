@@ -1,6 +1,9 @@
 //! The examples, compiled as modules (each server with its own copy of
 //! `common`), so that tests drive them in-process.
 
+#[cfg(feature = "tower")]
+#[path = "../../examples/axum_server.rs"]
+pub mod axum_server;
 #[cfg(all(feature = "tokio", feature = "blocking"))]
 #[path = "../../examples/blocking_server.rs"]
 pub mod blocking_server;

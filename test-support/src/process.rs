@@ -17,7 +17,12 @@ use std::sync::{Arc, Mutex, Once, mpsc};
 use std::time::{Duration, Instant};
 
 /// The example servers.
-pub const SERVERS: [&str; 3] = ["hello_server", "blocking_server", "uring_server"];
+pub const SERVERS: [&str; 4] = [
+    "hello_server",
+    "blocking_server",
+    "uring_server",
+    "axum_server",
+];
 
 /// The example servers that can run here: [`SERVERS`], less
 /// `uring_server` where io_uring is not available (a line on standard
@@ -42,7 +47,7 @@ pub fn servers() -> Vec<&'static str> {
 }
 
 /// The other examples that tests run as processes.
-const OTHER_EXAMPLES: [&str; 1] = ["client"];
+const OTHER_EXAMPLES: [&str; 2] = ["client", "proxy"];
 
 /// The directory of the example binaries of this test's profile.
 fn examples_dir() -> PathBuf {
@@ -63,8 +68,10 @@ pub fn binary(name: &str) -> PathBuf {
         let release = dir.parent().and_then(Path::file_name) == Some("release".as_ref());
         let mut cmd = Command::new(env!("CARGO"));
         // The examples are h1proto's, one directory up from this crate.
+        // axum_server needs the tower bridge; the other features are the
+        // defaults, so the crate is built as `--all-features` builds it.
         cmd.current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
-            .args(["build", "-p", "h1proto"]);
+            .args(["build", "-p", "h1proto", "--features", "tower"]);
         for example in SERVERS.iter().chain(&OTHER_EXAMPLES) {
             cmd.args(["--example", example]);
         }

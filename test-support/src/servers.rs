@@ -10,6 +10,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+#[cfg(feature = "tower")]
+use crate::examples::axum_server;
 #[cfg(target_os = "linux")]
 use crate::examples::uring_server;
 use crate::examples::{blocking_server, hello_server};
@@ -46,6 +48,8 @@ pub enum Kind {
     Tokio,
     /// `uring_server` (Linux, where io_uring is available).
     Uring,
+    /// `axum_server` (feature `tower`).
+    Axum,
 }
 
 /// The servers on the crate's adapters.
@@ -59,6 +63,9 @@ pub fn all() -> Vec<Kind> {
     match uring_unavailable() {
         None => kinds.push(Kind::Uring),
         Some(why) => eprintln!("uring_server skipped: io_uring is not available here ({why})"),
+    }
+    if cfg!(feature = "tower") {
+        kinds.push(Kind::Axum);
     }
     kinds
 }
@@ -146,6 +153,35 @@ pub fn start(kind: Kind) -> (SocketAddr, Arc<Counters>) {
         }
         #[cfg(not(target_os = "linux"))]
         Kind::Uring => panic!("uring_server runs on Linux only"),
+        #[cfg(feature = "tower")]
+        Kind::Axum => {
+            listener.set_nonblocking(true).unwrap();
+            std::thread::spawn(move || {
+                let rt = tokio::runtime::Builder::new_multi_thread()
+                    .worker_threads(2)
+                    .enable_all()
+                    .build()
+                    .unwrap();
+                rt.block_on(async move {
+                    let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+                    let app = axum_server::app();
+                    loop {
+                        let Ok((stream, _)) = listener.accept().await else {
+                            continue;
+                        };
+                        c.accepted.fetch_add(1, Ordering::SeqCst);
+                        let (c, app) = (c.clone(), app.clone());
+                        let stop = tokio::sync::watch::channel(false).1;
+                        tokio::spawn(async move {
+                            axum_server::handle(stream, app, config(), stop).await;
+                            c.finished.fetch_add(1, Ordering::SeqCst);
+                        });
+                    }
+                });
+            });
+        }
+        #[cfg(not(feature = "tower"))]
+        Kind::Axum => panic!("axum_server needs the feature tower"),
     }
     (addr, counters)
 }

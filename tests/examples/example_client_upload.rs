@@ -83,7 +83,10 @@ fn an_early_413_during_a_64_mib_upload_is_printed_at_once_and_the_client_exits()
         "the client took {took:?} to show the refusal and exit: {err}"
     );
     assert!(head.contains("content-length: 67108864\r\n"), "{head}");
-    assert!(err.contains("< HTTP/1.1 413 Content Too Large\n"), "{err}");
+    assert!(
+        err.contains("< HTTP/1.1 413 Content Too Large\r\n"),
+        "{err}"
+    );
     assert_eq!(out, "too large\n");
     // curl exits 0 once it printed the response, whatever its status.
     assert!(output.status.success(), "{:?}: {err}", output.status);

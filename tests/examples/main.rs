@@ -1,8 +1,10 @@
 //! The examples as a user runs them: the servers as child processes (under
 //! resource limits, shut down by signal, with their timeouts), the client's
-//! upload, `decode`, and the servers' accept policy.
+//! options beside curl, its streaming and its upload, `decode`, and the servers' accept policy.
 
 mod accept_policy;
+#[cfg(feature = "tokio")]
+mod example_client_curl;
 #[cfg(all(feature = "tokio", feature = "blocking"))]
 mod example_client_upload;
 mod example_decode;

@@ -188,7 +188,7 @@ fn readme_loop_is_the_tested_one() {
 mod readme {
 use h1proto::{Config, Io, ServerSession, Session, SessionError, Step};
     use std::io::{self, IoSlice, Read, Write};
-    use std::time::Instant;
+    use std::time::{Instant, SystemTime};
 
     /// Makes a session call until it is ready, doing the I/O it asks for.
     fn drive<T>(
@@ -203,6 +203,8 @@ use h1proto::{Config, Io, ServerSession, Session, SessionError, Step};
                     // `read_slice()`: initialized room for `std::io::Read`
                     // (`read_buf()` for readers that fill spare capacity).
                     let n = io.read(session.read_slice())?;
+                    // The wall clock, for the `Date` of the answers (the core has none).
+                    session.set_date(SystemTime::now());
                     session.handle_read(n, Instant::now()); // 0: the peer closed
                 }
                 Step::Io(Io::Write) => {

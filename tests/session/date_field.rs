@@ -168,3 +168,65 @@ fn a_session_follows_the_clock_and_dates_its_error_responses() {
         ]
     );
 }
+
+/// The adapters read the wall clock once a second at most, yet each
+/// response is dated with the second it was queued in: requests 600 ms
+/// apart on one connection of the blocking adapter are each dated within
+/// the seconds the client saw around it, and the dates move on.
+#[cfg(feature = "blocking")]
+#[test]
+fn an_adapter_dates_each_response_with_its_second() {
+    use std::io::{Read, Write};
+    use std::net::{TcpListener, TcpStream};
+
+    let second_of_day = |t: SystemTime| t.duration_since(UNIX_EPOCH).unwrap().as_secs() % 86_400;
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = std::thread::spawn(move || {
+        let (stream, _) = listener.accept().unwrap();
+        h1proto::adapter::blocking::serve(stream, Config::default(), |_| {
+            http::Response::new(bytes::Bytes::from_static(b"ok"))
+        })
+    });
+    let mut client = TcpStream::connect(addr).unwrap();
+    let mut dates = Vec::new();
+    for i in 0..3 {
+        if i > 0 {
+            std::thread::sleep(Duration::from_millis(600));
+        }
+        let before = second_of_day(SystemTime::now());
+        client
+            .write_all(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+            .unwrap();
+        let mut answer = Vec::new();
+        while !answer.ends_with(b"\r\n\r\nok") {
+            let mut buf = [0; 512];
+            let n = client.read(&mut buf).unwrap();
+            assert!(n > 0, "{}", String::from_utf8_lossy(&answer));
+            answer.extend_from_slice(&buf[..n]);
+        }
+        let after = second_of_day(SystemTime::now());
+        let answer = String::from_utf8(answer).unwrap();
+        let date = answer
+            .lines()
+            .find_map(|l| l.strip_prefix("date: "))
+            .unwrap_or_else(|| panic!("{answer}"))
+            .to_owned();
+        // `Sun, 06 Nov 1994 08:49:37 GMT`: the time of day at 17..25.
+        let hms: Vec<u64> = date[17..25]
+            .split(':')
+            .map(|n| n.parse().unwrap())
+            .collect();
+        let second = hms[0] * 3600 + hms[1] * 60 + hms[2];
+        let within = if before <= after {
+            (before..=after).contains(&second)
+        } else {
+            second >= before || second <= after
+        };
+        assert!(within, "{date} outside {before}..={after}");
+        dates.push(date);
+    }
+    drop(client);
+    server.join().unwrap().unwrap();
+    assert_ne!(dates[0], dates[2], "{dates:?}");
+}

@@ -1,6 +1,7 @@
 //! The sessions and their drivers: exchanges, timeouts and waits, shutdown,
-//! buffers given back, the duplex contract, and the tokio and blocking
-//! adapters driving them.
+//! buffers given back, the duplex contract, the tokio and blocking
+//! adapters driving them, and the runtime-neutral driver on smol and
+//! tokio-uring with its shutdown fan-out.
 
 // Tests here that measure the heap count per thread, so they run beside
 // the others.
@@ -8,6 +9,8 @@
 static ALLOC: h1proto_test_support::alloc::Counting = h1proto_test_support::alloc::Counting;
 
 mod date_field;
+mod driver_smol;
+mod driver_uring;
 mod echo_copies;
 mod session_buffers;
 mod session_chunk_extensions;
@@ -19,6 +22,9 @@ mod session_timeouts;
 mod session_waits;
 #[cfg(all(feature = "tokio", feature = "blocking"))]
 mod session_write_all;
+#[cfg(feature = "tokio")]
+mod shutdown_fanout;
+mod steady_state_allocations;
 #[cfg(feature = "tokio")]
 mod tokio_driver_waits;
 #[cfg(feature = "tokio")]

@@ -1,6 +1,6 @@
 //! The hyper 1.x counterpart of `hello_server`, for `scripts/bench-wrk.sh`:
 //! the same `Hello, World!` response bytes (`content-type: text/plain`,
-//! `content-length: 13`, no `date`), the same multi-threaded tokio runtime,
+//! `content-length: 13`, `date`, as hello_server sends), the same multi-threaded tokio runtime,
 //! `TCP_NODELAY` on every connection, one task per connection, hyper's
 //! HTTP/1 server with its defaults otherwise (in particular
 //! `pipeline_flush` off).
@@ -54,7 +54,6 @@ async fn main() -> io::Result<()> {
                 Ok::<_, Infallible>(res)
             });
             let _ = http1::Builder::new()
-                .auto_date_header(false)
                 .serve_connection(TokioIo::new(stream), service)
                 .await;
         });

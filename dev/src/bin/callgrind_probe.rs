@@ -38,7 +38,9 @@
 //! - `session` (requests only): the same exchange on a `ServerSession`,
 //!   driven as `adapter::tokio` drives it, without the socket: the request
 //!   appended to `read_buf` and reported with `handle_read`,
-//!   `next_request` until the request comes, the answer sent, the `Write`
+//!   `next_request` until the request comes (the wall clock handed over
+//!   with the read, one fixed time, so the answer carries `Date`), the
+//!   answer sent, the `Write`
 //!   it then asks for reported done, `next_request` until it asks for the
 //!   next `Read`, and `poll_timeout` for the wait.
 //! - `encode`: the message's head, decoded once beforehand, sent again by
@@ -119,6 +121,7 @@ fn main() {
     let mut res_dec = ResponseDecoder::new(Limits::default());
     let mut server = ServerConnection::new(Config::default());
     let now = Instant::now();
+    let wall = std::time::SystemTime::now();
     let mut session = ServerSession::new(Config::default(), now);
     assert!(matches!(session.next_request(now), Ok(Step::Io(Io::Read))));
     let mut buf = BytesMut::with_capacity(8 * 1024);
@@ -310,6 +313,10 @@ fn main() {
                 // with its deadline.
                 let read = session.read_buf();
                 read.extend_from_slice(input);
+                // The wall clock with the read, as the adapters hand it
+                // over (here one fixed time, as `now` is: the reading of
+                // the clock is left out, the `Date` written is not).
+                session.set_date(wall);
                 session.handle_read(input.len(), now);
                 let mut written = 0;
                 loop {

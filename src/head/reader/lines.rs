@@ -7,7 +7,7 @@ use http::Version;
 
 use super::{MAX_NAME, Options, Reader};
 use crate::framing::FieldRole as Role;
-use crate::grammar::{is_tchar, run, target_end, text_end};
+use crate::grammar::{target_end, text_end, token_end};
 use crate::head::names::{NameCache, same};
 use crate::head::record::{Field, NO_ENTRY};
 use crate::head::target::form_fits;
@@ -21,7 +21,7 @@ impl Reader {
     pub(super) fn request_line(&mut self, head: &[u8], upto: usize, o: &Options) -> Option<usize> {
         // Nothing past the bound is looked at.
         let head = &head[..upto];
-        let m = run(head, 0, upto, is_tchar);
+        let m = token_end(head, 0, upto);
         if m == 0 || head.get(m) != Some(&b' ') {
             return None;
         }
@@ -95,7 +95,7 @@ impl Reader {
         let (name_end, entry, role) = match names.predict(&head[i..upto]) {
             Some((entry, n)) => (i + n, entry, names.role_at(entry)),
             None => {
-                let end = run(head, i, upto, is_tchar);
+                let end = token_end(head, i, upto);
                 if end == i || end - i > MAX_NAME || head.get(end) != Some(&b':') {
                     return None;
                 }

@@ -1,0 +1,574 @@
+//! A driver for any async runtime, written once over the four operations a
+//! runtime lends a connection: read, write, sleep until a deadline, and
+//! shut down the sending half ([`RuntimeIo`]).
+//!
+//! [`Conn`] runs a [`ServerSession`](crate::ServerSession) or
+//! [`ClientSession`](crate::ClientSession) over a [`RuntimeIo`]: its
+//! [`call`](Conn::call) makes a session call until it is ready, doing the
+//! I/O the session asks for, reading beside a write that has to wait (the
+//! duplex contract of [`Session`]), waking at the session's deadline,
+//! handing it the wall clock for `Date` ([`Session::set_date`]) and
+//! starting a graceful shutdown when its signal fires. Every protocol
+//! decision is the session's; a runtime supplies only the four operations,
+//! about thirty lines:
+//!
+//! - a **readiness** runtime (smol, async-std, anything over `futures-io`;
+//!   epoll underneath) reads into [`Session::read_slice`] or
+//!   [`Session::read_buf`] and writes [`Session::output`] with a vectored
+//!   write, each poll starting afresh;
+//! - a **completion** runtime (io_uring: tokio-uring, monoio) lends the
+//!   kernel owned buffers ([`Session::lend_read_buf`],
+//!   [`Session::lend_output`]) and keeps the operation under way across
+//!   polls, and across calls, until it completes; it says so with
+//!   [`read_under_way`](RuntimeIo::read_under_way) and
+//!   [`write_under_way`](RuntimeIo::write_under_way), and gives the
+//!   buffer back before it reports the result. A runtime whose write takes
+//!   one owned buffer per call (monoio's `write`) writes the first segment
+//!   of what `lend_output` lent and reports the bytes of it written; the
+//!   rest stays queued, in order, without a copy.
+//!
+//! The tokio adapter ([`adapter::tokio`](crate::adapter)) is the same loop,
+//! tuned for tokio (fewer clock reads and timer moves). [`Shutdown`] fans a
+//! graceful shutdown out to every connection of a server and waits for them
+//! to end, on any runtime.
+//!
+//! A driver over an in-memory stream, as a runtime would write one:
+//!
+//! ```
+//! use std::io::{self, Read};
+//! use std::task::{Context, Poll};
+//! use std::time::Instant;
+//! use bytes::Buf;
+//! use h1proto::driver::{Conn, RuntimeIo};
+//! use h1proto::{Config, ServerSession, Session};
+//!
+//! /// Input that is all there at once, and output collected.
+//! struct Memory { input: io::Cursor<Vec<u8>>, sent: Vec<u8> }
+//!
+//! impl RuntimeIo for Memory {
+//!     fn poll_read(&mut self, _: &mut Context<'_>, s: &mut dyn Session) -> Poll<io::Result<usize>> {
+//!         Poll::Ready(self.input.read(s.read_slice()))
+//!     }
+//!     fn poll_write(&mut self, _: &mut Context<'_>, s: &mut dyn Session) -> Poll<io::Result<usize>> {
+//!         let out = s.output();
+//!         self.sent.extend_from_slice(out.chunk());
+//!         Poll::Ready(Ok(out.chunk().len()))
+//!     }
+//!     fn poll_shutdown_write(&mut self, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+//!         Poll::Ready(Ok(()))
+//!     }
+//!     fn poll_sleep_until(&mut self, _: &mut Context<'_>, _: Instant) -> Poll<()> {
+//!         Poll::Pending // nothing here ever waits
+//!     }
+//! }
+//!
+//! async fn serve(io: Memory) -> io::Result<Vec<u8>> {
+//!     let session = ServerSession::new(Config::default(), Instant::now());
+//!     let mut conn = Conn::new(io, session);
+//!     while let Some(req) = conn.call(ServerSession::next_full_request).await? {
+//!         let res = http::Response::new(bytes::Bytes::from(req.uri().path().to_owned()));
+//!         conn.sender().send_response(res)?;
+//!     }
+//!     conn.call(ServerSession::close).await?;
+//!     Ok(conn.into_parts().0.sent)
+//! }
+//!
+//! let input = b"GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /bc HTTP/1.1\r\nHost: x\r\n\r\n";
+//! let io = Memory { input: io::Cursor::new(input.to_vec()), sent: Vec::new() };
+//! # fn block_on<T>(fut: impl std::future::Future<Output = T>) -> T {
+//! #     let mut fut = std::pin::pin!(fut);
+//! #     let mut cx = Context::from_waker(std::task::Waker::noop());
+//! #     loop { if let Poll::Ready(v) = fut.as_mut().poll(&mut cx) { return v; } }
+//! # }
+//! let sent = String::from_utf8(block_on(serve(io))?).unwrap();
+//! assert!(sent.starts_with("HTTP/1.1 200 OK\r\n"), "{sent}");
+//! assert!(sent.ends_with("\r\n\r\n/bc"), "{sent}");
+//! # Ok::<(), io::Error>(())
+//! ```
+
+use std::collections::HashMap;
+use std::fmt;
+use std::future::{Future, poll_fn};
+use std::io::{self, ErrorKind};
+use std::ops::{Deref, DerefMut};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll, Waker};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use crate::{Io, Session, SessionError, Step};
+
+/// The four operations a runtime lends a connection, as polls: what
+/// [`Conn`] needs to drive a session. Each `poll_*` follows the usual
+/// contract (`Pending` registers `cx`'s waker); an I/O error ends the
+/// connection, except `Interrupted` (the operation is polled again) and
+/// `WouldBlock` (nothing happened).
+///
+/// A readiness runtime reads and writes through the session's lent
+/// buffers and keeps nothing between polls. A completion runtime starts an
+/// operation on an owned buffer the first time it is polled, keeps it until
+/// it completes (polled again by later polls, and later calls), gives the
+/// buffer back to the session, then returns the result.
+pub trait RuntimeIo {
+    /// Reads from the peer into the session: into
+    /// [`read_slice`](Session::read_slice) or
+    /// [`read_buf`](Session::read_buf), or into the room
+    /// [`lend_read_buf`](Session::lend_read_buf) lends (given back with
+    /// [`return_read_buf`](Session::return_read_buf) before this returns
+    /// `Ready`). `Ok(0)`: the peer closed its side. The driver reports the
+    /// bytes read with [`handle_read`](Session::handle_read).
+    fn poll_read(
+        &mut self,
+        cx: &mut Context<'_>,
+        session: &mut dyn Session,
+    ) -> Poll<io::Result<usize>>;
+
+    /// Writes the session's output: [`output`](Session::output) with a
+    /// vectored write, or what [`lend_output`](Session::lend_output) lends
+    /// (given back with [`return_output`](Session::return_output) before
+    /// this returns `Ready`; a write that takes one owned buffer writes the
+    /// first one). The driver reports the bytes written with
+    /// [`handle_write`](Session::handle_write); `Ok(0)` is `WriteZero`.
+    fn poll_write(
+        &mut self,
+        cx: &mut Context<'_>,
+        session: &mut dyn Session,
+    ) -> Poll<io::Result<usize>>;
+
+    /// Shuts down the sending half of the socket (the lingering close).
+    fn poll_shutdown_write(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>>;
+
+    /// `Ready` once `at` has passed. Called with the session's deadline
+    /// whenever the driver waits, the same `at` or a new one; a runtime
+    /// keeps one timer and moves it.
+    fn poll_sleep_until(&mut self, cx: &mut Context<'_>, at: Instant) -> Poll<()>;
+
+    /// The session said [`Io::Close`]: cancel the operations under way and
+    /// collect them (a completion runtime), so that the socket may close.
+    /// The socket itself closes when the [`Conn`] (or the value
+    /// [`into_parts`](Conn::into_parts) returned) is dropped. By default:
+    /// nothing to do.
+    fn poll_close(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let _ = cx;
+        Poll::Ready(Ok(()))
+    }
+
+    /// `true` while a read started on an owned buffer has not completed:
+    /// the driver polls it on, whatever the session asks. Never for a
+    /// readiness runtime (the default).
+    fn read_under_way(&self) -> bool {
+        false
+    }
+
+    /// `true` while a write started on owned buffers has not completed, as
+    /// [`read_under_way`](Self::read_under_way).
+    fn write_under_way(&self) -> bool {
+        false
+    }
+}
+
+/// A graceful shutdown's signal: a future that completes when it fires.
+type Signal = Pin<Box<dyn Future<Output = ()> + Send>>;
+
+/// A session and the runtime I/O it runs over: the runtime-neutral driver.
+/// It dereferences to the session, so the calls that need no I/O
+/// (`sender().send_response(..)`, queries) are made on it directly; every
+/// call that may need I/O goes through [`call`](Self::call).
+pub struct Conn<R, S> {
+    io: R,
+    session: S,
+    signal: Option<Signal>,
+    wall: WallClock,
+}
+
+/// When a driver next reads the wall clock for `Date`
+/// ([`Session::set_date`]): once its monotonic reading has passed the
+/// next second of the last wall reading, so once a second at most rather
+/// than with every read and timeout reported. A step of the wall clock
+/// shows within a second.
+#[derive(Debug, Default)]
+pub(crate) struct WallClock {
+    /// By the monotonic clock; `None` before the first reading.
+    next_second: Option<Instant>,
+}
+
+impl WallClock {
+    /// Hands `session` the wall clock if its second may have changed by
+    /// `now`, a reading of the monotonic clock just taken.
+    #[inline]
+    pub(crate) fn update(&mut self, now: Instant, session: &mut (impl Session + ?Sized)) {
+        if self.next_second.is_none_or(|next| now >= next) {
+            let wall = SystemTime::now();
+            session.set_date(wall);
+            let into = wall.duration_since(UNIX_EPOCH).unwrap_or_default();
+            let left = Duration::from_secs(1) - Duration::from_nanos(into.subsec_nanos().into());
+            self.next_second = now.checked_add(left);
+        }
+    }
+}
+
+impl<R, S> Deref for Conn<R, S> {
+    type Target = S;
+
+    fn deref(&self) -> &S {
+        &self.session
+    }
+}
+
+impl<R, S> DerefMut for Conn<R, S> {
+    fn deref_mut(&mut self) -> &mut S {
+        &mut self.session
+    }
+}
+
+impl<R, S: fmt::Debug> fmt::Debug for Conn<R, S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Conn")
+            .field("session", &self.session)
+            .field("shutdown_signal", &self.signal.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// What became of the polls of one wait.
+enum Done {
+    /// An I/O ended: the one asked for, or one beside it.
+    Io(Io, io::Result<usize>),
+    /// The session's deadline passed.
+    Deadline,
+}
+
+impl<R: RuntimeIo, S: Session> Conn<R, S> {
+    /// `session` driven over `io`.
+    pub fn new(io: R, session: S) -> Self {
+        Conn {
+            io,
+            session,
+            signal: None,
+            wall: WallClock::default(),
+        }
+    }
+
+    /// Starts a graceful shutdown of this connection when `signal`
+    /// completes: a [`Shutdown::signal`], or any future.
+    pub fn shutdown_on(&mut self, signal: impl Future<Output = ()> + Send + 'static) {
+        self.signal = Some(Box::pin(signal));
+    }
+
+    /// The runtime's I/O and the session. A completion runtime's operation
+    /// still under way stays in the I/O.
+    pub fn into_parts(self) -> (R, S) {
+        (self.io, self.session)
+    }
+
+    /// The runtime's I/O.
+    pub fn io_mut(&mut self) -> &mut R {
+        &mut self.io
+    }
+
+    /// Makes any session call until it is ready, doing the I/O it asks
+    /// for: e.g. `conn.call(ServerSession::next_full_request)` or
+    /// `conn.call(ServerSession::close)`.
+    ///
+    /// # Errors
+    ///
+    /// An I/O error, or the session's error as an `io::Error` (see
+    /// [`SessionError`]: the peer's [`Error`](crate::Error) is its inner
+    /// error).
+    pub async fn call<V>(
+        &mut self,
+        mut call: impl FnMut(&mut S, Instant) -> Result<Step<V>, SessionError>,
+    ) -> io::Result<V> {
+        let mut now = Instant::now();
+        // The I/O asked for and not done yet: the call is made again only
+        // once something happened.
+        let mut asked: Option<Io> = None;
+        poll_fn(|cx| {
+            loop {
+                if let Some(signal) = &mut self.signal {
+                    if signal.as_mut().poll(cx).is_ready() {
+                        self.signal = None;
+                        self.session.shutdown(now);
+                        asked = None;
+                    }
+                }
+                let step = match asked {
+                    Some(step) => step,
+                    None => match call(&mut self.session, now) {
+                        Ok(Step::Ready(value)) => return Poll::Ready(Ok(value)),
+                        Ok(Step::Io(step)) => *asked.insert(step),
+                        Err(err) => return Poll::Ready(Err(err.into())),
+                    },
+                };
+                let Poll::Ready(done) = self.poll_io(cx, step) else {
+                    return Poll::Pending;
+                };
+                asked = None;
+                now = Instant::now();
+                match done {
+                    Done::Deadline => {
+                        // The wall clock with every read and timeout
+                        // reported: the `Date` of what they lead to.
+                        self.wall.update(now, &mut self.session);
+                        self.session.handle_timeout(now);
+                    }
+                    Done::Io(io, result) => {
+                        if let Err(err) = self.report(io, result, now) {
+                            return Poll::Ready(Err(err));
+                        }
+                    }
+                }
+            }
+        })
+        .await
+    }
+
+    /// One round of polls for `step`: the I/O asked for, the other
+    /// direction when the session wants it or an owned operation is under
+    /// way there, and the deadline.
+    fn poll_io(&mut self, cx: &mut Context<'_>, step: Io) -> Poll<Done> {
+        let (io, session) = (&mut self.io, &mut self.session);
+        match step {
+            Io::Shutdown => {
+                return io
+                    .poll_shutdown_write(cx)
+                    .map(|r| Done::Io(step, r.map(|()| 0)));
+            }
+            Io::Close => return io.poll_close(cx).map(|r| Done::Io(step, r.map(|()| 0))),
+            Io::Read | Io::Write => {}
+        }
+        // The write first: a completed write frees room the read may need
+        // (a server reads pipelined requests only so far ahead).
+        if step == Io::Write || io.write_under_way() || session.wants_write() {
+            if let Poll::Ready(r) = io.poll_write(cx, session) {
+                return Poll::Ready(Done::Io(Io::Write, r));
+            }
+        }
+        if step == Io::Read || io.read_under_way() || session.wants_read() {
+            if let Poll::Ready(r) = io.poll_read(cx, session) {
+                return Poll::Ready(Done::Io(Io::Read, r));
+            }
+        }
+        match session.poll_timeout() {
+            Some(at) => io.poll_sleep_until(cx, at).map(|()| Done::Deadline),
+            None => Poll::Pending,
+        }
+    }
+
+    /// Tells the session how an I/O ended (the rules of `docs/sessions.md`,
+    /// "The contract").
+    fn report(&mut self, io: Io, result: io::Result<usize>, now: Instant) -> io::Result<()> {
+        let (session, wall) = (&mut self.session, &mut self.wall);
+        match (result, io) {
+            (Err(e), _) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                wall.update(now, session);
+                session.handle_timeout(now);
+            }
+            (Err(e), _) if e.kind() == ErrorKind::Interrupted => {}
+            (Err(e), _) => return Err(e),
+            (Ok(n), Io::Read) => {
+                wall.update(now, session);
+                session.handle_read(n, now);
+            }
+            (Ok(0), Io::Write) => return Err(ErrorKind::WriteZero.into()),
+            (Ok(n), Io::Write) => session.handle_write(n, now),
+            (Ok(_), _) => {}
+        }
+        Ok(())
+    }
+}
+
+/// A graceful shutdown fanned out to every connection of a server, on any
+/// runtime, and the wait for the connections to end. Each connection task
+/// holds a guard from [`enter`](Self::enter) for as long as it runs and
+/// hands a [`signal`](Self::signal) to its driver (the future
+/// [`Conn::shutdown_on`] and the tokio adapter's `shutdown_on` take);
+/// [`begin`](Self::begin) fires every signal, and
+/// [`drained`](Self::drained) completes once every guard is dropped. The
+/// accept loop stops accepting on `begin`; the application bounds the wait
+/// for `drained` with its runtime's timer and exits either way.
+///
+/// ```
+/// use h1proto::driver::Shutdown;
+/// # use std::task::{Context, Poll, Waker};
+/// # use std::future::Future;
+/// # let mut cx = Context::from_waker(Waker::noop());
+///
+/// let shutdown = Shutdown::new();
+/// // Per accepted connection, moved into its task:
+/// let (guard, signal) = (shutdown.enter(), shutdown.signal());
+/// let mut signal = std::pin::pin!(signal);
+/// assert!(signal.as_mut().poll(&mut cx).is_pending());
+///
+/// shutdown.begin(); // SIGTERM: every connection's signal fires
+/// assert!(signal.as_mut().poll(&mut cx).is_ready());
+/// let mut drained = std::pin::pin!(shutdown.drained());
+/// assert!(drained.as_mut().poll(&mut cx).is_pending()); // still finishing
+/// drop(guard); // the connection ended
+/// assert!(drained.as_mut().poll(&mut cx).is_ready());
+/// assert_eq!(shutdown.live(), 0);
+/// ```
+#[derive(Clone, Default)]
+pub struct Shutdown {
+    inner: Arc<Mutex<State>>,
+}
+
+/// What every [`Shutdown`] handle, guard and signal share.
+#[derive(Default)]
+struct State {
+    begun: bool,
+    /// The next signal's key.
+    next: u64,
+    /// The signals waiting, by key, with the waker of the task that polled
+    /// each last.
+    waiting: HashMap<u64, Waker>,
+    /// The guards alive: the connections not yet ended.
+    live: usize,
+    /// The tasks waiting for the guards to go.
+    drained: Vec<Waker>,
+}
+
+impl fmt::Debug for Shutdown {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Shutdown")
+            .field("begun", &self.is_begun())
+            .field("live", &self.live())
+            .finish()
+    }
+}
+
+impl Shutdown {
+    /// A shutdown not begun, with no connection.
+    pub fn new() -> Self {
+        Shutdown::default()
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        // A panic elsewhere while the lock was held leaves the state as
+        // consistent as any step of it: go on.
+        self.inner
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// A connection begins: it counts as live until the guard is dropped.
+    pub fn enter(&self) -> ShutdownGuard {
+        self.state().live += 1;
+        ShutdownGuard {
+            shutdown: self.clone(),
+        }
+    }
+
+    /// A future that completes once the shutdown begins (at once if it
+    /// has): what a connection's driver watches.
+    pub fn signal(&self) -> ShutdownSignal {
+        let mut state = self.state();
+        let key = state.next;
+        state.next += 1;
+        ShutdownSignal {
+            shutdown: self.clone(),
+            key,
+        }
+    }
+
+    /// Begins the shutdown: every signal, given out or to come, fires.
+    pub fn begin(&self) {
+        let wakers: Vec<Waker> = {
+            let mut state = self.state();
+            state.begun = true;
+            state.waiting.drain().map(|(_, waker)| waker).collect()
+        };
+        wakers.into_iter().for_each(Waker::wake);
+    }
+
+    /// `true` once [`begin`](Self::begin) was called.
+    pub fn is_begun(&self) -> bool {
+        self.state().begun
+    }
+
+    /// How many guards are alive: the connections not yet ended.
+    pub fn live(&self) -> usize {
+        self.state().live
+    }
+
+    /// Completes once no guard is alive: every connection ended.
+    pub fn drained(&self) -> impl Future<Output = ()> + Send + 'static {
+        let shutdown = self.clone();
+        poll_fn(move |cx| {
+            let mut state = shutdown.state();
+            if state.live == 0 {
+                return Poll::Ready(());
+            }
+            if !state.drained.iter().any(|w| w.will_wake(cx.waker())) {
+                state.drained.push(cx.waker().clone());
+            }
+            Poll::Pending
+        })
+    }
+}
+
+/// A connection's place in a [`Shutdown`]: the connection counts as live
+/// until this is dropped.
+pub struct ShutdownGuard {
+    shutdown: Shutdown,
+}
+
+impl fmt::Debug for ShutdownGuard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ShutdownGuard").finish_non_exhaustive()
+    }
+}
+
+impl Drop for ShutdownGuard {
+    fn drop(&mut self) {
+        let wakers = {
+            let mut state = self.shutdown.state();
+            state.live -= 1;
+            if state.live == 0 {
+                std::mem::take(&mut state.drained)
+            } else {
+                Vec::new()
+            }
+        };
+        wakers.into_iter().for_each(Waker::wake);
+    }
+}
+
+/// A future that completes when its [`Shutdown`] begins.
+pub struct ShutdownSignal {
+    shutdown: Shutdown,
+    key: u64,
+}
+
+impl fmt::Debug for ShutdownSignal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ShutdownSignal")
+            .field("begun", &self.shutdown.is_begun())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Future for ShutdownSignal {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let mut state = self.shutdown.state();
+        if state.begun {
+            return Poll::Ready(());
+        }
+        match state.waiting.get_mut(&self.key) {
+            Some(waker) if waker.will_wake(cx.waker()) => {}
+            Some(waker) => *waker = cx.waker().clone(),
+            None => {
+                state.waiting.insert(self.key, cx.waker().clone());
+            }
+        }
+        Poll::Pending
+    }
+}
+
+impl Drop for ShutdownSignal {
+    fn drop(&mut self) {
+        self.shutdown.state().waiting.remove(&self.key);
+    }
+}
