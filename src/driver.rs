@@ -205,6 +205,37 @@ impl WallClock {
             self.next_second = now.checked_add(left);
         }
     }
+
+    /// Tells `session` how the I/O `io` it asked for ended, at `now` (the
+    /// rules of `docs/sessions.md`, "The contract"): a timeout (the
+    /// stream's, or the runtime's timer) lets it act on its deadline. Every
+    /// read and timeout reported comes with the wall clock, so that the
+    /// responses they lead to (a request's answer, a 408) carry it as their
+    /// `Date`. Both the adapters and [`Conn`] report through this.
+    pub(crate) fn report(
+        &mut self,
+        session: &mut (impl Session + ?Sized),
+        io: Io,
+        result: io::Result<usize>,
+        now: Instant,
+    ) -> io::Result<()> {
+        match (result, io) {
+            (Err(e), _) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                self.update(now, session);
+                session.handle_timeout(now);
+            }
+            (Err(e), _) if e.kind() == ErrorKind::Interrupted => {}
+            (Err(e), _) => return Err(e),
+            (Ok(n), Io::Read) => {
+                self.update(now, session);
+                session.handle_read(n, now);
+            }
+            (Ok(0), Io::Write) => return Err(ErrorKind::WriteZero.into()),
+            (Ok(n), Io::Write) => session.handle_write(n, now),
+            (Ok(_), _) => {}
+        }
+        Ok(())
+    }
 }
 
 impl<R, S> Deref for Conn<R, S> {
@@ -355,26 +386,9 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
         }
     }
 
-    /// Tells the session how an I/O ended (the rules of `docs/sessions.md`,
-    /// "The contract").
+    /// Tells the session how an I/O ended ([`WallClock::report`]).
     fn report(&mut self, io: Io, result: io::Result<usize>, now: Instant) -> io::Result<()> {
-        let (session, wall) = (&mut self.session, &mut self.wall);
-        match (result, io) {
-            (Err(e), _) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
-                wall.update(now, session);
-                session.handle_timeout(now);
-            }
-            (Err(e), _) if e.kind() == ErrorKind::Interrupted => {}
-            (Err(e), _) => return Err(e),
-            (Ok(n), Io::Read) => {
-                wall.update(now, session);
-                session.handle_read(n, now);
-            }
-            (Ok(0), Io::Write) => return Err(ErrorKind::WriteZero.into()),
-            (Ok(n), Io::Write) => session.handle_write(n, now),
-            (Ok(_), _) => {}
-        }
-        Ok(())
+        self.wall.report(&mut self.session, io, result, now)
     }
 }
 

@@ -217,7 +217,7 @@ pub mod tokio;
 #[cfg(feature = "tower")]
 pub mod tower;
 
-use std::io::{self, ErrorKind};
+use std::io;
 use std::ops::{Deref, DerefMut};
 use std::time::Instant;
 
@@ -288,30 +288,9 @@ impl<S, T: Session, R: Runtime> Driver<S, T, R> {
     }
 
     /// Reports to the session how the I/O `step` asked for ended, at
-    /// `now`: a timeout (the stream's, or the runtime's timer) lets the
-    /// session act on its deadline.
+    /// `now` ([`WallClock::report`]).
     fn handle_io(&mut self, step: Io, result: io::Result<usize>, now: Instant) -> io::Result<()> {
-        let (session, wall) = (&mut self.session, &mut self.wall);
-        match (result, step) {
-            (Err(e), _) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
-                // The wall clock with every read and timeout reported (read
-                // again once its second may have changed): the responses
-                // they lead to (a request's answer, a 408) carry it as
-                // their `Date`.
-                wall.update(now, session);
-                session.handle_timeout(now);
-            }
-            (Err(e), _) if e.kind() == ErrorKind::Interrupted => {}
-            (Err(e), _) => return Err(e),
-            (Ok(n), Io::Read) => {
-                wall.update(now, session);
-                session.handle_read(n, now);
-            }
-            (Ok(0), Io::Write) => return Err(ErrorKind::WriteZero.into()),
-            (Ok(n), Io::Write) => session.handle_write(n, now),
-            (Ok(_), _) => {}
-        }
-        Ok(())
+        self.wall.report(&mut self.session, step, result, now)
     }
 }
 
