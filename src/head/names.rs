@@ -75,6 +75,22 @@ impl NameCache {
         self.keeping = true;
     }
 
+    /// Gives back the entries, their spellings and the values kept, as an
+    /// idle connection lets its buffers go: the names are learnt again
+    /// from the next message on. Only between heads: the fields of a head
+    /// being read name entries by index.
+    pub(crate) fn release(&mut self) {
+        if self.entries.capacity() != 0 {
+            self.entries = Vec::new();
+            self.spellings = Vec::new();
+            self.values = Vec::new();
+            self.value_bytes = 0;
+            self.next = 0;
+            self.found = None;
+            self.generation = self.generation.wrapping_add(1);
+        }
+    }
+
     /// Whether names (and values) are kept: from a connection's second
     /// message on.
     #[inline(always)]
@@ -340,6 +356,30 @@ mod tests {
         assert!(cache.get(&long).is_some());
         cache.learn_value(b"*/*");
         assert!(cache.known_value(b"*/*").is_none());
+    }
+
+    #[test]
+    fn release_gives_the_memory_back_and_names_are_learnt_again() {
+        let mut cache = NameCache::default();
+        cache.keep_names();
+        cache.get(b"Host").unwrap();
+        cache.learn_value(b"a");
+        let generation = cache.generation();
+        cache.release();
+        assert_eq!(cache.entries.capacity(), 0);
+        assert_eq!(cache.spellings.capacity(), 0);
+        assert_eq!(cache.values.capacity(), 0);
+        assert_eq!(cache.value_bytes, 0);
+        // Indices from before stand for nothing now.
+        assert_ne!(cache.generation(), generation);
+        assert!(cache.predict(b"Host: a").is_none());
+        // Still keeping: the next message teaches the names again.
+        assert_eq!(cache.get(b"Host").unwrap().0, http::header::HOST);
+        assert_eq!(cache.predict(b"Host: a"), Some((0, 4)));
+        // A cache that holds nothing is left as it is.
+        let mut empty = NameCache::default();
+        empty.release();
+        assert_eq!(empty.generation(), 0);
     }
 
     #[test]
