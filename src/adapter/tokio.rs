@@ -260,7 +260,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
         // A fresh I/O future each poll: all three are cancel-safe, and
         // none keeps state between polls.
         let io_done = match step {
-            Io::Read => pin!(io.read_buf(session.read_buf())).poll(cx),
+            Io::Read => poll_read(io, session, cx),
             Io::Write if session.output().segment_count() == 1 => {
                 Pin::new(&mut *io).poll_write(cx, Buf::chunk(session.output()))
             }
@@ -275,7 +275,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
             return Poll::Ready(Done::Io(step, done));
         }
         if step == Io::Write && session.wants_read() {
-            if let Poll::Ready(done) = pin!(io.read_buf(session.read_buf())).poll(cx) {
+            if let Poll::Ready(done) = poll_read(io, session, cx) {
                 return Poll::Ready(Done::Io(Io::Read, done));
             }
         }
@@ -324,6 +324,35 @@ enum Done {
     Io(Io, io::Result<usize>),
     /// The shutdown signal came.
     Signal,
+}
+
+/// What a read asks for while the session holds no read buffer: the most
+/// an idle connection's first read after it gave its buffers back takes.
+const RELEASED_READ: usize = 256;
+
+/// One poll of a read into the session's buffer. While the session holds
+/// none (an idle connection that gave its buffers back), the read goes to
+/// the stack first and the buffer is made only once bytes came: a
+/// connection that waits does so without a read buffer.
+fn poll_read<S: AsyncRead + Unpin, T: Session>(
+    io: &mut S,
+    session: &mut T,
+    cx: &mut Context<'_>,
+) -> Poll<io::Result<usize>> {
+    if !session.read_buf_released() {
+        return pin!(io.read_buf(session.read_buf())).poll(cx);
+    }
+    let mut room = [0u8; RELEASED_READ];
+    let mut read = tokio::io::ReadBuf::new(&mut room);
+    match Pin::new(io).poll_read(cx, &mut read) {
+        Poll::Ready(Ok(())) => {
+            let filled = read.filled();
+            session.read_buf().extend_from_slice(filled);
+            Poll::Ready(Ok(filled.len()))
+        }
+        Poll::Ready(Err(err)) => Poll::Ready(Err(err)),
+        Poll::Pending => Poll::Pending,
+    }
 }
 
 /// Arms `timer` for `at` (drops it without a deadline) unless it is armed

@@ -50,6 +50,11 @@ macro_rules! session_shared {
         }
 
         #[inline]
+        fn read_buf_released(&self) -> bool {
+            self.core.read.is_released()
+        }
+
+        #[inline]
         fn read_slice(&mut self) -> &mut [u8] {
             self.core.read.room()
         }
@@ -228,6 +233,18 @@ pub trait Session {
     /// output is corked: a driver writes it once a call answered
     /// [`Step::Io`], not while the application is still queueing.
     fn wants_write(&self) -> bool;
+
+    /// `true` while the session holds no read buffer: an idle connection
+    /// gave its buffers back (`Config::release_after`) and nothing has
+    /// been read since. [`read_buf`](Self::read_buf) and
+    /// [`read_slice`](Self::read_slice) would allocate their room again;
+    /// a driver that can wait for input without a buffer of the session's
+    /// (it reads into a small one of its own, then appends what came to
+    /// `read_buf`) keeps an idle connection from holding one. `false`
+    /// unless a session says otherwise.
+    fn read_buf_released(&self) -> bool {
+        false
+    }
 
     /// Where to read into: the session's buffer, with room for one read
     /// (1 KiB on a new connection, doubling while reads fill it, up to

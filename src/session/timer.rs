@@ -187,6 +187,13 @@ impl ReadBuf {
         }
     }
 
+    /// The buffers were given back and hold nothing: the next read would
+    /// allocate its room.
+    #[inline]
+    pub(super) fn is_released(&self) -> bool {
+        self.released && self.buf.capacity() == 0 && self.room.capacity() == 0
+    }
+
     /// After how long the wait under way gives the buffers back, unless
     /// they are given back already.
     #[inline]

@@ -36,12 +36,15 @@ fn an_idle_server_connection_gives_both_buffers_back() {
         .unwrap();
     assert_eq!(h.call(ServerSession::next_request).blocked(), Io::Read);
     h.wire = Vec::new();
+    assert!(!h.s.read_buf_released());
     let before = live();
     assert_eq!(h.expire(), secs(1));
     let freed = before - live();
     // The read buffer (1 KiB) and the output's tail buffer, which held
     // the 3000-byte body.
     assert!(freed >= (FIRST_READ + 3000) as isize, "freed {freed}");
+    // It holds no read buffer now, and says so.
+    assert!(h.s.read_buf_released());
     // The next read asks for little.
     let buf = h.s.read_buf();
     assert!(buf.is_empty());
@@ -68,6 +71,8 @@ fn a_half_received_head_keeps_only_its_bytes() {
     assert_eq!(h.expire(), secs(1));
     let freed = before - live();
     assert!(freed >= (FIRST_READ - part.len()) as isize, "freed {freed}");
+    // It still holds bytes: not released.
+    assert!(!h.s.read_buf_released());
     // What it holds, and room for one small read.
     let buf = h.s.read_buf();
     assert_eq!(&buf[..], part.as_bytes());
