@@ -12,7 +12,8 @@ use std::time::Instant;
 use bytes::Bytes;
 use http::header::HeaderMap;
 
-use super::timer::{ReadBuf, Waiting};
+use super::read::ReadBuf;
+use super::timer::Waiting;
 use super::{Io, SessionError, Step, TrailerFields};
 use crate::chunk_ext::ChunkExtensions;
 use crate::conn::Connection;

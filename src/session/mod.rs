@@ -186,6 +186,7 @@ macro_rules! session_calls {
 
 mod client;
 mod core;
+mod read;
 mod server;
 mod timer;
 

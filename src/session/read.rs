@@ -1,0 +1,182 @@
+//! The read buffer a session lends its driver, and when it is given back.
+
+use std::time::Duration;
+
+use bytes::BytesMut;
+
+use crate::Config;
+use crate::segments::Segments;
+
+/// The bytes asked for by a read once the buffers were given back: enough
+/// for a small head in one read, little for an idle connection to hold.
+const RELEASED_READ: usize = 256;
+
+/// The bytes the first read of a connection asks for: most request and
+/// response heads fit; a read that fills it doubles the next one, up to
+/// `Config::read_size`.
+const FIRST_READ: usize = 1024;
+
+/// The read buffer and the idle-release policy both sessions share.
+///
+/// A driver reads either into `buf`'s spare capacity ([`for_read`],
+/// for readers that can fill memory not yet initialized, as tokio's
+/// `read_buf` does) or into `room` ([`room`], an initialized slice, for
+/// `std::io::Read`). `room` is zeroed once, when it grows, and what is
+/// read into it is copied into `buf` ([`read`]): a copy of the bytes read
+/// costs less than zeroing the whole room before every read.
+///
+/// [`for_read`]: ReadBuf::for_read
+/// [`room`]: ReadBuf::room
+/// [`read`]: ReadBuf::read
+#[derive(Debug, Default)]
+pub(super) struct ReadBuf {
+    pub(super) buf: BytesMut,
+    /// What one read asks for at most (`Config::read_size`).
+    pub(super) size: usize,
+    /// After how long a wait the buffers are given back
+    /// (`Config::release_after`).
+    release_after: Duration,
+    /// Initialized room for readers that need it (empty until one asks).
+    room: Vec<u8>,
+    /// The last read went through `room`.
+    via_room: bool,
+    /// The buffers were given back: reads ask for [`RELEASED_READ`].
+    released: bool,
+    /// What the next read asks for (before the `read_size` cap).
+    next: usize,
+    /// The room the last `for_read`, `room` or `lend` offered.
+    offered: usize,
+    /// The room after `buf` is lent to the driver ([`lend`](Self::lend)).
+    pub(super) lent: bool,
+}
+
+impl ReadBuf {
+    pub(super) fn new(config: &Config) -> Self {
+        ReadBuf {
+            size: config.read_size.max(1),
+            release_after: config.release_after,
+            next: FIRST_READ,
+            ..ReadBuf::default()
+        }
+    }
+
+    /// What the next read asks for: little at first and after the
+    /// buffers were given back, doubling while reads fill what they are
+    /// offered, up to `size`. A connection that carries small messages
+    /// never holds a large buffer.
+    #[inline]
+    fn want(&self) -> usize {
+        if self.released {
+            RELEASED_READ
+        } else {
+            self.next.min(self.size)
+        }
+    }
+
+    /// The buffer, with room for one read (see [`want`](Self::want)). It
+    /// is grown (or its consumed front reclaimed) only once less than
+    /// half of what a read asks for is left, so that small messages take
+    /// several reads' worth of a buffer before it is reclaimed.
+    pub(super) fn for_read(&mut self) -> &mut BytesMut {
+        let want = self.want();
+        if self.buf.capacity() - self.buf.len() < want.div_ceil(2) {
+            self.buf.reserve(want);
+        }
+        self.offered = self.buf.capacity() - self.buf.len();
+        self.via_room = false;
+        &mut self.buf
+    }
+
+    /// The room for one read (see [`want`](Self::want)), owned: split off
+    /// the end of `buf` (the same allocation, no copy), empty, its
+    /// capacity the room. `buf` keeps the bytes received and not yet
+    /// decoded, and may go on decoding them while the room is out.
+    pub(super) fn lend(&mut self) -> BytesMut {
+        // Two rooms out at once would be joined back in the order they
+        // are returned, not the order they were read into.
+        assert!(
+            !self.lent,
+            "lend_read_buf: the room lent before was not given back"
+        );
+        self.for_read();
+        self.lent = true;
+        self.buf.split_off(self.buf.len())
+    }
+
+    /// Takes back the room [`lend`](Self::lend) gave out, with what was
+    /// read into it: joined to `buf` without a copy when nothing moved
+    /// `buf` meanwhile (it is copied otherwise).
+    pub(super) fn unlend(&mut self, room: BytesMut) {
+        self.lent = false;
+        self.buf.unsplit(room);
+    }
+
+    /// Initialized room for one read (see [`want`](Self::want)), zeroed
+    /// only when it grows.
+    #[inline]
+    pub(super) fn room(&mut self) -> &mut [u8] {
+        let want = self.want();
+        if self.room.len() < want {
+            self.room.resize(want, 0);
+        }
+        self.offered = want;
+        self.via_room = true;
+        &mut self.room[..want]
+    }
+
+    /// Notes a read of `n > 0` bytes (into `room`, if the driver used it,
+    /// whence they join `buf`): the buffers are in use again, and a read
+    /// that filled its room asks for twice as much next time.
+    #[inline]
+    pub(super) fn read(&mut self, n: usize) {
+        if self.via_room {
+            self.take_from_room(n);
+        }
+        if self.released {
+            self.released = false;
+            self.next = FIRST_READ;
+        } else if n >= self.offered {
+            self.next = self.next.saturating_mul(2);
+        }
+    }
+
+    /// The buffers were given back and hold nothing: the next read would
+    /// allocate its room.
+    #[inline]
+    pub(super) fn is_released(&self) -> bool {
+        self.released && self.buf.capacity() == 0 && self.room.capacity() == 0
+    }
+
+    /// After how long the wait under way gives the buffers back, unless
+    /// they are given back already.
+    #[inline]
+    pub(super) fn release_after(&self) -> Option<Duration> {
+        (!self.released).then_some(self.release_after)
+    }
+
+    /// Moves the `n` bytes read into `room` to the end of `buf`.
+    fn take_from_room(&mut self, n: usize) {
+        let read = &self.room[..n.min(self.offered)];
+        // Room for a whole read, not just this one: the buffer's tail then
+        // takes several small reads before it is reclaimed.
+        if self.buf.capacity() - self.buf.len() < read.len() {
+            self.buf.reserve(self.offered);
+        }
+        self.buf.extend_from_slice(read);
+    }
+
+    /// Gives back what the buffers hold beyond their bytes: the read
+    /// buffer keeps only what it has received, the output buffer nothing.
+    /// A room lent to the driver stays with it (an owned read in flight
+    /// need not be cancelled for this); the next read asks for little.
+    pub(super) fn release(&mut self, output: &mut Segments) {
+        if !self.released {
+            self.released = true;
+            self.room = Vec::new();
+            output.release();
+            if !self.lent {
+                self.buf = BytesMut::from(&self.buf[..]);
+            }
+        }
+    }
+}
