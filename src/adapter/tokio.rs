@@ -237,7 +237,8 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
         if !self.session.wants_read() {
             return std::future::pending().await;
         }
-        let n = self.io.read_buf(self.session.read_buf()).await?;
+        let (io, session) = (&mut self.io, &mut self.session);
+        let n = poll_fn(|cx| poll_read(io, session, cx)).await?;
         let now = self.now();
         self.session.handle_read(n, now);
         Ok(())
@@ -326,23 +327,24 @@ enum Done {
     Signal,
 }
 
-/// What a read asks for while the session holds no read buffer: the most
-/// an idle connection's first read after it gave its buffers back takes.
-const RELEASED_READ: usize = 256;
+/// What a read into the driver's stack takes at most, while the session
+/// holds no read buffer: what the session's own first reads ask for.
+const STACK_READ: usize = 1024;
 
 /// One poll of a read into the session's buffer. While the session holds
-/// none (an idle connection that gave its buffers back), the read goes to
-/// the stack first and the buffer is made only once bytes came: a
-/// connection that waits does so without a read buffer.
+/// none (a new connection, an idle one that gave its buffers back), the
+/// read goes to the stack first and the session's buffer is made only
+/// once bytes came, for them: a connection that waits does so without a
+/// read buffer, and one that sent a small head holds a small one.
 fn poll_read<S: AsyncRead + Unpin, T: Session>(
     io: &mut S,
     session: &mut T,
     cx: &mut Context<'_>,
 ) -> Poll<io::Result<usize>> {
-    if !session.read_buf_released() {
+    if session.holds_read_buf() {
         return pin!(io.read_buf(session.read_buf())).poll(cx);
     }
-    let mut room = [0u8; RELEASED_READ];
+    let mut room = [0u8; STACK_READ];
     let mut read = tokio::io::ReadBuf::new(&mut room);
     match Pin::new(io).poll_read(cx, &mut read) {
         Poll::Ready(Ok(())) => {
@@ -403,7 +405,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Client<S> {
             return false;
         }
         let mut cx = Context::from_waker(Waker::noop());
-        match pin!(self.io.read_buf(self.session.read_buf())).poll(&mut cx) {
+        match poll_read(&mut self.io, &mut self.session, &mut cx) {
             Poll::Pending => true,
             Poll::Ready(Ok(n)) => {
                 self.session.handle_read(n, Instant::now());

@@ -7,14 +7,15 @@ use bytes::BytesMut;
 use crate::Config;
 use crate::segments::Segments;
 
-/// The bytes asked for by a read once the buffers were given back: enough
-/// for a small head in one read, little for an idle connection to hold.
-const RELEASED_READ: usize = 256;
+/// The bytes asked for by a read into a session that holds no buffer (a
+/// new connection, or an idle one that gave its buffers back): enough for
+/// a small head in one read, little for a connection to hold.
+const EMPTY_READ: usize = 256;
 
-/// The bytes the first read of a connection asks for: most request and
-/// response heads fit; a read that fills it doubles the next one, up to
-/// `Config::read_size`.
-const FIRST_READ: usize = 1024;
+/// The bytes a read asks for after the first one into a session that
+/// held no buffer filled its room: most request and response heads fit;
+/// a read that fills it doubles the next one, up to `Config::read_size`.
+const BASE_READ: usize = 1024;
 
 /// The read buffer and the idle-release policy both sessions share.
 ///
@@ -40,7 +41,8 @@ pub(super) struct ReadBuf {
     room: Vec<u8>,
     /// The last read went through `room`.
     via_room: bool,
-    /// The buffers were given back: reads ask for [`RELEASED_READ`].
+    /// No buffer is held (a new connection, or the buffers were given
+    /// back): reads ask for [`EMPTY_READ`].
     released: bool,
     /// What the next read asks for (before the `read_size` cap).
     next: usize,
@@ -51,23 +53,26 @@ pub(super) struct ReadBuf {
 }
 
 impl ReadBuf {
+    /// A new connection's: it holds nothing until bytes come, as one whose
+    /// buffers were given back.
     pub(super) fn new(config: &Config) -> Self {
         ReadBuf {
             size: config.read_size.max(1),
             release_after: config.release_after,
-            next: FIRST_READ,
+            next: BASE_READ,
+            released: true,
             ..ReadBuf::default()
         }
     }
 
-    /// What the next read asks for: little at first and after the
-    /// buffers were given back, doubling while reads fill what they are
-    /// offered, up to `size`. A connection that carries small messages
-    /// never holds a large buffer.
+    /// What the next read asks for: little while no buffer is held (at
+    /// first and after the buffers were given back), then a base read,
+    /// doubling while reads fill what they are offered, up to `size`. A
+    /// connection that carries small messages never holds a large buffer.
     #[inline]
     fn want(&self) -> usize {
         if self.released {
-            RELEASED_READ
+            EMPTY_READ
         } else {
             self.next.min(self.size)
         }
@@ -126,7 +131,11 @@ impl ReadBuf {
 
     /// Notes a read of `n > 0` bytes (into `room`, if the driver used it,
     /// whence they join `buf`): the buffers are in use again, and a read
-    /// that filled its room asks for twice as much next time.
+    /// that filled its room asks for twice as much next time. The first
+    /// read into a session that held no buffer goes on at a base read's
+    /// size if it filled its small room (a large head), at the small size
+    /// if not: a connection that carries small messages holds a small
+    /// buffer between them.
     #[inline]
     pub(super) fn read(&mut self, n: usize) {
         if self.via_room {
@@ -134,17 +143,22 @@ impl ReadBuf {
         }
         if self.released {
             self.released = false;
-            self.next = FIRST_READ;
+            self.next = if n >= self.offered {
+                BASE_READ
+            } else {
+                EMPTY_READ
+            };
         } else if n >= self.offered {
             self.next = self.next.saturating_mul(2);
         }
     }
 
-    /// The buffers were given back and hold nothing: the next read would
-    /// allocate its room.
+    /// A buffer is held (or lent out): `false` for a new connection and
+    /// once the buffers were given back, until the next read allocates
+    /// its room.
     #[inline]
-    pub(super) fn is_released(&self) -> bool {
-        self.released && self.buf.capacity() == 0 && self.room.capacity() == 0
+    pub(super) fn is_held(&self) -> bool {
+        !self.released || self.lent || self.buf.capacity() != 0 || self.room.capacity() != 0
     }
 
     /// After how long the wait under way gives the buffers back, unless
