@@ -138,7 +138,13 @@ pub async fn serve<S: AsyncRead + AsyncWrite + Unpin>(server: &mut Server<S>) ->
         // sends a client that waits for it `100 Continue`, ahead of the
         // head, which is still queued.
         server.sender().send_head(head)?;
-        while let Some(data) = server.read_data().await? {
+        // `let else`, not `while let`: the piece read is not kept (with
+        // the `?`'s result around it) while it is written, so the task
+        // every connection holds is no larger for the echo.
+        loop {
+            let Some(data) = server.read_data().await? else {
+                break;
+            };
             server.send_data(data).await?;
         }
         server.sender().finish(None)?;

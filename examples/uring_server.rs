@@ -79,12 +79,13 @@ pub mod uring {
     use std::process::ExitCode;
     use std::rc::Rc;
     use std::task::Poll;
-    use std::time::{Duration, Instant, SystemTime};
+    use std::time::{Duration, Instant};
 
     use std::os::fd::AsRawFd;
 
     use bytes::{Bytes, BytesMut};
     use h1proto::conn::State;
+    use h1proto::driver::WallClock;
     use h1proto::{Config, Io, ServerSession, Session, SessionError, Step};
     use io_uring::{cqueue, opcode, types};
     use tokio::sync::{Notify, watch};
@@ -255,7 +256,13 @@ pub mod uring {
             // body sends a client that waits for it `100 Continue`, ahead
             // of the head, which is still queued.
             conn.session.sender().send_head(head)?;
-            while let Some(data) = conn.call(ServerSession::read_data).await? {
+            // `let else`, not `while let`: the `?`'s result is not kept
+            // while the piece is written, so the task every connection
+            // holds is no larger for the echo.
+            loop {
+                let Some(data) = conn.call(ServerSession::read_data).await? else {
+                    break;
+                };
                 conn.session.sender().send_data(data)?;
                 conn.call(ServerSession::poll_flush).await?;
             }
@@ -325,6 +332,8 @@ pub mod uring {
         timer: Option<Pin<Box<Sleep>>>,
         /// The shutdown signal, until it fires.
         stop: Option<Pin<Box<dyn Future<Output = ()>>>>,
+        /// When the wall clock is read next, for `Date`.
+        wall: WallClock,
     }
 
     impl Conn {
@@ -339,6 +348,7 @@ pub mod uring {
                 readable: false,
                 timer: None,
                 stop: Some(Box::pin(async move { stopped(&mut stop).await })),
+                wall: WallClock::new(),
             }
         }
 
@@ -404,30 +414,20 @@ pub mod uring {
                 }
                 let woke = self.wait().await;
                 now = Instant::now();
+                // Each I/O is reported through the wall clock, which hands
+                // the session the `Date` of what a read or a timeout leads
+                // to, reading the wall clock at most once a second.
+                let wall = &mut self.wall;
                 match woke {
                     Woke::Wrote(result, out) => {
                         self.writing = None;
                         self.session.return_output(out);
-                        match result {
-                            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
-                            Ok(n) => self.session.handle_write(n, now),
-                            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
-                            Err(err) => return Err(err),
-                        }
+                        wall.report(&mut self.session, Io::Write, result, now)?;
                     }
                     Woke::Read(result, room) => {
                         self.reading = None;
                         self.session.return_read_buf(room);
-                        match result {
-                            Ok(n) => {
-                                // The wall clock with every read and
-                                // timeout: the `Date` of what they lead to.
-                                self.session.set_date(SystemTime::now());
-                                self.session.handle_read(n, now);
-                            }
-                            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
-                            Err(err) => return Err(err),
-                        }
+                        wall.report(&mut self.session, Io::Read, result, now)?;
                     }
                     Woke::Readable(result) => {
                         self.polling = None;
@@ -438,8 +438,8 @@ pub mod uring {
                         }
                     }
                     Woke::Deadline => {
-                        self.session.set_date(SystemTime::now());
-                        self.session.handle_timeout(now);
+                        let timeout = Err(io::ErrorKind::TimedOut.into());
+                        wall.report(&mut self.session, Io::Read, timeout, now)?;
                     }
                     Woke::Stop => self.session.shutdown(now),
                 }
