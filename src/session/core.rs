@@ -116,7 +116,7 @@ impl<R: Role<Conn = Connection<R>>> Core<R> {
     pub(super) fn may_read(&self) -> bool {
         !self.eof
             && !self.read.lent
-            && (matches!(self.waiting, Waiting::Read(_)) || self.read.buf.len() < self.read.size)
+            && (matches!(self.waiting, Waiting::Read(_)) || self.read.buf.len() < self.read.size())
     }
 
     /// `Session::lend_output`.

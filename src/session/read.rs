@@ -32,8 +32,8 @@ const BASE_READ: usize = 1024;
 #[derive(Debug, Default)]
 pub(super) struct ReadBuf {
     pub(super) buf: BytesMut,
-    /// What one read asks for at most (`Config::read_size`).
-    pub(super) size: usize,
+    /// What one read asks for at most (`Config::read_size`, up to 4 GiB).
+    size: u32,
     /// After how long a wait the buffers are given back
     /// (`Config::release_after`).
     release_after: Duration,
@@ -45,9 +45,9 @@ pub(super) struct ReadBuf {
     /// back): reads ask for [`EMPTY_READ`].
     released: bool,
     /// What the next read asks for (before the `read_size` cap).
-    next: usize,
+    next: u32,
     /// The room the last `for_read`, `room` or `lend` offered.
-    offered: usize,
+    offered: u32,
     /// The room after `buf` is lent to the driver ([`lend`](Self::lend)).
     pub(super) lent: bool,
 }
@@ -57,9 +57,9 @@ impl ReadBuf {
     /// buffers were given back.
     pub(super) fn new(config: &Config) -> Self {
         ReadBuf {
-            size: config.read_size.max(1),
+            size: narrow(config.read_size.max(1)),
             release_after: config.release_after,
-            next: BASE_READ,
+            next: BASE_READ as u32,
             released: true,
             ..ReadBuf::default()
         }
@@ -74,8 +74,15 @@ impl ReadBuf {
         if self.released {
             EMPTY_READ
         } else {
-            self.next.min(self.size)
+            self.next.min(self.size) as usize
         }
+    }
+
+    /// What one read asks for at most: how much input a session reads
+    /// ahead of the application.
+    #[inline]
+    pub(super) fn size(&self) -> usize {
+        self.size as usize
     }
 
     /// The buffer, with room for one read (see [`want`](Self::want)). It
@@ -87,7 +94,7 @@ impl ReadBuf {
         if self.buf.capacity() - self.buf.len() < want.div_ceil(2) {
             self.buf.reserve(want);
         }
-        self.offered = self.buf.capacity() - self.buf.len();
+        self.offered = narrow(self.buf.capacity() - self.buf.len());
         self.via_room = false;
         &mut self.buf
     }
@@ -124,7 +131,7 @@ impl ReadBuf {
         if self.room.len() < want {
             self.room.resize(want, 0);
         }
-        self.offered = want;
+        self.offered = narrow(want);
         self.via_room = true;
         &mut self.room[..want]
     }
@@ -141,13 +148,14 @@ impl ReadBuf {
         if self.via_room {
             self.take_from_room(n);
         }
+        let n = narrow(n);
         if self.released {
             self.released = false;
             self.next = if n >= self.offered {
                 BASE_READ
             } else {
                 EMPTY_READ
-            };
+            } as u32;
         } else if n >= self.offered {
             self.next = self.next.saturating_mul(2);
         }
@@ -170,11 +178,11 @@ impl ReadBuf {
 
     /// Moves the `n` bytes read into `room` to the end of `buf`.
     fn take_from_room(&mut self, n: usize) {
-        let read = &self.room[..n.min(self.offered)];
+        let read = &self.room[..n.min(self.offered as usize)];
         // Room for a whole read, not just this one: the buffer's tail then
         // takes several small reads before it is reclaimed.
         if self.buf.capacity() - self.buf.len() < read.len() {
-            self.buf.reserve(self.offered);
+            self.buf.reserve(self.offered as usize);
         }
         self.buf.extend_from_slice(read);
     }
@@ -193,4 +201,11 @@ impl ReadBuf {
             }
         }
     }
+}
+
+/// A size as the read buffer keeps it (`u32`, so that every connection's
+/// session is smaller): past 4 GiB, 4 GiB.
+#[inline]
+fn narrow(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
 }
