@@ -78,7 +78,7 @@ pub mod uring {
     use std::pin::Pin;
     use std::process::ExitCode;
     use std::rc::Rc;
-    use std::task::Poll;
+    use std::task::{Context, Poll};
     use std::time::{Duration, Instant};
 
     use std::os::fd::AsRawFd;
@@ -475,36 +475,38 @@ pub mod uring {
         /// The operations are only polled here: they stay under way.
         async fn wait(&mut self) -> Woke {
             arm(&mut self.timer, self.session.poll_timeout());
-            let (reading, writing, polling) =
-                (&mut self.reading, &mut self.writing, &mut self.polling);
-            let (timer, stop) = (&mut self.timer, &mut self.stop);
-            let woke = poll_fn(|cx| {
-                if let Some(Poll::Ready((r, out))) = writing.as_mut().map(|op| op.as_mut().poll(cx))
-                {
-                    return Poll::Ready(Woke::Wrote(r, out));
-                }
-                if let Some(Poll::Ready((r, room))) =
-                    reading.as_mut().map(|op| op.as_mut().poll(cx))
-                {
-                    return Poll::Ready(Woke::Read(r, room));
-                }
-                if let Some(Poll::Ready(r)) = polling.as_mut().map(|op| op.as_mut().poll(cx)) {
-                    return Poll::Ready(Woke::Readable(r));
-                }
-                if let Some(Poll::Ready(())) = timer.as_mut().map(|t| t.as_mut().poll(cx)) {
-                    return Poll::Ready(Woke::Deadline);
-                }
-                if let Some(Poll::Ready(())) = stop.as_mut().map(|s| s.as_mut().poll(cx)) {
-                    return Poll::Ready(Woke::Stop);
-                }
-                Poll::Pending
-            })
-            .await;
+            // The closure borrows the connection whole: the future every
+            // connection's task holds while it waits stays small.
+            let woke = poll_fn(|cx| self.poll_wait(cx)).await;
             if let Woke::Stop = woke {
                 // Once: the session is shutting down.
                 self.stop = None;
             }
             woke
+        }
+
+        /// One poll of [`wait`](Self::wait).
+        fn poll_wait(&mut self, cx: &mut Context<'_>) -> Poll<Woke> {
+            if let Some(Poll::Ready((r, out))) =
+                self.writing.as_mut().map(|op| op.as_mut().poll(cx))
+            {
+                return Poll::Ready(Woke::Wrote(r, out));
+            }
+            if let Some(Poll::Ready((r, room))) =
+                self.reading.as_mut().map(|op| op.as_mut().poll(cx))
+            {
+                return Poll::Ready(Woke::Read(r, room));
+            }
+            if let Some(Poll::Ready(r)) = self.polling.as_mut().map(|op| op.as_mut().poll(cx)) {
+                return Poll::Ready(Woke::Readable(r));
+            }
+            if let Some(Poll::Ready(())) = self.timer.as_mut().map(|t| t.as_mut().poll(cx)) {
+                return Poll::Ready(Woke::Deadline);
+            }
+            if let Some(Poll::Ready(())) = self.stop.as_mut().map(|s| s.as_mut().poll(cx)) {
+                return Poll::Ready(Woke::Stop);
+            }
+            Poll::Pending
         }
     }
 
