@@ -85,7 +85,7 @@ pub mod uring {
 
     use bytes::{Bytes, BytesMut};
     use h1proto::conn::State;
-    use h1proto::driver::WallClock;
+    use h1proto::driver::{self, ShutdownSignal, WallClock};
     use h1proto::{Config, Io, ServerSession, Session, SessionError, Step};
     use io_uring::{cqueue, opcode, types};
     use tokio::sync::{Notify, watch};
@@ -168,6 +168,10 @@ pub mod uring {
         mut stop: watch::Receiver<bool>,
     ) -> io::Result<()> {
         let live = Rc::new(Live::default());
+        // What tells every connection to shut down: a signal each, 16
+        // bytes in the connection, where a watch receiver's wait would be
+        // a boxed future ten times that.
+        let shutdown = driver::Shutdown::new();
         loop {
             if !policy.may_accept(live.count.get(), Instant::now()) {
                 tokio::select! {
@@ -181,7 +185,7 @@ pub mod uring {
                         policy.accepted(Instant::now());
                         live.count.set(live.count.get() + 1);
                         let live = live.clone();
-                        tokio_uring::spawn(handle(stream, config.clone(), stop.clone(), move || {
+                        tokio_uring::spawn(handle(stream, config.clone(), shutdown.signal(), move || {
                             live.count.set(live.count.get() - 1);
                             live.ended.notify_waiters();
                         }));
@@ -200,6 +204,7 @@ pub mod uring {
             }
         }
         drop(listener);
+        shutdown.begin();
         let drain = async {
             while live.count.get() > 0 {
                 live.ended.notified().await;
@@ -210,7 +215,7 @@ pub mod uring {
     }
 
     /// Serves one connection to its end, then closes it and calls
-    /// `ended`; a graceful shutdown starts when `stop` turns true.
+    /// `ended`; a graceful shutdown starts when `stop` fires.
     ///
     /// The connection is made before the future, so that the future holds
     /// it once, not also the arguments it is made from (an `async fn`
@@ -219,7 +224,7 @@ pub mod uring {
     pub fn handle(
         stream: TcpStream,
         config: Config,
-        stop: watch::Receiver<bool>,
+        stop: ShutdownSignal,
         ended: impl FnOnce() + 'static,
     ) -> impl Future<Output = ()> {
         let _ = stream.set_nodelay(true);
@@ -331,14 +336,14 @@ pub mod uring {
         /// The timer for the session's deadlines (see [`arm`]).
         timer: Option<Pin<Box<Sleep>>>,
         /// The shutdown signal, until it fires.
-        stop: Option<Pin<Box<dyn Future<Output = ()>>>>,
+        stop: Option<ShutdownSignal>,
         /// When the wall clock is read next, for `Date`.
         wall: WallClock,
     }
 
     impl Conn {
         /// A session for a connection made now, over `stream`.
-        pub fn new(stream: TcpStream, config: Config, mut stop: watch::Receiver<bool>) -> Self {
+        pub fn new(stream: TcpStream, config: Config, stop: ShutdownSignal) -> Self {
             Conn {
                 stream: Some(Rc::new(stream)),
                 session: ServerSession::new(config, Instant::now()),
@@ -347,7 +352,7 @@ pub mod uring {
                 polling: None,
                 readable: false,
                 timer: None,
-                stop: Some(Box::pin(async move { stopped(&mut stop).await })),
+                stop: Some(stop),
                 wall: WallClock::new(),
             }
         }
@@ -503,7 +508,7 @@ pub mod uring {
             if let Some(Poll::Ready(())) = self.timer.as_mut().map(|t| t.as_mut().poll(cx)) {
                 return Poll::Ready(Woke::Deadline);
             }
-            if let Some(Poll::Ready(())) = self.stop.as_mut().map(|s| s.as_mut().poll(cx)) {
+            if let Some(Poll::Ready(())) = self.stop.as_mut().map(|s| Pin::new(s).poll(cx)) {
                 return Poll::Ready(Woke::Stop);
             }
             Poll::Pending
