@@ -3,7 +3,7 @@
 //! (`Sun, 06 Nov 1994 08:49:37 GMT`), formatted at most once per second.
 //! The core reads no clock of its own.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// The length of an IMF-fixdate.
 pub(crate) const LEN: usize = 29;
@@ -19,11 +19,10 @@ const MAX_SECS: u64 = 253_402_300_799;
 /// stays in that second.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct DateCache {
-    /// The second formatted, since the Unix epoch: 8 bytes, where its
-    /// start and end as `SystemTime`s took 32 in every connection's
-    /// encoder. The clock is handed over at most once a second, so
-    /// working a time's second out again costs nothing that counts.
-    secs: u64,
+    /// The second formatted, from its start to the next one's: a time
+    /// between them needs two comparisons, not a subtraction.
+    from: SystemTime,
+    until: SystemTime,
     /// `date: <IMF-fixdate>\r\n`.
     line: [u8; LINE],
 }
@@ -33,15 +32,20 @@ impl DateCache {
     #[cold]
     pub(crate) fn new(now: SystemTime) -> Self {
         let secs = secs_of(now);
+        let from = UNIX_EPOCH + Duration::from_secs(secs);
         let mut line = *b"date: Thu, 01 Jan 1970 00:00:00 GMT\r\n";
         line[6..6 + LEN].copy_from_slice(&imf_fixdate(secs));
-        DateCache { secs, line }
+        DateCache {
+            from,
+            until: from + Duration::from_secs(1),
+            line,
+        }
     }
 
     /// Moves to `now`: formats only when it is in another second.
     #[inline]
     pub(crate) fn update(&mut self, now: SystemTime) {
-        if secs_of(now) != self.secs {
+        if now < self.from || now >= self.until {
             *self = DateCache::new(now);
         }
     }

@@ -425,9 +425,12 @@ impl<R: Role> Encoder<R> {
         let mut framer = plan.body;
         let kind = framer.kind();
         if let Some(body) = body {
-            framer.data(&mut self.out, body, &mut None)?;
+            // No extensions are queued before a head (they are taken with
+            // the chunk they were queued for, or the message's end): the
+            // encoder's own slot, empty, rather than a temporary to drop.
+            framer.data(&mut self.out, body, &mut self.extensions)?;
             // Without trailers no name is written: the case does not matter.
-            framer.finish(&mut self.out, None, false, &mut None, None)?;
+            framer.finish(&mut self.out, None, false, &mut self.extensions, None)?;
         } else if !matches!(
             plan.verdict,
             None | Some(KeepAlive::Close(CloseReason::Switched))

@@ -36,9 +36,12 @@ pub(super) struct ReadBuf {
     size: u32,
     /// After how long a wait the buffers are given back
     /// (`Config::release_after`).
-    release_after: Duration,
+    /// In milliseconds, rounded up (49 days at most): 4 bytes, not 16.
+    release_after: u32,
     /// Initialized room for readers that need it (empty until one asks).
-    room: Vec<u8>,
+    /// A boxed slice, not a `Vec`: it only ever grows, in one step, and
+    /// 8 bytes fewer in every connection.
+    room: Box<[u8]>,
     /// The last read went through `room`.
     via_room: bool,
     /// No buffer is held (a new connection, or the buffers were given
@@ -58,7 +61,7 @@ impl ReadBuf {
     pub(super) fn new(config: &Config) -> Self {
         ReadBuf {
             size: narrow(config.read_size.max(1)),
-            release_after: config.release_after,
+            release_after: millis(config.release_after),
             next: BASE_READ as u32,
             released: true,
             ..ReadBuf::default()
@@ -129,7 +132,7 @@ impl ReadBuf {
     pub(super) fn room(&mut self) -> &mut [u8] {
         let want = self.want();
         if self.room.len() < want {
-            self.room.resize(want, 0);
+            self.room = vec![0; want].into_boxed_slice();
         }
         self.offered = narrow(want);
         self.via_room = true;
@@ -141,8 +144,9 @@ impl ReadBuf {
     /// that filled its room asks for twice as much next time. The first
     /// read into a session that held no buffer goes on at a base read's
     /// size if it filled its small room (a large head), at the small size
-    /// if not: a connection that carries small messages holds a small
-    /// buffer between them.
+    /// if not: a connection that carried one small message holds a small
+    /// buffer while it waits. From the next read on, a read asks for a
+    /// base read's worth at least.
     #[inline]
     pub(super) fn read(&mut self, n: usize) {
         if self.via_room {
@@ -156,8 +160,16 @@ impl ReadBuf {
             } else {
                 EMPTY_READ
             } as u32;
-        } else if n >= self.offered {
-            self.next = self.next.saturating_mul(2);
+        } else {
+            // A second read: the connection is in use, and reads ask for at
+            // least a base read's worth (a small buffer would be reclaimed
+            // every other message).
+            let next = if n >= self.offered {
+                self.next.saturating_mul(2)
+            } else {
+                self.next
+            };
+            self.next = next.max(BASE_READ as u32);
         }
     }
 
@@ -166,14 +178,14 @@ impl ReadBuf {
     /// its room.
     #[inline]
     pub(super) fn is_held(&self) -> bool {
-        !self.released || self.lent || self.buf.capacity() != 0 || self.room.capacity() != 0
+        !self.released || self.lent || self.buf.capacity() != 0 || !self.room.is_empty()
     }
 
     /// After how long the wait under way gives the buffers back, unless
     /// they are given back already.
     #[inline]
     pub(super) fn release_after(&self) -> Option<Duration> {
-        (!self.released).then_some(self.release_after)
+        (!self.released).then(|| Duration::from_millis(self.release_after.into()))
     }
 
     /// Moves the `n` bytes read into `room` to the end of `buf`.
@@ -194,7 +206,7 @@ impl ReadBuf {
     pub(super) fn release(&mut self, output: &mut Segments) {
         if !self.released {
             self.released = true;
-            self.room = Vec::new();
+            self.room = Box::default();
             output.release();
             if !self.lent {
                 self.buf = BytesMut::from(&self.buf[..]);
@@ -208,4 +220,11 @@ impl ReadBuf {
 #[inline]
 fn narrow(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// `d` in whole milliseconds, rounded up (a release is never earlier than
+/// asked for), at most `u32::MAX`.
+fn millis(d: Duration) -> u32 {
+    let ms = d.as_nanos().div_ceil(1_000_000);
+    u32::try_from(ms).unwrap_or(u32::MAX)
 }

@@ -40,6 +40,20 @@ fn a_new_connection_holds_no_read_buffer_until_bytes_come() {
     assert!(h.s.holds_read_buf());
     let buf = h.s.read_buf();
     assert!(buf.capacity() < BASE_READ, "{}", buf.capacity());
+    // A second message: the connection is in use, and reads ask for a
+    // base read's worth (a small buffer would be reclaimed every other
+    // message).
+    h.s.sender()
+        .send_response(Response::new(Bytes::from_static(b"ok")))
+        .unwrap();
+    h.send(get("/2"));
+    h.call(ServerSession::next_request).ready().unwrap();
+    let buf = h.s.read_buf();
+    assert!(
+        buf.capacity() - buf.len() >= BASE_READ,
+        "{}",
+        buf.capacity()
+    );
 
     // A head that fills the small room: the next read asks for more.
     let mut h = Harness::new(ServerSession::new(test_config(), t0), t0);
