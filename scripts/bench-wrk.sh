@@ -11,6 +11,10 @@
 #                                        # every server's CPU per request as a
 #                                        # multiple of may_minihttp's
 #                                        # (bench/may-hello), round by round
+#   SERVERS="null hello_server may_minihttp" PIN=1 scripts/bench-wrk.sh
+#                                        # and as a multiple of the null
+#                                        # server's (bench/null-hello: tokio,
+#                                        # no parsing), the floor
 #   DURATION=10 ROUNDS=3 scripts/bench-wrk.sh
 #   SERVERS="h1proto uring" PIN=1 scripts/bench-wrk.sh   # uring_server beside hello_server
 #   WRITES=1 scripts/bench-wrk.sh        # also count writes per request (strace)
@@ -47,17 +51,20 @@ PORT_C=${PORT_C:-18082}
 PORT_D=${PORT_D:-18083}
 PORT_E=${PORT_E:-18084}
 PORT_F=${PORT_F:-18085}
+PORT_G=${PORT_G:-18086}
 # h1proto (or hello_server): hello_server; hyper: bench/hyper-hello;
 # uring (or uring_server): uring_server (io_uring, one thread);
 # axum_server: examples/axum_server (feature tower); axum: the same router
 # on axum::serve, bench/axum-hello (hyper, which sends `date`);
-# may_minihttp: bench/may-hello.
+# may_minihttp: bench/may-hello; null: bench/null-hello, a tokio server
+# that parses nothing (it counts empty lines and answers each with fixed
+# bytes).
 SERVERS=${SERVERS:-h1proto hyper}
 SERVERS=$(for name in $SERVERS; do
     case $name in
         hello_server) echo h1proto ;;
         uring_server) echo uring ;;
-        h1proto | hyper | uring | axum_server | axum | may_minihttp) echo "$name" ;;
+        h1proto | hyper | uring | axum_server | axum | may_minihttp | null) echo "$name" ;;
         *) echo "unknown server: $name" >&2; exit 2 ;;
     esac
 done | tr '\n' ' ')
@@ -97,10 +104,15 @@ if [[ " $SERVERS " == *" may_minihttp "* ]]; then
     CARGO_TARGET_DIR="$TARGET/may-hello" \
         cargo build --release --manifest-path bench/may-hello/Cargo.toml >&2
 fi
+if [[ " $SERVERS " == *" null "* ]]; then
+    CARGO_TARGET_DIR="$TARGET/null-hello" \
+        cargo build --release --manifest-path bench/null-hello/Cargo.toml >&2
+fi
 BIN="$TARGET/release/examples"
 HYPER_BIN="$TARGET/hyper-hello/release/hyper-hello"
 AXUM_BIN="$TARGET/axum-hello/release/axum-hello"
 MAY_BIN="$TARGET/may-hello/release/may-hello"
+NULL_BIN="$TARGET/null-hello/release/null-hello"
 WORK=$(mktemp -d)
 SERVER_PID=
 cleanup() {
@@ -140,6 +152,7 @@ start_server() { # name port
     [ "$1" = axum_server ] && bin="$BIN/axum_server"
     [ "$1" = axum ] && bin=$AXUM_BIN
     [ "$1" = may_minihttp ] && bin=$MAY_BIN
+    [ "$1" = null ] && bin=$NULL_BIN
     "${SERVER_ON[@]}" "$bin" --addr "127.0.0.1:$2" >"$WORK/$1.log" 2>&1 &
     SERVER_PID=$!
     for _ in $(seq 100); do
@@ -190,6 +203,7 @@ for mode in keep-alive pipelined; do
                 axum_server) run_one "$mode" axum_server "$PORT_D" ;;
                 axum) run_one "$mode" axum "$PORT_E" ;;
                 may_minihttp) run_one "$mode" may_minihttp "$PORT_F" ;;
+                null) run_one "$mode" null "$PORT_G" ;;
             esac
         done
     done
@@ -224,18 +238,20 @@ for pair in "h1proto hyper" "axum_server axum"; do
     done
 done
 
-# Every server against may_minihttp, when it ran: CPU per request as a
-# multiple of may_minihttp's, from the means of the rounds and round by
-# round (each round's servers ran one after the other, so a round's ratio
-# shares its moment's load on the machine).
-if [[ " $SERVERS " == *" may_minihttp "* ]]; then
+# Every server against may_minihttp and against the null server, when
+# they ran: CPU per request as a multiple of the baseline's, from the means
+# of the rounds and round by round (each round's servers ran one after the
+# other, so a round's ratio shares its moment's load on the machine).
+for base in may_minihttp null; do
+    [[ " $SERVERS " == *" $base "* ]] || continue
     echo
-    echo "| load | server | CPU µs/req | may_minihttp CPU µs/req | CPU ratio server / may_minihttp | ratio round by round |"
+    echo "| load | server | CPU µs/req | $base CPU µs/req | CPU ratio server / $base | ratio round by round |"
     echo "|---|---|---|---|---|---|"
     for mode in keep-alive pipelined; do
         for name in $SERVERS; do
-            [ "$name" = may_minihttp ] && continue
-            awk -v mode="$mode" -v a="$name" -v b=may_minihttp '
+            [ "$name" = "$base" ] && continue
+            [ "$base" = may_minihttp ] && [ "$name" = null ] && continue
+            awk -v mode="$mode" -v a="$name" -v b="$base" '
                 $1 == mode && $2 == a { ca += $4; na++; ra[$5] = $4 }
                 $1 == mode && $2 == b { cb += $4; nb++; rb[$5] = $4 }
                 END {
@@ -246,7 +262,7 @@ if [[ " $SERVERS " == *" may_minihttp "* ]]; then
                 }' "$WORK/results"
         done
     done
-fi
+done
 
 if [ "$WRITES" = 1 ] && command -v strace >/dev/null; then
     echo
