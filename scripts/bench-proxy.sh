@@ -29,7 +29,9 @@
 #   and its default response buffering, with no temporary file
 #   (`proxy_max_temp_file_size 0`: a buffer that fills waits for the
 #   client instead of going to disk, as the example proxy's backpressure
-#   does). NGINX_LOCATION adds directives to its `location /`.
+#   does). NGINX_LOCATION replaces that last directive in its `location
+#   /` (NGINX_LOCATION="proxy_buffering off;", NGINX_LOCATION="" for
+#   nginx's temporary files).
 #
 # nginx is installed from the distribution's packages where it is missing
 # (apt-get); every nginx here runs in the foreground with its own
@@ -47,7 +49,7 @@ CONNECTIONS=${CONNECTIONS:-50}
 SIZES=${SIZES:-100 1048576}
 PIN=${PIN:-1}
 PROXY_ARGS=${PROXY_ARGS:-}
-NGINX_LOCATION=${NGINX_LOCATION:-}
+NGINX_LOCATION=${NGINX_LOCATION-proxy_max_temp_file_size 0;}
 PORT_EXAMPLE=${PORT_EXAMPLE:-18090}
 PORT_NGINX=${PORT_NGINX:-18091}
 PORT_ORIGIN=${PORT_ORIGIN:-18092}
@@ -141,7 +143,7 @@ nginx_conf origin 1 \
     "server { listen 127.0.0.1:$PORT_ORIGIN; root $WORK/www; }"
 nginx_conf nginx "$WORKERS" \
     "upstream origin { server 127.0.0.1:$PORT_ORIGIN; keepalive 64; keepalive_requests 1000000000; }" \
-    "server { listen 127.0.0.1:$PORT_NGINX; location / { proxy_pass http://origin; proxy_http_version 1.1; proxy_set_header Connection \"\"; proxy_max_temp_file_size 0; $NGINX_LOCATION } }"
+    "server { listen 127.0.0.1:$PORT_NGINX; location / { proxy_pass http://origin; proxy_http_version 1.1; proxy_set_header Connection \"\"; $NGINX_LOCATION } }"
 
 wait_ready() { # port path name
     for _ in $(seq 100); do
