@@ -171,7 +171,7 @@ pub mod wire;
 
 pub use chunk_ext::{ChunkExtension, ChunkExtensions};
 pub use config::{Config, Timeouts};
-pub use conn::Sender;
+pub use conn::{ClientConnection, Sender, ServerConnection};
 pub use decode::{Decoder, Event, MessageHead, RequestDecoder, ResponseDecoder};
 pub use encode::{
     Encoder, EncoderConfig, RequestEncoder, ResponseContext, ResponseEncoder, remove_hop_by_hop,
@@ -180,7 +180,6 @@ pub use error::{Error, ErrorKind, UsageError};
 pub use keep_alive::{CloseReason, KeepAlive};
 pub use limits::Limits;
 pub use reason::ReasonPhrase;
-pub use role::{ClientConnection, ServerConnection};
 pub use segments::Segments;
 pub use session::{
     ClientSession, InterimResponses, Io, ServerSession, Session, SessionError, Step, TrailerFields,

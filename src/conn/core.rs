@@ -1,25 +1,90 @@
 //! The connection skeleton both roles share: a decoder for what the peer
 //! sends, an encoder for what the local side sends, the state machine
 //! between them, and the loop that turns decoded events into machine
-//! events. A role adds its own rules through the one role trait
-//! (`src/role/`).
+//! events. A role adds its own rules through the connection's role trait,
+//! [`ConnRole`], implemented in `server.rs` and `client.rs`.
 
 use bytes::BytesMut;
 
-use super::machine::{Input, Machine, Party, State};
+use super::machine::{Input, Machine, State};
 use crate::Config;
+use crate::decode::DecodeRole;
 use crate::decode::{Decoder, Event};
+use crate::encode::EncodeRole;
 use crate::encode::Encoder;
 use crate::error::Error;
 use crate::keep_alive::{CloseReason, KeepAlive};
-use crate::role::{EventAction, Role};
+use crate::role::Party;
 use crate::segments::Segments;
 use crate::wire::WireTrailers;
+
+/// What a decoded event means to the connection's loop.
+pub enum EventAction {
+    /// Hand the event to the caller.
+    Return,
+    /// Decode on: the event was consumed (a body being drained).
+    Skip,
+    /// Stop here with `Ok(None)`.
+    Stop,
+}
+
+/// Everything a role, [`Client`] or [`Server`], does differently: how it
+/// reads the heads it receives (the decoder's part), how it writes the
+/// heads it sends (the encoder's part), and what its connection keeps and
+/// decides.
+/// What the connection of a role, [`Client`](crate::role::Client) or
+/// [`Server`](crate::role::Server), keeps and decides besides the
+/// skeleton's: implemented in `server.rs` and `client.rs`. It requires the
+/// decoder's and the encoder's role traits, so that generic code names one
+/// bound.
+pub trait ConnRole: DecodeRole + EncodeRole {
+    /// What a connection of this role keeps besides the shared skeleton.
+    type ConnState: std::fmt::Debug;
+    /// The party whose messages this role receives.
+    const PEER: Party;
+    /// The party whose messages this role sends.
+    const LOCAL: Party = Self::PEER.other();
+
+    /// What the connection's settings give the role: the leniency of its
+    /// decoder, and its own state, fresh.
+    fn configured(config: &Config) -> (Self::Leniency, Self::ConnState);
+
+    /// Checks before decoding; `Ok(false)`: nothing to decode now.
+    ///
+    /// # Errors
+    ///
+    /// What the peer sent cannot be decoded now (a response nobody asked for).
+    fn ready(conn: &mut Connection<Self>, buf: &BytesMut) -> Result<bool, Error>;
+
+    /// Looks at a decoded event (`consumed`: the bytes it took) and moves
+    /// the machine. The end of the peer's message is the connection's to
+    /// note, after this.
+    ///
+    /// # Errors
+    ///
+    /// The event breaks the exchange (a switch nobody offered).
+    fn on_event(
+        conn: &mut Connection<Self>,
+        event: &Event<Self::Recv>,
+        consumed: usize,
+    ) -> Result<EventAction, Error>;
+
+    /// `true` when the local side withdrew the rest of its message: it is
+    /// dropped without an error.
+    fn withdrawn(_conn: &Connection<Self>) -> bool {
+        false
+    }
+
+    /// After a transition of the machine (the local side's message ended,
+    /// say), or a call that may have made one: the
+    /// role's own bookkeeping.
+    fn after_transition(_conn: &mut Connection<Self>) {}
+}
 
 /// An HTTP/1.1 connection of role `R`: [`ServerConnection`](crate::ServerConnection)
 /// or [`ClientConnection`](crate::ClientConnection).
 #[derive(Debug)]
-pub struct Connection<R: Role> {
+pub struct Connection<R: ConnRole> {
     pub(crate) decoder: Decoder<R>,
     pub(crate) encoder: Encoder<R>,
     pub(crate) machine: Machine,
@@ -31,7 +96,7 @@ pub struct Connection<R: Role> {
     pub(crate) eof: bool,
 }
 
-impl<R: Role<Conn = Self>> Connection<R> {
+impl<R: ConnRole> Connection<R> {
     /// A connection with the given settings.
     pub fn new(config: Config) -> Self {
         let (leniency, role) = R::configured(&config);

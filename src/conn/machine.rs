@@ -23,6 +23,7 @@
 use std::fmt;
 
 use crate::keep_alive::{CloseReason, KeepAlive};
+use crate::role::Party;
 
 /// Where one party's messages stand: the requests of the client or the
 /// responses of the server.
@@ -64,14 +65,6 @@ impl State {
             State::MustClose | State::Closed | State::Switched | State::Error
         )
     }
-}
-
-/// Whose messages. Public only for the role trait's `PEER`; it cannot be
-/// named outside the crate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Party {
-    Client,
-    Server,
 }
 
 /// What moves a party from one [`State`] to the next.

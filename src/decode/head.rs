@@ -6,6 +6,7 @@ use bytes::Bytes;
 use http::header::HeaderMap;
 use http::{Request, Response, Version};
 
+use super::DecodeRole;
 use super::base::{DecoderBase, Event, InFlight, MessageHead};
 use crate::error::{Error, ErrorKind};
 use crate::framing::{
@@ -14,14 +15,15 @@ use crate::framing::{
 use crate::head::build;
 use crate::head::record::{Field, Record, RecordValues};
 use crate::keep_alive::{CloseReason, KeepAlive};
-use crate::leniency::{Rules, Switch};
+use crate::leniency::{RequestLeniency, ResponseLeniency, Rules, Switch};
 use crate::reason::ReasonPhrase;
+use crate::role::{Client, Server};
 use crate::wire::WireHead;
 
 /// Reads a request head (the `Server` role's part
 /// of decoding).
 #[inline(always)]
-pub(crate) fn request_head(
+fn request_head(
     base: &mut DecoderBase,
     bytes: Bytes,
 ) -> Result<Option<Event<Request<()>>>, Error> {
@@ -90,7 +92,7 @@ pub(crate) fn request_head(
 /// Reads a response head (the `Client` role's
 /// part of decoding).
 #[inline(always)]
-pub(crate) fn response_head(
+fn response_head(
     base: &mut DecoderBase,
     pending: &mut InFlight,
     bytes: Bytes,
@@ -267,4 +269,42 @@ fn chunked_with_content_length(
         body: BodyKind::Chunked,
         close: Some(CloseReason::FramingConflict),
     })
+}
+
+impl DecodeRole for Server {
+    type Recv = Request<()>;
+    type Leniency = RequestLeniency;
+    type Pending = ();
+
+    fn rules(leniency: RequestLeniency) -> Rules {
+        Rules::of_requests(leniency)
+    }
+
+    #[inline]
+    fn head(
+        base: &mut DecoderBase,
+        (): &mut (),
+        head: Bytes,
+    ) -> Result<Option<Event<Request<()>>>, Error> {
+        request_head(base, head)
+    }
+}
+
+impl DecodeRole for Client {
+    type Recv = Response<()>;
+    type Leniency = ResponseLeniency;
+    type Pending = InFlight;
+
+    fn rules(leniency: ResponseLeniency) -> Rules {
+        Rules::of_responses(leniency)
+    }
+
+    #[inline]
+    fn head(
+        base: &mut DecoderBase,
+        pending: &mut InFlight,
+        head: Bytes,
+    ) -> Result<Option<Event<Response<()>>>, Error> {
+        response_head(base, pending, head)
+    }
 }

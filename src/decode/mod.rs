@@ -16,9 +16,39 @@ use http::header::HeaderMap;
 use crate::error::Error;
 use crate::framing::{FramingFields, RequestKind};
 use crate::keep_alive::KeepAlive;
+use crate::leniency::Rules;
 use crate::limits::Limits;
-use crate::role::{Client, Role, Server};
+use crate::role::{Client, Server};
 use crate::wire::WireTrailers;
+
+/// What the decoder of a role, [`Client`] or [`Server`], does differently:
+/// which heads it reads and how (implemented in `head.rs`, beside the
+/// request and response head readers).
+pub trait DecodeRole: Sized {
+    /// The head of the messages the role receives.
+    type Recv: MessageHead;
+    /// The leniency switches of those messages.
+    type Leniency: Copy + Default + std::fmt::Debug;
+    /// What the decoder keeps besides the shared base: nothing for
+    /// requests; for responses, the requests they answer.
+    type Pending: Default + std::fmt::Debug;
+
+    /// The head reader's rules for these switches.
+    fn rules(leniency: Self::Leniency) -> Rules;
+
+    /// Reads a complete head the decoder found: always `Some` event, in
+    /// the type the decoder returns, so that the head is built where it
+    /// is returned rather than moved into it (a head is over 200 bytes).
+    ///
+    /// # Errors
+    ///
+    /// The head is invalid, or not one the role may receive now.
+    fn head(
+        base: &mut DecoderBase,
+        pending: &mut Self::Pending,
+        head: bytes::Bytes,
+    ) -> Result<Option<Event<Self::Recv>>, Error>;
+}
 
 /// Decodes the messages of one role's peer: requests for the `Server`
 /// role ([`RequestDecoder`]), responses for the `Client` role
@@ -36,7 +66,7 @@ use crate::wire::WireTrailers;
 /// and `End`: once the last `Data` has been returned, the next call returns
 /// `End` at once, and [`RequestDecoder::is_body_complete`] is already `true`.
 #[derive(Debug)]
-pub struct Decoder<R: Role> {
+pub struct Decoder<R: DecodeRole> {
     base: DecoderBase,
     pending: R::Pending,
     /// The switches as given: the base holds the rules made of them.
@@ -96,7 +126,7 @@ pub type RequestDecoder = Decoder<Server>;
 /// ```
 pub type ResponseDecoder = Decoder<Client>;
 
-impl<R: Role> Decoder<R> {
+impl<R: DecodeRole> Decoder<R> {
     /// A decoder enforcing `limits`, with the role's default leniency:
     /// strict for requests; for responses, [`ResponseLeniency::default`](crate::leniency::ResponseLeniency::default)
     /// (only `no_space_after_status` on).

@@ -15,10 +15,10 @@ use http::header::HeaderMap;
 use super::timer::{ReadBuf, Waiting};
 use super::{Io, SessionError, Step, TrailerFields};
 use crate::chunk_ext::ChunkExtensions;
+use crate::conn::ConnRole;
 use crate::conn::Connection;
 use crate::decode::Event;
 use crate::error::{Error, ErrorKind};
-use crate::role::Role;
 use crate::wire::WireTrailers;
 use crate::{Config, Timeouts};
 
@@ -44,7 +44,7 @@ pub(super) struct ChunkExtSlot {
 
 /// The state both sessions keep around their connection.
 #[derive(Debug)]
-pub(super) struct Core<R: Role> {
+pub(super) struct Core<R: ConnRole> {
     pub(super) conn: Connection<R>,
     pub(super) read: ReadBuf,
     pub(super) timeouts: Timeouts,
@@ -75,7 +75,7 @@ pub(super) struct Core<R: Role> {
     pub(super) out_vec: Vec<Bytes>,
 }
 
-impl<R: Role<Conn = Connection<R>>> Core<R> {
+impl<R: ConnRole> Core<R> {
     pub(super) fn new(config: Config) -> Self {
         Core {
             read: ReadBuf::new(&config),
@@ -284,7 +284,7 @@ impl<R: Role<Conn = Connection<R>>> Core<R> {
 /// A session of one role: its [`Core`] and the hooks through which the
 /// role's rules enter the methods written once here.
 pub(super) trait RoleSession: Sized {
-    type Side: Role<Conn = Connection<Self::Side>>;
+    type Side: ConnRole;
 
     fn core(&mut self) -> &mut Core<Self::Side>;
 
