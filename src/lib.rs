@@ -182,7 +182,8 @@ pub use limits::Limits;
 pub use reason::ReasonPhrase;
 pub use segments::Segments;
 pub use session::{
-    ClientSession, InterimResponses, Io, ServerSession, Session, SessionError, Step, TrailerFields,
+    ClientSession, InterimResponses, Io, ServerSession, Session, SessionError, SessionOf, Step,
+    TrailerFields,
 };
 
 /// The README's code, compiled and run as doctests so that it stays true.

@@ -124,12 +124,6 @@ impl ClientConnection {
         self.sync();
         Ok(kind)
     }
-
-    /// Requests sent whose final response has not ended (one without a
-    /// body ends with its head).
-    pub fn requests_in_flight(&self) -> usize {
-        self.machine.in_flight()
-    }
 }
 
 impl ConnRole for Client {

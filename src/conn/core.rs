@@ -79,6 +79,20 @@ pub trait ConnRole: DecodeRole + EncodeRole {
     /// say), or a call that may have made one: the
     /// role's own bookkeeping.
     fn after_transition(_conn: &mut Connection<Self>) {}
+
+    /// A protocol error of the peer's, found by the session: the answer it
+    /// calls for, where the role sends one (a server's error response).
+    fn answer_error(_conn: &mut Connection<Self>, _err: &Error) {}
+
+    /// A graceful shutdown: the local side wants no exchange after the
+    /// current one (a server's response says `Connection: close`). A
+    /// client's connection has nothing to do: its session stops taking
+    /// requests.
+    fn close_after_exchange(_conn: &mut Connection<Self>) {}
+
+    /// The wall clock, for the `Date` of the messages the role sends: a
+    /// server's responses carry it; a client's requests do not.
+    fn set_date(_conn: &mut Connection<Self>, _now: std::time::SystemTime) {}
 }
 
 /// An HTTP/1.1 connection of role `R`: [`ServerConnection`](crate::ServerConnection)
@@ -200,6 +214,12 @@ impl<R: ConnRole> Connection<R> {
             return KeepAlive::Close(CloseReason::ProtocolError);
         }
         self.machine.verdict()
+    }
+
+    /// Requests sent or received whose final response has not ended (one
+    /// without a body ends with its head).
+    pub fn requests_in_flight(&self) -> usize {
+        self.machine.in_flight()
     }
 
     /// The state of what the peer sends.

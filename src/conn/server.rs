@@ -432,6 +432,18 @@ impl ConnRole for Server {
         })
     }
 
+    fn answer_error(conn: &mut Connection<Self>, err: &Error) {
+        let _ = conn.send_error_response(err);
+    }
+
+    fn close_after_exchange(conn: &mut Connection<Self>) {
+        conn.close_after_response();
+    }
+
+    fn set_date(conn: &mut Connection<Self>, now: std::time::SystemTime) {
+        conn.encoder.set_date(Some(now));
+    }
+
     /// After a transition of the machine: a response complete before the request body
     /// was read leaves it to be drained, unless what the request still
     /// declares is more than may be; once an exchange is over, its response's

@@ -23,10 +23,7 @@ use crate::wire::WireHead;
 /// Reads a request head (the `Server` role's part
 /// of decoding).
 #[inline(always)]
-fn request_head(
-    base: &mut DecoderBase,
-    bytes: Bytes,
-) -> Result<Option<Event<Request<()>>>, Error> {
+fn request_head(base: &mut DecoderBase, bytes: Bytes) -> Result<Option<Event<Request<()>>>, Error> {
     let raw = &bytes;
     let record = base.reader.record();
     let start = base.head_start;
