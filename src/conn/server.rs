@@ -440,6 +440,7 @@ impl ConnRole for Server {
         conn.close_after_response();
     }
 
+    #[inline]
     fn set_date(conn: &mut Connection<Self>, now: std::time::SystemTime) {
         conn.encoder.set_date(Some(now));
     }
