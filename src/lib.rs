@@ -140,7 +140,7 @@
 //! stream where decoding stopped and the field at fault), [`UsageError`]
 //! the local caller's. Nothing reachable from peer input panics, and what the
 //! decoder buffers is bounded by [`Limits`]. Parsing is strict; the
-//! [`leniency`] switches ([`leniency::RequestLeniency`], [`leniency::ResponseLeniency`]) loosen
+//! [`leniency`] tolerances ([`leniency::RequestLeniency`], [`leniency::ResponseLeniency`]) loosen
 //! named rules one by one, for peers that break them. The `docs/` folder of the
 //! repository explains the framing table, the limits, the parsing decisions
 //! and the state machine.

@@ -107,7 +107,7 @@ impl ClientConnection {
         let expect = streamed && expects_continue(&parts.headers);
         let kind = self.encoder.send_message(parts, (), body)?;
         // The request's maps serve the response's head.
-        self.recycle_maps();
+        self.pass_spare_maps();
         self.decoder.expect_response_to(&method);
         self.role.newest = Some(sent);
         self.role.withdrawn = false;
@@ -121,7 +121,7 @@ impl ClientConnection {
         if expect {
             self.machine.expect_continue();
         }
-        self.sync();
+        self.follow_machine();
         Ok(kind)
     }
 }

@@ -153,7 +153,7 @@ impl<R: ConnRole> Connection<R> {
                 // Between messages with nothing read: the decoder would
                 // find nothing. A server's session asks here twice per
                 // keep-alive exchange (before writing, before reading).
-                self.sync();
+                self.follow_machine();
                 return Ok(None);
             }
             let before = buf.len();
@@ -183,7 +183,7 @@ impl<R: ConnRole> Connection<R> {
             if matches!(event, Event::End(_)) && std::mem::take(&mut self.body_open) {
                 self.machine.on(R::PEER, Input::EndOfMessage);
             }
-            self.sync();
+            self.follow_machine();
             match action {
                 EventAction::Return => return decoded,
                 EventAction::Stop => return Ok(None),
@@ -279,7 +279,7 @@ impl<R: ConnRole> Connection<R> {
         {
             self.machine.on(Party::Client, Input::HeadStarted);
         }
-        self.sync();
+        self.follow_machine();
     }
 
     /// A protocol error the connection found in what the peer sent (a
@@ -296,21 +296,22 @@ impl<R: ConnRole> Connection<R> {
         self.machine.close(CloseReason::ProtocolError);
         self.machine.on(R::PEER, Input::Error);
         self.error = Some(err.clone());
-        self.sync();
+        self.follow_machine();
         err
     }
 
-    /// Keeps the decoder in line with the machine: once the peer's
-    /// messages are over, nothing more is parsed.
+    /// After the machine moved (or a call that may have moved it): the
+    /// role's bookkeeping, then the decoder follows the machine: once the
+    /// peer's messages are over, it is stopped and nothing more is parsed.
     #[inline]
-    pub(crate) fn sync(&mut self) {
+    pub(crate) fn follow_machine(&mut self) {
         R::after_transition(self);
         let over =
             self.machine.state(R::PEER).is_final() || self.machine.server() == State::Switched;
         // The end of a message without a body is still handed out: it
-        // closes the decoder itself when its verdict says so.
+        // stops the decoder itself when its verdict says so.
         if over && (self.body_open || self.decoder.is_idle()) {
-            self.decoder.close();
+            self.decoder.stop();
         }
     }
 
@@ -324,7 +325,7 @@ impl<R: ConnRole> Connection<R> {
     /// Hands the field and extension maps of the head just queued (a
     /// forwarded wire view's, say) to the decoder, so that the next head
     /// it decodes allocates none.
-    pub(crate) fn recycle_maps(&mut self) {
+    pub(crate) fn pass_spare_maps(&mut self) {
         if let Some(map) = self.encoder.take_spare_fields() {
             self.decoder.give_spare_fields(map);
         }

@@ -87,7 +87,7 @@ impl<'a, R: ConnRole> Sender<'a, R> {
         if let Some(encoder) = self.body()? {
             finish(encoder)?;
             self.conn.machine.on(R::LOCAL, Input::EndOfMessage);
-            self.conn.sync();
+            self.conn.follow_machine();
         }
         Ok(())
     }

@@ -152,7 +152,7 @@ impl ServerConnection {
             }
             Some(_) => {
                 self.machine.refuse_continue();
-                self.sync();
+                self.follow_machine();
                 return;
             }
         }
@@ -175,7 +175,7 @@ impl ServerConnection {
             .send_message(parts, ctx, body)
             .inspect_err(|_| self.machine = saved)?;
         // The response's maps serve the next request's head.
-        self.recycle_maps();
+        self.pass_spare_maps();
         if status == StatusCode::CONTINUE {
             self.machine.continue_sent();
         } else if !status.is_informational() {
@@ -184,7 +184,7 @@ impl ServerConnection {
             // caller's `Connection: close`).
             self.machine.adopt(self.encoder.keep_alive());
         }
-        self.sync();
+        self.follow_machine();
         Ok(kind)
     }
 
@@ -231,7 +231,7 @@ impl ServerConnection {
         self.encoder.send_response(res, ctx)?;
         self.machine.close(CloseReason::ProtocolError);
         self.machine.on(Party::Server, Input::HeadOnly);
-        self.sync();
+        self.follow_machine();
         Ok(())
     }
 
@@ -261,7 +261,7 @@ impl ServerConnection {
             self.machine.on(Party::Client, Input::Close);
             self.machine.on(Party::Server, Input::Close);
         }
-        self.sync();
+        self.follow_machine();
     }
 
     /// Adds `Connection: close` to the head queued at `mark`, if none of it

@@ -15,7 +15,7 @@ use crate::framing::{
 use crate::head::build;
 use crate::head::record::{Field, Record, RecordValues};
 use crate::keep_alive::{CloseReason, KeepAlive};
-use crate::leniency::{RequestLeniency, ResponseLeniency, Rules, Switch};
+use crate::leniency::{RequestLeniency, ResponseLeniency, Rules, Tolerance};
 use crate::reason::ReasonPhrase;
 use crate::role::{Client, Server};
 use crate::wire::WireHead;
@@ -253,7 +253,7 @@ fn chunked_with_content_length(
     let length_valid = matches!(seen.content_length, Some(Some(_)));
     if !rules.chunked_with_content_length {
         let hint = (length_valid && codings.is_ok())
-            .then(|| rules.hint(Switch::ChunkedWithContentLength))
+            .then(|| rules.hint(Tolerance::ChunkedWithContentLength))
             .flatten();
         let conflict = ErrorKind::ContentLengthWithTransferEncoding;
         return Err(Error::refused(conflict, hint));

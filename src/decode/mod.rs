@@ -401,10 +401,11 @@ impl<R: DecodeRole> Decoder<R> {
         &self.base.limits
     }
 
-    /// Switches the decoder off after the current message: the next
-    /// message is not parsed (used when the local side decided to close,
-    /// or to hand the connection to another protocol).
-    pub fn close(&mut self) {
+    /// Stops the decoder after the current message: the next message is
+    /// not parsed (used when the local side decided to close, or to hand
+    /// the connection to another protocol). [`is_closed`](Self::is_closed)
+    /// is `true` from then on.
+    pub fn stop(&mut self) {
         if !matches!(self.base.state, DecodeStage::Failed | DecodeStage::Switched) {
             self.base.state = DecodeStage::Closed;
         }

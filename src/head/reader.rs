@@ -30,7 +30,7 @@ use super::target::form_fits;
 use crate::error::{Error, ErrorKind};
 use crate::framing::{FieldRole as Role, FramingFields};
 use crate::grammar::{is_target_char, is_tchar, run, target_end, text_end, token_end, trim_ows};
-use crate::leniency::{Rules, Switch};
+use crate::leniency::{Rules, Tolerance};
 
 mod lines;
 
@@ -446,7 +446,7 @@ impl Reader {
                         self.skip();
                     } else {
                         let name = &head[self.line..self.mark];
-                        let e = refuse(rules, WhitespaceBeforeColon, Switch::SpaceBeforeColon);
+                        let e = refuse(rules, WhitespaceBeforeColon, Tolerance::SpaceBeforeColon);
                         return Err(e.at(self.line as u64, Some(name)));
                     }
                 } else if b != b' ' && b != b'\t' {
@@ -484,9 +484,9 @@ impl Reader {
         } else {
             // With obs-fold on, only skipping would accept the line.
             let hint = if rules.obs_fold {
-                Switch::SkipInvalidFields
+                Tolerance::SkipInvalidFields
             } else {
-                Switch::ObsFold
+                Tolerance::ObsFold
             };
             let hint = (!trailers && (rules.obs_fold || self.after_field_line)).then_some(hint);
             let error = Error::refused(ErrorKind::ObsFold, hint.and_then(|s| rules.hint(s)));
@@ -541,7 +541,7 @@ impl Reader {
         let error = refuse(
             rules,
             ErrorKind::InvalidFieldName,
-            Switch::SkipInvalidFields,
+            Tolerance::SkipInvalidFields,
         );
         error.at(self.line as u64, (!name.is_empty()).then_some(name))
     }
@@ -567,7 +567,7 @@ impl Reader {
             At::Method if self.n == 0 && !crlf => {
                 // An empty line where the request line belongs: a bare LF
                 // `bare_lf` would skip as it skips CRLF.
-                let e = refuse(rules, InvalidStartLine, Switch::BareLf);
+                let e = refuse(rules, InvalidStartLine, Tolerance::BareLf);
                 return Err(e.at(0, None));
             }
             At::Version if self.n == VERSION.len() => {
@@ -579,7 +579,7 @@ impl Reader {
                 return Err(start_line(InvalidStartLine));
             }
             At::AfterCode if !rules.no_space_after_status => {
-                let e = refuse(rules, InvalidStatus, Switch::NoSpaceAfterStatus);
+                let e = refuse(rules, InvalidStatus, Tolerance::NoSpaceAfterStatus);
                 return Err(e.at(0, None));
             }
             At::AfterCode | At::Reason => {
@@ -589,7 +589,7 @@ impl Reader {
             At::LineStart => {
                 // The empty line: the end of the head.
                 if !crlf && !rules.bare_lf {
-                    let e = refuse(rules, BareLineFeed, Switch::BareLf);
+                    let e = refuse(rules, BareLineFeed, Tolerance::BareLf);
                     return Err(e.at(lf as u64, None));
                 }
                 self.at = At::End;
@@ -600,7 +600,7 @@ impl Reader {
                 if rules.skip_invalid_fields {
                     self.skipping = true;
                 } else {
-                    let e = refuse(rules, MissingColon, Switch::SkipInvalidFields);
+                    let e = refuse(rules, MissingColon, Tolerance::SkipInvalidFields);
                     return Err(e.at(self.line as u64, None));
                 }
             }
@@ -609,7 +609,7 @@ impl Reader {
         // ...then how it ends.
         if !crlf && !rules.bare_lf {
             let field = (!first).then(|| field_name(&head[self.line..lf])).flatten();
-            let e = refuse(rules, BareLineFeed, Switch::BareLf);
+            let e = refuse(rules, BareLineFeed, Tolerance::BareLf);
             return Err(e.at(self.line as u64, field));
         }
         match self.at {
@@ -681,7 +681,7 @@ pub(crate) fn start_line(kind: ErrorKind) -> Error {
     Error::from(kind).at(0, None)
 }
 
-fn refuse(rules: &Rules, kind: ErrorKind, switch: Switch) -> Error {
+fn refuse(rules: &Rules, kind: ErrorKind, switch: Tolerance) -> Error {
     Error::refused(kind, rules.hint(switch))
 }
 
