@@ -92,7 +92,7 @@
 //! | wire view | [`wire::WireHead`], [`wire::FieldOrder`] | field lines as received (order, spelling, repeats), written back in that order: forwarding, capture tools |
 //! | framing | [`framing`] | the RFC 9112 section 6.3 body-length decision as pure functions |
 //! | connections | [`ServerConnection`], [`ClientConnection`], [`conn::State`] | the protocol machine: keep-alive, pipelining, HEAD, 100-continue, upgrades |
-//! | sessions | [`ServerSession`], [`ClientSession`], [`Session`], [`Timeouts`] | what a driver runs: a connection with its buffers, timers and closing policy |
+//! | sessions | [`ServerSession`], [`ClientSession`] (both a [`SessionOf`]), [`Session`], [`Timeouts`] | what a driver runs: a connection with its buffers, timers and closing policy |
 //! | adapters | `adapter::blocking`, `adapter::tokio` (features) | serving and fetching over `std::io` and tokio |
 //! | any runtime | [`driver::Conn`], [`driver::RuntimeIo`], [`driver::Shutdown`] | a session driven over a runtime's read, write, sleep and half-close (smol, io_uring, ...), and a graceful shutdown fanned out to every connection |
 //!
