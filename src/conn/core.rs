@@ -199,6 +199,13 @@ impl<R: ConnRole> Connection<R> {
         self.eof = true;
     }
 
+    /// `true` once [`recv_eof`](Self::recv_eof) said the peer closed its
+    /// side.
+    #[inline]
+    pub(crate) fn peer_closed(&self) -> bool {
+        self.eof
+    }
+
     /// The queued output: drain it with a vectored write, then `advance`.
     pub fn output(&mut self) -> &mut Segments {
         self.encoder.output()

@@ -136,7 +136,7 @@ impl ClientSession {
                     if self.conn.is_switched() {
                         return Ok(Step::Ready(None));
                     }
-                    if self.eof || self.conn.is_closed() {
+                    if self.conn.peer_closed() || self.conn.is_closed() {
                         return Err(self.fail(ErrorKind::UnexpectedEof.into()).into());
                     }
                     return Ok(Step::Io(self.wait_for_head(now)));
@@ -212,7 +212,7 @@ impl ClientSession {
     pub fn is_reusable(&self) -> bool {
         self.phase == Phase::Open
             && !self.shutdown
-            && !self.eof
+            && !self.conn.peer_closed()
             && !self.conn.is_closed()
             && self.conn.keep_alive().is_reusable()
     }

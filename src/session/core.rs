@@ -64,8 +64,6 @@ pub struct SessionOf<R: ConnRole> {
     trailers: Option<Box<Trailers>>,
     /// Chunk extensions read (`Config::chunk_extensions`); boxed likewise.
     pub(super) chunk_ext: Option<Box<ChunkExtSlot>>,
-    /// The peer closed its side.
-    pub(super) eof: bool,
     /// A timeout to report to the application's next call.
     pub(super) failure: Option<Box<Error>>,
     /// The bytes of output lent to the driver (`lend_output`) and not
@@ -151,7 +149,6 @@ impl<R: ConnRole> SessionOf<R> {
             pieces: Vec::new(),
             trailers: None,
             chunk_ext: None,
-            eof: false,
             failure: None,
             out_lent: 0,
             out_wanted: true,
@@ -184,7 +181,7 @@ impl<R: ConnRole> SessionOf<R> {
     /// ahead), or the application's call waits for input.
     #[inline]
     pub(super) fn may_read(&self) -> bool {
-        !self.eof
+        !self.conn.peer_closed()
             && !self.read.lent
             && (matches!(self.waiting, Waiting::Read(_)) || self.read.buf.len() < self.read.size)
     }
@@ -316,7 +313,6 @@ impl<R: ConnRole> SessionOf<R> {
             self.waiting = Waiting::No;
         }
         if n == 0 {
-            self.eof = true;
             self.conn.recv_eof();
             false
         } else {
@@ -373,7 +369,7 @@ impl<R: ConnRole> SessionOf<R> {
                     return Ok(Step::Ready(None));
                 }
                 Ok(Some(_)) => {}
-                Ok(None) if self.eof => {
+                Ok(None) if self.conn.peer_closed() => {
                     return Err(self.fail(ErrorKind::UnexpectedEof.into()).into());
                 }
                 Ok(None) => return Ok(Step::Io(self.wait_for_input(now))),
@@ -494,7 +490,9 @@ impl<R: ConnRole> SessionOf<R> {
     /// No more requests on a server: what is queued is written, then the
     /// connection closes, lingering unless the peer closed its side.
     pub(super) fn start_closing(&mut self) {
-        self.phase = Phase::Closing { linger: !self.eof };
+        self.phase = Phase::Closing {
+            linger: !self.conn.peer_closed(),
+        };
     }
 
     /// No further request on a client: its next `close` closes.
@@ -539,7 +537,7 @@ impl<R: ConnRole> Session for SessionOf<R> {
     fn wants_read(&self) -> bool {
         match self.phase {
             Phase::Open => !self.conn.is_switched() && self.may_read(),
-            Phase::Lingering { .. } => !self.eof && !self.read.lent,
+            Phase::Lingering { .. } => !self.conn.peer_closed() && !self.read.lent,
             Phase::Closing { .. } | Phase::Closed => false,
         }
     }

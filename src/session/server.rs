@@ -128,7 +128,7 @@ impl ServerSession {
                         // destroy the answer. Only a connection that never
                         // answered closes without lingering.
                         self.phase = Phase::Closing {
-                            linger: !self.eof && self.requests > 0,
+                            linger: !self.conn.peer_closed() && self.requests > 0,
                         };
                         return Ok(Step::Ready(None));
                     }
@@ -151,7 +151,7 @@ impl ServerSession {
     fn resume_read(&mut self) -> bool {
         self.output_len() == 0
             && self.read.buf.is_empty()
-            && !self.eof
+            && !self.conn.peer_closed()
             && !self.shutdown
             && self.failure.is_none()
             && self.phase == Phase::Open
@@ -280,7 +280,7 @@ impl ServerSession {
                         self.phase = Phase::Closed;
                         return Step::Ready(());
                     }
-                    if linger && !self.eof && !self.timeouts.linger.is_zero() {
+                    if linger && !self.conn.peer_closed() && !self.timeouts.linger.is_zero() {
                         self.read.buf.clear();
                         self.phase = Phase::Lingering {
                             until: now + self.timeouts.linger,
@@ -292,7 +292,7 @@ impl ServerSession {
                     return Step::Io(Io::Close);
                 }
                 Phase::Lingering { discarded, .. } => {
-                    if self.eof || discarded >= self.linger_bytes {
+                    if self.conn.peer_closed() || discarded >= self.linger_bytes {
                         self.phase = Phase::Closed;
                         return Step::Io(Io::Close);
                     }
