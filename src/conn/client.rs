@@ -95,7 +95,9 @@ impl ClientConnection {
     ) -> Result<BodyKind, UsageError> {
         // A complete request that may be followed by another leaves the
         // client party Done: the next one is pipelined behind it.
-        if !matches!(self.machine.client(), State::Idle | State::Done) || self.error.is_some() {
+        if !matches!(self.machine.client(), State::Idle | State::Done)
+            || self.decoder.failure().is_some()
+        {
             return Err(UsageError::WrongState);
         }
         let sent = Sent {

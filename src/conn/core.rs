@@ -106,7 +106,6 @@ pub struct Connection<R: ConnRole> {
     /// The peer's message being received has a body whose end is still
     /// to come (a message without one ends with its head).
     pub(crate) body_open: bool,
-    pub(crate) error: Option<Error>,
     pub(crate) eof: bool,
 }
 
@@ -123,7 +122,6 @@ impl<R: ConnRole> Connection<R> {
             machine: Machine::default(),
             role,
             body_open: false,
-            error: None,
             eof: false,
         }
     }
@@ -143,7 +141,7 @@ impl<R: ConnRole> Connection<R> {
     #[inline(always)]
     pub fn poll_event(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
         loop {
-            if let Some(err) = &self.error {
+            if let Some(err) = self.decoder.failure() {
                 return Err(err.clone());
             }
             if !R::ready(self, buf).map_err(|err| self.fail_at(err, 0))? {
@@ -217,7 +215,7 @@ impl<R: ConnRole> Connection<R> {
     /// protocol error, which overrides any other). Final once the exchange
     /// is over.
     pub fn keep_alive(&self) -> KeepAlive {
-        if self.error.is_some() {
+        if self.decoder.failure().is_some() {
             return KeepAlive::Close(CloseReason::ProtocolError);
         }
         self.machine.verdict()
@@ -298,11 +296,12 @@ impl<R: ConnRole> Connection<R> {
         self.fail(err)
     }
 
-    /// A protocol error by the peer: sticky, and the connection closes.
+    /// A protocol error by the peer: kept by the decoder (its one home),
+    /// returned again on every call, and the connection closes.
     fn fail(&mut self, err: Error) -> Error {
         self.machine.close(CloseReason::ProtocolError);
         self.machine.on(R::PEER, Input::Error);
-        self.error = Some(err.clone());
+        self.decoder.fail_with(err.clone());
         self.follow_machine();
         err
     }

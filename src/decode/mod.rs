@@ -396,6 +396,20 @@ impl<R: DecodeRole> Decoder<R> {
         self.base.spare_extensions = None;
     }
 
+    /// The protocol error the decoder failed with (its own, or one its
+    /// connection found): returned again on every call.
+    #[inline]
+    pub(crate) fn failure(&self) -> Option<&Error> {
+        self.base.failure.as_ref()
+    }
+
+    /// Fails the decoder with a protocol error its connection found in
+    /// what it decoded (a response nobody asked for, a switch nobody
+    /// offered): the decoder keeps it as its own.
+    pub(crate) fn fail_with(&mut self, error: Error) {
+        self.base.failed(error);
+    }
+
     /// The limits this decoder enforces.
     pub fn limits(&self) -> &Limits {
         &self.base.limits
