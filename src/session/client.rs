@@ -9,7 +9,7 @@ use http::{Response, StatusCode};
 use super::core::{Phase, SessionOf};
 use super::timer::{Timer, Waiting, after, earliest};
 use super::{InterimResponses, Io, Session, SessionError, Step};
-use crate::conn::{ConnRole, Sender, State};
+use crate::conn::{ConnRole, State};
 use crate::decode::Event;
 use crate::error::ErrorKind;
 use crate::role::Client;
@@ -38,22 +38,6 @@ pub type ClientSession = SessionOf<Client>;
 
 impl ClientSession {
     // ---- The application's side --------------------------------------
-
-    /// What the application sends: requests, through the [`Sender`] lent
-    /// here (`send_request`, or `send_head`, `send_data` and `finish`).
-    /// Requests may be queued while earlier responses are still due
-    /// (pipelining); they are written when the session next waits for
-    /// the server. Once the session is closed (a timeout or the server's
-    /// error ended it; the next [`next_response`](Self::next_response)
-    /// says which), the sender refuses every call with
-    /// [`UsageError::WrongState`](crate::UsageError::WrongState): nothing more is queued for a server
-    /// that does not read. Once a shutdown began, it refuses new requests
-    /// and lets the one in progress finish.
-    #[inline]
-    pub fn sender(&mut self) -> Sender<'_, Client> {
-        let open = self.phase == Phase::Open;
-        Sender::new(&mut self.conn, open && !self.shutdown, open)
-    }
 
     /// Backpressure for a streaming sender: [`Io::Write`] while more than
     /// `Config::flush_threshold` bytes are queued.

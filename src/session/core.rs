@@ -15,7 +15,7 @@ use http::header::HeaderMap;
 use super::timer::{ReadBuf, Timer, Waiting};
 use super::{Io, Session, SessionError, Step, TrailerFields};
 use crate::chunk_ext::ChunkExtensions;
-use crate::conn::{ConnRole, Connection, State};
+use crate::conn::{ConnRole, Connection, Sender, State};
 use crate::decode::Event;
 use crate::error::{Error, ErrorKind};
 use crate::role::Party;
@@ -396,6 +396,26 @@ impl<R: ConnRole> SessionOf<R> {
         };
         pieces.clear();
         Ok(Step::Ready(whole))
+    }
+
+    /// What the application sends, through the [`Sender`] lent here: a
+    /// server's response, a client's requests (`send_response` or
+    /// `send_request`, or `send_head`, `send_data` and `finish`). A client
+    /// may queue requests while earlier responses are still due
+    /// (pipelining). What is queued is written when the session next waits
+    /// for the peer; past `Config::flush_threshold` queued bytes,
+    /// `poll_flush` asks for a write before more is queued. Once the
+    /// session is ending (a timeout or the peer's protocol error ended it:
+    /// the next call that reads says which), the sender refuses every call
+    /// with [`UsageError::WrongState`](crate::UsageError::WrongState), so
+    /// that a sender whose peer never reads stops instead of waiting out
+    /// the write timeout again and again. Once a client's shutdown began,
+    /// it refuses new requests and lets the one in progress finish.
+    #[inline]
+    pub fn sender(&mut self) -> Sender<'_, R> {
+        let open = self.phase == Phase::Open;
+        let new = open && (R::LOCAL == Party::Server || !self.shutdown);
+        Sender::new(&mut self.conn, new, open)
     }
 
     /// The trailer fields of the current message, once its body is read.

@@ -9,7 +9,7 @@ use http::Request;
 use super::core::{Phase, SessionOf};
 use super::timer::{Timer, Waiting, after, earliest};
 use super::{Io, SessionError, Step};
-use crate::conn::{ConnRole, Sender, State};
+use crate::conn::{ConnRole, State};
 use crate::decode::Event;
 use crate::error::{ErrorKind, UsageError};
 use crate::role::Server;
@@ -200,22 +200,6 @@ impl ServerSession {
     pub(crate) fn request_framing(&self) -> (Option<u64>, bool) {
         let conn = &self.conn;
         (conn.decoder.remaining_body_len(), conn.offers_switch())
-    }
-
-    /// What the application sends: the response, through the [`Sender`]
-    /// lent here (`send_response`, or `send_head`, `send_data` and
-    /// `finish`). Once the session is ending (after a timeout or a
-    /// protocol error: the next [`next_request`](Self::next_request) or
-    /// [`read_data`](Self::read_data) says which), the sender refuses
-    /// every call with [`UsageError::WrongState`], so that a sender that
-    /// never reads stops instead of waiting out the write timeout again
-    /// and again. Past `Config::flush_threshold` queued bytes,
-    /// [`poll_flush`](Self::poll_flush) asks for a write before more is
-    /// queued.
-    #[inline]
-    pub fn sender(&mut self) -> Sender<'_, Server> {
-        let open = self.phase == Phase::Open;
-        Sender::new(&mut self.conn, open, open)
     }
 
     /// Backpressure for a streaming sender: [`Io::Write`] while more than
