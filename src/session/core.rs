@@ -186,32 +186,6 @@ impl<R: ConnRole> SessionOf<R> {
             && (matches!(self.waiting, Waiting::Read(_)) || self.read.buf.len() < self.read.size)
     }
 
-    /// `Session::lend_output`.
-    fn lend_output_vec(&mut self) -> Vec<Bytes> {
-        if self.out_lent > 0 {
-            return Vec::new();
-        }
-        let mut out = std::mem::take(&mut self.out_vec);
-        let queued = self.conn.output();
-        self.out_lent = queued.len();
-        queued.lend(&mut out);
-        out
-    }
-
-    /// `Session::return_output`.
-    fn return_output_vec(&mut self, mut out: Vec<Bytes>) {
-        if self.out_lent == 0 {
-            return;
-        }
-        self.out_lent = 0;
-        if std::mem::replace(&mut self.out_wanted, true) {
-            self.conn.output().unlend(&mut out);
-        } else {
-            out.clear();
-        }
-        self.out_vec = out;
-    }
-
     /// Drops every byte of output, those lent out included once they are
     /// given back: the peer stopped reading, or the message was refused.
     pub(super) fn drop_output(&mut self) {
@@ -301,34 +275,6 @@ impl<R: ConnRole> SessionOf<R> {
             Step::Io(Io::Write)
         } else {
             Step::Ready(())
-        }
-    }
-
-    /// The common part of `Session::handle_read`: `true` when bytes came
-    /// (0 means the peer closed its side).
-    #[inline]
-    fn read_done(&mut self, n: usize) -> bool {
-        // A read ends a wait for input, not a write under way beside it.
-        if matches!(self.waiting, Waiting::Read(_)) {
-            self.waiting = Waiting::No;
-        }
-        if n == 0 {
-            self.conn.recv_eof();
-            false
-        } else {
-            self.read.read(n);
-            true
-        }
-    }
-
-    /// `Session::handle_write`.
-    #[inline]
-    fn write_done(&mut self, n: usize) {
-        let out = self.conn.output();
-        let n = n.min(out.len());
-        bytes::Buf::advance(out, n);
-        if matches!(self.waiting, Waiting::Write(_)) {
-            self.waiting = Waiting::No;
         }
     }
 
@@ -585,9 +531,15 @@ impl<R: ConnRole> Session for SessionOf<R> {
 
     #[inline]
     fn handle_read(&mut self, n: usize, now: Instant) {
-        if !self.read_done(n) {
+        // A read ends a wait for input, not a write under way beside it.
+        if matches!(self.waiting, Waiting::Read(_)) {
+            self.waiting = Waiting::No;
+        }
+        if n == 0 {
+            self.conn.recv_eof();
             return;
         }
+        self.read.read(n);
         if let Phase::Lingering { discarded, .. } = &mut self.phase {
             *discarded += n;
             self.read.buf.clear();
@@ -607,16 +559,37 @@ impl<R: ConnRole> Session for SessionOf<R> {
     }
 
     fn lend_output(&mut self) -> Vec<Bytes> {
-        self.lend_output_vec()
+        if self.out_lent > 0 {
+            return Vec::new();
+        }
+        let mut out = std::mem::take(&mut self.out_vec);
+        let queued = self.conn.output();
+        self.out_lent = queued.len();
+        queued.lend(&mut out);
+        out
     }
 
-    fn return_output(&mut self, output: Vec<Bytes>) {
-        self.return_output_vec(output);
+    fn return_output(&mut self, mut output: Vec<Bytes>) {
+        if self.out_lent == 0 {
+            return;
+        }
+        self.out_lent = 0;
+        if std::mem::replace(&mut self.out_wanted, true) {
+            self.conn.output().unlend(&mut output);
+        } else {
+            output.clear();
+        }
+        self.out_vec = output;
     }
 
     #[inline]
     fn handle_write(&mut self, n: usize, _now: Instant) {
-        self.write_done(n);
+        let out = self.conn.output();
+        let n = n.min(out.len());
+        bytes::Buf::advance(out, n);
+        if matches!(self.waiting, Waiting::Write(_)) {
+            self.waiting = Waiting::No;
+        }
     }
 
     #[inline]
