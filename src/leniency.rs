@@ -407,7 +407,7 @@ mod tests {
     }
 
     #[test]
-    fn a_response_switch_never_loosens_request_rules() {
+    fn a_response_tolerance_never_loosens_request_rules() {
         let rules = Rules::of_requests(RequestLeniency::strict());
         assert!(!rules.obs_fold && !rules.bare_lf);
         assert!(!rules.no_space_after_status && !rules.space_before_colon);

@@ -127,10 +127,10 @@ pub(crate) struct Chunked {
     wire: bool,
     /// Extensions found after data, returned before `pending`.
     pending_extensions: Option<Bytes>,
-    /// The decoder's leniency switches, consulted only where the strict
+    /// The decoder's leniency tolerances, consulted only where the strict
     /// reading refuses.
     rules: Rules,
-    /// The switch that would have accepted what an error refused: errors
+    /// The tolerance that would have accepted what an error refused: errors
     /// stay plain `ErrorKind`s on the hot path.
     pub(super) hint: Option<Tolerance>,
     /// What the framing has cost so far, against the limits.
@@ -394,7 +394,7 @@ impl Chunked {
         }))
     }
 
-    /// Keeps the switch an error names; returns its kind.
+    /// Keeps the tolerance an error names; returns its kind.
     #[cold]
     fn refused(&mut self, error: Error) -> ErrorKind {
         self.hint = error.tolerance();

@@ -239,7 +239,7 @@ fn field_error(error: Error, head: &[u8], record: &Record) -> Error {
 /// that `Transfer-Encoding` alone frames as chunked, and whose
 /// `Content-Length` is valid on its own, is read as chunked (the caller
 /// removes its `Content-Length`), and the connection closes after it (RFC
-/// 9112 section 6.1). Otherwise the error names the switch when it would
+/// 9112 section 6.1). Otherwise the error names the tolerance when it would
 /// accept the request.
 #[cold]
 fn chunked_with_content_length(

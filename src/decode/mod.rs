@@ -27,13 +27,13 @@ use crate::wire::WireTrailers;
 pub trait DecodeRole: Sized {
     /// The head of the messages the role receives.
     type Recv: MessageHead;
-    /// The leniency switches of those messages.
+    /// The leniency tolerances of those messages.
     type Leniency: Copy + Default + std::fmt::Debug;
     /// What the decoder keeps besides the shared base: nothing for
     /// requests; for responses, the requests they answer.
     type Pending: Default + std::fmt::Debug;
 
-    /// The head reader's rules for these switches.
+    /// The head reader's rules for these tolerances.
     fn rules(leniency: Self::Leniency) -> Rules;
 
     /// Reads a complete head the decoder found: always `Some` event, in
@@ -134,7 +134,7 @@ impl<R: DecodeRole> Decoder<R> {
         Decoder::with_leniency(limits, R::Leniency::default())
     }
 
-    /// A decoder enforcing `limits`, with the leniency switches of
+    /// A decoder enforcing `limits`, with the leniency tolerances of
     /// `leniency` on: a [`RequestLeniency`](crate::leniency::RequestLeniency) for requests, a
     /// [`ResponseLeniency`](crate::leniency::ResponseLeniency) for responses.
     pub fn with_leniency(limits: Limits, leniency: R::Leniency) -> Self {
@@ -145,7 +145,7 @@ impl<R: DecodeRole> Decoder<R> {
         }
     }
 
-    /// The leniency switches this decoder applies.
+    /// The leniency tolerances this decoder applies.
     pub fn leniency(&self) -> R::Leniency {
         self.leniency
     }
@@ -201,7 +201,7 @@ impl<R: DecodeRole> Decoder<R> {
     /// field map, no `Uri`, no extension). For a proxy that forwards heads
     /// as they came, or a tool that shows them: it costs a little more than
     /// half of a decode into `http` types (`docs/benchmarks.md`). Every
-    /// rule, limit, leniency switch, error and framing decision is the
+    /// rule, limit, leniency tolerance, error and framing decision is the
     /// same as without it: the head reader reads the head as always, and
     /// only the build of the `http` types is left out. Default: off.
     /// Connections and sessions always build `http` types.

@@ -15,7 +15,7 @@
 //! start line and, for each field line, where its name and value are. The
 //! `http` types, the wire view and the framing summary are built from the
 //! record (`super::build`) without reading the grammar again. The
-//! decoder's leniency switches ([`Rules`]) are options of this reader:
+//! decoder's leniency tolerances ([`Rules`]) are options of this reader:
 //! they are consulted only where the strict reading refuses.
 //!
 //! What only a complete head can show (a missing `Host`, framing fields
@@ -55,7 +55,7 @@ pub(crate) enum Section {
     Trailers,
 }
 
-/// How a section is read: its kind, the switches and the bounds.
+/// How a section is read: its kind, the tolerances and the bounds.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Options<'a> {
     pub(crate) section: Section,
@@ -469,7 +469,7 @@ impl Reader {
     }
 
     /// A field line starting with SP or HTAB: a continuation of the field
-    /// above (obs-fold) where the switches allow one, else refused or, by
+    /// above (obs-fold) where the tolerances allow one, else refused or, by
     /// `skip_invalid_fields`, skipped. A trailer section never folds.
     fn fold(&mut self, o: &Options) -> Result<(), Error> {
         let rules = o.rules;
@@ -681,8 +681,8 @@ pub(crate) fn start_line(kind: ErrorKind) -> Error {
     Error::from(kind).at(0, None)
 }
 
-fn refuse(rules: &Rules, kind: ErrorKind, switch: Tolerance) -> Error {
-    Error::refused(kind, rules.hint(switch))
+fn refuse(rules: &Rules, kind: ErrorKind, tolerance: Tolerance) -> Error {
+    Error::refused(kind, rules.hint(tolerance))
 }
 
 #[cfg(test)]
@@ -694,7 +694,7 @@ mod tests {
 
     const MAX_TARGET: usize = 64;
 
-    /// Each side with its switches: strict, the defaults, all on, and
+    /// Each party with its tolerances: strict, the defaults, all on, and
     /// `skip_invalid_fields` alone.
     fn sides() -> Vec<Rules> {
         let mut skip = ResponseLeniency::strict();

@@ -266,7 +266,7 @@ impl fmt::Display for SessionError {
 /// return); its inner error (`get_ref`, `into_inner`) is the
 /// [`Error`] or [`UsageError`] itself, so
 /// `downcast_ref::<h1proto::Error>()` finds the peer's error, its status
-/// and the leniency switch that would accept it:
+/// and the leniency tolerance that would accept it:
 ///
 /// | session error | `io::ErrorKind` |
 /// |---|---|
