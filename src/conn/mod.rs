@@ -39,11 +39,13 @@ pub use server::ServerConnection;
 
 /// `true` when `headers` offer a protocol switch: `Upgrade` with
 /// `Connection: upgrade`.
+#[inline]
 fn offers_upgrade(headers: &HeaderMap) -> bool {
     headers.contains_key(UPGRADE) && crate::framing::connection_has(headers, b"upgrade")
 }
 
 /// `true` when `headers` ask for `100 Continue` before the body is sent.
+#[inline]
 fn expects_continue(headers: &HeaderMap) -> bool {
     headers
         .get(EXPECT)
