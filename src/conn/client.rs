@@ -27,7 +27,7 @@ use crate::role::{Client, Party};
 /// responses are read (pipelining); each response is matched to its
 /// request in order. Once a response is complete and the verdict allows
 /// it, the next one is expected at once: nothing has to be called to
-/// recycle the connection. A request that offers a protocol switch
+/// reuse the connection. A request that offers a protocol switch
 /// (`Upgrade`, CONNECT) is the last sent until its response decides.
 ///
 /// If a final response other than 2xx arrives while a request body is

@@ -8,10 +8,8 @@ use bytes::BytesMut;
 
 use super::machine::{Input, Machine, State};
 use crate::Config;
-use crate::decode::DecodeRole;
-use crate::decode::{Decoder, Event};
-use crate::encode::EncodeRole;
-use crate::encode::Encoder;
+use crate::decode::{DecodeRole, Decoder, Event};
+use crate::encode::{EncodeRole, Encoder};
 use crate::error::Error;
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::role::Party;
@@ -28,10 +26,6 @@ pub enum EventAction {
     Stop,
 }
 
-/// Everything a role, [`Client`] or [`Server`], does differently: how it
-/// reads the heads it receives (the decoder's part), how it writes the
-/// heads it sends (the encoder's part), and what its connection keeps and
-/// decides.
 /// What the connection of a role, [`Client`](crate::role::Client) or
 /// [`Server`](crate::role::Server), keeps and decides besides the
 /// skeleton's: implemented in `server.rs` and `client.rs`. It requires the

@@ -33,7 +33,7 @@ use crate::segments::Mark;
 /// until its response is complete, then goes on with pipelined requests
 /// already in the buffer. Once both the request and its response are
 /// complete and the verdict is reusable, the next exchange starts by
-/// itself: no call is needed to recycle the connection.
+/// itself: no call is needed to reuse the connection.
 ///
 /// ```
 /// use bytes::{Buf, BytesMut};

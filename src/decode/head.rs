@@ -169,7 +169,7 @@ impl DecoderBase {
         Event::Wire { head, body }
     }
 
-    /// The fields of the head just read, in the recycled map if there is
+    /// The fields of the head just read, in the spare map if there is
     /// one; with the wire view on, its [`WireHead`] goes into `ext`.
     #[inline(always)]
     fn fields(&mut self, bytes: &Bytes, ext: &mut http::Extensions) -> Result<HeaderMap, Error> {
@@ -188,7 +188,7 @@ impl DecoderBase {
     }
 }
 
-/// `extensions`, a message's, to insert into: the recycled map (`spare`)
+/// `extensions`, a message's, to insert into: the spare map
 /// when it has none yet.
 #[inline]
 fn extensions<'a>(
