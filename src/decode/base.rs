@@ -180,7 +180,7 @@ impl DecoderBase {
 
     /// Everything but parsing the head itself.
     ///
-    /// Errors are plain kinds here; [`DecoderBase::fail`] gives them the switch
+    /// Errors are plain kinds here; [`DecoderBase::fail`] gives them the tolerance
     /// that would accept the input, off the hot path.
     pub(super) fn decode_once(&mut self, buf: &mut BytesMut) -> Result<Progress, ErrorKind> {
         match &mut self.state {
@@ -283,7 +283,7 @@ impl DecoderBase {
 
     /// Fails with a kind [`DecoderBase::decode_once`] returned, and returns
     /// the error: the one the decoder failed with before, or the kind with
-    /// the switch that would have accepted the input, placed at the first
+    /// the tolerance that would have accepted the input, placed at the first
     /// byte not consumed.
     #[cold]
     pub(super) fn fail(&mut self, kind: ErrorKind) -> Error {
