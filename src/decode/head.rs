@@ -177,9 +177,13 @@ impl DecoderBase {
     #[inline(always)]
     fn fields(&mut self, bytes: &Bytes, ext: &mut http::Extensions) -> Result<HeaderMap, Error> {
         let record = self.reader.record();
-        // An empty map reserves as `with_capacity` allocates.
+        // An empty map reserves as `with_capacity` allocates; a recycled
+        // one usually has the room already, which `capacity` tells for
+        // less than `reserve` does.
         let mut map = self.spare.take().unwrap_or_default();
-        map.reserve(record.fields.len());
+        if map.capacity() < record.fields.len() {
+            map.reserve(record.fields.len());
+        }
         let keep = self.names.keeping();
         build::fields(bytes, record, keep, &mut self.names, &mut map)
             .map_err(|e| e.in_head(self.head_start))?;
