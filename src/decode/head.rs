@@ -71,7 +71,8 @@ fn request_head(base: &mut DecoderBase, bytes: Bytes) -> Result<Option<Event<Req
     }
     let (method, uri) = build::request_line(raw, record).map_err(|e| e.in_head(start))?;
     let mut head = Request::new(());
-    *head.headers_mut() = base.fields(&bytes, head.extensions_mut())?;
+    let fields = base.fields(&bytes, head.extensions_mut())?;
+    put_fields(head.headers_mut(), fields);
     if framing.close.is_some() {
         // Only `chunked_with_content_length` closes after a request:
         // read as chunked, without its `Content-Length`.
@@ -135,7 +136,8 @@ fn response_head(
         return Ok(Some(event));
     }
     let mut response = Response::new(());
-    *response.headers_mut() = base.fields(&bytes, response.extensions_mut())?;
+    let fields = base.fields(&bytes, response.extensions_mut())?;
+    put_fields(response.headers_mut(), fields);
     *response.status_mut() = status;
     *response.version_mut() = version;
     let canonical = status.canonical_reason().map(str::as_bytes);
@@ -174,9 +176,13 @@ impl DecoderBase {
     #[inline(always)]
     fn fields(&mut self, bytes: &Bytes, ext: &mut http::Extensions) -> Result<HeaderMap, Error> {
         let record = self.reader.record();
-        // An empty map reserves as `with_capacity` allocates.
+        // An empty map reserves as `with_capacity` allocates; a recycled
+        // one usually has the room already, which `capacity` tells for
+        // less than `reserve` does.
         let mut map = self.spare.take().unwrap_or_default();
-        map.reserve(record.fields.len());
+        if map.capacity() < record.fields.len() {
+            map.reserve(record.fields.len());
+        }
         let keep = self.names.keeping();
         build::fields(bytes, record, keep, &mut self.names, &mut map)
             .map_err(|e| e.in_head(self.head_start))?;
@@ -186,6 +192,15 @@ impl DecoderBase {
         }
         Ok(map)
     }
+}
+
+/// Puts `fields` in place of a new message's empty map. That map holds
+/// no allocation (`HeaderMap::new` makes none), so it is forgotten rather
+/// than dropped: its drop, a call that frees nothing, is not paid.
+#[inline(always)]
+fn put_fields(empty: &mut HeaderMap, fields: HeaderMap) {
+    debug_assert!(empty.is_empty() && empty.capacity() == 0);
+    std::mem::forget(std::mem::replace(empty, fields));
 }
 
 /// `extensions`, a message's, to insert into: the spare map
