@@ -29,8 +29,8 @@
 //!
 //! Responses are read with the client's default leniency (a status line
 //! without the SP after the code is accepted, nothing else); `--lenient`
-//! turns on every response switch, to read what curl reads from servers
-//! that bend RFC 9112. A refused response is reported with the switch that
+//! turns on every response tolerance, to read what curl reads from servers
+//! that bend RFC 9112. A refused response is reported with the tolerance that
 //! would accept it.
 //!
 //! ```sh
@@ -78,7 +78,7 @@ Usage: client [options...] <url>...
  -o, --output <file>         Write the body to <file> instead of stdout (one per URL)
  -X, --request <method>      Send <method> instead of GET (POST with data)
  -v, --verbose               Print the request and response heads on stderr
-     --lenient               Accept every response deviation a leniency switch allows
+     --lenient               Accept every response deviation a leniency tolerance allows
 Only http:// URLs (a URL without a scheme is http://); no TLS.
 ";
 
@@ -174,7 +174,7 @@ pub struct Options {
     pub outputs: Vec<PathBuf>,
     /// `-d DATA`, `--data-binary DATA|@FILE`: POST it.
     pub data: Option<Data>,
-    /// `--lenient`: every response leniency switch on.
+    /// `--lenient`: every response leniency tolerance on.
     pub lenient: bool,
     /// The URLs, fetched in order.
     pub urls: Vec<Uri>,
@@ -306,18 +306,18 @@ async fn connect(target: &str, lenient: bool) -> io::Result<Client<TcpStream>> {
 }
 
 /// The error for a failed fetch of `uri`: a response refused for something
-/// a leniency switch accepts names the switch (the protocol error's own
-/// text does) and the option that turns it on.
+/// a leniency tolerance accepts names the tolerance (the protocol error's
+/// own text does) and the option that turns it on.
 fn fetch_error(uri: &Uri, err: io::Error) -> Box<dyn Error> {
-    let switch = err
+    let tolerance = err
         .get_ref()
         .and_then(|inner| inner.downcast_ref::<h1proto::Error>())
-        .and_then(h1proto::Error::switch);
-    match switch {
-        Some(switch) => {
-            format!("{uri}: {err}; --lenient turns on `{switch}` and every other response switch")
-                .into()
-        }
+        .and_then(h1proto::Error::tolerance);
+    match tolerance {
+        Some(tolerance) => format!(
+            "{uri}: {err}; --lenient turns on `{tolerance}` and every other response tolerance"
+        )
+        .into(),
         None => format!("{uri}: {err}").into(),
     }
 }

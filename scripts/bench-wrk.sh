@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
-# hello_server (h1proto) against a hyper 1.x hello server under wrk, on
-# 127.0.0.1, in one run, interleaved A B A B: plain keep-alive
-# (wrk -t1 -c50) and 16-deep pipelining (a wrk Lua script). Prints
-# requests/s, server CPU per request (utime + stime from /proc/PID/stat,
-# before and after each load) and the ratio h1proto / hyper.
+# hello_server (h1proto) against a hyper 1.x hello server (and, on
+# request, may_minihttp's) under wrk, on 127.0.0.1, in one run,
+# interleaved A B A B: plain keep-alive (wrk -t1 -c50) and 16-deep
+# pipelining (a wrk Lua script). Prints requests/s, server CPU per request
+# (utime + stime of all its threads, from /proc/PID/stat, before and after
+# each load) and the ratio h1proto / hyper.
 #
 #   scripts/bench-wrk.sh                 # 5 s per load, 2 rounds
+#   SERVERS="hello_server may_minihttp hyper" PIN=1 ROUNDS=3 scripts/bench-wrk.sh
+#                                        # every server's CPU per request as a
+#                                        # multiple of may_minihttp's
+#                                        # (bench/may-hello), round by round
+#   SERVERS="null hello_server may_minihttp" PIN=1 scripts/bench-wrk.sh
+#                                        # and as a multiple of the null
+#                                        # server's (bench/null-hello: tokio,
+#                                        # no parsing), the floor
 #   DURATION=10 ROUNDS=3 scripts/bench-wrk.sh
 #   SERVERS="h1proto uring" PIN=1 scripts/bench-wrk.sh   # uring_server beside hello_server
 #   WRITES=1 scripts/bench-wrk.sh        # also count writes per request (strace)
@@ -21,10 +30,14 @@
 # and wrk another: the server is the bottleneck, so requests/s follow its
 # CPU per request.
 #
-# Both servers send the same bytes (`content-type: text/plain`,
+# h1proto and hyper send the same bytes (`content-type: text/plain`,
 # `content-length: 13`, `Hello, World!`, a `date`), run tokio's
-# multi-threaded runtime and set TCP_NODELAY. Requests/s drift 20-30%
-# between runs on shared machines: compare only the figures of one run.
+# multi-threaded runtime and set TCP_NODELAY. may_minihttp runs as its
+# TechEmpower entry does (one may worker per CPU it may use, so one with
+# PIN=1) and writes its own head: `200 Ok`, `Server: M`, `Date`,
+# `Content-Length`, `Content-Type`, no TCP_NODELAY (bench/may-hello says
+# more). Requests/s drift 20-30% between runs on shared machines: compare
+# only the figures of one run.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -37,11 +50,25 @@ PORT_B=${PORT_B:-18081}
 PORT_C=${PORT_C:-18082}
 PORT_D=${PORT_D:-18083}
 PORT_E=${PORT_E:-18084}
-# h1proto: hello_server; hyper: bench/hyper-hello; uring: uring_server
-# (io_uring, one thread); axum_server: examples/axum_server (feature
-# tower); axum: the same router on axum::serve, bench/axum-hello (hyper,
-# which sends `date`).
+PORT_F=${PORT_F:-18085}
+PORT_G=${PORT_G:-18086}
+# h1proto (or hello_server): hello_server; hyper: bench/hyper-hello;
+# uring (or uring_server): uring_server (io_uring, one thread);
+# axum_server: examples/axum_server (feature tower); axum: the same router
+# on axum::serve, bench/axum-hello (hyper, which sends `date`);
+# may_minihttp: bench/may-hello; null: bench/null-hello, a tokio server
+# that parses nothing (it counts empty lines and answers each with fixed
+# bytes).
 SERVERS=${SERVERS:-h1proto hyper}
+SERVERS=$(for name in $SERVERS; do
+    case $name in
+        hello_server) echo h1proto ;;
+        uring_server) echo uring ;;
+        h1proto | hyper | uring | axum_server | axum | may_minihttp | null) echo "$name" ;;
+        *) echo "unknown server: $name" >&2; exit 2 ;;
+    esac
+done | tr '\n' ' ')
+SERVERS=${SERVERS% }
 WRITES=${WRITES:-0}
 PIN=${PIN:-0}
 SERVER_ON=()
@@ -71,9 +98,21 @@ if [[ " $SERVERS " == *" hyper "* ]]; then
     CARGO_TARGET_DIR="$TARGET/hyper-hello" \
         cargo build --release --manifest-path bench/hyper-hello/Cargo.toml >&2
 fi
+# may_minihttp too (bench/may-hello): may and its coroutines stay out of
+# h1proto's dependency graph.
+if [[ " $SERVERS " == *" may_minihttp "* ]]; then
+    CARGO_TARGET_DIR="$TARGET/may-hello" \
+        cargo build --release --manifest-path bench/may-hello/Cargo.toml >&2
+fi
+if [[ " $SERVERS " == *" null "* ]]; then
+    CARGO_TARGET_DIR="$TARGET/null-hello" \
+        cargo build --release --manifest-path bench/null-hello/Cargo.toml >&2
+fi
 BIN="$TARGET/release/examples"
 HYPER_BIN="$TARGET/hyper-hello/release/hyper-hello"
 AXUM_BIN="$TARGET/axum-hello/release/axum-hello"
+MAY_BIN="$TARGET/may-hello/release/may-hello"
+NULL_BIN="$TARGET/null-hello/release/null-hello"
 WORK=$(mktemp -d)
 SERVER_PID=
 cleanup() {
@@ -112,6 +151,8 @@ start_server() { # name port
     [ "$1" = uring ] && bin="$BIN/uring_server"
     [ "$1" = axum_server ] && bin="$BIN/axum_server"
     [ "$1" = axum ] && bin=$AXUM_BIN
+    [ "$1" = may_minihttp ] && bin=$MAY_BIN
+    [ "$1" = null ] && bin=$NULL_BIN
     "${SERVER_ON[@]}" "$bin" --addr "127.0.0.1:$2" >"$WORK/$1.log" 2>&1 &
     SERVER_PID=$!
     for _ in $(seq 100); do
@@ -146,7 +187,7 @@ run_one() { # mode name port
     local us
     us=$(awk -v t=$((after - before)) -v hz="$TICKS" -v n="$requests" \
         'BEGIN { printf "%.2f", t / hz / n * 1e6 }')
-    printf '%s %s %s %s\n' "$mode" "$name" "$rps" "$us" >>"$WORK/results"
+    printf '%s %s %s %s %s\n' "$mode" "$name" "$rps" "$us" "$round" >>"$WORK/results"
     printf '| %s | %s | %s | %.0f | %s |\n' "$mode" "$name" "$round" "$rps" "$us"
 }
 
@@ -161,6 +202,8 @@ for mode in keep-alive pipelined; do
                 uring) run_one "$mode" uring "$PORT_C" ;;
                 axum_server) run_one "$mode" axum_server "$PORT_D" ;;
                 axum) run_one "$mode" axum "$PORT_E" ;;
+                may_minihttp) run_one "$mode" may_minihttp "$PORT_F" ;;
+                null) run_one "$mode" null "$PORT_G" ;;
             esac
         done
     done
@@ -192,6 +235,32 @@ for pair in "h1proto hyper" "axum_server axum"; do
                 ca = us[a] / n[a]; cb = us[b] / n[b]
                 printf "| %s | %.0f | %.0f | %.2f | %.2f | %.2f | %.2f |\n", mode, ra, rb, ra / rb, ca, cb, ca / cb
             }' "$WORK/results"
+    done
+done
+
+# Every server against may_minihttp and against the null server, when
+# they ran: CPU per request as a multiple of the baseline's, from the means
+# of the rounds and round by round (each round's servers ran one after the
+# other, so a round's ratio shares its moment's load on the machine).
+for base in may_minihttp null; do
+    [[ " $SERVERS " == *" $base "* ]] || continue
+    echo
+    echo "| load | server | CPU µs/req | $base CPU µs/req | CPU ratio server / $base | ratio round by round |"
+    echo "|---|---|---|---|---|---|"
+    for mode in keep-alive pipelined; do
+        for name in $SERVERS; do
+            [ "$name" = "$base" ] && continue
+            [ "$base" = may_minihttp ] && [ "$name" = null ] && continue
+            awk -v mode="$mode" -v a="$name" -v b="$base" '
+                $1 == mode && $2 == a { ca += $4; na++; ra[$5] = $4 }
+                $1 == mode && $2 == b { cb += $4; nb++; rb[$5] = $4 }
+                END {
+                    rounds = ""
+                    for (r = 1; r in ra && r in rb; r++)
+                        rounds = rounds (r > 1 ? ", " : "") sprintf("%.2f", ra[r] / rb[r])
+                    printf "| %s | %s | %.2f | %.2f | %.2f | %s |\n", mode, a, ca / na, cb / nb, (ca / na) / (cb / nb), rounds
+                }' "$WORK/results"
+        done
     done
 done
 

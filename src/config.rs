@@ -16,10 +16,10 @@ use crate::limits::Limits;
 pub struct Config {
     /// Limits on what the peer may send.
     pub limits: Limits,
-    /// Server only: the leniency switches of request parsing. Default: all
+    /// Server only: the leniency tolerances of request parsing. Default: all
     /// off.
     pub request_leniency: RequestLeniency,
-    /// Client only: the leniency switches of response parsing. Default:
+    /// Client only: the leniency tolerances of response parsing. Default:
     /// [`ResponseLeniency::default`] (only `no_space_after_status` on).
     pub response_leniency: ResponseLeniency,
     /// Connections hand out the chunk extensions of the peer's chunked

@@ -5,14 +5,14 @@ use std::fmt;
 
 use http::StatusCode;
 
-use crate::leniency::Switch;
+use crate::leniency::Tolerance;
 
 /// A protocol error by the peer: malformed, ambiguous or oversized input.
 ///
 /// After such an error the connection must be closed; the decoder stays in
 /// its failed state and returns the same error again. [`Error::status`]
 /// suggests the status code a server should answer with,
-/// [`Error::switch`] names the leniency switch that would have accepted
+/// [`Error::tolerance`] names the leniency tolerance that would have accepted
 /// the input, when there is one, and [`Error::offset`] and
 /// [`Error::field`] say where decoding stopped.
 ///
@@ -21,7 +21,7 @@ use crate::leniency::Switch;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Error {
     kind: ErrorKind,
-    switch: Option<Switch>,
+    tolerance: Option<Tolerance>,
     at: Option<Box<Location>>,
 }
 
@@ -220,11 +220,11 @@ impl ErrorKind {
 }
 
 impl Error {
-    /// An error for input that `switch`, when given, would have accepted.
-    pub(crate) fn refused(kind: ErrorKind, switch: Option<Switch>) -> Self {
+    /// An error for input that `tolerance`, when given, would have accepted.
+    pub(crate) fn refused(kind: ErrorKind, tolerance: Option<Tolerance>) -> Self {
         Error {
             kind,
-            switch,
+            tolerance,
             at: None,
         }
     }
@@ -274,29 +274,29 @@ impl Error {
         self.kind.status()
     }
 
-    /// The leniency switch that would have accepted the input this error
+    /// The leniency tolerance that would have accepted the input this error
     /// refuses, if one would (of the decoder's side only: a request error
-    /// never names a response switch). Turning it on gets past this
+    /// never names a response tolerance). Turning it on gets past this
     /// refusal; the rest of the message may still be refused for
     /// something else.
     ///
     /// ```
     /// use bytes::BytesMut;
-    /// use h1proto::leniency::Switch;
+    /// use h1proto::leniency::Tolerance;
     /// use h1proto::{Limits, ResponseDecoder, leniency::ResponseLeniency};
     ///
     /// let mut dec = ResponseDecoder::with_leniency(Limits::default(), ResponseLeniency::strict());
     /// let mut buf = BytesMut::from(&b"HTTP/1.1 200\r\nContent-Length: 0\r\n\r\n"[..]);
     /// let err = dec.decode(&mut buf).unwrap_err();
-    /// assert_eq!(err.switch(), Some(Switch::NoSpaceAfterStatus));
+    /// assert_eq!(err.tolerance(), Some(Tolerance::NoSpaceAfterStatus));
     /// assert_eq!(
     ///     err.to_string(),
     ///     "protocol error at byte 0: status line without SP after the code \
     ///      (enable `no_space_after_status` to accept)"
     /// );
     /// ```
-    pub fn switch(&self) -> Option<Switch> {
-        self.switch
+    pub fn tolerance(&self) -> Option<Tolerance> {
+        self.tolerance
     }
 
     /// Where decoding stopped: the number of bytes of the stream before
@@ -374,8 +374,12 @@ impl fmt::Display for Error {
         if let Some(field) = self.field() {
             write!(f, ", field `{}`", field.escape_ascii())?;
         }
-        match self.switch {
-            Some(switch) => write!(f, ": {} (enable `{switch}` to accept)", switch.refusal()),
+        match self.tolerance {
+            Some(tolerance) => write!(
+                f,
+                ": {} (enable `{tolerance}` to accept)",
+                tolerance.refusal()
+            ),
             None => write!(f, ": {}", self.kind.describe()),
         }
     }

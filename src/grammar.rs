@@ -86,16 +86,12 @@ pub(crate) fn is_host(value: &[u8]) -> bool {
             _ => return false,
         },
         _ => {
-            // One table lookup a byte, to the first byte that is not
-            // unreserved or a sub-delim; a `%` there needs two hex digits
-            // after it, and the run goes on.
+            // To the first byte that is not unreserved or a sub-delim,
+            // eight table lookups at a time; a `%` there needs two hex
+            // digits after it, and the run goes on.
             let mut i = 0;
             loop {
-                let rest = &value[i..];
-                i += rest
-                    .iter()
-                    .position(|&b| !REG_NAME[b as usize])
-                    .unwrap_or(rest.len());
+                i = table_end(value, i, value.len(), &REG_NAME);
                 match value.get(i..i + 3) {
                     Some([b'%', h, l]) if HEX[*h as usize] < 16 && HEX[*l as usize] < 16 => i += 3,
                     _ => break i,
@@ -236,19 +232,26 @@ pub(crate) fn token_end(bytes: &[u8], from: usize, upto: usize) -> usize {
     scan(bytes, from, upto, maybe_not_tchar, is_tchar)
 }
 
-/// Where the run of request-target bytes from `from` ends: eight at a
-/// time, their classes combined without a branch per byte (the class has
-/// no word test: a target's `=`, `_` and `&` are too common to look at
-/// alone).
+/// Where the run of request-target bytes from `from` ends, as
+/// [`table_end`] reads (the class has no word test: a target's `=`, `_`
+/// and `&` are too common to look at alone).
 #[inline]
-pub(crate) fn target_end(head: &[u8], mut from: usize, upto: usize) -> usize {
-    while let Some(word) = head.get(from..from + 8).filter(|_| from + 8 <= upto) {
-        if !word.iter().fold(true, |all, &b| all & is_target_char(b)) {
+pub(crate) fn target_end(head: &[u8], from: usize, upto: usize) -> usize {
+    table_end(head, from, upto, &TARGET)
+}
+
+/// Where the run of bytes that `table` takes from `from` ends: eight at a
+/// time, their entries combined without a branch per byte, then byte by
+/// byte from the first eight that are not all taken.
+#[inline(always)]
+fn table_end(bytes: &[u8], mut from: usize, upto: usize, table: &[bool; 256]) -> usize {
+    while let Some(word) = bytes.get(from..from + 8).filter(|_| from + 8 <= upto) {
+        if !word.iter().fold(true, |all, &b| all & table[b as usize]) {
             break;
         }
         from += 8;
     }
-    run(head, from, upto, is_target_char)
+    run(bytes, from, upto, |b| table[b as usize])
 }
 
 /// Where the run of HTAB, SP, VCHAR and obs-text from `from` ends (a
@@ -263,7 +266,10 @@ pub(crate) fn text_end(bytes: &[u8], from: usize, upto: usize) -> usize {
 /// of a byte) every byte of a word that `keep` may refuse, and a few it
 /// takes besides; a word with none is taken whole, and the first flagged
 /// byte is looked at alone, the run going on after it when `keep` takes
-/// it. The same answer as [`run`], in fewer instructions per byte.
+/// it. Fewer than eight bytes before `upto` are read as the last word of
+/// `bytes[..upto]`, its bytes before `from` (taken already) unflagged;
+/// only a run shorter than a word goes byte by byte. The same answer as
+/// [`run`], in fewer instructions per byte.
 #[inline(always)]
 fn scan(
     bytes: &[u8],
@@ -286,7 +292,20 @@ fn scan(
         }
         from = at + 1;
     }
-    run(bytes, from, upto, keep)
+    if from == upto || upto < 8 {
+        return run(bytes, from, upto, keep);
+    }
+    // The last word, overlapping what was taken: `upto - from` is 1 to 7.
+    let last = upto - 8;
+    let mut flags = suspects(word(&bytes[last..])) & (!0 << (8 * (from - last)));
+    while flags != 0 {
+        let at = last + (flags.trailing_zeros() / 8) as usize;
+        if !keep(bytes[at]) {
+            return at;
+        }
+        flags &= flags - 1;
+    }
+    upto
 }
 
 /// Each byte of a word: `b` repeated.
@@ -456,8 +475,17 @@ mod tests {
         Option<fn(u64) -> u64>,
         fn(u8) -> bool,
     );
-    const SCANNERS: [Scanner; 3] = [
+    fn reg_name_end(bytes: &[u8], from: usize, upto: usize) -> usize {
+        table_end(bytes, from, upto, &REG_NAME)
+    }
+
+    fn is_reg_name(b: u8) -> bool {
+        REG_NAME[b as usize]
+    }
+
+    const SCANNERS: [Scanner; 4] = [
         (token_end, Some(maybe_not_tchar), is_tchar),
+        (reg_name_end, None, is_reg_name),
         (target_end, None, is_target_char),
         (text_end, Some(maybe_not_text), is_text),
     ];
@@ -465,12 +493,15 @@ mod tests {
     #[test]
     fn a_run_ends_at_the_first_byte_out_of_its_class() {
         for (end_of, _, keep) in SCANNERS {
-            for b in 0..=255u8 {
-                for at in 0..40 {
-                    let mut bytes = vec![b'a'; 40];
-                    bytes[at] = b;
-                    let end = if keep(b) { 40 } else { at };
-                    assert_eq!(end_of(&bytes, 0, 40), end, "byte {b:#x} at {at}");
+            // 43: a run that ends in a partial word.
+            for len in [40, 43] {
+                for b in 0..=255u8 {
+                    for at in 0..len {
+                        let mut bytes = vec![b'a'; len];
+                        bytes[at] = b;
+                        let end = if keep(b) { len } else { at };
+                        assert_eq!(end_of(&bytes, 0, len), end, "byte {b:#x} at {at}");
+                    }
                 }
             }
         }

@@ -55,7 +55,7 @@ pub enum CloseReason {
     CloseDelimited,
     /// A message carried both `Transfer-Encoding` and `Content-Length` (a
     /// response, or a request read with the `chunked_with_content_length`
-    /// leniency switch); it was framed by `Transfer-Encoding`, but the
+    /// leniency tolerance); it was framed by `Transfer-Encoding`, but the
     /// connection is not trusted for another message (RFC 9112 sections
     /// 6.1 and 6.3).
     FramingConflict,

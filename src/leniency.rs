@@ -1,13 +1,13 @@
-//! Leniency switches: named exceptions to the strict parsing rules.
+//! Leniency: named tolerances, each an exception to one strict parsing rule.
 //!
 //! h1proto refuses what RFC 9112 lets a recipient refuse. Some peers send
 //! such messages anyway (embedded servers, old appliances, hand-written
-//! CGI), and a client may have to read them. Each switch here loosens one
-//! rule and nothing else. Requests and responses have separate switches,
-//! in separate types, so a response switch can never loosen request
+//! CGI), and a client may have to read them. Each tolerance here loosens one
+//! rule and nothing else. Requests and responses have separate tolerances,
+//! in separate types, so a response tolerance can never loosen request
 //! parsing:
 //!
-//! | switch | [`RequestLeniency`] | [`ResponseLeniency`] |
+//! | tolerance | [`RequestLeniency`] | [`ResponseLeniency`] |
 //! |---|---|---|
 //! | [`no_space_after_status`](ResponseLeniency::no_space_after_status) | | on by default |
 //! | [`space_before_colon`](ResponseLeniency::space_before_colon) | | off |
@@ -16,36 +16,36 @@
 //! | [`obs_fold`](RequestLeniency::obs_fold) | off | |
 //! | [`chunked_with_content_length`](RequestLeniency::chunked_with_content_length) | off | |
 //!
-//! Every request switch is off by default: a server stays strict. The one
-//! response switch on by default, `no_space_after_status`, cannot change
+//! Every request tolerance is off by default: a server stays strict. The one
+//! response tolerance on by default, `no_space_after_status`, cannot change
 //! where a message ends, and curl, h11 and httparse all accept what it
 //! accepts. `docs/parsing.md` and `docs/security.md` in the repository give
-//! the risk of turning each switch on, and say which switches can make
+//! the risk of turning each tolerance on, and say which tolerances can make
 //! h1proto read a message's length differently from another parser.
 //!
-//! When a strict decoder refuses input that a switch would accept, the
-//! error says so: [`Error::switch`](crate::Error::switch) names the switch,
+//! When a strict decoder refuses input that a tolerance would accept, the
+//! error says so: [`Error::tolerance`](crate::Error::tolerance) names the tolerance,
 //! and the error's text ends with "(enable `NAME` to accept)".
 //!
 //! ```
 //! use h1proto::{Limits, ResponseDecoder, leniency::ResponseLeniency};
-//! use h1proto::leniency::Switch;
+//! use h1proto::leniency::Tolerance;
 //!
 //! let mut lenient = ResponseLeniency::strict();
 //! lenient.space_before_colon = true;
-//! lenient.set(Switch::BareLf, true).unwrap();
+//! lenient.set(Tolerance::BareLf, true).unwrap();
 //! let decoder = ResponseDecoder::with_leniency(Limits::default(), lenient);
-//! assert!(decoder.leniency().is_on(Switch::BareLf));
-//! assert!(!decoder.leniency().is_on(Switch::NoSpaceAfterStatus));
+//! assert!(decoder.leniency().is_on(Tolerance::BareLf));
+//! assert!(!decoder.leniency().is_on(Tolerance::NoSpaceAfterStatus));
 //! ```
 
 use std::fmt;
 
-/// One leniency switch, by name: what an [`Error`](crate::Error) names, and
+/// One leniency tolerance, by name: what an [`Error`](crate::Error) names, and
 /// what [`RequestLeniency::set`] and [`ResponseLeniency::set`] take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
-pub enum Switch {
+pub enum Tolerance {
     /// `no_space_after_status` (responses): a status line may end right
     /// after the three digits of the code.
     NoSpaceAfterStatus,
@@ -67,103 +67,103 @@ pub enum Switch {
     ChunkedWithContentLength,
 }
 
-impl Switch {
-    /// Every switch, in the order of the documentation.
-    pub const ALL: [Switch; 6] = [
-        Switch::NoSpaceAfterStatus,
-        Switch::SpaceBeforeColon,
-        Switch::SkipInvalidFields,
-        Switch::BareLf,
-        Switch::ObsFold,
-        Switch::ChunkedWithContentLength,
+impl Tolerance {
+    /// Every tolerance, in the order of the documentation.
+    pub const ALL: [Tolerance; 6] = [
+        Tolerance::NoSpaceAfterStatus,
+        Tolerance::SpaceBeforeColon,
+        Tolerance::SkipInvalidFields,
+        Tolerance::BareLf,
+        Tolerance::ObsFold,
+        Tolerance::ChunkedWithContentLength,
     ];
 
-    /// The switch's name: the field of [`RequestLeniency`] /
+    /// The tolerance's name: the field of [`RequestLeniency`] /
     /// [`ResponseLeniency`] that turns it on, and the name the conformance
     /// corpus uses (`no_space_after_status`, ...).
     pub fn name(self) -> &'static str {
         match self {
-            Switch::NoSpaceAfterStatus => "no_space_after_status",
-            Switch::SpaceBeforeColon => "space_before_colon",
-            Switch::SkipInvalidFields => "skip_invalid_fields",
-            Switch::BareLf => "bare_lf",
-            Switch::ObsFold => "obs_fold",
-            Switch::ChunkedWithContentLength => "chunked_with_content_length",
+            Tolerance::NoSpaceAfterStatus => "no_space_after_status",
+            Tolerance::SpaceBeforeColon => "space_before_colon",
+            Tolerance::SkipInvalidFields => "skip_invalid_fields",
+            Tolerance::BareLf => "bare_lf",
+            Tolerance::ObsFold => "obs_fold",
+            Tolerance::ChunkedWithContentLength => "chunked_with_content_length",
         }
     }
 
-    /// The switch called `name`, if there is one.
-    pub fn from_name(name: &str) -> Option<Switch> {
-        Switch::ALL.into_iter().find(|s| s.name() == name)
+    /// The tolerance called `name`, if there is one.
+    pub fn from_name(name: &str) -> Option<Tolerance> {
+        Tolerance::ALL.into_iter().find(|s| s.name() == name)
     }
 
-    /// `true` for a switch of request parsing ([`RequestLeniency`]).
+    /// `true` for a tolerance of request parsing ([`RequestLeniency`]).
     pub fn applies_to_requests(self) -> bool {
         RequestLeniency::strict().slot(self).is_some()
     }
 
-    /// `true` for a switch of response parsing ([`ResponseLeniency`]).
+    /// `true` for a tolerance of response parsing ([`ResponseLeniency`]).
     pub fn applies_to_responses(self) -> bool {
         ResponseLeniency::strict().slot(self).is_some()
     }
 
-    /// What the input had that this switch would accept, for error texts.
+    /// What the input had that this tolerance would accept, for error texts.
     pub(crate) fn refusal(self) -> &'static str {
         match self {
-            Switch::NoSpaceAfterStatus => "status line without SP after the code",
-            Switch::SpaceBeforeColon => "whitespace between a field name and its colon",
-            Switch::SkipInvalidFields => "field line that is not a valid field",
-            Switch::BareLf => "line ended by LF alone",
-            Switch::ObsFold => "obs-fold in a request field line",
-            Switch::ChunkedWithContentLength => {
+            Tolerance::NoSpaceAfterStatus => "status line without SP after the code",
+            Tolerance::SpaceBeforeColon => "whitespace between a field name and its colon",
+            Tolerance::SkipInvalidFields => "field line that is not a valid field",
+            Tolerance::BareLf => "line ended by LF alone",
+            Tolerance::ObsFold => "obs-fold in a request field line",
+            Tolerance::ChunkedWithContentLength => {
                 "request with both Transfer-Encoding: chunked and Content-Length"
             }
         }
     }
 }
 
-impl fmt::Display for Switch {
+impl fmt::Display for Tolerance {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
 }
 
-/// A switch that does not exist for the side it was set on (a response
-/// switch on [`RequestLeniency`], or the reverse).
+/// A tolerance that does not exist for the party it was set on (a response
+/// tolerance on [`RequestLeniency`], or the reverse).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct NotForThisSide(pub Switch);
+pub struct NotForThisParty(pub Tolerance);
 
-impl fmt::Display for NotForThisSide {
+impl fmt::Display for NotForThisParty {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "`{}` does not apply to this side", self.0)
+        write!(f, "`{}` does not apply to this party", self.0)
     }
 }
 
-impl std::error::Error for NotForThisSide {}
+impl std::error::Error for NotForThisParty {}
 
-/// `is_on` and `set` of one side's switches, written once over the
-/// side's own `slot` (the field that holds a switch of that side).
-macro_rules! switch_access {
+/// `is_on` and `set` of one party's tolerances, written once over the
+/// party's own `slot` (the field that holds a tolerance of that party).
+macro_rules! tolerance_access {
     () => {
-        /// Whether `switch` is on (`false` for a switch of the other side).
-        pub fn is_on(&self, switch: Switch) -> bool {
+        /// Whether `tolerance` is on (`false` for a tolerance of the other party).
+        pub fn is_on(&self, tolerance: Tolerance) -> bool {
             let mut copy = *self;
-            copy.slot(switch).is_some_and(|on| *on)
+            copy.slot(tolerance).is_some_and(|on| *on)
         }
 
-        /// Turns `switch` on or off.
+        /// Turns `tolerance` on or off.
         ///
         /// # Errors
         ///
-        /// [`NotForThisSide`] when `switch` is a switch of the other side.
-        pub fn set(&mut self, switch: Switch, on: bool) -> Result<(), NotForThisSide> {
-            *self.slot(switch).ok_or(NotForThisSide(switch))? = on;
+        /// [`NotForThisParty`] when `tolerance` is a tolerance of the other party.
+        pub fn set(&mut self, tolerance: Tolerance, on: bool) -> Result<(), NotForThisParty> {
+            *self.slot(tolerance).ok_or(NotForThisParty(tolerance))? = on;
             Ok(())
         }
     };
 }
 
-/// The leniency switches of request parsing (the server side). All off by
+/// The leniency tolerances of request parsing (the server party). All off by
 /// default ([`RequestLeniency::strict`]).
 ///
 /// ```
@@ -200,7 +200,7 @@ pub struct RequestLeniency {
 }
 
 impl RequestLeniency {
-    /// Every switch off: RFC 9112 read strictly (the default).
+    /// Every tolerance off: RFC 9112 read strictly (the default).
     pub const fn strict() -> Self {
         RequestLeniency {
             bare_lf: false,
@@ -209,7 +209,7 @@ impl RequestLeniency {
         }
     }
 
-    /// Every request switch on.
+    /// Every request tolerance on.
     pub const fn all() -> Self {
         RequestLeniency {
             bare_lf: true,
@@ -218,20 +218,20 @@ impl RequestLeniency {
         }
     }
 
-    switch_access!();
+    tolerance_access!();
 
-    /// The field that holds `switch`, if it is a request switch.
-    fn slot(&mut self, switch: Switch) -> Option<&mut bool> {
-        Some(match switch {
-            Switch::BareLf => &mut self.bare_lf,
-            Switch::ObsFold => &mut self.obs_fold,
-            Switch::ChunkedWithContentLength => &mut self.chunked_with_content_length,
+    /// The field that holds `tolerance`, if it is a request tolerance.
+    fn slot(&mut self, tolerance: Tolerance) -> Option<&mut bool> {
+        Some(match tolerance {
+            Tolerance::BareLf => &mut self.bare_lf,
+            Tolerance::ObsFold => &mut self.obs_fold,
+            Tolerance::ChunkedWithContentLength => &mut self.chunked_with_content_length,
             _ => return None,
         })
     }
 }
 
-/// The leniency switches of response parsing (the client side).
+/// The leniency tolerances of response parsing (the client party).
 ///
 /// The default turns on [`no_space_after_status`](Self::no_space_after_status)
 /// only; [`ResponseLeniency::strict`] turns everything off.
@@ -288,7 +288,7 @@ impl Default for ResponseLeniency {
 }
 
 impl ResponseLeniency {
-    /// Every switch off: RFC 9112 read strictly.
+    /// Every tolerance off: RFC 9112 read strictly.
     pub const fn strict() -> Self {
         ResponseLeniency {
             no_space_after_status: false,
@@ -298,7 +298,7 @@ impl ResponseLeniency {
         }
     }
 
-    /// Every response switch on: reads what curl reads, and more (curl
+    /// Every response tolerance on: reads what curl reads, and more (curl
     /// refuses a field line without a colon).
     pub const fn all() -> Self {
         ResponseLeniency {
@@ -309,15 +309,15 @@ impl ResponseLeniency {
         }
     }
 
-    switch_access!();
+    tolerance_access!();
 
-    /// The field that holds `switch`, if it is a response switch.
-    fn slot(&mut self, switch: Switch) -> Option<&mut bool> {
-        Some(match switch {
-            Switch::NoSpaceAfterStatus => &mut self.no_space_after_status,
-            Switch::SpaceBeforeColon => &mut self.space_before_colon,
-            Switch::SkipInvalidFields => &mut self.skip_invalid_fields,
-            Switch::BareLf => &mut self.bare_lf,
+    /// The field that holds `tolerance`, if it is a response tolerance.
+    fn slot(&mut self, tolerance: Tolerance) -> Option<&mut bool> {
+        Some(match tolerance {
+            Tolerance::NoSpaceAfterStatus => &mut self.no_space_after_status,
+            Tolerance::SpaceBeforeColon => &mut self.space_before_colon,
+            Tolerance::SkipInvalidFields => &mut self.skip_invalid_fields,
+            Tolerance::BareLf => &mut self.bare_lf,
             _ => return None,
         })
     }
@@ -328,8 +328,8 @@ pub(crate) use flat::Rules;
 /// Holds [`Rules`] apart: public only so that the role trait can name it,
 /// and private to the crate.
 mod flat {
-    /// What the head reader consults: the switches of one side, flattened, and the
-    /// side itself (so that an error names only a switch of that side).
+    /// What the head reader consults: the tolerances of one party, flattened, and the
+    /// party itself (so that an error names only a tolerance of that party).
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
     pub struct Rules {
         pub(crate) request: bool,
@@ -366,14 +366,14 @@ impl Rules {
         }
     }
 
-    /// The switch to name in an error, if it exists on this side.
-    pub(crate) fn hint(&self, switch: Switch) -> Option<Switch> {
+    /// The tolerance to name in an error, if it exists on this party.
+    pub(crate) fn hint(&self, tolerance: Tolerance) -> Option<Tolerance> {
         let exists = if self.request {
-            switch.applies_to_requests()
+            tolerance.applies_to_requests()
         } else {
-            switch.applies_to_responses()
+            tolerance.applies_to_responses()
         };
-        exists.then_some(switch)
+        exists.then_some(tolerance)
     }
 }
 
@@ -383,8 +383,8 @@ mod tests {
 
     #[test]
     fn names_round_trip_and_sides_are_separate() {
-        for s in Switch::ALL {
-            assert_eq!(Switch::from_name(s.name()), Some(s));
+        for s in Tolerance::ALL {
+            assert_eq!(Tolerance::from_name(s.name()), Some(s));
             let mut req = RequestLeniency::strict();
             let mut res = ResponseLeniency::strict();
             assert_eq!(req.set(s, true).is_ok(), s.applies_to_requests());
@@ -394,28 +394,28 @@ mod tests {
             assert_eq!(RequestLeniency::all().is_on(s), s.applies_to_requests());
             assert_eq!(ResponseLeniency::all().is_on(s), s.applies_to_responses());
         }
-        assert_eq!(Switch::from_name("lenient"), None);
+        assert_eq!(Tolerance::from_name("lenient"), None);
     }
 
     #[test]
     fn defaults() {
         assert_eq!(RequestLeniency::default(), RequestLeniency::strict());
         let res = ResponseLeniency::default();
-        for s in Switch::ALL {
-            assert_eq!(res.is_on(s), s == Switch::NoSpaceAfterStatus, "{s}");
+        for s in Tolerance::ALL {
+            assert_eq!(res.is_on(s), s == Tolerance::NoSpaceAfterStatus, "{s}");
         }
     }
 
     #[test]
-    fn a_response_switch_never_loosens_request_rules() {
+    fn a_response_tolerance_never_loosens_request_rules() {
         let rules = Rules::of_requests(RequestLeniency::strict());
         assert!(!rules.obs_fold && !rules.bare_lf);
         assert!(!rules.no_space_after_status && !rules.space_before_colon);
         assert!(!rules.skip_invalid_fields);
-        assert_eq!(rules.hint(Switch::SpaceBeforeColon), None);
-        assert_eq!(rules.hint(Switch::ObsFold), Some(Switch::ObsFold));
+        assert_eq!(rules.hint(Tolerance::SpaceBeforeColon), None);
+        assert_eq!(rules.hint(Tolerance::ObsFold), Some(Tolerance::ObsFold));
         let rules = Rules::of_responses(ResponseLeniency::strict());
-        assert_eq!(rules.hint(Switch::ChunkedWithContentLength), None);
-        assert_eq!(rules.hint(Switch::BareLf), Some(Switch::BareLf));
+        assert_eq!(rules.hint(Tolerance::ChunkedWithContentLength), None);
+        assert_eq!(rules.hint(Tolerance::BareLf), Some(Tolerance::BareLf));
     }
 }

@@ -92,7 +92,7 @@
 //! | wire view | [`wire::WireHead`], [`wire::FieldOrder`] | field lines as received (order, spelling, repeats), written back in that order: forwarding, capture tools |
 //! | framing | [`framing`] | the RFC 9112 section 6.3 body-length decision as pure functions |
 //! | connections | [`ServerConnection`], [`ClientConnection`], [`conn::State`] | the protocol machine: keep-alive, pipelining, HEAD, 100-continue, upgrades |
-//! | sessions | [`ServerSession`], [`ClientSession`], [`Session`], [`Timeouts`] | what a driver runs: a connection with its buffers, timers and closing policy |
+//! | sessions | [`ServerSession`], [`ClientSession`] (both a [`SessionOf`]), [`Session`], [`Timeouts`] | what a driver runs: a connection with its buffers, timers and closing policy |
 //! | adapters | `adapter::blocking`, `adapter::tokio` (features) | serving and fetching over `std::io` and tokio |
 //! | any runtime | [`driver::Conn`], [`driver::RuntimeIo`], [`driver::Shutdown`] | a session driven over a runtime's read, write, sleep and half-close (smol, io_uring, ...), and a graceful shutdown fanned out to every connection |
 //!
@@ -140,7 +140,7 @@
 //! stream where decoding stopped and the field at fault), [`UsageError`]
 //! the local caller's. Nothing reachable from peer input panics, and what the
 //! decoder buffers is bounded by [`Limits`]. Parsing is strict; the
-//! [`leniency`] switches ([`leniency::RequestLeniency`], [`leniency::ResponseLeniency`]) loosen
+//! [`leniency`] tolerances ([`leniency::RequestLeniency`], [`leniency::ResponseLeniency`]) loosen
 //! named rules one by one, for peers that break them. The `docs/` folder of the
 //! repository explains the framing table, the limits, the parsing decisions
 //! and the state machine.
@@ -171,7 +171,7 @@ pub mod wire;
 
 pub use chunk_ext::{ChunkExtension, ChunkExtensions};
 pub use config::{Config, Timeouts};
-pub use conn::Sender;
+pub use conn::{ClientConnection, Sender, ServerConnection};
 pub use decode::{Decoder, Event, MessageHead, RequestDecoder, ResponseDecoder};
 pub use encode::{
     Encoder, EncoderConfig, RequestEncoder, ResponseContext, ResponseEncoder, remove_hop_by_hop,
@@ -180,10 +180,10 @@ pub use error::{Error, ErrorKind, UsageError};
 pub use keep_alive::{CloseReason, KeepAlive};
 pub use limits::Limits;
 pub use reason::ReasonPhrase;
-pub use role::{ClientConnection, ServerConnection};
 pub use segments::Segments;
 pub use session::{
-    ClientSession, InterimResponses, Io, ServerSession, Session, SessionError, Step, TrailerFields,
+    ClientSession, InterimResponses, Io, ServerSession, Session, SessionError, SessionOf, Step,
+    TrailerFields,
 };
 
 /// The README's code, compiled and run as doctests so that it stays true.

@@ -91,7 +91,7 @@ use crate::head::record::{Field, Record};
 ///
 /// - a field value is the bytes between the colon and the line end
 ///   without the spaces and tabs around it; an obs-folded value (accepted
-///   in responses, and in requests with the `obs_fold` switch) spans its
+///   in responses, and in requests with the `obs_fold` tolerance) spans its
 ///   continuation lines, line breaks included, where the `HeaderMap` holds
 ///   the value with each fold replaced by one SP;
 /// - lines that `skip_invalid_fields` skipped are not field lines (they

@@ -15,7 +15,7 @@
 use std::path::{Path, PathBuf};
 
 use bytes::BytesMut;
-use h1proto::leniency::Switch;
+use h1proto::leniency::Tolerance;
 use h1proto::{
     Event, Limits, ReasonPhrase, RequestDecoder, ResponseDecoder,
     leniency::{RequestLeniency, ResponseLeniency},
@@ -544,7 +544,7 @@ fn run_case(case: &Value) -> Result<(), String> {
 /// The switches a case's `lenient` field names (`None` without the field).
 /// A name that is unknown, or not a switch of the case's side, is an error
 /// in the corpus.
-fn switches(case: &Value) -> Result<Option<Vec<Switch>>, String> {
+fn switches(case: &Value) -> Result<Option<Vec<Tolerance>>, String> {
     let Some(list) = case.get("lenient") else {
         return Ok(None);
     };
@@ -553,8 +553,8 @@ fn switches(case: &Value) -> Result<Option<Vec<Switch>>, String> {
     let mut out = Vec::new();
     for name in names {
         let name = name.as_str().ok_or("lenient holds a non-string")?;
-        let switch =
-            Switch::from_name(name).ok_or_else(|| format!("unknown leniency switch {name:?}"))?;
+        let switch = Tolerance::from_name(name)
+            .ok_or_else(|| format!("unknown leniency switch {name:?}"))?;
         let applies = if side == "request" {
             switch.applies_to_requests()
         } else {

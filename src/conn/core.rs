@@ -1,25 +1,98 @@
 //! The connection skeleton both roles share: a decoder for what the peer
 //! sends, an encoder for what the local side sends, the state machine
 //! between them, and the loop that turns decoded events into machine
-//! events. A role adds its own rules through the one role trait
-//! (`src/role/`).
+//! events. A role adds its own rules through the connection's role trait,
+//! [`ConnRole`], implemented in `server.rs` and `client.rs`.
 
 use bytes::BytesMut;
 
-use super::machine::{Input, Machine, Party, State};
+use super::machine::{Input, Machine, State};
 use crate::Config;
-use crate::decode::{Decoder, Event};
-use crate::encode::Encoder;
+use crate::decode::{DecodeRole, Decoder, Event};
+use crate::encode::{EncodeRole, Encoder};
 use crate::error::Error;
 use crate::keep_alive::{CloseReason, KeepAlive};
-use crate::role::{EventAction, Role};
+use crate::role::Party;
 use crate::segments::Segments;
 use crate::wire::WireTrailers;
+
+/// What a decoded event means to the connection's loop.
+pub enum EventAction {
+    /// Hand the event to the caller.
+    Return,
+    /// Decode on: the event was consumed (a body being drained).
+    Skip,
+    /// Stop here with `Ok(None)`.
+    Stop,
+}
+
+/// What the connection of a role, [`Client`](crate::role::Client) or
+/// [`Server`](crate::role::Server), keeps and decides besides the
+/// skeleton's: implemented in `server.rs` and `client.rs`. It requires the
+/// decoder's and the encoder's role traits, so that generic code names one
+/// bound.
+pub trait ConnRole: DecodeRole + EncodeRole {
+    /// What a connection of this role keeps besides the shared skeleton.
+    type ConnState: std::fmt::Debug;
+    /// The party whose messages this role receives.
+    const PEER: Party;
+    /// The party whose messages this role sends.
+    const LOCAL: Party = Self::PEER.other();
+
+    /// What the connection's settings give the role: the leniency of its
+    /// decoder, and its own state, fresh.
+    fn configured(config: &Config) -> (Self::Leniency, Self::ConnState);
+
+    /// Checks before decoding; `Ok(false)`: nothing to decode now.
+    ///
+    /// # Errors
+    ///
+    /// What the peer sent cannot be decoded now (a response nobody asked for).
+    fn ready(conn: &mut Connection<Self>, buf: &BytesMut) -> Result<bool, Error>;
+
+    /// Looks at a decoded event (`consumed`: the bytes it took) and moves
+    /// the machine. The end of the peer's message is the connection's to
+    /// note, after this.
+    ///
+    /// # Errors
+    ///
+    /// The event breaks the exchange (a switch nobody offered).
+    fn on_event(
+        conn: &mut Connection<Self>,
+        event: &Event<Self::Recv>,
+        consumed: usize,
+    ) -> Result<EventAction, Error>;
+
+    /// `true` when the local side withdrew the rest of its message: it is
+    /// dropped without an error.
+    fn withdrawn(_conn: &Connection<Self>) -> bool {
+        false
+    }
+
+    /// After a transition of the machine (the local side's message ended,
+    /// say), or a call that may have made one: the
+    /// role's own bookkeeping.
+    fn after_transition(_conn: &mut Connection<Self>) {}
+
+    /// A protocol error of the peer's, found by the session: the answer it
+    /// calls for, where the role sends one (a server's error response).
+    fn answer_error(_conn: &mut Connection<Self>, _err: &Error) {}
+
+    /// A graceful shutdown: the local side wants no exchange after the
+    /// current one (a server's response says `Connection: close`). A
+    /// client's connection has nothing to do: its session stops taking
+    /// requests.
+    fn close_after_exchange(_conn: &mut Connection<Self>) {}
+
+    /// The wall clock, for the `Date` of the messages the role sends: a
+    /// server's responses carry it; a client's requests do not.
+    fn set_date(_conn: &mut Connection<Self>, _now: std::time::SystemTime) {}
+}
 
 /// An HTTP/1.1 connection of role `R`: [`ServerConnection`](crate::ServerConnection)
 /// or [`ClientConnection`](crate::ClientConnection).
 #[derive(Debug)]
-pub struct Connection<R: Role> {
+pub struct Connection<R: ConnRole> {
     pub(crate) decoder: Decoder<R>,
     pub(crate) encoder: Encoder<R>,
     pub(crate) machine: Machine,
@@ -27,11 +100,10 @@ pub struct Connection<R: Role> {
     /// The peer's message being received has a body whose end is still
     /// to come (a message without one ends with its head).
     pub(crate) body_open: bool,
-    pub(crate) error: Option<Error>,
     pub(crate) eof: bool,
 }
 
-impl<R: Role<Conn = Self>> Connection<R> {
+impl<R: ConnRole> Connection<R> {
     /// A connection with the given settings.
     pub fn new(config: Config) -> Self {
         let (leniency, role) = R::configured(&config);
@@ -44,7 +116,6 @@ impl<R: Role<Conn = Self>> Connection<R> {
             machine: Machine::default(),
             role,
             body_open: false,
-            error: None,
             eof: false,
         }
     }
@@ -64,7 +135,7 @@ impl<R: Role<Conn = Self>> Connection<R> {
     #[inline(always)]
     pub fn poll_event(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
         loop {
-            if let Some(err) = &self.error {
+            if let Some(err) = self.decoder.failure() {
                 return Err(err.clone());
             }
             if !R::ready(self, buf).map_err(|err| self.fail_at(err, 0))? {
@@ -74,7 +145,7 @@ impl<R: Role<Conn = Self>> Connection<R> {
                 // Between messages with nothing read: the decoder would
                 // find nothing. A server's session asks here twice per
                 // keep-alive exchange (before writing, before reading).
-                self.sync();
+                self.follow_machine();
                 return Ok(None);
             }
             let before = buf.len();
@@ -104,7 +175,7 @@ impl<R: Role<Conn = Self>> Connection<R> {
             if matches!(event, Event::End(_)) && std::mem::take(&mut self.body_open) {
                 self.machine.on(R::PEER, Input::EndOfMessage);
             }
-            self.sync();
+            self.follow_machine();
             match action {
                 EventAction::Return => return decoded,
                 EventAction::Stop => return Ok(None),
@@ -120,6 +191,13 @@ impl<R: Role<Conn = Self>> Connection<R> {
         self.eof = true;
     }
 
+    /// `true` once [`recv_eof`](Self::recv_eof) said the peer closed its
+    /// side.
+    #[inline]
+    pub(crate) fn peer_closed(&self) -> bool {
+        self.eof
+    }
+
     /// The queued output: drain it with a vectored write, then `advance`.
     pub fn output(&mut self) -> &mut Segments {
         self.encoder.output()
@@ -131,10 +209,16 @@ impl<R: Role<Conn = Self>> Connection<R> {
     /// protocol error, which overrides any other). Final once the exchange
     /// is over.
     pub fn keep_alive(&self) -> KeepAlive {
-        if self.error.is_some() {
+        if self.decoder.failure().is_some() {
             return KeepAlive::Close(CloseReason::ProtocolError);
         }
         self.machine.verdict()
+    }
+
+    /// Requests sent or received whose final response has not ended (one
+    /// without a body ends with its head).
+    pub fn requests_in_flight(&self) -> usize {
+        self.machine.in_flight()
     }
 
     /// The state of what the peer sends.
@@ -194,7 +278,7 @@ impl<R: Role<Conn = Self>> Connection<R> {
         {
             self.machine.on(Party::Client, Input::HeadStarted);
         }
-        self.sync();
+        self.follow_machine();
     }
 
     /// A protocol error the connection found in what the peer sent (a
@@ -206,26 +290,28 @@ impl<R: Role<Conn = Self>> Connection<R> {
         self.fail(err)
     }
 
-    /// A protocol error by the peer: sticky, and the connection closes.
+    /// A protocol error by the peer: kept by the decoder (its one home),
+    /// returned again on every call, and the connection closes.
     fn fail(&mut self, err: Error) -> Error {
         self.machine.close(CloseReason::ProtocolError);
         self.machine.on(R::PEER, Input::Error);
-        self.error = Some(err.clone());
-        self.sync();
+        self.decoder.fail_with(err.clone());
+        self.follow_machine();
         err
     }
 
-    /// Keeps the decoder in line with the machine: once the peer's
-    /// messages are over, nothing more is parsed.
+    /// After the machine moved (or a call that may have moved it): the
+    /// role's bookkeeping, then the decoder follows the machine: once the
+    /// peer's messages are over, it is stopped and nothing more is parsed.
     #[inline]
-    pub(crate) fn sync(&mut self) {
+    pub(crate) fn follow_machine(&mut self) {
         R::after_transition(self);
         let over =
             self.machine.state(R::PEER).is_final() || self.machine.server() == State::Switched;
         // The end of a message without a body is still handed out: it
-        // closes the decoder itself when its verdict says so.
+        // stops the decoder itself when its verdict says so.
         if over && (self.body_open || self.decoder.is_idle()) {
-            self.decoder.close();
+            self.decoder.stop();
         }
     }
 
@@ -239,7 +325,7 @@ impl<R: Role<Conn = Self>> Connection<R> {
     /// Hands the field and extension maps of the head just queued (a
     /// forwarded wire view's, say) to the decoder, so that the next head
     /// it decodes allocates none.
-    pub(crate) fn recycle_maps(&mut self) {
+    pub(crate) fn pass_spare_maps(&mut self) {
         if let Some(map) = self.encoder.take_spare_fields() {
             self.decoder.give_spare_fields(map);
         }

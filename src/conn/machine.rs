@@ -9,7 +9,7 @@
 //!
 //! - **event-triggered** ([`EVENTS`]): a message event of one party moves
 //!   that party's state (a request head also makes a response due);
-//! - **state-triggered** ([`RULES`]): whenever the joint configuration
+//! - **state-triggered** ([`TRIGGERS`]): whenever the joint configuration
 //!   matches a rule, the rule fires, until none does. This is how the two
 //!   directions meet: the next exchange starting, closing, switching.
 //!
@@ -23,6 +23,7 @@
 use std::fmt;
 
 use crate::keep_alive::{CloseReason, KeepAlive};
+use crate::role::Party;
 
 /// Where one party's messages stand: the requests of the client or the
 /// responses of the server.
@@ -64,14 +65,6 @@ impl State {
             State::MustClose | State::Closed | State::Switched | State::Error
         )
     }
-}
-
-/// Whose messages. Public only for the role trait's `PEER`; it cannot be
-/// named outside the crate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Party {
-    Client,
-    Server,
 }
 
 /// What moves a party from one [`State`] to the next.
@@ -198,7 +191,7 @@ pub(crate) enum Then {
 /// among those listed (empty: any) and each flag has the value given, the
 /// effects apply.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Rule {
+pub(crate) struct Trigger {
     pub(crate) client: &'static [State],
     pub(crate) server: &'static [State],
     pub(crate) flags: &'static [(Flag, bool)],
@@ -211,43 +204,43 @@ pub(crate) struct Rule {
 const ANY: &[State] = &[];
 
 /// Every state-triggered rule, tried in order until none applies.
-pub(crate) const RULES: &[Rule] = &[
-    Rule {
+pub(crate) const TRIGGERS: &[Trigger] = &[
+    Trigger {
         client: &[S::Done],
         server: ANY,
         flags: &[(Flag::SwitchProposed, true)],
         then: &[Then::Client(S::MightSwitch)],
         why: "a complete request that offered a switch waits for the answer",
     },
-    Rule {
+    Trigger {
         client: &[S::MightSwitch],
         server: &[S::Switched],
         flags: &[],
         then: &[Then::Client(S::Switched)],
         why: "the switch was accepted",
     },
-    Rule {
+    Trigger {
         client: ANY,
         server: &[S::Switched],
         flags: &[(Flag::KeepAlive, true)],
         then: &[Then::Close(CloseReason::Switched)],
         why: "HTTP is over on a switched connection",
     },
-    Rule {
+    Trigger {
         client: ANY,
         server: &[S::Body, S::Done],
         flags: &[(Flag::SwitchProposed, true), (Flag::LastDue, true)],
         then: &[Then::ForgetSwitch],
         why: "a final answer that does not switch refuses the switch",
     },
-    Rule {
+    Trigger {
         client: &[S::MightSwitch],
         server: ANY,
         flags: &[(Flag::SwitchProposed, false)],
         then: &[Then::Client(S::Done)],
         why: "the switch was refused: the request is simply complete",
     },
-    Rule {
+    Trigger {
         client: ANY,
         server: &[S::Done],
         flags: &[(Flag::ExpectContinue, true), (Flag::LastDue, true)],
@@ -257,70 +250,70 @@ pub(crate) const RULES: &[Rule] = &[
         ],
         why: "a complete final answer to a client waiting for 100 Continue refuses its body: whether it is sent is unknown",
     },
-    Rule {
+    Trigger {
         client: &[S::Done],
         server: ANY,
         flags: &[(Flag::KeepAlive, false)],
         then: &[Then::Client(S::MustClose)],
         why: "no further request after one that closes",
     },
-    Rule {
+    Trigger {
         client: ANY,
         server: &[S::Done],
         flags: &[(Flag::KeepAlive, false), (Flag::MoreDue, false)],
         then: &[Then::Server(S::MustClose)],
         why: "no further response after the last one due, when the connection closes",
     },
-    Rule {
+    Trigger {
         client: ANY,
         server: &[S::Done],
         flags: &[(Flag::ResponsesEnd, true)],
         then: &[Then::Server(S::MustClose)],
         why: "no further response after one that closes the connection, even with requests still unanswered",
     },
-    Rule {
+    Trigger {
         client: &[S::Idle, S::Head, S::Body],
         server: &[S::MustClose],
         flags: &[(Flag::KeepAlive, false)],
         then: &[Then::Client(S::MustClose)],
         why: "after a closing response no request is read or sent, not even the rest of one",
     },
-    Rule {
+    Trigger {
         client: &[S::Closed],
         server: &[S::Idle, S::Done],
         flags: &[],
         then: &[Then::Server(S::MustClose)],
         why: "the requests ended: no response will be due",
     },
-    Rule {
+    Trigger {
         client: &[S::Error],
         server: &[S::Done],
         flags: &[],
         then: &[Then::Server(S::MustClose)],
         why: "a broken request after a complete response: nothing more to answer (a response still due may be the error response)",
     },
-    Rule {
+    Trigger {
         client: &[S::Idle, S::Done],
         server: &[S::Closed],
         flags: &[],
         then: &[Then::Client(S::MustClose)],
         why: "the responses ended: no request can be answered",
     },
-    Rule {
+    Trigger {
         client: &[S::Done],
         server: &[S::Error],
         flags: &[],
         then: &[Then::Client(S::MustClose)],
         why: "a broken response: no further request",
     },
-    Rule {
+    Trigger {
         client: ANY,
         server: &[S::Done],
         flags: &[(Flag::MoreDue, true), (Flag::ResponsesEnd, false)],
         then: &[Then::Server(S::Head)],
         why: "the response to the next pipelined request is due (a request that closes the connection closes it after its own response)",
     },
-    Rule {
+    Trigger {
         client: &[S::Done],
         server: &[S::Done],
         flags: &[
@@ -475,18 +468,18 @@ impl Machine {
     fn settle(&mut self) {
         // Each rule changes a state or clears a flag for good, so this
         // ends; the bound only guards against a table mistake.
-        for _ in 0..4 * RULES.len() {
+        for _ in 0..4 * TRIGGERS.len() {
             let matching = BY_STATES[self.client() as usize][self.server() as usize]
                 & BY_FLAGS[usize::from(self.flag_bits())];
             if matching == 0 {
                 return;
             }
-            self.apply(&RULES[matching.trailing_zeros() as usize]);
+            self.apply(&TRIGGERS[matching.trailing_zeros() as usize]);
         }
         debug_assert!(false, "the rules do not settle: {self:?}");
     }
 
-    fn apply(&mut self, rule: &Rule) {
+    fn apply(&mut self, rule: &Trigger) {
         for then in rule.then {
             match *then {
                 Then::Client(s) => self.states[C as usize] = s,
@@ -520,7 +513,7 @@ impl Machine {
     /// each flag has the value it gives. What the indexes are checked
     /// against.
     #[cfg(test)]
-    fn matches(&self, rule: &Rule) -> bool {
+    fn matches(&self, rule: &Trigger) -> bool {
         let flag = |flag| match flag {
             Flag::KeepAlive => self.verdict.is_reusable(),
             Flag::SwitchProposed => self.switch,
@@ -575,16 +568,16 @@ static NEXT: [[[Option<State>; INPUTS]; STATES]; 2] = {
 };
 
 /// For each joint state (client, server), the rules whose state lists
-/// hold it, as a bit set (bit `r` for `RULES[r]`), built at compile time.
+/// hold it, as a bit set (bit `r` for `TRIGGERS[r]`), built at compile time.
 static BY_STATES: [[u32; STATES]; STATES] = {
     let mut table = [[0u32; STATES]; STATES];
     let mut r = 0;
-    while r < RULES.len() {
+    while r < TRIGGERS.len() {
         let mut c = 0;
         while c < STATES {
             let mut sv = 0;
             while sv < STATES {
-                if lists(RULES[r].client, c) && lists(RULES[r].server, sv) {
+                if lists(TRIGGERS[r].client, c) && lists(TRIGGERS[r].server, sv) {
                     table[c][sv] |= 1 << r;
                 }
                 sv += 1;
@@ -603,8 +596,8 @@ static BY_FLAGS: [u32; 64] = {
     let mut bits = 0;
     while bits < 64 {
         let mut r = 0;
-        while r < RULES.len() {
-            let flags = RULES[r].flags;
+        while r < TRIGGERS.len() {
+            let flags = TRIGGERS[r].flags;
             let mut holds = true;
             let mut k = 0;
             while k < flags.len() {
@@ -688,13 +681,13 @@ pub(crate) mod doc {
         out
     }
 
-    /// A rule's name in the document: its place in [`RULES`], from `R1`.
+    /// A rule's name in the document: its place in [`TRIGGERS`], from `R1`.
     fn rule_name(index: usize) -> String {
         format!("R{}", index + 1)
     }
 
     /// A rule's flag conditions: "always" when it has none.
-    fn flags(rule: &Rule) -> String {
+    fn flags(rule: &Trigger) -> String {
         if rule.flags.is_empty() {
             "always".to_string()
         } else {
@@ -711,7 +704,7 @@ pub(crate) mod doc {
         let mut out = String::from(
             "| rule | client | server | when | then | why |\n|---|---|---|---|---|---|\n",
         );
-        for (i, rule) in RULES.iter().enumerate() {
+        for (i, rule) in TRIGGERS.iter().enumerate() {
             let then = rule
                 .then
                 .iter()
@@ -748,7 +741,7 @@ pub(crate) mod doc {
             .iter()
             .map(|&(p, from, input, to)| (p, from, to, format!("{input:?}")))
             .collect();
-        for (i, rule) in RULES.iter().enumerate() {
+        for (i, rule) in TRIGGERS.iter().enumerate() {
             for then in rule.then {
                 let (p, own, other, to) = match *then {
                     Then::Client(to) => (C, rule.client, rule.server, to),
@@ -844,7 +837,7 @@ mod tests {
         assert!(unlisted > 0);
         // The rules' indexes: for every joint state and flag value, the
         // rules they give are those whose conditions hold.
-        assert!(RULES.len() <= 32, "the indexes hold 32 rules");
+        assert!(TRIGGERS.len() <= 32, "the indexes hold 32 rules");
         for client in ALL_STATES {
             for server in ALL_STATES {
                 for bits in 0..64u8 {
@@ -873,7 +866,7 @@ mod tests {
                     assert_eq!(m.flag_bits(), bits);
                     let indexed =
                         BY_STATES[client as usize][server as usize] & BY_FLAGS[usize::from(bits)];
-                    for (r, rule) in RULES.iter().enumerate() {
+                    for (r, rule) in TRIGGERS.iter().enumerate() {
                         assert_eq!(indexed & (1 << r) != 0, m.matches(rule), "{}", rule.why);
                     }
                 }
@@ -916,7 +909,7 @@ mod tests {
                 "{p:?} {from} --{input:?}--> {to}"
             );
         }
-        for rule in RULES {
+        for rule in TRIGGERS {
             for then in rule.then {
                 if let Then::Client(to) | Then::Server(to) = then {
                     let from = match then {
@@ -953,7 +946,7 @@ mod tests {
                         in_flight: usize::from(bits >> 4),
                     };
                     m.settle();
-                    assert!(RULES.iter().all(|r| !m.matches(r)), "{m:?}");
+                    assert!(TRIGGERS.iter().all(|r| !m.matches(r)), "{m:?}");
                 }
             }
         }

@@ -21,11 +21,33 @@
 //!    the output is drained; if [`is_switched`](crate::ServerConnection::is_switched),
 //!    the bytes left in your buffer belong to the new protocol.
 
+mod client;
 mod core;
 mod machine;
 mod send;
+mod server;
 
+use http::HeaderMap;
+use http::header::{EXPECT, UPGRADE};
+
+pub use client::ClientConnection;
+pub(crate) use core::ConnRole;
 pub use core::Connection;
 pub use machine::State;
-pub(crate) use machine::{Input, Party};
 pub use send::Sender;
+pub use server::ServerConnection;
+
+/// `true` when `headers` offer a protocol switch: `Upgrade` with
+/// `Connection: upgrade`.
+#[inline]
+fn offers_upgrade(headers: &HeaderMap) -> bool {
+    headers.contains_key(UPGRADE) && crate::framing::connection_has(headers, b"upgrade")
+}
+
+/// `true` when `headers` ask for `100 Continue` before the body is sent.
+#[inline]
+fn expects_continue(headers: &HeaderMap) -> bool {
+    headers
+        .get(EXPECT)
+        .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"))
+}

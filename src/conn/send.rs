@@ -4,13 +4,14 @@
 use bytes::Bytes;
 use http::header::HeaderMap;
 
+use super::core::ConnRole;
 use super::core::Connection;
 use super::machine::{Input, State};
 use crate::chunk_ext::ChunkExtensions;
 use crate::encode::{Encoder, IntoHead, IntoMessage};
 use crate::error::UsageError;
 use crate::framing::BodyKind;
-use crate::role::{Client, Role, Server};
+use crate::role::{Client, Server};
 use crate::wire::TrailerOrder;
 
 /// What the local side sends, borrowed from a connection
@@ -44,7 +45,7 @@ use crate::wire::TrailerOrder;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug)]
-pub struct Sender<'a, R: Role> {
+pub struct Sender<'a, R: ConnRole> {
     conn: &'a mut Connection<R>,
     /// A new message may be queued.
     start: bool,
@@ -52,7 +53,7 @@ pub struct Sender<'a, R: Role> {
     go_on: bool,
 }
 
-impl<R: Role<Conn = Self>> Connection<R> {
+impl<R: ConnRole> Connection<R> {
     /// What the local side sends: its messages are queued through it
     /// ([`Sender`] has the methods).
     pub fn sender(&mut self) -> Sender<'_, R> {
@@ -60,7 +61,7 @@ impl<R: Role<Conn = Self>> Connection<R> {
     }
 }
 
-impl<'a, R: Role<Conn = Connection<R>>> Sender<'a, R> {
+impl<'a, R: ConnRole> Sender<'a, R> {
     pub(crate) fn new(conn: &'a mut Connection<R>, start: bool, go_on: bool) -> Self {
         Sender { conn, start, go_on }
     }
@@ -86,7 +87,7 @@ impl<'a, R: Role<Conn = Connection<R>>> Sender<'a, R> {
         if let Some(encoder) = self.body()? {
             finish(encoder)?;
             self.conn.machine.on(R::LOCAL, Input::EndOfMessage);
-            self.conn.sync();
+            self.conn.follow_machine();
         }
         Ok(())
     }

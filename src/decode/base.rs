@@ -180,7 +180,7 @@ impl DecoderBase {
 
     /// Everything but parsing the head itself.
     ///
-    /// Errors are plain kinds here; [`DecoderBase::fail`] gives them the switch
+    /// Errors are plain kinds here; [`DecoderBase::fail`] gives them the tolerance
     /// that would accept the input, off the hot path.
     pub(super) fn decode_once(&mut self, buf: &mut BytesMut) -> Result<Progress, ErrorKind> {
         match &mut self.state {
@@ -189,7 +189,7 @@ impl DecoderBase {
             DecodeStage::Failed => Err(ErrorKind::UnexpectedEof),
             DecodeStage::Closed | DecodeStage::Switched => Ok(Progress::NeedMore),
             DecodeStage::Ending => {
-                self.state = match self.verdict {
+                let next = match self.verdict {
                     KeepAlive::Reusable if self.last => DecodeStage::Closed,
                     KeepAlive::Reusable => {
                         self.names.keep_names();
@@ -198,6 +198,7 @@ impl DecoderBase {
                     KeepAlive::Close(CloseReason::Switched) => DecodeStage::Switched,
                     KeepAlive::Close(_) => DecodeStage::Closed,
                 };
+                self.set_state(next);
                 Ok(Progress::End(self.verdict))
             }
             DecodeStage::Body(body) => {
@@ -283,7 +284,7 @@ impl DecoderBase {
 
     /// Fails with a kind [`DecoderBase::decode_once`] returned, and returns
     /// the error: the one the decoder failed with before, or the kind with
-    /// the switch that would have accepted the input, placed at the first
+    /// the tolerance that would have accepted the input, placed at the first
     /// byte not consumed.
     #[cold]
     pub(super) fn fail(&mut self, kind: ErrorKind) -> Error {
@@ -339,7 +340,7 @@ impl DecoderBase {
         // The trailers of the message before are no longer the last.
         self.wire_trailers = None;
         self.verdict = verdict.and(framing.close.map_or(KeepAlive::Reusable, KeepAlive::Close));
-        self.state = match framing.body {
+        let next = match framing.body {
             BodyKind::Empty | BodyKind::Length(0) => DecodeStage::Ending,
             BodyKind::Length(n) => DecodeStage::Body(BodyDecoder::Length(n)),
             BodyKind::Chunked => DecodeStage::Body(BodyDecoder::Chunked(Chunked::new(
@@ -349,6 +350,20 @@ impl DecoderBase {
             ))),
             BodyKind::CloseDelimited => DecodeStage::Body(BodyDecoder::UntilClose),
         };
+        self.set_state(next);
+    }
+
+    /// Moves on from a stage that holds nothing (`Head` or `Ending`, the
+    /// stages a head starts a body from and a message ends in) to `next`.
+    /// The stage left is forgotten, not dropped: its drop, a call that
+    /// frees nothing, is not paid twice a message.
+    #[inline(always)]
+    fn set_state(&mut self, next: DecodeStage) {
+        debug_assert!(matches!(
+            self.state,
+            DecodeStage::Head | DecodeStage::Ending
+        ));
+        std::mem::forget(std::mem::replace(&mut self.state, next));
     }
 
     /// Records a protocol error: it is returned again on every call.

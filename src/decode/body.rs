@@ -8,7 +8,7 @@ use crate::error::{Error, ErrorKind};
 use crate::grammar::HEX;
 use crate::head::names::NameCache;
 use crate::head::reader::Reader;
-use crate::leniency::{Rules, Switch};
+use crate::leniency::{Rules, Tolerance};
 use crate::limits::Limits;
 use crate::wire::WireTrailers;
 
@@ -127,12 +127,12 @@ pub(crate) struct Chunked {
     wire: bool,
     /// Extensions found after data, returned before `pending`.
     pending_extensions: Option<Bytes>,
-    /// The decoder's leniency switches, consulted only where the strict
+    /// The decoder's leniency tolerances, consulted only where the strict
     /// reading refuses.
     rules: Rules,
-    /// The switch that would have accepted what an error refused: errors
+    /// The tolerance that would have accepted what an error refused: errors
     /// stay plain `ErrorKind`s on the hot path.
-    pub(super) hint: Option<Switch>,
+    pub(super) hint: Option<Tolerance>,
     /// What the framing has cost so far, against the limits.
     overhead: Overhead,
 }
@@ -394,10 +394,10 @@ impl Chunked {
         }))
     }
 
-    /// Keeps the switch an error names; returns its kind.
+    /// Keeps the tolerance an error names; returns its kind.
     #[cold]
     fn refused(&mut self, error: Error) -> ErrorKind {
-        self.hint = error.switch();
+        self.hint = error.tolerance();
         error.kind()
     }
 
@@ -406,7 +406,7 @@ impl Chunked {
     #[cold]
     fn data_end_refused(&mut self, first: u8) -> ErrorKind {
         if first == b'\n' {
-            self.hint = self.rules.hint(Switch::BareLf);
+            self.hint = self.rules.hint(Tolerance::BareLf);
         }
         ErrorKind::MissingChunkCrlf
     }
@@ -418,7 +418,7 @@ impl Chunked {
         if self.rules.bare_lf {
             return Ok(lf);
         }
-        self.hint = self.rules.hint(Switch::BareLf);
+        self.hint = self.rules.hint(Tolerance::BareLf);
         Err(ErrorKind::BareLineFeed)
     }
 }

@@ -6,6 +6,7 @@ use bytes::Bytes;
 use http::header::HeaderMap;
 use http::{Request, Response, Version};
 
+use super::DecodeRole;
 use super::base::{DecoderBase, Event, InFlight, MessageHead};
 use crate::error::{Error, ErrorKind};
 use crate::framing::{
@@ -14,17 +15,15 @@ use crate::framing::{
 use crate::head::build;
 use crate::head::record::{Field, Record, RecordValues};
 use crate::keep_alive::{CloseReason, KeepAlive};
-use crate::leniency::{Rules, Switch};
+use crate::leniency::{RequestLeniency, ResponseLeniency, Rules, Tolerance};
 use crate::reason::ReasonPhrase;
+use crate::role::{Client, Server};
 use crate::wire::WireHead;
 
 /// Reads a request head (the `Server` role's part
 /// of decoding).
 #[inline(always)]
-pub(crate) fn request_head(
-    base: &mut DecoderBase,
-    bytes: Bytes,
-) -> Result<Option<Event<Request<()>>>, Error> {
+fn request_head(base: &mut DecoderBase, bytes: Bytes) -> Result<Option<Event<Request<()>>>, Error> {
     let raw = &bytes;
     let record = base.reader.record();
     let start = base.head_start;
@@ -72,7 +71,8 @@ pub(crate) fn request_head(
     }
     let (method, uri) = build::request_line(raw, record).map_err(|e| e.in_head(start))?;
     let mut head = Request::new(());
-    *head.headers_mut() = base.fields(&bytes, head.extensions_mut())?;
+    let fields = base.fields(&bytes, head.extensions_mut())?;
+    put_fields(head.headers_mut(), fields);
     if framing.close.is_some() {
         // Only `chunked_with_content_length` closes after a request:
         // read as chunked, without its `Content-Length`.
@@ -90,7 +90,7 @@ pub(crate) fn request_head(
 /// Reads a response head (the `Client` role's
 /// part of decoding).
 #[inline(always)]
-pub(crate) fn response_head(
+fn response_head(
     base: &mut DecoderBase,
     pending: &mut InFlight,
     bytes: Bytes,
@@ -136,7 +136,8 @@ pub(crate) fn response_head(
         return Ok(Some(event));
     }
     let mut response = Response::new(());
-    *response.headers_mut() = base.fields(&bytes, response.extensions_mut())?;
+    let fields = base.fields(&bytes, response.extensions_mut())?;
+    put_fields(response.headers_mut(), fields);
     *response.status_mut() = status;
     *response.version_mut() = version;
     let canonical = status.canonical_reason().map(str::as_bytes);
@@ -170,14 +171,18 @@ impl DecoderBase {
         Event::Wire { head, body }
     }
 
-    /// The fields of the head just read, in the recycled map if there is
+    /// The fields of the head just read, in the spare map if there is
     /// one; with the wire view on, its [`WireHead`] goes into `ext`.
     #[inline(always)]
     fn fields(&mut self, bytes: &Bytes, ext: &mut http::Extensions) -> Result<HeaderMap, Error> {
         let record = self.reader.record();
-        // An empty map reserves as `with_capacity` allocates.
+        // An empty map reserves as `with_capacity` allocates; a recycled
+        // one usually has the room already, which `capacity` tells for
+        // less than `reserve` does.
         let mut map = self.spare.take().unwrap_or_default();
-        map.reserve(record.fields.len());
+        if map.capacity() < record.fields.len() {
+            map.reserve(record.fields.len());
+        }
         let keep = self.names.keeping();
         build::fields(bytes, record, keep, &mut self.names, &mut map)
             .map_err(|e| e.in_head(self.head_start))?;
@@ -189,7 +194,16 @@ impl DecoderBase {
     }
 }
 
-/// `extensions`, a message's, to insert into: the recycled map (`spare`)
+/// Puts `fields` in place of a new message's empty map. That map holds
+/// no allocation (`HeaderMap::new` makes none), so it is forgotten rather
+/// than dropped: its drop, a call that frees nothing, is not paid.
+#[inline(always)]
+fn put_fields(empty: &mut HeaderMap, fields: HeaderMap) {
+    debug_assert!(empty.is_empty() && empty.capacity() == 0);
+    std::mem::forget(std::mem::replace(empty, fields));
+}
+
+/// `extensions`, a message's, to insert into: the spare map
 /// when it has none yet.
 #[inline]
 fn extensions<'a>(
@@ -240,7 +254,7 @@ fn field_error(error: Error, head: &[u8], record: &Record) -> Error {
 /// that `Transfer-Encoding` alone frames as chunked, and whose
 /// `Content-Length` is valid on its own, is read as chunked (the caller
 /// removes its `Content-Length`), and the connection closes after it (RFC
-/// 9112 section 6.1). Otherwise the error names the switch when it would
+/// 9112 section 6.1). Otherwise the error names the tolerance when it would
 /// accept the request.
 #[cold]
 fn chunked_with_content_length(
@@ -254,7 +268,7 @@ fn chunked_with_content_length(
     let length_valid = matches!(seen.content_length, Some(Some(_)));
     if !rules.chunked_with_content_length {
         let hint = (length_valid && codings.is_ok())
-            .then(|| rules.hint(Switch::ChunkedWithContentLength))
+            .then(|| rules.hint(Tolerance::ChunkedWithContentLength))
             .flatten();
         let conflict = ErrorKind::ContentLengthWithTransferEncoding;
         return Err(Error::refused(conflict, hint));
@@ -267,4 +281,42 @@ fn chunked_with_content_length(
         body: BodyKind::Chunked,
         close: Some(CloseReason::FramingConflict),
     })
+}
+
+impl DecodeRole for Server {
+    type Recv = Request<()>;
+    type Leniency = RequestLeniency;
+    type Pending = ();
+
+    fn rules(leniency: RequestLeniency) -> Rules {
+        Rules::of_requests(leniency)
+    }
+
+    #[inline]
+    fn head(
+        base: &mut DecoderBase,
+        (): &mut (),
+        head: Bytes,
+    ) -> Result<Option<Event<Request<()>>>, Error> {
+        request_head(base, head)
+    }
+}
+
+impl DecodeRole for Client {
+    type Recv = Response<()>;
+    type Leniency = ResponseLeniency;
+    type Pending = InFlight;
+
+    fn rules(leniency: ResponseLeniency) -> Rules {
+        Rules::of_responses(leniency)
+    }
+
+    #[inline]
+    fn head(
+        base: &mut DecoderBase,
+        pending: &mut InFlight,
+        head: Bytes,
+    ) -> Result<Option<Event<Response<()>>>, Error> {
+        response_head(base, pending, head)
+    }
 }

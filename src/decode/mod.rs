@@ -16,9 +16,39 @@ use http::header::HeaderMap;
 use crate::error::Error;
 use crate::framing::{FramingFields, RequestKind};
 use crate::keep_alive::KeepAlive;
+use crate::leniency::Rules;
 use crate::limits::Limits;
-use crate::role::{Client, Role, Server};
+use crate::role::{Client, Server};
 use crate::wire::WireTrailers;
+
+/// What the decoder of a role, [`Client`] or [`Server`], does differently:
+/// which heads it reads and how (implemented in `head.rs`, beside the
+/// request and response head readers).
+pub trait DecodeRole: Sized {
+    /// The head of the messages the role receives.
+    type Recv: MessageHead;
+    /// The leniency tolerances of those messages.
+    type Leniency: Copy + Default + std::fmt::Debug;
+    /// What the decoder keeps besides the shared base: nothing for
+    /// requests; for responses, the requests they answer.
+    type Pending: Default + std::fmt::Debug;
+
+    /// The head reader's rules for these tolerances.
+    fn rules(leniency: Self::Leniency) -> Rules;
+
+    /// Reads a complete head the decoder found: always `Some` event, in
+    /// the type the decoder returns, so that the head is built where it
+    /// is returned rather than moved into it (a head is over 200 bytes).
+    ///
+    /// # Errors
+    ///
+    /// The head is invalid, or not one the role may receive now.
+    fn head(
+        base: &mut DecoderBase,
+        pending: &mut Self::Pending,
+        head: bytes::Bytes,
+    ) -> Result<Option<Event<Self::Recv>>, Error>;
+}
 
 /// Decodes the messages of one role's peer: requests for the `Server`
 /// role ([`RequestDecoder`]), responses for the `Client` role
@@ -36,7 +66,7 @@ use crate::wire::WireTrailers;
 /// and `End`: once the last `Data` has been returned, the next call returns
 /// `End` at once, and [`RequestDecoder::is_body_complete`] is already `true`.
 #[derive(Debug)]
-pub struct Decoder<R: Role> {
+pub struct Decoder<R: DecodeRole> {
     base: DecoderBase,
     pending: R::Pending,
     /// The switches as given: the base holds the rules made of them.
@@ -96,7 +126,7 @@ pub type RequestDecoder = Decoder<Server>;
 /// ```
 pub type ResponseDecoder = Decoder<Client>;
 
-impl<R: Role> Decoder<R> {
+impl<R: DecodeRole> Decoder<R> {
     /// A decoder enforcing `limits`, with the role's default leniency:
     /// strict for requests; for responses, [`ResponseLeniency::default`](crate::leniency::ResponseLeniency::default)
     /// (only `no_space_after_status` on).
@@ -104,7 +134,7 @@ impl<R: Role> Decoder<R> {
         Decoder::with_leniency(limits, R::Leniency::default())
     }
 
-    /// A decoder enforcing `limits`, with the leniency switches of
+    /// A decoder enforcing `limits`, with the leniency tolerances of
     /// `leniency` on: a [`RequestLeniency`](crate::leniency::RequestLeniency) for requests, a
     /// [`ResponseLeniency`](crate::leniency::ResponseLeniency) for responses.
     pub fn with_leniency(limits: Limits, leniency: R::Leniency) -> Self {
@@ -115,7 +145,7 @@ impl<R: Role> Decoder<R> {
         }
     }
 
-    /// The leniency switches this decoder applies.
+    /// The leniency tolerances this decoder applies.
     pub fn leniency(&self) -> R::Leniency {
         self.leniency
     }
@@ -171,7 +201,7 @@ impl<R: Role> Decoder<R> {
     /// field map, no `Uri`, no extension). For a proxy that forwards heads
     /// as they came, or a tool that shows them: it costs a little more than
     /// half of a decode into `http` types (`docs/benchmarks.md`). Every
-    /// rule, limit, leniency switch, error and framing decision is the
+    /// rule, limit, leniency tolerance, error and framing decision is the
     /// same as without it: the head reader reads the head as always, and
     /// only the build of the `http` types is left out. Default: off.
     /// Connections and sessions always build `http` types.
@@ -370,15 +400,30 @@ impl<R: Role> Decoder<R> {
         self.base.spare_extensions = None;
     }
 
+    /// The protocol error the decoder failed with (its own, or one its
+    /// connection found): returned again on every call.
+    #[inline]
+    pub(crate) fn failure(&self) -> Option<&Error> {
+        self.base.failure.as_ref()
+    }
+
+    /// Fails the decoder with a protocol error its connection found in
+    /// what it decoded (a response nobody asked for, a switch nobody
+    /// offered): the decoder keeps it as its own.
+    pub(crate) fn fail_with(&mut self, error: Error) {
+        self.base.failed(error);
+    }
+
     /// The limits this decoder enforces.
     pub fn limits(&self) -> &Limits {
         &self.base.limits
     }
 
-    /// Switches the decoder off after the current message: the next
-    /// message is not parsed (used when the local side decided to close,
-    /// or to hand the connection to another protocol).
-    pub fn close(&mut self) {
+    /// Stops the decoder after the current message: the next message is
+    /// not parsed (used when the local side decided to close, or to hand
+    /// the connection to another protocol). [`is_closed`](Self::is_closed)
+    /// is `true` from then on.
+    pub fn stop(&mut self) {
         if !matches!(self.base.state, DecodeStage::Failed | DecodeStage::Switched) {
             self.base.state = DecodeStage::Closed;
         }

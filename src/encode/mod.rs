@@ -5,6 +5,8 @@ pub(crate) mod body;
 pub(crate) mod head;
 mod hop;
 pub(crate) mod plan;
+mod request;
+mod response;
 mod send;
 
 use std::marker::PhantomData;
@@ -24,11 +26,12 @@ use crate::wire::{TrailerOrder, order_of};
 
 pub(crate) use head::Ordered;
 pub use hop::remove_hop_by_hop;
+pub(crate) use plan::EncodeRole;
 use plan::HeadMaps;
 pub use plan::{EncoderConfig, ResponseContext};
 pub(crate) use send::{IntoHead, IntoMessage};
 
-use crate::role::{Client, Role, Server};
+use crate::role::{Client, Server};
 use body::BodyEncoder;
 
 /// Encodes requests (the client side): an [`Encoder`] in the `Client`
@@ -163,7 +166,7 @@ pub type ResponseEncoder = Encoder<Server>;
 /// );
 /// ```
 #[derive(Debug)]
-pub struct Encoder<R: Role> {
+pub struct Encoder<R: EncodeRole> {
     config: EncoderConfig,
     out: Segments,
     /// The body framer of the message in progress, if any. Without one,
@@ -186,7 +189,7 @@ pub struct Encoder<R: Role> {
     role: PhantomData<R>,
 }
 
-impl<R: Role> Encoder<R> {
+impl<R: EncodeRole> Encoder<R> {
     /// A new encoder with an empty output queue.
     pub fn new(config: EncoderConfig) -> Self {
         Encoder {
@@ -484,7 +487,7 @@ impl ResponseEncoder {
     }
 }
 
-impl<R: Role> Default for Encoder<R> {
+impl<R: EncodeRole> Default for Encoder<R> {
     fn default() -> Self {
         Self::new(EncoderConfig::default())
     }

@@ -1,12 +1,15 @@
 //! What a role decides about a head before it is written, and what it
 //! decides it from: the encoder's settings, the request a response
-//! answers, and the maps of the head. Nothing here depends on the role.
+//! answers, and the maps of the head; and the encoder's role trait, which
+//! `request.rs` (the client's part) and `response.rs` (the server's)
+//! implement.
 
 use http::header::HeaderMap;
 use http::{Extensions, Request, Version};
 
-use super::body::BodyEncoder;
-use super::head::Added;
+use super::body::{BodyEncoder, check_full};
+use super::head::{Added, Ordered};
+use crate::error::UsageError;
 use crate::framing::{FramingFields, RequestKind, connection_verdict_of};
 use crate::keep_alive::KeepAlive;
 use crate::segments::Segments;
@@ -82,7 +85,7 @@ impl ResponseContext {
 }
 
 /// The decisions a role makes for a head before anything is written
-/// (`Role::plan`).
+/// ([`EncodeRole::plan`]).
 pub struct Plan<L> {
     /// The version written in the start line.
     pub(crate) version: &'static [u8],
@@ -105,4 +108,51 @@ pub trait HeadMaps {
     fn extensions(&self) -> &Extensions;
     /// The head's field and extension maps.
     fn into_maps(self) -> (HeaderMap, Extensions);
+}
+
+/// What the encoder of a role, [`Client`](crate::role::Client) or
+/// [`Server`](crate::role::Server), does differently: how the heads it
+/// sends are planned and written.
+pub trait EncodeRole: Sized {
+    /// The head this role sends: `request::Parts` or `response::Parts`.
+    type Head: HeadMaps;
+    /// What the encoder must know besides the head: nothing for a
+    /// request; for a response, the request it answers.
+    type Context;
+    /// Role-specific start-line decisions.
+    type Line;
+
+    /// Decides how the head is written and its body framed; `full` is the
+    /// body length when the whole body is known, `date` the `Date` value
+    /// the encoder has (a response without one of its own gets it).
+    ///
+    /// # Errors
+    ///
+    /// The head cannot be sent as it is.
+    fn plan(
+        head: &Self::Head,
+        ctx: &Self::Context,
+        config: &EncoderConfig,
+        full: Option<u64>,
+        date: Option<&[u8; crate::date::LINE]>,
+    ) -> Result<Plan<Self::Line>, UsageError>;
+
+    /// Writes the start line, the fields (in `order` when one is asked
+    /// for) and the empty line.
+    fn write_head(
+        out: &mut Segments,
+        head: &Self::Head,
+        plan: &Plan<Self::Line>,
+        config: &EncoderConfig,
+        order: Option<Ordered<'_>>,
+    );
+}
+
+/// The framer of a body of `declared` bytes, checked against the whole
+/// body when it is given (`full`).
+pub(crate) fn length(declared: u64, full: Option<u64>) -> Result<BodyEncoder, UsageError> {
+    if let Some(len) = full {
+        check_full(declared, len)?;
+    }
+    Ok(BodyEncoder::Length { declared, sent: 0 })
 }

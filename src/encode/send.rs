@@ -1,7 +1,7 @@
 //! The send methods of each role's encoder, and the message forms they
 //! accept: a whole message, or a head whose body follows. How a head is
-//! planned and written is the role's (`src/role/client.rs`,
-//! `src/role/server.rs`); the rest is the one generic [`Encoder`](super::Encoder)'s.
+//! planned and written is the role's (`request.rs`,
+//! `response.rs`); the rest is the one generic [`Encoder`](super::Encoder)'s.
 
 use bytes::Bytes;
 use http::{Extensions, HeaderMap, Request, Response, request, response};

@@ -15,7 +15,7 @@
 //! start line and, for each field line, where its name and value are. The
 //! `http` types, the wire view and the framing summary are built from the
 //! record (`super::build`) without reading the grammar again. The
-//! decoder's leniency switches ([`Rules`]) are options of this reader:
+//! decoder's leniency tolerances ([`Rules`]) are options of this reader:
 //! they are consulted only where the strict reading refuses.
 //!
 //! What only a complete head can show (a missing `Host`, framing fields
@@ -30,7 +30,7 @@ use super::target::form_fits;
 use crate::error::{Error, ErrorKind};
 use crate::framing::{FieldRole as Role, FramingFields};
 use crate::grammar::{is_target_char, is_tchar, run, target_end, text_end, token_end, trim_ows};
-use crate::leniency::{Rules, Switch};
+use crate::leniency::{Rules, Tolerance};
 
 mod lines;
 
@@ -55,7 +55,7 @@ pub(crate) enum Section {
     Trailers,
 }
 
-/// How a section is read: its kind, the switches and the bounds.
+/// How a section is read: its kind, the tolerances and the bounds.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Options<'a> {
     pub(crate) section: Section,
@@ -446,7 +446,7 @@ impl Reader {
                         self.skip();
                     } else {
                         let name = &head[self.line..self.mark];
-                        let e = refuse(rules, WhitespaceBeforeColon, Switch::SpaceBeforeColon);
+                        let e = refuse(rules, WhitespaceBeforeColon, Tolerance::SpaceBeforeColon);
                         return Err(e.at(self.line as u64, Some(name)));
                     }
                 } else if b != b' ' && b != b'\t' {
@@ -469,7 +469,7 @@ impl Reader {
     }
 
     /// A field line starting with SP or HTAB: a continuation of the field
-    /// above (obs-fold) where the switches allow one, else refused or, by
+    /// above (obs-fold) where the tolerances allow one, else refused or, by
     /// `skip_invalid_fields`, skipped. A trailer section never folds.
     fn fold(&mut self, o: &Options) -> Result<(), Error> {
         let rules = o.rules;
@@ -484,9 +484,9 @@ impl Reader {
         } else {
             // With obs-fold on, only skipping would accept the line.
             let hint = if rules.obs_fold {
-                Switch::SkipInvalidFields
+                Tolerance::SkipInvalidFields
             } else {
-                Switch::ObsFold
+                Tolerance::ObsFold
             };
             let hint = (!trailers && (rules.obs_fold || self.after_field_line)).then_some(hint);
             let error = Error::refused(ErrorKind::ObsFold, hint.and_then(|s| rules.hint(s)));
@@ -541,7 +541,7 @@ impl Reader {
         let error = refuse(
             rules,
             ErrorKind::InvalidFieldName,
-            Switch::SkipInvalidFields,
+            Tolerance::SkipInvalidFields,
         );
         error.at(self.line as u64, (!name.is_empty()).then_some(name))
     }
@@ -567,7 +567,7 @@ impl Reader {
             At::Method if self.n == 0 && !crlf => {
                 // An empty line where the request line belongs: a bare LF
                 // `bare_lf` would skip as it skips CRLF.
-                let e = refuse(rules, InvalidStartLine, Switch::BareLf);
+                let e = refuse(rules, InvalidStartLine, Tolerance::BareLf);
                 return Err(e.at(0, None));
             }
             At::Version if self.n == VERSION.len() => {
@@ -579,7 +579,7 @@ impl Reader {
                 return Err(start_line(InvalidStartLine));
             }
             At::AfterCode if !rules.no_space_after_status => {
-                let e = refuse(rules, InvalidStatus, Switch::NoSpaceAfterStatus);
+                let e = refuse(rules, InvalidStatus, Tolerance::NoSpaceAfterStatus);
                 return Err(e.at(0, None));
             }
             At::AfterCode | At::Reason => {
@@ -589,7 +589,7 @@ impl Reader {
             At::LineStart => {
                 // The empty line: the end of the head.
                 if !crlf && !rules.bare_lf {
-                    let e = refuse(rules, BareLineFeed, Switch::BareLf);
+                    let e = refuse(rules, BareLineFeed, Tolerance::BareLf);
                     return Err(e.at(lf as u64, None));
                 }
                 self.at = At::End;
@@ -600,7 +600,7 @@ impl Reader {
                 if rules.skip_invalid_fields {
                     self.skipping = true;
                 } else {
-                    let e = refuse(rules, MissingColon, Switch::SkipInvalidFields);
+                    let e = refuse(rules, MissingColon, Tolerance::SkipInvalidFields);
                     return Err(e.at(self.line as u64, None));
                 }
             }
@@ -609,7 +609,7 @@ impl Reader {
         // ...then how it ends.
         if !crlf && !rules.bare_lf {
             let field = (!first).then(|| field_name(&head[self.line..lf])).flatten();
-            let e = refuse(rules, BareLineFeed, Switch::BareLf);
+            let e = refuse(rules, BareLineFeed, Tolerance::BareLf);
             return Err(e.at(self.line as u64, field));
         }
         match self.at {
@@ -681,8 +681,8 @@ pub(crate) fn start_line(kind: ErrorKind) -> Error {
     Error::from(kind).at(0, None)
 }
 
-fn refuse(rules: &Rules, kind: ErrorKind, switch: Switch) -> Error {
-    Error::refused(kind, rules.hint(switch))
+fn refuse(rules: &Rules, kind: ErrorKind, tolerance: Tolerance) -> Error {
+    Error::refused(kind, rules.hint(tolerance))
 }
 
 #[cfg(test)]
@@ -694,7 +694,7 @@ mod tests {
 
     const MAX_TARGET: usize = 64;
 
-    /// Each side with its switches: strict, the defaults, all on, and
+    /// Each party with its tolerances: strict, the defaults, all on, and
     /// `skip_invalid_fields` alone.
     fn sides() -> Vec<Rules> {
         let mut skip = ResponseLeniency::strict();

@@ -3,20 +3,16 @@
 
 use std::time::Instant;
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use http::{Response, StatusCode};
 
-use super::core::{Core, RoleSession};
+use super::core::{Phase, SessionOf};
 use super::timer::{Timer, Waiting, after, earliest};
 use super::{InterimResponses, Io, Session, SessionError, Step};
-use crate::ClientConnection;
-use crate::Config;
-use crate::conn::Sender;
-use crate::conn::State;
+use crate::conn::{ConnRole, State};
 use crate::decode::Event;
-use crate::error::{Error, ErrorKind};
+use crate::error::ErrorKind;
 use crate::role::Client;
-use crate::segments::Segments;
 
 /// The client side of a connection, with every decision above the
 /// protocol machine made: the session a client driver runs.
@@ -38,62 +34,10 @@ use crate::segments::Segments;
 /// after `Timeouts::idle` (the idle timeout of a connection pool), which a
 /// pool notices through [`poll_timeout`](Self::poll_timeout) and
 /// [`handle_timeout`](Self::handle_timeout).
-#[derive(Debug)]
-pub struct ClientSession {
-    core: Core<Client>,
-    /// No further request: the connection closes.
-    closed: bool,
-    /// [`Io::Close`] was handed out: the session is over.
-    over: bool,
-    /// A graceful shutdown: no new request; closed once the responses
-    /// in flight are in.
-    shutdown: bool,
-    /// Since when the connection has had no request in flight.
-    idle_since: Instant,
-    /// Since when the session waits for the head of the response due.
-    head_since: Option<Instant>,
-    /// What `next_full_response` gathers while it reads.
-    interim: Vec<Response<()>>,
-    /// Response heads read while the request was still being sent (see
-    /// [`look_ahead`](Self::look_ahead)), in order: `next_response` hands
-    /// them out first.
-    ahead: Vec<Response<()>>,
-    head: Option<Box<Response<()>>>,
-}
+pub type ClientSession = SessionOf<Client>;
 
 impl ClientSession {
-    /// A session for a connection made at `now`.
-    pub fn new(config: Config, now: Instant) -> Self {
-        ClientSession {
-            core: Core::new(config),
-            closed: false,
-            over: false,
-            shutdown: false,
-            idle_since: now,
-            head_since: None,
-            interim: Vec::new(),
-            ahead: Vec::new(),
-            head: None,
-        }
-    }
-
     // ---- The application's side --------------------------------------
-
-    /// What the application sends: requests, through the [`Sender`] lent
-    /// here (`send_request`, or `send_head`, `send_data` and `finish`).
-    /// Requests may be queued while earlier responses are still due
-    /// (pipelining); they are written when the session next waits for
-    /// the server. Once the session is closed (a timeout or the server's
-    /// error ended it; the next [`next_response`](Self::next_response)
-    /// says which), the sender refuses every call with
-    /// [`UsageError::WrongState`](crate::UsageError::WrongState): nothing more is queued for a server
-    /// that does not read. Once a shutdown began, it refuses new requests
-    /// and lets the one in progress finish.
-    #[inline]
-    pub fn sender(&mut self) -> Sender<'_, Client> {
-        let (closed, shutdown) = (self.closed, self.shutdown);
-        Sender::new(&mut self.core.conn, !closed && !shutdown, !closed)
-    }
 
     /// Backpressure for a streaming sender: [`Io::Write`] while more than
     /// `Config::flush_threshold` bytes are queued.
@@ -106,10 +50,9 @@ impl ClientSession {
     /// the upload is malformed: the session is closed.
     pub fn poll_flush(&mut self, now: Instant) -> Result<Step<()>, SessionError> {
         self.look_ahead();
-        self.core.failure()?;
-        Ok(self
-            .core
-            .write_past(now, !self.closed, self.core.flush_threshold))
+        self.failure()?;
+        let writing = self.phase == Phase::Open;
+        Ok(self.write_past(now, writing, self.flush_threshold))
     }
 
     /// Writes every queued request now, for a caller that wants them
@@ -120,8 +63,9 @@ impl ClientSession {
     /// As [`poll_flush`](Self::poll_flush).
     pub fn poll_write_all(&mut self, now: Instant) -> Result<Step<()>, SessionError> {
         self.look_ahead();
-        self.core.failure()?;
-        Ok(self.core.write_past(now, !self.closed, 0))
+        self.failure()?;
+        let writing = self.phase == Phase::Open;
+        Ok(self.write_past(now, writing, 0))
     }
 
     /// The next response head: an interim (1xx other than 101) one, after
@@ -138,45 +82,45 @@ impl ClientSession {
         &mut self,
         now: Instant,
     ) -> Result<Step<Option<Response<()>>>, SessionError> {
-        self.core.failure()?;
-        if self.closed {
+        self.failure()?;
+        if self.phase != Phase::Open {
             return Ok(Step::Ready(None));
         }
-        if !self.ahead.is_empty() {
-            let head = self.ahead.remove(0);
+        if let Some(held) = self.held.as_mut().filter(|held| !held.ahead.is_empty()) {
+            let head = held.ahead.remove(0);
             self.head_since = None;
             if !is_interim(&head) {
-                self.core.head_handed_out();
+                self.head_handed_out();
             }
             return Ok(Step::Ready(Some(head)));
         }
         loop {
-            let due = self.core.conn.requests_in_flight() > 0;
-            if !due && self.core.body_done {
+            let due = self.conn.requests_in_flight() > 0;
+            if !due && self.body_done {
                 return Ok(Step::Ready(None));
             }
-            match self.core.conn.poll_event(&mut self.core.read.buf) {
+            match self.conn.poll_event(&mut self.read.buf) {
                 Ok(Some(Event::Interim(head))) => {
                     self.head_since = None;
                     return Ok(Step::Ready(Some(head)));
                 }
                 Ok(Some(Event::Head { head, .. })) => {
                     self.head_since = None;
-                    self.core.head_handed_out();
+                    self.head_handed_out();
                     return Ok(Step::Ready(Some(head)));
                 }
                 Ok(Some(Event::End(_))) => {
-                    self.core.body_done = true;
+                    self.body_done = true;
                     self.body_ended(now);
                 }
                 Ok(Some(_)) => {}
                 Ok(None) => {
                     // Nothing due with the body read returned at the top:
                     // no event came since.
-                    if self.core.conn.is_switched() {
+                    if self.conn.is_switched() {
                         return Ok(Step::Ready(None));
                     }
-                    if self.core.eof || self.core.conn.is_closed() {
+                    if self.conn.peer_closed() || self.conn.is_closed() {
                         return Err(self.fail(ErrorKind::UnexpectedEof.into()).into());
                     }
                     return Ok(Step::Io(self.wait_for_head(now)));
@@ -186,21 +130,10 @@ impl ClientSession {
         }
     }
 
-    session_calls! {
-        "response", ClientConnection, "received",
-        /// The next piece of the current response's body; `Ready(None)` at its
-        /// end.
-        ///
-        /// # Errors
-        ///
-        /// [`SessionError::Peer`] for a malformed body, one that stopped
-        /// arriving, or a connection closed inside it.
-    }
-
     /// The next final response with its whole body. The interim responses
     /// before it are in its extensions as [`InterimResponses`], its
     /// trailers as [`TrailerFields`](super::TrailerFields) (and with
-    /// [`Config::wire_view`] on their wire view as [`WireTrailers`](crate::wire::WireTrailers)).
+    /// [`Config::wire_view`](crate::Config::wire_view) on their wire view as [`WireTrailers`](crate::wire::WireTrailers)).
     /// `Ready(None)`: no request is waiting
     /// for its response.
     ///
@@ -214,7 +147,12 @@ impl ClientSession {
     ) -> Result<Step<Option<Response<Bytes>>>, SessionError> {
         while self.head.is_none() {
             match ready!(self.next_response(now)?) {
-                Some(head) if is_interim(&head) => self.interim.push(head),
+                Some(head) if is_interim(&head) => {
+                    self.held
+                        .get_or_insert_with(Box::default)
+                        .interim
+                        .push(head);
+                }
                 Some(head) => self.head = Some(Box::new(head)),
                 None => return Ok(Step::Ready(None)),
             }
@@ -224,11 +162,11 @@ impl ClientSession {
             return Ok(Step::Ready(None));
         };
         let mut res = head.map(|()| body);
-        if !self.interim.is_empty() {
-            let interim = std::mem::take(&mut self.interim);
+        if let Some(held) = self.held.as_mut().filter(|held| !held.interim.is_empty()) {
+            let interim = std::mem::take(&mut held.interim);
             res.extensions_mut().insert(InterimResponses(interim));
         }
-        self.core.trailers_into(res.extensions_mut());
+        self.trailers_into(res.extensions_mut());
         Ok(Step::Ready(Some(res)))
     }
 
@@ -240,13 +178,14 @@ impl ClientSession {
     /// None: the `Result` is the shape every call that may need I/O has,
     /// so that one driver call helper serves them all.
     pub fn close(&mut self, _now: Instant) -> Result<Step<()>, SessionError> {
-        self.closed = true;
-        self.core.waiting = Waiting::No;
-        Ok(if std::mem::replace(&mut self.over, true) {
-            Step::Ready(())
-        } else {
-            Step::Io(Io::Close)
-        })
+        self.waiting = Waiting::No;
+        Ok(
+            if std::mem::replace(&mut self.phase, Phase::Closed) == Phase::Closed {
+                Step::Ready(())
+            } else {
+                Step::Io(Io::Close)
+            },
+        )
     }
 
     // ---- Queries -----------------------------------------------------
@@ -255,11 +194,11 @@ impl ClientSession {
     /// open, the server has not closed it, nothing said it must close, and
     /// no shutdown began.
     pub fn is_reusable(&self) -> bool {
-        !self.closed
+        self.phase == Phase::Open
             && !self.shutdown
-            && !self.core.eof
-            && !self.core.conn.is_closed()
-            && self.core.conn.keep_alive().is_reusable()
+            && !self.conn.peer_closed()
+            && !self.conn.is_closed()
+            && self.conn.keep_alive().is_reusable()
     }
 
     /// [`is_reusable`](Self::is_reusable) once the timeouts due by `now`
@@ -275,7 +214,7 @@ impl ClientSession {
     /// [`ClientConnection::is_closed`](crate::ClientConnection::is_closed).
     /// Never after a protocol switch: see [`is_switched`](Self::is_switched).
     pub fn is_closed(&self) -> bool {
-        self.closed || self.core.conn.is_closed()
+        self.phase != Phase::Open || self.conn.is_closed()
     }
 
     // ---- Inside ------------------------------------------------------
@@ -288,19 +227,24 @@ impl ClientSession {
     /// (the previous body read to its end): what is decoded here is heads
     /// alone, which `next_response` hands out first.
     fn look_ahead(&mut self) {
-        if self.closed
-            || !self.core.body_done
-            || self.core.read.buf.is_empty()
-            || self.core.conn.send_state() != State::Body
-            || self.ahead.last().is_some_and(|head| !is_interim(head))
+        let held = self.held.as_deref();
+        if self.phase != Phase::Open
+            || !self.body_done
+            || self.read.buf.is_empty()
+            || self.conn.send_state() != State::Body
+            || held
+                .and_then(|held| held.ahead.last())
+                .is_some_and(|head| !is_interim(head))
         {
             return;
         }
         loop {
-            match self.core.conn.poll_event(&mut self.core.read.buf) {
-                Ok(Some(Event::Interim(head))) => self.ahead.push(head),
+            match self.conn.poll_event(&mut self.read.buf) {
+                Ok(Some(Event::Interim(head))) => {
+                    self.held.get_or_insert_with(Box::default).ahead.push(head);
+                }
                 Ok(Some(Event::Head { head, .. })) => {
-                    self.ahead.push(head);
+                    self.held.get_or_insert_with(Box::default).ahead.push(head);
                     break;
                 }
                 Ok(Some(_)) => {}
@@ -311,15 +255,15 @@ impl ClientSession {
                 }
             }
         }
-        if self.core.conn.role.withdrawn {
-            self.core.drop_output();
+        if Client::withdrawn(&self.conn) {
+            self.drop_output();
         }
     }
 
     /// Queued requests are written before the session waits for an answer.
     fn wait_for_head(&mut self, now: Instant) -> Io {
-        let pending = self.core.output_len() > 0;
-        let conn = &self.core.conn;
+        let pending = self.output_len() > 0;
+        let conn = &self.conn;
         if !pending && conn.recv_state() != State::Body && conn.send_state() != State::Body {
             // Not while skipping the rest of the previous body: that is
             // the body's time, and the head's starts after it. Nor while
@@ -329,42 +273,7 @@ impl ClientSession {
             // timeout from its own start).
             self.head_since.get_or_insert(now);
         }
-        self.core.wait_for_input(now)
-    }
-
-    fn timer(&self) -> Option<(Instant, Timer)> {
-        let t = &self.core.timeouts;
-        if self.closed {
-            return None;
-        }
-        let idle = self.core.conn.requests_in_flight() == 0 && self.core.body_done;
-        // What expires `timeout` after `start`, in a wait begun `since`.
-        let (since, start, timeout, kind) = match self.core.waiting {
-            Waiting::Write(since) => return after(since, t.write).map(|at| (at, Timer::Write)),
-            Waiting::No if idle => (self.idle_since, self.idle_since, t.idle, Timer::Idle),
-            Waiting::No => return None,
-            Waiting::Read(since) if self.core.conn.recv_state() == State::Body => {
-                (since, since, t.body, Timer::Body)
-            }
-            Waiting::Read(since) => (since, self.head_since.unwrap_or(since), t.head, Timer::Head),
-        };
-        let expiry = after(start, timeout).map(|at| (at, kind));
-        let release = after(since, self.core.read.release_after()).map(|at| (at, Timer::Release));
-        earliest(expiry, release)
-    }
-
-    /// A deadline other than the buffers' release passed: the wait it
-    /// belonged to ends.
-    fn expire(&mut self, timer: Timer) {
-        match timer {
-            Timer::Head => self.fail_later(ErrorKind::ResponseTimeout),
-            Timer::Body => self.fail_later(ErrorKind::BodyTimeout),
-            Timer::Write => {
-                self.core.drop_output();
-                self.fail_later(ErrorKind::WriteTimeout);
-            }
-            Timer::Idle | Timer::Linger | Timer::Release => self.closed = true,
-        }
+        self.wait_for_input(now)
     }
 }
 
@@ -373,60 +282,42 @@ fn is_interim(head: &Response<()>) -> bool {
     head.status().is_informational() && head.status() != StatusCode::SWITCHING_PROTOCOLS
 }
 
-impl Session for ClientSession {
-    session_shared!();
-
-    /// While the session is open and the peer has not closed its side:
-    /// up to one read's worth ahead, so that an answer the server sends
-    /// while the request is still being written (an early refusal) is
-    /// read, and an idle pooled connection learns when the server closes
-    /// it.
-    fn wants_read(&self) -> bool {
-        !self.closed && !self.core.conn.is_switched() && self.core.may_read()
-    }
-
-    #[inline]
-    fn handle_read(&mut self, n: usize, _now: Instant) {
-        self.core.handle_read(n);
-    }
-
-    /// A client has no exchange to finish before closing: an idle
-    /// connection closes at once, a busy one when its responses are in.
-    fn shutdown(&mut self, _now: Instant) {
-        self.shutdown = true;
-        if self.core.conn.requests_in_flight() == 0 && self.core.body_done {
-            self.closed = true;
+/// A client's deadlines: written for any role, called for the client's
+/// alone.
+impl<R: ConnRole> SessionOf<R> {
+    /// The deadline of what the session waits for, and what it is.
+    pub(super) fn client_timer(&self) -> Option<(Instant, Timer)> {
+        let t = &self.timeouts;
+        if self.phase != Phase::Open {
+            return None;
         }
-    }
-}
-
-impl RoleSession for ClientSession {
-    type Side = Client;
-
-    #[inline]
-    fn core(&mut self) -> &mut Core<Client> {
-        &mut self.core
-    }
-
-    /// Until the session is closed: a shutdown lets the request in
-    /// progress go on, its response's body included.
-    fn reading_body(&self) -> bool {
-        !self.closed
-    }
-
-    /// A response ended: with nothing more in flight, the connection is
-    /// idle from now.
-    fn body_ended(&mut self, now: Instant) {
-        if self.core.conn.requests_in_flight() == 0 {
-            self.idle_since = now;
-            if self.shutdown {
-                self.closed = true;
+        let idle = self.conn.requests_in_flight() == 0 && self.body_done;
+        // What expires `timeout` after `start`, in a wait begun `since`.
+        let (since, start, timeout, kind) = match self.waiting {
+            Waiting::Write(since) => return after(since, t.write).map(|at| (at, Timer::Write)),
+            Waiting::No if idle => (self.since, self.since, t.idle, Timer::Idle),
+            Waiting::No => return None,
+            Waiting::Read(since) if self.conn.recv_state() == State::Body => {
+                (since, since, t.body, Timer::Body)
             }
-        }
+            Waiting::Read(since) => (since, self.head_since.unwrap_or(since), t.head, Timer::Head),
+        };
+        let expiry = after(start, timeout).map(|at| (at, kind));
+        let release = after(since, self.read.release_after()).map(|at| (at, Timer::Release));
+        earliest(expiry, release)
     }
 
-    fn fail(&mut self, err: Error) -> Error {
-        self.closed = true;
-        err
+    /// A deadline other than the buffers' release passed: the wait it
+    /// belonged to ends.
+    pub(super) fn client_expire(&mut self, timer: Timer) {
+        match timer {
+            Timer::Head => self.fail_later(ErrorKind::ResponseTimeout),
+            Timer::Body => self.fail_later(ErrorKind::BodyTimeout),
+            Timer::Write => {
+                self.drop_output();
+                self.fail_later(ErrorKind::WriteTimeout);
+            }
+            Timer::Idle | Timer::Linger | Timer::Release => self.stop(),
+        }
     }
 }

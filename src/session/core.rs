@@ -1,25 +1,26 @@
-//! What both sessions share, written once: the connection with its read
-//! buffer and the wait under way ([`Core`]), and the body reading and
-//! sending that do not depend on the role ([`RoleSession`]'s provided
-//! methods). A session adds its own rules (when it still sends or reads,
-//! what a peer's error does) through [`RoleSession`]'s hooks. These are
-//! the session types' own policies, implemented by `ServerSession` and
-//! `ClientSession`, not by the role: what a role does differently is the
-//! one role trait (`src/role/`).
+//! The session, written once for both roles: a connection with its read
+//! buffer, its output lent to the driver, the wait under way, and the
+//! body reading and the driver's side ([`Session`]) that do not depend on
+//! the role. Where a role's policy differs (when it still reads a body,
+//! what a peer's error or a shutdown does, its deadlines), the code asks
+//! the role's [`Party`]: a constant, so each session is compiled with its
+//! own branch alone. The calls only one role has are in `server.rs` and
+//! `client.rs`.
 
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use http::header::HeaderMap;
 
 use super::read::ReadBuf;
-use super::timer::Waiting;
-use super::{Io, SessionError, Step, TrailerFields};
+use super::timer::{Timer, Waiting};
+use super::{Io, Session, SessionError, Step, TrailerFields};
 use crate::chunk_ext::ChunkExtensions;
-use crate::conn::Connection;
+use crate::conn::{ConnRole, Connection, Sender, State};
 use crate::decode::Event;
 use crate::error::{Error, ErrorKind};
-use crate::role::Role;
+use crate::role::Party;
+use crate::segments::Segments;
 use crate::wire::WireTrailers;
 use crate::{Config, Timeouts};
 
@@ -43,9 +44,12 @@ pub(super) struct ChunkExtSlot {
     current: Option<ChunkExtensions>,
 }
 
-/// The state both sessions keep around their connection.
+/// A session of role `R`: [`ServerSession`](crate::ServerSession) or
+/// [`ClientSession`](crate::ClientSession), whose pages have the calls
+/// each role has and an example. The calls both roles answer the same
+/// way are written once here; [`Session`] is the driver's side.
 #[derive(Debug)]
-pub(super) struct Core<R: Role> {
+pub struct SessionOf<R: ConnRole> {
     pub(super) conn: Connection<R>,
     pub(super) read: ReadBuf,
     pub(super) timeouts: Timeouts,
@@ -61,8 +65,6 @@ pub(super) struct Core<R: Role> {
     trailers: Option<Box<Trailers>>,
     /// Chunk extensions read (`Config::chunk_extensions`); boxed likewise.
     pub(super) chunk_ext: Option<Box<ChunkExtSlot>>,
-    /// The peer closed its side.
-    pub(super) eof: bool,
     /// A timeout to report to the application's next call.
     pub(super) failure: Option<Box<Error>>,
     /// The bytes of output lent to the driver (`lend_output`) and not
@@ -74,26 +76,92 @@ pub(super) struct Core<R: Role> {
     /// The vector the output is lent in, kept empty between lends so that
     /// a write allocates none.
     pub(super) out_vec: Vec<Bytes>,
+    pub(super) phase: Phase,
+    /// A server's: when the connection was made (the first head's
+    /// deadline runs from there). A client's: since when the connection
+    /// has had no request in flight.
+    pub(super) since: Instant,
+    /// When the first byte of the head being received arrived (a
+    /// server's), or since when the session waits for the head of the
+    /// response due (a client's).
+    pub(super) head_since: Option<Instant>,
+    /// Request heads handed to the application (a server's).
+    pub(super) requests: u64,
+    /// The head `next_full_request` or `next_full_response` holds while
+    /// it reads the body.
+    pub(super) head: Option<Box<R::Recv>>,
+    /// A graceful shutdown began.
+    pub(super) shutdown: bool,
+    /// `next_request` asked for a write before it waits for the next
+    /// request (a server's `resume_read`).
+    pub(super) write_then_read: bool,
+    /// `Config::send_date`, for a server.
+    pub(super) send_date: bool,
+    /// The response heads a client holds back (boxed: rare).
+    pub(super) held: Option<Box<Held<R::Recv>>>,
 }
 
-impl<R: Role<Conn = Connection<R>>> Core<R> {
-    pub(super) fn new(config: Config) -> Self {
-        Core {
+/// Where a session stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Phase {
+    /// Serving or sending requests.
+    Open,
+    /// No more exchanges: a server writes what is queued, then closes
+    /// (lingering if `linger`); a client's next `close` closes.
+    Closing { linger: bool },
+    /// A server's sending half is shut down; reading and discarding until
+    /// the peer closes, `until` passes or `discarded` reaches the bound.
+    Lingering { until: Instant, discarded: usize },
+    /// Over (or, after a protocol switch, handed to the driver).
+    Closed,
+}
+
+/// The response heads a client session holds back.
+#[derive(Debug)]
+pub(super) struct Held<H> {
+    /// What `next_full_response` gathers while it reads: the interim ones.
+    pub(super) interim: Vec<H>,
+    /// Heads read while the request was still being sent (`look_ahead`),
+    /// in order: `next_response` hands them out first.
+    pub(super) ahead: Vec<H>,
+}
+
+impl<H> Default for Held<H> {
+    fn default() -> Self {
+        Held {
+            interim: Vec::new(),
+            ahead: Vec::new(),
+        }
+    }
+}
+
+impl<R: ConnRole> SessionOf<R> {
+    /// A session for a connection made at `now`.
+    pub fn new(config: Config, now: Instant) -> Self {
+        SessionOf {
             read: ReadBuf::new(&config),
             timeouts: config.timeouts,
             flush_threshold: config.flush_threshold,
             linger_bytes: config.linger_bytes,
+            send_date: config.send_date,
             conn: Connection::new(config),
             waiting: Waiting::No,
             body_done: true,
             pieces: Vec::new(),
             trailers: None,
             chunk_ext: None,
-            eof: false,
             failure: None,
             out_lent: 0,
             out_wanted: true,
             out_vec: Vec::new(),
+            phase: Phase::Open,
+            since: now,
+            head_since: None,
+            requests: 0,
+            head: None,
+            shutdown: false,
+            write_then_read: false,
+            held: None,
         }
     }
 
@@ -114,35 +182,9 @@ impl<R: Role<Conn = Connection<R>>> Core<R> {
     /// ahead), or the application's call waits for input.
     #[inline]
     pub(super) fn may_read(&self) -> bool {
-        !self.eof
+        !self.conn.peer_closed()
             && !self.read.lent
             && (matches!(self.waiting, Waiting::Read(_)) || self.read.buf.len() < self.read.size())
-    }
-
-    /// `Session::lend_output`.
-    pub(super) fn lend_output(&mut self) -> Vec<Bytes> {
-        if self.out_lent > 0 {
-            return Vec::new();
-        }
-        let mut out = std::mem::take(&mut self.out_vec);
-        let queued = self.conn.output();
-        self.out_lent = queued.len();
-        queued.lend(&mut out);
-        out
-    }
-
-    /// `Session::return_output`.
-    pub(super) fn return_output(&mut self, mut out: Vec<Bytes>) {
-        if self.out_lent == 0 {
-            return;
-        }
-        self.out_lent = 0;
-        if std::mem::replace(&mut self.out_wanted, true) {
-            self.conn.output().unlend(&mut out);
-        } else {
-            out.clear();
-        }
-        self.out_vec = out;
     }
 
     /// Drops every byte of output, those lent out included once they are
@@ -165,16 +207,6 @@ impl<R: Role<Conn = Connection<R>>> Core<R> {
         }
     }
 
-    /// The trailer fields of the current message, once its body is read.
-    pub(super) fn trailers(&self) -> Option<&HeaderMap> {
-        self.trailers.as_deref().map(|trailers| &trailers.fields)
-    }
-
-    /// Their wire view, with `Config::wire_view` on.
-    pub(super) fn wire_trailers(&self) -> Option<&WireTrailers> {
-        self.trailers.as_deref()?.wire.as_ref()
-    }
-
     /// Moves the trailer section into the extensions of the message whose
     /// body was collected whole: the fields as [`TrailerFields`], and the
     /// wire view, if any, as [`WireTrailers`].
@@ -185,11 +217,6 @@ impl<R: Role<Conn = Connection<R>>> Core<R> {
                 extensions.insert(wire);
             }
         }
-    }
-
-    /// The chunk extensions of the body piece handed out last.
-    pub(super) fn chunk_extensions(&self) -> Option<&ChunkExtensions> {
-        self.chunk_ext.as_ref()?.current.as_ref()
     }
 
     /// A body piece, or the end of the body, is handed out: it carries the
@@ -252,27 +279,317 @@ impl<R: Role<Conn = Connection<R>>> Core<R> {
         }
     }
 
-    /// The common part of `Session::handle_read`: `true` when bytes came
-    /// (0 means the peer closed its side).
+    // ---- The application's side, for both roles ----------------------
+
+    /// The next piece of the current message's body; `Ready(None)` at its
+    /// end. On a server, also once the response is complete (what is left
+    /// is the session's to drain or refuse), and a client waiting for
+    /// `100 Continue` is sent it first.
+    ///
+    /// # Errors
+    ///
+    /// [`SessionError::Peer`] for a malformed body, one that stopped
+    /// arriving, or a connection closed inside it (a server queues the
+    /// error response where one can still be sent; call `close`).
+    pub fn read_data(&mut self, now: Instant) -> Result<Step<Option<Bytes>>, SessionError> {
+        self.failure()?;
+        if self.body_done || !self.reading_body() {
+            return Ok(Step::Ready(None));
+        }
+        loop {
+            match self.conn.poll_event(&mut self.read.buf) {
+                Ok(Some(Event::Data(data))) => {
+                    self.chunk_ext_handed_out();
+                    return Ok(Step::Ready(Some(data)));
+                }
+                Ok(Some(Event::Trailers(fields))) => {
+                    let wire = self.conn.wire_trailers().cloned();
+                    self.trailers = Some(Box::new(Trailers { fields, wire }));
+                }
+                Ok(Some(Event::ChunkExtensions(ext))) => {
+                    self.chunk_ext.get_or_insert_with(Box::default).pending = Some(ext);
+                }
+                Ok(Some(Event::End(_))) => {
+                    self.chunk_ext_handed_out();
+                    self.body_done = true;
+                    self.body_ended(now);
+                    return Ok(Step::Ready(None));
+                }
+                Ok(Some(_)) => {}
+                Ok(None) if self.conn.peer_closed() => {
+                    return Err(self.fail(ErrorKind::UnexpectedEof.into()).into());
+                }
+                Ok(None) => return Ok(Step::Io(self.wait_for_input(now))),
+                Err(err) => return Err(self.fail(err).into()),
+            }
+        }
+    }
+
+    /// The rest of the current message's body in one `Bytes` (without a
+    /// copy when it arrived in one piece).
+    ///
+    /// # Errors
+    ///
+    /// As [`read_data`](Self::read_data).
+    pub fn read_body(&mut self, now: Instant) -> Result<Step<Bytes>, SessionError> {
+        while let Some(data) = ready!(self.read_data(now)?) {
+            self.pieces.push(data);
+        }
+        // The pieces in one `Bytes`, copied only when there are several.
+        let pieces = &mut self.pieces;
+        let whole = match pieces.len() {
+            1 => pieces.pop().unwrap_or_default(),
+            _ => pieces.concat().into(),
+        };
+        pieces.clear();
+        Ok(Step::Ready(whole))
+    }
+
+    /// What the application sends, through the [`Sender`] lent here: a
+    /// server's response, a client's requests (`send_response` or
+    /// `send_request`, or `send_head`, `send_data` and `finish`). A client
+    /// may queue requests while earlier responses are still due
+    /// (pipelining). What is queued is written when the session next waits
+    /// for the peer; past `Config::flush_threshold` queued bytes,
+    /// `poll_flush` asks for a write before more is queued. Once the
+    /// session is ending (a timeout or the peer's protocol error ended it:
+    /// the next call that reads says which), the sender refuses every call
+    /// with [`UsageError::WrongState`](crate::UsageError::WrongState), so
+    /// that a sender whose peer never reads stops instead of waiting out
+    /// the write timeout again and again. Once a client's shutdown began,
+    /// it refuses new requests and lets the one in progress finish.
     #[inline]
-    pub(super) fn handle_read(&mut self, n: usize) -> bool {
+    pub fn sender(&mut self) -> Sender<'_, R> {
+        let open = self.phase == Phase::Open;
+        let new = open && (R::LOCAL == Party::Server || !self.shutdown);
+        Sender::new(&mut self.conn, new, open)
+    }
+
+    /// The trailer fields of the current message, once its body is read.
+    pub fn trailers(&self) -> Option<&HeaderMap> {
+        self.trailers.as_deref().map(|trailers| &trailers.fields)
+    }
+
+    /// The wire view of the current message's trailer section, once its
+    /// body is read: its field lines as received, in order and spelling.
+    /// Only with [`Config::wire_view`] on; `None` otherwise and without
+    /// trailers. A proxy forwards the trailers in that order and spelling
+    /// by passing it to `finish_in_order`.
+    pub fn wire_trailers(&self) -> Option<&WireTrailers> {
+        self.trailers.as_deref()?.wire.as_ref()
+    }
+
+    /// The chunk extensions of the chunk-size line read just before the
+    /// body piece [`read_data`](Self::read_data) returned last (so only
+    /// with the first piece of a chunk, which may arrive in several), or,
+    /// once it returned `Ready(None)`, of the last-chunk; `None` when that
+    /// line carried none. Read only with
+    /// [`Config::chunk_extensions`] on; a proxy forwards them with
+    /// [`send_chunk_extensions`](crate::Sender::send_chunk_extensions)
+    /// before it forwards the piece, or before it finishes the message.
+    pub fn chunk_extensions(&self) -> Option<&ChunkExtensions> {
+        self.chunk_ext.as_ref()?.current.as_ref()
+    }
+
+    /// `true` once a 101 or a 2xx answer to CONNECT passed (sent by a
+    /// server, received by a client): the socket and the bytes in
+    /// [`take_read_buf`](Self::take_read_buf) belong to the new protocol.
+    pub fn is_switched(&self) -> bool {
+        self.conn.is_switched()
+    }
+
+    /// The bytes read but not decoded (after a protocol switch, the new
+    /// protocol's first bytes), leaving the session's buffer empty.
+    pub fn take_read_buf(&mut self) -> BytesMut {
+        std::mem::take(&mut self.read.buf)
+    }
+
+    /// The connection inside, for queries.
+    pub fn connection(&self) -> &Connection<R> {
+        &self.conn
+    }
+
+    // ---- Where the roles' policies differ ----------------------------
+
+    /// `true` while a body of the peer's may still be read (besides its
+    /// end not having been handed out): a server's while the session is
+    /// open and the request not fully answered (after that, what is left
+    /// is the session's to drain or refuse); a client's until the session
+    /// closes (a shutdown lets the request in progress go on, its
+    /// response's body included).
+    fn reading_body(&self) -> bool {
+        self.phase == Phase::Open && (R::LOCAL == Party::Client || self.response_due())
+    }
+
+    /// The peer's message ended: with nothing more in flight, a client's
+    /// connection is idle from now.
+    pub(super) fn body_ended(&mut self, now: Instant) {
+        if R::LOCAL == Party::Client && self.conn.requests_in_flight() == 0 {
+            self.since = now;
+            if self.shutdown {
+                self.stop();
+            }
+        }
+    }
+
+    /// A peer's protocol error: the answer it calls for is queued (a
+    /// server's error response, in place of a response not yet drained),
+    /// and the session closes.
+    pub(super) fn fail(&mut self, err: Error) -> Error {
+        match R::LOCAL {
+            Party::Server => {
+                R::answer_error(&mut self.conn, &err);
+                self.start_closing();
+            }
+            Party::Client => self.stop(),
+        }
+        err
+    }
+
+    /// A peer's error found outside the application's call (a deadline
+    /// passed, a refusal read ahead): the session fails as for any, and
+    /// the application's next call reports it.
+    pub(super) fn fail_later(&mut self, err: impl Into<Error>) {
+        let err = self.fail(err.into());
+        self.failure = Some(Box::new(err));
+    }
+
+    /// No more requests on a server: what is queued is written, then the
+    /// connection closes, lingering unless the peer closed its side.
+    pub(super) fn start_closing(&mut self) {
+        self.phase = Phase::Closing {
+            linger: !self.conn.peer_closed(),
+        };
+    }
+
+    /// No further request on a client: its next `close` closes.
+    pub(super) fn stop(&mut self) {
+        if self.phase == Phase::Open {
+            self.phase = Phase::Closing { linger: false };
+        }
+    }
+
+    /// A response to the current request is due or being sent.
+    pub(super) fn response_due(&self) -> bool {
+        matches!(self.conn.send_state(), State::Head | State::Body)
+    }
+
+    /// The deadline of what the session waits for, and what it is.
+    #[inline]
+    fn timer(&self) -> Option<(Instant, Timer)> {
+        match R::LOCAL {
+            Party::Server => self.server_timer(),
+            Party::Client => self.client_timer(),
+        }
+    }
+
+    /// A deadline other than the buffers' release passed: the wait it
+    /// belonged to ends.
+    fn expire(&mut self, timer: Timer) {
+        match R::LOCAL {
+            Party::Server => self.server_expire(timer),
+            Party::Client => self.client_expire(timer),
+        }
+    }
+}
+
+impl<R: ConnRole> Session for SessionOf<R> {
+    /// While the session is open (or a server's is lingering), the peer
+    /// has not closed its side and no protocol switch took the socket: up
+    /// to one read's worth ahead of the messages taken, so that a server
+    /// reads ahead of pipelined requests, a client reads an answer the
+    /// server sends while the request is still being written (an early
+    /// refusal), and an idle pooled connection learns when the server
+    /// closes it (`docs/sessions.md`).
+    fn wants_read(&self) -> bool {
+        match self.phase {
+            Phase::Open => !self.conn.is_switched() && self.may_read(),
+            Phase::Lingering { .. } => !self.conn.peer_closed() && !self.read.lent,
+            Phase::Closing { .. } | Phase::Closed => false,
+        }
+    }
+
+    fn wants_write(&self) -> bool {
+        self.out_lent == 0 && !self.conn.encoder.queued().is_empty()
+    }
+
+    #[inline]
+    fn holds_read_buf(&self) -> bool {
+        self.read.is_held()
+    }
+
+    fn read_buf(&mut self) -> &mut BytesMut {
+        self.read.for_read()
+    }
+
+    #[inline]
+    fn read_slice(&mut self) -> &mut [u8] {
+        self.read.room()
+    }
+
+    fn lend_read_buf(&mut self) -> BytesMut {
+        self.read.lend()
+    }
+
+    fn return_read_buf(&mut self, buf: BytesMut) {
+        self.read.unlend(buf);
+    }
+
+    #[inline]
+    fn handle_read(&mut self, n: usize, now: Instant) {
         // A read ends a wait for input, not a write under way beside it.
         if matches!(self.waiting, Waiting::Read(_)) {
             self.waiting = Waiting::No;
         }
         if n == 0 {
-            self.eof = true;
             self.conn.recv_eof();
-            false
-        } else {
-            self.read.read(n);
-            true
+            return;
+        }
+        self.read.read(n);
+        if let Phase::Lingering { discarded, .. } = &mut self.phase {
+            *discarded += n;
+            self.read.buf.clear();
+            return;
+        }
+        if R::LOCAL == Party::Server
+            && self.conn.recv_state() == State::Idle
+            && self.read.buf.len() == n
+        {
+            // The first bytes of a request head.
+            self.head_since = Some(now);
         }
     }
 
-    /// `Session::handle_write`.
+    fn output(&mut self) -> &mut Segments {
+        self.conn.output()
+    }
+
+    fn lend_output(&mut self) -> Vec<Bytes> {
+        if self.out_lent > 0 {
+            return Vec::new();
+        }
+        let mut out = std::mem::take(&mut self.out_vec);
+        let queued = self.conn.output();
+        self.out_lent = queued.len();
+        queued.lend(&mut out);
+        out
+    }
+
+    fn return_output(&mut self, mut output: Vec<Bytes>) {
+        if self.out_lent == 0 {
+            return;
+        }
+        self.out_lent = 0;
+        if std::mem::replace(&mut self.out_wanted, true) {
+            self.conn.output().unlend(&mut output);
+        } else {
+            output.clear();
+        }
+        self.out_vec = output;
+    }
+
     #[inline]
-    pub(super) fn handle_write(&mut self, n: usize) {
+    fn handle_write(&mut self, n: usize, _now: Instant) {
         let out = self.conn.output();
         let n = n.min(out.len());
         bytes::Buf::advance(out, n);
@@ -280,83 +597,48 @@ impl<R: Role<Conn = Connection<R>>> Core<R> {
             self.waiting = Waiting::No;
         }
     }
-}
 
-/// A session of one role: its [`Core`] and the hooks through which the
-/// role's rules enter the methods written once here.
-pub(super) trait RoleSession: Sized {
-    type Side: Role<Conn = Connection<Self::Side>>;
-
-    fn core(&mut self) -> &mut Core<Self::Side>;
-
-    /// `true` while a body of the peer's may still be read (besides its
-    /// end not having been handed out).
-    fn reading_body(&self) -> bool;
-
-    /// The peer's message ended: the role's bookkeeping.
-    fn body_ended(&mut self, _now: Instant) {}
-
-    /// A peer's protocol error: what the role does about it.
-    fn fail(&mut self, err: Error) -> Error;
-
-    /// A peer's error found outside the application's call (a deadline
-    /// passed, a refusal read ahead): the session fails as for any, and
-    /// the application's next call reports it.
-    fn fail_later(&mut self, err: impl Into<Error>) {
-        let err = self.fail(err.into());
-        self.core().failure = Some(Box::new(err));
+    #[inline]
+    fn poll_timeout(&self) -> Option<Instant> {
+        self.timer().map(|(at, _)| at)
     }
 
-    // What follows is each session's public method of the same name,
-    // written once: the public ones (with each role's documentation)
-    // delegate here.
-
-    fn read_data(&mut self, now: Instant) -> Result<Step<Option<Bytes>>, SessionError> {
-        self.core().failure()?;
-        if self.core().body_done || !self.reading_body() {
-            return Ok(Step::Ready(None));
-        }
-        loop {
-            let core = self.core();
-            match core.conn.poll_event(&mut core.read.buf) {
-                Ok(Some(Event::Data(data))) => {
-                    core.chunk_ext_handed_out();
-                    return Ok(Step::Ready(Some(data)));
-                }
-                Ok(Some(Event::Trailers(fields))) => {
-                    let wire = core.conn.wire_trailers().cloned();
-                    core.trailers = Some(Box::new(Trailers { fields, wire }));
-                }
-                Ok(Some(Event::ChunkExtensions(ext))) => {
-                    core.chunk_ext.get_or_insert_with(Box::default).pending = Some(ext);
-                }
-                Ok(Some(Event::End(_))) => {
-                    core.chunk_ext_handed_out();
-                    core.body_done = true;
-                    self.body_ended(now);
-                    return Ok(Step::Ready(None));
-                }
-                Ok(Some(_)) => {}
-                Ok(None) if core.eof => {
-                    return Err(self.fail(ErrorKind::UnexpectedEof.into()).into());
-                }
-                Ok(None) => return Ok(Step::Io(core.wait_for_input(now))),
-                Err(err) => return Err(self.fail(err).into()),
+    fn handle_timeout(&mut self, now: Instant) {
+        // Each deadline acted on ends the wait it belonged to, or gives
+        // the buffers back, after which the next deadline is the wait's
+        // own: a few turns at most.
+        while let Some((_, timer)) = self.timer().filter(|&(at, _)| at <= now) {
+            if timer == Timer::Release {
+                // Giving the buffers back ends no wait: the deadlines
+                // of the wait under way still run from its start.
+                self.release();
+            } else {
+                self.expire(timer);
+                self.waiting = Waiting::No;
             }
         }
     }
 
-    fn read_body(&mut self, now: Instant) -> Result<Step<Bytes>, SessionError> {
-        while let Some(data) = ready!(self.read_data(now)?) {
-            self.core().pieces.push(data);
+    /// A server finishes the exchange in progress (its response says
+    /// `Connection: close`). A client has no exchange to finish before
+    /// closing: an idle connection closes at once, a busy one when its
+    /// responses are in.
+    fn shutdown(&mut self, _now: Instant) {
+        self.shutdown = true;
+        match R::LOCAL {
+            Party::Server => R::close_after_exchange(&mut self.conn),
+            Party::Client => {
+                if self.conn.requests_in_flight() == 0 && self.body_done {
+                    self.stop();
+                }
+            }
         }
-        // The pieces in one `Bytes`, copied only when there are several.
-        let pieces = &mut self.core().pieces;
-        let whole = match pieces.len() {
-            1 => pieces.pop().unwrap_or_default(),
-            _ => pieces.concat().into(),
-        };
-        pieces.clear();
-        Ok(Step::Ready(whole))
+    }
+
+    #[inline]
+    fn set_date(&mut self, now: SystemTime) {
+        if self.send_date {
+            R::set_date(&mut self.conn, now);
+        }
     }
 }

@@ -41,149 +41,6 @@ macro_rules! ready {
     };
 }
 
-/// The [`Session`] methods both sessions answer the same way, from their
-/// core and their `timer` and `expire`, written once.
-macro_rules! session_shared {
-    () => {
-        fn read_buf(&mut self) -> &mut BytesMut {
-            self.core.read.for_read()
-        }
-
-        #[inline]
-        fn holds_read_buf(&self) -> bool {
-            self.core.read.is_held()
-        }
-
-        #[inline]
-        fn read_slice(&mut self) -> &mut [u8] {
-            self.core.read.room()
-        }
-
-        fn lend_read_buf(&mut self) -> BytesMut {
-            self.core.read.lend()
-        }
-
-        fn return_read_buf(&mut self, buf: BytesMut) {
-            self.core.read.unlend(buf);
-        }
-
-        fn output(&mut self) -> &mut Segments {
-            self.core.conn.output()
-        }
-
-        fn wants_write(&self) -> bool {
-            self.core.out_lent == 0 && !self.core.conn.encoder.queued().is_empty()
-        }
-
-        fn lend_output(&mut self) -> Vec<Bytes> {
-            self.core.lend_output()
-        }
-
-        fn return_output(&mut self, output: Vec<Bytes>) {
-            self.core.return_output(output);
-        }
-
-        #[inline]
-        fn handle_write(&mut self, n: usize, _now: Instant) {
-            self.core.handle_write(n);
-        }
-
-        #[inline]
-        fn poll_timeout(&self) -> Option<Instant> {
-            self.timer().map(|(at, _)| at)
-        }
-
-        fn handle_timeout(&mut self, now: Instant) {
-            // Each deadline acted on ends the wait it belonged to, or gives
-            // the buffers back, after which the next deadline is the wait's
-            // own: a few turns at most.
-            while let Some((_, timer)) = self.timer().filter(|&(at, _)| at <= now) {
-                if timer == Timer::Release {
-                    // Giving the buffers back ends no wait: the deadlines
-                    // of the wait under way still run from its start.
-                    self.core.release();
-                } else {
-                    self.expire(timer);
-                    self.core.waiting = Waiting::No;
-                }
-            }
-        }
-    };
-}
-
-/// The public calls both sessions answer the same way, written once and
-/// documented for the message the session reads (`$msg`, "request" or
-/// "response"); `$conn` is the connection inside, `$switch` says how the
-/// switch came ("sent" or "received"). `read_data`'s documentation is the
-/// role's own: what the role does besides reading differs.
-macro_rules! session_calls {
-    ($msg:literal, $conn:ty, $switch:literal, $(#[$read_data:meta])*) => {
-        $(#[$read_data])*
-        pub fn read_data(
-            &mut self,
-            now: Instant,
-        ) -> Result<Step<Option<::bytes::Bytes>>, SessionError> {
-            RoleSession::read_data(self, now)
-        }
-
-        #[doc = concat!("The rest of the current ", $msg, "'s body in one `Bytes` (without a")]
-        /// copy when it arrived in one piece).
-        ///
-        /// # Errors
-        ///
-        /// As [`read_data`](Self::read_data).
-        pub fn read_body(&mut self, now: Instant) -> Result<Step<::bytes::Bytes>, SessionError> {
-            RoleSession::read_body(self, now)
-        }
-
-        #[doc = concat!("The trailer fields of the current ", $msg, ", once its body is read.")]
-        pub fn trailers(&self) -> Option<&::http::HeaderMap> {
-            self.core.trailers()
-        }
-
-        #[doc = concat!("The wire view of the current ", $msg, "'s trailer section, once its")]
-        /// body is read: its field lines as received, in order and spelling.
-        /// Only with [`Config::wire_view`](crate::Config::wire_view) on;
-        /// `None` otherwise and without trailers. A proxy forwards the
-        /// trailers in that order and spelling by passing it to
-        /// `finish_in_order`.
-        pub fn wire_trailers(&self) -> Option<&$crate::wire::WireTrailers> {
-            self.core.wire_trailers()
-        }
-
-        /// The chunk extensions of the chunk-size line read just before the
-        /// body piece [`read_data`](Self::read_data) returned last (so only
-        /// with the first piece of a chunk, which may arrive in several), or,
-        /// once it returned `Ready(None)`, of the last-chunk; `None` when that
-        /// line carried none. Read only with
-        /// [`Config::chunk_extensions`](crate::Config::chunk_extensions) on;
-        /// a proxy forwards them with
-        /// [`send_chunk_extensions`](crate::Sender::send_chunk_extensions)
-        /// before it forwards the piece, or before it finishes the message.
-        pub fn chunk_extensions(&self) -> Option<&$crate::ChunkExtensions> {
-            self.core.chunk_extensions()
-        }
-
-        #[doc = concat!("`true` once a 101 or a 2xx answer to CONNECT was ", $switch, ": the")]
-        /// socket and the bytes in [`take_read_buf`](Self::take_read_buf)
-        /// belong to the new protocol.
-        pub fn is_switched(&self) -> bool {
-            self.core.conn.is_switched()
-        }
-
-        /// The bytes read but not decoded (after a protocol switch, the new
-        /// protocol's first bytes), leaving the session's buffer empty.
-        pub fn take_read_buf(&mut self) -> ::bytes::BytesMut {
-            std::mem::take(&mut self.core.read.buf)
-        }
-
-        /// The connection inside, for queries.
-        pub fn connection(&self) -> &$conn {
-            &self.core.conn
-        }
-    };
-}
-
 mod client;
 mod core;
 mod read;
@@ -191,6 +48,7 @@ mod server;
 mod timer;
 
 pub use client::ClientSession;
+pub use core::SessionOf;
 pub use server::ServerSession;
 
 use std::fmt;
@@ -421,7 +279,7 @@ impl fmt::Display for SessionError {
 /// return); its inner error (`get_ref`, `into_inner`) is the
 /// [`Error`] or [`UsageError`] itself, so
 /// `downcast_ref::<h1proto::Error>()` finds the peer's error, its status
-/// and the leniency switch that would accept it:
+/// and the leniency tolerance that would accept it:
 ///
 /// | session error | `io::ErrorKind` |
 /// |---|---|

@@ -1,36 +1,18 @@
 //! The server session: a [`ServerConnection`] with its read buffer, timers
 //! and closing policy.
 
-use std::time::{Instant, SystemTime};
+use std::time::Instant;
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use http::Request;
 
-use super::core::{Core, RoleSession};
+use super::core::{Phase, SessionOf};
 use super::timer::{Timer, Waiting, after, earliest};
-use super::{Io, Session, SessionError, Step};
-use crate::Config;
-use crate::ServerConnection;
-use crate::conn::Sender;
-use crate::conn::State;
+use super::{Io, SessionError, Step};
+use crate::conn::{ConnRole, State};
 use crate::decode::Event;
-use crate::error::{Error, ErrorKind, UsageError};
+use crate::error::{ErrorKind, UsageError};
 use crate::role::Server;
-use crate::segments::Segments;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Phase {
-    /// Serving requests.
-    Open,
-    /// No more requests: write what is queued, then close (lingering if
-    /// `linger`).
-    Closing { linger: bool },
-    /// The sending half is shut down; reading and discarding until the
-    /// peer closes, `until` passes or `discarded` reaches the bound.
-    Lingering { until: Instant, discarded: usize },
-    /// Over (or, after a protocol switch, handed to the driver).
-    Closed,
-}
 
 /// The server side of a connection, with every decision above the
 /// protocol machine made: the session a driver runs.
@@ -85,43 +67,9 @@ enum Phase {
 /// assert!(sent.ends_with(b"connection: close\r\n\r\nhello"));
 /// # Ok::<(), h1proto::SessionError>(())
 /// ```
-#[derive(Debug)]
-pub struct ServerSession {
-    core: Core<Server>,
-    phase: Phase,
-    /// When the connection was made: the first head's deadline runs from
-    /// here.
-    started: Instant,
-    /// When the first byte of the head being received arrived.
-    head_since: Option<Instant>,
-    /// Request heads handed to the application.
-    requests: u64,
-    /// The head `next_full_request` holds while it reads the body.
-    head: Option<Box<Request<()>>>,
-    shutdown: bool,
-    /// `next_request` asked for a write before it waits for the next
-    /// request (see [`resume_read`](Self::resume_read)).
-    write_then_read: bool,
-    /// `Config::send_date`.
-    send_date: bool,
-}
+pub type ServerSession = SessionOf<Server>;
 
 impl ServerSession {
-    /// A session for a connection made at `now`.
-    pub fn new(config: Config, now: Instant) -> Self {
-        ServerSession {
-            send_date: config.send_date,
-            core: Core::new(config),
-            phase: Phase::Open,
-            started: now,
-            head_since: None,
-            requests: 0,
-            head: None,
-            shutdown: false,
-            write_then_read: false,
-        }
-    }
-
     // ---- The application's side --------------------------------------
 
     /// The next request head, once the previous exchange is answered.
@@ -141,35 +89,35 @@ impl ServerSession {
         now: Instant,
     ) -> Result<Step<Option<Request<()>>>, SessionError> {
         if std::mem::take(&mut self.write_then_read) && self.resume_read() {
-            self.core.wait(Waiting::Read(now));
+            self.wait(Waiting::Read(now));
             return Ok(Step::Io(Io::Read));
         }
-        self.core.failure()?;
+        self.failure()?;
         if self.phase != Phase::Open {
             return Ok(Step::Ready(None));
         }
         if self.response_due() {
             return Err(UsageError::WrongState.into());
         }
-        if self.core.output_len() > self.core.flush_threshold {
+        if self.output_len() > self.flush_threshold {
             // Answers to pipelined requests leave together, but past the
             // bound they are written before the next request is taken.
             self.head_begun(now);
-            self.core.wait(Waiting::Write(now));
+            self.wait(Waiting::Write(now));
             return Ok(Step::Io(Io::Write));
         }
         loop {
-            match self.core.conn.poll_event(&mut self.core.read.buf) {
+            match self.conn.poll_event(&mut self.read.buf) {
                 Ok(Some(Event::Head { head, .. })) => {
                     self.requests += 1;
                     self.head_since = None;
-                    self.core.head_handed_out();
+                    self.head_handed_out();
                     return Ok(Step::Ready(Some(head)));
                 }
                 // The rest of a request already answered.
                 Ok(Some(_)) => {}
                 Ok(None) => {
-                    if self.core.conn.is_closed() || self.core.conn.is_switched() {
+                    if self.conn.is_closed() || self.conn.is_switched() {
                         self.start_closing();
                         return Ok(Step::Ready(None));
                     }
@@ -180,12 +128,12 @@ impl ServerSession {
                         // destroy the answer. Only a connection that never
                         // answered closes without lingering.
                         self.phase = Phase::Closing {
-                            linger: !self.core.eof && self.requests > 0,
+                            linger: !self.conn.peer_closed() && self.requests > 0,
                         };
                         return Ok(Step::Ready(None));
                     }
                     self.head_begun(now);
-                    let io = self.core.wait_for_input(now);
+                    let io = self.wait_for_input(now);
                     self.write_then_read = io == Io::Write;
                     return Ok(Step::Io(io));
                 }
@@ -201,33 +149,19 @@ impl ServerSession {
     /// keep-alive request. Going through the connection again to learn it
     /// costs more than the checks.
     fn resume_read(&mut self) -> bool {
-        self.core.output_len() == 0
-            && self.core.read.buf.is_empty()
-            && !self.core.eof
+        self.output_len() == 0
+            && self.read.buf.is_empty()
+            && !self.conn.peer_closed()
             && !self.shutdown
-            && self.core.failure.is_none()
+            && self.failure.is_none()
             && self.phase == Phase::Open
-    }
-
-    session_calls! {
-        "request", ServerConnection, "sent",
-        /// The next piece of the current request's body; `Ready(None)` at its
-        /// end (or once the response is complete: what is left is the
-        /// session's to drain or refuse). A client waiting for `100 Continue`
-        /// is sent it first.
-        ///
-        /// # Errors
-        ///
-        /// [`SessionError::Peer`] for a malformed body, or one that stopped
-        /// arriving (the error response is queued where one can still be
-        /// sent; call [`close`](Self::close)).
     }
 
     /// The next request with its whole body: [`next_request`](Self::next_request)
     /// and [`read_body`](Self::read_body) in one call, for applications
     /// that answer complete requests. Its trailers, if any, are in its
     /// extensions as [`TrailerFields`](super::TrailerFields), and with
-    /// [`Config::wire_view`] on their wire view as [`WireTrailers`](crate::wire::WireTrailers).
+    /// [`Config::wire_view`](crate::Config::wire_view) on their wire view as [`WireTrailers`](crate::wire::WireTrailers).
     ///
     /// # Errors
     ///
@@ -237,7 +171,7 @@ impl ServerSession {
         &mut self,
         now: Instant,
     ) -> Result<Step<Option<Request<Bytes>>>, SessionError> {
-        if self.core.body_done {
+        if self.body_done {
             match ready!(self.next_request(now)?) {
                 Some(head) => self.head = Some(Box::new(head)),
                 None => return Ok(Step::Ready(None)),
@@ -246,7 +180,7 @@ impl ServerSession {
         let body = ready!(self.read_body(now)?);
         let head = self.head.take().ok_or(UsageError::WrongState)?;
         let mut req = head.map(|()| body);
-        self.core.trailers_into(req.extensions_mut());
+        self.trailers_into(req.extensions_mut());
         Ok(Step::Ready(Some(req)))
     }
 
@@ -255,7 +189,7 @@ impl ServerSession {
     /// once the session is ending, after reporting what ended it: a
     /// relay that forwards the body asks this before it ends the copy.
     pub fn is_request_body_read(&self) -> bool {
-        self.core.body_done
+        self.body_done
     }
 
     /// Right after [`next_request`](Self::next_request): the length of the
@@ -264,24 +198,8 @@ impl ServerSession {
     /// What the tower bridge learns without looking the fields up again.
     #[cfg(feature = "tower")]
     pub(crate) fn request_framing(&self) -> (Option<u64>, bool) {
-        let conn = &self.core.conn;
+        let conn = &self.conn;
         (conn.decoder.remaining_body_len(), conn.offers_switch())
-    }
-
-    /// What the application sends: the response, through the [`Sender`]
-    /// lent here (`send_response`, or `send_head`, `send_data` and
-    /// `finish`). Once the session is ending (after a timeout or a
-    /// protocol error: the next [`next_request`](Self::next_request) or
-    /// [`read_data`](Self::read_data) says which), the sender refuses
-    /// every call with [`UsageError::WrongState`], so that a sender that
-    /// never reads stops instead of waiting out the write timeout again
-    /// and again. Past `Config::flush_threshold` queued bytes,
-    /// [`poll_flush`](Self::poll_flush) asks for a write before more is
-    /// queued.
-    #[inline]
-    pub fn sender(&mut self) -> Sender<'_, Server> {
-        let open = self.phase == Phase::Open;
-        Sender::new(&mut self.core.conn, open, open)
     }
 
     /// Backpressure for a streaming sender: [`Io::Write`] while more than
@@ -295,10 +213,9 @@ impl ServerSession {
     /// [`close`](Self::close)); likewise any other timeout not yet
     /// reported to a call.
     pub fn poll_flush(&mut self, now: Instant) -> Result<Step<()>, SessionError> {
-        self.core.failure()?;
-        Ok(self
-            .core
-            .write_past(now, self.phase != Phase::Closed, self.core.flush_threshold))
+        self.failure()?;
+        let writing = self.phase != Phase::Closed;
+        Ok(self.write_past(now, writing, self.flush_threshold))
     }
 
     /// Writes everything queued: [`Io::Write`] while output is waiting,
@@ -312,8 +229,8 @@ impl ServerSession {
     ///
     /// As [`poll_flush`](Self::poll_flush).
     pub fn poll_write_all(&mut self, now: Instant) -> Result<Step<()>, SessionError> {
-        self.core.failure()?;
-        Ok(self.core.write_past(now, self.phase != Phase::Closed, 0))
+        self.failure()?;
+        Ok(self.write_past(now, self.phase != Phase::Closed, 0))
     }
 
     /// Ends the connection: writes what is queued, then closes, lingering
@@ -340,17 +257,17 @@ impl ServerSession {
             match self.phase {
                 Phase::Open => self.start_closing(),
                 Phase::Closing { linger } => {
-                    if let Step::Io(io) = self.core.write_past(now, true, 0) {
+                    if let Step::Io(io) = self.write_past(now, true, 0) {
                         return Step::Io(io);
                     }
-                    if self.core.conn.is_switched() {
+                    if self.conn.is_switched() {
                         self.phase = Phase::Closed;
                         return Step::Ready(());
                     }
-                    if linger && !self.core.eof && !self.core.timeouts.linger.is_zero() {
-                        self.core.read.buf.clear();
+                    if linger && !self.conn.peer_closed() && !self.timeouts.linger.is_zero() {
+                        self.read.buf.clear();
                         self.phase = Phase::Lingering {
-                            until: now + self.core.timeouts.linger,
+                            until: now + self.timeouts.linger,
                             discarded: 0,
                         };
                         return Step::Io(Io::Shutdown);
@@ -359,11 +276,11 @@ impl ServerSession {
                     return Step::Io(Io::Close);
                 }
                 Phase::Lingering { discarded, .. } => {
-                    if self.core.eof || discarded >= self.core.linger_bytes {
+                    if self.conn.peer_closed() || discarded >= self.linger_bytes {
                         self.phase = Phase::Closed;
                         return Step::Io(Io::Close);
                     }
-                    self.core.wait(Waiting::Read(now));
+                    self.wait(Waiting::Read(now));
                     return Step::Io(Io::Read);
                 }
                 Phase::Closed => return Step::Ready(()),
@@ -379,27 +296,14 @@ impl ServerSession {
     /// and [`Decoder::is_closed`](crate::Decoder::is_closed). Never after
     /// a protocol switch: see [`is_switched`](Self::is_switched).
     pub fn is_closed(&self) -> bool {
-        self.phase == Phase::Closed && !self.core.conn.is_switched()
+        self.phase == Phase::Closed && !self.conn.is_switched()
     }
 
     // ---- Inside ------------------------------------------------------
 
-    /// No more requests: what is queued is written, then the connection
-    /// closes, lingering unless the peer closed its side.
-    fn start_closing(&mut self) {
-        self.phase = Phase::Closing {
-            linger: !self.core.eof,
-        };
-    }
-
-    /// A response to the current request is due or being sent.
-    fn response_due(&self) -> bool {
-        matches!(self.core.conn.send_state(), State::Head | State::Body)
-    }
-
     /// No exchange in progress and nothing of a next request received.
     fn is_between_requests(&self) -> bool {
-        self.core.conn.recv_state() == State::Idle && self.core.read.buf.is_empty()
+        self.conn.recv_state() == State::Idle && self.read.buf.is_empty()
     }
 
     /// The session starts waiting with the first bytes of the next head
@@ -408,37 +312,41 @@ impl ServerSession {
     /// it.
     fn head_begun(&mut self, now: Instant) {
         if self.head_since.is_none()
-            && !self.core.read.buf.is_empty()
-            && matches!(self.core.conn.recv_state(), State::Idle | State::Head)
+            && !self.read.buf.is_empty()
+            && matches!(self.conn.recv_state(), State::Idle | State::Head)
         {
             self.head_since = Some(now);
         }
     }
+}
 
+/// A server's deadlines: written for any role, called for the server's
+/// alone.
+impl<R: ConnRole> SessionOf<R> {
     /// The deadline of what the session waits for, and what it is.
     #[inline]
-    fn timer(&self) -> Option<(Instant, Timer)> {
-        let t = &self.core.timeouts;
+    pub(super) fn server_timer(&self) -> Option<(Instant, Timer)> {
+        let t = &self.timeouts;
         // Matched by reference: copying the phase and the wait costs more
         // than the match.
-        match (&self.phase, &self.core.waiting) {
+        match (&self.phase, &self.waiting) {
             (Phase::Closed, _) | (_, Waiting::No) => None,
             (Phase::Lingering { until, .. }, _) => Some((*until, Timer::Linger)),
             (_, &Waiting::Write(since)) => after(since, t.write).map(|at| (at, Timer::Write)),
             (_, &Waiting::Read(since)) => {
-                let (start, timeout, kind) = match self.core.conn.recv_state() {
+                let (start, timeout, kind) = match self.conn.recv_state() {
                     State::Idle | State::Head if self.requests == 0 => {
-                        (self.started, t.head, Timer::Head)
+                        (self.since, t.head, Timer::Head)
                     }
                     // Between requests.
-                    State::Idle if self.core.read.buf.is_empty() => (since, t.idle, Timer::Idle),
+                    State::Idle if self.read.buf.is_empty() => (since, t.idle, Timer::Idle),
                     State::Idle | State::Head => {
                         (self.head_since.unwrap_or(since), t.head, Timer::Head)
                     }
                     State::Body => (since, t.body, Timer::Body),
                     _ => (since, None, Timer::Head),
                 };
-                let release = self.core.read.release_after();
+                let release = self.read.release_after();
                 if let (Some(r), Some(d)) = (release, timeout) {
                     // Both run from the same moment and the release comes
                     // first (a keep-alive connection between requests):
@@ -456,87 +364,20 @@ impl ServerSession {
 
     /// A deadline other than the buffers' release passed: the wait it
     /// belonged to ends.
-    fn expire(&mut self, timer: Timer) {
+    pub(super) fn server_expire(&mut self, timer: Timer) {
         match timer {
             // A new connection that sent nothing: nothing to answer.
-            Timer::Head if self.requests == 0 && self.core.read.buf.is_empty() => {}
+            Timer::Head if self.requests == 0 && self.read.buf.is_empty() => {}
             Timer::Head => return self.fail_later(ErrorKind::HeadTimeout),
             Timer::Body => return self.fail_later(ErrorKind::BodyTimeout),
             Timer::Write => {
                 // The peer stopped reading: what is queued cannot leave.
-                self.core.drop_output();
-                self.core.failure = Some(Box::new(ErrorKind::WriteTimeout.into()));
+                self.drop_output();
+                self.failure = Some(Box::new(ErrorKind::WriteTimeout.into()));
             }
             Timer::Idle | Timer::Linger | Timer::Release => {}
         }
         // Nothing to answer, or no way to: the connection just closes.
         self.phase = Phase::Closing { linger: false };
-    }
-}
-
-impl Session for ServerSession {
-    session_shared!();
-
-    /// While the session is open (or lingering), the peer has not closed
-    /// its side and no protocol switch took the socket: up to one read's
-    /// worth ahead of the requests taken (`docs/sessions.md`).
-    fn wants_read(&self) -> bool {
-        match self.phase {
-            Phase::Open => !self.core.conn.is_switched() && self.core.may_read(),
-            Phase::Lingering { .. } => !self.core.eof && !self.core.read.lent,
-            Phase::Closing { .. } | Phase::Closed => false,
-        }
-    }
-
-    #[inline]
-    fn handle_read(&mut self, n: usize, now: Instant) {
-        if !self.core.handle_read(n) {
-            return;
-        }
-        if let Phase::Lingering { discarded, .. } = &mut self.phase {
-            *discarded += n;
-            self.core.read.buf.clear();
-            return;
-        }
-        if self.core.conn.recv_state() == State::Idle && self.core.read.buf.len() == n {
-            // The first bytes of a head.
-            self.head_since = Some(now);
-        }
-    }
-
-    fn shutdown(&mut self, _now: Instant) {
-        self.shutdown = true;
-        self.core.conn.close_after_response();
-    }
-
-    #[inline]
-    fn set_date(&mut self, now: SystemTime) {
-        if self.send_date {
-            self.core.conn.set_date(Some(now));
-        }
-    }
-}
-
-impl RoleSession for ServerSession {
-    type Side = Server;
-
-    #[inline]
-    fn core(&mut self) -> &mut Core<Server> {
-        &mut self.core
-    }
-
-    /// The body is read while the session is open and the request not
-    /// fully answered: after that, what is left is the session's to drain
-    /// or refuse.
-    fn reading_body(&self) -> bool {
-        self.phase == Phase::Open && self.response_due()
-    }
-
-    /// A peer's protocol error: the response it calls for is queued (in
-    /// place of a response not yet drained), and the session closes.
-    fn fail(&mut self, err: Error) -> Error {
-        let _ = self.core.conn.send_error_response(&err);
-        self.start_closing();
-        err
     }
 }

@@ -243,8 +243,8 @@ fn the_switches_apply_before_the_head_ends() {
     // Strictly, the error names the switch.
     let error = refused_at(responses, b"HTTP/1.1 200 OK\r\nA\x7f:", 20);
     assert_eq!(
-        error.switch(),
-        Some(h1proto::leniency::Switch::SkipInvalidFields)
+        error.tolerance(),
+        Some(h1proto::leniency::Tolerance::SkipInvalidFields)
     );
 }
 

@@ -4,7 +4,7 @@
 //! byte by byte. A response switch never loosens request parsing.
 
 use bytes::BytesMut;
-use h1proto::leniency::Switch;
+use h1proto::leniency::Tolerance;
 use h1proto::{
     ClientConnection, CloseReason, Config, ErrorKind, Event, KeepAlive, Limits, ReasonPhrase,
     RequestDecoder, ResponseDecoder, ServerConnection,
@@ -30,7 +30,7 @@ enum Ev {
 struct Run {
     events: Vec<Ev>,
     /// The error: its kind, the switch it names, its text.
-    error: Option<(ErrorKind, Option<Switch>, String)>,
+    error: Option<(ErrorKind, Option<Tolerance>, String)>,
 }
 
 fn fields(map: &http::HeaderMap) -> Vec<(String, String)> {
@@ -121,7 +121,7 @@ fn run_cut<D: Dec>(mut dec: D, raw: &[u8], cuts: &[usize]) -> Run {
                 Ok(Some(ev)) => push(&mut events, ev),
                 Ok(None) => break,
                 Err(e) => {
-                    let error = Some((e.kind(), e.switch(), e.to_string()));
+                    let error = Some((e.kind(), e.tolerance(), e.to_string()));
                     return Run { events, error };
                 }
             }
@@ -159,13 +159,13 @@ fn responses(leniency: ResponseLeniency, raw: &[u8]) -> Run {
     )
 }
 
-fn request_with(switch: Switch) -> RequestLeniency {
+fn request_with(switch: Tolerance) -> RequestLeniency {
     let mut l = RequestLeniency::strict();
     l.set(switch, true).unwrap();
     l
 }
 
-fn response_with(switch: Switch) -> ResponseLeniency {
+fn response_with(switch: Tolerance) -> ResponseLeniency {
     let mut l = ResponseLeniency::strict();
     l.set(switch, true).unwrap();
     l
@@ -173,7 +173,7 @@ fn response_with(switch: Switch) -> ResponseLeniency {
 
 /// Refused with `kind`, the error naming `switch` in code and in its text.
 #[track_caller]
-fn names_switch(run: &Run, kind: ErrorKind, switch: Switch) {
+fn names_switch(run: &Run, kind: ErrorKind, switch: Tolerance) {
     let (k, s, text) = run.error.as_ref().expect("refused");
     assert_eq!((*k, *s), (kind, Some(switch)), "{run:?}");
     let hint = format!("(enable `{}` to accept)", switch.name());
@@ -210,14 +210,14 @@ fn no_space_after_status() {
     names_switch(
         &responses(ResponseLeniency::strict(), raw),
         ErrorKind::InvalidStatus,
-        Switch::NoSpaceAfterStatus,
+        Tolerance::NoSpaceAfterStatus,
     );
     let read = vec![
         head("200 <>", &[("content-length", "2")], BodyKind::Length(2)),
         data("ok"),
         REUSABLE,
     ];
-    let on = responses(response_with(Switch::NoSpaceAfterStatus), raw);
+    let on = responses(response_with(Tolerance::NoSpaceAfterStatus), raw);
     assert_eq!((on.events, on.error), (read.clone(), None));
     // The client default: on.
     let default = run(|| ResponseDecoder::new(Limits::default()), raw);
@@ -231,7 +231,7 @@ fn no_space_after_status() {
 
 #[test]
 fn no_space_after_status_accepts_nothing_else() {
-    let on = response_with(Switch::NoSpaceAfterStatus);
+    let on = response_with(Tolerance::NoSpaceAfterStatus);
     for (raw, strict_kind, lenient_kind) in [
         (
             &b"HTTP/1.1 2x0\r\n\r\n"[..],
@@ -273,9 +273,9 @@ fn space_before_colon() {
     names_switch(
         &responses(ResponseLeniency::strict(), raw),
         ErrorKind::WhitespaceBeforeColon,
-        Switch::SpaceBeforeColon,
+        Tolerance::SpaceBeforeColon,
     );
-    let on = responses(response_with(Switch::SpaceBeforeColon), raw);
+    let on = responses(response_with(Tolerance::SpaceBeforeColon), raw);
     assert_eq!(
         (on.events, on.error),
         (
@@ -296,9 +296,9 @@ fn space_before_colon() {
     names_switch(
         &responses(ResponseLeniency::strict(), raw),
         ErrorKind::WhitespaceBeforeColon,
-        Switch::SpaceBeforeColon,
+        Tolerance::SpaceBeforeColon,
     );
-    let on = responses(response_with(Switch::SpaceBeforeColon), raw);
+    let on = responses(response_with(Tolerance::SpaceBeforeColon), raw);
     assert_eq!(on.error, None);
     assert!(
         on.events
@@ -309,10 +309,14 @@ fn space_before_colon() {
 #[test]
 fn space_before_colon_does_not_make_an_invalid_name_valid() {
     let raw = b"HTTP/1.1 200 OK\r\nBad Name : x\r\nContent-Length: 0\r\n\r\n";
-    let on = responses(response_with(Switch::SpaceBeforeColon), raw);
+    let on = responses(response_with(Tolerance::SpaceBeforeColon), raw);
     // Only skipping the line would accept it: the error says so. The name
     // is refused at its SP followed by more name, before any colon.
-    names_switch(&on, ErrorKind::InvalidFieldName, Switch::SkipInvalidFields);
+    names_switch(
+        &on,
+        ErrorKind::InvalidFieldName,
+        Tolerance::SkipInvalidFields,
+    );
 }
 
 // --------------------------------------------------- skip_invalid_fields
@@ -340,40 +344,40 @@ fn skip_invalid_fields() {
         (
             "NotAField\r\n",
             ErrorKind::MissingColon,
-            Switch::SkipInvalidFields,
+            Tolerance::SkipInvalidFields,
         ),
         // Words: the second one proves the first is no field name.
         (
             "this is not a field\r\n",
             ErrorKind::InvalidFieldName,
-            Switch::SkipInvalidFields,
+            Tolerance::SkipInvalidFields,
         ),
         (
             "X(y): z\r\n",
             ErrorKind::InvalidFieldName,
-            Switch::SkipInvalidFields,
+            Tolerance::SkipInvalidFields,
         ),
         (
             ": no name\r\n",
             ErrorKind::InvalidFieldName,
-            Switch::SkipInvalidFields,
+            Tolerance::SkipInvalidFields,
         ),
         (
             "Bad Name : x\r\n",
             ErrorKind::InvalidFieldName,
-            Switch::SkipInvalidFields,
+            Tolerance::SkipInvalidFields,
         ),
         // Without space_before_colon, such a line is not a valid field.
         (
             "X-Sp : x\r\n",
             ErrorKind::WhitespaceBeforeColon,
-            Switch::SpaceBeforeColon,
+            Tolerance::SpaceBeforeColon,
         ),
         // An invalid line and its obs-fold continuation go together.
         (
             "no-colon\r\n  continued\r\n",
             ErrorKind::MissingColon,
-            Switch::SkipInvalidFields,
+            Tolerance::SkipInvalidFields,
         ),
     ] {
         let raw = format!("HTTP/1.1 200 OK\r\nA: 1\r\n{bad}Content-Length: 2\r\n\r\nok");
@@ -382,7 +386,7 @@ fn skip_invalid_fields() {
             kind,
             switch,
         );
-        let on = responses(response_with(Switch::SkipInvalidFields), raw.as_bytes());
+        let on = responses(response_with(Tolerance::SkipInvalidFields), raw.as_bytes());
         assert_eq!(
             (on.events, on.error),
             (expected(BodyKind::Length(2)), None),
@@ -398,9 +402,9 @@ fn skip_invalid_fields_skips_whitespace_before_the_first_field() {
     names_switch(
         &responses(ResponseLeniency::strict(), raw),
         ErrorKind::ObsFold,
-        Switch::SkipInvalidFields,
+        Tolerance::SkipInvalidFields,
     );
-    let on = responses(response_with(Switch::SkipInvalidFields), raw);
+    let on = responses(response_with(Tolerance::SkipInvalidFields), raw);
     assert_eq!(
         on.events,
         vec![
@@ -412,7 +416,7 @@ fn skip_invalid_fields_skips_whitespace_before_the_first_field() {
 
 #[test]
 fn skip_invalid_fields_still_refuses_invalid_values_and_folded_trailers() {
-    let on = response_with(Switch::SkipInvalidFields);
+    let on = response_with(Tolerance::SkipInvalidFields);
     let raw = b"HTTP/1.1 200 OK\r\nX: a\x00b\r\nContent-Length: 0\r\n\r\n";
     refused_plainly(&responses(on, raw), ErrorKind::InvalidFieldValue);
     let raw = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX: 1\r\n 2\r\n\r\n";
@@ -430,9 +434,9 @@ fn skip_invalid_fields_can_empty_a_trailer_section() {
     names_switch(
         &responses(ResponseLeniency::strict(), raw),
         ErrorKind::InvalidFieldName,
-        Switch::SkipInvalidFields,
+        Tolerance::SkipInvalidFields,
     );
-    let on = responses(response_with(Switch::SkipInvalidFields), raw);
+    let on = responses(response_with(Tolerance::SkipInvalidFields), raw);
     assert_eq!(
         (on.events, on.error),
         (
@@ -454,7 +458,7 @@ fn skip_invalid_fields_can_empty_a_trailer_section() {
 
 #[test]
 fn bare_lf_in_every_request_line_end() {
-    let on = request_with(Switch::BareLf);
+    let on = request_with(Tolerance::BareLf);
     let body = || {
         vec![
             head(
@@ -486,7 +490,7 @@ fn bare_lf_in_every_request_line_end() {
             matches!(kind, ErrorKind::BareLineFeed | ErrorKind::MissingChunkCrlf),
             "{raw:?}: {kind:?}"
         );
-        assert_eq!(switch, Some(Switch::BareLf), "{raw:?}");
+        assert_eq!(switch, Some(Tolerance::BareLf), "{raw:?}");
         let lenient = requests(on, raw.as_bytes());
         assert_eq!((lenient.events, lenient.error), (body(), None), "{raw:?}");
     }
@@ -498,9 +502,9 @@ fn bare_lf_before_a_request_line() {
     names_switch(
         &requests(RequestLeniency::strict(), raw),
         ErrorKind::InvalidStartLine,
-        Switch::BareLf,
+        Tolerance::BareLf,
     );
-    let on = requests(request_with(Switch::BareLf), raw);
+    let on = requests(request_with(Tolerance::BareLf), raw);
     assert_eq!(
         on.events,
         vec![head("GET /", &[("host", "a")], BodyKind::Empty), REUSABLE]
@@ -509,7 +513,7 @@ fn bare_lf_before_a_request_line() {
 
 #[test]
 fn bare_lf_in_every_response_line_end() {
-    let on = response_with(Switch::BareLf);
+    let on = response_with(Tolerance::BareLf);
     let crlf = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n";
     let read = vec![
         head(
@@ -528,7 +532,7 @@ fn bare_lf_in_every_response_line_end() {
     variants.push(crlf.replace("\r\n", "\n"));
     for raw in &variants {
         let strict = responses(ResponseLeniency::strict(), raw.as_bytes());
-        assert_eq!(strict.error.unwrap().1, Some(Switch::BareLf), "{raw:?}");
+        assert_eq!(strict.error.unwrap().1, Some(Tolerance::BareLf), "{raw:?}");
         let lenient = responses(on, raw.as_bytes());
         assert_eq!(
             (lenient.events, lenient.error),
@@ -540,7 +544,7 @@ fn bare_lf_in_every_response_line_end() {
 
 #[test]
 fn bare_lf_does_not_make_a_lone_cr_a_line_end() {
-    let on = request_with(Switch::BareLf);
+    let on = request_with(Tolerance::BareLf);
     let raw = b"GET / HTTP/1.1\r\nHost: a\rX: b\n\n";
     refused_plainly(&requests(on, raw), ErrorKind::InvalidFieldValue);
     let raw = b"POST / HTTP/1.1\nHost: a\nTransfer-Encoding: chunked\n\n1\nx\rz\n";
@@ -556,9 +560,9 @@ fn obs_fold_in_a_request() {
     names_switch(
         &requests(RequestLeniency::strict(), raw),
         ErrorKind::ObsFold,
-        Switch::ObsFold,
+        Tolerance::ObsFold,
     );
-    let on = requests(request_with(Switch::ObsFold), raw);
+    let on = requests(request_with(Tolerance::ObsFold), raw);
     assert_eq!(
         (on.events, on.error),
         (
@@ -578,7 +582,7 @@ fn obs_fold_in_a_request() {
 
 #[test]
 fn obs_fold_without_a_field_above_or_in_trailers_stays_refused() {
-    let on = request_with(Switch::ObsFold);
+    let on = request_with(Tolerance::ObsFold);
     let raw = b"GET / HTTP/1.1\r\n x\r\nHost: a\r\n\r\n";
     refused_plainly(
         &requests(RequestLeniency::strict(), raw),
@@ -603,9 +607,9 @@ fn chunked_with_content_length() {
     names_switch(
         &requests(RequestLeniency::strict(), CL_TE),
         ErrorKind::ContentLengthWithTransferEncoding,
-        Switch::ChunkedWithContentLength,
+        Tolerance::ChunkedWithContentLength,
     );
-    let on = requests(request_with(Switch::ChunkedWithContentLength), CL_TE);
+    let on = requests(request_with(Tolerance::ChunkedWithContentLength), CL_TE);
     assert_eq!(
         (on.events, on.error),
         (
@@ -627,7 +631,7 @@ fn chunked_with_content_length() {
 
 #[test]
 fn chunked_with_content_length_needs_a_chunked_request_and_a_valid_length() {
-    let on = request_with(Switch::ChunkedWithContentLength);
+    let on = request_with(Tolerance::ChunkedWithContentLength);
     for (fields, kind_on) in [
         (
             "Content-Length: 6\r\nTransfer-Encoding: gzip\r\n",
@@ -698,7 +702,7 @@ fn a_server_closes_after_answering_a_request_read_with_the_switch() {
     // The strict default refuses the same request.
     let mut server = ServerConnection::new(Config::default());
     let err = server.poll_event(&mut BytesMut::from(CL_TE)).unwrap_err();
-    assert_eq!(err.switch(), Some(Switch::ChunkedWithContentLength));
+    assert_eq!(err.tolerance(), Some(Tolerance::ChunkedWithContentLength));
 }
 
 // ------------------------------------------------------- sides stay apart
@@ -772,7 +776,7 @@ fn a_client_connection_takes_its_switches_from_the_config() {
         }
     };
     let err = poll(Config::default()).unwrap_err();
-    assert_eq!(err.switch(), Some(Switch::SpaceBeforeColon));
+    assert_eq!(err.tolerance(), Some(Tolerance::SpaceBeforeColon));
     let mut config = Config::default();
     config.response_leniency = ResponseLeniency::all();
     let events = poll(config).unwrap();

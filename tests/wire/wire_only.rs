@@ -129,8 +129,8 @@ fn what_the_shortcut_does_not_read_is_read_as_without_the_mode() {
     strict.set_wire_only(true);
     let err = strict.decode(&mut BytesMut::from(&raw[..])).unwrap_err();
     assert_eq!(
-        err.switch(),
-        Some(h1proto::leniency::Switch::NoSpaceAfterStatus)
+        err.tolerance(),
+        Some(h1proto::leniency::Tolerance::NoSpaceAfterStatus)
     );
     // A head in pieces.
     let raw = b"GET / HTTP/1.1\r\nHost: a\r\n\r\n";

@@ -35,7 +35,7 @@
 #![allow(dead_code)]
 
 use bytes::{Buf, Bytes, BytesMut};
-use h1proto::leniency::Switch;
+use h1proto::leniency::Tolerance;
 use h1proto::{
     ClientConnection, Config, ErrorKind, Event, KeepAlive, Limits, ReasonPhrase, RequestDecoder,
     RequestEncoder, ResponseContext, ResponseDecoder, ResponseEncoder, ServerConnection,
@@ -276,7 +276,7 @@ pub struct Outcome {
     /// The error that ended the run, if any.
     pub error: Option<ErrorKind>,
     /// The leniency switch that error names, if any.
-    pub switch: Option<Switch>,
+    pub switch: Option<Tolerance>,
     /// The bytes left in the buffer (runs without an error only).
     pub leftover: Option<Vec<u8>>,
 }
@@ -290,7 +290,7 @@ trait Dec {
     /// An error named `switch`: it must be a switch of the decoder's side
     /// that is off (an error never names a switch that would not get past
     /// it).
-    fn check_switch(&self, switch: Switch);
+    fn check_switch(&self, switch: Tolerance);
 }
 
 impl Dec for RequestDecoder {
@@ -306,7 +306,7 @@ impl Dec for RequestDecoder {
         // No further message is decoded (a switch leaves HTTP too).
         self.is_closed() || self.is_switched()
     }
-    fn check_switch(&self, switch: Switch) {
+    fn check_switch(&self, switch: Tolerance) {
         assert!(
             switch.applies_to_requests(),
             "a request error names {switch}"
@@ -331,7 +331,7 @@ impl Dec for ResponseDecoder {
         // No further message is decoded (a switch leaves HTTP too).
         self.is_closed() || self.is_switched()
     }
-    fn check_switch(&self, switch: Switch) {
+    fn check_switch(&self, switch: Tolerance) {
         assert!(
             switch.applies_to_responses(),
             "a response error names {switch}"
@@ -427,7 +427,7 @@ impl Dec for AsWire<RequestDecoder> {
     fn closed(&self) -> bool {
         self.0.is_closed() || self.0.is_switched()
     }
-    fn check_switch(&self, switch: Switch) {
+    fn check_switch(&self, switch: Tolerance) {
         self.0.check_switch(switch);
     }
 }
@@ -453,7 +453,7 @@ impl Dec for AsWire<ResponseDecoder> {
     fn closed(&self) -> bool {
         self.0.is_closed() || self.0.is_switched()
     }
-    fn check_switch(&self, switch: Switch) {
+    fn check_switch(&self, switch: Tolerance) {
         self.0.check_switch(switch);
     }
 }
@@ -542,18 +542,18 @@ fn run_decoder<D: Dec>(
                     assert_eq!(err.status(), err.kind().status());
                     let again = dec.step(&mut buf, at_eof);
                     assert!(
-                        matches!(&again, Err(e) if e.kind() == err.kind() && e.switch() == err.switch()),
+                        matches!(&again, Err(e) if e.kind() == err.kind() && e.tolerance() == err.tolerance()),
                         "error {:?} not sticky: then {again:?}",
                         err.kind()
                     );
                     assert!(dec.closed(), "a failed decoder says it is not closed");
-                    if let Some(switch) = err.switch() {
+                    if let Some(switch) = err.tolerance() {
                         dec.check_switch(switch);
                     }
                     return Outcome {
                         events,
                         error: Some(err.kind()),
-                        switch: err.switch(),
+                        switch: err.tolerance(),
                         leftover: None,
                     };
                 }
@@ -655,7 +655,7 @@ pub fn response_decoder(data: &[u8]) {
 /// with the leniency switches of one side (requests when `ctl` bit 2 is
 /// set, else responses answering the four methods): all off, all on, and
 /// the subset `mask` picks (bit `i` for the side's `i`-th switch in
-/// `Switch::ALL` order).
+/// `Tolerance::ALL` order).
 ///
 /// Every run keeps the invariants of [`request_decoder`] (split
 /// invariance, named switch included; bounded buffering; sticky errors; no
@@ -679,7 +679,7 @@ pub fn lenient(data: &[u8]) {
     let eof = ctl & 2 != 0;
     let seed = u64::from(ctl >> 3);
     let request = ctl & 4 != 0;
-    let side: Vec<Switch> = Switch::ALL
+    let side: Vec<Tolerance> = Tolerance::ALL
         .into_iter()
         .filter(|s| {
             if request {
@@ -689,13 +689,13 @@ pub fn lenient(data: &[u8]) {
             }
         })
         .collect();
-    let picked: Vec<Switch> = side
+    let picked: Vec<Tolerance> = side
         .iter()
         .enumerate()
         .filter(|(i, _)| mask & (1 << i) != 0)
         .map(|(_, s)| *s)
         .collect();
-    let run = |on: &[Switch]| -> Outcome {
+    let run = |on: &[Tolerance]| -> Outcome {
         if request {
             let mut leniency = RequestLeniency::strict();
             for &s in on {
@@ -758,7 +758,7 @@ pub fn lenient(data: &[u8]) {
             );
         }
     }
-    if strict.switch == Some(Switch::ChunkedWithContentLength) {
+    if strict.switch == Some(Tolerance::ChunkedWithContentLength) {
         // The message the strict run refused, read as chunked: whatever
         // else happens, the connection is not kept after it.
         let end = all.events[completed..]

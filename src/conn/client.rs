@@ -1,34 +1,21 @@
-//! The client role: requests out, responses in. Everything the client does
-//! differently is here: its connection's state and methods, and its part of
-//! the one role trait (how a request head is planned and written, what a
-//! response event does to the connection).
+//! The client's part of the connection: what it keeps of the requests
+//! in flight, how a response event moves the machine, and the queueing of
+//! a request.
 
 use bytes::{Bytes, BytesMut};
 use http::StatusCode;
 use http::request::Parts;
-use http::{Method, Response, Version};
 
-use super::{Client, EventAction, Role, expects_continue, length, offers_upgrade};
+use super::core::{ConnRole, Connection, EventAction};
+use super::machine::{Input, State};
+use super::{expects_continue, offers_upgrade};
 use crate::Config;
-use crate::conn::{Connection, Input, Party, State};
-use crate::decode::base::{DecoderBase, Event, InFlight};
-use crate::decode::head::response_head;
-use crate::encode::body::BodyEncoder;
-use crate::encode::head::{
-    Added, Ordered, TargetForm, form_of, target_form, version_bytes, write_fields,
-    write_request_line,
-};
-use crate::encode::plan::{EncoderConfig, Plan};
+use crate::decode::Event;
 use crate::error::{Error, ErrorKind, UsageError};
-use crate::framing::{
-    BodyKind, Declared, FramingFields, RequestKind, ResponseClass, connection_verdict_of,
-    declared_framing, response_class,
-};
-use crate::grammar::is_host;
-use crate::keep_alive::{CloseReason, KeepAlive};
-use crate::leniency::{ResponseLeniency, Rules};
-use crate::segments::Segments;
-use crate::wire::WireHead;
+use crate::framing::{BodyKind, RequestKind, ResponseClass, response_class};
+use crate::keep_alive::CloseReason;
+use crate::leniency::ResponseLeniency;
+use crate::role::{Client, Party};
 
 /// The client side of an HTTP/1.1 connection.
 ///
@@ -40,7 +27,7 @@ use crate::wire::WireHead;
 /// responses are read (pipelining); each response is matched to its
 /// request in order. Once a response is complete and the verdict allows
 /// it, the next one is expected at once: nothing has to be called to
-/// recycle the connection. A request that offers a protocol switch
+/// reuse the connection. A request that offers a protocol switch
 /// (`Upgrade`, CONNECT) is the last sent until its response decides.
 ///
 /// If a final response other than 2xx arrives while a request body is
@@ -108,7 +95,9 @@ impl ClientConnection {
     ) -> Result<BodyKind, UsageError> {
         // A complete request that may be followed by another leaves the
         // client party Done: the next one is pipelined behind it.
-        if !matches!(self.machine.client(), State::Idle | State::Done) || self.error.is_some() {
+        if !matches!(self.machine.client(), State::Idle | State::Done)
+            || self.decoder.failure().is_some()
+        {
             return Err(UsageError::WrongState);
         }
         let sent = Sent {
@@ -120,7 +109,7 @@ impl ClientConnection {
         let expect = streamed && expects_continue(&parts.headers);
         let kind = self.encoder.send_message(parts, (), body)?;
         // The request's maps serve the response's head.
-        self.recycle_maps();
+        self.pass_spare_maps();
         self.decoder.expect_response_to(&method);
         self.role.newest = Some(sent);
         self.role.withdrawn = false;
@@ -134,37 +123,13 @@ impl ClientConnection {
         if expect {
             self.machine.expect_continue();
         }
-        self.sync();
+        self.follow_machine();
         Ok(kind)
-    }
-
-    /// Requests sent whose final response has not ended (one without a
-    /// body ends with its head).
-    pub fn requests_in_flight(&self) -> usize {
-        self.machine.in_flight()
     }
 }
 
-impl Role for Client {
-    type Recv = Response<()>;
-    type Leniency = ResponseLeniency;
-    type Pending = InFlight;
-
-    fn rules(leniency: ResponseLeniency) -> Rules {
-        Rules::of_responses(leniency)
-    }
-
-    #[inline]
-    fn head(
-        base: &mut DecoderBase,
-        pending: &mut InFlight,
-        head: Bytes,
-    ) -> Result<Option<Event<Response<()>>>, Error> {
-        response_head(base, pending, head)
-    }
-
+impl ConnRole for Client {
     type ConnState = ClientState;
-    type Conn = ClientConnection;
     const PEER: Party = Party::Server;
 
     fn configured(config: &Config) -> (ResponseLeniency, ClientState) {
@@ -233,127 +198,4 @@ impl Role for Client {
     fn withdrawn(conn: &Connection<Self>) -> bool {
         conn.role.withdrawn
     }
-
-    type Head = Parts;
-    type Context = ();
-    type Line = Target;
-
-    fn plan(
-        parts: &Parts,
-        (): &(),
-        _config: &EncoderConfig,
-        full: Option<u64>,
-        _date: Option<&[u8; crate::date::LINE]>,
-    ) -> Result<Plan<Target>, UsageError> {
-        let version = version_bytes(parts.version)?;
-        let http10 = parts.version == Version::HTTP_10;
-        let form = target_form(&parts.method, &parts.uri)?;
-        let headers = &parts.headers;
-        // The caller's framing, Host and Connection fields, in one pass.
-        let seen = FramingFields::of(headers);
-        // A Host a server must refuse (RFC 9112 section 3.2) is not sent.
-        let host = match seen.hosts {
-            0 => match parts.uri.authority() {
-                // The Host field never carries userinfo.
-                Some(a) => {
-                    let at = a.as_str().rfind('@').map_or(0, |at| at + 1);
-                    if !is_host(&a.as_str().as_bytes()[at..]) {
-                        return Err(UsageError::InvalidHead);
-                    }
-                    Some(at)
-                }
-                None if http10 => None,
-                None => return Err(UsageError::InvalidHead),
-            },
-            1 if !seen.bad_host => None,
-            _ => return Err(UsageError::InvalidHead),
-        };
-        let mut added = Added::default();
-        let keep_alive = match connection_verdict_of(parts.version, &seen) {
-            KeepAlive::Close(CloseReason::PeerClose) => KeepAlive::Close(CloseReason::LocalClose),
-            other => other,
-        };
-        let body = if parts.method == Method::CONNECT {
-            // RFC 9110 section 9.3.6: a CONNECT request has no content. What
-            // the client sends after the head is tunnel data, so no framing
-            // field may announce a body; the caller's own are refused, not
-            // dropped.
-            if seen.transfer_encoding || seen.content_length.is_some() {
-                return Err(UsageError::InvalidFraming);
-            }
-            if full.is_some_and(|len| len > 0) {
-                return Err(UsageError::BodyNotAllowed);
-            }
-            BodyEncoder::Empty
-        } else {
-            match declared_framing(false, &seen, headers).map_err(|_| UsageError::InvalidFraming)? {
-                Declared::Length(n) => length(n, full)?,
-                // No Transfer-Encoding in HTTP/1.0 (RFC 9112 section 6.1).
-                Declared::Chunked if !http10 => BodyEncoder::Chunked,
-                Declared::Chunked | Declared::CodedChunked | Declared::Close => {
-                    return Err(UsageError::InvalidFraming);
-                }
-                Declared::None => match full {
-                    Some(len)
-                        if len > 0 || matches!(parts.method.as_str(), "POST" | "PUT" | "PATCH") =>
-                    {
-                        added.content_length = full;
-                        length(len, full)?
-                    }
-                    Some(_) => BodyEncoder::Empty,
-                    None if http10 => return Err(UsageError::InvalidFraming),
-                    None => {
-                        added.chunked = true;
-                        BodyEncoder::Chunked
-                    }
-                },
-            }
-        };
-        Ok(Plan {
-            version,
-            line: Target { form, host },
-            added,
-            body,
-            verdict: Some(keep_alive),
-        })
-    }
-
-    fn write_head(
-        out: &mut Segments,
-        parts: &Parts,
-        plan: &Plan<Target>,
-        config: &EncoderConfig,
-        order: Option<Ordered<'_>>,
-    ) {
-        let raw = order
-            .as_ref()
-            .and_then(|_| received_target(parts, plan.line.form));
-        let (method, uri) = (&parts.method, &parts.uri);
-        write_request_line(out, method, uri, plan.line.form, raw, plan.version);
-        let host = plan
-            .line
-            .host
-            .and_then(|at| parts.uri.authority().map(|a| &a.as_str().as_bytes()[at..]));
-        let title = config.title_case_fields;
-        write_fields(out, &parts.headers, host, &plan.added, title, order);
-    }
-}
-
-/// The request-line decisions of a plan.
-pub struct Target {
-    form: TargetForm,
-    /// Where the `Host` value starts in the URI's authority, when the
-    /// encoder writes `Host` itself.
-    host: Option<usize>,
-}
-
-/// The request-target the request was received with, when its `Uri` still
-/// equals it (`http::Uri`'s comparison with a string, which ignores the
-/// case of the scheme and the host, and takes `http://a` for
-/// `http://a/`) and it has the form the encoder would write: then it is
-/// written as received.
-fn received_target(parts: &Parts, form: TargetForm) -> Option<&[u8]> {
-    let target = parts.extensions.get::<WireHead>()?.target()?;
-    let text = std::str::from_utf8(target).ok()?;
-    (form_of(target) == form && parts.uri == *text).then_some(target)
 }

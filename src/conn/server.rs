@@ -1,30 +1,25 @@
-//! The server role: requests in, responses out. Everything the server does
-//! differently is here: its connection's state and methods, and its part of
-//! the one role trait (how a response head is planned and written, what a
-//! request event does to the connection).
+//! The server's part of the connection: what it keeps of the request
+//! being answered, how a request event moves the machine, and the calls
+//! only a server has (the response's queueing, `100 Continue`, the error
+//! response, closing after the response).
 
 use bytes::{Bytes, BytesMut};
 use http::header::{CONNECTION, CONTENT_TYPE, HeaderValue};
 use http::response::Parts;
-use http::{Request, Response, StatusCode, Version};
+use http::{Response, StatusCode, Version};
 
-use super::{EventAction, Role, Server, expects_continue, length, offers_upgrade};
+use super::core::{ConnRole, Connection, EventAction};
+use super::machine::{Input, State};
+use super::{expects_continue, offers_upgrade};
 use crate::Config;
-use crate::conn::{Connection, Input, Party, State};
-use crate::decode::base::{DecoderBase, Event};
-use crate::decode::head::request_head;
-use crate::encode::body::{BodyEncoder, check_full};
-use crate::encode::head::{Added, Ordered, version_bytes, write_fields};
-use crate::encode::plan::{EncoderConfig, Plan, ResponseContext};
+use crate::decode::Event;
+use crate::encode::ResponseContext;
 use crate::error::{Error, UsageError};
-use crate::framing::{
-    BodyKind, Declared, FramingFields, RequestKind, ResponseClass, SenderFields, declared_framing,
-    no_body, response_class,
-};
+use crate::framing::{BodyKind, RequestKind, ResponseClass, response_class};
 use crate::keep_alive::{CloseReason, KeepAlive};
-use crate::leniency::{RequestLeniency, Rules};
-use crate::reason::ReasonPhrase;
-use crate::segments::{Mark, Segments};
+use crate::leniency::RequestLeniency;
+use crate::role::{Party, Server};
+use crate::segments::Mark;
 
 /// The server side of an HTTP/1.1 connection.
 ///
@@ -38,7 +33,7 @@ use crate::segments::{Mark, Segments};
 /// until its response is complete, then goes on with pipelined requests
 /// already in the buffer. Once both the request and its response are
 /// complete and the verdict is reusable, the next exchange starts by
-/// itself: no call is needed to recycle the connection.
+/// itself: no call is needed to reuse the connection.
 ///
 /// ```
 /// use bytes::{Buf, BytesMut};
@@ -157,7 +152,7 @@ impl ServerConnection {
             }
             Some(_) => {
                 self.machine.refuse_continue();
-                self.sync();
+                self.follow_machine();
                 return;
             }
         }
@@ -180,7 +175,7 @@ impl ServerConnection {
             .send_message(parts, ctx, body)
             .inspect_err(|_| self.machine = saved)?;
         // The response's maps serve the next request's head.
-        self.recycle_maps();
+        self.pass_spare_maps();
         if status == StatusCode::CONTINUE {
             self.machine.continue_sent();
         } else if !status.is_informational() {
@@ -189,7 +184,7 @@ impl ServerConnection {
             // caller's `Connection: close`).
             self.machine.adopt(self.encoder.keep_alive());
         }
-        self.sync();
+        self.follow_machine();
         Ok(kind)
     }
 
@@ -236,7 +231,7 @@ impl ServerConnection {
         self.encoder.send_response(res, ctx)?;
         self.machine.close(CloseReason::ProtocolError);
         self.machine.on(Party::Server, Input::HeadOnly);
-        self.sync();
+        self.follow_machine();
         Ok(())
     }
 
@@ -266,7 +261,7 @@ impl ServerConnection {
             self.machine.on(Party::Client, Input::Close);
             self.machine.on(Party::Server, Input::Close);
         }
-        self.sync();
+        self.follow_machine();
     }
 
     /// Adds `Connection: close` to the head queued at `mark`, if none of it
@@ -353,26 +348,8 @@ impl ServerConnection {
     }
 }
 
-impl Role for Server {
-    type Recv = Request<()>;
-    type Leniency = RequestLeniency;
-    type Pending = ();
-
-    fn rules(leniency: RequestLeniency) -> Rules {
-        Rules::of_requests(leniency)
-    }
-
-    #[inline]
-    fn head(
-        base: &mut DecoderBase,
-        (): &mut (),
-        head: Bytes,
-    ) -> Result<Option<Event<Request<()>>>, Error> {
-        request_head(base, head)
-    }
-
+impl ConnRole for Server {
     type ConnState = ServerState;
-    type Conn = ServerConnection;
     const PEER: Party = Party::Client;
 
     fn configured(config: &Config) -> (RequestLeniency, ServerState) {
@@ -455,6 +432,19 @@ impl Role for Server {
         })
     }
 
+    fn answer_error(conn: &mut Connection<Self>, err: &Error) {
+        let _ = conn.send_error_response(err);
+    }
+
+    fn close_after_exchange(conn: &mut Connection<Self>) {
+        conn.close_after_response();
+    }
+
+    #[inline]
+    fn set_date(conn: &mut Connection<Self>, now: std::time::SystemTime) {
+        conn.encoder.set_date(Some(now));
+    }
+
     /// After a transition of the machine: a response complete before the request body
     /// was read leaves it to be drained, unless what the request still
     /// declares is more than may be; once an exchange is over, its response's
@@ -469,162 +459,5 @@ impl Role for Server {
         if conn.machine.server() == State::Idle && conn.role.response.is_some() {
             conn.role.previous = conn.role.response.take();
         }
-    }
-
-    type Head = Parts;
-    type Context = ResponseContext;
-    type Line = ();
-
-    fn plan(
-        parts: &Parts,
-        ctx: &ResponseContext,
-        config: &EncoderConfig,
-        full: Option<u64>,
-        date: Option<&[u8; crate::date::LINE]>,
-    ) -> Result<Plan<()>, UsageError> {
-        let version = version_bytes(parts.version)?;
-        let (status, headers) = (parts.status, &parts.headers);
-        let http10 = ctx.peer_version <= Version::HTTP_10 || parts.version == Version::HTTP_10;
-        if status.is_informational() && http10 {
-            // RFC 9110 section 15.2: no 1xx to an HTTP/1.0 client.
-            return Err(UsageError::InterimToHttp10);
-        }
-        let has_body = full.is_some_and(|n| n > 0);
-        // The caller's framing and Connection fields, in one pass.
-        let seen = FramingFields::of(headers);
-        let declared =
-            || declared_framing(true, &seen, headers).map_err(|_| UsageError::InvalidFraming);
-        let mut added = Added::default();
-        let body = match no_body(ctx.request, status) {
-            Some(SenderFields::None | SenderFields::LengthOnly) if has_body => {
-                return Err(UsageError::BodyNotAllowed);
-            }
-            Some(SenderFields::None) => {
-                added.strip_framing = true;
-                BodyEncoder::Empty
-            }
-            Some(SenderFields::LengthOnly) => {
-                added.strip_te = !matches!(declared()?, Declared::Length(_) | Declared::None);
-                BodyEncoder::Empty
-            }
-            Some(SenderFields::AsForGet) => {
-                let declared = match declared()? {
-                    Declared::Length(n) => {
-                        if let Some(len) = full.filter(|&len| len > 0) {
-                            check_full(n, len)?;
-                        }
-                        Some(n)
-                    }
-                    Declared::None => {
-                        added.content_length = full;
-                        full
-                    }
-                    // An HTTP/1.0 peer knows no transfer coding: the
-                    // chunked a GET would get is left out.
-                    Declared::Chunked if http10 => {
-                        added.strip_te = true;
-                        None
-                    }
-                    Declared::CodedChunked | Declared::Close if http10 => {
-                        return Err(UsageError::InvalidFraming);
-                    }
-                    Declared::Chunked | Declared::CodedChunked | Declared::Close => None,
-                };
-                if config.strict_head_body && has_body {
-                    return Err(UsageError::BodyNotAllowed);
-                }
-                BodyEncoder::Discard {
-                    declared,
-                    seen: 0,
-                    strict: config.strict_head_body,
-                }
-            }
-            None => match declared()? {
-                Declared::Length(n) => length(n, full)?,
-                Declared::Chunked | Declared::CodedChunked if !http10 => BodyEncoder::Chunked,
-                Declared::Close if !http10 => BodyEncoder::Close,
-                // Other codings cannot be removed here: refused.
-                Declared::CodedChunked | Declared::Close => {
-                    return Err(UsageError::InvalidFraming);
-                }
-                // Neither field, or a chunked an HTTP/1.0 peer cannot read:
-                // the framing the encoder chooses itself, Content-Length
-                // for a whole body, chunked for a stream to an HTTP/1.1
-                // peer, close-delimited for one to an HTTP/1.0 peer (as
-                // h11 does).
-                declared => {
-                    added.strip_te = declared == Declared::Chunked;
-                    match full {
-                        Some(len) => {
-                            added.content_length = full;
-                            length(len, full)?
-                        }
-                        None if http10 => BodyEncoder::Close,
-                        None => {
-                            added.chunked = true;
-                            BodyEncoder::Chunked
-                        }
-                    }
-                }
-            },
-        };
-        let class = response_class(ctx.request, status);
-        if class != ResponseClass::Interim && !seen.date {
-            // RFC 9110 section 6.6.1: an origin server with a clock sends
-            // `Date` in its final responses; a caller's own is kept.
-            added.date = date.copied();
-        }
-        let verdict = match class {
-            ResponseClass::Interim => None,
-            ResponseClass::Switch => Some(KeepAlive::Close(CloseReason::Switched)),
-            ResponseClass::Final => {
-                let mut keep_alive = ctx.keep_alive;
-                if seen.connection_close {
-                    keep_alive = keep_alive.and(KeepAlive::Close(CloseReason::LocalClose));
-                }
-                if let BodyEncoder::Close = body {
-                    keep_alive = keep_alive.and(KeepAlive::Close(CloseReason::CloseDelimited));
-                }
-                match keep_alive {
-                    KeepAlive::Close(_) => added.close = !seen.connection_close,
-                    KeepAlive::Reusable => {
-                        added.keep_alive = http10 && !seen.connection_keep_alive;
-                    }
-                }
-                Some(keep_alive)
-            }
-        };
-        Ok(Plan {
-            version,
-            line: (),
-            added,
-            body,
-            verdict,
-        })
-    }
-
-    fn write_head(
-        out: &mut Segments,
-        parts: &Parts,
-        plan: &Plan<()>,
-        config: &EncoderConfig,
-        order: Option<Ordered<'_>>,
-    ) {
-        let reason = match parts.extensions.get::<ReasonPhrase>() {
-            Some(reason) => reason.as_bytes(),
-            None => parts
-                .status
-                .canonical_reason()
-                .map_or(&b""[..], str::as_bytes),
-        };
-        // `HTTP/1.1 200 OK\r\n`.
-        out.push_slice(plan.version);
-        out.push_slice(b" ");
-        out.push_slice(parts.status.as_str().as_bytes());
-        out.push_slice(b" ");
-        out.push_slice(reason);
-        out.push_slice(b"\r\n");
-        let title = config.title_case_fields;
-        write_fields(out, &parts.headers, None, &plan.added, title, order);
     }
 }

@@ -1,0 +1,177 @@
+//! The server's part of the encoder: how a response head is planned
+//! (its framing, the fields the encoder adds, the verdict it leaves) and
+//! written.
+
+use http::Version;
+use http::response::Parts;
+
+use super::body::{BodyEncoder, check_full};
+use super::head::{Added, Ordered, version_bytes, write_fields};
+use super::plan::{EncodeRole, EncoderConfig, Plan, ResponseContext, length};
+use crate::error::UsageError;
+use crate::framing::{
+    Declared, FramingFields, ResponseClass, SenderFields, declared_framing, no_body, response_class,
+};
+use crate::keep_alive::{CloseReason, KeepAlive};
+use crate::reason::ReasonPhrase;
+use crate::role::Server;
+use crate::segments::Segments;
+
+impl EncodeRole for Server {
+    type Head = Parts;
+    type Context = ResponseContext;
+    type Line = ();
+
+    fn plan(
+        parts: &Parts,
+        ctx: &ResponseContext,
+        config: &EncoderConfig,
+        full: Option<u64>,
+        date: Option<&[u8; crate::date::LINE]>,
+    ) -> Result<Plan<()>, UsageError> {
+        let version = version_bytes(parts.version)?;
+        let (status, headers) = (parts.status, &parts.headers);
+        let http10 = ctx.peer_version <= Version::HTTP_10 || parts.version == Version::HTTP_10;
+        if status.is_informational() && http10 {
+            // RFC 9110 section 15.2: no 1xx to an HTTP/1.0 client.
+            return Err(UsageError::InterimToHttp10);
+        }
+        let has_body = full.is_some_and(|n| n > 0);
+        // The caller's framing and Connection fields, in one pass.
+        let seen = FramingFields::of(headers);
+        let declared =
+            || declared_framing(true, &seen, headers).map_err(|_| UsageError::InvalidFraming);
+        let mut added = Added::default();
+        let body = match no_body(ctx.request, status) {
+            Some(SenderFields::None | SenderFields::LengthOnly) if has_body => {
+                return Err(UsageError::BodyNotAllowed);
+            }
+            Some(SenderFields::None) => {
+                added.strip_framing = true;
+                BodyEncoder::Empty
+            }
+            Some(SenderFields::LengthOnly) => {
+                added.strip_te = !matches!(declared()?, Declared::Length(_) | Declared::None);
+                BodyEncoder::Empty
+            }
+            Some(SenderFields::AsForGet) => {
+                let declared = match declared()? {
+                    Declared::Length(n) => {
+                        if let Some(len) = full.filter(|&len| len > 0) {
+                            check_full(n, len)?;
+                        }
+                        Some(n)
+                    }
+                    Declared::None => {
+                        added.content_length = full;
+                        full
+                    }
+                    // An HTTP/1.0 peer knows no transfer coding: the
+                    // chunked a GET would get is left out.
+                    Declared::Chunked if http10 => {
+                        added.strip_te = true;
+                        None
+                    }
+                    Declared::CodedChunked | Declared::Close if http10 => {
+                        return Err(UsageError::InvalidFraming);
+                    }
+                    Declared::Chunked | Declared::CodedChunked | Declared::Close => None,
+                };
+                if config.strict_head_body && has_body {
+                    return Err(UsageError::BodyNotAllowed);
+                }
+                BodyEncoder::Discard {
+                    declared,
+                    seen: 0,
+                    strict: config.strict_head_body,
+                }
+            }
+            None => match declared()? {
+                Declared::Length(n) => length(n, full)?,
+                Declared::Chunked | Declared::CodedChunked if !http10 => BodyEncoder::Chunked,
+                Declared::Close if !http10 => BodyEncoder::Close,
+                // Other codings cannot be removed here: refused.
+                Declared::CodedChunked | Declared::Close => {
+                    return Err(UsageError::InvalidFraming);
+                }
+                // Neither field, or a chunked an HTTP/1.0 peer cannot read:
+                // the framing the encoder chooses itself, Content-Length
+                // for a whole body, chunked for a stream to an HTTP/1.1
+                // peer, close-delimited for one to an HTTP/1.0 peer (as
+                // h11 does).
+                declared => {
+                    added.strip_te = declared == Declared::Chunked;
+                    match full {
+                        Some(len) => {
+                            added.content_length = full;
+                            length(len, full)?
+                        }
+                        None if http10 => BodyEncoder::Close,
+                        None => {
+                            added.chunked = true;
+                            BodyEncoder::Chunked
+                        }
+                    }
+                }
+            },
+        };
+        let class = response_class(ctx.request, status);
+        if class != ResponseClass::Interim && !seen.date {
+            // RFC 9110 section 6.6.1: an origin server with a clock sends
+            // `Date` in its final responses; a caller's own is kept.
+            added.date = date.copied();
+        }
+        let verdict = match class {
+            ResponseClass::Interim => None,
+            ResponseClass::Switch => Some(KeepAlive::Close(CloseReason::Switched)),
+            ResponseClass::Final => {
+                let mut keep_alive = ctx.keep_alive;
+                if seen.connection_close {
+                    keep_alive = keep_alive.and(KeepAlive::Close(CloseReason::LocalClose));
+                }
+                if let BodyEncoder::Close = body {
+                    keep_alive = keep_alive.and(KeepAlive::Close(CloseReason::CloseDelimited));
+                }
+                match keep_alive {
+                    KeepAlive::Close(_) => added.close = !seen.connection_close,
+                    KeepAlive::Reusable => {
+                        added.keep_alive = http10 && !seen.connection_keep_alive;
+                    }
+                }
+                Some(keep_alive)
+            }
+        };
+        Ok(Plan {
+            version,
+            line: (),
+            added,
+            body,
+            verdict,
+        })
+    }
+
+    fn write_head(
+        out: &mut Segments,
+        parts: &Parts,
+        plan: &Plan<()>,
+        config: &EncoderConfig,
+        order: Option<Ordered<'_>>,
+    ) {
+        let reason = match parts.extensions.get::<ReasonPhrase>() {
+            Some(reason) => reason.as_bytes(),
+            None => parts
+                .status
+                .canonical_reason()
+                .map_or(&b""[..], str::as_bytes),
+        };
+        // `HTTP/1.1 200 OK\r\n`.
+        out.push_slice(plan.version);
+        out.push_slice(b" ");
+        out.push_slice(parts.status.as_str().as_bytes());
+        out.push_slice(b" ");
+        out.push_slice(reason);
+        out.push_slice(b"\r\n");
+        let title = config.title_case_fields;
+        write_fields(out, &parts.headers, None, &plan.added, title, order);
+    }
+}
