@@ -45,7 +45,9 @@ pub(super) struct ReadBuf {
     /// The last read went through `room`.
     via_room: bool,
     /// No buffer is held (a new connection, or the buffers were given
-    /// back): reads ask for [`EMPTY_READ`].
+    /// back) and nothing was read since: reads ask for [`EMPTY_READ`].
+    empty: bool,
+    /// The buffers were given back: no release is due until bytes come.
     released: bool,
     /// What the next read asks for (before the `read_size` cap).
     next: u32,
@@ -56,14 +58,13 @@ pub(super) struct ReadBuf {
 }
 
 impl ReadBuf {
-    /// A new connection's: it holds nothing until bytes come, as one whose
-    /// buffers were given back.
+    /// A new connection's: it holds no read buffer until bytes come.
     pub(super) fn new(config: &Config) -> Self {
         ReadBuf {
             size: narrow(config.read_size.max(1)),
             release_after: millis(config.release_after),
             next: BASE_READ as u32,
-            released: true,
+            empty: true,
             ..ReadBuf::default()
         }
     }
@@ -74,7 +75,7 @@ impl ReadBuf {
     /// connection that carries small messages never holds a large buffer.
     #[inline]
     fn want(&self) -> usize {
-        if self.released {
+        if self.empty {
             EMPTY_READ
         } else {
             self.next.min(self.size) as usize
@@ -153,7 +154,8 @@ impl ReadBuf {
             self.take_from_room(n);
         }
         let n = narrow(n);
-        if self.released {
+        if self.empty {
+            self.empty = false;
             self.released = false;
             self.next = if n >= self.offered {
                 BASE_READ
@@ -178,7 +180,7 @@ impl ReadBuf {
     /// its room.
     #[inline]
     pub(super) fn is_held(&self) -> bool {
-        !self.released || self.lent || self.buf.capacity() != 0 || !self.room.is_empty()
+        !self.empty || self.lent || self.buf.capacity() != 0 || !self.room.is_empty()
     }
 
     /// After how long the wait under way gives the buffers back, unless
@@ -206,6 +208,7 @@ impl ReadBuf {
     pub(super) fn release(&mut self, output: &mut Segments) {
         if !self.released {
             self.released = true;
+            self.empty = true;
             self.room = Box::default();
             output.release();
             if !self.lent {
