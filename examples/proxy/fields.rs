@@ -11,7 +11,8 @@
 
 use h1proto::remove_hop_by_hop;
 use http::header::{
-    CONTENT_LENGTH, EXPECT, HOST, HeaderMap, HeaderValue, TRAILER, TRANSFER_ENCODING, VIA,
+    CONNECTION, CONTENT_LENGTH, EXPECT, HOST, HeaderMap, HeaderName, HeaderValue, TE, TRAILER,
+    TRANSFER_ENCODING, UPGRADE, VIA,
 };
 use http::{StatusCode, Version, request, response};
 
@@ -70,6 +71,28 @@ impl Via {
     }
 }
 
+/// `true` when `name` is one of the hop-by-hop fields `remove_hop_by_hop`
+/// removes whatever `Connection` lists: the fields it lists are looked for
+/// only when `Connection` is there.
+fn is_hop_by_hop(name: &HeaderName) -> bool {
+    name == CONNECTION
+        || name == TE
+        || name == TRANSFER_ENCODING
+        || name == UPGRADE
+        || name.as_str() == "keep-alive"
+        || name.as_str() == "proxy-connection"
+}
+
+/// Removes the hop-by-hop fields: one pass over the names the head has,
+/// and the removals (a lookup per name `remove_hop_by_hop` knows, and per
+/// option `Connection` lists) only when one of them is there. Most heads
+/// of a keep-alive exchange carry none.
+fn remove_hop_fields(fields: &mut HeaderMap) {
+    if fields.keys().any(is_hop_by_hop) {
+        remove_hop_by_hop(fields);
+    }
+}
+
 /// Edits a request head for the upstream:
 ///
 /// - the hop-by-hop fields go (`Connection` and what it lists,
@@ -86,7 +109,7 @@ impl Via {
 /// - the version becomes the proxy's own, HTTP/1.1 (RFC 9110 section 2.5).
 pub fn to_upstream(head: &mut request::Parts, via: Option<&Via>, host: &HeaderValue, waits: bool) {
     let fields = &mut head.headers;
-    remove_hop_by_hop(fields);
+    remove_hop_fields(fields);
     if !waits && is_continue_expectation(fields) {
         fields.remove(EXPECT);
     }
@@ -115,7 +138,7 @@ pub fn to_client(head: &mut response::Parts, via: Option<&Via>, client: Version)
     if fields.contains_key(TRANSFER_ENCODING) {
         fields.remove(CONTENT_LENGTH);
     }
-    remove_hop_by_hop(fields);
+    remove_hop_fields(fields);
     if client == Version::HTTP_10 {
         fields.remove(TRAILER);
     }

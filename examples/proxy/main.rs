@@ -40,15 +40,17 @@
 mod fields;
 mod upstream;
 
-use std::io;
+use std::io::{self, IoSlice};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use h1proto::adapter::tokio::{Client, Server};
 use h1proto::wire::WireTrailers;
-use h1proto::{ClientSession, Config, Session, SessionError, Step, framing::BodyKind};
+use h1proto::{
+    ClientSession, Config, Event, RequestDecoder, Session, SessionError, Step, framing::BodyKind,
+};
 use http::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
 use http::{Method, Request, Response, StatusCode, Version};
 use tokio::net::{TcpListener, TcpStream};
@@ -358,8 +360,11 @@ enum Failure {
 
 /// Forwards requests until the client connection is over.
 async fn serve(server: &mut Server<TcpStream>, proxy: &Proxy) -> io::Result<()> {
+    // The bytes of the request last sent up that may be sent again: one
+    // buffer for the connection's life, not one per request.
+    let mut sent = Vec::new();
     while let Some(req) = server.next_request().await? {
-        match forward(server, proxy, req).await {
+        match forward(server, proxy, req, &mut sent).await {
             Ok(()) => {}
             Err(Failure::Client(err)) => return Err(err),
             Err(Failure::Upstream(status, reason)) => {
@@ -388,11 +393,15 @@ fn text(status: StatusCode, body: impl Into<Bytes>) -> Response<Bytes> {
 
 /// Forwards one request and its response, retrying once on a new
 /// connection when a pooled one turns out to have been closed by the
-/// upstream and the request is safe to send again.
+/// upstream and the request is safe to send again. For that, the request's
+/// bytes as queued for the upstream are copied into `sent` (a copy of the
+/// head's bytes, where a copy of the head would be a field map and a wire
+/// view), and a retry decodes them again into the head to send.
 async fn forward(
     server: &mut Server<TcpStream>,
     proxy: &Proxy,
     req: Request<()>,
+    sent: &mut Vec<u8>,
 ) -> Result<(), Failure> {
     if req.method() == Method::CONNECT {
         let res = text(StatusCode::NOT_IMPLEMENTED, "This proxy does not tunnel.\n");
@@ -408,15 +417,15 @@ async fn forward(
     fields::to_upstream(&mut head, proxy.via.as_ref(), &proxy.host, waits);
     // Safe to send again: idempotent (RFC 9110 section 9.2.2), and no body
     // byte taken from the client, since none is kept to send twice.
-    let mut again =
-        (body == RequestBody::None && head.method.is_idempotent()).then(|| head.clone());
+    let mut again = body == RequestBody::None && head.method.is_idempotent();
     loop {
         let mut upstream = proxy.pool.get().await.map_err(|err| {
             Failure::Upstream(status(&err), format!("cannot connect: {}", describe(&err)))
         })?;
         let reused = upstream.is_reused();
         let mut exchange = Exchange::new(server, proxy, &mut upstream, client);
-        let result = exchange.run(head, body, waits).await;
+        let keep = again.then_some(&mut *sent);
+        let result = exchange.run(head, body, waits, keep).await;
         let heard = exchange.heard;
         match result {
             Ok(()) => {
@@ -427,13 +436,41 @@ async fn forward(
             // any answer came: the upstream may have dropped the
             // connection as idle just as the request left.
             Err((failure, Some(err))) if reused && !heard && is_closed_connection(&err) => {
-                match again.take() {
-                    Some(same) => head = same,
-                    None => return Err(failure),
+                match std::mem::take(&mut again).then(|| decode_again(sent, &proxy.config)) {
+                    Some(Some(same)) => head = same,
+                    _ => return Err(failure),
                 }
             }
             Err((failure, _)) => return Err(failure),
         }
+    }
+}
+
+/// The head of a request the proxy queued for the upstream, decoded from
+/// its bytes as queued, with the wire view (so that it goes out again as
+/// it went the first time); `None` if they are not one whole head.
+fn decode_again(bytes: &[u8], config: &Config) -> Option<http::request::Parts> {
+    let mut decoder = RequestDecoder::with_leniency(config.limits.clone(), config.request_leniency);
+    decoder.set_wire_view(true);
+    let mut buf = BytesMut::from(bytes);
+    match decoder.decode(&mut buf) {
+        Ok(Some(Event::Head { head, .. })) if buf.is_empty() => Some(head.into_parts().0),
+        _ => None,
+    }
+}
+
+/// Copies the bytes queued on `upstream` into `sent` (emptied first);
+/// `sent` is left empty if they are not all at hand.
+fn copy_queued(upstream: &mut Client<TcpStream>, sent: &mut Vec<u8>) {
+    sent.clear();
+    let output = Session::output(&mut **upstream);
+    let mut slices = [IoSlice::new(&[]); 8];
+    let n = output.io_slices(&mut slices);
+    if n < output.segment_count() {
+        return;
+    }
+    for slice in &slices[..n] {
+        sent.extend_from_slice(slice);
     }
 }
 
@@ -600,13 +637,16 @@ impl<'a> Exchange<'a> {
 
     /// Forwards the request and its response. A failure after the
     /// response head went to the client can only cut the connection.
+    /// With `sent`, a request without a body leaves a copy of its bytes
+    /// there (see [`forward`]).
     async fn run(
         &mut self,
         head: http::request::Parts,
         body: RequestBody,
         waits: bool,
+        sent: Option<&mut Vec<u8>>,
     ) -> Result<(), Failed> {
-        let result = self.relay(head, body, waits).await;
+        let result = self.relay(head, body, waits, sent).await;
         match result {
             Err((Failure::Upstream(_, reason), err)) if self.download != Download::Head => {
                 Err((Failure::Cut(reason), err))
@@ -620,6 +660,7 @@ impl<'a> Exchange<'a> {
         head: http::request::Parts,
         body: RequestBody,
         waits: bool,
+        sent: Option<&mut Vec<u8>>,
     ) -> Result<(), Failed> {
         let refused = |err| {
             let reason = format!("cannot forward the request: {err}");
@@ -631,6 +672,9 @@ impl<'a> Exchange<'a> {
         let sender = &mut self.upstream.sender();
         if body == RequestBody::None {
             sender.send_request(head).map_err(refused)?;
+            if let Some(sent) = sent {
+                copy_queued(self.upstream, sent);
+            }
         } else {
             self.chunked = sender.send_head(head).map_err(refused)? == BodyKind::Chunked;
             self.upload = if waits {

@@ -7,15 +7,17 @@ use std::io;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use h1proto::Config;
 use h1proto::adapter::tokio::Client;
+use h1proto::{Config, Session};
 use http::StatusCode;
 use tokio::net::TcpStream;
 
 /// Idle connections kept at most; more are closed when released.
 const MAX_IDLE: usize = 64;
 
-/// One connection to the upstream.
+/// One connection to the upstream. It is kept boxed (the session with its
+/// buffers is about 1.5 KiB): taking it from the pool and giving it back
+/// moves a pointer, not the session.
 pub struct Upstream {
     /// The session and its driver; the proxy queues requests into it.
     pub client: Client<TcpStream>,
@@ -25,7 +27,7 @@ pub struct Upstream {
 
 impl Upstream {
     /// Connects, within the head timeout.
-    async fn connect(addr: &str, config: &Config) -> io::Result<Upstream> {
+    async fn connect(addr: &str, config: &Config) -> io::Result<Box<Upstream>> {
         let connect = TcpStream::connect(addr);
         let stream = match config.timeouts.head {
             Some(limit) => tokio::time::timeout(limit, connect)
@@ -34,10 +36,10 @@ impl Upstream {
             None => connect.await?,
         };
         stream.set_nodelay(true)?;
-        Ok(Upstream {
+        Ok(Box::new(Upstream {
             client: Client::new(stream, config.clone()),
             reused: false,
-        })
+        }))
     }
 
     /// `true` when the connection came from the pool.
@@ -85,7 +87,7 @@ pub fn describe(err: &io::Error) -> String {
 pub struct Pool {
     addr: String,
     config: Config,
-    idle: Mutex<Vec<Upstream>>,
+    idle: Mutex<Vec<Box<Upstream>>>,
     /// Connections opened over the pool's life.
     opened: AtomicUsize,
 }
@@ -102,7 +104,7 @@ impl Pool {
 
     /// The most recently used idle connection that is still alive (the
     /// others met on the way are closed), or a new one.
-    pub async fn get(&self) -> io::Result<Upstream> {
+    pub async fn get(&self) -> io::Result<Box<Upstream>> {
         loop {
             let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
             let Some(mut upstream) = idle else {
@@ -119,10 +121,17 @@ impl Pool {
 
     /// Keeps a connection whose exchange is complete for the next request,
     /// if it may carry one and holds no byte it was not asked for;
-    /// otherwise closes it.
-    pub fn put(&self, mut upstream: Upstream) {
-        let unread = upstream.client.take_read_buf();
-        if !unread.is_empty() || !upstream.client.is_alive() {
+    /// otherwise closes it. The socket is not looked at here: [`get`]
+    /// looks before it hands the connection out, and [`sweep`] while it
+    /// is idle.
+    ///
+    /// [`get`]: Pool::get
+    /// [`sweep`]: Pool::sweep
+    pub fn put(&self, mut upstream: Box<Upstream>) {
+        // The session's own buffer is looked at, not taken: taking it
+        // would make the next response's read allocate a new one.
+        let unread = !Session::read_buf(&mut *upstream.client).is_empty();
+        if unread || !upstream.client.is_reusable() {
             return;
         }
         let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
