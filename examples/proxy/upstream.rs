@@ -15,19 +15,19 @@ use tokio::net::TcpStream;
 /// Idle connections kept at most; more are closed when released.
 const MAX_IDLE: usize = 64;
 
-/// One connection to the upstream. It is kept boxed (the session with its
-/// buffers is about 1.5 KiB): taking it from the pool and giving it back
-/// moves a pointer, not the session.
+/// One connection to the upstream.
 pub struct Upstream {
     /// The session and its driver; the proxy queues requests into it.
-    pub client: Client<TcpStream>,
+    /// Boxed (the session is about 1.5 KiB): taking a connection from the
+    /// pool and giving it back moves a pointer, not the session.
+    pub client: Box<Client<TcpStream>>,
     /// It came from the pool: it served a request before.
     reused: bool,
 }
 
 impl Upstream {
     /// Connects, within the head timeout.
-    async fn connect(addr: &str, config: &Config) -> io::Result<Box<Upstream>> {
+    async fn connect(addr: &str, config: &Config) -> io::Result<Upstream> {
         let connect = TcpStream::connect(addr);
         let stream = match config.timeouts.head {
             Some(limit) => tokio::time::timeout(limit, connect)
@@ -36,10 +36,10 @@ impl Upstream {
             None => connect.await?,
         };
         stream.set_nodelay(true)?;
-        Ok(Box::new(Upstream {
-            client: Client::new(stream, config.clone()),
+        Ok(Upstream {
+            client: Box::new(Client::new(stream, config.clone())),
             reused: false,
-        }))
+        })
     }
 
     /// `true` when the connection came from the pool.
@@ -87,7 +87,7 @@ pub fn describe(err: &io::Error) -> String {
 pub struct Pool {
     addr: String,
     config: Config,
-    idle: Mutex<Vec<Box<Upstream>>>,
+    idle: Mutex<Vec<Upstream>>,
     /// Connections opened over the pool's life.
     opened: AtomicUsize,
 }
@@ -104,7 +104,7 @@ impl Pool {
 
     /// The most recently used idle connection that is still alive (the
     /// others met on the way are closed), or a new one.
-    pub async fn get(&self) -> io::Result<Box<Upstream>> {
+    pub async fn get(&self) -> io::Result<Upstream> {
         loop {
             let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
             let Some(mut upstream) = idle else {
@@ -127,10 +127,10 @@ impl Pool {
     ///
     /// [`get`]: Pool::get
     /// [`sweep`]: Pool::sweep
-    pub fn put(&self, mut upstream: Box<Upstream>) {
+    pub fn put(&self, mut upstream: Upstream) {
         // The session's own buffer is looked at, not taken: taking it
         // would make the next response's read allocate a new one.
-        let unread = !Session::read_buf(&mut *upstream.client).is_empty();
+        let unread = !Session::read_buf(&mut **upstream.client).is_empty();
         if unread || !upstream.client.is_reusable() {
             return;
         }
