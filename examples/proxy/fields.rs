@@ -11,8 +11,7 @@
 
 use h1proto::remove_hop_by_hop;
 use http::header::{
-    CONNECTION, CONTENT_LENGTH, EXPECT, HOST, HeaderMap, HeaderName, HeaderValue, TE, TRAILER,
-    TRANSFER_ENCODING, UPGRADE, VIA,
+    CONTENT_LENGTH, EXPECT, HOST, HeaderMap, HeaderValue, TRAILER, TRANSFER_ENCODING, VIA,
 };
 use http::{StatusCode, Version, request, response};
 
@@ -71,25 +70,49 @@ impl Via {
     }
 }
 
-/// `true` when `name` is one of the hop-by-hop fields `remove_hop_by_hop`
-/// removes whatever `Connection` lists: the fields it lists are looked for
-/// only when `Connection` is there.
-fn is_hop_by_hop(name: &HeaderName) -> bool {
-    name == CONNECTION
-        || name == TE
-        || name == TRANSFER_ENCODING
-        || name == UPGRADE
-        || name.as_str() == "keep-alive"
-        || name.as_str() == "proxy-connection"
+/// Which of the fields the proxy acts on a head has: one pass over its
+/// names, so that a field that is not there costs no lookup (most heads of
+/// a keep-alive exchange carry no hop-by-hop field).
+#[derive(Debug, Clone, Copy, Default)]
+struct Seen {
+    /// A field `remove_hop_by_hop` removes (`Connection` for the ones it
+    /// lists).
+    hop_by_hop: bool,
+    transfer_encoding: bool,
+    expect: bool,
+    host: bool,
 }
 
-/// Removes the hop-by-hop fields: one pass over the names the head has,
-/// and the removals (a lookup per name `remove_hop_by_hop` knows, and per
-/// option `Connection` lists) only when one of them is there. Most heads
-/// of a keep-alive exchange carry none.
-fn remove_hop_fields(fields: &mut HeaderMap) {
-    if fields.keys().any(is_hop_by_hop) {
+impl Seen {
+    fn of(fields: &HeaderMap) -> Self {
+        let mut seen = Seen::default();
+        // A name's text is looked up once (a field map holds names in
+        // lower case); `Connection` stands for the fields it lists.
+        for name in fields.keys() {
+            match name.as_str() {
+                "transfer-encoding" => {
+                    seen.transfer_encoding = true;
+                    seen.hop_by_hop = true;
+                }
+                "connection" | "keep-alive" | "proxy-connection" | "te" | "upgrade" => {
+                    seen.hop_by_hop = true;
+                }
+                "expect" => seen.expect = true,
+                "host" => seen.host = true,
+                _ => {}
+            }
+        }
+        seen
+    }
+
+    /// Removes the hop-by-hop fields if there are any, and says which
+    /// fields are left (`Connection` may have listed any of them).
+    fn remove_hop_by_hop(self, fields: &mut HeaderMap) -> Self {
+        if !self.hop_by_hop {
+            return self;
+        }
         remove_hop_by_hop(fields);
+        Seen::of(fields)
     }
 }
 
@@ -109,14 +132,14 @@ fn remove_hop_fields(fields: &mut HeaderMap) {
 /// - the version becomes the proxy's own, HTTP/1.1 (RFC 9110 section 2.5).
 pub fn to_upstream(head: &mut request::Parts, via: Option<&Via>, host: &HeaderValue, waits: bool) {
     let fields = &mut head.headers;
-    remove_hop_fields(fields);
-    if !waits && is_continue_expectation(fields) {
+    let seen = Seen::of(fields).remove_hop_by_hop(fields);
+    if !waits && seen.expect && is_continue_expectation(fields) {
         fields.remove(EXPECT);
     }
     if let Some(via) = via {
         fields.append(VIA, via.entry(head.version));
     }
-    if !fields.contains_key(HOST) {
+    if !seen.host {
         fields.insert(HOST, host.clone());
     }
     head.version = Version::HTTP_11;
@@ -135,10 +158,11 @@ pub fn to_upstream(head: &mut request::Parts, via: Option<&Via>, host: &HeaderVa
 ///   becomes HTTP/1.1.
 pub fn to_client(head: &mut response::Parts, via: Option<&Via>, client: Version) {
     let fields = &mut head.headers;
-    if fields.contains_key(TRANSFER_ENCODING) {
+    let seen = Seen::of(fields);
+    if seen.transfer_encoding {
         fields.remove(CONTENT_LENGTH);
     }
-    remove_hop_fields(fields);
+    seen.remove_hop_by_hop(fields);
     if client == Version::HTTP_10 {
         fields.remove(TRAILER);
     }

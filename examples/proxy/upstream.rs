@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use h1proto::adapter::tokio::Client;
-use h1proto::{Config, Session};
+use h1proto::{ClientSession, Config, Session};
 use http::StatusCode;
 use tokio::net::TcpStream;
 
@@ -131,7 +131,9 @@ impl Pool {
         // The session's own buffer is looked at, not taken: taking it
         // would make the next response's read allocate a new one.
         let unread = !Session::read_buf(&mut **upstream.client).is_empty();
-        if unread || !upstream.client.is_reusable() {
+        // The session's verdict as it stands: an exchange just ended, so
+        // no idle time ran out (no clock read, no timeouts applied).
+        if unread || !ClientSession::is_reusable(&upstream.client) {
             return;
         }
         let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
