@@ -9,9 +9,9 @@
 //! in the received order and spelling and the proxy's own after them
 //! (`h1proto::wire::FieldOrder` has the rule).
 
-use h1proto::remove_hop_by_hop;
 use http::header::{
-    CONTENT_LENGTH, EXPECT, HOST, HeaderMap, HeaderValue, TRAILER, TRANSFER_ENCODING, VIA,
+    CONNECTION, CONTENT_LENGTH, EXPECT, Entry, HOST, HeaderMap, HeaderValue, TRAILER,
+    TRANSFER_ENCODING, VIA,
 };
 use http::{StatusCode, Version, request, response};
 
@@ -70,14 +70,24 @@ impl Via {
     }
 }
 
+/// The hop-by-hop fields removed whatever `Connection` lists (RFC 9110
+/// section 7.6.1, and `Proxy-Connection`, which some clients still send),
+/// the same set as `h1proto::remove_hop_by_hop`'s.
+const HOP_BY_HOP: [&str; 6] = [
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "te",
+    "transfer-encoding",
+    "upgrade",
+];
+
 /// Which of the fields the proxy acts on a head has: one pass over its
-/// names, so that a field that is not there costs no lookup (most heads of
-/// a keep-alive exchange carry no hop-by-hop field).
+/// names, so that a field that is not there costs no lookup.
 #[derive(Debug, Clone, Copy, Default)]
 struct Seen {
-    /// A field `remove_hop_by_hop` removes (`Connection` for the ones it
-    /// lists).
-    hop_by_hop: bool,
+    /// Which of [`HOP_BY_HOP`] are there, one bit each in its order.
+    hop_by_hop: u8,
     transfer_encoding: bool,
     expect: bool,
     host: bool,
@@ -86,33 +96,65 @@ struct Seen {
 impl Seen {
     fn of(fields: &HeaderMap) -> Self {
         let mut seen = Seen::default();
-        // A name's text is looked up once (a field map holds names in
-        // lower case); `Connection` stands for the fields it lists.
+        // A name's text is looked at once (a field map holds names in
+        // lower case).
         for name in fields.keys() {
-            match name.as_str() {
-                "transfer-encoding" => {
-                    seen.transfer_encoding = true;
-                    seen.hop_by_hop = true;
-                }
-                "connection" | "keep-alive" | "proxy-connection" | "te" | "upgrade" => {
-                    seen.hop_by_hop = true;
-                }
+            let name = name.as_str();
+            match name {
                 "expect" => seen.expect = true,
                 "host" => seen.host = true,
-                _ => {}
+                _ => {
+                    if let Some(i) = HOP_BY_HOP.iter().position(|&hop| hop == name) {
+                        seen.hop_by_hop |= 1 << i;
+                        seen.transfer_encoding |= name == "transfer-encoding";
+                    }
+                }
             }
         }
         seen
     }
 
-    /// Removes the hop-by-hop fields if there are any, and says which
-    /// fields are left (`Connection` may have listed any of them).
-    fn remove_hop_by_hop(self, fields: &mut HeaderMap) -> Self {
-        if !self.hop_by_hop {
-            return self;
+    /// Removes the hop-by-hop fields, as `h1proto::remove_hop_by_hop`
+    /// does, with a lookup only for the ones there: `Connection` and each
+    /// option it lists (but the fixed ones), then the others of
+    /// [`HOP_BY_HOP`] the pass saw. Says which fields are left.
+    fn remove_hop_by_hop(mut self, fields: &mut HeaderMap) -> Self {
+        if self.hop_by_hop & 1 != 0 {
+            // `Connection` goes first, its lines taken out with one lookup
+            // (a second line, which is rare, is kept in a vector).
+            let (first, more) = match fields.entry(CONNECTION) {
+                Entry::Occupied(entry) => {
+                    let mut lines = entry.remove_entry_mult().1;
+                    (lines.next(), lines.collect::<Vec<_>>())
+                }
+                Entry::Vacant(_) => (None, Vec::new()),
+            };
+            self.hop_by_hop &= !1;
+            for value in first.iter().chain(&more) {
+                let options = value.as_bytes().split(|&b| b == b',');
+                for option in options.map(<[u8]>::trim_ascii) {
+                    let fixed = |hop: &&str| option.eq_ignore_ascii_case(hop.as_bytes());
+                    if option.is_empty() || HOP_BY_HOP.iter().any(fixed) {
+                        continue;
+                    }
+                    self.expect &= !option.eq_ignore_ascii_case(b"expect");
+                    self.host &= !option.eq_ignore_ascii_case(b"host");
+                    // A `&str` key is matched case-insensitively; one that
+                    // is not a field name matches nothing.
+                    if let Ok(name) = std::str::from_utf8(option) {
+                        fields.remove(name);
+                    }
+                }
+            }
         }
-        remove_hop_by_hop(fields);
-        Seen::of(fields)
+        for (i, hop) in HOP_BY_HOP.iter().enumerate() {
+            if self.hop_by_hop & (1 << i) != 0 {
+                fields.remove(*hop);
+            }
+        }
+        self.hop_by_hop = 0;
+        self.transfer_encoding = false;
+        self
     }
 }
 
