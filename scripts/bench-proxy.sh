@@ -12,6 +12,16 @@
 #   PROXY_ARGS="--no-via" scripts/bench-proxy.sh
 #   PIN=0 scripts/bench-proxy.sh                # nothing pinned; both proxies
 #                                               # get $(nproc) workers
+#   MODE=callgrind scripts/bench-proxy.sh       # instructions per request
+#
+# MODE=callgrind counts user-space instructions per proxied request
+# instead, repeatably: each proxy runs under valgrind's callgrind (nginx
+# with its worker, the example with one tokio worker) in front of the same
+# origin, serving the first of SIZES as `/`, and a Python client sends
+# CG_N1 and then, on a fresh start, CG_N2 sequential curl-like `GET /` on
+# one keep-alive connection; the difference of the two totals divided by
+# CG_N2 - CG_N1 is printed (the start-up and the first exchanges cancel
+# out). Needs valgrind and python3.
 #
 # The set-up, the same for both proxies:
 # - the origin is nginx serving the files from a temporary directory (one
@@ -53,6 +63,9 @@ NGINX_LOCATION=${NGINX_LOCATION-proxy_max_temp_file_size 0;}
 PORT_EXAMPLE=${PORT_EXAMPLE:-18090}
 PORT_NGINX=${PORT_NGINX:-18091}
 PORT_ORIGIN=${PORT_ORIGIN:-18092}
+MODE=${MODE:-wrk}
+CG_N1=${CG_N1:-1024}
+CG_N2=${CG_N2:-5120}
 PROXY_ON=()
 OTHERS_ON=()
 if [ "$PIN" = 1 ]; then
@@ -67,7 +80,10 @@ TARGET=${CARGO_TARGET_DIR:-target}
 SUDO=
 [ "$(id -u)" -ne 0 ] && SUDO=sudo
 need_apt=()
-command -v wrk >/dev/null || need_apt+=(wrk)
+[ "$MODE" = callgrind ] || command -v wrk >/dev/null || need_apt+=(wrk)
+if [ "$MODE" = callgrind ]; then
+    command -v valgrind >/dev/null || need_apt+=(valgrind)
+fi
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need_apt+=(nginx)
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "installing ${need_apt[*]}" >&2
@@ -140,7 +156,7 @@ nginx_conf origin 1 \
     "sendfile on;" \
     "tcp_nopush on;" \
     "open_file_cache max=16;" \
-    "server { listen 127.0.0.1:$PORT_ORIGIN; root $WORK/www; }"
+    "server { listen 127.0.0.1:$PORT_ORIGIN; root $WORK/www; index ${SIZES%% *}; }"
 nginx_conf nginx "$WORKERS" \
     "upstream origin { server 127.0.0.1:$PORT_ORIGIN; keepalive 64; keepalive_requests 1000000000; }" \
     "server { listen 127.0.0.1:$PORT_NGINX; location / { proxy_pass http://origin; proxy_http_version 1.1; proxy_set_header Connection \"\"; $NGINX_LOCATION } }"
@@ -161,20 +177,22 @@ ORIGIN_PID=$!
 first_size=${SIZES%% *}
 wait_ready "$PORT_ORIGIN" "/$first_size" origin
 
-start_proxy() { # name port
-    case $1 in
+start_proxy() { # name port [command prefix...]
+    local name=$1 port=$2
+    shift 2
+    case $name in
         example)
             # shellcheck disable=SC2086
-            TOKIO_WORKER_THREADS=$WORKERS "${PROXY_ON[@]}" "$PROXY_BIN" --addr "127.0.0.1:$2" \
+            TOKIO_WORKER_THREADS=$WORKERS "${PROXY_ON[@]}" "$@" "$PROXY_BIN" --addr "127.0.0.1:$port" \
                 --upstream "127.0.0.1:$PORT_ORIGIN" $PROXY_ARGS >"$WORK/example.log" 2>&1 &
             ;;
         nginx)
-            "${PROXY_ON[@]}" "$NGINX" -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" \
+            "${PROXY_ON[@]}" "$@" "$NGINX" -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" \
                 -e "$WORK/nginx/error.log" >"$WORK/nginx/out.log" 2>&1 &
             ;;
     esac
     PROXY_PID=$!
-    wait_ready "$2" "/$first_size" "$1"
+    wait_ready "$port" "/$first_size" "$name"
 }
 
 stop_proxy() {
@@ -182,6 +200,34 @@ stop_proxy() {
     wait "$PROXY_PID" 2>/dev/null || true
     PROXY_PID=
 }
+
+# MODE=callgrind: user-space instructions per request, the proxy's
+# processes summed (nginx's master and worker).
+cg_total() { # name port requests
+    local out="$WORK/cg-$1-$3"
+    mkdir -p "$out"
+    start_proxy "$1" "$2" valgrind --tool=callgrind --trace-children=yes \
+        --callgrind-out-file="$out/cg.%p" -q
+    python3 scripts/keepalive_client.py "$2" "$3" >/dev/null
+    stop_proxy
+    [ "$1" = nginx ] && sleep 1 # the worker writes its file as it exits
+    cat "$out"/cg.* | awk '/^totals:/ { t += $2 } END { print t + 0 }'
+}
+if [ "$MODE" = callgrind ]; then
+    echo "| proxy | instructions per proxied GET / ($first_size bytes) |"
+    echo "|---|---|"
+    for name in example nginx; do
+        port=$PORT_EXAMPLE
+        [ "$name" = nginx ] && port=$PORT_NGINX
+        t1=$(cg_total "$name" "$port" "$CG_N1")
+        t2=$(cg_total "$name" "$port" "$CG_N2")
+        printf '| %s | %s |\n' "$name" "$(( (t2 - t1) / (CG_N2 - CG_N1) ))"
+    done
+    echo
+    echo "callgrind, $CG_N1 and $CG_N2 sequential keep-alive requests on one connection, the difference" \
+        "divided by $((CG_N2 - CG_N1)); one worker each; $("$NGINX" -v 2>&1 | sed 's/^nginx version: //'), $(date -u +%Y-%m-%d)"
+    exit 0
+fi
 
 TICKS=$(getconf CLK_TCK)
 
