@@ -27,8 +27,12 @@
 //!   of what `lend_output` lent and reports the bytes of it written; the
 //!   rest stays queued, in order, without a copy.
 //!
-//! The tokio adapter ([`adapter::tokio`](crate::adapter)) is the same loop,
-//! tuned for tokio (fewer clock reads and timer moves). [`Shutdown`] fans a
+//! The clock is read once when a call starts and once per wake-up of a
+//! call that waited; every I/O reported and every session call of that
+//! wake-up gets that reading. The tokio adapter
+//! ([`adapter::tokio`](crate::adapter)) is the same loop, tuned for tokio
+//! (its timer moved only when the deadline comes earlier, the shutdown
+//! signal and the timer polled only when their waker rang). [`Shutdown`] fans a
 //! graceful shutdown out to every connection of a server and waits for them
 //! to end, on any runtime.
 //!
@@ -340,11 +344,18 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
         &mut self,
         mut call: impl FnMut(&mut S, Instant) -> Result<Step<V>, SessionError>,
     ) -> io::Result<V> {
+        // The clock is read when the call starts and once per wake-up
+        // after a poll that waited: an I/O that completes at once, and
+        // every session call of that wake-up, take that reading.
         let mut now = Instant::now();
+        let mut waited = false;
         // The I/O asked for and not done yet: the call is made again only
         // once something happened.
         let mut asked: Option<Io> = None;
         poll_fn(|cx| {
+            if std::mem::take(&mut waited) {
+                now = Instant::now();
+            }
             loop {
                 if let Some(signal) = &mut self.signal {
                     if signal.as_mut().poll(cx).is_ready() {
@@ -362,10 +373,10 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
                     },
                 };
                 let Poll::Ready(done) = self.poll_io(cx, step) else {
+                    waited = true;
                     return Poll::Pending;
                 };
                 asked = None;
-                now = Instant::now();
                 match done {
                     Done::Deadline => {
                         // The wall clock with every read and timeout
