@@ -96,8 +96,9 @@ use std::future::{Future, poll_fn};
 use std::io::{self, ErrorKind};
 use std::ops::{Deref, DerefMut};
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::{Io, Session, SessionError, Step};
@@ -142,9 +143,12 @@ pub trait RuntimeIo {
     /// Shuts down the sending half of the socket (the lingering close).
     fn poll_shutdown_write(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>>;
 
-    /// `Ready` once `at` has passed. Called with the session's deadline
-    /// whenever the driver waits, the same `at` or a new one; a runtime
-    /// keeps one timer and moves it.
+    /// `Ready` once `at` has passed: the session's deadline. Called when
+    /// the driver waits for a deadline earlier than the one it last polled
+    /// for, and when this poll's waker (shared with the shutdown signal)
+    /// was woken; a runtime keeps one timer and moves it. A later deadline
+    /// is not passed on until the timer went off: going off early is
+    /// harmless.
     fn poll_sleep_until(&mut self, cx: &mut Context<'_>, at: Instant) -> Poll<()>;
 
     /// The session said [`Io::Close`]: cancel the operations under way and
@@ -183,6 +187,69 @@ pub struct Conn<R, S> {
     session: S,
     signal: Option<Signal>,
     wall: WallClock,
+    /// What the signal and the runtime's timer are polled with.
+    alarm: Alarm,
+    /// The deadline the runtime's timer was last polled for.
+    sleeping_until: Option<Instant>,
+}
+
+/// The waker a driver polls its shutdown signal and its timer with: it
+/// wakes the task and notes that it did. While the task waits for I/O,
+/// the two are polled again only when it rang (one of them may be ready),
+/// when the deadline changed, or when the task's own waker changed; a
+/// task woken by its socket does not poll them again for nothing (a
+/// signal's poll takes a lock, a timer's registers a waker). A future need
+/// not be polled again until its waker is woken, so nothing is missed.
+#[derive(Default)]
+pub(crate) struct Alarm {
+    /// The bell and the waker made of it; `None` before the first wait.
+    bell: Option<(Arc<Bell>, Waker)>,
+}
+
+/// What [`Alarm`]'s waker wakes: the task, noting that it rang.
+struct Bell {
+    rang: AtomicBool,
+    task: Waker,
+}
+
+impl Wake for Bell {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.rang.store(true, Ordering::Release);
+        self.task.wake_by_ref();
+    }
+}
+
+impl Alarm {
+    /// The waker to poll the signal and the timer with, for a task polled
+    /// with `cx`, and whether they must be polled: it rang since they were
+    /// last polled, or it is new (the task's waker changed, or it never
+    /// waited). A ring is taken once: the caller polls both.
+    pub(crate) fn check(&mut self, cx: &Context<'_>) -> (&Waker, bool) {
+        if !(self.bell.as_ref()).is_some_and(|(bell, _)| bell.task.will_wake(cx.waker())) {
+            self.bell = None;
+        }
+        let mut due = false;
+        let (bell, waker) = self.bell.get_or_insert_with(|| {
+            due = true;
+            let bell = Arc::new(Bell {
+                rang: AtomicBool::new(false),
+                task: cx.waker().clone(),
+            });
+            (bell.clone(), Waker::from(bell))
+        });
+        due |= bell.rang.swap(false, Ordering::AcqRel);
+        (waker, due)
+    }
+
+    /// Makes the next [`check`](Self::check) answer that both must be
+    /// polled: a signal given that was never polled.
+    pub(crate) fn reset(&mut self) {
+        self.bell = None;
+    }
 }
 
 /// When a driver next reads the wall clock for `Date`
@@ -301,6 +368,8 @@ enum Done {
     Io(Io, io::Result<usize>),
     /// The session's deadline passed.
     Deadline,
+    /// The shutdown signal came.
+    Signal,
 }
 
 impl<R: RuntimeIo, S: Session> Conn<R, S> {
@@ -311,6 +380,8 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
             session,
             signal: None,
             wall: WallClock::default(),
+            alarm: Alarm::default(),
+            sleeping_until: None,
         }
     }
 
@@ -318,6 +389,8 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
     /// completes: a [`Shutdown::signal`], or any future.
     pub fn shutdown_on(&mut self, signal: impl Future<Output = ()> + Send + 'static) {
         self.signal = Some(Box::pin(signal));
+        // The new signal has never been polled: the next wait polls it.
+        self.alarm.reset();
     }
 
     /// The runtime's I/O and the session. A completion runtime's operation
@@ -357,13 +430,6 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
                 now = Instant::now();
             }
             loop {
-                if let Some(signal) = &mut self.signal {
-                    if signal.as_mut().poll(cx).is_ready() {
-                        self.signal = None;
-                        self.session.shutdown(now);
-                        asked = None;
-                    }
-                }
                 let step = match asked {
                     Some(step) => step,
                     None => match call(&mut self.session, now) {
@@ -378,6 +444,10 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
                 };
                 asked = None;
                 match done {
+                    Done::Signal => {
+                        self.signal = None;
+                        self.session.shutdown(now);
+                    }
                     Done::Deadline => {
                         // The wall clock with every read and timeout
                         // reported: the `Date` of what they lead to.
@@ -397,7 +467,8 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
 
     /// One round of polls for `step`: the I/O asked for, the other
     /// direction when the session wants it or an owned operation is under
-    /// way there, and the deadline.
+    /// way there, then, when neither is ready, the shutdown signal and the
+    /// deadline (see [`Alarm`]).
     fn poll_io(&mut self, cx: &mut Context<'_>, step: Io) -> Poll<Done> {
         let (io, session) = (&mut self.io, &mut self.session);
         match step {
@@ -421,9 +492,32 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
                 return Poll::Ready(Done::Io(Io::Read, r));
             }
         }
-        match session.poll_timeout() {
-            Some(at) => io.poll_sleep_until(cx, at).map(|()| Done::Deadline),
-            None => Poll::Pending,
+        let at = session.poll_timeout();
+        let (waker, mut due) = self.alarm.check(cx);
+        // A deadline earlier than the one the timer was polled for: the
+        // runtime moves it. A later one waits for the timer to go off
+        // early, which is harmless (`handle_timeout` does nothing before
+        // the deadline): moving a timer at every wait costs more than the
+        // wait.
+        due |= at.is_some_and(|at| self.sleeping_until.is_none_or(|armed| at < armed));
+        if !due {
+            return Poll::Pending;
+        }
+        // Both are polled, whichever is ready: each registers the alarm
+        // only when polled, and a ring is taken once.
+        let mut cx = Context::from_waker(waker);
+        let signalled = (self.signal.as_mut()).is_some_and(|s| s.as_mut().poll(&mut cx).is_ready());
+        self.sleeping_until = at;
+        let expired = at.is_some_and(|at| io.poll_sleep_until(&mut cx, at).is_ready());
+        if signalled {
+            Poll::Ready(Done::Signal)
+        } else if expired {
+            // Polled again at the next wait: a runtime's timer that went
+            // off is set anew for the next deadline.
+            self.sleeping_until = None;
+            Poll::Ready(Done::Deadline)
+        } else {
+            Poll::Pending
         }
     }
 
