@@ -413,56 +413,17 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
     /// An I/O error, or the session's error as an `io::Error` (see
     /// [`SessionError`]: the peer's [`Error`](crate::Error) is its inner
     /// error).
-    pub async fn call<V>(
+    pub fn call<V>(
         &mut self,
-        mut call: impl FnMut(&mut S, Instant) -> Result<Step<V>, SessionError>,
-    ) -> io::Result<V> {
-        // The clock is read when the call starts and once per wake-up
-        // after a poll that waited: an I/O that completes at once, and
-        // every session call of that wake-up, take that reading.
-        let mut now = Instant::now();
-        let mut waited = false;
-        // The I/O asked for and not done yet: the call is made again only
-        // once something happened.
-        let mut asked: Option<Io> = None;
-        poll_fn(|cx| {
-            if std::mem::take(&mut waited) {
-                now = Instant::now();
-            }
-            loop {
-                let step = match asked {
-                    Some(step) => step,
-                    None => match call(&mut self.session, now) {
-                        Ok(Step::Ready(value)) => return Poll::Ready(Ok(value)),
-                        Ok(Step::Io(step)) => *asked.insert(step),
-                        Err(err) => return Poll::Ready(Err(err.into())),
-                    },
-                };
-                let Poll::Ready(done) = self.poll_io(cx, step) else {
-                    waited = true;
-                    return Poll::Pending;
-                };
-                asked = None;
-                match done {
-                    Done::Signal => {
-                        self.signal = None;
-                        self.session.shutdown(now);
-                    }
-                    Done::Deadline => {
-                        // The wall clock with every read and timeout
-                        // reported: the `Date` of what they lead to.
-                        self.wall.update(now, &mut self.session);
-                        self.session.handle_timeout(now);
-                    }
-                    Done::Io(io, result) => {
-                        if let Err(err) = self.report(io, result, now) {
-                            return Poll::Ready(Err(err));
-                        }
-                    }
-                }
-            }
-        })
-        .await
+        call: impl FnMut(&mut S, Instant) -> Result<Step<V>, SessionError>,
+    ) -> impl Future<Output = io::Result<V>> {
+        Call {
+            conn: self,
+            call,
+            now: None,
+            asked: None,
+            waited: false,
+        }
     }
 
     /// One round of polls for `step`: the I/O asked for, the other
@@ -524,6 +485,73 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
     /// Tells the session how an I/O ended ([`WallClock::report`]).
     fn report(&mut self, io: Io, result: io::Result<usize>, now: Instant) -> io::Result<()> {
         self.wall.report(&mut self.session, io, result, now)
+    }
+}
+
+/// A [`Conn::call`] under way: one future for the whole call, with no
+/// more state than it keeps across polls, since a connection's task holds
+/// it while the connection waits.
+struct Call<'a, R, S, F> {
+    conn: &'a mut Conn<R, S>,
+    call: F,
+    /// The clock as of the call's first poll, or of the last wake-up after
+    /// a wait: an I/O that completes at once, and every session call of
+    /// that wake-up, take that reading.
+    now: Option<Instant>,
+    /// The I/O asked for and not done yet: the call is made again only
+    /// once something happened.
+    asked: Option<Io>,
+    /// Whether the last poll waited (returned `Pending`).
+    waited: bool,
+}
+
+// `call` is never pinned: the future only moves it by reference.
+impl<R, S, F> Unpin for Call<'_, R, S, F> {}
+
+impl<R, S, V, F> Future for Call<'_, R, S, F>
+where
+    R: RuntimeIo,
+    S: Session,
+    F: FnMut(&mut S, Instant) -> Result<Step<V>, SessionError>,
+{
+    type Output = io::Result<V>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<V>> {
+        let this = self.get_mut();
+        let conn = &mut *this.conn;
+        let now = match this.now {
+            Some(now) if !this.waited => now,
+            _ => *this.now.insert(Instant::now()),
+        };
+        this.waited = false;
+        loop {
+            let step = match this.asked {
+                Some(step) => step,
+                None => match (this.call)(&mut conn.session, now) {
+                    Ok(Step::Ready(value)) => return Poll::Ready(Ok(value)),
+                    Ok(Step::Io(step)) => *this.asked.insert(step),
+                    Err(err) => return Poll::Ready(Err(err.into())),
+                },
+            };
+            let Poll::Ready(done) = conn.poll_io(cx, step) else {
+                this.waited = true;
+                return Poll::Pending;
+            };
+            this.asked = None;
+            match done {
+                Done::Signal => {
+                    conn.signal = None;
+                    conn.session.shutdown(now);
+                }
+                Done::Deadline => {
+                    // The wall clock with every read and timeout reported:
+                    // the `Date` of what they lead to.
+                    conn.wall.update(now, &mut conn.session);
+                    conn.session.handle_timeout(now);
+                }
+                Done::Io(io, result) => conn.report(io, result, now)?,
+            }
+        }
     }
 }
 
