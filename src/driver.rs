@@ -29,12 +29,13 @@
 //!
 //! The clock is read once when a call starts and once per wake-up of a
 //! call that waited; every I/O reported and every session call of that
-//! wake-up gets that reading. The tokio adapter
-//! ([`adapter::tokio`](crate::adapter)) is the same loop, tuned for tokio
-//! (its timer moved only when the deadline comes earlier, the shutdown
-//! signal and the timer polled only when their waker rang). [`Shutdown`] fans a
-//! graceful shutdown out to every connection of a server and waits for them
-//! to end, on any runtime.
+//! wake-up gets that reading. The shutdown signal and the runtime's timer
+//! are polled only when they may have become ready (their waker rang, the
+//! deadline came earlier, the task's waker changed), not at every wait.
+//! The tokio adapter ([`adapter::tokio`](crate::adapter)) is the same loop
+//! written over tokio's stream and timer. [`Shutdown`] fans a graceful
+//! shutdown out to every connection of a server and waits for them to end,
+//! on any runtime.
 //!
 //! A driver over an in-memory stream, as a runtime would write one:
 //!
