@@ -27,10 +27,15 @@
 //!   of what `lend_output` lent and reports the bytes of it written; the
 //!   rest stays queued, in order, without a copy.
 //!
-//! The tokio adapter ([`adapter::tokio`](crate::adapter)) is the same loop,
-//! tuned for tokio (fewer clock reads and timer moves). [`Shutdown`] fans a
-//! graceful shutdown out to every connection of a server and waits for them
-//! to end, on any runtime.
+//! The clock is read once when a call starts and once per wake-up of a
+//! call that waited; every I/O reported and every session call of that
+//! wake-up gets that reading. The shutdown signal and the runtime's timer
+//! are polled only when they may have become ready (their waker rang, the
+//! deadline came earlier, the task's waker changed), not at every wait.
+//! The tokio adapter ([`adapter::tokio`](crate::adapter)) is the same loop
+//! written over tokio's stream and timer. [`Shutdown`] fans a graceful
+//! shutdown out to every connection of a server and waits for them to end,
+//! on any runtime.
 //!
 //! A driver over an in-memory stream, as a runtime would write one:
 //!
@@ -92,8 +97,9 @@ use std::future::{Future, poll_fn};
 use std::io::{self, ErrorKind};
 use std::ops::{Deref, DerefMut};
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::{Io, Session, SessionError, Step};
@@ -138,9 +144,12 @@ pub trait RuntimeIo {
     /// Shuts down the sending half of the socket (the lingering close).
     fn poll_shutdown_write(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>>;
 
-    /// `Ready` once `at` has passed. Called with the session's deadline
-    /// whenever the driver waits, the same `at` or a new one; a runtime
-    /// keeps one timer and moves it.
+    /// `Ready` once `at` has passed: the session's deadline. Called when
+    /// the driver waits for a deadline earlier than the one it last polled
+    /// for, and when this poll's waker (shared with the shutdown signal)
+    /// was woken; a runtime keeps one timer and moves it. A later deadline
+    /// is not passed on until the timer went off: going off early is
+    /// harmless.
     fn poll_sleep_until(&mut self, cx: &mut Context<'_>, at: Instant) -> Poll<()>;
 
     /// The session said [`Io::Close`]: cancel the operations under way and
@@ -179,6 +188,69 @@ pub struct Conn<R, S> {
     session: S,
     signal: Option<Signal>,
     wall: WallClock,
+    /// What the signal and the runtime's timer are polled with.
+    alarm: Alarm,
+    /// The deadline the runtime's timer was last polled for.
+    sleeping_until: Option<Instant>,
+}
+
+/// The waker a driver polls its shutdown signal and its timer with: it
+/// wakes the task and notes that it did. While the task waits for I/O,
+/// the two are polled again only when it rang (one of them may be ready),
+/// when the deadline changed, or when the task's own waker changed; a
+/// task woken by its socket does not poll them again for nothing (a
+/// signal's poll takes a lock, a timer's registers a waker). A future need
+/// not be polled again until its waker is woken, so nothing is missed.
+#[derive(Default)]
+pub(crate) struct Alarm {
+    /// The bell and the waker made of it; `None` before the first wait.
+    bell: Option<(Arc<Bell>, Waker)>,
+}
+
+/// What [`Alarm`]'s waker wakes: the task, noting that it rang.
+struct Bell {
+    rang: AtomicBool,
+    task: Waker,
+}
+
+impl Wake for Bell {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.rang.store(true, Ordering::Release);
+        self.task.wake_by_ref();
+    }
+}
+
+impl Alarm {
+    /// The waker to poll the signal and the timer with, for a task polled
+    /// with `cx`, and whether they must be polled: it rang since they were
+    /// last polled, or it is new (the task's waker changed, or it never
+    /// waited). A ring is taken once: the caller polls both.
+    pub(crate) fn check(&mut self, cx: &Context<'_>) -> (&Waker, bool) {
+        if !(self.bell.as_ref()).is_some_and(|(bell, _)| bell.task.will_wake(cx.waker())) {
+            self.bell = None;
+        }
+        let mut due = false;
+        let (bell, waker) = self.bell.get_or_insert_with(|| {
+            due = true;
+            let bell = Arc::new(Bell {
+                rang: AtomicBool::new(false),
+                task: cx.waker().clone(),
+            });
+            (bell.clone(), Waker::from(bell))
+        });
+        due |= bell.rang.swap(false, Ordering::AcqRel);
+        (waker, due)
+    }
+
+    /// Makes the next [`check`](Self::check) answer that both must be
+    /// polled: a signal given that was never polled.
+    pub(crate) fn reset(&mut self) {
+        self.bell = None;
+    }
 }
 
 /// When a driver next reads the wall clock for `Date`
@@ -297,6 +369,8 @@ enum Done {
     Io(Io, io::Result<usize>),
     /// The session's deadline passed.
     Deadline,
+    /// The shutdown signal came.
+    Signal,
 }
 
 impl<R: RuntimeIo, S: Session> Conn<R, S> {
@@ -307,6 +381,8 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
             session,
             signal: None,
             wall: WallClock::default(),
+            alarm: Alarm::default(),
+            sleeping_until: None,
         }
     }
 
@@ -314,6 +390,8 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
     /// completes: a [`Shutdown::signal`], or any future.
     pub fn shutdown_on(&mut self, signal: impl Future<Output = ()> + Send + 'static) {
         self.signal = Some(Box::pin(signal));
+        // The new signal has never been polled: the next wait polls it.
+        self.alarm.reset();
     }
 
     /// The runtime's I/O and the session. A completion runtime's operation
@@ -336,57 +414,23 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
     /// An I/O error, or the session's error as an `io::Error` (see
     /// [`SessionError`]: the peer's [`Error`](crate::Error) is its inner
     /// error).
-    pub async fn call<V>(
+    pub fn call<V>(
         &mut self,
-        mut call: impl FnMut(&mut S, Instant) -> Result<Step<V>, SessionError>,
-    ) -> io::Result<V> {
-        let mut now = Instant::now();
-        // The I/O asked for and not done yet: the call is made again only
-        // once something happened.
-        let mut asked: Option<Io> = None;
-        poll_fn(|cx| {
-            loop {
-                if let Some(signal) = &mut self.signal {
-                    if signal.as_mut().poll(cx).is_ready() {
-                        self.signal = None;
-                        self.session.shutdown(now);
-                        asked = None;
-                    }
-                }
-                let step = match asked {
-                    Some(step) => step,
-                    None => match call(&mut self.session, now) {
-                        Ok(Step::Ready(value)) => return Poll::Ready(Ok(value)),
-                        Ok(Step::Io(step)) => *asked.insert(step),
-                        Err(err) => return Poll::Ready(Err(err.into())),
-                    },
-                };
-                let Poll::Ready(done) = self.poll_io(cx, step) else {
-                    return Poll::Pending;
-                };
-                asked = None;
-                now = Instant::now();
-                match done {
-                    Done::Deadline => {
-                        // The wall clock with every read and timeout
-                        // reported: the `Date` of what they lead to.
-                        self.wall.update(now, &mut self.session);
-                        self.session.handle_timeout(now);
-                    }
-                    Done::Io(io, result) => {
-                        if let Err(err) = self.report(io, result, now) {
-                            return Poll::Ready(Err(err));
-                        }
-                    }
-                }
-            }
-        })
-        .await
+        call: impl FnMut(&mut S, Instant) -> Result<Step<V>, SessionError>,
+    ) -> impl Future<Output = io::Result<V>> {
+        Call {
+            conn: self,
+            call,
+            now: None,
+            asked: None,
+            waited: false,
+        }
     }
 
     /// One round of polls for `step`: the I/O asked for, the other
     /// direction when the session wants it or an owned operation is under
-    /// way there, and the deadline.
+    /// way there, then, when neither is ready, the shutdown signal and the
+    /// deadline (see [`Alarm`]).
     fn poll_io(&mut self, cx: &mut Context<'_>, step: Io) -> Poll<Done> {
         let (io, session) = (&mut self.io, &mut self.session);
         match step {
@@ -410,15 +454,105 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
                 return Poll::Ready(Done::Io(Io::Read, r));
             }
         }
-        match session.poll_timeout() {
-            Some(at) => io.poll_sleep_until(cx, at).map(|()| Done::Deadline),
-            None => Poll::Pending,
+        let at = session.poll_timeout();
+        let (waker, mut due) = self.alarm.check(cx);
+        // A deadline earlier than the one the timer was polled for: the
+        // runtime moves it. A later one waits for the timer to go off
+        // early, which is harmless (`handle_timeout` does nothing before
+        // the deadline): moving a timer at every wait costs more than the
+        // wait.
+        due |= at.is_some_and(|at| self.sleeping_until.is_none_or(|armed| at < armed));
+        if !due {
+            return Poll::Pending;
+        }
+        // Both are polled, whichever is ready: each registers the alarm
+        // only when polled, and a ring is taken once.
+        let mut cx = Context::from_waker(waker);
+        let signalled = (self.signal.as_mut()).is_some_and(|s| s.as_mut().poll(&mut cx).is_ready());
+        self.sleeping_until = at;
+        let expired = at.is_some_and(|at| io.poll_sleep_until(&mut cx, at).is_ready());
+        if signalled {
+            Poll::Ready(Done::Signal)
+        } else if expired {
+            // Polled again at the next wait: a runtime's timer that went
+            // off is set anew for the next deadline.
+            self.sleeping_until = None;
+            Poll::Ready(Done::Deadline)
+        } else {
+            Poll::Pending
         }
     }
 
     /// Tells the session how an I/O ended ([`WallClock::report`]).
     fn report(&mut self, io: Io, result: io::Result<usize>, now: Instant) -> io::Result<()> {
         self.wall.report(&mut self.session, io, result, now)
+    }
+}
+
+/// A [`Conn::call`] under way: one future for the whole call, with no
+/// more state than it keeps across polls, since a connection's task holds
+/// it while the connection waits.
+struct Call<'a, R, S, F> {
+    conn: &'a mut Conn<R, S>,
+    call: F,
+    /// The clock as of the call's first poll, or of the last wake-up after
+    /// a wait: an I/O that completes at once, and every session call of
+    /// that wake-up, take that reading.
+    now: Option<Instant>,
+    /// The I/O asked for and not done yet: the call is made again only
+    /// once something happened.
+    asked: Option<Io>,
+    /// Whether the last poll waited (returned `Pending`).
+    waited: bool,
+}
+
+// `call` is never pinned: the future only moves it by reference.
+impl<R, S, F> Unpin for Call<'_, R, S, F> {}
+
+impl<R, S, V, F> Future for Call<'_, R, S, F>
+where
+    R: RuntimeIo,
+    S: Session,
+    F: FnMut(&mut S, Instant) -> Result<Step<V>, SessionError>,
+{
+    type Output = io::Result<V>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<V>> {
+        let this = self.get_mut();
+        let conn = &mut *this.conn;
+        let now = match this.now {
+            Some(now) if !this.waited => now,
+            _ => *this.now.insert(Instant::now()),
+        };
+        this.waited = false;
+        loop {
+            let step = match this.asked {
+                Some(step) => step,
+                None => match (this.call)(&mut conn.session, now) {
+                    Ok(Step::Ready(value)) => return Poll::Ready(Ok(value)),
+                    Ok(Step::Io(step)) => *this.asked.insert(step),
+                    Err(err) => return Poll::Ready(Err(err.into())),
+                },
+            };
+            let Poll::Ready(done) = conn.poll_io(cx, step) else {
+                this.waited = true;
+                return Poll::Pending;
+            };
+            this.asked = None;
+            match done {
+                Done::Signal => {
+                    conn.signal = None;
+                    conn.session.shutdown(now);
+                }
+                Done::Deadline => {
+                    // The wall clock with every read and timeout reported:
+                    // the `Date` of what they lead to.
+                    conn.wall.update(now, &mut conn.session);
+                    conn.session.handle_timeout(now);
+                }
+                Done::Io(io, result) => conn.report(io, result, now)?,
+            }
+        }
     }
 }
 

@@ -37,9 +37,7 @@
 use std::future::{Future, poll_fn};
 use std::io::{self, IoSlice};
 use std::pin::{Pin, pin};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::task::{Context, Poll, Wake, Waker};
+use std::task::{Context, Poll, Waker};
 use std::time::Instant;
 
 use bytes::{Buf, Bytes};
@@ -49,6 +47,7 @@ use tokio::net::{TcpStream, ToSocketAddrs};
 use tokio::time::{self, Sleep};
 
 use super::{Driver, Runtime, sealed};
+use crate::driver::Alarm;
 use crate::{ClientSession, Io, ServerSession, Session, SessionError, Step};
 
 /// A signal that starts a graceful shutdown when it completes.
@@ -66,32 +65,10 @@ pub struct TokioState {
     shutdown: Option<Signal>,
     /// The timer for the session's deadlines (see [`arm`]).
     timer: Option<Pin<Box<Sleep>>>,
-    /// What the shutdown signal and the timer are polled with (see
-    /// [`Alarm`]).
-    alarm: Option<(Arc<Alarm>, Waker)>,
-}
-
-/// The waker the shutdown signal and the timer are polled with: it wakes
-/// the task and notes that it did. While the task waits for I/O, the two
-/// are polled again only when it rang (one of them may be ready), when
-/// the timer was moved, or when the task's own waker changed; a task
-/// woken by its socket does not poll them again for nothing. A future
-/// need not be polled again until its waker is woken, so nothing is
-/// missed.
-struct Alarm {
-    rang: AtomicBool,
-    task: Waker,
-}
-
-impl Wake for Alarm {
-    fn wake(self: Arc<Self>) {
-        self.wake_by_ref();
-    }
-
-    fn wake_by_ref(self: &Arc<Self>) {
-        self.rang.store(true, Ordering::Release);
-        self.task.wake_by_ref();
-    }
+    /// What the shutdown signal and the timer are polled with: they are
+    /// polled again only when its waker rang, when the timer was moved,
+    /// or when the task's waker changed.
+    alarm: Alarm,
 }
 
 impl sealed::Runtime for Tokio {
@@ -248,20 +225,8 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
             *waited = true;
             due = arm(&mut rt.timer, session.poll_timeout(), now);
         }
-        let waker = match &mut rt.alarm {
-            Some((alarm, waker)) if alarm.task.will_wake(cx.waker()) => {
-                due |= alarm.rang.swap(false, Ordering::AcqRel);
-                &*waker
-            }
-            _ => {
-                due = true;
-                let new = Arc::new(Alarm {
-                    rang: AtomicBool::new(false),
-                    task: cx.waker().clone(),
-                });
-                &rt.alarm.insert((new.clone(), Waker::from(new))).1
-            }
-        };
+        let (waker, rang) = rt.alarm.check(cx);
+        due |= rang;
         if due {
             // Both are polled, whichever is ready: each registers the
             // alarm only when polled, and a ring is taken once. A timer
@@ -422,7 +387,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Server<S> {
     pub fn shutdown_on(&mut self, signal: impl Future<Output = ()> + Send + 'static) {
         self.runtime.shutdown = Some(Box::pin(signal));
         // The new signal has never been polled: the next wait polls it.
-        self.runtime.alarm = None;
+        self.runtime.alarm.reset();
     }
 }
 

@@ -186,46 +186,63 @@ fn readme_loop_is_the_tested_one() {
 /// The README's "Driving a connection yourself" sample, verbatim.
 #[rustfmt::skip]
 mod readme {
-use h1proto::{Config, Io, ServerSession, Session, SessionError, Step};
+    use h1proto::driver::WallClock;
+    use h1proto::{Config, Io, ServerSession, Session, SessionError, Step};
     use std::io::{self, IoSlice, Read, Write};
-    use std::time::{Instant, SystemTime};
+    use std::time::Instant;
 
-    /// Makes a session call until it is ready, doing the I/O it asks for.
-    fn drive<T>(
-        session: &mut ServerSession,
-        io: &mut (impl Read + Write),
-        mut call: impl FnMut(&mut ServerSession, Instant) -> Result<Step<T>, SessionError>,
-    ) -> io::Result<T> {
-        loop {
-            match call(session, Instant::now()).map_err(io::Error::other)? {
-                Step::Ready(value) => return Ok(value),
-                Step::Io(Io::Read) => {
+    /// A server session, and when its driver next reads the wall clock.
+    struct Conn {
+        session: ServerSession,
+        wall: WallClock,
+    }
+
+    impl Conn {
+        /// Makes a session call until it is ready, doing the I/O it asks for.
+        fn drive<T>(
+            &mut self,
+            io: &mut (impl Read + Write),
+            mut call: impl FnMut(&mut ServerSession, Instant) -> Result<Step<T>, SessionError>,
+        ) -> io::Result<T> {
+            // The clock is read when the call starts and when an I/O (which
+            // may have blocked) ends; every session call in between gets that
+            // reading.
+            let mut now = Instant::now();
+            loop {
+                let step = match call(&mut self.session, now).map_err(io::Error::other)? {
+                    Step::Ready(value) => return Ok(value),
+                    Step::Io(step) => step,
+                };
+                let result = match step {
                     // `read_slice()`: initialized room for `std::io::Read`
                     // (`read_buf()` for readers that fill spare capacity).
-                    let n = io.read(session.read_slice())?;
-                    // The wall clock, for the `Date` of the answers (the core has none).
-                    session.set_date(SystemTime::now());
-                    session.handle_read(n, Instant::now()); // 0: the peer closed
-                }
-                Step::Io(Io::Write) => {
-                    let mut slices = [IoSlice::new(&[]); 16];
-                    let count = session.output().io_slices(&mut slices);
-                    let n = io.write_vectored(&slices[..count])?;
-                    session.handle_write(n, Instant::now());
-                }
-                // Io::Shutdown: shut down the sending half. Io::Close: close.
-                Step::Io(_) => {}
+                    Io::Read => io.read(self.session.read_slice()),
+                    Io::Write => {
+                        let mut slices = [IoSlice::new(&[]); 16];
+                        let count = self.session.output().io_slices(&mut slices);
+                        io.write_vectored(&slices[..count])
+                    }
+                    // Io::Shutdown: shut down the sending half. Io::Close: close.
+                    _ => Ok(0),
+                };
+                now = Instant::now();
+                // Tells the session how the I/O ended (a read of 0: the peer
+                // closed), and hands it the wall clock for the `Date` of its
+                // answers when the second may have changed: the core has no
+                // clock, and `WallClock` reads it once a second at most.
+                self.wall.report(&mut self.session, step, result, now)?;
             }
         }
     }
 
     pub fn serve(mut io: impl Read + Write) -> io::Result<()> {
-        let mut session = ServerSession::new(Config::default(), Instant::now());
-        while let Some(_req) = drive(&mut session, &mut io, ServerSession::next_full_request)? {
+        let session = ServerSession::new(Config::default(), Instant::now());
+        let mut conn = Conn { session, wall: WallClock::new() };
+        while let Some(_req) = conn.drive(&mut io, ServerSession::next_full_request)? {
             let res = http::Response::new("Hello, World!");
-            session.sender().send_response(res).expect("a response is due");
+            conn.session.sender().send_response(res).expect("a response is due");
         }
-        drive(&mut session, &mut io, ServerSession::close)
+        conn.drive(&mut io, ServerSession::close)
     }
 }
 
