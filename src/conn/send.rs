@@ -86,7 +86,7 @@ impl<'a, R: ConnRole> Sender<'a, R> {
     ) -> Result<(), UsageError> {
         if let Some(encoder) = self.body()? {
             finish(encoder)?;
-            self.conn.machine.on(R::LOCAL, Input::EndOfMessage);
+            self.conn.on(R::LOCAL, Input::EndOfMessage);
             self.conn.follow_machine();
         }
         Ok(())
