@@ -107,9 +107,9 @@ impl BodyEncoder {
             chunk_line(out, 0, extensions);
             match trailers {
                 // With nothing added, the fields end with the empty line.
-                Some(trailers) => {
-                    write_fields(out, trailers, None, &Added::default(), title, order)
-                }
+                Some(trailers) => out.append(|out| {
+                    write_fields(out, trailers, None, &Added::default(), title, order);
+                }),
                 None => out.push_slice(b"\r\n"),
             }
         }

@@ -423,7 +423,9 @@ impl<R: EncodeRole> Encoder<R> {
         // here on nothing fails, so nothing half-written is left behind.
         let used = &mut self.used;
         let order = order_of(head.extensions()).map(|names| Ordered { names, used });
-        R::write_head(&mut self.out, &head, &plan, &self.config, order);
+        let config = &self.config;
+        self.out
+            .append(|out| R::write_head(out, &head, &plan, config, order));
         let mut framer = plan.body;
         let kind = framer.kind();
         if let Some(body) = body {

@@ -12,6 +12,8 @@ use super::head::{Added, Ordered};
 use crate::error::UsageError;
 use crate::framing::{FramingFields, RequestKind, connection_verdict_of};
 use crate::keep_alive::KeepAlive;
+use bytes::BytesMut;
+
 use crate::segments::Segments;
 
 /// Settings shared by both encoders.
@@ -140,7 +142,7 @@ pub trait EncodeRole: Sized {
     /// Writes the start line, the fields (in `order` when one is asked
     /// for) and the empty line.
     fn write_head(
-        out: &mut Segments,
+        out: &mut BytesMut,
         head: &Self::Head,
         plan: &Plan<Self::Line>,
         config: &EncoderConfig,

@@ -15,7 +15,8 @@ use crate::framing::{Declared, FramingFields, connection_verdict_of, declared_fr
 use crate::grammar::is_host;
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::role::Client;
-use crate::segments::Segments;
+use bytes::BytesMut;
+
 use crate::wire::WireHead;
 
 impl EncodeRole for Client {
@@ -104,7 +105,7 @@ impl EncodeRole for Client {
     }
 
     fn write_head(
-        out: &mut Segments,
+        out: &mut BytesMut,
         parts: &Parts,
         plan: &Plan<Target>,
         config: &EncoderConfig,

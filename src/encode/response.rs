@@ -15,7 +15,7 @@ use crate::framing::{
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::reason::ReasonPhrase;
 use crate::role::Server;
-use crate::segments::Segments;
+use bytes::BytesMut;
 
 impl EncodeRole for Server {
     type Head = Parts;
@@ -151,7 +151,7 @@ impl EncodeRole for Server {
     }
 
     fn write_head(
-        out: &mut Segments,
+        out: &mut BytesMut,
         parts: &Parts,
         plan: &Plan<()>,
         config: &EncoderConfig,
@@ -165,12 +165,12 @@ impl EncodeRole for Server {
                 .map_or(&b""[..], str::as_bytes),
         };
         // `HTTP/1.1 200 OK\r\n`.
-        out.push_slice(plan.version);
-        out.push_slice(b" ");
-        out.push_slice(parts.status.as_str().as_bytes());
-        out.push_slice(b" ");
-        out.push_slice(reason);
-        out.push_slice(b"\r\n");
+        out.extend_from_slice(plan.version);
+        out.extend_from_slice(b" ");
+        out.extend_from_slice(parts.status.as_str().as_bytes());
+        out.extend_from_slice(b" ");
+        out.extend_from_slice(reason);
+        out.extend_from_slice(b"\r\n");
         let title = config.title_case_fields;
         write_fields(out, &parts.headers, None, &plan.added, title, order);
     }
