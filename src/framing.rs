@@ -306,11 +306,17 @@ impl FramingFields {
     pub(crate) fn of(headers: &HeaderMap) -> FramingFields {
         let mut seen = FramingFields::default();
         for (name, value) in headers {
-            let name = name.as_str().as_bytes();
-            seen.date |= name == b"date";
-            seen.note(FieldRole::of_name(name), value.as_bytes());
+            seen.note_named(name.as_str().as_bytes(), value.as_bytes());
         }
         seen
+    }
+
+    /// Notes a field line of a map: `name` as `http` holds it, in lower
+    /// case.
+    #[inline]
+    pub(crate) fn note_named(&mut self, name: &[u8], value: &[u8]) {
+        self.date |= name == b"date";
+        self.note(FieldRole::of_name(name), value);
     }
 
     /// Notes a field line of the given role, with its value.

@@ -175,12 +175,13 @@ impl Segments {
     /// [`push_slice`](Self::push_slice) calls would, the count of queued
     /// bytes kept once for all of it: what a head writer writes to.
     #[inline]
-    pub(crate) fn append(&mut self, write: impl FnOnce(&mut BytesMut)) {
+    pub(crate) fn append<T>(&mut self, write: impl FnOnce(&mut BytesMut) -> T) -> T {
         let before = self.tail.len();
-        write(&mut self.tail);
+        let written = write(&mut self.tail);
         let n = self.tail.len() - before;
         self.remaining += n;
         self.queued += n as u64;
+        written
     }
 
     /// The position after everything queued so far.

@@ -5,6 +5,7 @@ use http::header::HeaderMap;
 use http::{Method, Uri, Version};
 
 use crate::error::UsageError;
+use crate::framing::FramingFields;
 use crate::wire::sealed::Sealed;
 use bytes::BytesMut;
 
@@ -70,6 +71,13 @@ pub(crate) struct Added {
 }
 
 impl Added {
+    /// `true` when a caller's field noted in `seen` is left out.
+    #[inline]
+    pub(crate) fn leaves_out_any(&self, seen: &FramingFields) -> bool {
+        (self.strip_framing && seen.content_length.is_some())
+            || ((self.strip_framing || self.strip_te) && seen.transfer_encoding)
+    }
+
     /// `true` when the caller's field `name` (in any case) is left out.
     fn leaves_out(&self, name: &[u8]) -> bool {
         (self.strip_framing && name.eq_ignore_ascii_case(b"content-length"))

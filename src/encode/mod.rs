@@ -418,14 +418,14 @@ impl<R: EncodeRole> Encoder<R> {
         }
         let full = body.as_ref().map(|b| b.len() as u64);
         let date = self.date.as_ref().map(DateCache::line);
-        let plan = R::plan(&head, &ctx, &self.config, full, date)?;
-        // The plan has checked the whole body against the framing: from
-        // here on nothing fails, so nothing half-written is left behind.
         let used = &mut self.used;
         let order = order_of(head.extensions()).map(|names| Ordered { names, used });
         let config = &self.config;
-        self.out
-            .append(|out| R::write_head(out, &head, &plan, config, order));
+        let plan = self
+            .out
+            .append(|out| R::encode_head(out, &head, &ctx, config, full, date, order))?;
+        // The plan has checked the whole body against the framing: from
+        // here on nothing fails, so nothing half-written is left behind.
         let mut framer = plan.body;
         let kind = framer.kind();
         if let Some(body) = body {

@@ -148,6 +148,28 @@ pub trait EncodeRole: Sized {
         config: &EncoderConfig,
         order: Option<Ordered<'_>>,
     );
+
+    /// Plans the head and writes it at the end of `out`: what the encoder
+    /// calls. `out` is left as it was on error. A role may write first
+    /// and plan from what it wrote, so that the fields are gone over once.
+    ///
+    /// # Errors
+    ///
+    /// As [`plan`](Self::plan).
+    #[inline]
+    fn encode_head(
+        out: &mut BytesMut,
+        head: &Self::Head,
+        ctx: &Self::Context,
+        config: &EncoderConfig,
+        full: Option<u64>,
+        date: Option<&[u8; crate::date::LINE]>,
+        order: Option<Ordered<'_>>,
+    ) -> Result<Plan<Self::Line>, UsageError> {
+        let plan = Self::plan(head, ctx, config, full, date)?;
+        Self::write_head(out, head, &plan, config, order);
+        Ok(plan)
+    }
 }
 
 /// The framer of a body of `declared` bytes, checked against the whole
