@@ -53,7 +53,7 @@ fn push_title_case(out: &mut BytesMut, name: &[u8]) {
 
 /// The fields the encoder adds after the caller's.
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Added {
+pub(crate) struct Added<'a> {
     /// `content-length: n`.
     pub(crate) content_length: Option<u64>,
     /// `transfer-encoding: chunked`.
@@ -67,10 +67,10 @@ pub(crate) struct Added {
     /// Leave out the caller's `Transfer-Encoding` only.
     pub(crate) strip_te: bool,
     /// `date: <IMF-fixdate>\r\n`, the whole line.
-    pub(crate) date: Option<[u8; crate::date::LINE]>,
+    pub(crate) date: Option<&'a [u8; crate::date::LINE]>,
 }
 
-impl Added {
+impl Added<'_> {
     /// `true` when a caller's field noted in `seen` is left out.
     #[inline]
     pub(crate) fn leaves_out_any(&self, seen: &FramingFields) -> bool {
@@ -104,7 +104,7 @@ pub(crate) fn write_fields(
     out: &mut BytesMut,
     headers: &HeaderMap,
     host: Option<&[u8]>,
-    added: &Added,
+    added: &Added<'_>,
     title: bool,
     order: Option<Ordered<'_>>,
 ) {
@@ -138,7 +138,7 @@ pub(crate) fn write_fields(
 fn write_ordered(
     out: &mut BytesMut,
     headers: &HeaderMap,
-    added: &Added,
+    added: &Added<'_>,
     title: bool,
     order: Ordered<'_>,
 ) {
@@ -173,14 +173,14 @@ fn write_ordered(
 
 /// Writes the fields the encoder adds and the empty line that ends the
 /// head.
-pub(crate) fn write_added(out: &mut BytesMut, added: &Added, title: bool) {
+pub(crate) fn write_added(out: &mut BytesMut, added: &Added<'_>, title: bool) {
     if let Some(line) = added.date {
         if title {
-            let mut line = line;
+            let mut line = *line;
             line[0] = b'D';
             out.extend_from_slice(&line);
         } else {
-            out.extend_from_slice(&line);
+            out.extend_from_slice(line);
         }
     }
     if let Some(n) = added.content_length {

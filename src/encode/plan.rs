@@ -88,13 +88,13 @@ impl ResponseContext {
 
 /// The decisions a role makes for a head before anything is written
 /// ([`EncodeRole::plan`]).
-pub struct Plan<L> {
+pub struct Plan<'a, L> {
     /// The version written in the start line.
     pub(crate) version: &'static [u8],
     /// What the role needs to write its start line and `Host`.
     pub(crate) line: L,
     /// The fields the encoder adds, or leaves out, after the caller's.
-    pub(crate) added: Added,
+    pub(crate) added: Added<'a>,
     /// The body framer.
     pub(crate) body: BodyEncoder,
     /// The keep-alive verdict the message leaves (an encoder whose last
@@ -131,20 +131,20 @@ pub trait EncodeRole: Sized {
     /// # Errors
     ///
     /// The head cannot be sent as it is.
-    fn plan(
+    fn plan<'d>(
         head: &Self::Head,
         ctx: &Self::Context,
         config: &EncoderConfig,
         full: Option<u64>,
-        date: Option<&[u8; crate::date::LINE]>,
-    ) -> Result<Plan<Self::Line>, UsageError>;
+        date: Option<&'d [u8; crate::date::LINE]>,
+    ) -> Result<Plan<'d, Self::Line>, UsageError>;
 
     /// Writes the start line, the fields (in `order` when one is asked
     /// for) and the empty line.
     fn write_head(
         out: &mut BytesMut,
         head: &Self::Head,
-        plan: &Plan<Self::Line>,
+        plan: &Plan<'_, Self::Line>,
         config: &EncoderConfig,
         order: Option<Ordered<'_>>,
     );
@@ -157,15 +157,15 @@ pub trait EncodeRole: Sized {
     ///
     /// As [`plan`](Self::plan).
     #[inline]
-    fn encode_head(
+    fn encode_head<'d>(
         out: &mut BytesMut,
         head: &Self::Head,
         ctx: &Self::Context,
         config: &EncoderConfig,
         full: Option<u64>,
-        date: Option<&[u8; crate::date::LINE]>,
+        date: Option<&'d [u8; crate::date::LINE]>,
         order: Option<Ordered<'_>>,
-    ) -> Result<Plan<Self::Line>, UsageError> {
+    ) -> Result<Plan<'d, Self::Line>, UsageError> {
         let plan = Self::plan(head, ctx, config, full, date)?;
         Self::write_head(out, head, &plan, config, order);
         Ok(plan)

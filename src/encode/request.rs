@@ -24,13 +24,13 @@ impl EncodeRole for Client {
     type Context = ();
     type Line = Target;
 
-    fn plan(
+    fn plan<'d>(
         parts: &Parts,
         (): &(),
         _config: &EncoderConfig,
         full: Option<u64>,
-        _date: Option<&[u8; crate::date::LINE]>,
-    ) -> Result<Plan<Target>, UsageError> {
+        _date: Option<&'d [u8; crate::date::LINE]>,
+    ) -> Result<Plan<'d, Target>, UsageError> {
         let version = version_bytes(parts.version)?;
         let http10 = parts.version == Version::HTTP_10;
         let form = target_form(&parts.method, &parts.uri)?;
@@ -107,7 +107,7 @@ impl EncodeRole for Client {
     fn write_head(
         out: &mut BytesMut,
         parts: &Parts,
-        plan: &Plan<Target>,
+        plan: &Plan<'_, Target>,
         config: &EncoderConfig,
         order: Option<Ordered<'_>>,
     ) {

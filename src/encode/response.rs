@@ -22,13 +22,13 @@ impl EncodeRole for Server {
     type Context = ResponseContext;
     type Line = ();
 
-    fn plan(
+    fn plan<'d>(
         parts: &Parts,
         ctx: &ResponseContext,
         config: &EncoderConfig,
         full: Option<u64>,
-        date: Option<&[u8; crate::date::LINE]>,
-    ) -> Result<Plan<()>, UsageError> {
+        date: Option<&'d [u8; crate::date::LINE]>,
+    ) -> Result<Plan<'d, ()>, UsageError> {
         // The caller's framing and Connection fields, in one pass.
         let seen = FramingFields::of(&parts.headers);
         plan(parts, ctx, config, full, date, &seen)
@@ -37,7 +37,7 @@ impl EncodeRole for Server {
     fn write_head(
         out: &mut BytesMut,
         parts: &Parts,
-        plan: &Plan<()>,
+        plan: &Plan<'_, ()>,
         config: &EncoderConfig,
         order: Option<Ordered<'_>>,
     ) {
@@ -52,15 +52,15 @@ impl EncodeRole for Server {
     /// leave out, a head refused): the head is taken back, and written
     /// again or not.
     #[inline]
-    fn encode_head(
+    fn encode_head<'d>(
         out: &mut BytesMut,
         parts: &Parts,
         ctx: &ResponseContext,
         config: &EncoderConfig,
         full: Option<u64>,
-        date: Option<&[u8; crate::date::LINE]>,
+        date: Option<&'d [u8; crate::date::LINE]>,
         order: Option<Ordered<'_>>,
-    ) -> Result<Plan<()>, UsageError> {
+    ) -> Result<Plan<'d, ()>, UsageError> {
         if order.is_some() {
             let plan = Self::plan(parts, ctx, config, full, date)?;
             Self::write_head(out, parts, &plan, config, order);
@@ -112,14 +112,14 @@ fn status_line(out: &mut BytesMut, parts: &Parts, version: &[u8]) {
 /// Decides how a response head is written and its body framed, from the
 /// caller's framing and `Connection` fields noted in `seen`.
 #[inline]
-fn plan(
+fn plan<'d>(
     parts: &Parts,
     ctx: &ResponseContext,
     config: &EncoderConfig,
     full: Option<u64>,
-    date: Option<&[u8; crate::date::LINE]>,
+    date: Option<&'d [u8; crate::date::LINE]>,
     seen: &FramingFields,
-) -> Result<Plan<()>, UsageError> {
+) -> Result<Plan<'d, ()>, UsageError> {
     let version = version_bytes(parts.version)?;
     let (status, headers) = (parts.status, &parts.headers);
     let http10 = ctx.peer_version <= Version::HTTP_10 || parts.version == Version::HTTP_10;
@@ -207,7 +207,7 @@ fn plan(
     if class != ResponseClass::Interim && !seen.date {
         // RFC 9110 section 6.6.1: an origin server with a clock sends
         // `Date` in its final responses; a caller's own is kept.
-        added.date = date.copied();
+        added.date = date;
     }
     let verdict = match class {
         ResponseClass::Interim => None,
