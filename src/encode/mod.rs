@@ -426,12 +426,10 @@ impl<R: EncodeRole> Encoder<R> {
             .append(|out| R::encode_head(out, &head, &ctx, config, full, date, order))?;
         // The plan has checked the whole body against the framing: from
         // here on nothing fails, so nothing half-written is left behind.
-        let mut framer = plan.body;
+        let framer = plan.body;
         let kind = framer.kind();
         if let Some(body) = body {
-            framer.data(&mut self.out, body, &mut None)?;
-            // Without trailers no name is written: the case does not matter.
-            framer.finish(&mut self.out, None, false, &mut None, None)?;
+            framer.whole(&mut self.out, body);
         } else if !matches!(
             plan.verdict,
             None | Some(KeepAlive::Close(CloseReason::Switched))
