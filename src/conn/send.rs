@@ -254,6 +254,7 @@ impl Sender<'_, Client> {
 }
 
 /// `Ok` when the call is allowed now; [`UsageError::WrongState`] otherwise.
+#[inline]
 fn allowed(now: bool) -> Result<(), UsageError> {
     now.then_some(()).ok_or(UsageError::WrongState)
 }

@@ -130,7 +130,8 @@ fn plan<'d>(
     let has_body = full.is_some_and(|n| n > 0);
     let declared = || declared_framing(true, seen, headers).map_err(|_| UsageError::InvalidFraming);
     let mut added = Added::default();
-    let body = match no_body(ctx.request, status) {
+    let class = response_class(ctx.request, status);
+    let body = match no_body(class, ctx.request, status) {
         Some(SenderFields::None | SenderFields::LengthOnly) if has_body => {
             return Err(UsageError::BodyNotAllowed);
         }
@@ -203,7 +204,6 @@ fn plan<'d>(
             }
         },
     };
-    let class = response_class(ctx.request, status);
     if class != ResponseClass::Interim && !seen.date {
         // RFC 9110 section 6.6.1: an origin server with a clock sends
         // `Date` in its final responses; a caller's own is kept.
