@@ -95,9 +95,9 @@ impl ClientConnection {
             expect: streamed && expects_continue(&parts.headers),
             upgrade: offers_upgrade(&parts.headers),
         };
-        let kind = self.encoder.send_message(parts, (), body)?;
+        let kind = self.encoder.write_message(&parts, (), body)?;
         // The request's maps serve the response's head.
-        self.pass_spare_maps();
+        self.pass_spare_maps(parts);
         self.decoder.expect_exchange(exchange);
         self.role.withdrawn = false;
         // A switch offered first: a request that closes the connection

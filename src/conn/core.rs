@@ -9,7 +9,7 @@ use bytes::BytesMut;
 use super::machine::{Facts, Input, Machine, State};
 use crate::Config;
 use crate::decode::{DecodeRole, Decoder, Event};
-use crate::encode::{EncodeRole, Encoder};
+use crate::encode::{EncodeRole, Encoder, HeadMaps};
 use crate::error::Error;
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::role::Party;
@@ -365,13 +365,14 @@ impl<R: ConnRole> Connection<R> {
     }
 
     /// Hands the field and extension maps of the head just queued (a
-    /// forwarded wire view's, say) to the decoder, so that the next head
-    /// it decodes allocates none.
-    pub(crate) fn pass_spare_maps(&mut self) {
-        if let Some(map) = self.encoder.take_spare_fields() {
-            self.decoder.give_spare_fields(map);
-        }
-        if let Some(extensions) = self.encoder.take_spare_extensions() {
+    /// forwarded wire view's, say) straight to the decoder, which empties
+    /// them, so that the next head it decodes allocates none.
+    #[inline]
+    pub(crate) fn pass_spare_maps(&mut self, head: R::Head) {
+        let (fields, extensions) = head.into_maps();
+        self.decoder.give_spare_fields(fields);
+        // One that never held an extension has nothing allocated to reuse.
+        if !extensions.is_empty() {
             self.decoder.give_spare_extensions(extensions);
         }
     }

@@ -170,10 +170,10 @@ impl ServerConnection {
         let mark = self.encoder.output().mark();
         let kind = self
             .encoder
-            .send_message(parts, ctx, body)
+            .write_message(&parts, ctx, body)
             .inspect_err(|_| self.machine = saved)?;
         // The response's maps serve the next request's head.
-        self.pass_spare_maps();
+        self.pass_spare_maps(parts);
         if status == StatusCode::CONTINUE {
             self.machine.continue_sent();
         } else if !status.is_informational() {
