@@ -443,14 +443,26 @@ impl Machine {
     }
 
     /// Applies the state-triggered rules, the first that matches first,
-    /// until none matches (as h11's `_fire_state_triggered_transitions`).
-    /// The rules that match are found in two small indexes of their
-    /// conditions ([`BY_STATES`], [`BY_FLAGS`]); the loop is the only
-    /// place where they are applied.
+    /// until none matches (as h11's `_fire_state_triggered_transitions`):
+    /// where they end from each joint state and flag value was worked out
+    /// from the rules at compile time ([`SETTLED`]), so that this is one
+    /// lookup.
     #[inline]
     pub(crate) fn settle(&mut self, facts: Facts) {
-        // Each rule changes a state or clears a flag for good, so this
-        // ends; the bound only guards against a table mistake.
+        let to = &SETTLED[self.client() as usize][self.server() as usize]
+            [usize::from(self.flag_bits(facts))];
+        self.states = [to.client, to.server];
+        if let Some(reason) = to.close {
+            self.own = self.own.and(KeepAlive::Close(reason));
+        }
+        self.switch &= !to.forget_switch;
+        self.expect &= !to.forget_expect;
+    }
+
+    /// [`settle`](Self::settle) rule by rule, as the rules read: what
+    /// [`SETTLED`] is checked against.
+    #[cfg(test)]
+    fn settle_by_rules(&mut self, facts: Facts) {
         for _ in 0..4 * TRIGGERS.len() {
             let matching = BY_STATES[self.client() as usize][self.server() as usize]
                 & BY_FLAGS[usize::from(self.flag_bits(facts))];
@@ -459,9 +471,10 @@ impl Machine {
             }
             self.apply(&TRIGGERS[matching.trailing_zeros() as usize]);
         }
-        debug_assert!(false, "the rules do not settle: {self:?}");
+        panic!("the rules do not settle: {self:?}");
     }
 
+    #[cfg(test)]
     fn apply(&mut self, rule: &Trigger) {
         for then in rule.then {
             match *then {
@@ -544,7 +557,7 @@ static NEXT: [[[Option<State>; INPUTS]; STATES]; 2] = {
 
 /// For each joint state (client, server), the rules whose state lists
 /// hold it, as a bit set (bit `r` for `TRIGGERS[r]`), built at compile time.
-static BY_STATES: [[u32; STATES]; STATES] = {
+const BY_STATES: [[u32; STATES]; STATES] = {
     let mut table = [[0u32; STATES]; STATES];
     let mut r = 0;
     while r < TRIGGERS.len() {
@@ -566,7 +579,7 @@ static BY_STATES: [[u32; STATES]; STATES] = {
 
 /// For each value of the flag bits, the rules whose flag conditions hold,
 /// as a bit set, built at compile time.
-static BY_FLAGS: [u32; 32] = {
+const BY_FLAGS: [u32; 32] = {
     let mut table = [0u32; 32];
     let mut bits = 0;
     while bits < 32 {
@@ -589,6 +602,105 @@ static BY_FLAGS: [u32; 32] = {
     }
     table
 };
+
+/// Where the rules end from one joint state and flag value: the states,
+/// the reason to close the first rule that closes gives, and the flags
+/// cleared.
+#[derive(Debug, Clone, Copy)]
+struct Settled {
+    client: State,
+    server: State,
+    close: Option<CloseReason>,
+    forget_switch: bool,
+    forget_expect: bool,
+}
+
+/// For each joint state (client, server) and each value of the flag bits,
+/// where the rules end, tried in order from the first that matches until
+/// none does: worked out at compile time from [`TRIGGERS`] through the
+/// indexes [`BY_STATES`] and [`BY_FLAGS`] (a table that does not settle
+/// does not compile).
+static SETTLED: [[[Settled; 32]; STATES]; STATES] = {
+    let none = Settled {
+        client: S::Idle,
+        server: S::Idle,
+        close: None,
+        forget_switch: false,
+        forget_expect: false,
+    };
+    let mut table = [[[none; 32]; STATES]; STATES];
+    let mut c = 0;
+    while c < STATES {
+        let mut sv = 0;
+        while sv < STATES {
+            let mut bits = 0;
+            while bits < 32 {
+                table[c][sv][bits] = settled(c, sv, bits as u8);
+                bits += 1;
+            }
+            sv += 1;
+        }
+        c += 1;
+    }
+    table
+};
+
+/// The rules applied from client state `c`, server state `sv` and flags
+/// `bits` until none matches.
+const fn settled(c: usize, sv: usize, mut bits: u8) -> Settled {
+    const ALL: [State; STATES] = [
+        S::Idle,
+        S::Head,
+        S::Body,
+        S::Done,
+        S::MightSwitch,
+        S::MustClose,
+        S::Closed,
+        S::Switched,
+        S::Error,
+    ];
+    let mut to = Settled {
+        client: ALL[c],
+        server: ALL[sv],
+        close: None,
+        forget_switch: false,
+        forget_expect: false,
+    };
+    // Each rule changes a state or clears a flag for good, so this ends;
+    // the bound only guards against a table mistake.
+    let mut round = 0;
+    while round < 4 * TRIGGERS.len() {
+        let matching = BY_STATES[to.client as usize][to.server as usize] & BY_FLAGS[bits as usize];
+        if matching == 0 {
+            return to;
+        }
+        let then = TRIGGERS[matching.trailing_zeros() as usize].then;
+        let mut k = 0;
+        while k < then.len() {
+            match then[k] {
+                Then::Client(s) => to.client = s,
+                Then::Server(s) => to.server = s,
+                Then::Close(reason) => {
+                    if to.close.is_none() {
+                        to.close = Some(reason);
+                    }
+                    bits &= !Flag::KeepAlive.bit();
+                }
+                Then::ForgetSwitch => {
+                    to.forget_switch = true;
+                    bits &= !Flag::SwitchProposed.bit();
+                }
+                Then::ForgetExpect => {
+                    to.forget_expect = true;
+                    bits &= !Flag::ExpectContinue.bit();
+                }
+            }
+            k += 1;
+        }
+        round += 1;
+    }
+    panic!("the rules do not settle")
+}
 
 /// `true` when `list` is empty (any state) or holds the state of index `i`.
 const fn lists(list: &[State], i: usize) -> bool {
@@ -936,8 +1048,11 @@ mod tests {
                     let Some((mut m, facts)) = with_flags(client, server, bits) else {
                         continue;
                     };
+                    let mut by_rules = m.clone();
+                    by_rules.settle_by_rules(facts);
+                    assert!(TRIGGERS.iter().all(|r| !by_rules.matches(r, facts)));
                     m.settle(facts);
-                    assert!(TRIGGERS.iter().all(|r| !m.matches(r, facts)), "{m:?}");
+                    assert_eq!(m, by_rules, "from {client}, {server}, {bits:#07b}");
                 }
             }
         }
