@@ -13,7 +13,7 @@ use crate::grammar::write_decimal;
 
 /// The version written in a start line: HTTP/1.0 when the message says so,
 /// HTTP/1.1 otherwise; HTTP/2 and later cannot be written.
-pub(crate) fn version_bytes(version: Version) -> Result<&'static [u8], UsageError> {
+pub(crate) fn version_bytes(version: Version) -> Result<&'static [u8; 8], UsageError> {
     match version {
         Version::HTTP_10 => Ok(b"HTTP/1.0"),
         Version::HTTP_2 | Version::HTTP_3 => Err(UsageError::InvalidHead),

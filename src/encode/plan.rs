@@ -90,7 +90,7 @@ impl ResponseContext {
 /// ([`EncodeRole::plan`]).
 pub struct Plan<'a, L> {
     /// The version written in the start line.
-    pub(crate) version: &'static [u8],
+    pub(crate) version: &'static [u8; 8],
     /// What the role needs to write its start line and `Host`.
     pub(crate) line: L,
     /// The fields the encoder adds, or leaves out, after the caller's.

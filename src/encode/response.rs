@@ -93,7 +93,7 @@ impl EncodeRole for Server {
 /// `HTTP/1.1 200 OK\r\n`: the reason phrase the response carries, or its
 /// status's.
 #[inline]
-fn status_line(out: &mut BytesMut, parts: &Parts, version: &[u8]) {
+fn status_line(out: &mut BytesMut, parts: &Parts, version: &[u8; 8]) {
     let reason = match parts.extensions.get::<ReasonPhrase>() {
         Some(reason) => reason.as_bytes(),
         None => parts
@@ -101,10 +101,14 @@ fn status_line(out: &mut BytesMut, parts: &Parts, version: &[u8]) {
             .canonical_reason()
             .map_or(&b""[..], str::as_bytes),
     };
-    out.extend_from_slice(version);
-    out.extend_from_slice(b" ");
-    out.extend_from_slice(parts.status.as_str().as_bytes());
-    out.extend_from_slice(b" ");
+    // The version, the three digits of the code and the spaces around
+    // them are of fixed length: one copy.
+    let mut start = *b"HTTP/1.1 200 ";
+    start[..8].copy_from_slice(version);
+    if let &[a, b, c] = parts.status.as_str().as_bytes() {
+        start[9..12].copy_from_slice(&[a, b, c]);
+    }
+    out.extend_from_slice(&start);
     out.extend_from_slice(reason);
     out.extend_from_slice(b"\r\n");
 }
