@@ -459,6 +459,7 @@ impl ConnRole for Server {
     /// was read leaves it to be drained, unless what the request still
     /// declares is more than may be; once an exchange is over, its response's
     /// mark moves aside.
+    #[inline]
     fn after_transition(conn: &mut Connection<Self>) {
         if conn.machine.server() == State::Done && conn.unread_past_drain_bound() {
             conn.close_for(CloseReason::UnreadBody);
