@@ -125,7 +125,9 @@ pub(crate) fn framing_of(
     seen: &FramingFields,
     fields: &impl FieldValues,
 ) -> Result<Framing, ErrorKind> {
-    if response.is_some_and(|(request, status)| no_body(request, status).is_some()) {
+    let bodiless =
+        |(request, status)| no_body(response_class(request, status), request, status).is_some();
+    if response.is_some_and(bodiless) {
         return Ok(Framing::of(BodyKind::Empty));
     }
     if seen.transfer_encoding && version == Version::HTTP_10 {
@@ -179,10 +181,14 @@ pub(crate) enum SenderFields {
 /// both decoders (which frame it as [`BodyKind::Empty`]) and the response
 /// encoder (which sends its head only) take this rule from. A status that
 /// makes a response body-less wins over HEAD (a 204 to HEAD is framed as a
-/// 204).
-pub(crate) fn no_body(request: RequestKind, status: StatusCode) -> Option<SenderFields> {
+/// 204). `class` is the response's [`response_class`].
+pub(crate) fn no_body(
+    class: ResponseClass,
+    request: RequestKind,
+    status: StatusCode,
+) -> Option<SenderFields> {
     // 1xx, a switch (a 2xx to CONNECT included) and 204.
-    if response_class(request, status) != ResponseClass::Final || status == StatusCode::NO_CONTENT {
+    if class != ResponseClass::Final || status == StatusCode::NO_CONTENT {
         Some(SenderFields::None)
     } else if status == StatusCode::NOT_MODIFIED {
         Some(SenderFields::LengthOnly)
@@ -306,11 +312,17 @@ impl FramingFields {
     pub(crate) fn of(headers: &HeaderMap) -> FramingFields {
         let mut seen = FramingFields::default();
         for (name, value) in headers {
-            let name = name.as_str().as_bytes();
-            seen.date |= name == b"date";
-            seen.note(FieldRole::of_name(name), value.as_bytes());
+            seen.note_named(name.as_str().as_bytes(), value.as_bytes());
         }
         seen
+    }
+
+    /// Notes a field line of a map: `name` as `http` holds it, in lower
+    /// case.
+    #[inline]
+    pub(crate) fn note_named(&mut self, name: &[u8], value: &[u8]) {
+        self.date |= name == b"date";
+        self.note(FieldRole::of_name(name), value);
     }
 
     /// Notes a field line of the given role, with its value.

@@ -171,6 +171,19 @@ impl Segments {
         self.queued += data.len() as u64;
     }
 
+    /// Appends what `write` writes to the end of the queue's tail, as
+    /// [`push_slice`](Self::push_slice) calls would, the count of queued
+    /// bytes kept once for all of it: what a head writer writes to.
+    #[inline]
+    pub(crate) fn append<T>(&mut self, write: impl FnOnce(&mut BytesMut) -> T) -> T {
+        let before = self.tail.len();
+        let written = write(&mut self.tail);
+        let n = self.tail.len() - before;
+        self.remaining += n;
+        self.queued += n as u64;
+        written
+    }
+
     /// The position after everything queued so far.
     pub(crate) fn mark(&self) -> Mark {
         Mark(self.queued)

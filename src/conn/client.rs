@@ -10,7 +10,7 @@ use super::core::{ConnRole, Connection, EventAction};
 use super::machine::{Input, State};
 use super::{expects_continue, offers_upgrade};
 use crate::Config;
-use crate::decode::Event;
+use crate::decode::{Event, Exchange};
 use crate::error::{Error, ErrorKind, UsageError};
 use crate::framing::{BodyKind, RequestKind, ResponseClass, response_class};
 use crate::keep_alive::CloseReason;
@@ -64,26 +64,14 @@ use crate::role::{Client, Party};
 /// ```
 pub type ClientConnection = Connection<Client>;
 
-/// What a client connection keeps besides the skeleton's.
+/// What a client connection keeps besides the skeleton's. The requests in
+/// flight are its response decoder's, which frames each response by the
+/// request it answers.
 #[derive(Debug, Default)]
 pub struct ClientState {
-    /// The newest request sent. It is the one answered when it is the only
-    /// one in flight; an older one never offers a protocol switch, since a
-    /// request that does is the last sent until its answer decides. How
-    /// many are in flight is the machine's count, and how each is framed
-    /// the decoder's.
-    newest: Option<Sent>,
     /// The request being sent was answered before it was sent whole: its
     /// rest is withdrawn (dropped).
     pub(crate) withdrawn: bool,
-}
-
-/// What the client remembers of a request whose response is due.
-#[derive(Debug, Clone, Copy)]
-struct Sent {
-    kind: RequestKind,
-    /// It offered a protocol switch (`Upgrade` with `Connection: upgrade`).
-    upgrade: bool,
 }
 
 impl ClientConnection {
@@ -100,27 +88,25 @@ impl ClientConnection {
         {
             return Err(UsageError::WrongState);
         }
-        let sent = Sent {
-            kind: RequestKind::of(&parts.method),
+        let streamed = body.is_none();
+        let exchange = Exchange {
+            request: RequestKind::of(&parts.method),
+            version: parts.version,
+            expect: streamed && expects_continue(&parts.headers),
             upgrade: offers_upgrade(&parts.headers),
         };
-        let method = parts.method.clone();
-        let streamed = body.is_none();
-        let expect = streamed && expects_continue(&parts.headers);
-        let kind = self.encoder.send_message(parts, (), body)?;
+        let kind = self.encoder.write_message(&parts, (), body)?;
         // The request's maps serve the response's head.
-        self.pass_spare_maps();
-        self.decoder.expect_response_to(&method);
-        self.role.newest = Some(sent);
+        self.pass_spare_maps(parts);
+        self.decoder.expect_exchange(exchange);
         self.role.withdrawn = false;
-        // The head first, then what it says for the exchange: the request
-        // is the newest in flight once its head has passed.
-        self.machine.on(Party::Client, Input::head(streamed));
-        self.machine.adopt(self.encoder.keep_alive());
-        if sent.upgrade || sent.kind == RequestKind::Connect {
+        // A switch offered first: a request that closes the connection
+        // may still be answered by one.
+        if exchange.offers_switch() {
             self.machine.propose_switch();
         }
-        if expect {
+        self.on(Party::Client, Input::head(streamed));
+        if exchange.expect {
             self.machine.expect_continue();
         }
         self.follow_machine();
@@ -136,9 +122,14 @@ impl ConnRole for Client {
         (config.response_leniency, ClientState::default())
     }
 
+    #[inline]
+    fn unanswered(conn: &Connection<Self>) -> usize {
+        conn.decoder.unanswered()
+    }
+
     /// Whether to decode now: HTTP/1.1 has no unsolicited responses.
     fn ready(conn: &mut Connection<Self>, buf: &BytesMut) -> Result<bool, Error> {
-        if conn.machine.in_flight() == 0 && conn.decoder.is_idle() && !buf.is_empty() {
+        if conn.decoder.unanswered() == 0 && conn.decoder.is_idle() && !buf.is_empty() {
             if conn.machine.server() == State::Idle {
                 // One decoded anyway would answer the next request sent
                 // (response queue poisoning).
@@ -156,15 +147,16 @@ impl ConnRole for Client {
     ) -> Result<EventAction, Error> {
         match event {
             Event::Interim(res) => {
-                conn.machine.on(Party::Server, Input::Interim);
+                conn.on(Party::Server, Input::Interim);
                 if res.status() == StatusCode::CONTINUE {
                     conn.machine.continue_sent();
                 }
             }
             Event::Head { head, body } => {
-                let sent = conn.role.newest.filter(|_| conn.machine.in_flight() == 1);
+                // The decoder took the request it answers off its queue.
+                let sent = conn.decoder.answered();
                 let status = head.status();
-                if status == StatusCode::SWITCHING_PROTOCOLS && !sent.is_some_and(|s| s.upgrade) {
+                if status == StatusCode::SWITCHING_PROTOCOLS && !sent.upgrade {
                     // RFC 9110 section 7.8: no switch the client did not offer.
                     return Err(ErrorKind::UnexpectedSwitch.into());
                 }
@@ -174,20 +166,20 @@ impl ConnRole for Client {
                     // section 9.5). A 2xx means it is taking the body as it
                     // answers (an echo, a streamed upload): sending goes on.
                     conn.role.withdrawn = true;
-                    conn.machine.close(CloseReason::RequestWithdrawn);
-                    conn.machine.on(Party::Client, Input::WithdrawBody);
+                    conn.close_for(CloseReason::RequestWithdrawn);
+                    conn.on(Party::Client, Input::WithdrawBody);
                 }
-                let kind = sent.map_or(RequestKind::Other, |s| s.kind);
-                if response_class(kind, status) == ResponseClass::Switch {
-                    conn.machine.on(Party::Server, Input::Switch);
+                if response_class(sent.request, status) == ResponseClass::Switch {
+                    conn.on(Party::Server, Input::Switch);
                 } else {
-                    // The server's own verdict: when it closes, nothing
-                    // follows this response, whatever is still in flight.
-                    conn.machine.adopt_response(conn.decoder.keep_alive());
+                    // The server's own verdict, the decoder's: when it
+                    // closes, nothing follows this response, whatever is
+                    // still in flight.
                     conn.note_peer_head(!body.is_empty());
                     // A final answer came while waiting for `100 Continue`:
                     // it has left the server, so no `100` comes before it.
-                    conn.machine.refuse_continue();
+                    let facts = conn.facts();
+                    conn.machine.refuse_continue(facts);
                 }
             }
             _ => {}

@@ -6,10 +6,10 @@
 
 use bytes::BytesMut;
 
-use super::machine::{Input, Machine, State};
+use super::machine::{Facts, Input, Machine, State};
 use crate::Config;
 use crate::decode::{DecodeRole, Decoder, Event};
-use crate::encode::{EncodeRole, Encoder};
+use crate::encode::{EncodeRole, Encoder, HeadMaps};
 use crate::error::Error;
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::role::Party;
@@ -42,6 +42,11 @@ pub trait ConnRole: DecodeRole + EncodeRole {
     /// What the connection's settings give the role: the leniency of its
     /// decoder, and its own state, fresh.
     fn configured(config: &Config) -> (Self::Leniency, Self::ConnState);
+
+    /// Requests sent or received whose final response has not begun: for
+    /// a client, those its response decoder awaits answers to; for a
+    /// server, the one whose response is due, if any.
+    fn unanswered(conn: &Connection<Self>) -> usize;
 
     /// Checks before decoding; `Ok(false)`: nothing to decode now.
     ///
@@ -173,7 +178,7 @@ impl<R: ConnRole> Connection<R> {
             let action =
                 R::on_event(self, event, consumed).map_err(|err| self.fail_at(err, consumed))?;
             if matches!(event, Event::End(_)) && std::mem::take(&mut self.body_open) {
-                self.machine.on(R::PEER, Input::EndOfMessage);
+                self.on(R::PEER, Input::EndOfMessage);
             }
             self.follow_machine();
             match action {
@@ -212,13 +217,50 @@ impl<R: ConnRole> Connection<R> {
         if self.decoder.failure().is_some() {
             return KeepAlive::Close(CloseReason::ProtocolError);
         }
-        self.machine.verdict()
+        self.machine.verdict(self.facts())
     }
 
     /// Requests sent or received whose final response has not ended (one
     /// without a body ends with its head).
     pub fn requests_in_flight(&self) -> usize {
-        self.machine.in_flight()
+        R::unanswered(self) + usize::from(self.machine.server() == State::Body)
+    }
+
+    /// What the messages say, read where it is decided: the verdicts of
+    /// the decoder's and the encoder's last messages, and whether requests
+    /// wait behind the one being answered (only a client pipelines).
+    #[inline]
+    pub(crate) fn facts(&self) -> Facts {
+        let (peer, local) = (self.decoder.keep_alive(), self.encoder.keep_alive());
+        let (requests, responses) = match R::PEER {
+            Party::Client => (peer, local),
+            Party::Server => (local, peer),
+        };
+        Facts {
+            requests,
+            responses,
+            behind: R::PEER == Party::Server && R::unanswered(self) > 0,
+        }
+    }
+
+    /// Moves the machine on an event of `party`'s messages.
+    #[inline]
+    pub(crate) fn on(&mut self, party: Party, input: Input) {
+        let facts = self.facts();
+        self.machine.on(party, input, facts);
+    }
+
+    /// The rules, again: a message's verdict changed without a machine
+    /// event (a response's, once the encoder has written its head).
+    pub(crate) fn settle(&mut self) {
+        let facts = self.facts();
+        self.machine.settle(facts);
+    }
+
+    /// The connection decides to close, for `reason` unless there was one.
+    pub(crate) fn close_for(&mut self, reason: CloseReason) {
+        let facts = self.facts();
+        self.machine.close(reason, facts);
     }
 
     /// The state of what the peer sends.
@@ -270,13 +312,13 @@ impl<R: ConnRole> Connection<R> {
     fn need_more(&mut self, buf: &BytesMut) {
         let peer = self.machine.state(R::PEER);
         if self.decoder.is_closed() && self.eof && peer == State::Idle {
-            self.machine.on(R::PEER, Input::ConnectionClosed);
+            self.on(R::PEER, Input::ConnectionClosed);
         } else if R::PEER == Party::Client
             && peer == State::Idle
             && self.machine.server() == State::Idle
             && !buf.is_empty()
         {
-            self.machine.on(Party::Client, Input::HeadStarted);
+            self.on(Party::Client, Input::HeadStarted);
         }
         self.follow_machine();
     }
@@ -293,8 +335,8 @@ impl<R: ConnRole> Connection<R> {
     /// A protocol error by the peer: kept by the decoder (its one home),
     /// returned again on every call, and the connection closes.
     fn fail(&mut self, err: Error) -> Error {
-        self.machine.close(CloseReason::ProtocolError);
-        self.machine.on(R::PEER, Input::Error);
+        self.close_for(CloseReason::ProtocolError);
+        self.on(R::PEER, Input::Error);
         self.decoder.fail_with(err.clone());
         self.follow_machine();
         err
@@ -319,17 +361,18 @@ impl<R: ConnRole> Connection<R> {
     /// body follows.
     pub(crate) fn note_peer_head(&mut self, body: bool) {
         self.body_open = body;
-        self.machine.on(R::PEER, Input::head(body));
+        self.on(R::PEER, Input::head(body));
     }
 
     /// Hands the field and extension maps of the head just queued (a
-    /// forwarded wire view's, say) to the decoder, so that the next head
-    /// it decodes allocates none.
-    pub(crate) fn pass_spare_maps(&mut self) {
-        if let Some(map) = self.encoder.take_spare_fields() {
-            self.decoder.give_spare_fields(map);
-        }
-        if let Some(extensions) = self.encoder.take_spare_extensions() {
+    /// forwarded wire view's, say) straight to the decoder, which empties
+    /// them, so that the next head it decodes allocates none.
+    #[inline]
+    pub(crate) fn pass_spare_maps(&mut self, head: R::Head) {
+        let (fields, extensions) = head.into_maps();
+        self.decoder.give_spare_fields(fields);
+        // One that never held an extension has nothing allocated to reuse.
+        if !extensions.is_empty() {
             self.decoder.give_spare_extensions(extensions);
         }
     }

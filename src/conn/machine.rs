@@ -4,8 +4,11 @@
 //! A connection (either role) keeps one [`Machine`]. It holds the state of
 //! the **client's** messages (requests) and of the **server's** messages
 //! (responses), whoever the local side is, and three side flags: the
-//! keep-alive verdict, a pending protocol switch, and a client waiting for
-//! `100 Continue`. Two kinds of transitions move it, as in h11:
+//! connection's own reasons to close, a pending protocol switch, and a
+//! client waiting for `100 Continue`. What the messages themselves say
+//! (each one's keep-alive verdict, the requests still unanswered) is kept
+//! where it is decided, by the decoder and the encoder, and handed to
+//! every call as [`Facts`]. Two kinds of transitions move it, as in h11:
 //!
 //! - **event-triggered** ([`EVENTS`]): a message event of one party moves
 //!   that party's state (a request head also makes a response due);
@@ -157,11 +160,9 @@ pub(crate) enum Flag {
     SwitchProposed,
     /// The client waits for `100 Continue`.
     ExpectContinue,
-    /// Requests wait for their responses (pipelining).
+    /// Requests wait behind the one the response in progress (or just
+    /// complete) answers: the client pipelined them.
     MoreDue,
-    /// The response in progress answers the last request sent (no
-    /// pipelined request waits behind it).
-    LastDue,
     /// The server's own messages said the connection closes: no further
     /// response comes, whatever is still due.
     ResponsesEnd,
@@ -229,7 +230,7 @@ pub(crate) const TRIGGERS: &[Trigger] = &[
     Trigger {
         client: ANY,
         server: &[S::Body, S::Done],
-        flags: &[(Flag::SwitchProposed, true), (Flag::LastDue, true)],
+        flags: &[(Flag::SwitchProposed, true), (Flag::MoreDue, false)],
         then: &[Then::ForgetSwitch],
         why: "a final answer that does not switch refuses the switch",
     },
@@ -243,7 +244,7 @@ pub(crate) const TRIGGERS: &[Trigger] = &[
     Trigger {
         client: ANY,
         server: &[S::Done],
-        flags: &[(Flag::ExpectContinue, true), (Flag::LastDue, true)],
+        flags: &[(Flag::ExpectContinue, true), (Flag::MoreDue, false)],
         then: &[
             Then::ForgetExpect,
             Then::Close(CloseReason::RejectedContinue),
@@ -331,13 +332,26 @@ pub(crate) const TRIGGERS: &[Trigger] = &[
 pub(crate) struct Machine {
     /// The client's and the server's, indexed by [`Party`].
     states: [State; 2],
-    verdict: KeepAlive,
+    /// The connection's own reasons to close, beside its messages': a
+    /// local decision, a body left unread, a refused switch or
+    /// `100 Continue`, a protocol error.
+    own: KeepAlive,
     switch: bool,
     expect: bool,
-    /// The server's messages ended the connection.
-    responses_end: bool,
-    /// Requests whose final response has not ended.
-    in_flight: usize,
+}
+
+/// What the messages say, read where it is decided (the decoder, the
+/// encoder) and handed to every call that may move the machine: it keeps
+/// no copy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Facts {
+    /// The verdict of the requests: the last one sent or received.
+    pub(crate) requests: KeepAlive,
+    /// The verdict of the responses: the last final one.
+    pub(crate) responses: KeepAlive,
+    /// Requests wait behind the one the response in progress (or just
+    /// complete) answers.
+    pub(crate) behind: bool,
 }
 
 impl Machine {
@@ -356,9 +370,11 @@ impl Machine {
         self.states[party as usize]
     }
 
-    /// The verdict so far: reusable, or the first reason to close.
-    pub(crate) fn verdict(&self) -> KeepAlive {
-        self.verdict
+    /// The verdict so far: reusable, or the first reason to close (the
+    /// requests', the connection's own, the responses', in that order).
+    #[inline]
+    pub(crate) fn verdict(&self, facts: Facts) -> KeepAlive {
+        facts.requests.and(self.own).and(facts.responses)
     }
 
     /// `true` while the client waits for `100 Continue`.
@@ -366,61 +382,28 @@ impl Machine {
         self.expect
     }
 
-    /// Requests whose final response has not ended.
-    pub(crate) fn in_flight(&self) -> usize {
-        self.in_flight
-    }
-
     /// An event of `party`'s messages. Unlisted pairs are a bug in the
     /// connection code: caught in debug builds, ignored otherwise.
     #[inline]
-    pub(crate) fn on(&mut self, party: Party, input: Input) {
+    pub(crate) fn on(&mut self, party: Party, input: Input, facts: Facts) {
         self.step(party, input);
         if party == C && matches!(input, I::Head | I::HeadOnly) {
-            self.in_flight += 1;
             self.step(Sv, I::Requested);
         }
-        if party == Sv {
-            match input {
-                I::HeadOnly | I::EndOfMessage | I::Switch => {
-                    self.in_flight = self.in_flight.saturating_sub(1);
-                }
-                I::WithdrawResponse if self.server() == State::Head && self.in_flight == 0 => {
-                    self.in_flight = 1;
-                }
-                _ => {}
-            }
-        }
-        self.settle();
+        self.settle(facts);
     }
 
     /// The verdict becomes to close, for `reason` unless there was one.
-    pub(crate) fn close(&mut self, reason: CloseReason) {
-        self.verdict = self.verdict.and(KeepAlive::Close(reason));
-        self.settle();
+    pub(crate) fn close(&mut self, reason: CloseReason, facts: Facts) {
+        self.own = self.own.and(KeepAlive::Close(reason));
+        self.settle(facts);
     }
 
-    /// A message's own verdict joins the connection's: one to close closes
-    /// it, as [`close`](Self::close); a reusable one changes nothing.
-    #[inline]
-    pub(crate) fn adopt(&mut self, verdict: KeepAlive) {
-        if let KeepAlive::Close(reason) = verdict {
-            self.close(reason);
-        }
-    }
-
-    /// [`adopt`](Self::adopt) for the verdict of a response: one to close
-    /// also means no further response comes, even to requests still in
-    /// flight.
-    pub(crate) fn adopt_response(&mut self, verdict: KeepAlive) {
-        self.responses_end |= !verdict.is_reusable();
-        self.adopt(verdict);
-    }
-
-    /// The request being answered offers a protocol switch.
+    /// The request about to be noted offers a protocol switch: set before
+    /// its head moves the machine, so that the rules find it waiting for
+    /// the answer even when its own verdict is to close.
     pub(crate) fn propose_switch(&mut self) {
         self.switch = true;
-        self.settle();
     }
 
     /// The client waits for `100 Continue` before sending its body.
@@ -440,10 +423,10 @@ impl Machine {
     /// connection closes. Only for the last request in flight, as the
     /// rule for a complete answer. When a final head left is known
     /// differs by role, so each role raises this itself.
-    pub(crate) fn refuse_continue(&mut self) {
-        if self.expect && self.in_flight <= 1 {
+    pub(crate) fn refuse_continue(&mut self, facts: Facts) {
+        if self.expect && !facts.behind {
             self.expect = false;
-            self.close(CloseReason::RejectedContinue);
+            self.close(CloseReason::RejectedContinue, facts);
         }
     }
 
@@ -460,31 +443,44 @@ impl Machine {
     }
 
     /// Applies the state-triggered rules, the first that matches first,
-    /// until none matches (as h11's `_fire_state_triggered_transitions`).
-    /// The rules that match are found in two small indexes of their
-    /// conditions ([`BY_STATES`], [`BY_FLAGS`]); the loop is the only
-    /// place where they are applied.
+    /// until none matches (as h11's `_fire_state_triggered_transitions`):
+    /// where they end from each joint state and flag value was worked out
+    /// from the rules at compile time ([`SETTLED`]), so that this is one
+    /// lookup.
     #[inline]
-    fn settle(&mut self) {
-        // Each rule changes a state or clears a flag for good, so this
-        // ends; the bound only guards against a table mistake.
+    pub(crate) fn settle(&mut self, facts: Facts) {
+        let to = &SETTLED[self.client() as usize][self.server() as usize]
+            [usize::from(self.flag_bits(facts))];
+        self.states = [to.client, to.server];
+        if let Some(reason) = to.close {
+            self.own = self.own.and(KeepAlive::Close(reason));
+        }
+        self.switch &= !to.forget_switch;
+        self.expect &= !to.forget_expect;
+    }
+
+    /// [`settle`](Self::settle) rule by rule, as the rules read: what
+    /// [`SETTLED`] is checked against.
+    #[cfg(test)]
+    fn settle_by_rules(&mut self, facts: Facts) {
         for _ in 0..4 * TRIGGERS.len() {
             let matching = BY_STATES[self.client() as usize][self.server() as usize]
-                & BY_FLAGS[usize::from(self.flag_bits())];
+                & BY_FLAGS[usize::from(self.flag_bits(facts))];
             if matching == 0 {
                 return;
             }
             self.apply(&TRIGGERS[matching.trailing_zeros() as usize]);
         }
-        debug_assert!(false, "the rules do not settle: {self:?}");
+        panic!("the rules do not settle: {self:?}");
     }
 
+    #[cfg(test)]
     fn apply(&mut self, rule: &Trigger) {
         for then in rule.then {
             match *then {
                 Then::Client(s) => self.states[C as usize] = s,
                 Then::Server(s) => self.states[Sv as usize] = s,
-                Then::Close(reason) => self.verdict = self.verdict.and(KeepAlive::Close(reason)),
+                Then::Close(reason) => self.own = self.own.and(KeepAlive::Close(reason)),
                 Then::ForgetSwitch => self.switch = false,
                 Then::ForgetExpect => self.expect = false,
             }
@@ -493,19 +489,12 @@ impl Machine {
 
     /// The side flags as bits (see [`Flag::bit`]).
     #[inline]
-    fn flag_bits(&self) -> u8 {
-        // In the order of the flags.
-        [
-            self.verdict.is_reusable(),
-            self.switch,
-            self.expect,
-            self.in_flight > 0,
-            self.in_flight <= 1,
-            self.responses_end,
-        ]
-        .into_iter()
-        .enumerate()
-        .fold(0, |bits, (i, on)| bits | u8::from(on) << i)
+    fn flag_bits(&self, facts: Facts) -> u8 {
+        u8::from(self.verdict(facts).is_reusable())
+            | u8::from(self.switch) << 1
+            | u8::from(self.expect) << 2
+            | u8::from(facts.behind) << 3
+            | u8::from(!facts.responses.is_reusable()) << 4
     }
 
     /// `true` when `rule` applies, read from the rule itself: both
@@ -513,14 +502,13 @@ impl Machine {
     /// each flag has the value it gives. What the indexes are checked
     /// against.
     #[cfg(test)]
-    fn matches(&self, rule: &Trigger) -> bool {
+    fn matches(&self, rule: &Trigger, facts: Facts) -> bool {
         let flag = |flag| match flag {
-            Flag::KeepAlive => self.verdict.is_reusable(),
+            Flag::KeepAlive => self.verdict(facts).is_reusable(),
             Flag::SwitchProposed => self.switch,
             Flag::ExpectContinue => self.expect,
-            Flag::MoreDue => self.in_flight > 0,
-            Flag::LastDue => self.in_flight <= 1,
-            Flag::ResponsesEnd => self.responses_end,
+            Flag::MoreDue => facts.behind,
+            Flag::ResponsesEnd => !facts.responses.is_reusable(),
         };
         (rule.client.is_empty() || rule.client.contains(&self.client()))
             && (rule.server.is_empty() || rule.server.contains(&self.server()))
@@ -569,7 +557,7 @@ static NEXT: [[[Option<State>; INPUTS]; STATES]; 2] = {
 
 /// For each joint state (client, server), the rules whose state lists
 /// hold it, as a bit set (bit `r` for `TRIGGERS[r]`), built at compile time.
-static BY_STATES: [[u32; STATES]; STATES] = {
+const BY_STATES: [[u32; STATES]; STATES] = {
     let mut table = [[0u32; STATES]; STATES];
     let mut r = 0;
     while r < TRIGGERS.len() {
@@ -591,10 +579,10 @@ static BY_STATES: [[u32; STATES]; STATES] = {
 
 /// For each value of the flag bits, the rules whose flag conditions hold,
 /// as a bit set, built at compile time.
-static BY_FLAGS: [u32; 64] = {
-    let mut table = [0u32; 64];
+const BY_FLAGS: [u32; 32] = {
+    let mut table = [0u32; 32];
     let mut bits = 0;
-    while bits < 64 {
+    while bits < 32 {
         let mut r = 0;
         while r < TRIGGERS.len() {
             let flags = TRIGGERS[r].flags;
@@ -614,6 +602,105 @@ static BY_FLAGS: [u32; 64] = {
     }
     table
 };
+
+/// Where the rules end from one joint state and flag value: the states,
+/// the reason to close the first rule that closes gives, and the flags
+/// cleared.
+#[derive(Debug, Clone, Copy)]
+struct Settled {
+    client: State,
+    server: State,
+    close: Option<CloseReason>,
+    forget_switch: bool,
+    forget_expect: bool,
+}
+
+/// For each joint state (client, server) and each value of the flag bits,
+/// where the rules end, tried in order from the first that matches until
+/// none does: worked out at compile time from [`TRIGGERS`] through the
+/// indexes [`BY_STATES`] and [`BY_FLAGS`] (a table that does not settle
+/// does not compile).
+static SETTLED: [[[Settled; 32]; STATES]; STATES] = {
+    let none = Settled {
+        client: S::Idle,
+        server: S::Idle,
+        close: None,
+        forget_switch: false,
+        forget_expect: false,
+    };
+    let mut table = [[[none; 32]; STATES]; STATES];
+    let mut c = 0;
+    while c < STATES {
+        let mut sv = 0;
+        while sv < STATES {
+            let mut bits = 0;
+            while bits < 32 {
+                table[c][sv][bits] = settled(c, sv, bits as u8);
+                bits += 1;
+            }
+            sv += 1;
+        }
+        c += 1;
+    }
+    table
+};
+
+/// The rules applied from client state `c`, server state `sv` and flags
+/// `bits` until none matches.
+const fn settled(c: usize, sv: usize, mut bits: u8) -> Settled {
+    const ALL: [State; STATES] = [
+        S::Idle,
+        S::Head,
+        S::Body,
+        S::Done,
+        S::MightSwitch,
+        S::MustClose,
+        S::Closed,
+        S::Switched,
+        S::Error,
+    ];
+    let mut to = Settled {
+        client: ALL[c],
+        server: ALL[sv],
+        close: None,
+        forget_switch: false,
+        forget_expect: false,
+    };
+    // Each rule changes a state or clears a flag for good, so this ends;
+    // the bound only guards against a table mistake.
+    let mut round = 0;
+    while round < 4 * TRIGGERS.len() {
+        let matching = BY_STATES[to.client as usize][to.server as usize] & BY_FLAGS[bits as usize];
+        if matching == 0 {
+            return to;
+        }
+        let then = TRIGGERS[matching.trailing_zeros() as usize].then;
+        let mut k = 0;
+        while k < then.len() {
+            match then[k] {
+                Then::Client(s) => to.client = s,
+                Then::Server(s) => to.server = s,
+                Then::Close(reason) => {
+                    if to.close.is_none() {
+                        to.close = Some(reason);
+                    }
+                    bits &= !Flag::KeepAlive.bit();
+                }
+                Then::ForgetSwitch => {
+                    to.forget_switch = true;
+                    bits &= !Flag::SwitchProposed.bit();
+                }
+                Then::ForgetExpect => {
+                    to.forget_expect = true;
+                    bits &= !Flag::ExpectContinue.bit();
+                }
+            }
+            k += 1;
+        }
+        round += 1;
+    }
+    panic!("the rules do not settle")
+}
 
 /// `true` when `list` is empty (any state) or holds the state of index `i`.
 const fn lists(list: &[State], i: usize) -> bool {
@@ -840,39 +927,64 @@ mod tests {
         assert!(TRIGGERS.len() <= 32, "the indexes hold 32 rules");
         for client in ALL_STATES {
             for server in ALL_STATES {
-                for bits in 0..64u8 {
-                    let m = Machine {
-                        states: [client, server],
-                        verdict: if bits & Flag::KeepAlive.bit() != 0 {
-                            KeepAlive::Reusable
-                        } else {
-                            KeepAlive::Close(CloseReason::PeerClose)
-                        },
-                        switch: bits & Flag::SwitchProposed.bit() != 0,
-                        expect: bits & Flag::ExpectContinue.bit() != 0,
-                        responses_end: bits & Flag::ResponsesEnd.bit() != 0,
-                        // MoreDue and LastDue: 1 in flight has both, 2
-                        // MoreDue alone, 0 LastDue alone; neither cannot be.
-                        in_flight: match (
-                            bits & Flag::MoreDue.bit() != 0,
-                            bits & Flag::LastDue.bit() != 0,
-                        ) {
-                            (true, true) => 1,
-                            (true, false) => 2,
-                            (false, true) => 0,
-                            (false, false) => continue,
-                        },
+                for bits in 0..32u8 {
+                    let Some((m, facts)) = with_flags(client, server, bits) else {
+                        continue;
                     };
-                    assert_eq!(m.flag_bits(), bits);
+                    assert_eq!(m.flag_bits(facts), bits);
                     let indexed =
                         BY_STATES[client as usize][server as usize] & BY_FLAGS[usize::from(bits)];
                     for (r, rule) in TRIGGERS.iter().enumerate() {
-                        assert_eq!(indexed & (1 << r) != 0, m.matches(rule), "{}", rule.why);
+                        assert_eq!(
+                            indexed & (1 << r) != 0,
+                            m.matches(rule, facts),
+                            "{}",
+                            rule.why
+                        );
                     }
                 }
             }
         }
     }
+
+    /// A machine in `client` and `server` whose flags, with the facts
+    /// returned, are `bits`; `None` for flags no machine has (responses
+    /// that end the connection and a verdict that keeps it).
+    fn with_flags(client: State, server: State, bits: u8) -> Option<(Machine, Facts)> {
+        let on = |flag: Flag| bits & flag.bit() != 0;
+        if on(Flag::ResponsesEnd) && on(Flag::KeepAlive) {
+            return None;
+        }
+        let close = KeepAlive::Close(CloseReason::PeerClose);
+        let m = Machine {
+            states: [client, server],
+            own: if on(Flag::KeepAlive) {
+                KeepAlive::Reusable
+            } else {
+                KeepAlive::Close(CloseReason::LocalClose)
+            },
+            switch: on(Flag::SwitchProposed),
+            expect: on(Flag::ExpectContinue),
+        };
+        let facts = Facts {
+            requests: KeepAlive::Reusable,
+            responses: if on(Flag::ResponsesEnd) {
+                close
+            } else {
+                KeepAlive::Reusable
+            },
+            behind: on(Flag::MoreDue),
+        };
+        Some((m, facts))
+    }
+
+    /// The facts of a connection whose messages all keep it open and that
+    /// has no request waiting behind the one answered.
+    const F: Facts = Facts {
+        requests: KeepAlive::Reusable,
+        responses: KeepAlive::Reusable,
+        behind: false,
+    };
 
     const INPUT_LIST: [Input; INPUTS] = [
         I::HeadStarted,
@@ -932,21 +1044,15 @@ mod tests {
     fn the_rules_settle_everywhere() {
         for client in ALL {
             for server in ALL {
-                for bits in 0..48u8 {
-                    let mut m = Machine {
-                        states: [client, server],
-                        verdict: if bits & 1 == 0 {
-                            KeepAlive::Reusable
-                        } else {
-                            KeepAlive::Close(CloseReason::PeerClose)
-                        },
-                        switch: bits & 2 != 0,
-                        expect: bits & 4 != 0,
-                        responses_end: bits & 8 != 0,
-                        in_flight: usize::from(bits >> 4),
+                for bits in 0..32u8 {
+                    let Some((mut m, facts)) = with_flags(client, server, bits) else {
+                        continue;
                     };
-                    m.settle();
-                    assert!(TRIGGERS.iter().all(|r| !m.matches(r)), "{m:?}");
+                    let mut by_rules = m.clone();
+                    by_rules.settle_by_rules(facts);
+                    assert!(TRIGGERS.iter().all(|r| !by_rules.matches(r, facts)));
+                    m.settle(facts);
+                    assert_eq!(m, by_rules, "from {client}, {server}, {bits:#07b}");
                 }
             }
         }
@@ -955,122 +1061,161 @@ mod tests {
     #[test]
     fn an_exchange_on_a_server_connection() {
         let mut m = Machine::default();
-        m.on(C, I::HeadStarted);
+        m.on(C, I::HeadStarted, F);
         assert_eq!((m.client(), m.server()), (S::Head, S::Idle));
-        m.on(C, I::Head);
+        m.on(C, I::Head, F);
         assert_eq!((m.client(), m.server()), (S::Body, S::Head));
-        m.on(C, I::EndOfMessage);
+        m.on(C, I::EndOfMessage, F);
         // The request is complete; the response is due.
         assert_eq!((m.client(), m.server()), (S::Done, S::Head));
-        m.on(Sv, I::Head);
-        m.on(Sv, I::EndOfMessage);
+        m.on(Sv, I::Head, F);
+        m.on(Sv, I::EndOfMessage, F);
         assert_eq!((m.client(), m.server()), (S::Idle, S::Idle));
-        assert_eq!(m.in_flight(), 0);
     }
 
     #[test]
     fn an_early_response_waits_for_the_request_body() {
         let mut m = Machine::default();
-        m.on(C, I::Head);
-        m.on(Sv, I::HeadOnly);
+        m.on(C, I::Head, F);
+        m.on(Sv, I::HeadOnly, F);
         assert_eq!((m.client(), m.server()), (S::Body, S::Done));
-        m.on(C, I::EndOfMessage);
+        m.on(C, I::EndOfMessage, F);
         assert_eq!((m.client(), m.server()), (S::Idle, S::Idle));
         // Closing instead: the rest of the body is not read.
         let mut m = Machine::default();
-        m.on(C, I::Head);
-        m.on(Sv, I::HeadOnly);
-        m.close(CloseReason::UnreadBody);
+        m.on(C, I::Head, F);
+        m.on(Sv, I::HeadOnly, F);
+        m.close(CloseReason::UnreadBody, F);
         assert_eq!((m.client(), m.server()), (S::MustClose, S::MustClose));
     }
 
     #[test]
     fn pipelined_requests_make_responses_due_in_turn() {
+        let behind = Facts { behind: true, ..F };
         let mut m = Machine::default();
-        m.on(C, I::HeadOnly);
+        m.on(C, I::HeadOnly, F);
         // A client pipelines from Done: the next request follows at once.
-        m.on(C, I::HeadOnly);
-        assert_eq!(
-            (m.client(), m.server(), m.in_flight()),
-            (S::Done, S::Head, 2)
-        );
-        m.on(Sv, I::Head);
-        m.on(Sv, I::EndOfMessage);
-        assert_eq!((m.server(), m.in_flight()), (S::Head, 1));
-        m.on(Sv, I::HeadOnly);
-        assert_eq!((m.server(), m.in_flight()), (S::Idle, 0));
+        m.on(C, I::HeadOnly, behind);
+        assert_eq!((m.client(), m.server()), (S::Done, S::Head));
+        // The first response begins: the second request waits behind it.
+        m.on(Sv, I::Head, behind);
+        m.on(Sv, I::EndOfMessage, behind);
+        assert_eq!(m.server(), S::Head);
+        m.on(Sv, I::HeadOnly, F);
+        assert_eq!((m.client(), m.server()), (S::Idle, S::Idle));
+        // Closing with a request behind: the responses go on to it.
+        let mut m = Machine::default();
+        m.on(C, I::HeadOnly, F);
+        m.on(C, I::HeadOnly, behind);
+        m.on(Sv, I::HeadOnly, behind);
+        assert_eq!(m.server(), S::Head);
+        // A response that closes ends the responses, whatever is due.
+        let closing = Facts {
+            responses: KeepAlive::Close(CloseReason::PeerClose),
+            ..behind
+        };
+        let mut m = Machine::default();
+        m.on(C, I::HeadOnly, F);
+        m.on(C, I::HeadOnly, behind);
+        m.on(Sv, I::HeadOnly, closing);
+        assert_eq!((m.client(), m.server()), (S::MustClose, S::MustClose));
     }
 
     #[test]
     fn a_switch_offered_waits_then_switches_or_not() {
         let mut m = Machine::default();
         m.propose_switch();
-        m.on(C, I::HeadOnly);
+        m.on(C, I::HeadOnly, F);
         assert_eq!(m.client(), S::MightSwitch);
-        m.on(Sv, I::Interim);
+        m.on(Sv, I::Interim, F);
         assert_eq!(m.client(), S::MightSwitch);
-        m.on(Sv, I::Switch);
+        m.on(Sv, I::Switch, F);
         assert_eq!((m.client(), m.server()), (S::Switched, S::Switched));
         // Refused: the request is simply complete.
         let mut m = Machine::default();
         m.propose_switch();
-        m.on(C, I::HeadOnly);
-        m.on(Sv, I::Head);
+        m.on(C, I::HeadOnly, F);
+        m.on(Sv, I::Head, F);
         assert_eq!(m.client(), S::Done);
-        m.on(Sv, I::EndOfMessage);
+        m.on(Sv, I::EndOfMessage, F);
         assert_eq!((m.client(), m.server()), (S::Idle, S::Idle));
+        // A request that closes the connection may still be switched.
+        let closing = Facts {
+            requests: KeepAlive::Close(CloseReason::PeerClose),
+            ..F
+        };
+        let mut m = Machine::default();
+        m.propose_switch();
+        m.on(C, I::HeadOnly, closing);
+        assert_eq!(m.client(), S::MightSwitch);
+        m.on(Sv, I::Switch, closing);
+        assert_eq!((m.client(), m.server()), (S::Switched, S::Switched));
     }
 
     #[test]
     fn a_final_answer_to_a_waiting_client_closes() {
+        let rejected = KeepAlive::Close(CloseReason::RejectedContinue);
         let mut m = Machine::default();
         m.expect_continue();
-        m.on(C, I::Head);
-        m.on(Sv, I::HeadOnly);
-        assert_eq!(m.verdict(), KeepAlive::Close(CloseReason::RejectedContinue));
+        m.on(C, I::Head, F);
+        m.on(Sv, I::HeadOnly, F);
+        assert_eq!(m.verdict(F), rejected);
         assert!(!m.expects_continue());
         // A streamed final head leaves the question open: `100 Continue`
         // may still go ahead of it, or the head left first.
         for left in [false, true] {
             let mut m = Machine::default();
             m.expect_continue();
-            m.on(C, I::Head);
-            m.on(Sv, I::Head);
-            assert_eq!(m.verdict(), KeepAlive::Reusable);
+            m.on(C, I::Head, F);
+            m.on(Sv, I::Head, F);
+            assert_eq!(m.verdict(F), KeepAlive::Reusable);
             assert!(m.expects_continue());
             if left {
-                m.refuse_continue();
-                assert_eq!(m.verdict(), KeepAlive::Close(CloseReason::RejectedContinue));
+                m.refuse_continue(F);
+                assert_eq!(m.verdict(F), rejected);
             } else {
                 m.continue_sent();
-                m.on(C, I::EndOfMessage);
-                m.on(Sv, I::EndOfMessage);
+                m.on(C, I::EndOfMessage, F);
+                m.on(Sv, I::EndOfMessage, F);
                 assert_eq!((m.client(), m.server()), (S::Idle, S::Idle));
-                assert_eq!(m.verdict(), KeepAlive::Reusable);
+                assert_eq!(m.verdict(F), KeepAlive::Reusable);
             }
             assert!(!m.expects_continue());
         }
         // Finished without asking for the body: refused.
         let mut m = Machine::default();
         m.expect_continue();
-        m.on(C, I::Head);
-        m.on(Sv, I::Head);
-        m.on(Sv, I::EndOfMessage);
-        assert_eq!(m.verdict(), KeepAlive::Close(CloseReason::RejectedContinue));
+        m.on(C, I::Head, F);
+        m.on(Sv, I::Head, F);
+        m.on(Sv, I::EndOfMessage, F);
+        assert_eq!(m.verdict(F), rejected);
         let mut m = Machine::default();
         m.expect_continue();
-        m.on(C, I::Head);
-        m.on(Sv, I::Interim);
+        m.on(C, I::Head, F);
+        m.on(Sv, I::Interim, F);
         m.continue_sent();
-        m.on(C, I::EndOfMessage);
-        m.on(Sv, I::HeadOnly);
-        assert_eq!(m.verdict(), KeepAlive::Reusable);
+        m.on(C, I::EndOfMessage, F);
+        m.on(Sv, I::HeadOnly, F);
+        assert_eq!(m.verdict(F), KeepAlive::Reusable);
+        // The answer to an earlier request, with the waiting one behind
+        // it, refuses nothing.
+        let behind = Facts { behind: true, ..F };
+        let mut m = Machine::default();
+        m.on(C, I::HeadOnly, F);
+        m.expect_continue();
+        m.on(C, I::Head, behind);
+        m.on(Sv, I::HeadOnly, behind);
+        assert_eq!(
+            (m.verdict(behind), m.server()),
+            (KeepAlive::Reusable, S::Head)
+        );
+        assert!(m.expects_continue());
     }
 
     #[test]
     fn the_peer_closing_between_exchanges_closes_both() {
         let mut m = Machine::default();
-        m.on(C, I::ConnectionClosed);
+        m.on(C, I::ConnectionClosed, F);
         assert_eq!((m.client(), m.server()), (S::Closed, S::MustClose));
     }
 

@@ -86,7 +86,7 @@ impl<'a, R: ConnRole> Sender<'a, R> {
     ) -> Result<(), UsageError> {
         if let Some(encoder) = self.body()? {
             finish(encoder)?;
-            self.conn.machine.on(R::LOCAL, Input::EndOfMessage);
+            self.conn.on(R::LOCAL, Input::EndOfMessage);
             self.conn.follow_machine();
         }
         Ok(())
@@ -254,6 +254,7 @@ impl Sender<'_, Client> {
 }
 
 /// `Ok` when the call is allowed now; [`UsageError::WrongState`] otherwise.
+#[inline]
 fn allowed(now: bool) -> Result<(), UsageError> {
     now.then_some(()).ok_or(UsageError::WrongState)
 }

@@ -12,7 +12,7 @@ use super::core::{ConnRole, Connection, EventAction};
 use super::machine::{Input, State};
 use super::{expects_continue, offers_upgrade};
 use crate::Config;
-use crate::decode::Event;
+use crate::decode::{Event, Exchange};
 use crate::encode::ResponseContext;
 use crate::error::{Error, UsageError};
 use crate::framing::{BodyKind, RequestKind, ResponseClass, response_class};
@@ -81,12 +81,10 @@ pub type ServerConnection = Connection<Server>;
 pub struct ServerState {
     /// `Config::max_drain_bytes`.
     max_drain: u64,
-    /// The request being answered, as the encoder frames its response
-    /// by (the verdict in it is filled in from the machine's when a
-    /// response is sent).
-    request: Option<ResponseContext>,
-    /// It offered a protocol switch (`Upgrade` with `Connection: upgrade`).
-    upgrade: bool,
+    /// The request being answered (or last answered): the one exchange a
+    /// server has in flight, since it reads the next request only once
+    /// the response to this one is complete.
+    exchange: Exchange,
     /// Bytes of an unread request body discarded after the response.
     drained: u64,
     /// Where the final response to the current request starts in the
@@ -105,7 +103,7 @@ pub struct ServerState {
 /// of the head has left.
 #[cold]
 fn announce_close(conn: &mut ServerConnection) {
-    if !conn.machine.verdict().is_reusable() && conn.encoder.keep_alive().is_reusable() {
+    if !conn.keep_alive().is_reusable() && conn.encoder.keep_alive().is_reusable() {
         if let Some(mark) = conn.role.response {
             conn.amend_close(mark);
         }
@@ -118,8 +116,7 @@ impl ServerConnection {
     /// tower bridge, which hands such a request the stream's future).
     #[cfg(feature = "tower")]
     pub(crate) fn offers_switch(&self) -> bool {
-        self.role.upgrade
-            || (self.role.request.as_ref()).is_some_and(|r| r.request == RequestKind::Connect)
+        self.role.exchange.offers_switch()
     }
 
     /// Gives the connection the wall clock: the responses it queues from
@@ -151,7 +148,8 @@ impl ServerConnection {
                 self.role.response = Some(mark.offset(CONTINUE.len() as u64));
             }
             Some(_) => {
-                self.machine.refuse_continue();
+                let facts = self.facts();
+                self.machine.refuse_continue(facts);
                 self.follow_machine();
                 return;
             }
@@ -172,17 +170,20 @@ impl ServerConnection {
         let mark = self.encoder.output().mark();
         let kind = self
             .encoder
-            .send_message(parts, ctx, body)
+            .write_message(&parts, ctx, body)
             .inspect_err(|_| self.machine = saved)?;
         // The response's maps serve the next request's head.
-        self.pass_spare_maps();
+        self.pass_spare_maps(parts);
         if status == StatusCode::CONTINUE {
             self.machine.continue_sent();
         } else if !status.is_informational() {
             self.role.response = Some(mark);
-            // The response's own verdict (a close-delimited body, the
-            // caller's `Connection: close`).
-            self.machine.adopt(self.encoder.keep_alive());
+            if !self.encoder.keep_alive().is_reusable() {
+                // The response's own verdict, the encoder's (a
+                // close-delimited body, the caller's `Connection: close`),
+                // is known now: the rules read it.
+                self.settle();
+            }
         }
         self.follow_machine();
         Ok(kind)
@@ -207,7 +208,7 @@ impl ServerConnection {
             match self.role.response {
                 Some(mark) if self.encoder.output().truncate(mark) => {
                     self.encoder.withdraw();
-                    self.machine.on(Party::Server, Input::WithdrawResponse);
+                    self.on(Party::Server, Input::WithdrawResponse);
                     self.role.response = None;
                 }
                 _ => return Err(UsageError::WrongState),
@@ -224,13 +225,15 @@ impl ServerConnection {
             CONTENT_TYPE,
             HeaderValue::from_static("text/plain; charset=utf-8"),
         );
+        let exchange = self.role.exchange;
         let ctx = ResponseContext {
+            request: exchange.request,
+            peer_version: exchange.version,
             keep_alive: KeepAlive::Close(CloseReason::ProtocolError),
-            ..self.role.request.unwrap_or_default()
         };
+        // Its verdict, the encoder's, closes the connection.
         self.encoder.send_response(res, ctx)?;
-        self.machine.close(CloseReason::ProtocolError);
-        self.machine.on(Party::Server, Input::HeadOnly);
+        self.on(Party::Server, Input::HeadOnly);
         self.follow_machine();
         Ok(())
     }
@@ -255,11 +258,11 @@ impl ServerConnection {
         };
         let amended = self.encoder.keep_alive().is_reusable()
             && mark.is_some_and(|mark| self.amend_close(mark));
-        self.machine.close(CloseReason::LocalClose);
+        self.close_for(CloseReason::LocalClose);
         if between && amended {
             // The exchange before now ends the connection.
-            self.machine.on(Party::Client, Input::Close);
-            self.machine.on(Party::Server, Input::Close);
+            self.on(Party::Client, Input::Close);
+            self.on(Party::Server, Input::Close);
         }
         self.follow_machine();
     }
@@ -300,11 +303,11 @@ impl ServerConnection {
             return Err(UsageError::WrongState);
         }
         // A 1xx to an HTTP/1.0 client is the plan's to refuse.
-        let ctx = self.role.request.ok_or(UsageError::WrongState)?;
-        let input = match response_class(ctx.request, status) {
+        let exchange = self.role.exchange;
+        let input = match response_class(exchange.request, status) {
             ResponseClass::Interim => Input::Interim,
             ResponseClass::Switch => {
-                if status == StatusCode::SWITCHING_PROTOCOLS && !self.role.upgrade {
+                if status == StatusCode::SWITCHING_PROTOCOLS && !exchange.upgrade {
                     return Err(UsageError::InvalidHead);
                 }
                 if self.machine.client() != State::MightSwitch {
@@ -314,26 +317,29 @@ impl ServerConnection {
                 Input::Switch
             }
             ResponseClass::Final => {
-                if ctx.request == RequestKind::Connect {
+                if exchange.request == RequestKind::Connect {
                     // The decoder stopped at the CONNECT head: what the
                     // client sent after it was meant for a tunnel that is
                     // not opened.
-                    self.machine.close(CloseReason::ConnectRefused);
+                    self.close_for(CloseReason::ConnectRefused);
                 }
                 if complete && self.unread_past_drain_bound() {
                     // The response ends now and the body it leaves unread
                     // is declared too long to drain: closing is already
                     // known. A streamed response decides at its end, since
                     // the application may still read the whole body.
-                    self.machine.close(CloseReason::UnreadBody);
+                    self.close_for(CloseReason::UnreadBody);
                 }
                 Input::head(!complete)
             }
         };
-        self.machine.on(Party::Server, input);
+        self.on(Party::Server, input);
+        // The verdict so far is passed to the encoder, whose response
+        // says `Connection: close` when it is to close.
         Ok(ResponseContext {
-            keep_alive: self.machine.verdict(),
-            ..ctx
+            request: exchange.request,
+            peer_version: exchange.version,
+            keep_alive: self.keep_alive(),
         })
     }
 
@@ -358,6 +364,12 @@ impl ConnRole for Server {
             ..ServerState::default()
         };
         (config.request_leniency, state)
+    }
+
+    /// The request being answered, while its response is due.
+    #[inline]
+    fn unanswered(conn: &Connection<Self>) -> usize {
+        usize::from(conn.machine.server() == State::Head)
     }
 
     /// Whether to decode now: the current request's events always, the next
@@ -386,7 +398,7 @@ impl ConnRole for Server {
         if draining {
             conn.role.drained += consumed as u64;
             if conn.role.drained > conn.role.max_drain && !matches!(event, Event::End(_)) {
-                conn.machine.close(CloseReason::UnreadBody);
+                conn.close_for(CloseReason::UnreadBody);
                 return Ok(EventAction::Stop);
             }
         }
@@ -396,30 +408,28 @@ impl ConnRole for Server {
                 // upgrade`; most requests have no Connection field.
                 let upgrade =
                     conn.decoder.framing_fields().connection && offers_upgrade(head.headers());
-                let kind = RequestKind::of(head.method());
-                conn.role.request = Some(ResponseContext {
-                    request: kind,
-                    peer_version: head.version(),
-                    keep_alive: KeepAlive::Reusable,
-                });
-                conn.role.upgrade = upgrade;
-                let waits = head.version() == Version::HTTP_11
-                    && !body.is_empty()
-                    && expects_continue(head.headers());
-                // The head first, then what it says for the exchange: the
-                // request is the newest in flight once its head has passed.
-                conn.note_peer_head(!body.is_empty());
-                if waits {
-                    conn.machine.expect_continue();
-                }
-                // The switch before the verdict: a request that closes the
-                // connection (HTTP/1.0, `Connection: close`) may still be
-                // answered by a switch, which must find the request waiting
-                // for it, not already done with the connection.
-                if upgrade || kind == RequestKind::Connect {
+                let version = head.version();
+                let exchange = Exchange {
+                    request: RequestKind::of(head.method()),
+                    version,
+                    expect: version == Version::HTTP_11
+                        && !body.is_empty()
+                        && expects_continue(head.headers()),
+                    upgrade,
+                };
+                conn.role.exchange = exchange;
+                // The switch before the head: a request that closes the
+                // connection (HTTP/1.0, `Connection: close`: the decoder's
+                // verdict) may still be answered by a switch, which must
+                // find the request waiting for it, not already done with
+                // the connection.
+                if exchange.offers_switch() {
                     conn.machine.propose_switch();
                 }
-                conn.machine.adopt(conn.decoder.keep_alive());
+                conn.note_peer_head(!body.is_empty());
+                if exchange.expect {
+                    conn.machine.expect_continue();
+                }
             }
             Event::End(_) => conn.role.drained = 0,
             _ => {}
@@ -449,9 +459,10 @@ impl ConnRole for Server {
     /// was read leaves it to be drained, unless what the request still
     /// declares is more than may be; once an exchange is over, its response's
     /// mark moves aside.
+    #[inline]
     fn after_transition(conn: &mut Connection<Self>) {
         if conn.machine.server() == State::Done && conn.unread_past_drain_bound() {
-            conn.machine.close(CloseReason::UnreadBody);
+            conn.close_for(CloseReason::UnreadBody);
         }
         if conn.machine.server() == State::MustClose {
             announce_close(conn);

@@ -374,10 +374,37 @@ impl DecoderBase {
     }
 }
 
+/// A request in flight, as much of it as its response needs: what the
+/// response decoder frames it by, and what the connection checks it
+/// against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Exchange {
+    /// The kind of its method: HEAD and CONNECT change the framing.
+    pub(crate) request: RequestKind,
+    /// Its version: no chunked coding and no 1xx go to HTTP/1.0.
+    pub(crate) version: http::Version,
+    /// It waits for `100 Continue` before sending its body.
+    pub(crate) expect: bool,
+    /// It offered a protocol switch (`Upgrade` with `Connection: upgrade`).
+    pub(crate) upgrade: bool,
+}
+
+impl Exchange {
+    /// `true` when the request offered a protocol switch: an upgrade, or
+    /// CONNECT.
+    pub(crate) fn offers_switch(self) -> bool {
+        self.upgrade || self.request == RequestKind::Connect
+    }
+}
+
 /// What a response decoder keeps besides the shared base: the requests in
-/// flight, and the interim responses to the current one.
+/// flight, the one the last final response answered, and the interim
+/// responses to the current one.
 #[derive(Debug, Default)]
 pub struct InFlight {
-    pub(super) in_flight: VecDeque<RequestKind>,
+    /// The requests whose final response has not begun, oldest first.
+    pub(super) queue: VecDeque<Exchange>,
+    /// The request the last final response answered.
+    pub(super) answered: Exchange,
     pub(super) interim: usize,
 }

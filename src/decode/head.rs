@@ -10,7 +10,7 @@ use super::DecodeRole;
 use super::base::{DecoderBase, Event, InFlight, MessageHead};
 use crate::error::{Error, ErrorKind};
 use crate::framing::{
-    self, BodyKind, FieldRole, Framing, FramingFields, ResponseClass, response_class,
+    self, BodyKind, FieldRole, Framing, FramingFields, RequestKind, ResponseClass, response_class,
 };
 use crate::head::build;
 use crate::head::record::{Field, Record, RecordValues};
@@ -101,7 +101,10 @@ fn response_head(
     let status = build::status(record).map_err(|e| e.in_head(start))?;
     let seen = record.seen(head);
     let version = record.version;
-    let request = pending.in_flight.front().copied().unwrap_or_default();
+    let request = pending
+        .queue
+        .front()
+        .map_or_else(RequestKind::default, |e| e.request);
     let class = response_class(request, status);
     let values = RecordValues::new(record, head);
     let framing = framing::framing_of(Some((request, status)), version, &seen, &values)
@@ -125,7 +128,7 @@ fn response_head(
         if class == ResponseClass::Interim {
             base.reader.reset();
         } else {
-            pending.in_flight.pop_front();
+            pending.answered = pending.queue.pop_front().unwrap_or_default();
             pending.interim = 0;
             base.start_body(framing, verdict);
         }

@@ -5,6 +5,7 @@ pub(crate) mod base;
 mod body;
 pub(crate) mod head;
 
+pub(crate) use base::Exchange;
 use base::{DecodeStage, DecoderBase, Progress};
 pub use base::{Event, MessageHead};
 use body::BodyDecoder;
@@ -440,14 +441,26 @@ impl Decoder<Client> {
     /// Records that a request with this method was sent: the responses are
     /// matched to these calls in order.
     pub fn expect_response_to(&mut self, method: &Method) {
-        self.pending.in_flight.push_back(RequestKind::of(method));
+        self.expect_exchange(Exchange {
+            request: RequestKind::of(method),
+            ..Exchange::default()
+        });
     }
 
-    /// How many requests recorded with
-    /// [`expect_response_to`](Self::expect_response_to) have not had their
-    /// final response decoded yet.
-    pub fn requests_in_flight(&self) -> usize {
-        self.pending.in_flight.len()
+    /// Records a request sent, with what its response needs.
+    pub(crate) fn expect_exchange(&mut self, exchange: Exchange) {
+        self.pending.queue.push_back(exchange);
+    }
+
+    /// The requests recorded whose final response has not begun.
+    #[inline]
+    pub(crate) fn unanswered(&self) -> usize {
+        self.pending.queue.len()
+    }
+
+    /// The request the last final response decoded answered.
+    pub(crate) fn answered(&self) -> Exchange {
+        self.pending.answered
     }
 }
 

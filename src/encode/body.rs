@@ -77,6 +77,28 @@ impl BodyEncoder {
         Ok(())
     }
 
+    /// Queues a whole body the plan has checked against this framing
+    /// already (its length against the declared one, bytes where none may
+    /// be): what [`data`](Self::data) then [`finish`](Self::finish) would
+    /// write, without checking again.
+    #[inline]
+    pub(crate) fn whole(&self, out: &mut Segments, data: Bytes) {
+        match self {
+            BodyEncoder::Length { .. } | BodyEncoder::Close => out.push_bytes(data),
+            BodyEncoder::Chunked => {
+                if !data.is_empty() {
+                    chunk_line(out, data.len() as u64, &mut None);
+                    out.push_bytes(data);
+                    out.push_slice(b"\r\n");
+                }
+                out.push_slice(b"0\r\n\r\n");
+            }
+            // Bytes for a response to HEAD are dropped; none reach here
+            // for a message without a body.
+            BodyEncoder::Empty | BodyEncoder::Discard { .. } => {}
+        }
+    }
+
     /// Ends the body: the last-chunk (with `extensions`, which are then
     /// taken) and trailer section for chunked, nothing otherwise. The
     /// trailers are written in `order` when one is given. Leaves `out`
@@ -107,9 +129,9 @@ impl BodyEncoder {
             chunk_line(out, 0, extensions);
             match trailers {
                 // With nothing added, the fields end with the empty line.
-                Some(trailers) => {
-                    write_fields(out, trailers, None, &Added::default(), title, order)
-                }
+                Some(trailers) => out.append(|out| {
+                    write_fields(out, trailers, None, &Added::default(), title, order);
+                }),
                 None => out.push_slice(b"\r\n"),
             }
         }

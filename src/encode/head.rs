@@ -5,14 +5,15 @@ use http::header::HeaderMap;
 use http::{Method, Uri, Version};
 
 use crate::error::UsageError;
-use crate::segments::Segments;
+use crate::framing::FramingFields;
 use crate::wire::sealed::Sealed;
+use bytes::BytesMut;
 
 use crate::grammar::write_decimal;
 
 /// The version written in a start line: HTTP/1.0 when the message says so,
 /// HTTP/1.1 otherwise; HTTP/2 and later cannot be written.
-pub(crate) fn version_bytes(version: Version) -> Result<&'static [u8], UsageError> {
+pub(crate) fn version_bytes(version: Version) -> Result<&'static [u8; 8], UsageError> {
     match version {
         Version::HTTP_10 => Ok(b"HTTP/1.0"),
         Version::HTTP_2 | Version::HTTP_3 => Err(UsageError::InvalidHead),
@@ -25,20 +26,20 @@ pub(crate) fn version_bytes(version: Version) -> Result<&'static [u8], UsageErro
 /// written in `title` case (the first letter and each letter after a `-`
 /// in upper case), or as given (`http` holds names in lower case).
 #[inline]
-pub(crate) fn write_field(out: &mut Segments, name: &[u8], value: &[u8], title: bool) {
+pub(crate) fn write_field(out: &mut BytesMut, name: &[u8], value: &[u8], title: bool) {
     if title {
         push_title_case(out, name);
     } else {
-        out.push_slice(name);
+        out.extend_from_slice(name);
     }
-    out.push_slice(b": ");
-    out.push_slice(value);
-    out.push_slice(b"\r\n");
+    out.extend_from_slice(b": ");
+    out.extend_from_slice(value);
+    out.extend_from_slice(b"\r\n");
 }
 
 /// Copies `name` in title case, through a small stack buffer.
 #[inline(never)]
-fn push_title_case(out: &mut Segments, name: &[u8]) {
+fn push_title_case(out: &mut BytesMut, name: &[u8]) {
     let mut buf = [0u8; 64];
     let mut upper = true;
     for piece in name.chunks(buf.len()) {
@@ -46,13 +47,13 @@ fn push_title_case(out: &mut Segments, name: &[u8]) {
             *dst = if upper { b.to_ascii_uppercase() } else { b };
             upper = b == b'-';
         }
-        out.push_slice(&buf[..piece.len()]);
+        out.extend_from_slice(&buf[..piece.len()]);
     }
 }
 
 /// The fields the encoder adds after the caller's.
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Added {
+pub(crate) struct Added<'a> {
     /// `content-length: n`.
     pub(crate) content_length: Option<u64>,
     /// `transfer-encoding: chunked`.
@@ -66,10 +67,17 @@ pub(crate) struct Added {
     /// Leave out the caller's `Transfer-Encoding` only.
     pub(crate) strip_te: bool,
     /// `date: <IMF-fixdate>\r\n`, the whole line.
-    pub(crate) date: Option<[u8; crate::date::LINE]>,
+    pub(crate) date: Option<&'a [u8; crate::date::LINE]>,
 }
 
-impl Added {
+impl Added<'_> {
+    /// `true` when a caller's field noted in `seen` is left out.
+    #[inline]
+    pub(crate) fn leaves_out_any(&self, seen: &FramingFields) -> bool {
+        (self.strip_framing && seen.content_length.is_some())
+            || ((self.strip_framing || self.strip_te) && seen.transfer_encoding)
+    }
+
     /// `true` when the caller's field `name` (in any case) is left out.
     fn leaves_out(&self, name: &[u8]) -> bool {
         (self.strip_framing && name.eq_ignore_ascii_case(b"content-length"))
@@ -93,10 +101,10 @@ pub struct Ordered<'a> {
 /// caller's fields (in the order asked for, else in the order and
 /// spelling `http` holds them), the added fields and the empty line.
 pub(crate) fn write_fields(
-    out: &mut Segments,
+    out: &mut BytesMut,
     headers: &HeaderMap,
     host: Option<&[u8]>,
-    added: &Added,
+    added: &Added<'_>,
     title: bool,
     order: Option<Ordered<'_>>,
 ) {
@@ -128,9 +136,9 @@ pub(crate) fn write_fields(
 /// stands for.
 #[inline(never)]
 fn write_ordered(
-    out: &mut Segments,
+    out: &mut BytesMut,
     headers: &HeaderMap,
-    added: &Added,
+    added: &Added<'_>,
     title: bool,
     order: Ordered<'_>,
 ) {
@@ -165,14 +173,14 @@ fn write_ordered(
 
 /// Writes the fields the encoder adds and the empty line that ends the
 /// head.
-pub(crate) fn write_added(out: &mut Segments, added: &Added, title: bool) {
+pub(crate) fn write_added(out: &mut BytesMut, added: &Added<'_>, title: bool) {
     if let Some(line) = added.date {
         if title {
-            let mut line = line;
+            let mut line = *line;
             line[0] = b'D';
-            out.push_slice(&line);
+            out.extend_from_slice(&line);
         } else {
-            out.push_slice(&line);
+            out.extend_from_slice(line);
         }
     }
     if let Some(n) = added.content_length {
@@ -180,9 +188,9 @@ pub(crate) fn write_added(out: &mut Segments, added: &Added, title: bool) {
         let digits = write_decimal(&mut buf, n);
         if !(added.chunked || added.close || added.keep_alive || title) {
             // The common end of a head, the length and the empty line.
-            out.push_slice(b"content-length: ");
-            out.push_slice(digits);
-            out.push_slice(b"\r\n\r\n");
+            out.extend_from_slice(b"content-length: ");
+            out.extend_from_slice(digits);
+            out.extend_from_slice(b"\r\n\r\n");
             return;
         }
         write_field(out, b"content-length", digits, title);
@@ -196,7 +204,7 @@ pub(crate) fn write_added(out: &mut Segments, added: &Added, title: bool) {
     if added.keep_alive {
         write_field(out, b"connection", b"keep-alive", title);
     }
-    out.push_slice(b"\r\n");
+    out.extend_from_slice(b"\r\n");
 }
 
 /// The request-target form a request is written with.
@@ -244,53 +252,52 @@ pub(crate) fn form_of(target: &[u8]) -> TargetForm {
 /// Writes `METHOD target HTTP/1.1\r\n`; `raw` is the target to write as
 /// it is, when one was received and still stands for `uri`.
 pub(crate) fn write_request_line(
-    out: &mut Segments,
+    out: &mut BytesMut,
     method: &Method,
     uri: &Uri,
     form: TargetForm,
     raw: Option<&[u8]>,
     version: &[u8],
 ) {
-    out.push_slice(method.as_str().as_bytes());
-    out.push_slice(b" ");
+    out.extend_from_slice(method.as_str().as_bytes());
+    out.extend_from_slice(b" ");
     // The form says which parts the URI has (see `target_form`).
     let authority = uri.authority().map_or("", |a| a.as_str()).as_bytes();
     match (raw, form) {
-        (Some(raw), _) => out.push_slice(raw),
-        (None, TargetForm::Asterisk) => out.push_slice(b"*"),
-        (None, TargetForm::Authority) => out.push_slice(authority),
+        (Some(raw), _) => out.extend_from_slice(raw),
+        (None, TargetForm::Asterisk) => out.extend_from_slice(b"*"),
+        (None, TargetForm::Authority) => out.extend_from_slice(authority),
         (None, TargetForm::Absolute | TargetForm::Origin) => {
             if form == TargetForm::Absolute {
-                out.push_slice(uri.scheme_str().unwrap_or_default().as_bytes());
-                out.push_slice(b"://");
-                out.push_slice(authority);
+                out.extend_from_slice(uri.scheme_str().unwrap_or_default().as_bytes());
+                out.extend_from_slice(b"://");
+                out.extend_from_slice(authority);
             }
             let path = uri.path();
-            out.push_slice(if path.is_empty() {
+            out.extend_from_slice(if path.is_empty() {
                 b"/"
             } else {
                 path.as_bytes()
             });
             if let Some(q) = uri.query() {
-                out.push_slice(b"?");
-                out.push_slice(q.as_bytes());
+                out.extend_from_slice(b"?");
+                out.extend_from_slice(q.as_bytes());
             }
         }
     }
-    out.push_slice(b" ");
-    out.push_slice(version);
-    out.push_slice(b"\r\n");
+    out.extend_from_slice(b" ");
+    out.extend_from_slice(version);
+    out.extend_from_slice(b"\r\n");
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bytes::Buf;
 
     fn title(name: &str) -> String {
-        let mut out = Segments::new();
+        let mut out = BytesMut::new();
         push_title_case(&mut out, name.as_bytes());
-        String::from_utf8(out.copy_to_bytes(out.remaining()).to_vec()).unwrap()
+        String::from_utf8(out.to_vec()).unwrap()
     }
 
     #[test]

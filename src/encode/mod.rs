@@ -27,7 +27,7 @@ use crate::wire::{TrailerOrder, order_of};
 pub(crate) use head::Ordered;
 pub use hop::remove_hop_by_hop;
 pub(crate) use plan::EncodeRole;
-use plan::HeadMaps;
+pub(crate) use plan::HeadMaps;
 pub use plan::{EncoderConfig, ResponseContext};
 pub(crate) use send::{IntoHead, IntoMessage};
 
@@ -401,16 +401,14 @@ impl<R: EncodeRole> Encoder<R> {
     }
 
     /// Queues a head, and its whole body when `body` is `Some`; returns the
-    /// framing of the body. Leaves everything untouched on error. The head's
-    /// field and extension maps are then kept, so that their allocations
-    /// can serve another message (see `take_spare_fields` and
-    /// `take_spare_extensions`; the decoder empties the extensions when it
-    /// takes them). What the send methods, and a connection once it has
-    /// looked at the head, call.
+    /// framing of the body. Leaves everything untouched on error. The head
+    /// is only read: its field and extension maps are then its caller's
+    /// to reuse. What a connection calls once it has looked at the head:
+    /// it hands the maps to its decoder itself.
     #[inline]
-    pub(crate) fn send_message(
+    pub(crate) fn write_message(
         &mut self,
-        head: R::Head,
+        head: &R::Head,
         ctx: R::Context,
         body: Option<Bytes>,
     ) -> Result<BodyKind, UsageError> {
@@ -419,21 +417,18 @@ impl<R: EncodeRole> Encoder<R> {
         }
         let full = body.as_ref().map(|b| b.len() as u64);
         let date = self.date.as_ref().map(DateCache::line);
-        let plan = R::plan(&head, &ctx, &self.config, full, date)?;
-        // The plan has checked the whole body against the framing: from
-        // here on nothing fails, so nothing half-written is left behind.
         let used = &mut self.used;
         let order = order_of(head.extensions()).map(|names| Ordered { names, used });
-        R::write_head(&mut self.out, &head, &plan, &self.config, order);
-        let mut framer = plan.body;
+        let config = &self.config;
+        let plan = self
+            .out
+            .append(|out| R::encode_head(out, head, &ctx, config, full, date, order))?;
+        // The plan has checked the whole body against the framing: from
+        // here on nothing fails, so nothing half-written is left behind.
+        let framer = plan.body;
         let kind = framer.kind();
         if let Some(body) = body {
-            // No extensions are queued before a head (they are taken with
-            // the chunk they were queued for, or the message's end): the
-            // encoder's own slot, empty, rather than a temporary to drop.
-            framer.data(&mut self.out, body, &mut self.extensions)?;
-            // Without trailers no name is written: the case does not matter.
-            framer.finish(&mut self.out, None, false, &mut self.extensions, None)?;
+            framer.whole(&mut self.out, body);
         } else if !matches!(
             plan.verdict,
             None | Some(KeepAlive::Close(CloseReason::Switched))
@@ -443,6 +438,22 @@ impl<R: EncodeRole> Encoder<R> {
             self.body = Some(framer);
         }
         self.keep_alive = plan.verdict.unwrap_or(self.keep_alive);
+        Ok(kind)
+    }
+
+    /// [`write_message`](Self::write_message), then the head's field and
+    /// extension maps kept, so that their allocations can serve another
+    /// message (see `take_spare_fields` and `take_spare_extensions`; the
+    /// decoder empties the extensions when it takes them). What the send
+    /// methods call.
+    #[inline]
+    pub(crate) fn send_message(
+        &mut self,
+        head: R::Head,
+        ctx: R::Context,
+        body: Option<Bytes>,
+    ) -> Result<BodyKind, UsageError> {
+        let kind = self.write_message(&head, ctx, body)?;
         let (mut fields, extensions) = head.into_maps();
         fields.clear();
         self.spare = Some(fields);

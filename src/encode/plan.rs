@@ -12,6 +12,8 @@ use super::head::{Added, Ordered};
 use crate::error::UsageError;
 use crate::framing::{FramingFields, RequestKind, connection_verdict_of};
 use crate::keep_alive::KeepAlive;
+use bytes::BytesMut;
+
 use crate::segments::Segments;
 
 /// Settings shared by both encoders.
@@ -86,13 +88,13 @@ impl ResponseContext {
 
 /// The decisions a role makes for a head before anything is written
 /// ([`EncodeRole::plan`]).
-pub struct Plan<L> {
+pub struct Plan<'a, L> {
     /// The version written in the start line.
-    pub(crate) version: &'static [u8],
+    pub(crate) version: &'static [u8; 8],
     /// What the role needs to write its start line and `Host`.
     pub(crate) line: L,
     /// The fields the encoder adds, or leaves out, after the caller's.
-    pub(crate) added: Added,
+    pub(crate) added: Added<'a>,
     /// The body framer.
     pub(crate) body: BodyEncoder,
     /// The keep-alive verdict the message leaves (an encoder whose last
@@ -129,23 +131,45 @@ pub trait EncodeRole: Sized {
     /// # Errors
     ///
     /// The head cannot be sent as it is.
-    fn plan(
+    fn plan<'d>(
         head: &Self::Head,
         ctx: &Self::Context,
         config: &EncoderConfig,
         full: Option<u64>,
-        date: Option<&[u8; crate::date::LINE]>,
-    ) -> Result<Plan<Self::Line>, UsageError>;
+        date: Option<&'d [u8; crate::date::LINE]>,
+    ) -> Result<Plan<'d, Self::Line>, UsageError>;
 
     /// Writes the start line, the fields (in `order` when one is asked
     /// for) and the empty line.
     fn write_head(
-        out: &mut Segments,
+        out: &mut BytesMut,
         head: &Self::Head,
-        plan: &Plan<Self::Line>,
+        plan: &Plan<'_, Self::Line>,
         config: &EncoderConfig,
         order: Option<Ordered<'_>>,
     );
+
+    /// Plans the head and writes it at the end of `out`: what the encoder
+    /// calls. `out` is left as it was on error. A role may write first
+    /// and plan from what it wrote, so that the fields are gone over once.
+    ///
+    /// # Errors
+    ///
+    /// As [`plan`](Self::plan).
+    #[inline]
+    fn encode_head<'d>(
+        out: &mut BytesMut,
+        head: &Self::Head,
+        ctx: &Self::Context,
+        config: &EncoderConfig,
+        full: Option<u64>,
+        date: Option<&'d [u8; crate::date::LINE]>,
+        order: Option<Ordered<'_>>,
+    ) -> Result<Plan<'d, Self::Line>, UsageError> {
+        let plan = Self::plan(head, ctx, config, full, date)?;
+        Self::write_head(out, head, &plan, config, order);
+        Ok(plan)
+    }
 }
 
 /// The framer of a body of `declared` bytes, checked against the whole

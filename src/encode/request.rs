@@ -15,7 +15,8 @@ use crate::framing::{Declared, FramingFields, connection_verdict_of, declared_fr
 use crate::grammar::is_host;
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::role::Client;
-use crate::segments::Segments;
+use bytes::BytesMut;
+
 use crate::wire::WireHead;
 
 impl EncodeRole for Client {
@@ -23,13 +24,13 @@ impl EncodeRole for Client {
     type Context = ();
     type Line = Target;
 
-    fn plan(
+    fn plan<'d>(
         parts: &Parts,
         (): &(),
         _config: &EncoderConfig,
         full: Option<u64>,
-        _date: Option<&[u8; crate::date::LINE]>,
-    ) -> Result<Plan<Target>, UsageError> {
+        _date: Option<&'d [u8; crate::date::LINE]>,
+    ) -> Result<Plan<'d, Target>, UsageError> {
         let version = version_bytes(parts.version)?;
         let http10 = parts.version == Version::HTTP_10;
         let form = target_form(&parts.method, &parts.uri)?;
@@ -104,9 +105,9 @@ impl EncodeRole for Client {
     }
 
     fn write_head(
-        out: &mut Segments,
+        out: &mut BytesMut,
         parts: &Parts,
-        plan: &Plan<Target>,
+        plan: &Plan<'_, Target>,
         config: &EncoderConfig,
         order: Option<Ordered<'_>>,
     ) {

@@ -6,7 +6,7 @@ use http::Version;
 use http::response::Parts;
 
 use super::body::{BodyEncoder, check_full};
-use super::head::{Added, Ordered, version_bytes, write_fields};
+use super::head::{Added, Ordered, version_bytes, write_added, write_field, write_fields};
 use super::plan::{EncodeRole, EncoderConfig, Plan, ResponseContext, length};
 use crate::error::UsageError;
 use crate::framing::{
@@ -15,163 +15,229 @@ use crate::framing::{
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::reason::ReasonPhrase;
 use crate::role::Server;
-use crate::segments::Segments;
+use bytes::BytesMut;
 
 impl EncodeRole for Server {
     type Head = Parts;
     type Context = ResponseContext;
     type Line = ();
 
-    fn plan(
+    fn plan<'d>(
         parts: &Parts,
         ctx: &ResponseContext,
         config: &EncoderConfig,
         full: Option<u64>,
-        date: Option<&[u8; crate::date::LINE]>,
-    ) -> Result<Plan<()>, UsageError> {
-        let version = version_bytes(parts.version)?;
-        let (status, headers) = (parts.status, &parts.headers);
-        let http10 = ctx.peer_version <= Version::HTTP_10 || parts.version == Version::HTTP_10;
-        if status.is_informational() && http10 {
-            // RFC 9110 section 15.2: no 1xx to an HTTP/1.0 client.
-            return Err(UsageError::InterimToHttp10);
-        }
-        let has_body = full.is_some_and(|n| n > 0);
+        date: Option<&'d [u8; crate::date::LINE]>,
+    ) -> Result<Plan<'d, ()>, UsageError> {
         // The caller's framing and Connection fields, in one pass.
-        let seen = FramingFields::of(headers);
-        let declared =
-            || declared_framing(true, &seen, headers).map_err(|_| UsageError::InvalidFraming);
-        let mut added = Added::default();
-        let body = match no_body(ctx.request, status) {
-            Some(SenderFields::None | SenderFields::LengthOnly) if has_body => {
-                return Err(UsageError::BodyNotAllowed);
-            }
-            Some(SenderFields::None) => {
-                added.strip_framing = true;
-                BodyEncoder::Empty
-            }
-            Some(SenderFields::LengthOnly) => {
-                added.strip_te = !matches!(declared()?, Declared::Length(_) | Declared::None);
-                BodyEncoder::Empty
-            }
-            Some(SenderFields::AsForGet) => {
-                let declared = match declared()? {
-                    Declared::Length(n) => {
-                        if let Some(len) = full.filter(|&len| len > 0) {
-                            check_full(n, len)?;
-                        }
-                        Some(n)
-                    }
-                    Declared::None => {
-                        added.content_length = full;
-                        full
-                    }
-                    // An HTTP/1.0 peer knows no transfer coding: the
-                    // chunked a GET would get is left out.
-                    Declared::Chunked if http10 => {
-                        added.strip_te = true;
-                        None
-                    }
-                    Declared::CodedChunked | Declared::Close if http10 => {
-                        return Err(UsageError::InvalidFraming);
-                    }
-                    Declared::Chunked | Declared::CodedChunked | Declared::Close => None,
-                };
-                if config.strict_head_body && has_body {
-                    return Err(UsageError::BodyNotAllowed);
-                }
-                BodyEncoder::Discard {
-                    declared,
-                    seen: 0,
-                    strict: config.strict_head_body,
-                }
-            }
-            None => match declared()? {
-                Declared::Length(n) => length(n, full)?,
-                Declared::Chunked | Declared::CodedChunked if !http10 => BodyEncoder::Chunked,
-                Declared::Close if !http10 => BodyEncoder::Close,
-                // Other codings cannot be removed here: refused.
-                Declared::CodedChunked | Declared::Close => {
-                    return Err(UsageError::InvalidFraming);
-                }
-                // Neither field, or a chunked an HTTP/1.0 peer cannot read:
-                // the framing the encoder chooses itself, Content-Length
-                // for a whole body, chunked for a stream to an HTTP/1.1
-                // peer, close-delimited for one to an HTTP/1.0 peer (as
-                // h11 does).
-                declared => {
-                    added.strip_te = declared == Declared::Chunked;
-                    match full {
-                        Some(len) => {
-                            added.content_length = full;
-                            length(len, full)?
-                        }
-                        None if http10 => BodyEncoder::Close,
-                        None => {
-                            added.chunked = true;
-                            BodyEncoder::Chunked
-                        }
-                    }
-                }
-            },
-        };
-        let class = response_class(ctx.request, status);
-        if class != ResponseClass::Interim && !seen.date {
-            // RFC 9110 section 6.6.1: an origin server with a clock sends
-            // `Date` in its final responses; a caller's own is kept.
-            added.date = date.copied();
-        }
-        let verdict = match class {
-            ResponseClass::Interim => None,
-            ResponseClass::Switch => Some(KeepAlive::Close(CloseReason::Switched)),
-            ResponseClass::Final => {
-                let mut keep_alive = ctx.keep_alive;
-                if seen.connection_close {
-                    keep_alive = keep_alive.and(KeepAlive::Close(CloseReason::LocalClose));
-                }
-                if let BodyEncoder::Close = body {
-                    keep_alive = keep_alive.and(KeepAlive::Close(CloseReason::CloseDelimited));
-                }
-                match keep_alive {
-                    KeepAlive::Close(_) => added.close = !seen.connection_close,
-                    KeepAlive::Reusable => {
-                        added.keep_alive = http10 && !seen.connection_keep_alive;
-                    }
-                }
-                Some(keep_alive)
-            }
-        };
-        Ok(Plan {
-            version,
-            line: (),
-            added,
-            body,
-            verdict,
-        })
+        let seen = FramingFields::of(&parts.headers);
+        plan(parts, ctx, config, full, date, &seen)
     }
 
     fn write_head(
-        out: &mut Segments,
+        out: &mut BytesMut,
         parts: &Parts,
-        plan: &Plan<()>,
+        plan: &Plan<'_, ()>,
         config: &EncoderConfig,
         order: Option<Ordered<'_>>,
     ) {
-        let reason = match parts.extensions.get::<ReasonPhrase>() {
-            Some(reason) => reason.as_bytes(),
-            None => parts
-                .status
-                .canonical_reason()
-                .map_or(&b""[..], str::as_bytes),
-        };
-        // `HTTP/1.1 200 OK\r\n`.
-        out.push_slice(plan.version);
-        out.push_slice(b" ");
-        out.push_slice(parts.status.as_str().as_bytes());
-        out.push_slice(b" ");
-        out.push_slice(reason);
-        out.push_slice(b"\r\n");
+        status_line(out, parts, plan.version);
         let title = config.title_case_fields;
         write_fields(out, &parts.headers, None, &plan.added, title, order);
     }
+
+    /// Without an order asked for, the fields are written as the map
+    /// holds them while what the plan needs of them is noted: one pass
+    /// over them. What the plan then decides rarely undoes it (a field to
+    /// leave out, a head refused): the head is taken back, and written
+    /// again or not.
+    #[inline]
+    fn encode_head<'d>(
+        out: &mut BytesMut,
+        parts: &Parts,
+        ctx: &ResponseContext,
+        config: &EncoderConfig,
+        full: Option<u64>,
+        date: Option<&'d [u8; crate::date::LINE]>,
+        order: Option<Ordered<'_>>,
+    ) -> Result<Plan<'d, ()>, UsageError> {
+        if order.is_some() {
+            let plan = Self::plan(parts, ctx, config, full, date)?;
+            Self::write_head(out, parts, &plan, config, order);
+            return Ok(plan);
+        }
+        let start = out.len();
+        let title = config.title_case_fields;
+        status_line(out, parts, version_bytes(parts.version)?);
+        let mut seen = FramingFields::default();
+        for (name, value) in &parts.headers {
+            let (name, value) = (name.as_str().as_bytes(), value.as_bytes());
+            seen.note_named(name, value);
+            write_field(out, name, value, title);
+        }
+        match plan(parts, ctx, config, full, date, &seen) {
+            Ok(plan) if !plan.added.leaves_out_any(&seen) => {
+                write_added(out, &plan.added, title);
+                Ok(plan)
+            }
+            planned => {
+                out.truncate(start);
+                let plan = planned?;
+                Self::write_head(out, parts, &plan, config, None);
+                Ok(plan)
+            }
+        }
+    }
+}
+
+/// `HTTP/1.1 200 OK\r\n`: the reason phrase the response carries, or its
+/// status's.
+#[inline]
+fn status_line(out: &mut BytesMut, parts: &Parts, version: &[u8; 8]) {
+    let reason = match parts.extensions.get::<ReasonPhrase>() {
+        Some(reason) => reason.as_bytes(),
+        None => parts
+            .status
+            .canonical_reason()
+            .map_or(&b""[..], str::as_bytes),
+    };
+    // The version, the three digits of the code and the spaces around
+    // them are of fixed length: one copy.
+    let mut start = *b"HTTP/1.1 200 ";
+    start[..8].copy_from_slice(version);
+    if let &[a, b, c] = parts.status.as_str().as_bytes() {
+        start[9..12].copy_from_slice(&[a, b, c]);
+    }
+    out.extend_from_slice(&start);
+    out.extend_from_slice(reason);
+    out.extend_from_slice(b"\r\n");
+}
+
+/// Decides how a response head is written and its body framed, from the
+/// caller's framing and `Connection` fields noted in `seen`.
+#[inline]
+fn plan<'d>(
+    parts: &Parts,
+    ctx: &ResponseContext,
+    config: &EncoderConfig,
+    full: Option<u64>,
+    date: Option<&'d [u8; crate::date::LINE]>,
+    seen: &FramingFields,
+) -> Result<Plan<'d, ()>, UsageError> {
+    let version = version_bytes(parts.version)?;
+    let (status, headers) = (parts.status, &parts.headers);
+    let http10 = ctx.peer_version <= Version::HTTP_10 || parts.version == Version::HTTP_10;
+    if status.is_informational() && http10 {
+        // RFC 9110 section 15.2: no 1xx to an HTTP/1.0 client.
+        return Err(UsageError::InterimToHttp10);
+    }
+    let has_body = full.is_some_and(|n| n > 0);
+    let declared = || declared_framing(true, seen, headers).map_err(|_| UsageError::InvalidFraming);
+    let mut added = Added::default();
+    let class = response_class(ctx.request, status);
+    let body = match no_body(class, ctx.request, status) {
+        Some(SenderFields::None | SenderFields::LengthOnly) if has_body => {
+            return Err(UsageError::BodyNotAllowed);
+        }
+        Some(SenderFields::None) => {
+            added.strip_framing = true;
+            BodyEncoder::Empty
+        }
+        Some(SenderFields::LengthOnly) => {
+            added.strip_te = !matches!(declared()?, Declared::Length(_) | Declared::None);
+            BodyEncoder::Empty
+        }
+        Some(SenderFields::AsForGet) => {
+            let declared = match declared()? {
+                Declared::Length(n) => {
+                    if let Some(len) = full.filter(|&len| len > 0) {
+                        check_full(n, len)?;
+                    }
+                    Some(n)
+                }
+                Declared::None => {
+                    added.content_length = full;
+                    full
+                }
+                // An HTTP/1.0 peer knows no transfer coding: the
+                // chunked a GET would get is left out.
+                Declared::Chunked if http10 => {
+                    added.strip_te = true;
+                    None
+                }
+                Declared::CodedChunked | Declared::Close if http10 => {
+                    return Err(UsageError::InvalidFraming);
+                }
+                Declared::Chunked | Declared::CodedChunked | Declared::Close => None,
+            };
+            if config.strict_head_body && has_body {
+                return Err(UsageError::BodyNotAllowed);
+            }
+            BodyEncoder::Discard {
+                declared,
+                seen: 0,
+                strict: config.strict_head_body,
+            }
+        }
+        None => match declared()? {
+            Declared::Length(n) => length(n, full)?,
+            Declared::Chunked | Declared::CodedChunked if !http10 => BodyEncoder::Chunked,
+            Declared::Close if !http10 => BodyEncoder::Close,
+            // Other codings cannot be removed here: refused.
+            Declared::CodedChunked | Declared::Close => {
+                return Err(UsageError::InvalidFraming);
+            }
+            // Neither field, or a chunked an HTTP/1.0 peer cannot read:
+            // the framing the encoder chooses itself, Content-Length
+            // for a whole body, chunked for a stream to an HTTP/1.1
+            // peer, close-delimited for one to an HTTP/1.0 peer (as
+            // h11 does).
+            declared => {
+                added.strip_te = declared == Declared::Chunked;
+                match full {
+                    Some(len) => {
+                        added.content_length = full;
+                        length(len, full)?
+                    }
+                    None if http10 => BodyEncoder::Close,
+                    None => {
+                        added.chunked = true;
+                        BodyEncoder::Chunked
+                    }
+                }
+            }
+        },
+    };
+    if class != ResponseClass::Interim && !seen.date {
+        // RFC 9110 section 6.6.1: an origin server with a clock sends
+        // `Date` in its final responses; a caller's own is kept.
+        added.date = date;
+    }
+    let verdict = match class {
+        ResponseClass::Interim => None,
+        ResponseClass::Switch => Some(KeepAlive::Close(CloseReason::Switched)),
+        ResponseClass::Final => {
+            let mut keep_alive = ctx.keep_alive;
+            if seen.connection_close {
+                keep_alive = keep_alive.and(KeepAlive::Close(CloseReason::LocalClose));
+            }
+            if let BodyEncoder::Close = body {
+                keep_alive = keep_alive.and(KeepAlive::Close(CloseReason::CloseDelimited));
+            }
+            match keep_alive {
+                KeepAlive::Close(_) => added.close = !seen.connection_close,
+                KeepAlive::Reusable => {
+                    added.keep_alive = http10 && !seen.connection_keep_alive;
+                }
+            }
+            Some(keep_alive)
+        }
+    };
+    Ok(Plan {
+        version,
+        line: (),
+        added,
+        body,
+        verdict,
+    })
 }

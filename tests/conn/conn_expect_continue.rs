@@ -382,3 +382,38 @@ fn an_error_response_replaces_the_head_behind_100_continue() {
     assert!(!out.contains("200 OK"), "the withdrawn head left: {out}");
     assert!(out.contains("connection: close\r\n"), "{out}");
 }
+
+/// A client pipelines a request waiting for `100 Continue` behind a GET:
+/// the complete answer to the GET refuses nothing of the later request's
+/// body, which still waits for its own answer.
+#[test]
+fn the_answer_to_an_earlier_request_leaves_the_wait_for_100_continue() {
+    let mut pair = Pair::new();
+    let get = Request::get("/a").header("host", "example.com");
+    pair.client.sender().send_request(get).unwrap();
+    let post = Request::post("/upload")
+        .header("host", "example.com")
+        .header("content-length", "5")
+        .header("expect", "100-continue")
+        .body(())
+        .unwrap();
+    pair.client.sender().send_head(post).unwrap();
+    assert!(pair.client.is_waiting_for_continue());
+    assert_eq!(pair.client.requests_in_flight(), 2);
+    pair.inject_to_client(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+    let events = pair.poll_client().unwrap();
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert!(pair.client.is_waiting_for_continue());
+    assert_eq!(pair.client.keep_alive(), KeepAlive::Reusable);
+    assert_eq!(pair.client.requests_in_flight(), 1);
+    pair.inject_to_client(b"HTTP/1.1 100 Continue\r\n\r\n");
+    pair.poll_client().unwrap();
+    assert!(!pair.client.is_waiting_for_continue());
+    pair.client.sender().send_data("hello").unwrap();
+    pair.client.sender().finish(None).unwrap();
+    pair.inject_to_client(b"HTTP/1.1 204 No Content\r\n\r\n");
+    pair.poll_client().unwrap();
+    assert_eq!(pair.client.keep_alive(), KeepAlive::Reusable);
+    assert_eq!(pair.client.requests_in_flight(), 0);
+    assert_eq!(pair.client.send_state(), State::Idle);
+}

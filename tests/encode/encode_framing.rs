@@ -720,3 +720,61 @@ fn caller_chunked_to_http10_head_request_drops_the_coding_only() {
     assert!(body.is_empty());
     assert_eq!(end, Some(KeepAlive::Reusable));
 }
+
+/// A head is written while its fields are read for the plan: a head the
+/// plan refuses, or one with a caller's field the plan leaves out, is
+/// taken back from behind what was queued before it, which stays as it
+/// was, and the next response follows it. Each response decodes back.
+#[test]
+fn a_head_taken_back_leaves_what_was_queued_before_it() {
+    let mut enc = ResponseEncoder::default();
+    let first = Response::builder().header("x-a", "1").body("one").unwrap();
+    enc.send_response(first, ResponseContext::default())
+        .unwrap();
+    let queued = enc.output().len();
+    let refused = Response::builder()
+        .header("x-b", "2")
+        .header("content-length", "+5")
+        .body("12345")
+        .unwrap();
+    assert_eq!(
+        enc.send_response(refused, ResponseContext::default()),
+        Err(UsageError::InvalidFraming)
+    );
+    assert_eq!(enc.output().len(), queued);
+    // A 204 keeps no framing field of the caller's: written again
+    // without it.
+    let no_content = Response::builder()
+        .status(StatusCode::NO_CONTENT)
+        .header("x-c", "3")
+        .header("content-length", "0")
+        .body("")
+        .unwrap();
+    enc.send_response(no_content, ResponseContext::default())
+        .unwrap();
+    let last = Response::builder().header("x-d", "4").body("four").unwrap();
+    enc.send_response(last, ResponseContext::default()).unwrap();
+    let wire = take(enc.output());
+    assert_eq!(
+        wire,
+        "HTTP/1.1 200 OK\r\nx-a: 1\r\ncontent-length: 3\r\n\r\none\
+         HTTP/1.1 204 No Content\r\nx-c: 3\r\n\r\n\
+         HTTP/1.1 200 OK\r\nx-d: 4\r\ncontent-length: 4\r\n\r\nfour"
+    );
+    let mut dec = ResponseDecoder::new(Limits::default());
+    let mut buf = BytesMut::from(wire.as_bytes());
+    let mut heads = Vec::new();
+    let mut data = Vec::new();
+    for _ in 0..3 {
+        dec.expect_response_to(&Method::GET);
+    }
+    while let Some(event) = dec.decode(&mut buf).unwrap() {
+        match event {
+            Event::Head { head, .. } => heads.push(head.status().as_u16()),
+            Event::Data(d) => data.extend_from_slice(&d),
+            _ => {}
+        }
+    }
+    assert_eq!(heads, [200, 204, 200]);
+    assert_eq!(data, b"onefour");
+}
