@@ -6,11 +6,10 @@ use bytes::{Bytes, BytesMut};
 use http::StatusCode;
 use http::request::Parts;
 
-use super::core::{ConnRole, Connection, EventAction};
+use super::core::{ConnRole, Connection, EventAction, Seen};
 use super::machine::{Input, State};
 use super::{expects_continue, offers_upgrade};
 use crate::Config;
-use crate::decode::Event;
 use crate::error::{Error, ErrorKind, UsageError};
 use crate::framing::{BodyKind, RequestKind, ResponseClass, response_class};
 use crate::keep_alive::CloseReason;
@@ -151,17 +150,17 @@ impl ConnRole for Client {
 
     fn on_event(
         conn: &mut Connection<Self>,
-        event: &Event<http::Response<()>>,
+        event: Seen<'_, http::Response<()>>,
         _consumed: usize,
     ) -> Result<EventAction, Error> {
         match event {
-            Event::Interim(res) => {
+            Seen::Interim(res) => {
                 conn.machine.on(Party::Server, Input::Interim);
                 if res.status() == StatusCode::CONTINUE {
                     conn.machine.continue_sent();
                 }
             }
-            Event::Head { head, body } => {
+            Seen::Head(head, body) => {
                 let sent = conn.role.newest.filter(|_| conn.machine.in_flight() == 1);
                 let status = head.status();
                 if status == StatusCode::SWITCHING_PROTOCOLS && !sent.is_some_and(|s| s.upgrade) {

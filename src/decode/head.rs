@@ -7,7 +7,7 @@ use http::header::HeaderMap;
 use http::{Request, Response, Version};
 
 use super::DecodeRole;
-use super::base::{DecoderBase, Event, InFlight, MessageHead};
+use super::base::{DecoderBase, Event, InFlight, MessageHead, Progress};
 use crate::error::{Error, ErrorKind};
 use crate::framing::{
     self, BodyKind, FieldRole, Framing, FramingFields, ResponseClass, response_class,
@@ -20,10 +20,9 @@ use crate::reason::ReasonPhrase;
 use crate::role::{Client, Server};
 use crate::wire::WireHead;
 
-/// Reads a request head (the `Server` role's part
-/// of decoding).
+/// Checks a request head (the `Server` role's part of decoding).
 #[inline(always)]
-fn request_head(base: &mut DecoderBase, bytes: Bytes) -> Result<Option<Event<Request<()>>>, Error> {
+fn check_request(base: &mut DecoderBase, bytes: Bytes) -> Result<Progress, Error> {
     let raw = &bytes;
     let record = base.reader.record();
     let start = base.head_start;
@@ -55,46 +54,45 @@ fn request_head(base: &mut DecoderBase, bytes: Bytes) -> Result<Option<Event<Req
         // HTTP/2 server do the same).
         return Err(at_field(ErrorKind::ConnectWithContent.into()));
     }
-    let body = framing.body;
     let verdict = framing::connection_verdict_of(version, &seen);
+    base.start_body(framing, verdict);
+    base.seen = seen;
     // What follows a CONNECT head is the tunnel's if a 2xx answers it;
     // otherwise the connection closes. Either way it is not HTTP.
-    let started = |base: &mut DecoderBase| {
-        base.start_body(framing, verdict);
-        base.seen = seen;
-        base.last = connect;
-    };
-    if base.wire_only {
-        let event = base.wire_event(&bytes, body);
-        started(base);
-        return Ok(Some(event));
-    }
-    let (method, uri) = build::request_line(raw, record).map_err(|e| e.in_head(start))?;
-    let mut head = Request::new(());
-    let fields = base.fields(&bytes, head.extensions_mut())?;
-    put_fields(head.headers_mut(), fields);
-    if framing.close.is_some() {
-        // Only `chunked_with_content_length` closes after a request:
-        // read as chunked, without its `Content-Length`.
+    base.last = connect;
+    Ok(Progress::Head(bytes, framing.body))
+}
+
+/// Builds the request head just checked into `head`, a new one.
+#[inline(always)]
+fn build_request(
+    base: &mut DecoderBase,
+    bytes: Bytes,
+    head: &mut Request<()>,
+) -> Result<(), Error> {
+    let record = base.reader.record();
+    let (method, uri) =
+        build::request_line(&bytes, record).map_err(|e| e.in_head(base.head_start))?;
+    base.fields(&bytes, head.headers_mut())?;
+    base.wire_view(&bytes, head.extensions_mut());
+    if base.seen.transfer_encoding && base.seen.content_length.is_some() {
+        // Accepted by `chunked_with_content_length` only: read as
+        // chunked, without its `Content-Length`.
         head.headers_mut().remove(http::header::CONTENT_LENGTH);
     }
     *head.method_mut() = method;
     *head.uri_mut() = uri;
-    *head.version_mut() = version;
-    started(base);
-    // Built in the value returned: a head moved into an event, then the
-    // event into the result, is copied twice.
-    Ok(Some(Event::Head { head, body }))
+    *head.version_mut() = base.reader.record().version;
+    Ok(())
 }
 
-/// Reads a response head (the `Client` role's
-/// part of decoding).
+/// Checks a response head (the `Client` role's part of decoding).
 #[inline(always)]
-fn response_head(
+fn check_response(
     base: &mut DecoderBase,
     pending: &mut InFlight,
     bytes: Bytes,
-) -> Result<Option<Event<Response<()>>>, Error> {
+) -> Result<Progress, Error> {
     let head = &bytes;
     let record = base.reader.record();
     let start = base.head_start;
@@ -116,44 +114,39 @@ fn response_head(
     if pending.interim > base.limits.max_interim_responses {
         return Err(Error::from(ErrorKind::TooManyInterimResponses).in_head(start));
     }
+    base.seen = seen;
+    if class == ResponseClass::Interim {
+        base.reader.reset();
+        return Ok(Progress::Interim(bytes));
+    }
+    pending.in_flight.pop_front();
+    pending.interim = 0;
+    base.start_body(framing, verdict);
     // Empty but for a final response: `framing_of` frames 1xx and 2xx to
     // CONNECT, the interim and switching classes, as bodiless.
-    let body = framing.body;
-    let (rs, re) = record.reason;
-    let started = |base: &mut DecoderBase, pending: &mut InFlight| {
-        base.seen = seen;
-        if class == ResponseClass::Interim {
-            base.reader.reset();
-        } else {
-            pending.in_flight.pop_front();
-            pending.interim = 0;
-            base.start_body(framing, verdict);
-        }
-    };
-    if base.wire_only {
-        let event = base.wire_event(&bytes, body);
-        started(base, pending);
-        return Ok(Some(event));
-    }
-    let mut response = Response::new(());
-    let fields = base.fields(&bytes, response.extensions_mut())?;
-    put_fields(response.headers_mut(), fields);
+    Ok(Progress::Head(bytes, framing.body))
+}
+
+/// Builds the response head just checked into `response`, a new one.
+#[inline(always)]
+fn build_response(
+    base: &mut DecoderBase,
+    bytes: Bytes,
+    response: &mut Response<()>,
+) -> Result<(), Error> {
+    let record = base.reader.record();
+    let status = build::status(record).map_err(|e| e.in_head(base.head_start))?;
+    let (version, (rs, re)) = (record.version, record.reason);
+    base.fields(&bytes, response.headers_mut())?;
+    base.wire_view(&bytes, response.extensions_mut());
     *response.status_mut() = status;
     *response.version_mut() = version;
     let canonical = status.canonical_reason().map(str::as_bytes);
-    if canonical.is_none_or(|c| c != &head[rs..re]) {
+    if canonical.is_none_or(|c| c != &bytes[rs..re]) {
         extensions(&mut base.spare_extensions, response.extensions_mut())
-            .insert(ReasonPhrase::from_validated(head.slice(rs..re)));
+            .insert(ReasonPhrase::from_validated(bytes.slice(rs..re)));
     }
-    started(base, pending);
-    // Built in the value returned, as a request head is.
-    Ok(Some(match class {
-        ResponseClass::Interim => Event::Interim(response),
-        _ => Event::Head {
-            head: response,
-            body,
-        },
-    }))
+    Ok(())
 }
 
 impl DecoderBase {
@@ -162,35 +155,43 @@ impl DecoderBase {
     /// learns the names and values of the head as a build would have
     /// taught it.
     #[inline(never)]
-    fn wire_event<H: MessageHead>(&mut self, bytes: &Bytes, body: BodyKind) -> Event<H> {
+    pub(super) fn wire_event<H: MessageHead>(&mut self, bytes: Bytes, body: BodyKind) -> Event<H> {
         let record = self.reader.record();
         if self.names.keeping() {
-            build::learn(bytes, record, &mut self.names);
+            build::learn(&bytes, record, &mut self.names);
         }
-        let head = WireHead::new(bytes.clone(), self.rules.request, record);
+        let head = WireHead::new(bytes, self.rules.request, record);
         Event::Wire { head, body }
     }
 
-    /// The fields of the head just read, in the spare map if there is
-    /// one; with the wire view on, its [`WireHead`] goes into `ext`.
+    /// Builds the fields of the head just read into `map`, a new
+    /// message's (in the spare map, put in its place, if there is one);
+    /// with the wire view on, its [`WireHead`] goes into `ext`.
     #[inline(always)]
-    fn fields(&mut self, bytes: &Bytes, ext: &mut http::Extensions) -> Result<HeaderMap, Error> {
+    fn fields(&mut self, bytes: &Bytes, map: &mut HeaderMap) -> Result<(), Error> {
         let record = self.reader.record();
-        // An empty map reserves as `with_capacity` allocates; a recycled
-        // one usually has the room already, which `capacity` tells for
-        // less than `reserve` does.
-        let mut map = self.spare.take().unwrap_or_default();
+        if let Some(spare) = self.spare.take() {
+            put_fields(map, spare);
+        }
+        // An empty map reserves as `with_capacity` allocates; a spare one
+        // usually has the room already, which `capacity` tells for less
+        // than `reserve` does.
         if map.capacity() < record.fields.len() {
             map.reserve(record.fields.len());
         }
         let keep = self.names.keeping();
-        build::fields(bytes, record, keep, &mut self.names, &mut map)
-            .map_err(|e| e.in_head(self.head_start))?;
+        build::fields(bytes, record, keep, &mut self.names, map)
+            .map_err(|e| e.in_head(self.head_start))
+    }
+
+    /// With the wire view on, the [`WireHead`] of the head just read goes
+    /// into `ext`, a new message's extensions.
+    #[inline(always)]
+    fn wire_view(&mut self, bytes: &Bytes, ext: &mut http::Extensions) {
         if self.wire {
-            let wire = WireHead::new(bytes.clone(), self.rules.request, record);
+            let wire = WireHead::new(bytes.clone(), self.rules.request, self.reader.record());
             extensions(&mut self.spare_extensions, ext).insert(wire);
         }
-        Ok(map)
     }
 }
 
@@ -293,12 +294,21 @@ impl DecodeRole for Server {
     }
 
     #[inline]
-    fn head(
-        base: &mut DecoderBase,
-        (): &mut (),
-        head: Bytes,
-    ) -> Result<Option<Event<Request<()>>>, Error> {
-        request_head(base, head)
+    fn check(base: &mut DecoderBase, (): &mut (), head: Bytes) -> Result<Progress, Error> {
+        check_request(base, head)
+    }
+
+    #[inline(always)]
+    fn build(base: &mut DecoderBase, bytes: Bytes, head: &mut Request<()>) -> Result<(), Error> {
+        build_request(base, bytes, head)
+    }
+
+    fn interim(head: Request<()>) -> Event<Request<()>> {
+        // Never called: a request has no interim form.
+        Event::Head {
+            head,
+            body: BodyKind::Empty,
+        }
     }
 }
 
@@ -312,11 +322,20 @@ impl DecodeRole for Client {
     }
 
     #[inline]
-    fn head(
+    fn check(
         base: &mut DecoderBase,
         pending: &mut InFlight,
         head: Bytes,
-    ) -> Result<Option<Event<Response<()>>>, Error> {
-        response_head(base, pending, head)
+    ) -> Result<Progress, Error> {
+        check_response(base, pending, head)
+    }
+
+    #[inline(always)]
+    fn build(base: &mut DecoderBase, bytes: Bytes, head: &mut Response<()>) -> Result<(), Error> {
+        build_response(base, bytes, head)
+    }
+
+    fn interim(head: Response<()>) -> Event<Response<()>> {
+        Event::Interim(head)
     }
 }
