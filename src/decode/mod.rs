@@ -9,6 +9,7 @@ pub(crate) use base::Progress;
 use base::{DecodeStage, DecoderBase};
 pub use base::{Event, MessageHead};
 use body::BodyDecoder;
+pub(crate) use body::Trailers;
 
 use bytes::BytesMut;
 use http::Method;

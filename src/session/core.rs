@@ -16,20 +16,12 @@ use super::timer::{ReadBuf, Timer, Waiting};
 use super::{Io, Session, SessionError, Step, TrailerFields};
 use crate::chunk_ext::ChunkExtensions;
 use crate::conn::{ConnRole, Connection, Sender, State};
-use crate::decode::Progress;
+use crate::decode::{Progress, Trailers};
 use crate::error::{Error, ErrorKind};
 use crate::role::Party;
 use crate::segments::Segments;
 use crate::wire::WireTrailers;
 use crate::{Config, Timeouts};
-
-/// The trailer section of the message being read: its fields, and its
-/// wire view with [`Config::wire_view`] on.
-#[derive(Debug)]
-struct Trailers {
-    fields: HeaderMap,
-    wire: Option<WireTrailers>,
-}
 
 /// The chunk extensions a session has read (`Config::chunk_extensions`),
 /// kept with the body piece they came before. Made by the first chunk-size
@@ -301,10 +293,10 @@ impl<R: ConnRole> SessionOf<R> {
                     self.chunk_ext_handed_out();
                     return Ok(Step::Ready(Some(data)));
                 }
-                Ok(Progress::Trailers(trailers)) => {
-                    let wire = self.conn.wire_trailers().cloned();
-                    let fields = trailers.fields;
-                    self.trailers = Some(Box::new(Trailers { fields, wire }));
+                Ok(Progress::Trailers(mut trailers)) => {
+                    // The decoder keeps its wire view as the last one.
+                    trailers.wire = self.conn.wire_trailers().cloned();
+                    self.trailers = Some(trailers);
                 }
                 Ok(Progress::ChunkExtensions(ext)) => {
                     self.chunk_ext.get_or_insert_with(Box::default).pending = Some(ext);
