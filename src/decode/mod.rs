@@ -327,7 +327,7 @@ impl<R: DecodeRole> Decoder<R> {
     /// as [`decode_eof`](Self::decode_eof)): a head comes checked, with its
     /// body started, and is built with [`build`](Self::build) where it is
     /// handed out.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn poll(&mut self, buf: &mut BytesMut, eof: bool) -> Result<Progress, Error> {
         self.base.eof |= eof;
         let before = buf.len();
