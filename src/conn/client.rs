@@ -150,7 +150,7 @@ impl ConnRole for Client {
 
     fn on_event(
         conn: &mut Connection<Self>,
-        event: Seen<'_, http::Response<()>>,
+        event: &Seen<'_, http::Response<()>>,
         _consumed: usize,
     ) -> Result<EventAction, Error> {
         match event {

@@ -74,7 +74,7 @@ pub trait ConnRole: DecodeRole + EncodeRole {
     /// The event breaks the exchange (a switch nobody offered).
     fn on_event(
         conn: &mut Connection<Self>,
-        event: Seen<'_, Self::Recv>,
+        event: &Seen<'_, Self::Recv>,
         consumed: usize,
     ) -> Result<EventAction, Error>;
 
@@ -198,7 +198,7 @@ impl<R: ConnRole> Connection<R> {
             // An error is placed at the start of the bytes of the event at
             // fault.
             let action =
-                R::on_event(self, seen, consumed).map_err(|err| self.fail_at(err, consumed))?;
+                R::on_event(self, &seen, consumed).map_err(|err| self.fail_at(err, consumed))?;
             if end && std::mem::take(&mut self.body_open) {
                 self.machine.on(R::PEER, Input::EndOfMessage);
             }
@@ -236,7 +236,7 @@ impl<R: ConnRole> Connection<R> {
         };
         // A head never comes while a body is drained: the action is to
         // return it. Its errors are placed at its first byte.
-        if let Err(err) = R::on_event(self, seen, len) {
+        if let Err(err) = R::on_event(self, &seen, len) {
             return Err(self.fail_at(err, len));
         }
         self.follow_machine();

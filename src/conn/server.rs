@@ -375,7 +375,7 @@ impl ConnRole for Server {
 
     fn on_event(
         conn: &mut Connection<Self>,
-        event: Seen<'_, http::Request<()>>,
+        event: &Seen<'_, http::Request<()>>,
         consumed: usize,
     ) -> Result<EventAction, Error> {
         // A response completed before the request body was read: the rest is
