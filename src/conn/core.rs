@@ -144,19 +144,30 @@ impl<R: ConnRole> Connection<R> {
     ///
     /// The peer's protocol [`Error`]. It is returned again on every call;
     /// the connection must close.
+    // Inlined into its callers, the body events made where the caller
+    // takes them; a head's event is made out of line.
+    #[inline(always)]
     pub fn poll_event(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
-        Ok(Some(match self.poll(buf)? {
-            Progress::Head(bytes, body) => {
-                let mut head = R::Recv::default();
-                self.take_head(bytes, Some(body), &mut head)?;
-                Event::Head { head, body }
-            }
-            Progress::Interim(bytes) => {
-                let mut head = R::Recv::default();
-                self.take_head(bytes, None, &mut head)?;
-                R::interim(head)
-            }
-            progress => return Ok(progress.event()),
+        match self.poll(buf)? {
+            Progress::Head(bytes, body) => self.head_event(bytes, Some(body)),
+            Progress::Interim(bytes) => self.head_event(bytes, None),
+            progress => Ok(progress.event()),
+        }
+    }
+
+    /// [`poll_event`](Self::poll_event)'s event of a head (`body`: its
+    /// framing, `None` for an interim response).
+    #[inline(never)]
+    fn head_event(
+        &mut self,
+        bytes: bytes::Bytes,
+        body: Option<BodyKind>,
+    ) -> Result<Option<Event<R::Recv>>, Error> {
+        let mut head = R::Recv::default();
+        self.take_head(bytes, body, &mut head)?;
+        Ok(Some(match body {
+            Some(body) => Event::Head { head, body },
+            None => R::interim(head),
         }))
     }
 
