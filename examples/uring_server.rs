@@ -78,13 +78,14 @@ pub mod uring {
     use std::pin::Pin;
     use std::process::ExitCode;
     use std::rc::Rc;
-    use std::task::Poll;
-    use std::time::{Duration, Instant, SystemTime};
+    use std::task::{Context, Poll};
+    use std::time::{Duration, Instant};
 
     use std::os::fd::AsRawFd;
 
     use bytes::{Bytes, BytesMut};
     use h1proto::conn::State;
+    use h1proto::driver::{self, ShutdownSignal, WallClock};
     use h1proto::{Config, Io, ServerSession, Session, SessionError, Step};
     use io_uring::{cqueue, opcode, types};
     use tokio::sync::{Notify, watch};
@@ -167,6 +168,10 @@ pub mod uring {
         mut stop: watch::Receiver<bool>,
     ) -> io::Result<()> {
         let live = Rc::new(Live::default());
+        // What tells every connection to shut down: a signal each, 16
+        // bytes in the connection, where a watch receiver's wait would be
+        // a boxed future ten times that.
+        let shutdown = driver::Shutdown::new();
         loop {
             if !policy.may_accept(live.count.get(), Instant::now()) {
                 tokio::select! {
@@ -180,7 +185,7 @@ pub mod uring {
                         policy.accepted(Instant::now());
                         live.count.set(live.count.get() + 1);
                         let live = live.clone();
-                        tokio_uring::spawn(handle(stream, config.clone(), stop.clone(), move || {
+                        tokio_uring::spawn(handle(stream, config.clone(), shutdown.signal(), move || {
                             live.count.set(live.count.get() - 1);
                             live.ended.notify_waiters();
                         }));
@@ -199,6 +204,7 @@ pub mod uring {
             }
         }
         drop(listener);
+        shutdown.begin();
         let drain = async {
             while live.count.get() > 0 {
                 live.ended.notified().await;
@@ -209,7 +215,7 @@ pub mod uring {
     }
 
     /// Serves one connection to its end, then closes it and calls
-    /// `ended`; a graceful shutdown starts when `stop` turns true.
+    /// `ended`; a graceful shutdown starts when `stop` fires.
     ///
     /// The connection is made before the future, so that the future holds
     /// it once, not also the arguments it is made from (an `async fn`
@@ -218,7 +224,7 @@ pub mod uring {
     pub fn handle(
         stream: TcpStream,
         config: Config,
-        stop: watch::Receiver<bool>,
+        stop: ShutdownSignal,
         ended: impl FnOnce() + 'static,
     ) -> impl Future<Output = ()> {
         let _ = stream.set_nodelay(true);
@@ -255,7 +261,13 @@ pub mod uring {
             // body sends a client that waits for it `100 Continue`, ahead
             // of the head, which is still queued.
             conn.session.sender().send_head(head)?;
-            while let Some(data) = conn.call(ServerSession::read_data).await? {
+            // `let else`, not `while let`: the `?`'s result is not kept
+            // while the piece is written, so the task every connection
+            // holds is no larger for the echo.
+            loop {
+                let Some(data) = conn.call(ServerSession::read_data).await? else {
+                    break;
+                };
                 conn.session.sender().send_data(data)?;
                 conn.call(ServerSession::poll_flush).await?;
             }
@@ -324,12 +336,14 @@ pub mod uring {
         /// The timer for the session's deadlines (see [`arm`]).
         timer: Option<Pin<Box<Sleep>>>,
         /// The shutdown signal, until it fires.
-        stop: Option<Pin<Box<dyn Future<Output = ()>>>>,
+        stop: Option<ShutdownSignal>,
+        /// When the wall clock is read next, for `Date`.
+        wall: WallClock,
     }
 
     impl Conn {
         /// A session for a connection made now, over `stream`.
-        pub fn new(stream: TcpStream, config: Config, mut stop: watch::Receiver<bool>) -> Self {
+        pub fn new(stream: TcpStream, config: Config, stop: ShutdownSignal) -> Self {
             Conn {
                 stream: Some(Rc::new(stream)),
                 session: ServerSession::new(config, Instant::now()),
@@ -338,7 +352,8 @@ pub mod uring {
                 polling: None,
                 readable: false,
                 timer: None,
-                stop: Some(Box::pin(async move { stopped(&mut stop).await })),
+                stop: Some(stop),
+                wall: WallClock::new(),
             }
         }
 
@@ -404,30 +419,20 @@ pub mod uring {
                 }
                 let woke = self.wait().await;
                 now = Instant::now();
+                // Each I/O is reported through the wall clock, which hands
+                // the session the `Date` of what a read or a timeout leads
+                // to, reading the wall clock at most once a second.
+                let wall = &mut self.wall;
                 match woke {
                     Woke::Wrote(result, out) => {
                         self.writing = None;
                         self.session.return_output(out);
-                        match result {
-                            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
-                            Ok(n) => self.session.handle_write(n, now),
-                            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
-                            Err(err) => return Err(err),
-                        }
+                        wall.report(&mut self.session, Io::Write, result, now)?;
                     }
                     Woke::Read(result, room) => {
                         self.reading = None;
                         self.session.return_read_buf(room);
-                        match result {
-                            Ok(n) => {
-                                // The wall clock with every read and
-                                // timeout: the `Date` of what they lead to.
-                                self.session.set_date(SystemTime::now());
-                                self.session.handle_read(n, now);
-                            }
-                            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
-                            Err(err) => return Err(err),
-                        }
+                        wall.report(&mut self.session, Io::Read, result, now)?;
                     }
                     Woke::Readable(result) => {
                         self.polling = None;
@@ -438,8 +443,8 @@ pub mod uring {
                         }
                     }
                     Woke::Deadline => {
-                        self.session.set_date(SystemTime::now());
-                        self.session.handle_timeout(now);
+                        let timeout = Err(io::ErrorKind::TimedOut.into());
+                        wall.report(&mut self.session, Io::Read, timeout, now)?;
                     }
                     Woke::Stop => self.session.shutdown(now),
                 }
@@ -475,36 +480,38 @@ pub mod uring {
         /// The operations are only polled here: they stay under way.
         async fn wait(&mut self) -> Woke {
             arm(&mut self.timer, self.session.poll_timeout());
-            let (reading, writing, polling) =
-                (&mut self.reading, &mut self.writing, &mut self.polling);
-            let (timer, stop) = (&mut self.timer, &mut self.stop);
-            let woke = poll_fn(|cx| {
-                if let Some(Poll::Ready((r, out))) = writing.as_mut().map(|op| op.as_mut().poll(cx))
-                {
-                    return Poll::Ready(Woke::Wrote(r, out));
-                }
-                if let Some(Poll::Ready((r, room))) =
-                    reading.as_mut().map(|op| op.as_mut().poll(cx))
-                {
-                    return Poll::Ready(Woke::Read(r, room));
-                }
-                if let Some(Poll::Ready(r)) = polling.as_mut().map(|op| op.as_mut().poll(cx)) {
-                    return Poll::Ready(Woke::Readable(r));
-                }
-                if let Some(Poll::Ready(())) = timer.as_mut().map(|t| t.as_mut().poll(cx)) {
-                    return Poll::Ready(Woke::Deadline);
-                }
-                if let Some(Poll::Ready(())) = stop.as_mut().map(|s| s.as_mut().poll(cx)) {
-                    return Poll::Ready(Woke::Stop);
-                }
-                Poll::Pending
-            })
-            .await;
+            // The closure borrows the connection whole: the future every
+            // connection's task holds while it waits stays small.
+            let woke = poll_fn(|cx| self.poll_wait(cx)).await;
             if let Woke::Stop = woke {
                 // Once: the session is shutting down.
                 self.stop = None;
             }
             woke
+        }
+
+        /// One poll of [`wait`](Self::wait).
+        fn poll_wait(&mut self, cx: &mut Context<'_>) -> Poll<Woke> {
+            if let Some(Poll::Ready((r, out))) =
+                self.writing.as_mut().map(|op| op.as_mut().poll(cx))
+            {
+                return Poll::Ready(Woke::Wrote(r, out));
+            }
+            if let Some(Poll::Ready((r, room))) =
+                self.reading.as_mut().map(|op| op.as_mut().poll(cx))
+            {
+                return Poll::Ready(Woke::Read(r, room));
+            }
+            if let Some(Poll::Ready(r)) = self.polling.as_mut().map(|op| op.as_mut().poll(cx)) {
+                return Poll::Ready(Woke::Readable(r));
+            }
+            if let Some(Poll::Ready(())) = self.timer.as_mut().map(|t| t.as_mut().poll(cx)) {
+                return Poll::Ready(Woke::Deadline);
+            }
+            if let Some(Poll::Ready(())) = self.stop.as_mut().map(|s| Pin::new(s).poll(cx)) {
+                return Poll::Ready(Woke::Stop);
+            }
+            Poll::Pending
         }
     }
 

@@ -186,17 +186,41 @@ pub struct Conn<R, S> {
 /// next second of the last wall reading, so once a second at most rather
 /// than with every read and timeout reported. A step of the wall clock
 /// shows within a second.
+///
+/// [`Conn`] and the adapters keep one per connection; a driver written
+/// from scratch (a completion runtime's own loop) keeps one too, and
+/// reports each I/O through [`report`](Self::report), or calls
+/// [`update`](Self::update) with the clock reading it took before it
+/// reports a read or a timeout itself.
+///
+/// ```
+/// use std::time::Instant;
+/// use h1proto::driver::WallClock;
+/// use h1proto::{Config, Io, ServerSession};
+///
+/// let mut session = ServerSession::new(Config::default(), Instant::now());
+/// let mut wall = WallClock::new();
+/// // A read of 0 bytes (the peer closed) came back from the kernel:
+/// // the session is told, the wall clock read at most once a second.
+/// wall.report(&mut session, Io::Read, Ok(0), Instant::now())?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
 #[derive(Debug, Default)]
-pub(crate) struct WallClock {
+pub struct WallClock {
     /// By the monotonic clock; `None` before the first reading.
     next_second: Option<Instant>,
 }
 
 impl WallClock {
+    /// A clock that reads the wall clock at its first update.
+    pub fn new() -> Self {
+        WallClock::default()
+    }
+
     /// Hands `session` the wall clock if its second may have changed by
     /// `now`, a reading of the monotonic clock just taken.
     #[inline]
-    pub(crate) fn update(&mut self, now: Instant, session: &mut (impl Session + ?Sized)) {
+    pub fn update(&mut self, now: Instant, session: &mut (impl Session + ?Sized)) {
         if self.next_second.is_none_or(|next| now >= next) {
             let wall = SystemTime::now();
             session.set_date(wall);
@@ -212,7 +236,13 @@ impl WallClock {
     /// read and timeout reported comes with the wall clock, so that the
     /// responses they lead to (a request's answer, a 408) carry it as their
     /// `Date`. Both the adapters and [`Conn`] report through this.
-    pub(crate) fn report(
+    ///
+    /// # Errors
+    ///
+    /// The I/O's error, other than a timeout, `WouldBlock` and
+    /// `Interrupted` (which end nothing); `WriteZero` for a write of 0
+    /// bytes. The connection is over.
+    pub fn report(
         &mut self,
         session: &mut (impl Session + ?Sized),
         io: Io,

@@ -274,8 +274,13 @@ impl Segments {
     /// dropped, the tail buffer gets its whole allocation back at its next
     /// full drain, as after a large segment.
     pub(crate) fn lend(&mut self, into: &mut Vec<Bytes>) {
-        self.seal_tail();
         into.extend(self.sealed.drain(..));
+        // The tail straight into `into`, not through `sealed`: a response
+        // that is all tail (a head and a small body) allocates no list.
+        if !self.tail.is_empty() {
+            into.push(self.tail.split().freeze());
+            self.tail_moved = true;
+        }
         self.remaining = 0;
     }
 
@@ -407,6 +412,31 @@ impl Buf for Segments {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lending_a_queue_that_is_all_tail_moves_it_without_a_list() {
+        let mut s = Segments::with_threshold(64);
+        s.push_slice(b"HTTP/1.1 200 OK\r\n\r\nhi");
+        let mut out = Vec::new();
+        s.lend(&mut out);
+        assert_eq!(out, [Bytes::from_static(b"HTTP/1.1 200 OK\r\n\r\nhi")]);
+        assert!(s.is_empty());
+        assert_eq!(s.sealed.capacity(), 0, "no segment list allocated");
+        // A large segment between two pieces of tail: all of it, in order.
+        s.push_slice(b"a");
+        s.push_bytes(Bytes::from(vec![b'b'; 100]));
+        s.push_slice(b"c");
+        out.clear();
+        s.lend(&mut out);
+        let all: Vec<u8> = out.iter().flat_map(|b| b.iter().copied()).collect();
+        assert_eq!(all, [&b"a"[..], &[b'b'; 100], b"c"].concat());
+        // What was not written goes back in front, before what came since.
+        s.push_slice(b"z");
+        let mut back = vec![out.pop().unwrap()];
+        s.unlend(&mut back);
+        assert_eq!(s.chunk(), b"c");
+        assert_eq!(s.remaining(), 2);
+    }
 
     #[test]
     fn a_drained_tail_is_written_again_from_its_start() {

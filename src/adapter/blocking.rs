@@ -204,6 +204,17 @@ impl<S: Transport, T: Session> Driver<S, T, Blocking> {
             }
         }
         let result = match step {
+            Io::Read if !self.session.holds_read_buf() => {
+                // Holding no buffer (a new connection, an idle one that
+                // gave its buffers back): the wait goes on without one,
+                // and the session's is made for the bytes that came.
+                let mut room = [0u8; STACK_READ];
+                let n = self.io.read(&mut room);
+                if let Ok(n) = n {
+                    self.session.read_buf().extend_from_slice(&room[..n]);
+                }
+                n
+            }
             Io::Read => self.io.read(self.session.read_slice()),
             // One contiguous segment (a head with a small body, or the
             // answers to pipelined requests): a plain write.
@@ -222,6 +233,10 @@ impl<S: Transport, T: Session> Driver<S, T, Blocking> {
         Ok(now)
     }
 }
+
+/// What a read into the driver's stack takes at most, while the session
+/// holds no read buffer: what the session's own first reads ask for.
+const STACK_READ: usize = 1024;
 
 impl<S: Transport> Server<S> {
     /// Starts a graceful shutdown of this connection once `flag` is set;

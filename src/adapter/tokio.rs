@@ -170,54 +170,17 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
     ///
     /// An I/O error, or the session's error as an `io::Error` (see
     /// [`SessionError`]).
-    pub async fn call<V>(
+    pub fn call<V>(
         &mut self,
-        mut call: impl FnMut(&mut T, Instant) -> Result<Step<V>, SessionError>,
-    ) -> io::Result<V> {
-        let mut now = Instant::now();
-        // The I/O under way, and whether it had to wait (the timer was
-        // then armed). One future for the whole call, the I/O polled in
-        // it: a future per I/O costs more than the I/O's own work.
-        let mut under_way: Option<Io> = None;
-        let mut waited = false;
-        poll_fn(|cx| {
-            loop {
-                let step = match under_way {
-                    Some(step) => step,
-                    None => match call(&mut self.session, now) {
-                        Ok(Step::Ready(value)) => return Poll::Ready(Ok(value)),
-                        Ok(Step::Io(step)) => {
-                            waited = false;
-                            *under_way.insert(step)
-                        }
-                        Err(err) => return Poll::Ready(Err(err.into())),
-                    },
-                };
-                let Poll::Ready(done) = self.poll_io(cx, step, now, &mut waited) else {
-                    return Poll::Pending;
-                };
-                under_way = None;
-                // An I/O that did not wait reuses the time the call started
-                // with (most writes, and reads of bytes already there, take
-                // no time worth a clock reading).
-                if waited {
-                    now = Instant::now();
-                }
-                match done {
-                    // The I/O asked for, or a read made while a write
-                    // waits: reported, then the call is made again (a
-                    // client learns of an answer during its upload; the
-                    // write is asked for again if still due).
-                    Done::Io(done, result) => self.handle_io(done, result, now)?,
-                    // The shutdown signal came first.
-                    Done::Signal => {
-                        self.runtime.shutdown = None;
-                        self.session.shutdown(now);
-                    }
-                }
-            }
-        })
-        .await
+        call: impl FnMut(&mut T, Instant) -> Result<Step<V>, SessionError>,
+    ) -> impl Future<Output = io::Result<V>> {
+        Call {
+            driver: self,
+            call,
+            now: None,
+            under_way: None,
+            waited: false,
+        }
     }
 
     /// Reads once what the peer sends ahead of the application's next
@@ -237,7 +200,8 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
         if !self.session.wants_read() {
             return std::future::pending().await;
         }
-        let n = self.io.read_buf(self.session.read_buf()).await?;
+        let (io, session) = (&mut self.io, &mut self.session);
+        let n = poll_fn(|cx| poll_read(io, session, cx)).await?;
         let now = self.now();
         self.session.handle_read(n, now);
         Ok(())
@@ -260,7 +224,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
         // A fresh I/O future each poll: all three are cancel-safe, and
         // none keeps state between polls.
         let io_done = match step {
-            Io::Read => pin!(io.read_buf(session.read_buf())).poll(cx),
+            Io::Read => poll_read(io, session, cx),
             Io::Write if session.output().segment_count() == 1 => {
                 Pin::new(&mut *io).poll_write(cx, Buf::chunk(session.output()))
             }
@@ -275,7 +239,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
             return Poll::Ready(Done::Io(step, done));
         }
         if step == Io::Write && session.wants_read() {
-            if let Poll::Ready(done) = pin!(io.read_buf(session.read_buf())).poll(cx) {
+            if let Poll::Ready(done) = poll_read(io, session, cx) {
                 return Poll::Ready(Done::Io(Io::Read, done));
             }
         }
@@ -317,6 +281,76 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
     }
 }
 
+/// A [`Driver::call`] under way: one future for the whole call, the I/O
+/// polled in it (a future per I/O costs more than the I/O's own work),
+/// and no more state than it keeps across polls, since a connection's
+/// task holds it while the connection waits.
+struct Call<'a, S, T, F> {
+    driver: &'a mut Driver<S, T, Tokio>,
+    call: F,
+    /// The clock as of the call's start or its last I/O that waited
+    /// (read at the first poll).
+    now: Option<Instant>,
+    /// The I/O under way, if the call asked for one.
+    under_way: Option<Io>,
+    /// Whether that I/O had to wait (the timer was then armed).
+    waited: bool,
+}
+
+// `call` is never pinned: the future only moves it by reference.
+impl<S, T, F> Unpin for Call<'_, S, T, F> {}
+
+impl<S, T, V, F> Future for Call<'_, S, T, F>
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+    T: Session,
+    F: FnMut(&mut T, Instant) -> Result<Step<V>, SessionError>,
+{
+    type Output = io::Result<V>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<V>> {
+        let this = self.get_mut();
+        let driver = &mut *this.driver;
+        let mut now = *this.now.get_or_insert_with(Instant::now);
+        loop {
+            let step = match this.under_way {
+                Some(step) => step,
+                None => match (this.call)(&mut driver.session, now) {
+                    Ok(Step::Ready(value)) => return Poll::Ready(Ok(value)),
+                    Ok(Step::Io(step)) => {
+                        this.waited = false;
+                        *this.under_way.insert(step)
+                    }
+                    Err(err) => return Poll::Ready(Err(err.into())),
+                },
+            };
+            let Poll::Ready(done) = driver.poll_io(cx, step, now, &mut this.waited) else {
+                return Poll::Pending;
+            };
+            this.under_way = None;
+            // An I/O that did not wait reuses the time the call started
+            // with (most writes, and reads of bytes already there, take
+            // no time worth a clock reading).
+            if this.waited {
+                now = Instant::now();
+                this.now = Some(now);
+            }
+            match done {
+                // The I/O asked for, or a read made while a write waits:
+                // reported, then the call is made again (a client learns
+                // of an answer during its upload; the write is asked for
+                // again if still due).
+                Done::Io(done, result) => driver.handle_io(done, result, now)?,
+                // The shutdown signal came first.
+                Done::Signal => {
+                    driver.runtime.shutdown = None;
+                    driver.session.shutdown(now);
+                }
+            }
+        }
+    }
+}
+
 /// How a poll of an I/O ended.
 enum Done {
     /// An I/O and its result: the one asked for (a timeout of the timer
@@ -324,6 +358,36 @@ enum Done {
     Io(Io, io::Result<usize>),
     /// The shutdown signal came.
     Signal,
+}
+
+/// What a read into the driver's stack takes at most, while the session
+/// holds no read buffer: what the session's own first reads ask for.
+const STACK_READ: usize = 1024;
+
+/// One poll of a read into the session's buffer. While the session holds
+/// none (a new connection, an idle one that gave its buffers back), the
+/// read goes to the stack first and the session's buffer is made only
+/// once bytes came, for them: a connection that waits does so without a
+/// read buffer, and one that sent a small head holds a small one.
+fn poll_read<S: AsyncRead + Unpin, T: Session>(
+    io: &mut S,
+    session: &mut T,
+    cx: &mut Context<'_>,
+) -> Poll<io::Result<usize>> {
+    if session.holds_read_buf() {
+        return pin!(io.read_buf(session.read_buf())).poll(cx);
+    }
+    let mut room = [0u8; STACK_READ];
+    let mut read = tokio::io::ReadBuf::new(&mut room);
+    match Pin::new(io).poll_read(cx, &mut read) {
+        Poll::Ready(Ok(())) => {
+            let filled = read.filled();
+            session.read_buf().extend_from_slice(filled);
+            Poll::Ready(Ok(filled.len()))
+        }
+        Poll::Ready(Err(err)) => Poll::Ready(Err(err)),
+        Poll::Pending => Poll::Pending,
+    }
 }
 
 /// Arms `timer` for `at` (drops it without a deadline) unless it is armed
@@ -374,7 +438,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Client<S> {
             return false;
         }
         let mut cx = Context::from_waker(Waker::noop());
-        match pin!(self.io.read_buf(self.session.read_buf())).poll(&mut cx) {
+        match poll_read(&mut self.io, &mut self.session, &mut cx) {
             Poll::Pending => true,
             Poll::Ready(Ok(n)) => {
                 self.session.handle_read(n, Instant::now());

@@ -455,9 +455,13 @@ impl<R: DecodeRole> Decoder<R> {
     }
 
     /// Gives back what only steady traffic needs (the head reader's room
-    /// for field lines, the spare field and extension maps): an idle
-    /// connection's memory, as a session lets its buffers go.
+    /// for field lines, the names learnt, the spare field and extension
+    /// maps): an idle connection's memory, as a session lets its buffers
+    /// go.
     pub(crate) fn release(&mut self) {
+        if self.base.reader.is_fresh() {
+            self.base.names.release();
+        }
         self.base.reader.release();
         self.base.spare = None;
         self.base.spare_extensions = None;

@@ -51,7 +51,7 @@ impl BodyEncoder {
         &mut self,
         out: &mut Segments,
         data: Bytes,
-        extensions: &mut Option<ChunkExtensions>,
+        extensions: &mut Option<Box<ChunkExtensions>>,
     ) -> Result<(), UsageError> {
         let len = data.len() as u64;
         if len == 0 {
@@ -86,7 +86,7 @@ impl BodyEncoder {
         out: &mut Segments,
         trailers: Option<&HeaderMap>,
         title: bool,
-        extensions: &mut Option<ChunkExtensions>,
+        extensions: &mut Option<Box<ChunkExtensions>>,
         order: Option<Ordered<'_>>,
     ) -> Result<(), UsageError> {
         let trailers = trailers.filter(|t| !t.is_empty());
@@ -140,14 +140,14 @@ pub(crate) fn within(declared: Option<u64>, sent: u64, len: u64) -> Result<u64, 
 
 /// Writes a chunk-size line for `len` bytes (the last-chunk's for 0),
 /// with `extensions`, which are then taken.
-fn chunk_line(out: &mut Segments, len: u64, extensions: &mut Option<ChunkExtensions>) {
+fn chunk_line(out: &mut Segments, len: u64, extensions: &mut Option<Box<ChunkExtensions>>) {
     let mut line = [0u8; 18];
     let n = hex_line(&mut line, len);
     match extensions.take() {
         None => out.push_slice(&line[..n]),
         Some(extensions) => {
             out.push_slice(&line[..n - 2]);
-            out.push_bytes(extensions.into_bytes());
+            out.push_bytes((*extensions).into_bytes());
             out.push_slice(b"\r\n");
         }
     }

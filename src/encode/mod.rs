@@ -173,8 +173,9 @@ pub struct Encoder<R: EncodeRole> {
     /// the encoder takes a new message while the last final message's
     /// verdict lets the connection carry it.
     body: Option<BodyEncoder>,
-    /// Chunk extensions for the next chunk of the body being sent.
-    extensions: Option<ChunkExtensions>,
+    /// Chunk extensions for the next chunk of the body being sent. Boxed:
+    /// rare, and every connection's encoder would carry the room.
+    extensions: Option<Box<ChunkExtensions>>,
     keep_alive: KeepAlive,
     /// The emptied field map of the last head written, for reuse.
     spare: Option<HeaderMap>,
@@ -258,13 +259,13 @@ impl<R: EncodeRole> Encoder<R> {
             Some(BodyEncoder::Chunked | BodyEncoder::Discard { .. }) => return Ok(()),
             Some(_) => return Err(UsageError::ChunkExtensionsNotAllowed),
         }
-        self.extensions = Some(match self.extensions.take() {
+        self.extensions = Some(Box::new(match self.extensions.take() {
             None => extensions,
             Some(before) => {
                 let both = [before.as_bytes(), extensions.as_bytes()].concat();
                 ChunkExtensions::from_validated(both.into())
             }
-        });
+        }));
         Ok(())
     }
 
@@ -427,9 +428,12 @@ impl<R: EncodeRole> Encoder<R> {
         let mut framer = plan.body;
         let kind = framer.kind();
         if let Some(body) = body {
-            framer.data(&mut self.out, body, &mut None)?;
+            // No extensions are queued before a head (they are taken with
+            // the chunk they were queued for, or the message's end): the
+            // encoder's own slot, empty, rather than a temporary to drop.
+            framer.data(&mut self.out, body, &mut self.extensions)?;
             // Without trailers no name is written: the case does not matter.
-            framer.finish(&mut self.out, None, false, &mut None, None)?;
+            framer.finish(&mut self.out, None, false, &mut self.extensions, None)?;
         } else if !matches!(
             plan.verdict,
             None | Some(KeepAlive::Close(CloseReason::Switched))

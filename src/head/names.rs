@@ -30,6 +30,9 @@ const MAX_LEN: usize = 32;
 const MAX_VALUE_LEN: usize = 256;
 /// The bytes of values kept at most, all entries together.
 const VALUE_BUDGET: usize = 1024;
+// The indices and counts of the cache are kept as `u16`.
+const _: () = assert!(CAPACITY < u16::MAX as usize);
+const _: () = assert!(VALUE_BUDGET <= u16::MAX as usize);
 
 #[derive(Debug)]
 struct Entry {
@@ -50,18 +53,20 @@ struct Entry {
 pub(crate) struct NameCache {
     entries: Vec<Entry>,
     spellings: Vec<u8>,
-    /// Where the next search starts: after the last match.
-    next: usize,
+    /// Where the next search starts: after the last match. The indices
+    /// and counts here are `u16` (at most [`CAPACITY`] entries,
+    /// [`VALUE_BUDGET`] bytes): every connection's decoder holds a cache.
+    next: u16,
     /// Whether new names are kept: from a connection's second message on.
     keeping: bool,
     /// The entry of the name found last, if it has one.
-    found: Option<usize>,
+    found: Option<u16>,
     /// The first value a line of each entry's name came with, if kept
     /// (by index): a copy, since a slice of a head would hold that head's
     /// read buffer.
     values: Vec<Option<HeaderValue>>,
     /// The bytes of the values kept.
-    value_bytes: usize,
+    value_bytes: u16,
     /// How many times the cache started over: an entry's index stands
     /// for the same name while this stays the same.
     generation: u32,
@@ -73,6 +78,22 @@ impl NameCache {
     /// message never pays for the cache.
     pub(crate) fn keep_names(&mut self) {
         self.keeping = true;
+    }
+
+    /// Gives back the entries, their spellings and the values kept, as an
+    /// idle connection lets its buffers go: the names are learnt again
+    /// from the next message on. Only between heads: the fields of a head
+    /// being read name entries by index.
+    pub(crate) fn release(&mut self) {
+        if self.entries.capacity() != 0 {
+            self.entries = Vec::new();
+            self.spellings = Vec::new();
+            self.values = Vec::new();
+            self.value_bytes = 0;
+            self.next = 0;
+            self.found = None;
+            self.generation = self.generation.wrapping_add(1);
+        }
     }
 
     /// Whether names (and values) are kept: from a connection's second
@@ -93,16 +114,16 @@ impl NameCache {
     /// name and its colon. The entry after it is tried next.
     #[inline]
     pub(crate) fn predict(&mut self, line: &[u8]) -> Option<(u32, usize)> {
-        let i = if self.next < self.entries.len() {
+        let i = if usize::from(self.next) < self.entries.len() {
             self.next
         } else {
             0
         };
-        let entry = self.entries.get(i)?;
+        let entry = self.entries.get(usize::from(i))?;
         let n = usize::from(entry.len);
         if line.get(n) == Some(&b':') && same(&line[..n], self.spelling(entry)) {
             self.next = i + 1;
-            return Some((i as u32, n));
+            return Some((u32::from(i), n));
         }
         None
     }
@@ -123,7 +144,7 @@ impl NameCache {
     /// [`learn_value`](Self::learn_value)).
     #[inline(always)]
     pub(crate) fn name_at(&mut self, i: u32) -> HeaderName {
-        self.found = Some(i as usize);
+        self.found = Some(i as u16);
         self.entries[i as usize].name.clone()
     }
 
@@ -140,15 +161,16 @@ impl NameCache {
     #[inline]
     pub(crate) fn get(&mut self, raw: &[u8]) -> Option<(HeaderName, Role)> {
         let n = self.entries.len();
-        let mut i = self.next;
+        let mut i = usize::from(self.next);
         for _ in 0..n {
             if i >= n {
                 i = 0;
             }
             let entry = &self.entries[i];
             if usize::from(entry.len) == raw.len() && same(self.spelling(entry), raw) {
-                self.next = i + 1;
-                self.found = Some(i);
+                // Below CAPACITY: the casts keep every bit.
+                self.next = i as u16 + 1;
+                self.found = Some(i as u16);
                 return Some((entry.name.clone(), entry.role));
             }
             i += 1;
@@ -186,7 +208,7 @@ impl NameCache {
                 len: u8::try_from(raw.len()).ok()?,
             });
             self.values.push(None);
-            self.next = self.entries.len();
+            self.next = self.entries.len() as u16;
             self.found = Some(self.next - 1);
         }
         Some((name, role))
@@ -197,7 +219,7 @@ impl NameCache {
     /// cloned for a reference count.
     #[inline]
     pub(crate) fn known_value(&self, value: &[u8]) -> Option<&HeaderValue> {
-        let known = self.values.get(self.found?)?.as_ref()?;
+        let known = self.values.get(usize::from(self.found?))?.as_ref()?;
         same(known.as_bytes(), value).then_some(known)
     }
 
@@ -205,12 +227,13 @@ impl NameCache {
     /// without a value and the value fits the bounds.
     #[inline(never)]
     pub(crate) fn learn_value(&mut self, value: &[u8]) {
-        if let Some(slot) = self.found.and_then(|i| self.values.get_mut(i)) {
+        if let Some(slot) = self.found.and_then(|i| self.values.get_mut(usize::from(i))) {
             if slot.is_none()
                 && value.len() <= MAX_VALUE_LEN
-                && self.value_bytes + value.len() <= VALUE_BUDGET
+                && usize::from(self.value_bytes) + value.len() <= VALUE_BUDGET
             {
-                self.value_bytes += value.len();
+                // Within VALUE_BUDGET: the cast keeps every bit.
+                self.value_bytes += value.len() as u16;
                 *slot = HeaderValue::from_bytes(value).ok();
             }
         }
@@ -343,6 +366,30 @@ mod tests {
     }
 
     #[test]
+    fn release_gives_the_memory_back_and_names_are_learnt_again() {
+        let mut cache = NameCache::default();
+        cache.keep_names();
+        cache.get(b"Host").unwrap();
+        cache.learn_value(b"a");
+        let generation = cache.generation();
+        cache.release();
+        assert_eq!(cache.entries.capacity(), 0);
+        assert_eq!(cache.spellings.capacity(), 0);
+        assert_eq!(cache.values.capacity(), 0);
+        assert_eq!(cache.value_bytes, 0);
+        // Indices from before stand for nothing now.
+        assert_ne!(cache.generation(), generation);
+        assert!(cache.predict(b"Host: a").is_none());
+        // Still keeping: the next message teaches the names again.
+        assert_eq!(cache.get(b"Host").unwrap().0, http::header::HOST);
+        assert_eq!(cache.predict(b"Host: a"), Some((0, 4)));
+        // A cache that holds nothing is left as it is.
+        let mut empty = NameCache::default();
+        empty.release();
+        assert_eq!(empty.generation(), 0);
+    }
+
+    #[test]
     fn kept_values_stay_bounded() {
         let mut cache = NameCache::default();
         cache.keep_names();
@@ -356,9 +403,9 @@ mod tests {
             let value = vec![b'a' + (i % 26) as u8; MAX_VALUE_LEN];
             cache.get(name.as_bytes()).unwrap();
             cache.learn_value(&value);
-            assert!(cache.value_bytes <= VALUE_BUDGET);
+            assert!(usize::from(cache.value_bytes) <= VALUE_BUDGET);
             let kept: usize = cache.values.iter().flatten().map(HeaderValue::len).sum();
-            assert_eq!(kept, cache.value_bytes);
+            assert_eq!(kept, usize::from(cache.value_bytes));
             assert_eq!(cache.values.len(), cache.entries.len());
         }
     }

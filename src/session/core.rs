@@ -12,7 +12,8 @@ use std::time::{Instant, SystemTime};
 use bytes::{Bytes, BytesMut};
 use http::header::HeaderMap;
 
-use super::timer::{ReadBuf, Timer, Waiting};
+use super::read::ReadBuf;
+use super::timer::{Timer, Waiting};
 use super::{Io, Session, SessionError, Step, TrailerFields};
 use crate::chunk_ext::ChunkExtensions;
 use crate::conn::{ConnRole, Connection, Sender, State};
@@ -175,7 +176,7 @@ impl<R: ConnRole> SessionOf<R> {
     pub(super) fn may_read(&self) -> bool {
         !self.conn.peer_closed()
             && !self.read.lent
-            && (matches!(self.waiting, Waiting::Read(_)) || self.read.buf.len() < self.read.size)
+            && (matches!(self.waiting, Waiting::Read(_)) || self.read.buf.len() < self.read.size())
     }
 
     /// Drops every byte of output, those lent out included once they are
@@ -504,6 +505,11 @@ impl<R: ConnRole> Session for SessionOf<R> {
 
     fn wants_write(&self) -> bool {
         self.out_lent == 0 && !self.conn.encoder.queued().is_empty()
+    }
+
+    #[inline]
+    fn holds_read_buf(&self) -> bool {
+        self.read.is_held()
     }
 
     fn read_buf(&mut self) -> &mut BytesMut {

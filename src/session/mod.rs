@@ -43,6 +43,7 @@ macro_rules! ready {
 
 mod client;
 mod core;
+mod read;
 mod server;
 mod timer;
 
@@ -92,11 +93,23 @@ pub trait Session {
     /// [`Step::Io`], not while the application is still queueing.
     fn wants_write(&self) -> bool;
 
+    /// `false` while the session holds no read buffer: a new connection
+    /// before its first bytes, and an idle one that gave its buffers back
+    /// (`Config::release_after`), until the next read.
+    /// [`read_buf`](Self::read_buf) and [`read_slice`](Self::read_slice)
+    /// would allocate their room; a driver that can read into a buffer of
+    /// its own first (on its stack) and append what came to `read_buf`
+    /// waits for input without one, and the session's buffer is made for
+    /// the bytes that came. `true` unless a session says otherwise.
+    fn holds_read_buf(&self) -> bool {
+        true
+    }
+
     /// Where to read into: the session's buffer, with room for one read
-    /// (1 KiB on a new connection, doubling while reads fill it, up to
-    /// `Config::read_size`; 256 bytes once an idle connection gave its
-    /// buffers back). Append what is read, then call
-    /// [`handle_read`](Self::handle_read).
+    /// (256 bytes while it holds none: on a new connection, and once an
+    /// idle connection gave its buffers back; then 1 KiB, doubling while
+    /// reads fill it, up to `Config::read_size`). Append what is read,
+    /// then call [`handle_read`](Self::handle_read).
     fn read_buf(&mut self) -> &mut BytesMut;
 
     /// Where to read into, for a reader that needs initialized memory

@@ -117,7 +117,8 @@ pub fn start(kind: Kind) -> (SocketAddr, Arc<Counters>) {
                         };
                         c.accepted.fetch_add(1, Ordering::SeqCst);
                         let c = c.clone();
-                        let stop = tokio::sync::watch::channel(false).1;
+                        // A shutdown never begun.
+                        let stop = h1proto::driver::Shutdown::new().signal();
                         tokio::spawn(async move {
                             hello_server::handle(stream, config(), stop).await;
                             c.finished.fetch_add(1, Ordering::SeqCst);
@@ -138,7 +139,8 @@ pub fn start(kind: Kind) -> (SocketAddr, Arc<Counters>) {
                         };
                         c.accepted.fetch_add(1, Ordering::SeqCst);
                         let c = c.clone();
-                        let stop = tokio::sync::watch::channel(false).1;
+                        // A shutdown never begun.
+                        let stop = h1proto::driver::Shutdown::new().signal();
                         tokio_uring::spawn(uring_server::uring::handle(
                             stream,
                             config(),

@@ -17,12 +17,57 @@ fn live() -> isize {
     h1proto_test_support::alloc::thread_live()
 }
 
-/// What a connection's first read asks for (a read that fills it doubles
-/// the next, up to `Config::read_size`).
-const FIRST_READ: usize = 1024;
+/// What a read asks for while the session holds no read buffer (a new
+/// connection, or once the buffers were given back), and after a first
+/// read that did not fill it.
+const SMALL_READ: usize = 256;
 
-/// The bytes a read asks for once the buffers were given back.
-const RELEASED_READ: usize = 256;
+/// What a read asks for after a first read that filled its small room (a
+/// read that fills it doubles the next, up to `Config::read_size`).
+const BASE_READ: usize = 1024;
+
+#[test]
+fn a_new_connection_holds_no_read_buffer_until_bytes_come() {
+    let t0 = Instant::now();
+    let mut h = Harness::new(ServerSession::new(test_config(), t0), t0);
+    assert!(!h.s.holds_read_buf());
+    assert_eq!(h.call(ServerSession::next_request).blocked(), Io::Read);
+    // The release deadline passes with nothing to give back.
+    assert_eq!(h.expire(), secs(1));
+    assert!(!h.s.holds_read_buf());
+    // A small head: the buffer stays small.
+    h.send(get("/"));
+    h.call(ServerSession::next_request).ready().unwrap();
+    assert!(h.s.holds_read_buf());
+    let buf = h.s.read_buf();
+    assert!(buf.capacity() < BASE_READ, "{}", buf.capacity());
+    // A second message: the connection is in use, and reads ask for a
+    // base read's worth (a small buffer would be reclaimed every other
+    // message).
+    h.s.sender()
+        .send_response(Response::new(Bytes::from_static(b"ok")))
+        .unwrap();
+    h.send(get("/2"));
+    h.call(ServerSession::next_request).ready().unwrap();
+    let buf = h.s.read_buf();
+    assert!(
+        buf.capacity() - buf.len() >= BASE_READ,
+        "{}",
+        buf.capacity()
+    );
+
+    // A head that fills the small room: the next read asks for more.
+    let mut h = Harness::new(ServerSession::new(test_config(), t0), t0);
+    let long = format!("GET / HTTP/1.1\r\nHost: a\r\nX-Long: {}", "x".repeat(400));
+    h.send(long);
+    assert_eq!(h.call(ServerSession::next_request).blocked(), Io::Read);
+    let buf = h.s.read_buf();
+    assert!(
+        buf.capacity() - buf.len() >= BASE_READ,
+        "{}",
+        buf.capacity()
+    );
+}
 
 #[test]
 fn an_idle_server_connection_gives_both_buffers_back() {
@@ -36,25 +81,29 @@ fn an_idle_server_connection_gives_both_buffers_back() {
         .unwrap();
     assert_eq!(h.call(ServerSession::next_request).blocked(), Io::Read);
     h.wire = Vec::new();
+    assert!(h.s.holds_read_buf());
     let before = live();
     assert_eq!(h.expire(), secs(1));
     let freed = before - live();
-    // The read buffer (1 KiB) and the output's tail buffer, which held
-    // the 3000-byte body.
-    assert!(freed >= (FIRST_READ + 3000) as isize, "freed {freed}");
+    // The read buffer (small: the head was) and the output's tail
+    // buffer, which held the 3000-byte body.
+    assert!(freed >= (SMALL_READ / 2 + 3000) as isize, "freed {freed}");
+    // It holds no read buffer now, and says so.
+    assert!(!h.s.holds_read_buf());
     // The next read asks for little.
     let buf = h.s.read_buf();
     assert!(buf.is_empty());
     assert!(
-        buf.capacity() >= RELEASED_READ && buf.capacity() < FIRST_READ,
+        buf.capacity() >= SMALL_READ && buf.capacity() < BASE_READ,
         "{}",
         buf.capacity()
     );
-    // Bytes again: the next reads ask for a first read's size.
+    // Bytes again (a small head): it holds a buffer again, a small one.
     h.send(get("/2"));
     h.call(ServerSession::next_request).ready().unwrap();
+    assert!(h.s.holds_read_buf());
     let buf = h.s.read_buf();
-    assert!(buf.capacity() - buf.len() >= FIRST_READ);
+    assert!(buf.capacity() < BASE_READ, "{}", buf.capacity());
 }
 
 #[test]
@@ -67,11 +116,13 @@ fn a_half_received_head_keeps_only_its_bytes() {
     let before = live();
     assert_eq!(h.expire(), secs(1));
     let freed = before - live();
-    assert!(freed >= (FIRST_READ - part.len()) as isize, "freed {freed}");
+    assert!(freed >= (SMALL_READ - part.len()) as isize, "freed {freed}");
+    // It still holds bytes: not released.
+    assert!(h.s.holds_read_buf());
     // What it holds, and room for one small read.
     let buf = h.s.read_buf();
     assert_eq!(&buf[..], part.as_bytes());
-    assert!(buf.capacity() <= part.len() + RELEASED_READ.max(part.len()));
+    assert!(buf.capacity() <= part.len() + SMALL_READ.max(part.len()));
     // The head still completes.
     h.send("\r\n\r\n");
     let req = h.call(ServerSession::next_request).ready().unwrap();
@@ -91,7 +142,7 @@ fn a_stalled_body_read_gives_the_buffer_back_too() {
     assert_eq!(h.call(ServerSession::read_data).blocked(), Io::Read);
     let before = live();
     assert_eq!(h.expire(), secs(1));
-    assert!(before - live() >= (FIRST_READ / 2) as isize);
+    assert!(before - live() >= (SMALL_READ / 2) as isize);
     h.send("d");
     assert_eq!(&h.call(ServerSession::read_data).ready().unwrap()[..], b"d");
 }
@@ -116,7 +167,7 @@ fn an_idle_client_connection_gives_its_buffers_back() {
     assert_eq!(h.expire(), secs(1));
     let freed = before - live();
     // The read buffer and the tail buffer the request was written into.
-    assert!(freed >= (FIRST_READ + 3000) as isize, "freed {freed}");
+    assert!(freed >= (SMALL_READ / 2 + 3000) as isize, "freed {freed}");
     assert!(h.s.is_reusable(), "giving buffers back is not closing");
     assert_eq!(
         h.deadline(),

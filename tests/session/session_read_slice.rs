@@ -15,7 +15,8 @@ use http::{Request, Response};
 use proptest::prelude::*;
 use session_support::{Harness, Outcome, get, post, secs, test_config};
 
-/// What a connection's first read asks for.
+/// What a read asks for once bytes came to a connection (a read that
+/// fills it doubles the next, up to `Config::read_size`).
 const FIRST_READ: usize = 1024;
 
 /// What a read asks for once the buffers were given back.
@@ -93,12 +94,18 @@ proptest! {
 fn the_room_is_sized_as_read_buf_and_doubles_when_filled() {
     let t0 = Instant::now();
     let mut h = Harness::new(ServerSession::new(test_config(), t0), t0);
-    assert_eq!(h.s.read_slice().len(), FIRST_READ);
-    // A read that fills the room: the next one asks for twice as much.
+    // Holding no buffer yet, a read asks for little.
+    assert_eq!(h.s.read_slice().len(), RELEASED_READ);
     h.room_reads = u64::MAX;
     h.send(post("/", &"x".repeat(3 * FIRST_READ)));
     h.read_size = FIRST_READ;
     h.call(ServerSession::next_request).ready().unwrap();
+    // Bytes came: the next read asks for a base read's worth.
+    assert_eq!(h.s.read_slice().len(), FIRST_READ);
+    // The body left of the first read, then a read that fills the room:
+    // the next one asks for twice as much.
+    h.call(ServerSession::read_data).ready().unwrap();
+    h.call(ServerSession::read_data).ready().unwrap();
     assert_eq!(h.s.read_slice().len(), 2 * FIRST_READ);
     // `read_buf` offers the same: the two are one policy.
     let buf = h.s.read_buf();

@@ -7,7 +7,7 @@
 use std::time::{Duration, Instant};
 
 use h1proto::adapter::tokio::Server;
-use h1proto::{Config, Timeouts};
+use h1proto::{Config, Session, Timeouts};
 use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream};
 
 const GET: &[u8] = b"GET / HTTP/1.1\r\nHost: a\r\n\r\n";
@@ -274,5 +274,38 @@ fn a_signal_that_comes_as_the_timer_moves_leaves_the_timer_armed() {
         let (err, body) = outcome.expect_err("the body never completes");
         assert_eq!(body, b"hellox");
         assert_eq!(err.kind(), std::io::ErrorKind::TimedOut, "{err}");
+    });
+}
+
+#[test]
+fn an_idle_connection_past_release_after_waits_without_a_read_buffer() {
+    runtime().block_on(async {
+        let (mut client, io) = tokio::io::duplex(4096);
+        let mut config = Config::default();
+        config.release_after = Duration::from_millis(20);
+        let mut server = Server::new(io, config);
+        client.write_all(GET).await.unwrap();
+        assert!(server.next_request().await.unwrap().is_some());
+        server
+            .sender()
+            .send_response(http::Response::new("Hello"))
+            .unwrap();
+        // The response goes out, then the server waits past release_after.
+        let waiting = tokio::time::timeout(Duration::from_millis(200), server.next_request());
+        assert!(waiting.await.is_err(), "nothing was sent");
+        read_response(&mut client).await;
+        // The wait went on without a read buffer of the session's.
+        assert!(!server.holds_read_buf());
+        // Bytes again: read into a buffer made for them, and answered.
+        client.write_all(GET).await.unwrap();
+        assert!(server.next_request().await.unwrap().is_some());
+        assert!(server.holds_read_buf());
+        server
+            .sender()
+            .send_response(http::Response::new("Hello"))
+            .unwrap();
+        let waiting = tokio::time::timeout(Duration::from_millis(5), server.next_request());
+        let _ = waiting.await;
+        assert!(read_response(&mut client).await.ends_with("Hello"));
     });
 }
