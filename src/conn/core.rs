@@ -149,8 +149,7 @@ impl<R: ConnRole> Connection<R> {
     #[inline(always)]
     pub fn poll_event(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
         match self.poll(buf)? {
-            Progress::Head(bytes, body) => self.head_event(bytes, Some(body)),
-            Progress::Interim(bytes) => self.head_event(bytes, None),
+            Progress::Head(bytes, body) => self.head_event(bytes, body),
             progress => Ok(progress.event()),
         }
     }
@@ -172,7 +171,7 @@ impl<R: ConnRole> Connection<R> {
     }
 
     /// [`poll_event`](Self::poll_event) without building a head: a head
-    /// comes as its bytes ([`Progress::Head`], [`Progress::Interim`]),
+    /// comes as its bytes ([`Progress::Head`]),
     /// and the caller builds it where it hands it out with
     /// [`take_head`](Self::take_head), which must come next.
     /// `Progress::NeedMore` stands for `Ok(None)`. Inlined into each of
@@ -199,7 +198,7 @@ impl<R: ConnRole> Connection<R> {
                     self.need_more(buf);
                     return Ok(Progress::NeedMore);
                 }
-                Ok(progress @ (Progress::Head(..) | Progress::Interim(_))) => return Ok(progress),
+                Ok(progress @ Progress::Head(..)) => return Ok(progress),
                 Ok(progress) => progress,
                 Err(err) => return Err(self.fail(err)),
             };

@@ -165,12 +165,11 @@ pub struct DecoderBase {
 #[derive(Debug)]
 pub enum Progress {
     /// A head was found: `len` bytes at the start of the buffer (inside
-    /// the decoder only, which reads it into `Head` or `Interim`).
+    /// the decoder only, which reads it into `Head`).
     Found(usize),
-    /// A head, read and checked: its bytes, and how its body is framed.
-    Head(Bytes, BodyKind),
-    /// An interim response, read and checked: its bytes.
-    Interim(Bytes),
+    /// A head, read and checked: its bytes, and how its body is framed
+    /// (`None` for an interim response).
+    Head(Bytes, Option<BodyKind>),
     /// As [`Event::Data`].
     Data(Bytes),
     /// As [`Event::ChunkExtensions`].

@@ -60,7 +60,7 @@ fn check_request(base: &mut DecoderBase, bytes: Bytes) -> Result<Progress, Error
     // What follows a CONNECT head is the tunnel's if a 2xx answers it;
     // otherwise the connection closes. Either way it is not HTTP.
     base.last = connect;
-    Ok(Progress::Head(bytes, framing.body))
+    Ok(Progress::Head(bytes, Some(framing.body)))
 }
 
 /// Builds the request head just checked into `head`, a new one.
@@ -120,14 +120,14 @@ fn check_response(
     base.seen = seen;
     if class == ResponseClass::Interim {
         base.reader.reset();
-        return Ok(Progress::Interim(bytes));
+        return Ok(Progress::Head(bytes, None));
     }
     pending.in_flight.pop_front();
     pending.interim = 0;
     base.start_body(framing, verdict);
     // Empty but for a final response: `framing_of` frames 1xx and 2xx to
     // CONNECT, the interim and switching classes, as bodiless.
-    Ok(Progress::Head(bytes, framing.body))
+    Ok(Progress::Head(bytes, Some(framing.body)))
 }
 
 /// Builds the response head just checked into `response`, a new one.

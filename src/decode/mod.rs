@@ -39,8 +39,7 @@ pub trait DecodeRole: Sized {
     fn rules(leniency: Self::Leniency) -> Rules;
 
     /// Checks a complete head the decoder found, decides its framing and
-    /// starts its body: [`Progress::Head`], or for an interim response
-    /// [`Progress::Interim`]. Its `http` types are built by
+    /// starts its body: [`Progress::Head`]. Its `http` types are built by
     /// [`build`](Self::build), where it is handed out.
     ///
     /// # Errors
@@ -305,19 +304,16 @@ impl<R: DecodeRole> Decoder<R> {
     #[inline(always)]
     fn event(&mut self, progress: Progress) -> Result<Option<Event<R::Recv>>, Error> {
         Ok(Some(match progress {
-            Progress::Head(bytes, body) if self.base.wire_only => self.base.wire_event(bytes, body),
-            Progress::Interim(bytes) if self.base.wire_only => {
-                self.base.wire_event(bytes, BodyKind::Empty)
+            Progress::Head(bytes, body) if self.base.wire_only => {
+                self.base.wire_event(bytes, body.unwrap_or(BodyKind::Empty))
             }
             Progress::Head(bytes, body) => {
                 let mut head = R::Recv::default();
                 self.build(bytes, &mut head)?;
-                Event::Head { head, body }
-            }
-            Progress::Interim(bytes) => {
-                let mut head = R::Recv::default();
-                self.build(bytes, &mut head)?;
-                R::interim(head)
+                match body {
+                    Some(body) => Event::Head { head, body },
+                    None => R::interim(head),
+                }
             }
             progress => return Ok(progress.event()),
         }))

@@ -103,19 +103,14 @@ impl ClientSession {
                 // The head is built here, in the value returned.
                 Ok(Progress::Head(bytes, body)) => {
                     let mut head = Response::default();
-                    if let Err(err) = self.conn.take_head(bytes, Some(body), &mut head) {
+                    if let Err(err) = self.conn.take_head(bytes, body, &mut head) {
                         return Err(self.fail(err).into());
                     }
                     self.head_since = None;
-                    self.head_handed_out();
-                    return Ok(Step::Ready(Some(head)));
-                }
-                Ok(Progress::Interim(bytes)) => {
-                    let mut head = Response::default();
-                    if let Err(err) = self.conn.take_head(bytes, None, &mut head) {
-                        return Err(self.fail(err).into());
+                    if body.is_some() {
+                        // A final response, not an interim one.
+                        self.head_handed_out();
                     }
-                    self.head_since = None;
                     return Ok(Step::Ready(Some(head)));
                 }
                 Ok(Progress::End(_)) => {

@@ -111,7 +111,7 @@ impl ServerSession {
                 // The head is built here, in the value returned.
                 Ok(Progress::Head(bytes, body)) => {
                     let mut head = Request::default();
-                    if let Err(err) = self.conn.take_head(bytes, Some(body), &mut head) {
+                    if let Err(err) = self.conn.take_head(bytes, body, &mut head) {
                         return Err(self.fail(err).into());
                     }
                     self.requests += 1;
