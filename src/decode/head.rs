@@ -168,8 +168,7 @@ impl DecoderBase {
     }
 
     /// Builds the fields of the head just read into `map`, a new
-    /// message's (in the spare map, put in its place, if there is one);
-    /// with the wire view on, its [`WireHead`] goes into `ext`.
+    /// message's (in the spare map, put in its place, if there is one).
     #[inline(always)]
     fn fields(&mut self, bytes: &Bytes, map: &mut HeaderMap) -> Result<(), Error> {
         let record = self.reader.record();
