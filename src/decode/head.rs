@@ -20,138 +20,6 @@ use crate::reason::ReasonPhrase;
 use crate::role::{Client, Server};
 use crate::wire::WireHead;
 
-/// Checks a request head (the `Server` role's part of decoding).
-#[inline(always)]
-fn check_request(base: &mut DecoderBase, bytes: Bytes) -> Result<Progress, Error> {
-    let raw = &bytes;
-    let record = base.reader.record();
-    let start = base.head_start;
-    let at_field = |error: Error| field_error(error, raw, record).in_head(start);
-    let seen = record.seen(raw);
-    let version = record.version;
-    if seen.hosts > 1 || (seen.hosts == 0 && version == Version::HTTP_11) {
-        return Err(at_field(ErrorKind::InvalidHost.into()));
-    }
-    if seen.bad_host {
-        // RFC 9112 section 3.2: a server MUST answer 400 to a Host field
-        // with an invalid value, in any version.
-        return Err(at_field(ErrorKind::InvalidHostValue.into()));
-    }
-    let values = RecordValues::new(record, raw);
-    let framing = match framing::framing_of(None, version, &seen, &values) {
-        Err(ErrorKind::ContentLengthWithTransferEncoding) => {
-            chunked_with_content_length(&base.rules, &seen, &values).map_err(at_field)?
-        }
-        framing => framing.map_err(|kind| at_field(kind.into()))?,
-    };
-    let connect = &raw[..record.method_end] == b"CONNECT";
-    if connect && !framing.body.is_empty() {
-        // A CONNECT request has no content (RFC 9110 section 9.3.6): what
-        // follows its head is tunnel data once a 2xx answers it, so a body
-        // would let the bytes after it be read as another request.
-        // `Content-Length: 0` declares no content and is accepted as no
-        // body (nginx, Go's net/http for bodiless methods and hyper's
-        // HTTP/2 server do the same).
-        return Err(at_field(ErrorKind::ConnectWithContent.into()));
-    }
-    let verdict = framing::connection_verdict_of(version, &seen);
-    base.start_body(framing, verdict);
-    base.seen = seen;
-    // What follows a CONNECT head is the tunnel's if a 2xx answers it;
-    // otherwise the connection closes. Either way it is not HTTP.
-    base.last = connect;
-    Ok(Progress::Head(bytes, Some(framing.body)))
-}
-
-/// Builds the request head just checked into `head`, a new one.
-#[inline(always)]
-fn build_request(
-    base: &mut DecoderBase,
-    bytes: Bytes,
-    head: &mut Request<()>,
-) -> Result<(), Error> {
-    let record = base.reader.record();
-    let (method, uri) =
-        build::request_line(&bytes, record).map_err(|e| e.in_head(base.head_start))?;
-    base.fields(&bytes, head.headers_mut())?;
-    base.wire_view(&bytes, head.extensions_mut());
-    if base.seen.transfer_encoding && base.seen.content_length.is_some() {
-        // Accepted by `chunked_with_content_length` only: read as
-        // chunked, without its `Content-Length`.
-        head.headers_mut().remove(http::header::CONTENT_LENGTH);
-    }
-    *head.method_mut() = method;
-    // The new head's `Uri` is the static `/`: forgotten rather than
-    // dropped, as its empty field map is.
-    debug_assert!(head.uri() == "/");
-    std::mem::forget(std::mem::replace(head.uri_mut(), uri));
-    *head.version_mut() = base.reader.record().version;
-    Ok(())
-}
-
-/// Checks a response head (the `Client` role's part of decoding).
-#[inline(always)]
-fn check_response(
-    base: &mut DecoderBase,
-    pending: &mut InFlight,
-    bytes: Bytes,
-) -> Result<Progress, Error> {
-    let head = &bytes;
-    let record = base.reader.record();
-    let start = base.head_start;
-    let status = build::status(record).map_err(|e| e.in_head(start))?;
-    let seen = record.seen(head);
-    let version = record.version;
-    let request = pending.in_flight.front().copied().unwrap_or_default();
-    let class = response_class(request, status);
-    let values = RecordValues::new(record, head);
-    let framing = framing::framing_of(Some((request, status)), version, &seen, &values)
-        .map_err(|kind| field_error(kind.into(), head, record).in_head(start))?;
-    let verdict = match class {
-        ResponseClass::Switch => KeepAlive::Close(CloseReason::Switched),
-        _ => framing::connection_verdict_of(version, &seen),
-    };
-    // Interim responses in a row are counted (and the count is reset by
-    // a final response).
-    pending.interim += usize::from(class == ResponseClass::Interim);
-    if pending.interim > base.limits.max_interim_responses {
-        return Err(Error::from(ErrorKind::TooManyInterimResponses).in_head(start));
-    }
-    base.seen = seen;
-    if class == ResponseClass::Interim {
-        base.reader.reset();
-        return Ok(Progress::Head(bytes, None));
-    }
-    pending.in_flight.pop_front();
-    pending.interim = 0;
-    base.start_body(framing, verdict);
-    // Empty but for a final response: `framing_of` frames 1xx and 2xx to
-    // CONNECT, the interim and switching classes, as bodiless.
-    Ok(Progress::Head(bytes, Some(framing.body)))
-}
-
-/// Builds the response head just checked into `response`, a new one.
-#[inline(always)]
-fn build_response(
-    base: &mut DecoderBase,
-    bytes: Bytes,
-    response: &mut Response<()>,
-) -> Result<(), Error> {
-    let record = base.reader.record();
-    let status = build::status(record).map_err(|e| e.in_head(base.head_start))?;
-    let (version, (rs, re)) = (record.version, record.reason);
-    base.fields(&bytes, response.headers_mut())?;
-    base.wire_view(&bytes, response.extensions_mut());
-    *response.status_mut() = status;
-    *response.version_mut() = version;
-    let canonical = status.canonical_reason().map(str::as_bytes);
-    if canonical.is_none_or(|c| c != &bytes[rs..re]) {
-        extensions(&mut base.spare_extensions, response.extensions_mut())
-            .insert(ReasonPhrase::from_validated(bytes.slice(rs..re)));
-    }
-    Ok(())
-}
-
 impl DecoderBase {
     /// The event of the head just read in wire-only mode, where no `http`
     /// type is built: its wire view, framed as `body`. The name cache
@@ -295,14 +163,68 @@ impl DecodeRole for Server {
         Rules::of_requests(leniency)
     }
 
+    /// Checks a request head. Out of line: its callers stay small.
     #[inline(never)]
-    fn check(base: &mut DecoderBase, (): &mut (), head: Bytes) -> Result<Progress, Error> {
-        check_request(base, head)
+    fn check(base: &mut DecoderBase, (): &mut (), bytes: Bytes) -> Result<Progress, Error> {
+        let raw = &bytes;
+        let record = base.reader.record();
+        let start = base.head_start;
+        let at_field = |error: Error| field_error(error, raw, record).in_head(start);
+        let seen = record.seen(raw);
+        let version = record.version;
+        if seen.hosts > 1 || (seen.hosts == 0 && version == Version::HTTP_11) {
+            return Err(at_field(ErrorKind::InvalidHost.into()));
+        }
+        if seen.bad_host {
+            // RFC 9112 section 3.2: a server MUST answer 400 to a Host field
+            // with an invalid value, in any version.
+            return Err(at_field(ErrorKind::InvalidHostValue.into()));
+        }
+        let values = RecordValues::new(record, raw);
+        let framing = match framing::framing_of(None, version, &seen, &values) {
+            Err(ErrorKind::ContentLengthWithTransferEncoding) => {
+                chunked_with_content_length(&base.rules, &seen, &values).map_err(at_field)?
+            }
+            framing => framing.map_err(|kind| at_field(kind.into()))?,
+        };
+        let connect = &raw[..record.method_end] == b"CONNECT";
+        if connect && !framing.body.is_empty() {
+            // A CONNECT request has no content (RFC 9110 section 9.3.6): what
+            // follows its head is tunnel data once a 2xx answers it, so a body
+            // would let the bytes after it be read as another request.
+            // `Content-Length: 0` declares no content and is accepted as no
+            // body (nginx, Go's net/http for bodiless methods and hyper's
+            // HTTP/2 server do the same).
+            return Err(at_field(ErrorKind::ConnectWithContent.into()));
+        }
+        let verdict = framing::connection_verdict_of(version, &seen);
+        base.start_body(framing, verdict);
+        base.seen = seen;
+        // What follows a CONNECT head is the tunnel's if a 2xx answers it;
+        // otherwise the connection closes. Either way it is not HTTP.
+        base.last = connect;
+        Ok(Progress::Head(bytes, Some(framing.body)))
     }
 
     #[inline(always)]
     fn build(base: &mut DecoderBase, bytes: Bytes, head: &mut Request<()>) -> Result<(), Error> {
-        build_request(base, bytes, head)
+        let record = base.reader.record();
+        let (method, uri) =
+            build::request_line(&bytes, record).map_err(|e| e.in_head(base.head_start))?;
+        base.fields(&bytes, head.headers_mut())?;
+        base.wire_view(&bytes, head.extensions_mut());
+        if base.seen.transfer_encoding && base.seen.content_length.is_some() {
+            // Accepted by `chunked_with_content_length` only: read as
+            // chunked, without its `Content-Length`.
+            head.headers_mut().remove(http::header::CONTENT_LENGTH);
+        }
+        *head.method_mut() = method;
+        // The new head's `Uri` is the static `/`: forgotten rather than
+        // dropped, as its empty field map is.
+        debug_assert!(head.uri() == "/");
+        std::mem::forget(std::mem::replace(head.uri_mut(), uri));
+        *head.version_mut() = base.reader.record().version;
+        Ok(())
     }
 
     fn interim(head: Request<()>) -> Event<Request<()>> {
@@ -323,18 +245,66 @@ impl DecodeRole for Client {
         Rules::of_responses(leniency)
     }
 
+    /// Checks a response head against the request it answers.
     #[inline]
     fn check(
         base: &mut DecoderBase,
         pending: &mut InFlight,
-        head: Bytes,
+        bytes: Bytes,
     ) -> Result<Progress, Error> {
-        check_response(base, pending, head)
+        let head = &bytes;
+        let record = base.reader.record();
+        let start = base.head_start;
+        let status = build::status(record).map_err(|e| e.in_head(start))?;
+        let seen = record.seen(head);
+        let version = record.version;
+        let request = pending.in_flight.front().copied().unwrap_or_default();
+        let class = response_class(request, status);
+        let values = RecordValues::new(record, head);
+        let framing = framing::framing_of(Some((request, status)), version, &seen, &values)
+            .map_err(|kind| field_error(kind.into(), head, record).in_head(start))?;
+        let verdict = match class {
+            ResponseClass::Switch => KeepAlive::Close(CloseReason::Switched),
+            _ => framing::connection_verdict_of(version, &seen),
+        };
+        // Interim responses in a row are counted (and the count is reset by
+        // a final response).
+        pending.interim += usize::from(class == ResponseClass::Interim);
+        if pending.interim > base.limits.max_interim_responses {
+            return Err(Error::from(ErrorKind::TooManyInterimResponses).in_head(start));
+        }
+        base.seen = seen;
+        if class == ResponseClass::Interim {
+            base.reader.reset();
+            return Ok(Progress::Head(bytes, None));
+        }
+        pending.in_flight.pop_front();
+        pending.interim = 0;
+        base.start_body(framing, verdict);
+        // Empty but for a final response: `framing_of` frames 1xx and 2xx to
+        // CONNECT, the interim and switching classes, as bodiless.
+        Ok(Progress::Head(bytes, Some(framing.body)))
     }
 
     #[inline(always)]
-    fn build(base: &mut DecoderBase, bytes: Bytes, head: &mut Response<()>) -> Result<(), Error> {
-        build_response(base, bytes, head)
+    fn build(
+        base: &mut DecoderBase,
+        bytes: Bytes,
+        response: &mut Response<()>,
+    ) -> Result<(), Error> {
+        let record = base.reader.record();
+        let status = build::status(record).map_err(|e| e.in_head(base.head_start))?;
+        let (version, (rs, re)) = (record.version, record.reason);
+        base.fields(&bytes, response.headers_mut())?;
+        base.wire_view(&bytes, response.extensions_mut());
+        *response.status_mut() = status;
+        *response.version_mut() = version;
+        let canonical = status.canonical_reason().map(str::as_bytes);
+        if canonical.is_none_or(|c| c != &bytes[rs..re]) {
+            extensions(&mut base.spare_extensions, response.extensions_mut())
+                .insert(ReasonPhrase::from_validated(bytes.slice(rs..re)));
+        }
+        Ok(())
     }
 
     fn interim(head: Response<()>) -> Event<Response<()>> {

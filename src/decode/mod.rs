@@ -281,8 +281,8 @@ impl<R: DecodeRole> Decoder<R> {
     /// again on every later call.
     #[inline]
     pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
-        let progress = self.poll(buf, false)?;
-        self.event(progress)
+        self.poll(buf, false)
+            .and_then(|progress| self.event(progress))
     }
 
     /// Like [`decode`](Self::decode), for when the peer has closed its
@@ -295,8 +295,8 @@ impl<R: DecodeRole> Decoder<R> {
     ///
     /// As [`decode`](Self::decode).
     pub fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
-        let progress = self.poll(buf, true)?;
-        self.event(progress)
+        self.poll(buf, true)
+            .and_then(|progress| self.event(progress))
     }
 
     /// The event of `progress`, its head built (or its wire view, in
