@@ -6,7 +6,7 @@ use bytes::{Bytes, BytesMut};
 use http::StatusCode;
 use http::request::Parts;
 
-use super::core::{ConnRole, Connection, EventAction, Seen};
+use super::core::{ConnRole, Connection, EventAction, EventRef};
 use super::machine::{Input, State};
 use super::{expects_continue, offers_upgrade};
 use crate::Config;
@@ -150,17 +150,17 @@ impl ConnRole for Client {
 
     fn on_event(
         conn: &mut Connection<Self>,
-        event: &Seen<'_, http::Response<()>>,
+        event: &EventRef<'_, http::Response<()>>,
         _consumed: usize,
     ) -> Result<EventAction, Error> {
         match event {
-            Seen::Interim(res) => {
+            EventRef::Interim(res) => {
                 conn.machine.on(Party::Server, Input::Interim);
                 if res.status() == StatusCode::CONTINUE {
                     conn.machine.continue_sent();
                 }
             }
-            Seen::Head(head, body) => {
+            EventRef::Head(head, body) => {
                 let sent = conn.role.newest.filter(|_| conn.machine.in_flight() == 1);
                 let status = head.status();
                 if status == StatusCode::SWITCHING_PROTOCOLS && !sent.is_some_and(|s| s.upgrade) {

@@ -20,7 +20,7 @@ use crate::wire::WireTrailers;
 /// A decoded event, as the role's [`ConnRole::on_event`] looks at it: a
 /// head by reference, once built where it is handed out; a body event by
 /// its kind alone.
-pub enum Seen<'a, H> {
+pub enum EventRef<'a, H> {
     /// A head, and how its body is framed.
     Head(&'a H, BodyKind),
     /// An interim response.
@@ -74,7 +74,7 @@ pub trait ConnRole: DecodeRole + EncodeRole {
     /// The event breaks the exchange (a switch nobody offered).
     fn on_event(
         conn: &mut Connection<Self>,
-        event: &Seen<'_, Self::Recv>,
+        event: &EventRef<'_, Self::Recv>,
         consumed: usize,
     ) -> Result<EventAction, Error>;
 
@@ -204,11 +204,11 @@ impl<R: ConnRole> Connection<R> {
             };
             let consumed = before - buf.len();
             let end = matches!(progress, Progress::End(_));
-            let seen = if end { Seen::End } else { Seen::Body };
+            let event = if end { EventRef::End } else { EventRef::Body };
             // An error is placed at the start of the bytes of the event at
             // fault.
             let action =
-                R::on_event(self, &seen, consumed).map_err(|err| self.fail_at(err, consumed))?;
+                R::on_event(self, &event, consumed).map_err(|err| self.fail_at(err, consumed))?;
             if end && std::mem::take(&mut self.body_open) {
                 self.machine.on(R::PEER, Input::EndOfMessage);
             }
@@ -240,13 +240,13 @@ impl<R: ConnRole> Connection<R> {
         if let Err(err) = self.decoder.build(bytes, head) {
             return Err(self.fail(err));
         }
-        let seen = match body {
-            Some(body) => Seen::Head(head, body),
-            None => Seen::Interim(head),
+        let event = match body {
+            Some(body) => EventRef::Head(head, body),
+            None => EventRef::Interim(head),
         };
         // A head never comes while a body is drained: the action is to
         // return it. Its errors are placed at its first byte.
-        if let Err(err) = R::on_event(self, &seen, len) {
+        if let Err(err) = R::on_event(self, &event, len) {
             return Err(self.fail_at(err, len));
         }
         self.follow_machine();

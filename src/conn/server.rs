@@ -8,7 +8,7 @@ use http::header::{CONNECTION, CONTENT_TYPE, HeaderValue};
 use http::response::Parts;
 use http::{Response, StatusCode, Version};
 
-use super::core::{ConnRole, Connection, EventAction, Seen};
+use super::core::{ConnRole, Connection, EventAction, EventRef};
 use super::machine::{Input, State};
 use super::{expects_continue, offers_upgrade};
 use crate::Config;
@@ -375,7 +375,7 @@ impl ConnRole for Server {
 
     fn on_event(
         conn: &mut Connection<Self>,
-        event: &Seen<'_, http::Request<()>>,
+        event: &EventRef<'_, http::Request<()>>,
         consumed: usize,
     ) -> Result<EventAction, Error> {
         // A response completed before the request body was read: the rest is
@@ -384,13 +384,13 @@ impl ConnRole for Server {
         let draining = conn.body_open && conn.machine.server() == State::Done;
         if draining {
             conn.role.drained += consumed as u64;
-            if conn.role.drained > conn.role.max_drain && !matches!(event, Seen::End) {
+            if conn.role.drained > conn.role.max_drain && !matches!(event, EventRef::End) {
                 conn.machine.close(CloseReason::UnreadBody);
                 return Ok(EventAction::Stop);
             }
         }
         match event {
-            Seen::Head(head, body) => {
+            EventRef::Head(head, body) => {
                 // An upgrade is offered by `Upgrade` with `Connection:
                 // upgrade`; most requests have no Connection field.
                 let upgrade =
@@ -420,7 +420,7 @@ impl ConnRole for Server {
                 }
                 conn.machine.adopt(conn.decoder.keep_alive());
             }
-            Seen::End => conn.role.drained = 0,
+            EventRef::End => conn.role.drained = 0,
             _ => {}
         }
         // A head never comes while a body is drained.
