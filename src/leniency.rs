@@ -141,28 +141,6 @@ impl fmt::Display for NotForThisParty {
 
 impl std::error::Error for NotForThisParty {}
 
-/// `is_on` and `set` of one party's tolerances, written once over the
-/// party's own `slot` (the field that holds a tolerance of that party).
-macro_rules! tolerance_access {
-    () => {
-        /// Whether `tolerance` is on (`false` for a tolerance of the other party).
-        pub fn is_on(&self, tolerance: Tolerance) -> bool {
-            let mut copy = *self;
-            copy.slot(tolerance).is_some_and(|on| *on)
-        }
-
-        /// Turns `tolerance` on or off.
-        ///
-        /// # Errors
-        ///
-        /// [`NotForThisParty`] when `tolerance` is a tolerance of the other party.
-        pub fn set(&mut self, tolerance: Tolerance, on: bool) -> Result<(), NotForThisParty> {
-            *self.slot(tolerance).ok_or(NotForThisParty(tolerance))? = on;
-            Ok(())
-        }
-    };
-}
-
 /// The leniency tolerances of request parsing (the server party). All off by
 /// default ([`RequestLeniency::strict`]).
 ///
@@ -218,7 +196,20 @@ impl RequestLeniency {
         }
     }
 
-    tolerance_access!();
+    /// Whether `tolerance` is on (`false` for a response tolerance).
+    pub fn is_on(&self, tolerance: Tolerance) -> bool {
+        self.clone().slot(tolerance).is_some_and(|on| *on)
+    }
+
+    /// Turns `tolerance` on or off.
+    ///
+    /// # Errors
+    ///
+    /// [`NotForThisParty`] for a response tolerance.
+    pub fn set(&mut self, tolerance: Tolerance, on: bool) -> Result<(), NotForThisParty> {
+        *self.slot(tolerance).ok_or(NotForThisParty(tolerance))? = on;
+        Ok(())
+    }
 
     /// The field that holds `tolerance`, if it is a request tolerance.
     fn slot(&mut self, tolerance: Tolerance) -> Option<&mut bool> {
@@ -309,7 +300,20 @@ impl ResponseLeniency {
         }
     }
 
-    tolerance_access!();
+    /// Whether `tolerance` is on (`false` for a request tolerance).
+    pub fn is_on(&self, tolerance: Tolerance) -> bool {
+        self.clone().slot(tolerance).is_some_and(|on| *on)
+    }
+
+    /// Turns `tolerance` on or off.
+    ///
+    /// # Errors
+    ///
+    /// [`NotForThisParty`] for a request tolerance.
+    pub fn set(&mut self, tolerance: Tolerance, on: bool) -> Result<(), NotForThisParty> {
+        *self.slot(tolerance).ok_or(NotForThisParty(tolerance))? = on;
+        Ok(())
+    }
 
     /// The field that holds `tolerance`, if it is a response tolerance.
     fn slot(&mut self, tolerance: Tolerance) -> Option<&mut bool> {

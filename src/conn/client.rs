@@ -6,11 +6,11 @@ use bytes::{Bytes, BytesMut};
 use http::StatusCode;
 use http::request::Parts;
 
-use super::core::{ConnRole, Connection, EventAction};
+use super::core::{ConnRole, Connection, EventAction, EventRef};
 use super::machine::{Input, State};
 use super::{expects_continue, offers_upgrade};
 use crate::Config;
-use crate::decode::{Event, Exchange};
+use crate::decode::Exchange;
 use crate::error::{Error, ErrorKind, UsageError};
 use crate::framing::{BodyKind, RequestKind, ResponseClass, response_class};
 use crate::keep_alive::CloseReason;
@@ -142,17 +142,17 @@ impl ConnRole for Client {
 
     fn on_event(
         conn: &mut Connection<Self>,
-        event: &Event<http::Response<()>>,
+        event: &EventRef<'_, http::Response<()>>,
         _consumed: usize,
     ) -> Result<EventAction, Error> {
         match event {
-            Event::Interim(res) => {
+            EventRef::Interim(res) => {
                 conn.on(Party::Server, Input::Interim);
                 if res.status() == StatusCode::CONTINUE {
                     conn.machine.continue_sent();
                 }
             }
-            Event::Head { head, body } => {
+            EventRef::Head(head, body) => {
                 // The decoder took the request it answers off its queue.
                 let sent = conn.decoder.answered();
                 let status = head.status();

@@ -8,13 +8,28 @@ use bytes::BytesMut;
 
 use super::machine::{Facts, Input, Machine, State};
 use crate::Config;
-use crate::decode::{DecodeRole, Decoder, Event};
+use crate::decode::{DecodeRole, Decoder, Event, Progress};
 use crate::encode::{EncodeRole, Encoder, HeadMaps};
 use crate::error::Error;
+use crate::framing::BodyKind;
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::role::Party;
 use crate::segments::Segments;
 use crate::wire::WireTrailers;
+
+/// A decoded event, as the role's [`ConnRole::on_event`] looks at it: a
+/// head by reference, once built where it is handed out; a body event by
+/// its kind alone.
+pub enum EventRef<'a, H> {
+    /// A head, and how its body is framed.
+    Head(&'a H, BodyKind),
+    /// An interim response.
+    Interim(&'a H),
+    /// Body data, chunk extensions or trailers.
+    Body,
+    /// The end of the message.
+    End,
+}
 
 /// What a decoded event means to the connection's loop.
 pub enum EventAction {
@@ -64,7 +79,7 @@ pub trait ConnRole: DecodeRole + EncodeRole {
     /// The event breaks the exchange (a switch nobody offered).
     fn on_event(
         conn: &mut Connection<Self>,
-        event: &Event<Self::Recv>,
+        event: &EventRef<'_, Self::Recv>,
         consumed: usize,
     ) -> Result<EventAction, Error>;
 
@@ -134,59 +149,113 @@ impl<R: ConnRole> Connection<R> {
     ///
     /// The peer's protocol [`Error`]. It is returned again on every call;
     /// the connection must close.
-    // Inlined into each of its few callers (a session's next head, its
-    // body reading): the event, head included, is then built where the
-    // caller takes it, not copied out of a call.
+    // Inlined into its callers, the body events made where the caller
+    // takes them; a head's event is made out of line.
     #[inline(always)]
     pub fn poll_event(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
+        match self.poll(buf)? {
+            Progress::Head(bytes, body) => self.head_event(bytes, body),
+            progress => Ok(progress.event()),
+        }
+    }
+
+    /// [`poll_event`](Self::poll_event)'s event of a head (`body`: its
+    /// framing, `None` for an interim response).
+    #[inline(never)]
+    fn head_event(
+        &mut self,
+        bytes: bytes::Bytes,
+        body: Option<BodyKind>,
+    ) -> Result<Option<Event<R::Recv>>, Error> {
+        let mut head = R::Recv::default();
+        self.take_head(bytes, body, &mut head)?;
+        Ok(Some(match body {
+            Some(body) => Event::Head { head, body },
+            None => R::interim(head),
+        }))
+    }
+
+    /// [`poll_event`](Self::poll_event) without building a head: a head
+    /// comes as its bytes ([`Progress::Head`]),
+    /// and the caller builds it where it hands it out with
+    /// [`take_head`](Self::take_head), which must come next.
+    /// `Progress::NeedMore` stands for `Ok(None)`. Inlined into each of
+    /// its few callers (a session's next head, its body reading).
+    #[inline(always)]
+    pub(crate) fn poll(&mut self, buf: &mut BytesMut) -> Result<Progress, Error> {
         loop {
             if let Some(err) = self.decoder.failure() {
                 return Err(err.clone());
             }
             if !R::ready(self, buf).map_err(|err| self.fail_at(err, 0))? {
-                return Ok(None);
+                return Ok(Progress::NeedMore);
             }
             if buf.is_empty() && !self.eof && self.decoder.is_idle() {
                 // Between messages with nothing read: the decoder would
                 // find nothing. A server's session asks here twice per
                 // keep-alive exchange (before writing, before reading).
                 self.follow_machine();
-                return Ok(None);
+                return Ok(Progress::NeedMore);
             }
             let before = buf.len();
-            let decoded = if self.eof {
-                self.decoder.decode_eof(buf)
-            } else {
-                self.decoder.decode(buf)
+            let progress = match self.decoder.poll(buf, self.eof) {
+                Ok(Progress::NeedMore) => {
+                    self.need_more(buf);
+                    return Ok(Progress::NeedMore);
+                }
+                Ok(progress @ Progress::Head(..)) => return Ok(progress),
+                Ok(progress) => progress,
+                Err(err) => return Err(self.fail(err)),
             };
             let consumed = before - buf.len();
-            // The event is looked at in place and returned as it is: moving
-            // it out and wrapping it again would copy a whole message.
-            let event = match &decoded {
-                Ok(Some(event)) => event,
-                Ok(None) => {
-                    self.need_more(buf);
-                    return Ok(None);
-                }
-                Err(err) => {
-                    let err = err.clone();
-                    return Err(self.fail(err));
-                }
-            };
+            let end = matches!(progress, Progress::End(_));
+            let event = if end { EventRef::End } else { EventRef::Body };
             // An error is placed at the start of the bytes of the event at
             // fault.
             let action =
-                R::on_event(self, event, consumed).map_err(|err| self.fail_at(err, consumed))?;
-            if matches!(event, Event::End(_)) && std::mem::take(&mut self.body_open) {
+                R::on_event(self, &event, consumed).map_err(|err| self.fail_at(err, consumed))?;
+            if end && std::mem::take(&mut self.body_open) {
                 self.on(R::PEER, Input::EndOfMessage);
             }
             self.follow_machine();
             match action {
-                EventAction::Return => return decoded,
-                EventAction::Stop => return Ok(None),
+                EventAction::Return => return Ok(progress),
+                EventAction::Stop => return Ok(Progress::NeedMore),
                 EventAction::Skip => {}
             }
         }
+    }
+
+    /// Builds the head [`poll`](Self::poll) just returned the bytes of
+    /// into `head`, a new one (`body`: its framing, `None` for an interim
+    /// response), and moves the connection for it. The caller holds the
+    /// head where it hands it out, so that it is not moved up the layers.
+    ///
+    /// # Errors
+    ///
+    /// As [`poll_event`](Self::poll_event).
+    #[inline(always)]
+    pub(crate) fn take_head(
+        &mut self,
+        bytes: bytes::Bytes,
+        body: Option<BodyKind>,
+        head: &mut R::Recv,
+    ) -> Result<(), Error> {
+        let len = bytes.len();
+        if let Err(err) = self.decoder.build(bytes, head) {
+            return Err(self.fail(err));
+        }
+        let event = match body {
+            Some(body) => EventRef::Head(head, body),
+            None => EventRef::Interim(head),
+        };
+        // A head never comes while a body is drained: the action is to
+        // return it. Its errors are placed at its first byte.
+        if let Err(err) = R::on_event(self, &event, len) {
+            return Err(self.fail_at(err, len));
+        }
+        self.follow_machine();
+        Ok(())
     }
 
     /// Tells the connection that the peer closed its side: the bytes in the

@@ -8,11 +8,11 @@ use http::header::{CONNECTION, CONTENT_TYPE, HeaderValue};
 use http::response::Parts;
 use http::{Response, StatusCode, Version};
 
-use super::core::{ConnRole, Connection, EventAction};
+use super::core::{ConnRole, Connection, EventAction, EventRef};
 use super::machine::{Input, State};
 use super::{expects_continue, offers_upgrade};
 use crate::Config;
-use crate::decode::{Event, Exchange};
+use crate::decode::Exchange;
 use crate::encode::ResponseContext;
 use crate::error::{Error, UsageError};
 use crate::framing::{BodyKind, RequestKind, ResponseClass, response_class};
@@ -388,7 +388,7 @@ impl ConnRole for Server {
 
     fn on_event(
         conn: &mut Connection<Self>,
-        event: &Event<http::Request<()>>,
+        event: &EventRef<'_, http::Request<()>>,
         consumed: usize,
     ) -> Result<EventAction, Error> {
         // A response completed before the request body was read: the rest is
@@ -397,13 +397,13 @@ impl ConnRole for Server {
         let draining = conn.body_open && conn.machine.server() == State::Done;
         if draining {
             conn.role.drained += consumed as u64;
-            if conn.role.drained > conn.role.max_drain && !matches!(event, Event::End(_)) {
+            if conn.role.drained > conn.role.max_drain && !matches!(event, EventRef::End) {
                 conn.close_for(CloseReason::UnreadBody);
                 return Ok(EventAction::Stop);
             }
         }
         match event {
-            Event::Head { head, body } => {
+            EventRef::Head(head, body) => {
                 // An upgrade is offered by `Upgrade` with `Connection:
                 // upgrade`; most requests have no Connection field.
                 let upgrade =
@@ -431,7 +431,7 @@ impl ConnRole for Server {
                     conn.machine.expect_continue();
                 }
             }
-            Event::End(_) => conn.role.drained = 0,
+            EventRef::End => conn.role.drained = 0,
             _ => {}
         }
         // A head never comes while a body is drained.

@@ -11,7 +11,7 @@ use bytes::{Buf, Bytes, BytesMut};
 use http::header::HeaderMap;
 use http::{Request, Response};
 
-use super::body::{BodyDecoder, BodyEvent, Chunked};
+use super::body::{BodyDecoder, BodyEvent, Chunked, Trailers};
 use crate::chunk_ext::ChunkExtensions;
 use crate::error::{Error, ErrorKind};
 use crate::framing::{BodyKind, Framing, FramingFields, RequestKind};
@@ -157,16 +157,45 @@ pub struct DecoderBase {
     pub(super) failure: Option<Error>,
 }
 
-/// What one decoding pass found: a head's extent, or a body event (the
-/// same for both roles; `Decoder::decode` makes the `Event`).
-pub(super) enum Progress {
-    /// A head was found: `len` bytes at the start of the buffer.
-    Head(usize),
+/// What one decoding pass found: an event without its head built (the
+/// same for both roles). A head is checked, its framing decided and its
+/// body started, but its `http` types are built only where it is handed
+/// out ([`Decoder::build`](super::Decoder::build)), so that no layer moves a
+/// built head on its way up; [`Progress::event`] makes the public [`Event`].
+#[derive(Debug)]
+pub enum Progress {
+    /// A head was found: `len` bytes at the start of the buffer (inside
+    /// the decoder only, which reads it into `Head`).
+    Found(usize),
+    /// A head, read and checked: its bytes, and how its body is framed
+    /// (`None` for an interim response).
+    Head(Bytes, Option<BodyKind>),
+    /// As [`Event::Data`].
     Data(Bytes),
+    /// As [`Event::ChunkExtensions`].
     ChunkExtensions(ChunkExtensions),
-    Trailers(HeaderMap),
+    /// As [`Event::Trailers`] (boxed, as the body decoder made it, so
+    /// that every step is small to move).
+    Trailers(Box<Trailers>),
+    /// As [`Event::End`].
     End(KeepAlive),
+    /// More input is needed.
     NeedMore,
+}
+
+impl Progress {
+    /// The event of a body, or the end of a message: `None` for a head
+    /// (whose event is made with its build) and when more input is needed.
+    #[inline(always)]
+    pub(crate) fn event<H: MessageHead>(self) -> Option<Event<H>> {
+        Some(match self {
+            Progress::Data(data) => Event::Data(data),
+            Progress::End(verdict) => Event::End(verdict),
+            Progress::ChunkExtensions(ext) => Event::ChunkExtensions(ext),
+            Progress::Trailers(trailers) => Event::Trailers(trailers.fields),
+            _ => return None,
+        })
+    }
 }
 
 impl DecoderBase {
@@ -219,9 +248,9 @@ impl DecoderBase {
                     }
                     BodyEvent::Trailers(trailers) => {
                         self.state = DecodeStage::Ending;
-                        let super::body::Trailers { fields, wire } = *trailers;
-                        self.wire_trailers = wire.map(Box::new);
-                        Ok(Progress::Trailers(fields))
+                        let mut trailers = trailers;
+                        self.wire_trailers = trailers.wire.take().map(Box::new);
+                        Ok(Progress::Trailers(trailers))
                     }
                     BodyEvent::Done => {
                         self.state = DecodeStage::Ending;
@@ -252,7 +281,7 @@ impl DecoderBase {
                     eof: self.eof,
                 };
                 match self.reader.read(buf, &options, &mut self.names) {
-                    Ok(Some(len)) => Ok(Progress::Head(len)),
+                    Ok(Some(len)) => Ok(Progress::Found(len)),
                     Ok(None) if self.eof && !buf.is_empty() => Err(ErrorKind::UnexpectedEof),
                     Ok(None) if self.eof => {
                         self.state = DecodeStage::Closed;

@@ -33,8 +33,10 @@ pub(crate) enum BodyEvent {
 /// A trailer section decoded: its fields, and its wire view when asked
 /// for.
 #[derive(Debug)]
-pub(crate) struct Trailers {
+pub struct Trailers {
+    /// The fields.
     pub(crate) fields: HeaderMap,
+    /// The wire view.
     pub(crate) wire: Option<WireTrailers>,
 }
 

@@ -7,7 +7,7 @@ use http::header::HeaderMap;
 use http::{Request, Response, Version};
 
 use super::DecodeRole;
-use super::base::{DecoderBase, Event, InFlight, MessageHead};
+use super::base::{DecoderBase, Event, InFlight, MessageHead, Progress};
 use crate::error::{Error, ErrorKind};
 use crate::framing::{
     self, BodyKind, FieldRole, Framing, FramingFields, RequestKind, ResponseClass, response_class,
@@ -20,180 +20,48 @@ use crate::reason::ReasonPhrase;
 use crate::role::{Client, Server};
 use crate::wire::WireHead;
 
-/// Reads a request head (the `Server` role's part
-/// of decoding).
-#[inline(always)]
-fn request_head(base: &mut DecoderBase, bytes: Bytes) -> Result<Option<Event<Request<()>>>, Error> {
-    let raw = &bytes;
-    let record = base.reader.record();
-    let start = base.head_start;
-    let at_field = |error: Error| field_error(error, raw, record).in_head(start);
-    let seen = record.seen(raw);
-    let version = record.version;
-    if seen.hosts > 1 || (seen.hosts == 0 && version == Version::HTTP_11) {
-        return Err(at_field(ErrorKind::InvalidHost.into()));
-    }
-    if seen.bad_host {
-        // RFC 9112 section 3.2: a server MUST answer 400 to a Host field
-        // with an invalid value, in any version.
-        return Err(at_field(ErrorKind::InvalidHostValue.into()));
-    }
-    let values = RecordValues::new(record, raw);
-    let framing = match framing::framing_of(None, version, &seen, &values) {
-        Err(ErrorKind::ContentLengthWithTransferEncoding) => {
-            chunked_with_content_length(&base.rules, &seen, &values).map_err(at_field)?
-        }
-        framing => framing.map_err(|kind| at_field(kind.into()))?,
-    };
-    let connect = &raw[..record.method_end] == b"CONNECT";
-    if connect && !framing.body.is_empty() {
-        // A CONNECT request has no content (RFC 9110 section 9.3.6): what
-        // follows its head is tunnel data once a 2xx answers it, so a body
-        // would let the bytes after it be read as another request.
-        // `Content-Length: 0` declares no content and is accepted as no
-        // body (nginx, Go's net/http for bodiless methods and hyper's
-        // HTTP/2 server do the same).
-        return Err(at_field(ErrorKind::ConnectWithContent.into()));
-    }
-    let body = framing.body;
-    let verdict = framing::connection_verdict_of(version, &seen);
-    // What follows a CONNECT head is the tunnel's if a 2xx answers it;
-    // otherwise the connection closes. Either way it is not HTTP.
-    let started = |base: &mut DecoderBase| {
-        base.start_body(framing, verdict);
-        base.seen = seen;
-        base.last = connect;
-    };
-    if base.wire_only {
-        let event = base.wire_event(&bytes, body);
-        started(base);
-        return Ok(Some(event));
-    }
-    let (method, uri) = build::request_line(raw, record).map_err(|e| e.in_head(start))?;
-    let mut head = Request::new(());
-    let fields = base.fields(&bytes, head.extensions_mut())?;
-    put_fields(head.headers_mut(), fields);
-    if framing.close.is_some() {
-        // Only `chunked_with_content_length` closes after a request:
-        // read as chunked, without its `Content-Length`.
-        head.headers_mut().remove(http::header::CONTENT_LENGTH);
-    }
-    *head.method_mut() = method;
-    *head.uri_mut() = uri;
-    *head.version_mut() = version;
-    started(base);
-    // Built in the value returned: a head moved into an event, then the
-    // event into the result, is copied twice.
-    Ok(Some(Event::Head { head, body }))
-}
-
-/// Reads a response head (the `Client` role's
-/// part of decoding).
-#[inline(always)]
-fn response_head(
-    base: &mut DecoderBase,
-    pending: &mut InFlight,
-    bytes: Bytes,
-) -> Result<Option<Event<Response<()>>>, Error> {
-    let head = &bytes;
-    let record = base.reader.record();
-    let start = base.head_start;
-    let status = build::status(record).map_err(|e| e.in_head(start))?;
-    let seen = record.seen(head);
-    let version = record.version;
-    let request = pending
-        .queue
-        .front()
-        .map_or_else(RequestKind::default, |e| e.request);
-    let class = response_class(request, status);
-    let values = RecordValues::new(record, head);
-    let framing = framing::framing_of(Some((request, status)), version, &seen, &values)
-        .map_err(|kind| field_error(kind.into(), head, record).in_head(start))?;
-    let verdict = match class {
-        ResponseClass::Switch => KeepAlive::Close(CloseReason::Switched),
-        _ => framing::connection_verdict_of(version, &seen),
-    };
-    // Interim responses in a row are counted (and the count is reset by
-    // a final response).
-    pending.interim += usize::from(class == ResponseClass::Interim);
-    if pending.interim > base.limits.max_interim_responses {
-        return Err(Error::from(ErrorKind::TooManyInterimResponses).in_head(start));
-    }
-    // Empty but for a final response: `framing_of` frames 1xx and 2xx to
-    // CONNECT, the interim and switching classes, as bodiless.
-    let body = framing.body;
-    let (rs, re) = record.reason;
-    let started = |base: &mut DecoderBase, pending: &mut InFlight| {
-        base.seen = seen;
-        if class == ResponseClass::Interim {
-            base.reader.reset();
-        } else {
-            pending.answered = pending.queue.pop_front().unwrap_or_default();
-            pending.interim = 0;
-            base.start_body(framing, verdict);
-        }
-    };
-    if base.wire_only {
-        let event = base.wire_event(&bytes, body);
-        started(base, pending);
-        return Ok(Some(event));
-    }
-    let mut response = Response::new(());
-    let fields = base.fields(&bytes, response.extensions_mut())?;
-    put_fields(response.headers_mut(), fields);
-    *response.status_mut() = status;
-    *response.version_mut() = version;
-    let canonical = status.canonical_reason().map(str::as_bytes);
-    if canonical.is_none_or(|c| c != &head[rs..re]) {
-        extensions(&mut base.spare_extensions, response.extensions_mut())
-            .insert(ReasonPhrase::from_validated(head.slice(rs..re)));
-    }
-    started(base, pending);
-    // Built in the value returned, as a request head is.
-    Ok(Some(match class {
-        ResponseClass::Interim => Event::Interim(response),
-        _ => Event::Head {
-            head: response,
-            body,
-        },
-    }))
-}
-
 impl DecoderBase {
     /// The event of the head just read in wire-only mode, where no `http`
     /// type is built: its wire view, framed as `body`. The name cache
     /// learns the names and values of the head as a build would have
     /// taught it.
     #[inline(never)]
-    fn wire_event<H: MessageHead>(&mut self, bytes: &Bytes, body: BodyKind) -> Event<H> {
+    pub(super) fn wire_event<H: MessageHead>(&mut self, bytes: Bytes, body: BodyKind) -> Event<H> {
         let record = self.reader.record();
         if self.names.keeping() {
-            build::learn(bytes, record, &mut self.names);
+            build::learn(&bytes, record, &mut self.names);
         }
-        let head = WireHead::new(bytes.clone(), self.rules.request, record);
+        let head = WireHead::new(bytes, self.rules.request, record);
         Event::Wire { head, body }
     }
 
-    /// The fields of the head just read, in the spare map if there is
-    /// one; with the wire view on, its [`WireHead`] goes into `ext`.
+    /// Builds the fields of the head just read into `map`, a new
+    /// message's (in the spare map, put in its place, if there is one).
     #[inline(always)]
-    fn fields(&mut self, bytes: &Bytes, ext: &mut http::Extensions) -> Result<HeaderMap, Error> {
+    fn fields(&mut self, bytes: &Bytes, map: &mut HeaderMap) -> Result<(), Error> {
         let record = self.reader.record();
-        // An empty map reserves as `with_capacity` allocates; a recycled
-        // one usually has the room already, which `capacity` tells for
-        // less than `reserve` does.
-        let mut map = self.spare.take().unwrap_or_default();
+        if let Some(spare) = self.spare.take() {
+            put_fields(map, spare);
+        }
+        // An empty map reserves as `with_capacity` allocates; a spare one
+        // usually has the room already, which `capacity` tells for less
+        // than `reserve` does.
         if map.capacity() < record.fields.len() {
             map.reserve(record.fields.len());
         }
         let keep = self.names.keeping();
-        build::fields(bytes, record, keep, &mut self.names, &mut map)
-            .map_err(|e| e.in_head(self.head_start))?;
+        build::fields(bytes, record, keep, &mut self.names, map)
+            .map_err(|e| e.in_head(self.head_start))
+    }
+
+    /// With the wire view on, the [`WireHead`] of the head just read goes
+    /// into `ext`, a new message's extensions.
+    #[inline(always)]
+    fn wire_view(&mut self, bytes: &Bytes, ext: &mut http::Extensions) {
         if self.wire {
-            let wire = WireHead::new(bytes.clone(), self.rules.request, record);
+            let wire = WireHead::new(bytes.clone(), self.rules.request, self.reader.record());
             extensions(&mut self.spare_extensions, ext).insert(wire);
         }
-        Ok(map)
     }
 }
 
@@ -295,13 +163,76 @@ impl DecodeRole for Server {
         Rules::of_requests(leniency)
     }
 
-    #[inline]
-    fn head(
-        base: &mut DecoderBase,
-        (): &mut (),
-        head: Bytes,
-    ) -> Result<Option<Event<Request<()>>>, Error> {
-        request_head(base, head)
+    /// Checks a request head. Out of line: its callers stay small.
+    #[inline(never)]
+    fn check(base: &mut DecoderBase, (): &mut (), bytes: Bytes) -> Result<Progress, Error> {
+        let raw = &bytes;
+        let record = base.reader.record();
+        let start = base.head_start;
+        let at_field = |error: Error| field_error(error, raw, record).in_head(start);
+        let seen = record.seen(raw);
+        let version = record.version;
+        if seen.hosts > 1 || (seen.hosts == 0 && version == Version::HTTP_11) {
+            return Err(at_field(ErrorKind::InvalidHost.into()));
+        }
+        if seen.bad_host {
+            // RFC 9112 section 3.2: a server MUST answer 400 to a Host field
+            // with an invalid value, in any version.
+            return Err(at_field(ErrorKind::InvalidHostValue.into()));
+        }
+        let values = RecordValues::new(record, raw);
+        let framing = match framing::framing_of(None, version, &seen, &values) {
+            Err(ErrorKind::ContentLengthWithTransferEncoding) => {
+                chunked_with_content_length(&base.rules, &seen, &values).map_err(at_field)?
+            }
+            framing => framing.map_err(|kind| at_field(kind.into()))?,
+        };
+        let connect = &raw[..record.method_end] == b"CONNECT";
+        if connect && !framing.body.is_empty() {
+            // A CONNECT request has no content (RFC 9110 section 9.3.6): what
+            // follows its head is tunnel data once a 2xx answers it, so a body
+            // would let the bytes after it be read as another request.
+            // `Content-Length: 0` declares no content and is accepted as no
+            // body (nginx, Go's net/http for bodiless methods and hyper's
+            // HTTP/2 server do the same).
+            return Err(at_field(ErrorKind::ConnectWithContent.into()));
+        }
+        let verdict = framing::connection_verdict_of(version, &seen);
+        base.start_body(framing, verdict);
+        base.seen = seen;
+        // What follows a CONNECT head is the tunnel's if a 2xx answers it;
+        // otherwise the connection closes. Either way it is not HTTP.
+        base.last = connect;
+        Ok(Progress::Head(bytes, Some(framing.body)))
+    }
+
+    #[inline(always)]
+    fn build(base: &mut DecoderBase, bytes: Bytes, head: &mut Request<()>) -> Result<(), Error> {
+        let record = base.reader.record();
+        let (method, uri) =
+            build::request_line(&bytes, record).map_err(|e| e.in_head(base.head_start))?;
+        base.fields(&bytes, head.headers_mut())?;
+        base.wire_view(&bytes, head.extensions_mut());
+        if base.seen.transfer_encoding && base.seen.content_length.is_some() {
+            // Accepted by `chunked_with_content_length` only: read as
+            // chunked, without its `Content-Length`.
+            head.headers_mut().remove(http::header::CONTENT_LENGTH);
+        }
+        *head.method_mut() = method;
+        // The new head's `Uri` is the static `/`: forgotten rather than
+        // dropped, as its empty field map is.
+        debug_assert!(head.uri() == "/");
+        std::mem::forget(std::mem::replace(head.uri_mut(), uri));
+        *head.version_mut() = base.reader.record().version;
+        Ok(())
+    }
+
+    fn interim(head: Request<()>) -> Event<Request<()>> {
+        // Never called: a request has no interim form.
+        Event::Head {
+            head,
+            body: BodyKind::Empty,
+        }
     }
 }
 
@@ -314,12 +245,72 @@ impl DecodeRole for Client {
         Rules::of_responses(leniency)
     }
 
+    /// Checks a response head against the request it answers.
     #[inline]
-    fn head(
+    fn check(
         base: &mut DecoderBase,
         pending: &mut InFlight,
-        head: Bytes,
-    ) -> Result<Option<Event<Response<()>>>, Error> {
-        response_head(base, pending, head)
+        bytes: Bytes,
+    ) -> Result<Progress, Error> {
+        let head = &bytes;
+        let record = base.reader.record();
+        let start = base.head_start;
+        let status = build::status(record).map_err(|e| e.in_head(start))?;
+        let seen = record.seen(head);
+        let version = record.version;
+        let request = pending
+            .queue
+            .front()
+            .map_or_else(RequestKind::default, |e| e.request);
+        let class = response_class(request, status);
+        let values = RecordValues::new(record, head);
+        let framing = framing::framing_of(Some((request, status)), version, &seen, &values)
+            .map_err(|kind| field_error(kind.into(), head, record).in_head(start))?;
+        let verdict = match class {
+            ResponseClass::Switch => KeepAlive::Close(CloseReason::Switched),
+            _ => framing::connection_verdict_of(version, &seen),
+        };
+        // Interim responses in a row are counted (and the count is reset by
+        // a final response).
+        pending.interim += usize::from(class == ResponseClass::Interim);
+        if pending.interim > base.limits.max_interim_responses {
+            return Err(Error::from(ErrorKind::TooManyInterimResponses).in_head(start));
+        }
+        base.seen = seen;
+        if class == ResponseClass::Interim {
+            base.reader.reset();
+            return Ok(Progress::Head(bytes, None));
+        }
+        pending.answered = pending.queue.pop_front().unwrap_or_default();
+        pending.interim = 0;
+        base.start_body(framing, verdict);
+        // Empty but for a final response: `framing_of` frames 1xx and 2xx to
+        // CONNECT, the interim and switching classes, as bodiless.
+        Ok(Progress::Head(bytes, Some(framing.body)))
+    }
+
+    #[inline(always)]
+    fn build(
+        base: &mut DecoderBase,
+        bytes: Bytes,
+        response: &mut Response<()>,
+    ) -> Result<(), Error> {
+        let record = base.reader.record();
+        let status = build::status(record).map_err(|e| e.in_head(base.head_start))?;
+        let (version, (rs, re)) = (record.version, record.reason);
+        base.fields(&bytes, response.headers_mut())?;
+        base.wire_view(&bytes, response.extensions_mut());
+        *response.status_mut() = status;
+        *response.version_mut() = version;
+        let canonical = status.canonical_reason().map(str::as_bytes);
+        if canonical.is_none_or(|c| c != &bytes[rs..re]) {
+            extensions(&mut base.spare_extensions, response.extensions_mut())
+                .insert(ReasonPhrase::from_validated(bytes.slice(rs..re)));
+        }
+        Ok(())
+    }
+
+    fn interim(head: Response<()>) -> Event<Response<()>> {
+        Event::Interim(head)
     }
 }

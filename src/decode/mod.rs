@@ -5,17 +5,18 @@ pub(crate) mod base;
 mod body;
 pub(crate) mod head;
 
-pub(crate) use base::Exchange;
-use base::{DecodeStage, DecoderBase, Progress};
+use base::{DecodeStage, DecoderBase};
 pub use base::{Event, MessageHead};
+pub(crate) use base::{Exchange, Progress};
 use body::BodyDecoder;
+pub(crate) use body::Trailers;
 
 use bytes::BytesMut;
 use http::Method;
 use http::header::HeaderMap;
 
 use crate::error::Error;
-use crate::framing::{FramingFields, RequestKind};
+use crate::framing::{BodyKind, FramingFields, RequestKind};
 use crate::keep_alive::KeepAlive;
 use crate::leniency::Rules;
 use crate::limits::Limits;
@@ -27,7 +28,7 @@ use crate::wire::WireTrailers;
 /// request and response head readers).
 pub trait DecodeRole: Sized {
     /// The head of the messages the role receives.
-    type Recv: MessageHead;
+    type Recv: MessageHead + Default;
     /// The leniency tolerances of those messages.
     type Leniency: Copy + Default + std::fmt::Debug;
     /// What the decoder keeps besides the shared base: nothing for
@@ -37,18 +38,35 @@ pub trait DecodeRole: Sized {
     /// The head reader's rules for these tolerances.
     fn rules(leniency: Self::Leniency) -> Rules;
 
-    /// Reads a complete head the decoder found: always `Some` event, in
-    /// the type the decoder returns, so that the head is built where it
-    /// is returned rather than moved into it (a head is over 200 bytes).
+    /// Checks a complete head the decoder found, decides its framing and
+    /// starts its body: [`Progress::Head`]. Its `http` types are built by
+    /// [`build`](Self::build), where it is handed out.
     ///
     /// # Errors
     ///
     /// The head is invalid, or not one the role may receive now.
-    fn head(
+    fn check(
         base: &mut DecoderBase,
         pending: &mut Self::Pending,
         head: bytes::Bytes,
-    ) -> Result<Option<Event<Self::Recv>>, Error>;
+    ) -> Result<Progress, Error>;
+
+    /// Builds the `http` head of the head just checked, from its bytes,
+    /// into `head`, a new one (so that it is built where the caller holds
+    /// it, not moved there).
+    ///
+    /// # Errors
+    ///
+    /// A part of it that the `http` types do not take.
+    fn build(
+        base: &mut DecoderBase,
+        bytes: bytes::Bytes,
+        head: &mut Self::Recv,
+    ) -> Result<(), Error>;
+
+    /// The event of an interim response (never called for requests, which
+    /// have none).
+    fn interim(head: Self::Recv) -> Event<Self::Recv>;
 }
 
 /// Decodes the messages of one role's peer: requests for the `Server`
@@ -263,27 +281,8 @@ impl<R: DecodeRole> Decoder<R> {
     /// again on every later call.
     #[inline]
     pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
-        let before = buf.len();
-        let progress = self.base.decode_once(buf);
-        self.base.consumed += (before - buf.len()) as u64;
-        // A body event is made here, where it is returned: a pass never
-        // carries an `Event`, whose room is a head's.
-        let len = match progress {
-            Ok(Progress::Head(len)) => len,
-            Ok(Progress::Data(data)) => return Ok(Some(Event::Data(data))),
-            Ok(Progress::End(verdict)) => return Ok(Some(Event::End(verdict))),
-            Ok(Progress::ChunkExtensions(ext)) => return Ok(Some(Event::ChunkExtensions(ext))),
-            Ok(Progress::Trailers(fields)) => return Ok(Some(Event::Trailers(fields))),
-            Ok(Progress::NeedMore) => return Ok(None),
-            Err(kind) => return Err(self.base.fail(kind)),
-        };
-        // Where the head starts in the stream (empty lines before it were
-        // skipped in this call): its errors are placed from there.
-        self.base.head_start = self.base.consumed;
-        let head = buf.split_to(len).freeze();
-        self.base.consumed += len as u64;
-        R::head(&mut self.base, &mut self.pending, head)
-            .inspect_err(|error| self.base.failed(error.clone()))
+        self.poll(buf, false)
+            .and_then(|progress| self.event(progress))
     }
 
     /// Like [`decode`](Self::decode), for when the peer has closed its
@@ -296,8 +295,71 @@ impl<R: DecodeRole> Decoder<R> {
     ///
     /// As [`decode`](Self::decode).
     pub fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
-        self.base.eof = true;
-        self.decode(buf)
+        self.poll(buf, true)
+            .and_then(|progress| self.event(progress))
+    }
+
+    /// The event of `progress`, its head built (or its wire view, in
+    /// wire-only mode).
+    #[inline(always)]
+    fn event(&mut self, progress: Progress) -> Result<Option<Event<R::Recv>>, Error> {
+        Ok(Some(match progress {
+            Progress::Head(bytes, body) if self.base.wire_only => {
+                self.base.wire_event(bytes, body.unwrap_or(BodyKind::Empty))
+            }
+            Progress::Head(bytes, body) => {
+                let mut head = R::Recv::default();
+                self.build(bytes, &mut head)?;
+                match body {
+                    Some(body) => Event::Head { head, body },
+                    None => R::interim(head),
+                }
+            }
+            progress => return Ok(progress.event()),
+        }))
+    }
+
+    /// Decodes the next step from `buf` (`eof`: the peer closed its side,
+    /// as [`decode_eof`](Self::decode_eof)): a head comes checked, with its
+    /// body started, and is built with [`build`](Self::build) where it is
+    /// handed out.
+    #[inline(always)]
+    pub(crate) fn poll(&mut self, buf: &mut BytesMut, eof: bool) -> Result<Progress, Error> {
+        self.base.eof |= eof;
+        let before = buf.len();
+        let progress = self.base.decode_once(buf);
+        self.base.consumed += (before - buf.len()) as u64;
+        let len = match progress {
+            Ok(Progress::Found(len)) => len,
+            Ok(progress) => return Ok(progress),
+            Err(kind) => return Err(self.base.fail(kind)),
+        };
+        // Where the head starts in the stream (empty lines before it were
+        // skipped in this call): its errors are placed from there.
+        self.base.head_start = self.base.consumed;
+        let head = buf.split_to(len).freeze();
+        self.base.consumed += len as u64;
+        let checked = R::check(&mut self.base, &mut self.pending, head);
+        if let Err(error) = &checked {
+            self.base.failed(error.clone());
+        }
+        checked
+    }
+
+    /// Builds the `http` head of the head [`poll`](Self::poll) just
+    /// returned the bytes of into `head`, a new one: built once, where it
+    /// is handed out.
+    ///
+    /// # Errors
+    ///
+    /// As [`decode`](Self::decode); the decoder fails with it.
+    #[inline(always)]
+    pub(crate) fn build(&mut self, bytes: bytes::Bytes, head: &mut R::Recv) -> Result<(), Error> {
+        let built = R::build(&mut self.base, bytes, head);
+        if let Err(error) = &built {
+            self.base.failed(error.clone());
+        }
+        built
     }
 
     /// The keep-alive verdict of the current message (or of the last one,

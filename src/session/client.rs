@@ -10,7 +10,7 @@ use super::core::{Phase, SessionOf};
 use super::timer::{Timer, Waiting, after, earliest};
 use super::{InterimResponses, Io, Session, SessionError, Step};
 use crate::conn::{ConnRole, State};
-use crate::decode::Event;
+use crate::decode::{Event, Progress};
 use crate::error::ErrorKind;
 use crate::role::Client;
 
@@ -99,22 +99,25 @@ impl ClientSession {
             if !due && self.body_done {
                 return Ok(Step::Ready(None));
             }
-            match self.conn.poll_event(&mut self.read.buf) {
-                Ok(Some(Event::Interim(head))) => {
+            match self.conn.poll(&mut self.read.buf) {
+                // The head is built here, in the value returned.
+                Ok(Progress::Head(bytes, body)) => {
+                    let mut head = Response::default();
+                    if let Err(err) = self.conn.take_head(bytes, body, &mut head) {
+                        return Err(self.fail(err).into());
+                    }
                     self.head_since = None;
+                    if body.is_some() {
+                        // A final response, not an interim one.
+                        self.head_handed_out();
+                    }
                     return Ok(Step::Ready(Some(head)));
                 }
-                Ok(Some(Event::Head { head, .. })) => {
-                    self.head_since = None;
-                    self.head_handed_out();
-                    return Ok(Step::Ready(Some(head)));
-                }
-                Ok(Some(Event::End(_))) => {
+                Ok(Progress::End(_)) => {
                     self.body_done = true;
                     self.body_ended(now);
                 }
-                Ok(Some(_)) => {}
-                Ok(None) => {
+                Ok(Progress::NeedMore) => {
                     // Nothing due with the body read returned at the top:
                     // no event came since.
                     if self.conn.is_switched() {
@@ -125,6 +128,7 @@ impl ClientSession {
                     }
                     return Ok(Step::Io(self.wait_for_head(now)));
                 }
+                Ok(_) => {}
                 Err(err) => return Err(self.fail(err).into()),
             }
         }

@@ -17,20 +17,12 @@ use super::timer::{Timer, Waiting};
 use super::{Io, Session, SessionError, Step, TrailerFields};
 use crate::chunk_ext::ChunkExtensions;
 use crate::conn::{ConnRole, Connection, Sender, State};
-use crate::decode::Event;
+use crate::decode::{Progress, Trailers};
 use crate::error::{Error, ErrorKind};
 use crate::role::Party;
 use crate::segments::Segments;
 use crate::wire::WireTrailers;
 use crate::{Config, Timeouts};
-
-/// The trailer section of the message being read: its fields, and its
-/// wire view with [`Config::wire_view`] on.
-#[derive(Debug)]
-struct Trailers {
-    fields: HeaderMap,
-    wire: Option<WireTrailers>,
-}
 
 /// The chunk extensions a session has read (`Config::chunk_extensions`),
 /// kept with the body piece they came before. Made by the first chunk-size
@@ -297,29 +289,31 @@ impl<R: ConnRole> SessionOf<R> {
             return Ok(Step::Ready(None));
         }
         loop {
-            match self.conn.poll_event(&mut self.read.buf) {
-                Ok(Some(Event::Data(data))) => {
+            match self.conn.poll(&mut self.read.buf) {
+                Ok(Progress::Data(data)) => {
                     self.chunk_ext_handed_out();
                     return Ok(Step::Ready(Some(data)));
                 }
-                Ok(Some(Event::Trailers(fields))) => {
-                    let wire = self.conn.wire_trailers().cloned();
-                    self.trailers = Some(Box::new(Trailers { fields, wire }));
+                Ok(Progress::Trailers(mut trailers)) => {
+                    // The decoder keeps its wire view as the last one.
+                    trailers.wire = self.conn.wire_trailers().cloned();
+                    self.trailers = Some(trailers);
                 }
-                Ok(Some(Event::ChunkExtensions(ext))) => {
+                Ok(Progress::ChunkExtensions(ext)) => {
                     self.chunk_ext.get_or_insert_with(Box::default).pending = Some(ext);
                 }
-                Ok(Some(Event::End(_))) => {
+                Ok(Progress::End(_)) => {
                     self.chunk_ext_handed_out();
                     self.body_done = true;
                     self.body_ended(now);
                     return Ok(Step::Ready(None));
                 }
-                Ok(Some(_)) => {}
-                Ok(None) if self.conn.peer_closed() => {
+                Ok(Progress::NeedMore) if self.conn.peer_closed() => {
                     return Err(self.fail(ErrorKind::UnexpectedEof.into()).into());
                 }
-                Ok(None) => return Ok(Step::Io(self.wait_for_input(now))),
+                Ok(Progress::NeedMore) => return Ok(Step::Io(self.wait_for_input(now))),
+                // Never inside a body: a head comes after its `End`.
+                Ok(_) => {}
                 Err(err) => return Err(self.fail(err).into()),
             }
         }

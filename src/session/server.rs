@@ -10,7 +10,7 @@ use super::core::{Phase, SessionOf};
 use super::timer::{Timer, Waiting, after, earliest};
 use super::{Io, SessionError, Step};
 use crate::conn::{ConnRole, State};
-use crate::decode::Event;
+use crate::decode::Progress;
 use crate::error::{ErrorKind, UsageError};
 use crate::role::Server;
 
@@ -107,16 +107,19 @@ impl ServerSession {
             return Ok(Step::Io(Io::Write));
         }
         loop {
-            match self.conn.poll_event(&mut self.read.buf) {
-                Ok(Some(Event::Head { head, .. })) => {
+            match self.conn.poll(&mut self.read.buf) {
+                // The head is built here, in the value returned.
+                Ok(Progress::Head(bytes, body)) => {
+                    let mut head = Request::default();
+                    if let Err(err) = self.conn.take_head(bytes, body, &mut head) {
+                        return Err(self.fail(err).into());
+                    }
                     self.requests += 1;
                     self.head_since = None;
                     self.head_handed_out();
                     return Ok(Step::Ready(Some(head)));
                 }
-                // The rest of a request already answered.
-                Ok(Some(_)) => {}
-                Ok(None) => {
+                Ok(Progress::NeedMore) => {
                     if self.conn.is_closed() || self.conn.is_switched() {
                         self.start_closing();
                         return Ok(Step::Ready(None));
@@ -137,6 +140,8 @@ impl ServerSession {
                     self.write_then_read = io == Io::Write;
                     return Ok(Step::Io(io));
                 }
+                // The rest of a request already answered.
+                Ok(_) => {}
                 Err(err) => return Err(self.fail(err).into()),
             }
         }
