@@ -521,7 +521,6 @@ const STATES: usize = 9;
 const INPUTS: usize = 12;
 
 /// Every state, in the order of their discriminants.
-#[cfg(test)]
 const ALL_STATES: [State; STATES] = [
     S::Idle,
     S::Head,
@@ -648,20 +647,9 @@ static SETTLED: [[[Settled; 32]; STATES]; STATES] = {
 /// The rules applied from client state `c`, server state `sv` and flags
 /// `bits` until none matches.
 const fn settled(c: usize, sv: usize, mut bits: u8) -> Settled {
-    const ALL: [State; STATES] = [
-        S::Idle,
-        S::Head,
-        S::Body,
-        S::Done,
-        S::MightSwitch,
-        S::MustClose,
-        S::Closed,
-        S::Switched,
-        S::Error,
-    ];
     let mut to = Settled {
-        client: ALL[c],
-        server: ALL[sv],
+        client: ALL_STATES[c],
+        server: ALL_STATES[sv],
         close: None,
         forget_switch: false,
         forget_expect: false,
