@@ -3,7 +3,8 @@
 //! `408 Request Timeout` and is closed about 2 s after it was made; an idle
 //! keep-alive connection is closed about 3 s after its last response;
 //! while 2,000 half-sent connections wait for their timeout (fewer if this
-//! process may not open that many descriptors: the count is printed), a
+//! process may not open that many descriptors: the count is printed; at
+//! least half of them still waiting, where opening them all is slow), a
 //! normal client is served at once; and once they are closed,
 //! `blocking_server` is back to the threads it started with. About six
 //! seconds, every server at the same time.
@@ -113,14 +114,23 @@ fn check(name: &str, count: usize) {
             "{name}: {text}"
         );
     }
+    // How many half-sent heads were still waiting when the last normal
+    // request was answered. On a loaded machine opening them all may take
+    // about as long as the timeout, and the first few may time out before
+    // the normal client comes; most must still be waiting.
+    let waiting = half
+        .iter()
+        .filter(|(_, since)| since.elapsed() < HEAD_TIMEOUT)
+        .count();
     let slowest = *served.iter().max().unwrap();
     assert!(
         slowest < Duration::from_secs(1),
-        "{name}: a normal client took {served:?} during {count} half-sent heads"
+        "{name}: a normal client took {served:?} during {waiting} half-sent heads"
     );
     assert!(
-        half[0].1.elapsed() < HEAD_TIMEOUT,
-        "{name}: opening {count} connections took {opened:?}, past the timeout"
+        waiting * 2 >= count,
+        "{name}: opening {count} connections took {opened:?}; only {waiting} were \
+         still waiting when the normal client was served"
     );
 
     // Each half-sent head: 408, then closed, on time.
@@ -164,7 +174,7 @@ fn check(name: &str, count: usize) {
     );
     eprintln!(
         "{name}: {count} half-sent heads opened in {opened:?}; a normal client \
-         took {served:?} meanwhile; all closed on time with 408; {} threads after, \
+         took {served:?} while {waiting} of them waited; all closed on time with 408; {} threads after, \
          {base_threads} before",
         server.threads()
     );
