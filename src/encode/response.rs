@@ -37,7 +37,9 @@ impl EncodeRole for Server {
         order: Option<Ordered<'_>>,
     ) -> Result<Plan<'d>, UsageError> {
         if order.is_some() {
-            return in_order(out, parts, ctx, config, full, date, order);
+            let plan = planned(parts, ctx, config, full, date)?;
+            write_head(out, parts, &plan, config, order);
+            return Ok(plan);
         }
         let start = out.len();
         let title = config.title_case_fields;
@@ -63,32 +65,21 @@ impl EncodeRole for Server {
     }
 }
 
-/// The head planned, then written with its fields in `order`.
-#[inline(never)]
-fn in_order<'d>(
-    out: &mut BytesMut,
+/// The head's plan, from the caller's framing and Connection fields,
+/// found in one pass.
+fn planned<'d>(
     parts: &Parts,
     ctx: &ResponseContext,
     config: &EncoderConfig,
     full: Option<u64>,
     date: Option<&'d [u8; crate::date::LINE]>,
-    order: Option<Ordered<'_>>,
 ) -> Result<Plan<'d>, UsageError> {
-    let plan = plan(
-        parts,
-        ctx,
-        config,
-        full,
-        date,
-        &FramingFields::of(&parts.headers),
-    )?;
-    write_head(out, parts, &plan, config, order);
-    Ok(plan)
+    let seen = FramingFields::of(&parts.headers);
+    plan(parts, ctx, config, full, date, &seen)
 }
 
 /// Writes the status line, the fields (in `order` when one is asked for)
 /// and the empty line.
-#[inline(never)]
 fn write_head(
     out: &mut BytesMut,
     parts: &Parts,

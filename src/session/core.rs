@@ -219,20 +219,9 @@ impl<R: ConnRole> SessionOf<R> {
 
     /// A message head was handed out: its body is still to read, and
     /// nothing read so far belongs to it.
-    #[inline(always)]
+    #[inline]
     pub(super) fn head_handed_out(&mut self) {
         self.body_done = false;
-        // Most messages leave nothing behind: one look, and the call is
-        // made only for what is left.
-        if !self.pieces.is_empty() || self.trailers.is_some() || self.chunk_ext.is_some() {
-            self.forget_body();
-        }
-    }
-
-    /// What the previous message's body left: pieces a failed
-    /// `read_body` collected, its trailers, its chunk extensions.
-    #[inline(never)]
-    fn forget_body(&mut self) {
         self.pieces.clear();
         self.trailers = None;
         if let Some(slot) = &mut self.chunk_ext {
