@@ -153,6 +153,7 @@ impl ServerSession {
     /// call would end waiting for input, as it does after every answered
     /// keep-alive request. Going through the connection again to learn it
     /// costs more than the checks.
+    #[inline]
     fn resume_read(&mut self) -> bool {
         self.output_len() == 0
             && self.read.buf.is_empty()
