@@ -417,6 +417,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Client<S> {
 
 io_calls!(
     async await;
+    future;
     [AsyncRead + AsyncWrite + Unpin];
     [F, Fut] [F: FnMut(Request<Bytes>) -> Fut, Fut: Future<Output = Response<Bytes>>]
 );
