@@ -229,6 +229,7 @@ impl Alarm {
     /// with `cx`, and whether they must be polled: it rang since they were
     /// last polled, or it is new (the task's waker changed, or it never
     /// waited). A ring is taken once: the caller polls both.
+    #[inline]
     pub(crate) fn check(&mut self, cx: &Context<'_>) -> (&Waker, bool) {
         if !(self.bell.as_ref()).is_some_and(|(bell, _)| bell.task.will_wake(cx.waker())) {
             self.bell = None;

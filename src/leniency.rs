@@ -41,6 +41,53 @@
 
 use std::fmt;
 
+/// A party's leniency type's calls, written once for both: `strict`,
+/// `all`, `is_on`, `set`, and the field that holds each of its
+/// tolerances.
+macro_rules! tolerances {
+    ($party:ident {
+        $(#[$strict:meta])* strict,
+        $(#[$all:meta])* all,
+        $($tolerance:ident => $field:ident,)+
+    }) => {
+        impl $party {
+            $(#[$strict])*
+            pub const fn strict() -> Self {
+                $party { $($field: false),+ }
+            }
+
+            $(#[$all])*
+            pub const fn all() -> Self {
+                $party { $($field: true),+ }
+            }
+
+            /// Whether `tolerance` is on (`false` for a tolerance of the
+            /// other party).
+            pub fn is_on(&self, tolerance: Tolerance) -> bool {
+                self.clone().slot(tolerance).is_some_and(|on| *on)
+            }
+
+            /// Turns `tolerance` on or off.
+            ///
+            /// # Errors
+            ///
+            /// [`NotForThisParty`] for a tolerance of the other party.
+            pub fn set(&mut self, tolerance: Tolerance, on: bool) -> Result<(), NotForThisParty> {
+                *self.slot(tolerance).ok_or(NotForThisParty(tolerance))? = on;
+                Ok(())
+            }
+
+            /// The field that holds `tolerance`, if it is this party's.
+            fn slot(&mut self, tolerance: Tolerance) -> Option<&mut bool> {
+                Some(match tolerance {
+                    $(Tolerance::$tolerance => &mut self.$field,)+
+                    _ => return None,
+                })
+            }
+        }
+    };
+}
+
 /// One leniency tolerance, by name: what an [`Error`](crate::Error) names, and
 /// what [`RequestLeniency::set`] and [`ResponseLeniency::set`] take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -177,50 +224,15 @@ pub struct RequestLeniency {
     pub chunked_with_content_length: bool,
 }
 
-impl RequestLeniency {
+tolerances!(RequestLeniency {
     /// Every tolerance off: RFC 9112 read strictly (the default).
-    pub const fn strict() -> Self {
-        RequestLeniency {
-            bare_lf: false,
-            obs_fold: false,
-            chunked_with_content_length: false,
-        }
-    }
-
+    strict,
     /// Every request tolerance on.
-    pub const fn all() -> Self {
-        RequestLeniency {
-            bare_lf: true,
-            obs_fold: true,
-            chunked_with_content_length: true,
-        }
-    }
-
-    /// Whether `tolerance` is on (`false` for a response tolerance).
-    pub fn is_on(&self, tolerance: Tolerance) -> bool {
-        self.clone().slot(tolerance).is_some_and(|on| *on)
-    }
-
-    /// Turns `tolerance` on or off.
-    ///
-    /// # Errors
-    ///
-    /// [`NotForThisParty`] for a response tolerance.
-    pub fn set(&mut self, tolerance: Tolerance, on: bool) -> Result<(), NotForThisParty> {
-        *self.slot(tolerance).ok_or(NotForThisParty(tolerance))? = on;
-        Ok(())
-    }
-
-    /// The field that holds `tolerance`, if it is a request tolerance.
-    fn slot(&mut self, tolerance: Tolerance) -> Option<&mut bool> {
-        Some(match tolerance {
-            Tolerance::BareLf => &mut self.bare_lf,
-            Tolerance::ObsFold => &mut self.obs_fold,
-            Tolerance::ChunkedWithContentLength => &mut self.chunked_with_content_length,
-            _ => return None,
-        })
-    }
-}
+    all,
+    BareLf => bare_lf,
+    ObsFold => obs_fold,
+    ChunkedWithContentLength => chunked_with_content_length,
+});
 
 /// The leniency tolerances of response parsing (the client party).
 ///
@@ -278,54 +290,17 @@ impl Default for ResponseLeniency {
     }
 }
 
-impl ResponseLeniency {
+tolerances!(ResponseLeniency {
     /// Every tolerance off: RFC 9112 read strictly.
-    pub const fn strict() -> Self {
-        ResponseLeniency {
-            no_space_after_status: false,
-            space_before_colon: false,
-            skip_invalid_fields: false,
-            bare_lf: false,
-        }
-    }
-
+    strict,
     /// Every response tolerance on: reads what curl reads, and more (curl
     /// refuses a field line without a colon).
-    pub const fn all() -> Self {
-        ResponseLeniency {
-            no_space_after_status: true,
-            space_before_colon: true,
-            skip_invalid_fields: true,
-            bare_lf: true,
-        }
-    }
-
-    /// Whether `tolerance` is on (`false` for a request tolerance).
-    pub fn is_on(&self, tolerance: Tolerance) -> bool {
-        self.clone().slot(tolerance).is_some_and(|on| *on)
-    }
-
-    /// Turns `tolerance` on or off.
-    ///
-    /// # Errors
-    ///
-    /// [`NotForThisParty`] for a request tolerance.
-    pub fn set(&mut self, tolerance: Tolerance, on: bool) -> Result<(), NotForThisParty> {
-        *self.slot(tolerance).ok_or(NotForThisParty(tolerance))? = on;
-        Ok(())
-    }
-
-    /// The field that holds `tolerance`, if it is a response tolerance.
-    fn slot(&mut self, tolerance: Tolerance) -> Option<&mut bool> {
-        Some(match tolerance {
-            Tolerance::NoSpaceAfterStatus => &mut self.no_space_after_status,
-            Tolerance::SpaceBeforeColon => &mut self.space_before_colon,
-            Tolerance::SkipInvalidFields => &mut self.skip_invalid_fields,
-            Tolerance::BareLf => &mut self.bare_lf,
-            _ => return None,
-        })
-    }
-}
+    all,
+    NoSpaceAfterStatus => no_space_after_status,
+    SpaceBeforeColon => space_before_colon,
+    SkipInvalidFields => skip_invalid_fields,
+    BareLf => bare_lf,
+});
 
 pub(crate) use flat::Rules;
 

@@ -248,6 +248,7 @@ impl<S: Transport> Server<S> {
 
 io_calls!(
     ;
+    plain;
     [Transport];
     [F] [F: FnMut(Request<Bytes>) -> Response<Bytes>]
 );

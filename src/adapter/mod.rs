@@ -40,13 +40,16 @@
 
 /// The calls of a runtime's `Server` and `Client` that wrap a session call
 /// with its I/O, and `serve`, written once for both runtimes:
-/// `io_calls!(async await; [bounds]; [handler generics] [where])` makes
-/// them `async fn`s that await [`Driver::call`], `io_calls!(; ...)` plain
+/// `io_calls!(async await; future; [bounds]; [handler generics] [where])`
+/// makes them `async fn`s that await [`Driver::call`], and those that are
+/// one call return its future itself (no second future around it, which
+/// the value would be moved through); `io_calls!(; plain; ...)` plain
 /// ones. `bounds`: what the stream must be; the generics and where clause
 /// of `serve` say what its handler is.
 macro_rules! io_calls {
     (
         $($async:ident $await:ident)?;
+        $ret:ident;
         [$($bound:tt)+];
         [$($generics:tt)+] [$($handler:tt)+]
     ) => {
@@ -97,8 +100,8 @@ macro_rules! io_calls {
             ///
             /// An I/O error, or the peer's error or timeout, as an
             /// `io::Error` (see [`SessionError`](crate::SessionError)).
-            pub $($async)? fn next_request(&mut self) -> ::std::io::Result<Option<::http::Request<()>>> {
-                self.call($crate::ServerSession::next_request)$(.$await)?
+            pub fn next_request(&mut self) -> $ret!(::std::io::Result<Option<::http::Request<()>>>) {
+                self.call($crate::ServerSession::next_request)
             }
 
             /// [`ServerSession::read_data`](crate::ServerSession::read_data),
@@ -107,8 +110,8 @@ macro_rules! io_calls {
             /// # Errors
             ///
             /// As [`next_request`](Self::next_request).
-            pub $($async)? fn read_data(&mut self) -> ::std::io::Result<Option<::bytes::Bytes>> {
-                self.call($crate::ServerSession::read_data)$(.$await)?
+            pub fn read_data(&mut self) -> $ret!(::std::io::Result<Option<::bytes::Bytes>>) {
+                self.call($crate::ServerSession::read_data)
             }
 
             /// [`Sender::send_data`](crate::Sender::send_data),
@@ -130,8 +133,8 @@ macro_rules! io_calls {
             /// # Errors
             ///
             /// An I/O error, or the write timeout, while writing.
-            pub $($async)? fn flush(&mut self) -> ::std::io::Result<()> {
-                self.call($crate::ServerSession::poll_write_all)$(.$await)?
+            pub fn flush(&mut self) -> $ret!(::std::io::Result<()>) {
+                self.call($crate::ServerSession::poll_write_all)
             }
 
             /// Writes what is queued, lingers if the session says so, and
@@ -179,8 +182,8 @@ macro_rules! io_calls {
             /// # Errors
             ///
             /// As [`send`](Self::send).
-            pub $($async)? fn next_response(&mut self) -> ::std::io::Result<Option<::http::Response<()>>> {
-                self.call($crate::ClientSession::next_response)$(.$await)?
+            pub fn next_response(&mut self) -> $ret!(::std::io::Result<Option<::http::Response<()>>>) {
+                self.call($crate::ClientSession::next_response)
             }
 
             /// [`ClientSession::read_data`](crate::ClientSession::read_data),
@@ -189,8 +192,8 @@ macro_rules! io_calls {
             /// # Errors
             ///
             /// As [`send`](Self::send).
-            pub $($async)? fn read_data(&mut self) -> ::std::io::Result<Option<::bytes::Bytes>> {
-                self.call($crate::ClientSession::read_data)$(.$await)?
+            pub fn read_data(&mut self) -> $ret!(::std::io::Result<Option<::bytes::Bytes>>) {
+                self.call($crate::ClientSession::read_data)
             }
         }
 
@@ -208,6 +211,20 @@ macro_rules! io_calls {
             }
         }
     };
+}
+
+/// What a blocking driver's call returns: the value itself.
+#[cfg(feature = "blocking")]
+macro_rules! plain {
+    ($t:ty) => {
+        $t
+    };
+}
+
+/// What an async driver's call returns: a future of the value.
+#[cfg(feature = "tokio")]
+macro_rules! future {
+    ($t:ty) => { impl ::std::future::Future<Output = $t> };
 }
 
 #[cfg(feature = "blocking")]

@@ -362,6 +362,7 @@ fn poll_read<S: AsyncRead + Unpin, T: Session>(
 /// is harmless: the session's `handle_timeout` does nothing before its
 /// deadline. Returns whether the timer was made or moved (it must then be
 /// polled).
+#[inline]
 fn arm(timer: &mut Option<Pin<Box<Sleep>>>, at: Option<Instant>, now: Instant) -> bool {
     let Some(at) = at.map(time::Instant::from_std) else {
         *timer = None;
@@ -416,6 +417,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Client<S> {
 
 io_calls!(
     async await;
+    future;
     [AsyncRead + AsyncWrite + Unpin];
     [F, Fut] [F: FnMut(Request<Bytes>) -> Fut, Fut: Future<Output = Response<Bytes>>]
 );

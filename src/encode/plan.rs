@@ -86,13 +86,10 @@ impl ResponseContext {
     }
 }
 
-/// The decisions a role makes for a head before anything is written
-/// ([`EncodeRole::plan`]).
-pub struct Plan<'a, L> {
+/// The decisions a role makes for a head ([`EncodeRole::encode_head`]).
+pub struct Plan<'a> {
     /// The version written in the start line.
     pub(crate) version: &'static [u8; 8],
-    /// What the role needs to write its start line and `Host`.
-    pub(crate) line: L,
     /// The fields the encoder adds, or leaves out, after the caller's.
     pub(crate) added: Added<'a>,
     /// The body framer.
@@ -121,42 +118,18 @@ pub trait EncodeRole: Sized {
     /// What the encoder must know besides the head: nothing for a
     /// request; for a response, the request it answers.
     type Context;
-    /// Role-specific start-line decisions.
-    type Line;
 
-    /// Decides how the head is written and its body framed; `full` is the
-    /// body length when the whole body is known, `date` the `Date` value
-    /// the encoder has (a response without one of its own gets it).
+    /// Decides how the head is written and its body framed, and writes it
+    /// at the end of `out`: the start line, the fields (in `order` when
+    /// one is asked for) and the empty line. `full` is the body length
+    /// when the whole body is known, `date` the `Date` value the encoder
+    /// has (a response without one of its own gets it). A role may write
+    /// first and plan from what it wrote, so that the fields are gone over
+    /// once.
     ///
     /// # Errors
     ///
-    /// The head cannot be sent as it is.
-    fn plan<'d>(
-        head: &Self::Head,
-        ctx: &Self::Context,
-        config: &EncoderConfig,
-        full: Option<u64>,
-        date: Option<&'d [u8; crate::date::LINE]>,
-    ) -> Result<Plan<'d, Self::Line>, UsageError>;
-
-    /// Writes the start line, the fields (in `order` when one is asked
-    /// for) and the empty line.
-    fn write_head(
-        out: &mut BytesMut,
-        head: &Self::Head,
-        plan: &Plan<'_, Self::Line>,
-        config: &EncoderConfig,
-        order: Option<Ordered<'_>>,
-    );
-
-    /// Plans the head and writes it at the end of `out`: what the encoder
-    /// calls. `out` is left as it was on error. A role may write first
-    /// and plan from what it wrote, so that the fields are gone over once.
-    ///
-    /// # Errors
-    ///
-    /// As [`plan`](Self::plan).
-    #[inline]
+    /// The head cannot be sent as it is; `out` is left as it was.
     fn encode_head<'d>(
         out: &mut BytesMut,
         head: &Self::Head,
@@ -165,11 +138,7 @@ pub trait EncodeRole: Sized {
         full: Option<u64>,
         date: Option<&'d [u8; crate::date::LINE]>,
         order: Option<Ordered<'_>>,
-    ) -> Result<Plan<'d, Self::Line>, UsageError> {
-        let plan = Self::plan(head, ctx, config, full, date)?;
-        Self::write_head(out, head, &plan, config, order);
-        Ok(plan)
-    }
+    ) -> Result<Plan<'d>, UsageError>;
 }
 
 /// The framer of a body of `declared` bytes, checked against the whole

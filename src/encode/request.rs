@@ -22,111 +22,108 @@ use crate::wire::WireHead;
 impl EncodeRole for Client {
     type Head = Parts;
     type Context = ();
-    type Line = Target;
 
-    fn plan<'d>(
-        parts: &Parts,
-        (): &(),
-        _config: &EncoderConfig,
-        full: Option<u64>,
-        _date: Option<&'d [u8; crate::date::LINE]>,
-    ) -> Result<Plan<'d, Target>, UsageError> {
-        let version = version_bytes(parts.version)?;
-        let http10 = parts.version == Version::HTTP_10;
-        let form = target_form(&parts.method, &parts.uri)?;
-        let headers = &parts.headers;
-        // The caller's framing, Host and Connection fields, in one pass.
-        let seen = FramingFields::of(headers);
-        // A Host a server must refuse (RFC 9112 section 3.2) is not sent.
-        let host = match seen.hosts {
-            0 => match parts.uri.authority() {
-                // The Host field never carries userinfo.
-                Some(a) => {
-                    let at = a.as_str().rfind('@').map_or(0, |at| at + 1);
-                    if !is_host(&a.as_str().as_bytes()[at..]) {
-                        return Err(UsageError::InvalidHead);
-                    }
-                    Some(at)
-                }
-                None if http10 => None,
-                None => return Err(UsageError::InvalidHead),
-            },
-            1 if !seen.bad_host => None,
-            _ => return Err(UsageError::InvalidHead),
-        };
-        let mut added = Added::default();
-        let keep_alive = match connection_verdict_of(parts.version, &seen) {
-            KeepAlive::Close(CloseReason::PeerClose) => KeepAlive::Close(CloseReason::LocalClose),
-            other => other,
-        };
-        let body = if parts.method == Method::CONNECT {
-            // RFC 9110 section 9.3.6: a CONNECT request has no content. What
-            // the client sends after the head is tunnel data, so no framing
-            // field may announce a body; the caller's own are refused, not
-            // dropped.
-            if seen.transfer_encoding || seen.content_length.is_some() {
-                return Err(UsageError::InvalidFraming);
-            }
-            if full.is_some_and(|len| len > 0) {
-                return Err(UsageError::BodyNotAllowed);
-            }
-            BodyEncoder::Empty
-        } else {
-            match declared_framing(false, &seen, headers).map_err(|_| UsageError::InvalidFraming)? {
-                Declared::Length(n) => length(n, full)?,
-                // No Transfer-Encoding in HTTP/1.0 (RFC 9112 section 6.1).
-                Declared::Chunked if !http10 => BodyEncoder::Chunked,
-                Declared::Chunked | Declared::CodedChunked | Declared::Close => {
-                    return Err(UsageError::InvalidFraming);
-                }
-                Declared::None => match full {
-                    Some(len)
-                        if len > 0 || matches!(parts.method.as_str(), "POST" | "PUT" | "PATCH") =>
-                    {
-                        added.content_length = full;
-                        length(len, full)?
-                    }
-                    Some(_) => BodyEncoder::Empty,
-                    None if http10 => return Err(UsageError::InvalidFraming),
-                    None => {
-                        added.chunked = true;
-                        BodyEncoder::Chunked
-                    }
-                },
-            }
-        };
-        Ok(Plan {
-            version,
-            line: Target { form, host },
-            added,
-            body,
-            verdict: Some(keep_alive),
-        })
-    }
-
-    fn write_head(
+    fn encode_head<'d>(
         out: &mut BytesMut,
         parts: &Parts,
-        plan: &Plan<'_, Target>,
+        (): &(),
         config: &EncoderConfig,
+        full: Option<u64>,
+        _date: Option<&'d [u8; crate::date::LINE]>,
         order: Option<Ordered<'_>>,
-    ) {
+    ) -> Result<Plan<'d>, UsageError> {
+        let (plan, target) = plan(parts, full)?;
         let raw = order
             .as_ref()
-            .and_then(|_| received_target(parts, plan.line.form));
+            .and_then(|_| received_target(parts, target.form));
         let (method, uri) = (&parts.method, &parts.uri);
-        write_request_line(out, method, uri, plan.line.form, raw, plan.version);
-        let host = plan
-            .line
-            .host
+        write_request_line(out, method, uri, target.form, raw, plan.version);
+        let host = (target.host)
             .and_then(|at| parts.uri.authority().map(|a| &a.as_str().as_bytes()[at..]));
         let title = config.title_case_fields;
         write_fields(out, &parts.headers, host, &plan.added, title, order);
+        Ok(plan)
     }
 }
 
+/// How a request head is written and its body framed, and its
+/// request-line's decisions.
+fn plan(parts: &Parts, full: Option<u64>) -> Result<(Plan<'static>, Target), UsageError> {
+    let version = version_bytes(parts.version)?;
+    let http10 = parts.version == Version::HTTP_10;
+    let form = target_form(&parts.method, &parts.uri)?;
+    let headers = &parts.headers;
+    // The caller's framing, Host and Connection fields, in one pass.
+    let seen = FramingFields::of(headers);
+    // A Host a server must refuse (RFC 9112 section 3.2) is not sent.
+    let host = match seen.hosts {
+        0 => match parts.uri.authority() {
+            // The Host field never carries userinfo.
+            Some(a) => {
+                let at = a.as_str().rfind('@').map_or(0, |at| at + 1);
+                if !is_host(&a.as_str().as_bytes()[at..]) {
+                    return Err(UsageError::InvalidHead);
+                }
+                Some(at)
+            }
+            None if http10 => None,
+            None => return Err(UsageError::InvalidHead),
+        },
+        1 if !seen.bad_host => None,
+        _ => return Err(UsageError::InvalidHead),
+    };
+    let mut added = Added::default();
+    let keep_alive = match connection_verdict_of(parts.version, &seen) {
+        KeepAlive::Close(CloseReason::PeerClose) => KeepAlive::Close(CloseReason::LocalClose),
+        other => other,
+    };
+    let body = if parts.method == Method::CONNECT {
+        // RFC 9110 section 9.3.6: a CONNECT request has no content. What
+        // the client sends after the head is tunnel data, so no framing
+        // field may announce a body; the caller's own are refused, not
+        // dropped.
+        if seen.transfer_encoding || seen.content_length.is_some() {
+            return Err(UsageError::InvalidFraming);
+        }
+        if full.is_some_and(|len| len > 0) {
+            return Err(UsageError::BodyNotAllowed);
+        }
+        BodyEncoder::Empty
+    } else {
+        match declared_framing(false, &seen, headers).map_err(|_| UsageError::InvalidFraming)? {
+            Declared::Length(n) => length(n, full)?,
+            // No Transfer-Encoding in HTTP/1.0 (RFC 9112 section 6.1).
+            Declared::Chunked if !http10 => BodyEncoder::Chunked,
+            Declared::Chunked | Declared::CodedChunked | Declared::Close => {
+                return Err(UsageError::InvalidFraming);
+            }
+            Declared::None => match full {
+                Some(len)
+                    if len > 0 || matches!(parts.method.as_str(), "POST" | "PUT" | "PATCH") =>
+                {
+                    added.content_length = full;
+                    length(len, full)?
+                }
+                Some(_) => BodyEncoder::Empty,
+                None if http10 => return Err(UsageError::InvalidFraming),
+                None => {
+                    added.chunked = true;
+                    BodyEncoder::Chunked
+                }
+            },
+        }
+    };
+    let plan = Plan {
+        version,
+        added,
+        body,
+        verdict: Some(keep_alive),
+    };
+    Ok((plan, Target { form, host }))
+}
+
 /// The request-line decisions of a plan.
-pub struct Target {
+struct Target {
     form: TargetForm,
     /// Where the `Host` value starts in the URI's authority, when the
     /// encoder writes `Host` itself.

@@ -20,31 +20,6 @@ use bytes::BytesMut;
 impl EncodeRole for Server {
     type Head = Parts;
     type Context = ResponseContext;
-    type Line = ();
-
-    fn plan<'d>(
-        parts: &Parts,
-        ctx: &ResponseContext,
-        config: &EncoderConfig,
-        full: Option<u64>,
-        date: Option<&'d [u8; crate::date::LINE]>,
-    ) -> Result<Plan<'d, ()>, UsageError> {
-        // The caller's framing and Connection fields, in one pass.
-        let seen = FramingFields::of(&parts.headers);
-        plan(parts, ctx, config, full, date, &seen)
-    }
-
-    fn write_head(
-        out: &mut BytesMut,
-        parts: &Parts,
-        plan: &Plan<'_, ()>,
-        config: &EncoderConfig,
-        order: Option<Ordered<'_>>,
-    ) {
-        status_line(out, parts, plan.version);
-        let title = config.title_case_fields;
-        write_fields(out, &parts.headers, None, &plan.added, title, order);
-    }
 
     /// Without an order asked for, the fields are written as the map
     /// holds them while what the plan needs of them is noted: one pass
@@ -60,10 +35,10 @@ impl EncodeRole for Server {
         full: Option<u64>,
         date: Option<&'d [u8; crate::date::LINE]>,
         order: Option<Ordered<'_>>,
-    ) -> Result<Plan<'d, ()>, UsageError> {
+    ) -> Result<Plan<'d>, UsageError> {
         if order.is_some() {
-            let plan = Self::plan(parts, ctx, config, full, date)?;
-            Self::write_head(out, parts, &plan, config, order);
+            let plan = planned(parts, ctx, config, full, date)?;
+            write_head(out, parts, &plan, config, order);
             return Ok(plan);
         }
         let start = out.len();
@@ -83,11 +58,38 @@ impl EncodeRole for Server {
             planned => {
                 out.truncate(start);
                 let plan = planned?;
-                Self::write_head(out, parts, &plan, config, None);
+                write_head(out, parts, &plan, config, None);
                 Ok(plan)
             }
         }
     }
+}
+
+/// The head's plan, from the caller's framing and Connection fields,
+/// found in one pass.
+fn planned<'d>(
+    parts: &Parts,
+    ctx: &ResponseContext,
+    config: &EncoderConfig,
+    full: Option<u64>,
+    date: Option<&'d [u8; crate::date::LINE]>,
+) -> Result<Plan<'d>, UsageError> {
+    let seen = FramingFields::of(&parts.headers);
+    plan(parts, ctx, config, full, date, &seen)
+}
+
+/// Writes the status line, the fields (in `order` when one is asked for)
+/// and the empty line.
+fn write_head(
+    out: &mut BytesMut,
+    parts: &Parts,
+    plan: &Plan<'_>,
+    config: &EncoderConfig,
+    order: Option<Ordered<'_>>,
+) {
+    status_line(out, parts, plan.version);
+    let title = config.title_case_fields;
+    write_fields(out, &parts.headers, None, &plan.added, title, order);
 }
 
 /// `HTTP/1.1 200 OK\r\n`: the reason phrase the response carries, or its
@@ -123,7 +125,7 @@ fn plan<'d>(
     full: Option<u64>,
     date: Option<&'d [u8; crate::date::LINE]>,
     seen: &FramingFields,
-) -> Result<Plan<'d, ()>, UsageError> {
+) -> Result<Plan<'d>, UsageError> {
     let version = version_bytes(parts.version)?;
     let (status, headers) = (parts.status, &parts.headers);
     let http10 = ctx.peer_version <= Version::HTTP_10 || parts.version == Version::HTTP_10;
@@ -235,7 +237,6 @@ fn plan<'d>(
     };
     Ok(Plan {
         version,
-        line: (),
         added,
         body,
         verdict,

@@ -50,9 +50,7 @@ impl ClientSession {
     /// the upload is malformed: the session is closed.
     pub fn poll_flush(&mut self, now: Instant) -> Result<Step<()>, SessionError> {
         self.look_ahead();
-        self.failure()?;
-        let writing = self.phase == Phase::Open;
-        Ok(self.write_past(now, writing, self.flush_threshold))
+        self.flushed(now, self.flush_threshold)
     }
 
     /// Writes every queued request now, for a caller that wants them
@@ -63,9 +61,7 @@ impl ClientSession {
     /// As [`poll_flush`](Self::poll_flush).
     pub fn poll_write_all(&mut self, now: Instant) -> Result<Step<()>, SessionError> {
         self.look_ahead();
-        self.failure()?;
-        let writing = self.phase == Phase::Open;
-        Ok(self.write_past(now, writing, 0))
+        self.flushed(now, 0)
     }
 
     /// The next response head: an interim (1xx other than 101) one, after

@@ -109,22 +109,13 @@ pub(super) enum Phase {
 }
 
 /// The response heads a client session holds back.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(super) struct Held<H> {
     /// What `next_full_response` gathers while it reads: the interim ones.
     pub(super) interim: Vec<H>,
     /// Heads read while the request was still being sent (`look_ahead`),
     /// in order: `next_response` hands them out first.
     pub(super) ahead: Vec<H>,
-}
-
-impl<H> Default for Held<H> {
-    fn default() -> Self {
-        Held {
-            interim: Vec::new(),
-            ahead: Vec::new(),
-        }
-    }
 }
 
 impl<R: ConnRole> SessionOf<R> {
@@ -259,8 +250,21 @@ impl<R: ConnRole> SessionOf<R> {
         }
     }
 
+    /// `poll_flush` (`bound`: `Config::flush_threshold`) and
+    /// `poll_write_all` (0): the failure a timeout left, then
+    /// [`write_past`](Self::write_past) while the session may still write
+    /// (a server's while it closes too, a client's close drops its output).
+    pub(super) fn flushed(&mut self, now: Instant, bound: usize) -> Result<Step<()>, SessionError> {
+        self.failure()?;
+        let writing = match R::LOCAL {
+            Party::Server => self.phase != Phase::Closed,
+            Party::Client => self.phase == Phase::Open,
+        };
+        Ok(self.write_past(now, writing, bound))
+    }
+
     /// [`Io::Write`] while the session may still write (`writing`) and
-    /// more than `bound` bytes are queued: `poll_flush`, `poll_write_all`.
+    /// more than `bound` bytes are queued.
     #[inline]
     pub(super) fn write_past(&mut self, now: Instant, writing: bool, bound: usize) -> Step<()> {
         if writing && self.output_len() > bound {

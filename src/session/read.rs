@@ -93,6 +93,7 @@ impl ReadBuf {
     /// is grown (or its consumed front reclaimed) only once less than
     /// half of what a read asks for is left, so that small messages take
     /// several reads' worth of a buffer before it is reclaimed.
+    #[inline]
     pub(super) fn for_read(&mut self) -> &mut BytesMut {
         let want = self.want();
         if self.buf.capacity() - self.buf.len() < want.div_ceil(2) {

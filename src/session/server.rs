@@ -153,6 +153,7 @@ impl ServerSession {
     /// call would end waiting for input, as it does after every answered
     /// keep-alive request. Going through the connection again to learn it
     /// costs more than the checks.
+    #[inline]
     fn resume_read(&mut self) -> bool {
         self.output_len() == 0
             && self.read.buf.is_empty()
@@ -218,9 +219,7 @@ impl ServerSession {
     /// [`close`](Self::close)); likewise any other timeout not yet
     /// reported to a call.
     pub fn poll_flush(&mut self, now: Instant) -> Result<Step<()>, SessionError> {
-        self.failure()?;
-        let writing = self.phase != Phase::Closed;
-        Ok(self.write_past(now, writing, self.flush_threshold))
+        self.flushed(now, self.flush_threshold)
     }
 
     /// Writes everything queued: [`Io::Write`] while output is waiting,
@@ -234,8 +233,7 @@ impl ServerSession {
     ///
     /// As [`poll_flush`](Self::poll_flush).
     pub fn poll_write_all(&mut self, now: Instant) -> Result<Step<()>, SessionError> {
-        self.failure()?;
-        Ok(self.write_past(now, self.phase != Phase::Closed, 0))
+        self.flushed(now, 0)
     }
 
     /// Ends the connection: writes what is queued, then closes, lingering
@@ -253,21 +251,16 @@ impl ServerSession {
     /// every call that may need I/O has, so that one driver call helper
     /// serves them all.
     pub fn close(&mut self, now: Instant) -> Result<Step<()>, SessionError> {
-        Ok(self.closing(now))
-    }
-
-    /// [`close`](Self::close)'s steps.
-    fn closing(&mut self, now: Instant) -> Step<()> {
-        loop {
+        Ok(loop {
             match self.phase {
                 Phase::Open => self.start_closing(),
                 Phase::Closing { linger } => {
                     if let Step::Io(io) = self.write_past(now, true, 0) {
-                        return Step::Io(io);
+                        break Step::Io(io);
                     }
                     if self.conn.is_switched() {
                         self.phase = Phase::Closed;
-                        return Step::Ready(());
+                        break Step::Ready(());
                     }
                     if linger && !self.conn.peer_closed() && !self.timeouts.linger.is_zero() {
                         self.read.buf.clear();
@@ -275,22 +268,22 @@ impl ServerSession {
                             until: now + self.timeouts.linger,
                             discarded: 0,
                         };
-                        return Step::Io(Io::Shutdown);
+                        break Step::Io(Io::Shutdown);
                     }
                     self.phase = Phase::Closed;
-                    return Step::Io(Io::Close);
+                    break Step::Io(Io::Close);
                 }
                 Phase::Lingering { discarded, .. } => {
                     if self.conn.peer_closed() || discarded >= self.linger_bytes {
                         self.phase = Phase::Closed;
-                        return Step::Io(Io::Close);
+                        break Step::Io(Io::Close);
                     }
                     self.wait(Waiting::Read(now));
-                    return Step::Io(Io::Read);
+                    break Step::Io(Io::Read);
                 }
-                Phase::Closed => return Step::Ready(()),
+                Phase::Closed => break Step::Ready(()),
             }
-        }
+        })
     }
 
     // ---- Queries -----------------------------------------------------

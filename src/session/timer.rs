@@ -4,6 +4,7 @@ use std::time::{Duration, Instant};
 
 /// `since + timeout`, or `None` without a timeout (or past the clock's
 /// range, which is as good as never).
+#[inline]
 pub(super) fn after(since: Instant, timeout: Option<Duration>) -> Option<Instant> {
     timeout.and_then(|t| since.checked_add(t))
 }
