@@ -458,7 +458,7 @@ impl ConnRole for Server {
     /// After a transition of the machine: a response complete before the request body
     /// was read leaves it to be drained, unless what the request still
     /// declares is more than may be; once an exchange is over, its response's
-    /// mark moves aside.
+    /// mark moves aside and its request is forgotten.
     #[inline]
     fn after_transition(conn: &mut Connection<Self>) {
         if conn.machine.server() == State::Done && conn.unread_past_drain_bound() {
@@ -469,6 +469,10 @@ impl ConnRole for Server {
         }
         if conn.machine.server() == State::Idle && conn.role.response.is_some() {
             conn.role.previous = conn.role.response.take();
+            // The exchange is over: an error before the next request's
+            // head is handed out answers that request, not this one (a
+            // 400 after a HEAD keeps its body).
+            conn.role.exchange = Exchange::default();
         }
     }
 }

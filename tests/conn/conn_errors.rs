@@ -5,7 +5,11 @@ use crate::support;
 
 use bytes::{Buf, BytesMut};
 use h1proto::conn::State;
-use h1proto::{CloseReason, Config, ErrorKind, Event, KeepAlive, ServerConnection, UsageError};
+use h1proto::{
+    CloseReason, Config, ErrorKind, Event, KeepAlive, Limits, ResponseDecoder, ServerConnection,
+    UsageError,
+};
+use http::Method;
 use http::Response;
 use support::{Pair, poll_server};
 
@@ -65,6 +69,37 @@ fn a_bad_field_in_the_second_pipelined_request() {
     );
     assert!(second.contains("\r\nconnection: close\r\n"), "{second}");
     assert_eq!(second.matches("connection").count(), 1, "{second}");
+}
+
+/// The error answers the request that failed, not the exchange before
+/// it: after a HEAD, the 400 for a malformed next request still carries
+/// its body, and a client decoding it as the answer to that request
+/// (not to a HEAD) reads it whole.
+#[test]
+fn an_error_after_a_head_exchange_has_its_body() {
+    let (mut server, mut buf, err) = until_error(
+        Config::default(),
+        b"HEAD / HTTP/1.1\r\nHost: a\r\n\r\nGET /\x01 HTTP/1.1\r\nHost: a\r\n\r\n",
+    );
+    assert_eq!(err.status(), 400);
+    let wire = answer_error(&mut server, &mut buf, &err);
+    let mut input = BytesMut::from(wire.as_bytes());
+    let mut dec = ResponseDecoder::new(Limits::default());
+    dec.expect_response_to(&Method::HEAD);
+    dec.expect_response_to(&Method::GET);
+    let mut statuses = Vec::new();
+    let mut body = Vec::new();
+    while let Some(event) = dec.decode(&mut input).unwrap() {
+        match event {
+            Event::Head { head, .. } => statuses.push(head.status().as_u16()),
+            Event::Data(data) if statuses.len() == 2 => body.extend_from_slice(&data),
+            Event::End(_) if statuses.len() == 2 => break,
+            _ => {}
+        }
+    }
+    assert_eq!(statuses, [200, 400], "{wire}");
+    assert!(input.is_empty(), "bytes after the 400: {wire}");
+    assert_eq!(body, format!("{err}\n").as_bytes(), "{wire}");
 }
 
 #[test]
