@@ -88,13 +88,47 @@ impl Added<'_> {
 
 /// The order and spelling asked for a head's fields (a
 /// [`FieldOrder`](crate::wire::FieldOrder)'s or a
-/// [`WireHead`](crate::wire::WireHead)'s names), and room to count with.
+/// [`WireHead`](crate::wire::WireHead)'s names), and room to write with.
 pub struct Ordered<'a> {
     pub(crate) names: &'a dyn Sealed,
-    /// How many values of each field of the map the names stood for, by
-    /// the field's place among the map's names (see [`write_ordered`]);
-    /// kept by the encoder for reuse.
-    pub(crate) used: &'a mut Vec<usize>,
+    /// Kept by the encoder for reuse (see [`write_ordered`]).
+    pub(crate) room: &'a mut OrderRoom,
+}
+
+/// The room an ordered write works in, kept by an encoder so that writing
+/// a head in an order allocates nothing once it has written one: the
+/// caller's fields gathered by name, and their values.
+#[derive(Debug, Default)]
+pub(crate) struct OrderRoom {
+    names: Vec<Name<'static>>,
+    values: Vec<&'static [u8]>,
+}
+
+/// A name of the map in an ordered write: its values are
+/// `values[next..end]` of the write's values, those not written yet.
+#[derive(Debug)]
+struct Name<'a> {
+    /// In lower case, as the map holds it.
+    name: &'a [u8],
+    next: usize,
+    end: usize,
+}
+
+/// An empty vector with the allocation of `v`, for elements of another
+/// type of the same layout (the room's, with the lifetime of one write):
+/// collecting from a vector's own iterator reuses its allocation.
+fn recycle<T, U>(v: Vec<T>) -> Vec<U> {
+    v.into_iter().filter_map(|_| None).collect()
+}
+
+/// `true` when `name`, in any case, is `lower`, a name in lower case.
+#[inline]
+fn names_match(name: &[u8], lower: &[u8]) -> bool {
+    name.len() == lower.len()
+        && name
+            .iter()
+            .zip(lower)
+            .all(|(a, &b)| a.to_ascii_lowercase() == b)
 }
 
 /// Writes a head's fields: `Host` when the encoder supplies it, the
@@ -125,15 +159,19 @@ pub(crate) fn write_fields(
 }
 
 /// Writes the caller's fields (a head's, or a trailer section's) in
-/// `order` (the rule is on [`FieldOrder`](crate::wire::FieldOrder)): the k-th name of a field
-/// stands for the k-th value of that field in the map, written in its
-/// place and spelling if the map has it; then the values no name stood
-/// for, in the map's order, in title case when `title`.
+/// `order` (the rule is on [`FieldOrder`](crate::wire::FieldOrder)): the
+/// k-th name of a field stands for the k-th value of that field in the
+/// map, written in its place and spelling if the map has it; then the
+/// values no name stood for, in the map's order, in title case when
+/// `title`.
 ///
-/// A field of the map is known by its place among the map's names: the
-/// count of values each has had written is kept against it, so that
-/// names are compared case-insensitively only to find the field a name
-/// stands for.
+/// One pass over the map gathers its values by name (a map yields the
+/// values of one name one after the other), leaving out the fields the
+/// encoder leaves out; each name of the order then takes the next value
+/// of its name, found by a case-insensitive comparison with the map's
+/// names, the one after the name found last tried first: an order that
+/// follows the map's (a decoded head, edited) finds each name at the
+/// first try.
 #[inline(never)]
 fn write_ordered(
     out: &mut BytesMut,
@@ -142,33 +180,60 @@ fn write_ordered(
     title: bool,
     order: Ordered<'_>,
 ) {
-    let used = order.used;
-    used.clear();
-    used.resize(headers.keys_len(), 0);
-    order.names.each_name(&mut |name| {
-        if added.leaves_out(name) {
-            return;
-        }
-        let mut keys = headers.keys().enumerate();
-        let Some((i, key)) =
-            keys.find(|(_, key)| key.as_str().as_bytes().eq_ignore_ascii_case(name))
-        else {
-            return;
+    let room = order.room;
+    let mut names: Vec<Name<'_>> = recycle(std::mem::take(&mut room.names));
+    let mut values: Vec<&[u8]> = recycle(std::mem::take(&mut room.values));
+    let mut last: Option<(&http::HeaderName, bool)> = None;
+    for (key, value) in headers {
+        let kept = match last {
+            Some((prev, kept)) if std::ptr::eq(prev, key) || prev == key => kept,
+            _ => {
+                let name = key.as_str().as_bytes();
+                let kept = !added.leaves_out(name);
+                if kept {
+                    let at = values.len();
+                    names.push(Name {
+                        name,
+                        next: at,
+                        end: at,
+                    });
+                }
+                last = Some((key, kept));
+                kept
+            }
         };
-        if let Some(value) = headers.get_all(key).iter().nth(used[i]) {
-            write_field(out, name, value.as_bytes(), false);
-        }
-        used[i] += 1;
-    });
-    for (key, &listed) in headers.keys().zip(used.iter()) {
-        let name = key.as_str().as_bytes();
-        if added.leaves_out(name) {
-            continue;
-        }
-        for value in headers.get_all(key).iter().skip(listed) {
-            write_field(out, name, value.as_bytes(), title);
+        if kept {
+            values.push(value.as_bytes());
+            if let Some(name) = names.last_mut() {
+                name.end += 1;
+            }
         }
     }
+    let mut guess = 0;
+    order.names.each_name(&mut |name| {
+        let found = match names.get(guess) {
+            Some(n) if names_match(name, n.name) => Some(guess),
+            _ => names.iter().position(|n| names_match(name, n.name)),
+        };
+        let Some(i) = found else {
+            return;
+        };
+        guess = i + 1;
+        let n = &mut names[i];
+        if n.next < n.end {
+            write_field(out, name, values[n.next], false);
+            n.next += 1;
+        }
+    });
+    for n in &names {
+        for value in &values[n.next..n.end] {
+            write_field(out, n.name, value, title);
+        }
+    }
+    names.clear();
+    values.clear();
+    room.names = recycle(names);
+    room.values = recycle(values);
 }
 
 /// Writes the fields the encoder adds and the empty line that ends the
@@ -298,6 +363,100 @@ mod tests {
         let mut out = BytesMut::new();
         push_title_case(&mut out, name.as_bytes());
         String::from_utf8(out.to_vec()).unwrap()
+    }
+
+    /// The rule of `FieldOrder`, written plainly: each name looked up in
+    /// the map by a search of its keys, then its k-th value.
+    fn ordered_by_rule(headers: &HeaderMap, added: &Added<'_>, names: &[&str]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut used = vec![0; headers.keys_len()];
+        let mut line = |name: &[u8], value: &[u8]| {
+            out.extend_from_slice(name);
+            out.extend_from_slice(b": ");
+            out.extend_from_slice(value);
+            out.extend_from_slice(b"\r\n");
+        };
+        for name in names {
+            let name = name.as_bytes();
+            if added.leaves_out(name) {
+                continue;
+            }
+            let mut keys = headers.keys().enumerate();
+            let Some((i, key)) =
+                keys.find(|(_, k)| k.as_str().as_bytes().eq_ignore_ascii_case(name))
+            else {
+                continue;
+            };
+            if let Some(value) = headers.get_all(key).iter().nth(used[i]) {
+                line(name, value.as_bytes());
+            }
+            used[i] += 1;
+        }
+        for (key, &listed) in headers.keys().zip(&used) {
+            if added.leaves_out(key.as_str().as_bytes()) {
+                continue;
+            }
+            for value in headers.get_all(key).iter().skip(listed) {
+                line(key.as_str().as_bytes(), value.as_bytes());
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn ordered_writes_follow_the_rule() {
+        let names = [
+            "Set-Cookie",
+            "x-a",
+            "Content-Length",
+            "SERVER",
+            "transfer-encoding",
+            "x-b",
+        ];
+        let mut room = OrderRoom::default();
+        // Every map of up to five lines of these names (values numbered),
+        // against orders that follow it, reverse it, repeat or miss names.
+        let mut seed = 7u32;
+        let mut next = |n: usize| {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (seed >> 16) as usize % n
+        };
+        for round in 0..2000 {
+            let mut headers = HeaderMap::new();
+            for v in 0..next(6) {
+                let name = names[next(names.len())].to_ascii_lowercase();
+                let name = http::HeaderName::from_bytes(name.as_bytes()).unwrap();
+                headers.append(name, v.to_string().parse().unwrap());
+            }
+            if next(3) == 0 && !headers.is_empty() {
+                let key = headers
+                    .keys()
+                    .nth(next(headers.keys_len()))
+                    .unwrap()
+                    .clone();
+                headers.remove(key);
+            }
+            let order: Vec<&str> = (0..next(8)).map(|_| names[next(names.len())]).collect();
+            let added = Added {
+                strip_framing: round % 5 == 1,
+                strip_te: round % 5 == 2,
+                ..Added::default()
+            };
+            let wire = crate::wire::FieldOrder::from_names(&order).unwrap();
+            let mut out = BytesMut::new();
+            let ordered = Ordered {
+                names: &wire,
+                room: &mut room,
+            };
+            write_ordered(&mut out, &headers, &added, false, ordered);
+            let want = ordered_by_rule(&headers, &added, &order);
+            assert_eq!(
+                out[..],
+                want[..],
+                "{headers:?} in {order:?}: {}",
+                String::from_utf8_lossy(&out)
+            );
+        }
     }
 
     #[test]
