@@ -121,14 +121,96 @@ fn recycle<T, U>(v: Vec<T>) -> Vec<U> {
     v.into_iter().filter_map(|_| None).collect()
 }
 
-/// `true` when `name`, in any case, is `lower`, a name in lower case.
+/// `true` when `name`, in any case, is `lower`, a name in lower case:
+/// compared eight bytes at a time (the shorter names in one word, loaded
+/// overlapping).
 #[inline]
 fn names_match(name: &[u8], lower: &[u8]) -> bool {
-    name.len() == lower.len()
-        && name
-            .iter()
-            .zip(lower)
-            .all(|(a, &b)| a.to_ascii_lowercase() == b)
+    let n = name.len();
+    if n != lower.len() {
+        return false;
+    }
+    match n {
+        0 => true,
+        1..=3 => {
+            let three = |b: &[u8]| u64::from_le_bytes([b[0], b[n / 2], b[n - 1], 0, 0, 0, 0, 0]);
+            lower_word(three(name)) == three(lower)
+        }
+        4..=8 => {
+            let two = |b: &[u8]| {
+                let half = |at: usize| {
+                    u64::from(u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]))
+                };
+                half(0) | half(n - 4) << 32
+            };
+            lower_word(two(name)) == two(lower)
+        }
+        _ => {
+            let word = |b: &[u8], at: usize| {
+                let mut w = [0; 8];
+                w.copy_from_slice(&b[at..at + 8]);
+                u64::from_le_bytes(w)
+            };
+            let mut at = 0;
+            while at + 8 < n {
+                if lower_word(word(name, at)) != word(lower, at) {
+                    return false;
+                }
+                at += 8;
+            }
+            lower_word(word(name, n - 8)) == word(lower, n - 8)
+        }
+    }
+}
+
+/// Each byte of `x` as `u8::to_ascii_lowercase` makes it.
+#[inline(always)]
+fn lower_word(x: u64) -> u64 {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // With the high bits cleared, adding to a byte carries into its high
+    // bit alone: set from `A` on, and past `Z`.
+    let low = x & !HIGH;
+    let from_a = low + 0x3f3f_3f3f_3f3f_3f3f;
+    let past_z = low + 0x2525_2525_2525_2525;
+    let upper = from_a & !past_z & !x & HIGH;
+    x | upper >> 2
+}
+
+/// Gathers the map's values `items` by name into `names` and `values`
+/// (a map yields the values of one name one after the other), leaving
+/// out the fields the encoder leaves out.
+fn gather<'a>(
+    items: impl Iterator<Item = (&'a http::HeaderName, &'a http::HeaderValue)>,
+    added: &Added<'_>,
+    names: &mut Vec<Name<'a>>,
+    values: &mut Vec<&'a [u8]>,
+) {
+    let mut last: Option<(&http::HeaderName, bool)> = None;
+    for (key, value) in items {
+        let kept = match last {
+            Some((prev, kept)) if std::ptr::eq(prev, key) || prev == key => kept,
+            _ => {
+                let name = key.as_str().as_bytes();
+                let kept = !added.leaves_out(name);
+                if kept {
+                    let at = values.len();
+                    names.push(Name {
+                        name,
+                        next: at,
+                        end: at,
+                    });
+                }
+                last = Some((key, kept));
+                kept
+            }
+        };
+        if kept {
+            values.push(value.as_bytes());
+            if let Some(name) = names.last_mut() {
+                name.end += 1;
+            }
+        }
+    }
 }
 
 /// Writes a head's fields: `Host` when the encoder supplies it, the
@@ -165,13 +247,14 @@ pub(crate) fn write_fields(
 /// values no name stood for, in the map's order, in title case when
 /// `title`.
 ///
-/// One pass over the map gathers its values by name (a map yields the
-/// values of one name one after the other), leaving out the fields the
-/// encoder leaves out; each name of the order then takes the next value
-/// of its name, found by a case-insensitive comparison with the map's
-/// names, the one after the name found last tried first: an order that
-/// follows the map's (a decoded head, edited) finds each name at the
-/// first try.
+/// While the names follow the map's values one for one (a decoded head
+/// whose map was only added to), each name is compared with the next
+/// value's alone. From the first name that does not, the values left are
+/// gathered by name ([`gather`]), and each name takes the next value of
+/// its name, found by comparing it with the names gathered, the one after
+/// the name found last first. The values written while following the map
+/// were its first ones, in its order: what is gathered is, for each
+/// name, the values no name stood for yet.
 #[inline(never)]
 fn write_ordered(
     out: &mut BytesMut,
@@ -183,34 +266,27 @@ fn write_ordered(
     let room = order.room;
     let mut names: Vec<Name<'_>> = recycle(std::mem::take(&mut room.names));
     let mut values: Vec<&[u8]> = recycle(std::mem::take(&mut room.values));
-    let mut last: Option<(&http::HeaderName, bool)> = None;
-    for (key, value) in headers {
-        let kept = match last {
-            Some((prev, kept)) if std::ptr::eq(prev, key) || prev == key => kept,
-            _ => {
-                let name = key.as_str().as_bytes();
-                let kept = !added.leaves_out(name);
-                if kept {
-                    let at = values.len();
-                    names.push(Name {
-                        name,
-                        next: at,
-                        end: at,
-                    });
-                }
-                last = Some((key, kept));
-                kept
-            }
-        };
-        if kept {
-            values.push(value.as_bytes());
-            if let Some(name) = names.last_mut() {
-                name.end += 1;
-            }
-        }
-    }
+    let mut items = headers.iter();
+    // The map's next value while the names follow the map.
+    let mut next = items.next();
+    let mut following = true;
     let mut guess = 0;
     order.names.each_name(&mut |name| {
+        if following {
+            if let Some((key, value)) = next {
+                let lower = key.as_str().as_bytes();
+                if names_match(name, lower) {
+                    if !added.leaves_out(lower) {
+                        write_field(out, name, value.as_bytes(), false);
+                    }
+                    next = items.next();
+                    return;
+                }
+            }
+            following = false;
+            let left = next.take().into_iter().chain(&mut items);
+            gather(left, added, &mut names, &mut values);
+        }
         let found = match names.get(guess) {
             Some(n) if names_match(name, n.name) => Some(guess),
             _ => names.iter().position(|n| names_match(name, n.name)),
@@ -225,6 +301,12 @@ fn write_ordered(
             n.next += 1;
         }
     });
+    for (key, value) in next.into_iter().chain(items) {
+        let name = key.as_str().as_bytes();
+        if !added.leaves_out(name) {
+            write_field(out, name, value.as_bytes(), title);
+        }
+    }
     for n in &names {
         for value in &values[n.next..n.end] {
             write_field(out, n.name, value, title);
@@ -436,7 +518,22 @@ mod tests {
                     .clone();
                 headers.remove(key);
             }
-            let order: Vec<&str> = (0..next(8)).map(|_| names[next(names.len())]).collect();
+            let mut order: Vec<&str> = (0..next(8)).map(|_| names[next(names.len())]).collect();
+            if round % 2 == 0 {
+                // An order that follows the map, for a while or to its end.
+                let spelled = |key: &http::HeaderName| {
+                    let i = names
+                        .iter()
+                        .position(|n| n.eq_ignore_ascii_case(key.as_str()));
+                    names[i.unwrap()]
+                };
+                let mut following: Vec<&str> = headers.iter().map(|(k, _)| spelled(k)).collect();
+                following.truncate(following.len() - next(following.len() + 1) / 2);
+                if next(2) == 0 {
+                    following.extend_from_slice(&order[..order.len() / 2]);
+                }
+                order = following;
+            }
             let added = Added {
                 strip_framing: round % 5 == 1,
                 strip_te: round % 5 == 2,
@@ -457,6 +554,33 @@ mod tests {
                 String::from_utf8_lossy(&out)
             );
         }
+    }
+
+    #[test]
+    fn names_match_as_ascii_case_folding_does() {
+        let alphabet = b"aAzZ@[`{^~_-09\x7f\x80\xc1\xe1\xff";
+        let mut seed = 1u32;
+        let mut next = |n: usize| {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (seed >> 16) as usize % n
+        };
+        for _ in 0..20_000 {
+            let len = next(20);
+            let a: Vec<u8> = (0..len).map(|_| alphabet[next(alphabet.len())]).collect();
+            let mut b = a.to_ascii_lowercase();
+            if len > 0 && next(2) == 0 {
+                let at = next(len);
+                b[at] = alphabet[next(alphabet.len())].to_ascii_lowercase();
+            }
+            assert_eq!(
+                names_match(&a, &b),
+                a.eq_ignore_ascii_case(&b),
+                "{a:?} {b:?}"
+            );
+        }
+        assert!(!names_match(b"A^", b"a~"));
+        assert!(!names_match(b"Content-Type", b"content-typf"));
+        assert!(names_match(b"Accept-Ranges", b"accept-ranges"));
     }
 
     #[test]
