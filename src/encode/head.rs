@@ -79,10 +79,15 @@ impl Added<'_> {
     }
 
     /// `true` when the caller's field `name` (in any case) is left out.
+    #[inline]
     fn leaves_out(&self, name: &[u8]) -> bool {
+        (self.strip_framing || self.strip_te) && self.leaves_out_framing(name)
+    }
+
+    #[cold]
+    fn leaves_out_framing(&self, name: &[u8]) -> bool {
         (self.strip_framing && name.eq_ignore_ascii_case(b"content-length"))
-            || ((self.strip_framing || self.strip_te)
-                && name.eq_ignore_ascii_case(b"transfer-encoding"))
+            || name.eq_ignore_ascii_case(b"transfer-encoding")
     }
 }
 
@@ -124,12 +129,14 @@ fn recycle<T, U>(v: Vec<T>) -> Vec<U> {
 /// `true` when `name`, in any case, is `lower`, a name in lower case:
 /// compared eight bytes at a time (the shorter names in one word, loaded
 /// overlapping).
-#[inline]
+#[inline(always)]
 fn names_match(name: &[u8], lower: &[u8]) -> bool {
     let n = name.len();
     if n != lower.len() {
         return false;
     }
+    let word = |b: &[u8]| b.first_chunk().map_or(0, |w| u64::from_le_bytes(*w));
+    let last = |b: &[u8]| b.last_chunk().map_or(0, |w| u64::from_le_bytes(*w));
     match n {
         0 => true,
         1..=3 => {
@@ -138,27 +145,20 @@ fn names_match(name: &[u8], lower: &[u8]) -> bool {
         }
         4..=8 => {
             let two = |b: &[u8]| {
-                let half = |at: usize| {
-                    u64::from(u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]))
-                };
-                half(0) | half(n - 4) << 32
+                let half = |w: Option<&[u8; 4]>| w.map_or(0, |w| u64::from(u32::from_le_bytes(*w)));
+                half(b.first_chunk()) | half(b.last_chunk()) << 32
             };
             lower_word(two(name)) == two(lower)
         }
         _ => {
-            let word = |b: &[u8], at: usize| {
-                let mut w = [0; 8];
-                w.copy_from_slice(&b[at..at + 8]);
-                u64::from_le_bytes(w)
-            };
-            let mut at = 0;
-            while at + 8 < n {
-                if lower_word(word(name, at)) != word(lower, at) {
+            let (mut a, mut b) = (name, lower);
+            while a.len() > 8 {
+                if lower_word(word(a)) != word(b) {
                     return false;
                 }
-                at += 8;
+                (a, b) = (&a[8..], &b[8..]);
             }
-            lower_word(word(name, n - 8)) == word(lower, n - 8)
+            lower_word(last(name)) == last(lower)
         }
     }
 }
