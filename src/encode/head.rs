@@ -228,7 +228,7 @@ pub(crate) fn write_fields(
         write_field(out, b"host", host, title);
     }
     if let Some(order) = order {
-        write_ordered(out, headers, added, title, order);
+        write_ordered(out, headers, added, title, order, None);
     } else {
         for (name, value) in headers {
             let name = name.as_str().as_bytes();
@@ -255,14 +255,23 @@ pub(crate) fn write_fields(
 /// the name found last first. The values written while following the map
 /// were its first ones, in its order: what is gathered is, for each
 /// name, the values no name stood for yet.
+///
+/// Each value written is noted in `seen`, when given: with nothing left
+/// out, that is every value of the map, once.
 #[inline(never)]
-fn write_ordered(
+pub(crate) fn write_ordered(
     out: &mut BytesMut,
     headers: &HeaderMap,
     added: &Added<'_>,
     title: bool,
     order: Ordered<'_>,
+    mut seen: Option<&mut FramingFields>,
 ) {
+    let mut note = |lower: &[u8], value: &[u8]| {
+        if let Some(seen) = seen.as_deref_mut() {
+            seen.note_named(lower, value);
+        }
+    };
     let room = order.room;
     let mut names: Vec<Name<'_>> = recycle(std::mem::take(&mut room.names));
     let mut values: Vec<&[u8]> = recycle(std::mem::take(&mut room.values));
@@ -277,6 +286,7 @@ fn write_ordered(
                 let lower = key.as_str().as_bytes();
                 if names_match(name, lower) {
                     if !added.leaves_out(lower) {
+                        note(lower, value.as_bytes());
                         write_field(out, name, value.as_bytes(), false);
                     }
                     next = items.next();
@@ -297,6 +307,7 @@ fn write_ordered(
         guess = i + 1;
         let n = &mut names[i];
         if n.next < n.end {
+            note(n.name, values[n.next]);
             write_field(out, name, values[n.next], false);
             n.next += 1;
         }
@@ -304,11 +315,13 @@ fn write_ordered(
     for (key, value) in next.into_iter().chain(items) {
         let name = key.as_str().as_bytes();
         if !added.leaves_out(name) {
+            note(name, value.as_bytes());
             write_field(out, name, value.as_bytes(), title);
         }
     }
     for n in &names {
         for value in &values[n.next..n.end] {
+            note(n.name, value);
             write_field(out, n.name, value, title);
         }
     }
@@ -545,8 +558,14 @@ mod tests {
                 names: &wire,
                 room: &mut room,
             };
-            write_ordered(&mut out, &headers, &added, false, ordered);
+            let mut seen = FramingFields::default();
+            write_ordered(&mut out, &headers, &added, false, ordered, Some(&mut seen));
             let want = ordered_by_rule(&headers, &added, &order);
+            if !(added.strip_framing || added.strip_te) {
+                // Every value noted, once.
+                let all = FramingFields::of(&headers);
+                assert_eq!(format!("{seen:?}"), format!("{all:?}"), "{headers:?}");
+            }
             assert_eq!(
                 out[..],
                 want[..],
