@@ -240,6 +240,34 @@ pub(crate) fn write_fields(
     write_added(out, added, title);
 }
 
+/// Writes the next value gathered of `name` (in any case) in its
+/// spelling, if one is left, and notes it; the name gathered at `guess`
+/// is compared first. Returns where the next name's search starts.
+#[inline]
+fn write_gathered(
+    out: &mut BytesMut,
+    name: &[u8],
+    names: &mut [Name<'_>],
+    values: &[&[u8]],
+    guess: usize,
+    note: &mut impl FnMut(&[u8], &[u8]),
+) -> usize {
+    let found = match names.get(guess) {
+        Some(n) if names_match(name, n.name) => Some(guess),
+        _ => names.iter().position(|n| names_match(name, n.name)),
+    };
+    let Some(i) = found else {
+        return guess;
+    };
+    let n = &mut names[i];
+    if n.next < n.end {
+        note(n.name, values[n.next]);
+        write_field(out, name, values[n.next], false);
+        n.next += 1;
+    }
+    i + 1
+}
+
 /// Writes the caller's fields (a head's, or a trailer section's) in
 /// `order` (the rule is on [`FieldOrder`](crate::wire::FieldOrder)): the
 /// k-th name of a field stands for the k-th value of that field in the
@@ -278,40 +306,29 @@ pub(crate) fn write_ordered(
     let mut items = headers.iter();
     // The map's next value while the names follow the map.
     let mut next = items.next();
-    let mut following = true;
+    let mut names_in_order = order.names.names_in_order();
     let mut guess = 0;
-    order.names.each_name(&mut |name| {
-        if following {
-            if let Some((key, value)) = next {
-                let lower = key.as_str().as_bytes();
-                if names_match(name, lower) {
-                    if !added.leaves_out(lower) {
-                        note(lower, value.as_bytes());
-                        write_field(out, name, value.as_bytes(), false);
-                    }
-                    next = items.next();
-                    return;
-                }
-            }
-            following = false;
+    for name in names_in_order.by_ref() {
+        let Some((key, value)) = next else {
+            break;
+        };
+        let lower = key.as_str().as_bytes();
+        if !names_match(name, lower) {
+            // The names no longer follow the map: the rest is gathered.
             let left = next.take().into_iter().chain(&mut items);
             gather(left, added, &mut names, &mut values);
+            guess = write_gathered(out, name, &mut names, &values, 0, &mut note);
+            break;
         }
-        let found = match names.get(guess) {
-            Some(n) if names_match(name, n.name) => Some(guess),
-            _ => names.iter().position(|n| names_match(name, n.name)),
-        };
-        let Some(i) = found else {
-            return;
-        };
-        guess = i + 1;
-        let n = &mut names[i];
-        if n.next < n.end {
-            note(n.name, values[n.next]);
-            write_field(out, name, values[n.next], false);
-            n.next += 1;
+        if !added.leaves_out(lower) {
+            note(lower, value.as_bytes());
+            write_field(out, name, value.as_bytes(), false);
         }
-    });
+        next = items.next();
+    }
+    for name in names_in_order {
+        guess = write_gathered(out, name, &mut names, &values, guess, &mut note);
+    }
     for (key, value) in next.into_iter().chain(items) {
         let name = key.as_str().as_bytes();
         if !added.leaves_out(name) {
