@@ -13,6 +13,8 @@
 #   PIN=0 scripts/bench-proxy.sh                # nothing pinned; both proxies
 #                                               # get $(nproc) workers
 #   MODE=callgrind scripts/bench-proxy.sh       # instructions per request
+#   PROXY_BIN=/path/to/proxy scripts/bench-proxy.sh  # that build of the example
+#                                               # (another commit's), not built here
 #
 # MODE=callgrind counts user-space instructions per proxied request
 # instead, repeatably: each proxy runs under valgrind's callgrind (nginx
@@ -21,7 +23,8 @@
 # CG_N1 and then, on a fresh start, CG_N2 sequential curl-like `GET /` on
 # one keep-alive connection; the difference of the two totals divided by
 # CG_N2 - CG_N1 is printed (the start-up and the first exchanges cancel
-# out). Needs valgrind and python3.
+# out). Needs valgrind and python3. CG_OUT=DIR keeps the callgrind files
+# there (DIR/example-N/, DIR/nginx-N/), for callgrind_annotate.
 #
 # The set-up, the same for both proxies:
 # - the origin is nginx serving the files from a temporary directory (one
@@ -101,8 +104,10 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 
-cargo build --release --example proxy >&2
-PROXY_BIN="$TARGET/release/examples/proxy"
+if [ -z "${PROXY_BIN:-}" ]; then
+    cargo build --release --example proxy >&2
+    PROXY_BIN="$TARGET/release/examples/proxy"
+fi
 
 WORK=$(mktemp -d)
 chmod 755 "$WORK"
@@ -211,6 +216,10 @@ cg_total() { # name port requests
     python3 scripts/keepalive_client.py "$2" "$3" >/dev/null
     stop_proxy
     [ "$1" = nginx ] && sleep 1 # the worker writes its file as it exits
+    if [ -n "${CG_OUT:-}" ]; then
+        mkdir -p "$CG_OUT/$1-$3"
+        cp "$out"/cg.* "$CG_OUT/$1-$3/"
+    fi
     cat "$out"/cg.* | awk '/^totals:/ { t += $2 } END { print t + 0 }'
 }
 if [ "$MODE" = callgrind ]; then

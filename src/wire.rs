@@ -438,7 +438,7 @@ impl FieldOrder {
     /// spelled.
     fn of_lines(wire: &dyn sealed::Sealed) -> Self {
         let mut order = FieldOrder::new();
-        wire.each_name(&mut |name| order.add(name));
+        wire.names_in_order().for_each(|name| order.add(name));
         order
     }
 }
@@ -470,28 +470,68 @@ impl TrailerOrder for FieldOrder {}
 impl TrailerOrder for WireTrailers {}
 
 pub(crate) mod sealed {
+    use std::ops::Range;
+
+    use crate::head::record::Field;
+
     /// What an encoder reads of an order.
     pub trait Sealed {
-        /// Calls `each` with the names in order, as spelled.
-        fn each_name(&self, each: &mut dyn FnMut(&[u8]));
+        /// The names in order, as spelled.
+        fn names_in_order(&self) -> Names<'_>;
+    }
+
+    /// The names of an order, in order and as spelled: a
+    /// [`FieldOrder`](super::FieldOrder)'s, or the field lines' of a
+    /// received section.
+    #[derive(Debug, Clone)]
+    pub struct Names<'a>(From<'a>);
+
+    #[derive(Debug, Clone)]
+    enum From<'a> {
+        Listed(&'a [u8], std::slice::Iter<'a, Range<usize>>),
+        Lines(&'a [u8], std::slice::Iter<'a, Field>),
+    }
+
+    impl<'a> Names<'a> {
+        /// The names of a list: `spans` of `names`.
+        pub(crate) fn listed(names: &'a [u8], spans: &'a [Range<usize>]) -> Self {
+            Names(From::Listed(names, spans.iter()))
+        }
+
+        /// The names of the field lines `fields` of the section `bytes`.
+        pub(crate) fn lines(bytes: &'a [u8], fields: &'a [Field]) -> Self {
+            Names(From::Lines(bytes, fields.iter()))
+        }
+    }
+
+    impl<'a> Iterator for Names<'a> {
+        type Item = &'a [u8];
+
+        #[inline]
+        fn next(&mut self) -> Option<&'a [u8]> {
+            match &mut self.0 {
+                From::Listed(names, spans) => spans.next().map(|span| &names[span.clone()]),
+                From::Lines(bytes, fields) => fields.next().map(|field| &bytes[field.name()]),
+            }
+        }
     }
 }
 
 impl sealed::Sealed for FieldOrder {
-    fn each_name(&self, each: &mut dyn FnMut(&[u8])) {
-        self.names().for_each(each);
+    fn names_in_order(&self) -> sealed::Names<'_> {
+        sealed::Names::listed(&self.names, &self.spans)
     }
 }
 
 impl sealed::Sealed for WireHead {
-    fn each_name(&self, each: &mut dyn FnMut(&[u8])) {
-        self.fields().for_each(|(name, _)| each(name));
+    fn names_in_order(&self) -> sealed::Names<'_> {
+        sealed::Names::lines(&self.bytes, &self.record.fields)
     }
 }
 
 impl sealed::Sealed for WireTrailers {
-    fn each_name(&self, each: &mut dyn FnMut(&[u8])) {
-        self.fields().for_each(|(name, _)| each(name));
+    fn names_in_order(&self) -> sealed::Names<'_> {
+        sealed::Names::lines(&self.bytes, &self.fields)
     }
 }
 

@@ -29,14 +29,19 @@ pub enum RequestBody {
 }
 
 impl RequestBody {
-    pub fn of(fields: &HeaderMap) -> Self {
-        if fields.contains_key(TRANSFER_ENCODING) {
-            RequestBody::Chunked
-        } else {
-            match fields.get(CONTENT_LENGTH) {
-                Some(len) if len.as_bytes().iter().any(|&b| b != b'0') => RequestBody::Length,
-                _ => RequestBody::None,
-            }
+    /// The framing of a request whose fields `seen` went over: a lookup
+    /// only for a `Content-Length` that is there.
+    fn of(fields: &HeaderMap, seen: &Seen) -> Self {
+        if seen.transfer_encoding {
+            return RequestBody::Chunked;
+        }
+        match seen
+            .content_length
+            .then(|| fields.get(CONTENT_LENGTH))
+            .flatten()
+        {
+            Some(len) if len.as_bytes().iter().any(|&b| b != b'0') => RequestBody::Length,
+            _ => RequestBody::None,
         }
     }
 }
@@ -89,6 +94,7 @@ struct Seen {
     /// Which of [`HOP_BY_HOP`] are there, one bit each in its order.
     hop_by_hop: u8,
     transfer_encoding: bool,
+    content_length: bool,
     expect: bool,
     host: bool,
 }
@@ -103,6 +109,7 @@ impl Seen {
             match name {
                 "expect" => seen.expect = true,
                 "host" => seen.host = true,
+                "content-length" => seen.content_length = true,
                 _ => {
                     if let Some(i) = HOP_BY_HOP.iter().position(|&hop| hop == name) {
                         seen.hop_by_hop |= 1 << i;
@@ -172,9 +179,18 @@ impl Seen {
 ///   request carried;
 /// - a request without `Host` (HTTP/1.0 allows it) gets the upstream's;
 /// - the version becomes the proxy's own, HTTP/1.1 (RFC 9110 section 2.5).
-pub fn to_upstream(head: &mut request::Parts, via: Option<&Via>, host: &HeaderValue, waits: bool) {
+///
+/// Returns how the request's body is framed, read before the edits.
+pub fn to_upstream(
+    head: &mut request::Parts,
+    via: Option<&Via>,
+    host: &HeaderValue,
+    waits: bool,
+) -> RequestBody {
     let fields = &mut head.headers;
-    let seen = Seen::of(fields).remove_hop_by_hop(fields);
+    let seen = Seen::of(fields);
+    let body = RequestBody::of(fields, &seen);
+    let seen = seen.remove_hop_by_hop(fields);
     if !waits && seen.expect && is_continue_expectation(fields) {
         fields.remove(EXPECT);
     }
@@ -185,6 +201,7 @@ pub fn to_upstream(head: &mut request::Parts, via: Option<&Via>, host: &HeaderVa
         fields.insert(HOST, host.clone());
     }
     head.version = Version::HTTP_11;
+    body
 }
 
 /// Edits a response head (interim or final) for the client:
@@ -198,9 +215,14 @@ pub fn to_upstream(head: &mut request::Parts, via: Option<&Via>, host: &HeaderVa
 ///   trailers, so none are forwarded;
 /// - the proxy's `Via` entry is added (unless `--no-via`), and the version
 ///   becomes HTTP/1.1.
-pub fn to_client(head: &mut response::Parts, via: Option<&Via>, client: Version) {
+///
+/// Returns `false` when the response has a transfer coding other than
+/// `chunked` (see [`codings_supported`]), read before the edits: it
+/// cannot be forwarded faithfully.
+pub fn to_client(head: &mut response::Parts, via: Option<&Via>, client: Version) -> bool {
     let fields = &mut head.headers;
     let seen = Seen::of(fields);
+    let supported = !seen.transfer_encoding || codings_supported(fields);
     if seen.transfer_encoding {
         fields.remove(CONTENT_LENGTH);
     }
@@ -212,13 +234,14 @@ pub fn to_client(head: &mut response::Parts, via: Option<&Via>, client: Version)
         fields.append(VIA, via.entry(head.version));
     }
     head.version = Version::HTTP_11;
+    supported
 }
 
 /// `true` when every transfer coding of a response is `chunked`, the one
 /// coding the proxy removes and applies again. A response with another
 /// (`gzip`, say) cannot be forwarded faithfully once `Transfer-Encoding`
 /// is removed as hop-by-hop, so it is refused with 502.
-pub fn codings_supported(fields: &HeaderMap) -> bool {
+fn codings_supported(fields: &HeaderMap) -> bool {
     fields.get_all(TRANSFER_ENCODING).iter().all(|value| {
         value
             .as_bytes()

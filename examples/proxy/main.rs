@@ -413,8 +413,7 @@ async fn forward(
     let client = req.version();
     let waits = server.connection().is_waiting_for_continue();
     let (mut head, ()) = req.into_parts();
-    let body = RequestBody::of(&head.headers);
-    fields::to_upstream(&mut head, proxy.via.as_ref(), &proxy.host, waits);
+    let body = fields::to_upstream(&mut head, proxy.via.as_ref(), &proxy.host, waits);
     // Safe to send again: idempotent (RFC 9110 section 9.2.2), and no body
     // byte taken from the client, since none is kept to send twice.
     let mut again = body == RequestBody::None && head.method.is_idempotent();
@@ -911,11 +910,10 @@ impl<'a> Exchange<'a> {
         }
         let (mut head, ()) = res.into_parts();
         let bad_gateway = |reason| (Failure::Upstream(StatusCode::BAD_GATEWAY, reason), None);
-        if !fields::codings_supported(&head.headers) {
+        if !fields::to_client(&mut head, self.proxy.via.as_ref(), self.client) {
             let reason = "the response has a transfer coding other than chunked".to_owned();
             return Err(bad_gateway(reason));
         }
-        fields::to_client(&mut head, self.proxy.via.as_ref(), self.client);
         let kind = self
             .server
             .sender()

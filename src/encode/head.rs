@@ -79,22 +79,138 @@ impl Added<'_> {
     }
 
     /// `true` when the caller's field `name` (in any case) is left out.
+    #[inline]
     fn leaves_out(&self, name: &[u8]) -> bool {
+        (self.strip_framing || self.strip_te) && self.leaves_out_framing(name)
+    }
+
+    #[cold]
+    fn leaves_out_framing(&self, name: &[u8]) -> bool {
         (self.strip_framing && name.eq_ignore_ascii_case(b"content-length"))
-            || ((self.strip_framing || self.strip_te)
-                && name.eq_ignore_ascii_case(b"transfer-encoding"))
+            || name.eq_ignore_ascii_case(b"transfer-encoding")
     }
 }
 
 /// The order and spelling asked for a head's fields (a
 /// [`FieldOrder`](crate::wire::FieldOrder)'s or a
-/// [`WireHead`](crate::wire::WireHead)'s names), and room to count with.
+/// [`WireHead`](crate::wire::WireHead)'s names), and room to write with.
 pub struct Ordered<'a> {
     pub(crate) names: &'a dyn Sealed,
-    /// How many values of each field of the map the names stood for, by
-    /// the field's place among the map's names (see [`write_ordered`]);
-    /// kept by the encoder for reuse.
-    pub(crate) used: &'a mut Vec<usize>,
+    /// Kept by the encoder for reuse (see [`write_ordered`]).
+    pub(crate) room: &'a mut OrderRoom,
+}
+
+/// The room an ordered write works in, kept by an encoder so that writing
+/// a head in an order allocates nothing once it has written one: the
+/// caller's fields gathered by name, and their values.
+#[derive(Debug, Default)]
+pub(crate) struct OrderRoom {
+    names: Vec<Name<'static>>,
+    values: Vec<&'static [u8]>,
+}
+
+/// A name of the map in an ordered write: its values are
+/// `values[next..end]` of the write's values, those not written yet.
+#[derive(Debug)]
+struct Name<'a> {
+    /// In lower case, as the map holds it.
+    name: &'a [u8],
+    next: usize,
+    end: usize,
+}
+
+/// An empty vector with the allocation of `v`, for elements of another
+/// type of the same layout (the room's, with the lifetime of one write):
+/// collecting from a vector's own iterator reuses its allocation.
+fn recycle<T, U>(v: Vec<T>) -> Vec<U> {
+    v.into_iter().filter_map(|_| None).collect()
+}
+
+/// `true` when `name`, in any case, is `lower`, a name in lower case:
+/// compared eight bytes at a time (the shorter names in one word, loaded
+/// overlapping).
+#[inline(always)]
+fn names_match(name: &[u8], lower: &[u8]) -> bool {
+    let n = name.len();
+    if n != lower.len() {
+        return false;
+    }
+    let word = |b: &[u8]| b.first_chunk().map_or(0, |w| u64::from_le_bytes(*w));
+    let last = |b: &[u8]| b.last_chunk().map_or(0, |w| u64::from_le_bytes(*w));
+    match n {
+        0 => true,
+        1..=3 => {
+            let three = |b: &[u8]| u64::from_le_bytes([b[0], b[n / 2], b[n - 1], 0, 0, 0, 0, 0]);
+            lower_word(three(name)) == three(lower)
+        }
+        4..=8 => {
+            let two = |b: &[u8]| {
+                let half = |w: Option<&[u8; 4]>| w.map_or(0, |w| u64::from(u32::from_le_bytes(*w)));
+                half(b.first_chunk()) | half(b.last_chunk()) << 32
+            };
+            lower_word(two(name)) == two(lower)
+        }
+        _ => {
+            let (mut a, mut b) = (name, lower);
+            while a.len() > 8 {
+                if lower_word(word(a)) != word(b) {
+                    return false;
+                }
+                (a, b) = (&a[8..], &b[8..]);
+            }
+            lower_word(last(name)) == last(lower)
+        }
+    }
+}
+
+/// Each byte of `x` as `u8::to_ascii_lowercase` makes it.
+#[inline(always)]
+fn lower_word(x: u64) -> u64 {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // With the high bits cleared, adding to a byte carries into its high
+    // bit alone: set from `A` on, and past `Z`.
+    let low = x & !HIGH;
+    let from_a = low + 0x3f3f_3f3f_3f3f_3f3f;
+    let past_z = low + 0x2525_2525_2525_2525;
+    let upper = from_a & !past_z & !x & HIGH;
+    x | upper >> 2
+}
+
+/// Gathers the map's values `items` by name into `names` and `values`
+/// (a map yields the values of one name one after the other), leaving
+/// out the fields the encoder leaves out.
+fn gather<'a>(
+    items: impl Iterator<Item = (&'a http::HeaderName, &'a http::HeaderValue)>,
+    added: &Added<'_>,
+    names: &mut Vec<Name<'a>>,
+    values: &mut Vec<&'a [u8]>,
+) {
+    let mut last: Option<(&http::HeaderName, bool)> = None;
+    for (key, value) in items {
+        let kept = match last {
+            Some((prev, kept)) if std::ptr::eq(prev, key) || prev == key => kept,
+            _ => {
+                let name = key.as_str().as_bytes();
+                let kept = !added.leaves_out(name);
+                if kept {
+                    let at = values.len();
+                    names.push(Name {
+                        name,
+                        next: at,
+                        end: at,
+                    });
+                }
+                last = Some((key, kept));
+                kept
+            }
+        };
+        if kept {
+            values.push(value.as_bytes());
+            if let Some(name) = names.last_mut() {
+                name.end += 1;
+            }
+        }
+    }
 }
 
 /// Writes a head's fields: `Host` when the encoder supplies it, the
@@ -112,7 +228,7 @@ pub(crate) fn write_fields(
         write_field(out, b"host", host, title);
     }
     if let Some(order) = order {
-        write_ordered(out, headers, added, title, order);
+        write_ordered(out, headers, added, title, order, None);
     } else {
         for (name, value) in headers {
             let name = name.as_str().as_bytes();
@@ -124,51 +240,112 @@ pub(crate) fn write_fields(
     write_added(out, added, title);
 }
 
+/// Writes the next value gathered of `name` (in any case) in its
+/// spelling, if one is left, and notes it; the name gathered at `guess`
+/// is compared first. Returns where the next name's search starts.
+#[inline]
+fn write_gathered(
+    out: &mut BytesMut,
+    name: &[u8],
+    names: &mut [Name<'_>],
+    values: &[&[u8]],
+    guess: usize,
+    note: &mut impl FnMut(&[u8], &[u8]),
+) -> usize {
+    let found = match names.get(guess) {
+        Some(n) if names_match(name, n.name) => Some(guess),
+        _ => names.iter().position(|n| names_match(name, n.name)),
+    };
+    let Some(i) = found else {
+        return guess;
+    };
+    let n = &mut names[i];
+    if n.next < n.end {
+        note(n.name, values[n.next]);
+        write_field(out, name, values[n.next], false);
+        n.next += 1;
+    }
+    i + 1
+}
+
 /// Writes the caller's fields (a head's, or a trailer section's) in
-/// `order` (the rule is on [`FieldOrder`](crate::wire::FieldOrder)): the k-th name of a field
-/// stands for the k-th value of that field in the map, written in its
-/// place and spelling if the map has it; then the values no name stood
-/// for, in the map's order, in title case when `title`.
+/// `order` (the rule is on [`FieldOrder`](crate::wire::FieldOrder)): the
+/// k-th name of a field stands for the k-th value of that field in the
+/// map, written in its place and spelling if the map has it; then the
+/// values no name stood for, in the map's order, in title case when
+/// `title`.
 ///
-/// A field of the map is known by its place among the map's names: the
-/// count of values each has had written is kept against it, so that
-/// names are compared case-insensitively only to find the field a name
-/// stands for.
+/// While the names follow the map's values one for one (a decoded head
+/// whose map was only added to), each name is compared with the next
+/// value's alone. From the first name that does not, the values left are
+/// gathered by name ([`gather`]), and each name takes the next value of
+/// its name, found by comparing it with the names gathered, the one after
+/// the name found last first. The values written while following the map
+/// were its first ones, in its order: what is gathered is, for each
+/// name, the values no name stood for yet.
+///
+/// Each value written is noted in `seen`, when given: with nothing left
+/// out, that is every value of the map, once.
 #[inline(never)]
-fn write_ordered(
+pub(crate) fn write_ordered(
     out: &mut BytesMut,
     headers: &HeaderMap,
     added: &Added<'_>,
     title: bool,
     order: Ordered<'_>,
+    mut seen: Option<&mut FramingFields>,
 ) {
-    let used = order.used;
-    used.clear();
-    used.resize(headers.keys_len(), 0);
-    order.names.each_name(&mut |name| {
-        if added.leaves_out(name) {
-            return;
+    let mut note = |lower: &[u8], value: &[u8]| {
+        if let Some(seen) = seen.as_deref_mut() {
+            seen.note_named(lower, value);
         }
-        let mut keys = headers.keys().enumerate();
-        let Some((i, key)) =
-            keys.find(|(_, key)| key.as_str().as_bytes().eq_ignore_ascii_case(name))
-        else {
-            return;
+    };
+    let room = order.room;
+    let mut names: Vec<Name<'_>> = recycle(std::mem::take(&mut room.names));
+    let mut values: Vec<&[u8]> = recycle(std::mem::take(&mut room.values));
+    let mut items = headers.iter();
+    // The map's next value while the names follow the map.
+    let mut next = items.next();
+    let mut names_in_order = order.names.names_in_order();
+    let mut guess = 0;
+    for name in names_in_order.by_ref() {
+        let Some((key, value)) = next else {
+            break;
         };
-        if let Some(value) = headers.get_all(key).iter().nth(used[i]) {
+        let lower = key.as_str().as_bytes();
+        if !names_match(name, lower) {
+            // The names no longer follow the map: the rest is gathered.
+            let left = next.take().into_iter().chain(&mut items);
+            gather(left, added, &mut names, &mut values);
+            guess = write_gathered(out, name, &mut names, &values, 0, &mut note);
+            break;
+        }
+        if !added.leaves_out(lower) {
+            note(lower, value.as_bytes());
             write_field(out, name, value.as_bytes(), false);
         }
-        used[i] += 1;
-    });
-    for (key, &listed) in headers.keys().zip(used.iter()) {
+        next = items.next();
+    }
+    for name in names_in_order {
+        guess = write_gathered(out, name, &mut names, &values, guess, &mut note);
+    }
+    for (key, value) in next.into_iter().chain(items) {
         let name = key.as_str().as_bytes();
-        if added.leaves_out(name) {
-            continue;
-        }
-        for value in headers.get_all(key).iter().skip(listed) {
+        if !added.leaves_out(name) {
+            note(name, value.as_bytes());
             write_field(out, name, value.as_bytes(), title);
         }
     }
+    for n in &names {
+        for value in &values[n.next..n.end] {
+            note(n.name, value);
+            write_field(out, n.name, value, title);
+        }
+    }
+    names.clear();
+    values.clear();
+    room.names = recycle(names);
+    room.values = recycle(values);
 }
 
 /// Writes the fields the encoder adds and the empty line that ends the
@@ -298,6 +475,148 @@ mod tests {
         let mut out = BytesMut::new();
         push_title_case(&mut out, name.as_bytes());
         String::from_utf8(out.to_vec()).unwrap()
+    }
+
+    /// The rule of `FieldOrder`, written plainly: each name looked up in
+    /// the map by a search of its keys, then its k-th value.
+    fn ordered_by_rule(headers: &HeaderMap, added: &Added<'_>, names: &[&str]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut used = vec![0; headers.keys_len()];
+        let mut line = |name: &[u8], value: &[u8]| {
+            out.extend_from_slice(name);
+            out.extend_from_slice(b": ");
+            out.extend_from_slice(value);
+            out.extend_from_slice(b"\r\n");
+        };
+        for name in names {
+            let name = name.as_bytes();
+            if added.leaves_out(name) {
+                continue;
+            }
+            let mut keys = headers.keys().enumerate();
+            let Some((i, key)) =
+                keys.find(|(_, k)| k.as_str().as_bytes().eq_ignore_ascii_case(name))
+            else {
+                continue;
+            };
+            if let Some(value) = headers.get_all(key).iter().nth(used[i]) {
+                line(name, value.as_bytes());
+            }
+            used[i] += 1;
+        }
+        for (key, &listed) in headers.keys().zip(&used) {
+            if added.leaves_out(key.as_str().as_bytes()) {
+                continue;
+            }
+            for value in headers.get_all(key).iter().skip(listed) {
+                line(key.as_str().as_bytes(), value.as_bytes());
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn ordered_writes_follow_the_rule() {
+        let names = [
+            "Set-Cookie",
+            "x-a",
+            "Content-Length",
+            "SERVER",
+            "transfer-encoding",
+            "x-b",
+        ];
+        let mut room = OrderRoom::default();
+        // Every map of up to five lines of these names (values numbered),
+        // against orders that follow it, reverse it, repeat or miss names.
+        let mut seed = 7u32;
+        let mut next = |n: usize| {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (seed >> 16) as usize % n
+        };
+        for round in 0..2000 {
+            let mut headers = HeaderMap::new();
+            for v in 0..next(6) {
+                let name = names[next(names.len())].to_ascii_lowercase();
+                let name = http::HeaderName::from_bytes(name.as_bytes()).unwrap();
+                headers.append(name, v.to_string().parse().unwrap());
+            }
+            if next(3) == 0 && !headers.is_empty() {
+                let key = headers
+                    .keys()
+                    .nth(next(headers.keys_len()))
+                    .unwrap()
+                    .clone();
+                headers.remove(key);
+            }
+            let mut order: Vec<&str> = (0..next(8)).map(|_| names[next(names.len())]).collect();
+            if round % 2 == 0 {
+                // An order that follows the map, for a while or to its end.
+                let spelled = |key: &http::HeaderName| {
+                    let i = names
+                        .iter()
+                        .position(|n| n.eq_ignore_ascii_case(key.as_str()));
+                    names[i.unwrap()]
+                };
+                let mut following: Vec<&str> = headers.iter().map(|(k, _)| spelled(k)).collect();
+                following.truncate(following.len() - next(following.len() + 1) / 2);
+                if next(2) == 0 {
+                    following.extend_from_slice(&order[..order.len() / 2]);
+                }
+                order = following;
+            }
+            let added = Added {
+                strip_framing: round % 5 == 1,
+                strip_te: round % 5 == 2,
+                ..Added::default()
+            };
+            let wire = crate::wire::FieldOrder::from_names(&order).unwrap();
+            let mut out = BytesMut::new();
+            let ordered = Ordered {
+                names: &wire,
+                room: &mut room,
+            };
+            let mut seen = FramingFields::default();
+            write_ordered(&mut out, &headers, &added, false, ordered, Some(&mut seen));
+            let want = ordered_by_rule(&headers, &added, &order);
+            if !(added.strip_framing || added.strip_te) {
+                // Every value noted, once.
+                let all = FramingFields::of(&headers);
+                assert_eq!(format!("{seen:?}"), format!("{all:?}"), "{headers:?}");
+            }
+            assert_eq!(
+                out[..],
+                want[..],
+                "{headers:?} in {order:?}: {}",
+                String::from_utf8_lossy(&out)
+            );
+        }
+    }
+
+    #[test]
+    fn names_match_as_ascii_case_folding_does() {
+        let alphabet = b"aAzZ@[`{^~_-09\x7f\x80\xc1\xe1\xff";
+        let mut seed = 1u32;
+        let mut next = |n: usize| {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (seed >> 16) as usize % n
+        };
+        for _ in 0..20_000 {
+            let len = next(20);
+            let a: Vec<u8> = (0..len).map(|_| alphabet[next(alphabet.len())]).collect();
+            let mut b = a.to_ascii_lowercase();
+            if len > 0 && next(2) == 0 {
+                let at = next(len);
+                b[at] = alphabet[next(alphabet.len())].to_ascii_lowercase();
+            }
+            assert_eq!(
+                names_match(&a, &b),
+                a.eq_ignore_ascii_case(&b),
+                "{a:?} {b:?}"
+            );
+        }
+        assert!(!names_match(b"A^", b"a~"));
+        assert!(!names_match(b"Content-Type", b"content-typf"));
+        assert!(names_match(b"Accept-Ranges", b"accept-ranges"));
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Hop-by-hop fields: what a proxy removes before it forwards a message.
 
-use http::header::{CONNECTION, HeaderMap, TE, TRANSFER_ENCODING, UPGRADE};
+use http::header::{CONNECTION, HeaderMap};
 
 use crate::grammar::list_elements;
 
@@ -43,13 +43,25 @@ use crate::grammar::list_elements;
 /// assert!(fields.contains_key("x-end-to-end"));
 /// ```
 pub fn remove_hop_by_hop(fields: &mut HeaderMap) {
-    // The options listed in Connection name fields to remove. A value is
-    // cloned (a reference count, no copy) so that the map can change while
-    // its options are read.
+    // One pass over the names finds which of the fixed ones are there: a
+    // field that is not costs no lookup.
+    let mut there = 0u8;
+    for name in fields.keys() {
+        let name = name.as_str();
+        if let Some(i) = FIXED.iter().position(|&fixed| fixed == name) {
+            there |= 1 << i;
+        }
+    }
+    // The options listed in Connection name fields to remove (the fixed
+    // ones go below). A value is cloned (a reference count, no copy) so
+    // that the map can change while its options are read.
     let mut line = 0;
-    while let Some(value) = fields.get_all(CONNECTION).iter().nth(line).cloned() {
+    while there & 1 != 0
+        && let Some(value) = fields.get_all(CONNECTION).iter().nth(line).cloned()
+    {
         for option in list_elements(value.as_bytes()) {
-            if option.eq_ignore_ascii_case(b"connection") {
+            let fixed = |fixed: &&str| option.eq_ignore_ascii_case(fixed.as_bytes());
+            if FIXED.iter().any(fixed) {
                 continue;
             }
             if let Ok(name) = std::str::from_utf8(option) {
@@ -60,10 +72,20 @@ pub fn remove_hop_by_hop(fields: &mut HeaderMap) {
         }
         line += 1;
     }
-    fields.remove(CONNECTION);
-    fields.remove("keep-alive");
-    fields.remove("proxy-connection");
-    fields.remove(TE);
-    fields.remove(TRANSFER_ENCODING);
-    fields.remove(UPGRADE);
+    for (i, fixed) in FIXED.iter().enumerate() {
+        if there & (1 << i) != 0 {
+            fields.remove(*fixed);
+        }
+    }
 }
+
+/// The fields removed whether `Connection` lists them or not, `Connection`
+/// first.
+const FIXED: [&str; 6] = [
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "te",
+    "transfer-encoding",
+    "upgrade",
+];

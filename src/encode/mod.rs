@@ -24,6 +24,7 @@ use crate::segments::Segments;
 use crate::wire::sealed::Sealed;
 use crate::wire::{TrailerOrder, order_of};
 
+use head::OrderRoom;
 pub(crate) use head::Ordered;
 pub use hop::remove_hop_by_hop;
 pub(crate) use plan::EncodeRole;
@@ -182,8 +183,8 @@ pub struct Encoder<R: EncodeRole> {
     /// Its extension map, when it held any (one without ever holding an
     /// extension has nothing allocated to reuse).
     spare_extensions: Option<http::Extensions>,
-    /// The count of values written per field in an order, kept for reuse.
-    used: Vec<usize>,
+    /// The room of a write in an order, kept for reuse.
+    room: OrderRoom,
     /// The `Date` a response gets, when the caller gave the clock.
     date: Option<DateCache>,
     role: PhantomData<R>,
@@ -200,7 +201,7 @@ impl<R: EncodeRole> Encoder<R> {
             keep_alive: KeepAlive::Reusable,
             spare: None,
             spare_extensions: None,
-            used: Vec::new(),
+            room: OrderRoom::default(),
             date: None,
             role: PhantomData,
         }
@@ -331,8 +332,8 @@ impl<R: EncodeRole> Encoder<R> {
         let Some(body) = &mut self.body else {
             return Err(UsageError::WrongState);
         };
-        let used = &mut self.used;
-        let order = order.map(|names| Ordered { names, used });
+        let room = &mut self.room;
+        let order = order.map(|names| Ordered { names, room });
         body.finish(
             &mut self.out,
             trailers,
@@ -417,8 +418,8 @@ impl<R: EncodeRole> Encoder<R> {
         }
         let full = body.as_ref().map(|b| b.len() as u64);
         let date = self.date.as_ref().map(DateCache::line);
-        let used = &mut self.used;
-        let order = order_of(head.extensions()).map(|names| Ordered { names, used });
+        let room = &mut self.room;
+        let order = order_of(head.extensions()).map(|names| Ordered { names, room });
         let config = &self.config;
         let plan = self
             .out

@@ -6,7 +6,9 @@ use http::Version;
 use http::response::Parts;
 
 use super::body::{BodyEncoder, check_full};
-use super::head::{Added, Ordered, version_bytes, write_added, write_field, write_fields};
+use super::head::{
+    Added, Ordered, version_bytes, write_added, write_field, write_fields, write_ordered,
+};
 use super::plan::{EncodeRole, EncoderConfig, Plan, ResponseContext, length};
 use crate::error::UsageError;
 use crate::framing::{
@@ -21,8 +23,8 @@ impl EncodeRole for Server {
     type Head = Parts;
     type Context = ResponseContext;
 
-    /// Without an order asked for, the fields are written as the map
-    /// holds them while what the plan needs of them is noted: one pass
+    /// The fields are written (in the order asked for, else as the map
+    /// holds them) while what the plan needs of them is noted: one pass
     /// over them. What the plan then decides rarely undoes it (a field to
     /// leave out, a head refused): the head is taken back, and written
     /// again or not.
@@ -36,20 +38,29 @@ impl EncodeRole for Server {
         date: Option<&'d [u8; crate::date::LINE]>,
         order: Option<Ordered<'_>>,
     ) -> Result<Plan<'d>, UsageError> {
-        if order.is_some() {
-            let plan = planned(parts, ctx, config, full, date)?;
-            write_head(out, parts, &plan, config, order);
-            return Ok(plan);
-        }
         let start = out.len();
         let title = config.title_case_fields;
         status_line(out, parts, version_bytes(parts.version)?);
         let mut seen = FramingFields::default();
-        for (name, value) in &parts.headers {
-            let (name, value) = (name.as_str().as_bytes(), value.as_bytes());
-            seen.note_named(name, value);
-            write_field(out, name, value, title);
-        }
+        let order = match order {
+            Some(Ordered { names, room }) => {
+                let once = Ordered {
+                    names,
+                    room: &mut *room,
+                };
+                let nothing = Added::default();
+                write_ordered(out, &parts.headers, &nothing, title, once, Some(&mut seen));
+                Some(Ordered { names, room })
+            }
+            None => {
+                for (name, value) in &parts.headers {
+                    let (name, value) = (name.as_str().as_bytes(), value.as_bytes());
+                    seen.note_named(name, value);
+                    write_field(out, name, value, title);
+                }
+                None
+            }
+        };
         match plan(parts, ctx, config, full, date, &seen) {
             Ok(plan) if !plan.added.leaves_out_any(&seen) => {
                 write_added(out, &plan.added, title);
@@ -58,24 +69,11 @@ impl EncodeRole for Server {
             planned => {
                 out.truncate(start);
                 let plan = planned?;
-                write_head(out, parts, &plan, config, None);
+                write_head(out, parts, &plan, config, order);
                 Ok(plan)
             }
         }
     }
-}
-
-/// The head's plan, from the caller's framing and Connection fields,
-/// found in one pass.
-fn planned<'d>(
-    parts: &Parts,
-    ctx: &ResponseContext,
-    config: &EncoderConfig,
-    full: Option<u64>,
-    date: Option<&'d [u8; crate::date::LINE]>,
-) -> Result<Plan<'d>, UsageError> {
-    let seen = FramingFields::of(&parts.headers);
-    plan(parts, ctx, config, full, date, &seen)
 }
 
 /// Writes the status line, the fields (in `order` when one is asked for)
