@@ -265,36 +265,31 @@ impl Reader {
             // and the end of the input are left to the steps below, from
             // the same byte.
             match self.at {
-                At::LineStart if is_tchar(head[i]) => {
+                At::LineStart => {
                     // The name the cache predicts (valid, as every name it
-                    // holds), and the value it keeps for it, if they come;
-                    // else the name's first byte.
-                    i = match names.predict(&head[i..upto]) {
-                        Some((entry, n)) => {
-                            self.field(i + n, i + n, entry, names.role_at(entry));
-                            let from = i + n + 1;
-                            let known = names.value_at(entry).map(|v| v.as_bytes());
-                            match self.known_value(head, from, upto, known) {
-                                Some(to) if to + 1 < upto && &head[to..to + 2] == b"\r\n" => {
-                                    self.field_end(head, to, o)?
-                                }
-                                Some(to) => to,
-                                None => from,
+                    // holds), and the value it keeps for it, if they come.
+                    if let Some((entry, n)) = names.predict(&head[i..upto]) {
+                        self.field(i + n, i + n, entry, names.role_at(entry));
+                        let from = i + n + 1;
+                        let known = names.value_at(entry).map(|v| v.as_bytes());
+                        i = match self.known_value(head, from, upto, known) {
+                            Some(to) if to + 1 < upto && &head[to..to + 2] == b"\r\n" => {
+                                self.field_end(head, to, o)?
                             }
-                        }
-                        None => {
-                            self.at = At::Name;
-                            self.n = 1;
-                            i + 1
-                        }
-                    };
-                    continue;
-                }
-                At::LineStart if head[i] == b'\r' && i + 1 < upto && head[i + 1] == b'\n' => {
-                    // The empty line that ends the section.
-                    self.at = At::End;
-                    self.read = i + 2;
-                    return Ok(Some(i + 2));
+                            Some(to) => to,
+                            None => from,
+                        };
+                        continue;
+                    } else if is_tchar(head[i]) {
+                        self.at = At::Name;
+                        self.n = 0;
+                        continue;
+                    } else if head[i] == b'\r' && i + 1 < upto && head[i + 1] == b'\n' {
+                        // The empty line that ends the section.
+                        self.at = At::End;
+                        self.read = i + 2;
+                        return Ok(Some(i + 2));
+                    }
                 }
                 At::Name => {
                     let j = token_end(head, i, upto);
@@ -401,13 +396,6 @@ impl Reader {
             }
             match head[i] {
                 // The ways out of a run that `byte` leaves to here.
-                b':' if self.at == At::Name => {
-                    self.field(i, i, NO_ENTRY, Role::of_name(&head[self.line..i]));
-                }
-                b if self.at == At::LineStart && is_tchar(b) => {
-                    self.at = At::Name;
-                    self.n = 1;
-                }
                 b'\r' if i + 1 == upto => self.cr = true,
                 b'\r' if head[i + 1] == b'\n' => {
                     i += 1;
