@@ -310,7 +310,7 @@ impl Reader {
                     let j = token_end(head, i, upto);
                     if j < upto && head[j] == b' ' && self.n + j > i {
                         self.record.method_end = j;
-                        self.to(At::Target, j + 1);
+                        (self.at, self.mark, self.n) = (At::Target, j + 1, 0);
                         i = j + 1;
                         continue;
                     }
@@ -319,7 +319,12 @@ impl Reader {
                     let j = target_end(head, i, upto);
                     let n = self.n + (j - i);
                     if j < upto && head[j] == b' ' && n > 0 && n <= o.max_target {
-                        self.target(head, j)?;
+                        // The target is whole: its form must fit the method.
+                        if !form_fits(&head[..self.mark - 1], &head[self.mark..j]) {
+                            return Err(start_line(ErrorKind::InvalidTarget));
+                        }
+                        self.record.target = (self.mark, j);
+                        (self.at, self.mark, self.n) = (At::Version, j + 1, 0);
                         i = j + 1;
                         continue;
                     }
@@ -424,23 +429,12 @@ impl Reader {
         use ErrorKind::*;
         let rules = o.rules;
         match self.at {
-            At::Method => {
-                if b != b' ' || self.n == 0 {
-                    return Err(start_line(InvalidMethod));
-                }
-                self.record.method_end = i;
-                self.to(At::Target, i + 1);
-            }
-            At::Target => {
-                if is_target_char(b) {
-                    // The byte past `max_target`.
-                    return Err(start_line(TargetTooLong));
-                } else if b == b' ' && self.n > 0 {
-                    self.target(head, i)?;
-                } else {
-                    return Err(start_line(InvalidTarget));
-                }
-            }
+            // A method or a target that ends as usual is read on by its
+            // step in `scan`: here it ends otherwise.
+            At::Method => return Err(start_line(InvalidMethod)),
+            // The byte past `max_target`.
+            At::Target if is_target_char(b) => return Err(start_line(TargetTooLong)),
+            At::Target => return Err(start_line(InvalidTarget)),
             At::Version | At::StatusVersion if self.n < VERSION.len() => {
                 return Err(start_line(InvalidVersion));
             }
@@ -517,27 +511,6 @@ impl Reader {
             }
             At::Skip | At::End => {}
         }
-        Ok(())
-    }
-
-    /// Moves on to element `at`, which starts at `mark`.
-    #[inline(always)]
-    fn to(&mut self, at: At, mark: usize) {
-        self.at = at;
-        self.mark = mark;
-        self.n = 0;
-    }
-
-    /// The request-target ends at `end` (a SP): its form must fit the
-    /// method.
-    #[inline(always)]
-    fn target(&mut self, head: &[u8], end: usize) -> Result<(), Error> {
-        let method = &head[..self.mark - 1];
-        if !form_fits(method, &head[self.mark..end]) {
-            return Err(start_line(ErrorKind::InvalidTarget));
-        }
-        self.record.target = (self.mark, end);
-        self.to(At::Version, end + 1);
         Ok(())
     }
 
