@@ -22,6 +22,7 @@
 //! in conflict) is not its concern.
 
 use http::Version;
+use http::header::HeaderValue;
 use memchr::memchr;
 
 use super::names::{NameCache, same};
@@ -270,14 +271,9 @@ impl Reader {
                     // holds), and the value it keeps for it, if they come.
                     if let Some((entry, n)) = names.predict(&head[i..upto]) {
                         self.field(i + n, i + n, entry, names.role_at(entry));
-                        let from = i + n + 1;
-                        let known = names.value_at(entry).map(|v| v.as_bytes());
-                        i = match self.known_value(head, from, upto, known) {
-                            Some(to) if to + 1 < upto && &head[to..to + 2] == b"\r\n" => {
-                                self.field_end(head, to, o)?
-                            }
-                            Some(to) => to,
-                            None => from,
+                        i = match names.value_at(entry) {
+                            Some(known) => self.known_value(head, i + n + 1, upto, known, o)?,
+                            None => self.value(head, i + n + 1, upto, o)?,
                         };
                         continue;
                     } else if is_tchar(head[i]) {
@@ -295,14 +291,13 @@ impl Reader {
                     let j = token_end(head, i, upto);
                     if j < upto && head[j] == b':' && self.n + (j - i) <= MAX_NAME {
                         self.field(j, j, NO_ENTRY, Role::of_name(&head[self.line..j]));
-                        i = j + 1;
+                        i = self.value(head, j + 1, upto, o)?;
                         continue;
                     }
                 }
                 At::Value => {
-                    let j = text_end(head, i, upto);
-                    if j + 1 < upto && head[j] == b'\r' && head[j + 1] == b'\n' {
-                        i = self.field_end(head, j, o)?;
+                    i = self.value(head, i, upto, o)?;
+                    if self.at != At::Value || i == upto {
                         continue;
                     }
                 }
@@ -356,6 +351,15 @@ impl Reader {
                         self.record.reason.0 = i + 13;
                         self.at = At::Reason;
                         i += 13;
+                        // And the reason phrase with its CRLF.
+                        let j = text_end(head, i, upto);
+                        if j + 1 < upto && &head[j..j + 2] == b"\r\n" {
+                            self.record.reason.1 = j;
+                            self.record.line_end = j;
+                            self.after_field_line = false;
+                            self.next_line(j + 1, o)?;
+                            i = j + 2;
+                        }
                         continue;
                     }
                 }
@@ -514,16 +518,35 @@ impl Reader {
         Ok(())
     }
 
+    /// The value of the current field line from `from` on: where the
+    /// next line starts when the run of text ends with the CRLF of the
+    /// line, else where the run ends.
+    #[inline(always)]
+    fn value(
+        &mut self,
+        head: &[u8],
+        from: usize,
+        upto: usize,
+        o: &Options,
+    ) -> Result<usize, Error> {
+        let j = text_end(head, from, upto);
+        if j + 1 < upto && head[j] == b'\r' && head[j + 1] == b'\n' {
+            self.value_end(head, j);
+            self.after_field_line = true;
+            self.next_line(j + 1, o)?;
+            return Ok(j + 2);
+        }
+        Ok(j)
+    }
+
     /// The value of the current field line ends at `end`.
     #[inline(always)]
     fn value_end(&mut self, head: &[u8], end: usize) {
         let field = self.record.fields.last_mut().expect("a field line");
-        if !(field.value_known && field.value.1 == end) {
-            let value = trimmed(head, field.value.0, end);
-            // The value kept is known only if nothing but OWS came after it.
-            field.value_known &= value == field.value;
-            field.value = value;
-        }
+        let value = trimmed(head, field.value.0, end);
+        // The value kept is known only if nothing but OWS came after it.
+        field.value_known &= value == field.value;
+        field.value = value;
         if field.role != Role::Other {
             self.record.noted.note(field.role, &head[field.value()]);
         }
@@ -575,41 +598,41 @@ impl Reader {
         });
     }
 
-    /// `known`, the value the name cache keeps for the name of the field
-    /// line just begun, if it comes byte for byte after the OWS from
-    /// `from`: the field holds it (known, unless more than OWS follows),
-    /// and the value is read on from where it ends.
+    /// Where the value of the field line just begun, from `from` on, is
+    /// read on from: after `known`, the value the name cache keeps for its
+    /// name, when it comes byte for byte after the OWS (the field holds
+    /// it, known unless more than OWS follows), and after the line when
+    /// its CRLF comes next; else from `from`.
     #[inline(always)]
     fn known_value(
         &mut self,
         head: &[u8],
         from: usize,
         upto: usize,
-        known: Option<&[u8]>,
-    ) -> Option<usize> {
-        let known = known?;
+        known: &HeaderValue,
+        o: &Options,
+    ) -> Result<usize, Error> {
+        let known = known.as_bytes();
         let mut at = from;
         while at < upto && matches!(head[at], b' ' | b'\t') {
             at += 1;
         }
         let to = at + known.len();
         if to > upto || !same(&head[at..to], known) {
-            return None;
+            return Ok(from);
         }
         let field = self.record.fields.last_mut().expect("a field line");
         field.value = (at, to);
         field.value_known = true;
-        Some(to)
-    }
-
-    /// The field line's value ends at `end`, where its CRLF is: the
-    /// line is recorded, and the next starts after it.
-    #[inline(always)]
-    fn field_end(&mut self, head: &[u8], end: usize, o: &Options) -> Result<usize, Error> {
-        self.value_end(head, end);
+        if to + 1 >= upto || &head[to..to + 2] != b"\r\n" {
+            return Ok(to);
+        }
+        if field.role != Role::Other {
+            self.record.noted.note(field.role, &head[at..to]);
+        }
         self.after_field_line = true;
-        self.next_line(end + 1, o)?;
-        Ok(end + 2)
+        self.next_line(to + 1, o)?;
+        Ok(to + 2)
     }
 
     fn skip(&mut self) {
