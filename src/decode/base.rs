@@ -11,7 +11,7 @@ use bytes::{Buf, Bytes, BytesMut};
 use http::header::HeaderMap;
 use http::{Request, Response};
 
-use super::body::{BodyDecoder, BodyEvent, Chunked, Trailers};
+use super::body::{BodyDecoder, Chunked, Trailers};
 use crate::chunk_ext::ChunkExtensions;
 use crate::error::{Error, ErrorKind};
 use crate::framing::{BodyKind, Framing, FramingFields, RequestKind};
@@ -231,33 +231,20 @@ impl DecoderBase {
                 Ok(Progress::End(self.verdict))
             }
             DecodeStage::Body(body) => {
-                match body.decode(buf, &self.limits, &mut self.names, self.eof)? {
-                    BodyEvent::Data(data) => {
-                        if body.finished() {
-                            self.state = DecodeStage::Ending;
-                        }
-                        Ok(Progress::Data(data))
-                    }
-                    BodyEvent::Extensions(extensions) => {
-                        if body.finished() {
-                            self.state = DecodeStage::Ending;
-                        }
-                        Ok(Progress::ChunkExtensions(ChunkExtensions::from_validated(
-                            extensions,
-                        )))
-                    }
-                    BodyEvent::Trailers(trailers) => {
-                        self.state = DecodeStage::Ending;
-                        let mut trailers = trailers;
-                        self.wire_trailers = trailers.wire.take().map(Box::new);
-                        Ok(Progress::Trailers(trailers))
-                    }
-                    BodyEvent::Done => {
-                        self.state = DecodeStage::Ending;
-                        self.decode_once(buf)
-                    }
-                    BodyEvent::NeedMore => Ok(Progress::NeedMore),
+                let Some(mut progress) =
+                    body.decode(buf, &self.limits, &mut self.names, self.eof)?
+                else {
+                    self.state = DecodeStage::Ending;
+                    return self.decode_once(buf);
+                };
+                if let Progress::Trailers(trailers) = &mut progress {
+                    self.wire_trailers = trailers.wire.take().map(Box::new);
                 }
+                // Trailers end a body, as the last data or extensions may.
+                if body.finished() {
+                    self.state = DecodeStage::Ending;
+                }
+                Ok(progress)
             }
             DecodeStage::Head => {
                 if self.rules.request

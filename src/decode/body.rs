@@ -4,6 +4,8 @@ use bytes::{Buf, Bytes, BytesMut};
 use http::header::HeaderMap;
 use memchr::memchr;
 
+use super::base::Progress;
+use crate::chunk_ext::ChunkExtensions;
 use crate::error::{Error, ErrorKind};
 use crate::grammar::HEX;
 use crate::head::names::NameCache;
@@ -13,22 +15,6 @@ use crate::limits::Limits;
 use crate::wire::WireTrailers;
 
 mod trailers;
-
-/// What a body decoder produced.
-#[derive(Debug)]
-pub(crate) enum BodyEvent {
-    Data(Bytes),
-    /// The extensions of the chunk whose data comes next, or of the
-    /// last-chunk (only when asked for).
-    Extensions(Bytes),
-    /// Boxed: trailers are rare, and the event stays small for the data
-    /// path.
-    Trailers(Box<Trailers>),
-    /// The body is complete.
-    Done,
-    /// More input is needed.
-    NeedMore,
-}
 
 /// A trailer section decoded: its fields, and its wire view when asked
 /// for.
@@ -51,30 +37,32 @@ pub(crate) enum BodyDecoder {
 }
 
 impl BodyDecoder {
-    /// Produces the next body event from `buf`. `eof` says the peer closed:
-    /// it completes a close-delimited body and is an error in any other.
+    /// Produces the next step of the body from `buf` (data, extensions,
+    /// trailers, or a need for more input), `None` once the body is
+    /// complete. `eof` says the peer closed: it completes a
+    /// close-delimited body and is an error in any other.
     pub(crate) fn decode(
         &mut self,
         buf: &mut BytesMut,
         limits: &Limits,
         names: &mut NameCache,
         eof: bool,
-    ) -> Result<BodyEvent, ErrorKind> {
+    ) -> Result<Option<Progress>, ErrorKind> {
         let event = match self {
             BodyDecoder::Chunked(chunked) => chunked.decode(buf, limits, names)?,
-            BodyDecoder::Length(0) => BodyEvent::Done,
-            BodyDecoder::UntilClose if eof && buf.is_empty() => BodyEvent::Done,
-            _ if buf.is_empty() => BodyEvent::NeedMore,
+            BodyDecoder::Length(0) => None,
+            BodyDecoder::UntilClose if eof && buf.is_empty() => None,
+            _ if buf.is_empty() => Some(Progress::NeedMore),
             BodyDecoder::Length(remaining) => {
                 let n = usize::try_from(*remaining)
                     .unwrap_or(usize::MAX)
                     .min(buf.len());
                 *remaining -= n as u64;
-                BodyEvent::Data(buf.split_to(n).freeze())
+                Some(Progress::Data(buf.split_to(n).freeze()))
             }
-            BodyDecoder::UntilClose => BodyEvent::Data(buf.split().freeze()),
+            BodyDecoder::UntilClose => Some(Progress::Data(buf.split().freeze())),
         };
-        if eof && matches!(event, BodyEvent::NeedMore) {
+        if eof && matches!(event, Some(Progress::NeedMore)) {
             return Err(ErrorKind::UnexpectedEof);
         }
         Ok(event)
@@ -165,12 +153,12 @@ impl Chunked {
         buf: &mut BytesMut,
         limits: &Limits,
         names: &mut NameCache,
-    ) -> Result<BodyEvent, ErrorKind> {
+    ) -> Result<Option<Progress>, ErrorKind> {
         if let Some(extensions) = self.pending_extensions.take() {
-            return Ok(BodyEvent::Extensions(extensions));
+            return Ok(Some(extensions_step(extensions)));
         }
         if let Some(pending) = self.pending.take() {
-            return pending.map(BodyEvent::Trailers);
+            return pending.map(|trailers| Some(Progress::Trailers(trailers)));
         }
         let (scan, stop) = self.scan(buf, limits);
         if let Ok(None) = stop
@@ -187,7 +175,7 @@ impl Chunked {
             let mut data = buf.split_to(scan.pos).freeze();
             data.truncate(scan.end);
             data.advance(scan.start);
-            return Ok(BodyEvent::Data(data));
+            return Ok(Some(Progress::Data(data)));
         }
         self.decode_after(buf, limits, names, scan, stop)
     }
@@ -204,7 +192,7 @@ impl Chunked {
         names: &mut NameCache,
         scan: Scan,
         stop: Result<Option<(usize, usize)>, ErrorKind>,
-    ) -> Result<BodyEvent, ErrorKind> {
+    ) -> Result<Option<Progress>, ErrorKind> {
         let (mut data, mut extensions) = (None, None);
         if scan.end > scan.start || matches!(stop, Ok(Some(_))) {
             let scanned = buf.split_to(scan.pos).freeze();
@@ -226,23 +214,21 @@ impl Chunked {
         let event = match (data, extensions) {
             (Some(data), extensions) => {
                 self.pending_extensions = extensions;
-                BodyEvent::Data(data)
+                Progress::Data(data)
             }
-            (None, Some(extensions)) => BodyEvent::Extensions(extensions),
-            (None, None) => return Ok(next?.map_or_else(|| self.idle(), BodyEvent::Trailers)),
+            (None, Some(extensions)) => extensions_step(extensions),
+            (None, None) => {
+                return Ok(next?.map_or_else(|| self.idle(), |t| Some(Progress::Trailers(t))));
+            }
         };
         self.pending = next.transpose();
-        Ok(event)
+        Ok(Some(event))
     }
 
-    /// What a scan that found nothing to hand out leaves: the body's end,
-    /// or a need for more input.
-    fn idle(&self) -> BodyEvent {
-        if self.state == ChunkState::Done {
-            BodyEvent::Done
-        } else {
-            BodyEvent::NeedMore
-        }
+    /// What a scan that found nothing to hand out leaves: the body's end
+    /// (`None`), or a need for more input.
+    fn idle(&self) -> Option<Progress> {
+        (self.state != ChunkState::Done).then_some(Progress::NeedMore)
     }
 
     /// Runs the chunked state machine over `buf` from its start until the
@@ -423,6 +409,12 @@ impl Chunked {
         self.hint = self.rules.hint(Tolerance::BareLf);
         Err(ErrorKind::BareLineFeed)
     }
+}
+
+/// The step that hands out `extensions`, the chunk extensions of a
+/// chunk-size line, checked already.
+fn extensions_step(extensions: Bytes) -> Progress {
+    Progress::ChunkExtensions(ChunkExtensions::from_validated(extensions))
 }
 
 /// Chunks whose data in the buffer is shorter than this many bytes are

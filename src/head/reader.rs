@@ -22,17 +22,16 @@
 //! in conflict) is not its concern.
 
 use http::Version;
+use http::header::HeaderValue;
 use memchr::memchr;
 
-use super::names::NameCache;
+use super::names::{NameCache, same};
 use super::record::{Field, NO_ENTRY, Record};
 use super::target::form_fits;
 use crate::error::{Error, ErrorKind};
 use crate::framing::{FieldRole as Role, FramingFields};
 use crate::grammar::{is_target_char, is_tchar, run, target_end, text_end, token_end, trim_ows};
 use crate::leniency::{Rules, Tolerance};
-
-mod lines;
 
 /// The longest field name `http` takes (`HeaderName::from_bytes`).
 pub(crate) const MAX_NAME: usize = (1 << 16) - 1;
@@ -196,7 +195,8 @@ impl Reader {
 
     /// Reads `buf`, which holds the section from its first byte on, from
     /// where the last call stopped. `names`, the decoder's name cache,
-    /// vouches for the names and values it has seen before. `Ok(Some(len))`: the section is
+    /// vouches for the names and values it has seen before.
+    /// `Ok(Some(len))`: the section is
     /// complete, `len` bytes with its empty line. `Ok(None)`: more is
     /// needed. `Err`: the fault found, placed within the section (its
     /// line, and the field at fault), or the bound the section ran into,
@@ -261,33 +261,109 @@ impl Reader {
             i -= 1;
         }
         while i < upto {
-            if self.at == At::LineStart {
-                if head[i] != b'\r' {
-                    // The usual field line, `token ":" OWS text CRLF`, read
-                    // at once; any other goes byte by byte below.
-                    if let Some(next) = self.field_line(head, i, upto, o, names) {
-                        i = next;
+            // The usual way through each element: its run, and the byte
+            // that ends it as usual, at once. Any other byte, a bound met
+            // and the end of the input are left to the steps below, from
+            // the same byte.
+            match self.at {
+                At::LineStart => {
+                    // The name the cache predicts (valid, as every name it
+                    // holds), and the value it keeps for it, if they come.
+                    if let Some((entry, n)) = names.predict(&head[i..upto]) {
+                        self.field(i + n, i + n, entry, names.role_at(entry));
+                        i = match names.value_at(entry) {
+                            Some(known) => self.known_value(head, i + n + 1, upto, known, o)?,
+                            None => self.value(head, i + n + 1, upto, o)?,
+                        };
+                        continue;
+                    } else if is_tchar(head[i]) {
+                        self.at = At::Name;
+                        self.n = 0;
+                        continue;
+                    } else if head[i] == b'\r' && i + 1 < upto && head[i + 1] == b'\n' {
+                        // The empty line that ends the section.
+                        self.at = At::End;
+                        self.read = i + 2;
+                        return Ok(Some(i + 2));
+                    }
+                }
+                At::Name => {
+                    let j = token_end(head, i, upto);
+                    if j < upto && head[j] == b':' && self.n + (j - i) <= MAX_NAME {
+                        self.field(j, j, NO_ENTRY, Role::of_name(&head[self.line..j]));
+                        i = self.value(head, j + 1, upto, o)?;
                         continue;
                     }
-                } else if i + 1 < upto && head[i + 1] == b'\n' && self.fault.is_none() {
-                    // The empty line that ends the section.
-                    self.at = At::End;
-                    self.read = i + 2;
-                    return Ok(Some(i + 2));
                 }
-            } else if i == 0 && o.section != Section::Trailers {
-                // Likewise the usual start line.
-                let line = match o.section {
-                    Section::Request => self.request_line(head, upto, o),
-                    _ => self.status_line(head, upto),
-                };
-                if let Some(next) = line {
-                    self.lines = 1;
-                    self.at = At::LineStart;
-                    self.line = next;
-                    i = next;
+                At::Value => {
+                    i = self.value(head, i, upto, o)?;
+                    if self.at != At::Value || i == upto {
+                        continue;
+                    }
+                }
+                At::Method => {
+                    let j = token_end(head, i, upto);
+                    if j < upto && head[j] == b' ' && self.n + j > i {
+                        self.record.method_end = j;
+                        (self.at, self.mark, self.n) = (At::Target, j + 1, 0);
+                        i = j + 1;
+                        continue;
+                    }
+                }
+                At::Target => {
+                    let j = target_end(head, i, upto);
+                    let n = self.n + (j - i);
+                    if j < upto && head[j] == b' ' && n > 0 && n <= o.max_target {
+                        // The target is whole: its form must fit the method.
+                        if !form_fits(&head[..self.mark - 1], &head[self.mark..j]) {
+                            return Err(start_line(ErrorKind::InvalidTarget));
+                        }
+                        self.record.target = (self.mark, j);
+                        (self.at, self.mark, self.n) = (At::Version, j + 1, 0);
+                        i = j + 1;
+                        continue;
+                    }
+                }
+                At::Version
+                    if self.n == 0
+                        && i + 10 <= upto
+                        && is_version(&head[i..i + 8])
+                        && &head[i + 8..i + 10] == b"\r\n" =>
+                {
+                    self.record.version = version(&head[i..i + 8])?;
+                    self.record.line_end = i + 8;
+                    self.after_field_line = false;
+                    self.next_line(i + 9, o)?;
+                    i += 10;
                     continue;
                 }
+                At::StatusVersion if self.n == 0 && i + 13 <= upto => {
+                    let line = &head[i..i + 13];
+                    let code = &line[9..12];
+                    if is_version(&line[..8])
+                        && line[8] == b' '
+                        && line[12] == b' '
+                        && code.iter().all(u8::is_ascii_digit)
+                        && code[0] != b'0'
+                    {
+                        self.record.version = version(&line[..8])?;
+                        self.record.status = status(code);
+                        self.record.reason.0 = i + 13;
+                        self.at = At::Reason;
+                        i += 13;
+                        // And the reason phrase with its CRLF.
+                        let j = text_end(head, i, upto);
+                        if j + 1 < upto && &head[j..j + 2] == b"\r\n" {
+                            self.record.reason.1 = j;
+                            self.record.line_end = j;
+                            self.after_field_line = false;
+                            self.next_line(j + 1, o)?;
+                            i = j + 2;
+                        }
+                        continue;
+                    }
+                }
+                _ => {}
             }
             // A run of bytes that change nothing but a count, read at once.
             let (j, bound) = match self.at {
@@ -329,11 +405,6 @@ impl Reader {
             }
             match head[i] {
                 // The ways out of a run that `byte` leaves to here.
-                b':' if self.at == At::Name => self.field(head, i, i),
-                b if self.at == At::LineStart && is_tchar(b) => {
-                    self.at = At::Name;
-                    self.n = 1;
-                }
                 b'\r' if i + 1 == upto => self.cr = true,
                 b'\r' if head[i + 1] == b'\n' => {
                     i += 1;
@@ -362,33 +433,12 @@ impl Reader {
         use ErrorKind::*;
         let rules = o.rules;
         match self.at {
-            At::Method => {
-                if b != b' ' || self.n == 0 {
-                    return Err(start_line(InvalidMethod));
-                }
-                self.at = At::Target;
-                self.record.method_end = i;
-                self.mark = i + 1;
-                self.n = 0;
-            }
-            At::Target => {
-                if is_target_char(b) {
-                    // The byte past `max_target`.
-                    return Err(start_line(TargetTooLong));
-                } else if b == b' ' && self.n > 0 {
-                    // The target is whole: its form must fit the method.
-                    let method = &head[..self.mark - 1];
-                    if !form_fits(method, &head[self.mark..i]) {
-                        return Err(start_line(InvalidTarget));
-                    }
-                    self.record.target = (self.mark, i);
-                    self.at = At::Version;
-                    self.mark = i + 1;
-                    self.n = 0;
-                } else {
-                    return Err(start_line(InvalidTarget));
-                }
-            }
+            // A method or a target that ends as usual is read on by its
+            // step in `scan`: here it ends otherwise.
+            At::Method => return Err(start_line(InvalidMethod)),
+            // The byte past `max_target`.
+            At::Target if is_target_char(b) => return Err(start_line(TargetTooLong)),
+            At::Target => return Err(start_line(InvalidTarget)),
             At::Version | At::StatusVersion if self.n < VERSION.len() => {
                 return Err(start_line(InvalidVersion));
             }
@@ -408,8 +458,7 @@ impl Reader {
                 }
                 self.n += 1;
                 if self.n == 3 {
-                    let code = &head[9..12];
-                    self.record.status = code.iter().fold(0, |n, &d| n * 10 + u16::from(d - b'0'));
+                    self.record.status = status(&head[9..12]);
                     self.at = At::AfterCode;
                     // An empty reason, unless a SP comes.
                     self.record.reason.0 = i + 1;
@@ -441,7 +490,8 @@ impl Reader {
             At::NameSpace => {
                 if b == b':' {
                     if rules.space_before_colon {
-                        self.field(head, self.mark, i);
+                        let role = Role::of_name(&head[self.line..self.mark]);
+                        self.field(self.mark, i, NO_ENTRY, role);
                     } else if rules.skip_invalid_fields {
                         self.skip();
                     } else {
@@ -466,6 +516,40 @@ impl Reader {
             At::Skip | At::End => {}
         }
         Ok(())
+    }
+
+    /// The value of the current field line from `from` on: where the
+    /// next line starts when the run of text ends with the CRLF of the
+    /// line, else where the run ends.
+    #[inline(always)]
+    fn value(
+        &mut self,
+        head: &[u8],
+        from: usize,
+        upto: usize,
+        o: &Options,
+    ) -> Result<usize, Error> {
+        let j = text_end(head, from, upto);
+        if j + 1 < upto && head[j] == b'\r' && head[j + 1] == b'\n' {
+            self.value_end(head, j);
+            self.after_field_line = true;
+            self.next_line(j + 1, o)?;
+            return Ok(j + 2);
+        }
+        Ok(j)
+    }
+
+    /// The value of the current field line ends at `end`.
+    #[inline(always)]
+    fn value_end(&mut self, head: &[u8], end: usize) {
+        let field = self.record.fields.last_mut().expect("a field line");
+        let value = trimmed(head, field.value.0, end);
+        // The value kept is known only if nothing but OWS came after it.
+        field.value_known &= value == field.value;
+        field.value = value;
+        if field.role != Role::Other {
+            self.record.noted.note(field.role, &head[field.value()]);
+        }
     }
 
     /// A field line starting with SP or HTAB: a continuation of the field
@@ -495,9 +579,10 @@ impl Reader {
         Ok(())
     }
 
-    /// A valid field name, `line..name_end`, its colon at `colon`.
-    #[inline]
-    fn field(&mut self, head: &[u8], name_end: usize, colon: usize) {
+    /// A valid field name, `line..name_end`, its colon at `colon`; the
+    /// name cache's entry for it ([`NO_ENTRY`] for none), and its role.
+    #[inline(always)]
+    fn field(&mut self, name_end: usize, colon: usize, entry: u32, role: Role) {
         self.at = At::Value;
         self.mark = colon;
         self.name_end = name_end;
@@ -506,11 +591,48 @@ impl Reader {
             start: self.line,
             name_end,
             value: (colon + 1, colon + 1),
-            role: Role::of_name(&head[self.line..name_end]),
+            role,
             folded: false,
-            entry: NO_ENTRY,
+            entry,
             value_known: false,
         });
+    }
+
+    /// Where the value of the field line just begun, from `from` on, is
+    /// read on from: after `known`, the value the name cache keeps for its
+    /// name, when it comes byte for byte after the OWS (the field holds
+    /// it, known unless more than OWS follows), and after the line when
+    /// its CRLF comes next; else from `from`.
+    #[inline(always)]
+    fn known_value(
+        &mut self,
+        head: &[u8],
+        from: usize,
+        upto: usize,
+        known: &HeaderValue,
+        o: &Options,
+    ) -> Result<usize, Error> {
+        let known = known.as_bytes();
+        let mut at = from;
+        while at < upto && matches!(head[at], b' ' | b'\t') {
+            at += 1;
+        }
+        let to = at + known.len();
+        if to > upto || !same(&head[at..to], known) {
+            return Ok(from);
+        }
+        let field = self.record.fields.last_mut().expect("a field line");
+        field.value = (at, to);
+        field.value_known = true;
+        if to + 1 >= upto || &head[to..to + 2] != b"\r\n" {
+            return Ok(to);
+        }
+        if field.role != Role::Other {
+            self.record.noted.note(field.role, &head[at..to]);
+        }
+        self.after_field_line = true;
+        self.next_line(to + 1, o)?;
+        Ok(to + 2)
     }
 
     fn skip(&mut self) {
@@ -613,14 +735,7 @@ impl Reader {
             return Err(e.at(self.line as u64, field));
         }
         match self.at {
-            At::Value => {
-                let field = self.record.fields.last_mut().expect("a field line");
-                field.value = trimmed(head, field.value.0, end);
-                if field.role != Role::Other {
-                    let value = &head[field.value()];
-                    self.record.noted.note(field.role, value);
-                }
-            }
+            At::Value => self.value_end(head, end),
             At::Fold => {
                 let field = self.record.fields.last_mut().expect("a field above");
                 field.value = trimmed(head, field.value.0, end);
@@ -663,6 +778,16 @@ fn trimmed(bytes: &[u8], from: usize, to: usize) -> (usize, usize) {
     let rest = bytes[from..to].trim_ascii_start();
     let from = to - rest.len();
     (from, from + rest.trim_ascii_end().len())
+}
+
+/// `HTTP/` DIGIT `.` DIGIT.
+fn is_version(v: &[u8]) -> bool {
+    v[..5] == *b"HTTP/" && v[5].is_ascii_digit() && v[6] == b'.' && v[7].is_ascii_digit()
+}
+
+/// The status code of three digits.
+fn status(code: &[u8]) -> u16 {
+    code.iter().fold(0, |n, &d| n * 10 + u16::from(d - b'0'))
 }
 
 /// `HTTP/1.0`, or `HTTP/1.1` for any `HTTP/1.x` (RFC 9110 section 2.5),
@@ -710,12 +835,16 @@ mod tests {
     }
 
     /// What reading `input` in pieces cut at `cuts` gives: the outcome
-    /// and the field lines recorded.
+    /// and, unless refused, the field lines recorded (without what the
+    /// name cache found).
+    /// With `warm`, the name cache knows some of the names and values of
+    /// the heads tried, in their order.
     fn in_pieces(
         input: &[u8],
         cuts: &[usize],
         rules: &Rules,
         section: Section,
+        warm: bool,
     ) -> (Result<Option<usize>, Error>, Vec<Field>) {
         let options = Options {
             section,
@@ -727,6 +856,13 @@ mod tests {
         };
         let mut reader = Reader::default();
         let mut names = NameCache::default();
+        if warm {
+            names.keep_names();
+            for (name, value) in [("Host", "a"), ("X-Y", "z"), ("A", "b"), ("X-A", "1")] {
+                names.get(name.as_bytes()).unwrap();
+                names.learn_value(value.as_bytes());
+            }
+        }
         let mut outcome = Ok(None);
         for &to in cuts.iter().chain([&input.len()]) {
             outcome = reader.read(&input[..to], &options, &mut names);
@@ -737,7 +873,16 @@ mod tests {
         if let Some(fault) = reader.take_fault() {
             outcome = Err(fault);
         }
-        (outcome, reader.record().fields.clone())
+        // The record of a refused section is never read.
+        let mut fields = match outcome {
+            Err(_) => Vec::new(),
+            Ok(_) => reader.record().fields.clone(),
+        };
+        for field in &mut fields {
+            field.entry = NO_ENTRY;
+            field.value_known = false;
+        }
+        (outcome, fields)
     }
 
     fn heads() -> impl Strategy<Value = Vec<u8>> {
@@ -776,8 +921,8 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(2000))]
 
         /// However the bytes arrive, the reader reaches the same outcome
-        /// and records the same field lines: the usual lines it reads at
-        /// once when they are whole, and byte by byte otherwise, agree.
+        /// and records the same field lines, whether the name cache knows
+        /// some of them or not.
         #[test]
         fn the_reading_does_not_depend_on_the_reads(
             head in heads(),
@@ -791,10 +936,12 @@ mod tests {
                     if rules.request { Section::Request } else { Section::Response },
                     Section::Trailers,
                 ];
-                for section in sections {
-                    let whole = in_pieces(&head, &[], &rules, section);
-                    prop_assert_eq!(&in_pieces(&head, &cuts, &rules, section), &whole);
-                    prop_assert_eq!(&in_pieces(&head, &bytewise, &rules, section), &whole);
+                for (section, warm) in sections.into_iter().flat_map(|s| [(s, false), (s, true)]) {
+                    let whole = in_pieces(&head, &[], &rules, section, false);
+                    let read = |cuts: &[usize]| in_pieces(&head, cuts, &rules, section, warm);
+                    prop_assert_eq!(&read(&[]), &whole);
+                    prop_assert_eq!(&read(&cuts), &whole);
+                    prop_assert_eq!(&read(&bytewise), &whole);
                 }
             }
         }
@@ -837,9 +984,9 @@ mod tests {
             } else {
                 Section::Response
             };
-            let before = in_pieces(&input[..known - 1], &[], rules, section).0;
+            let before = in_pieces(&input[..known - 1], &[], rules, section, false).0;
             assert_eq!(before, Ok(None), "{input:?}");
-            let error = in_pieces(&input[..known], &[], rules, section)
+            let error = in_pieces(&input[..known], &[], rules, section, false)
                 .0
                 .unwrap_err();
             assert_eq!(error.kind(), kind, "{input:?}");
