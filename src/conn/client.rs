@@ -97,7 +97,7 @@ impl ClientConnection {
         };
         let kind = self.encoder.write_message(&parts, (), body)?;
         // The request's maps serve the response's head.
-        self.pass_spare_maps(parts);
+        self.pass_spare_maps(parts.headers, parts.extensions);
         self.decoder.expect_exchange(exchange);
         self.role.withdrawn = false;
         // A switch offered first: a request that closes the connection

@@ -9,7 +9,7 @@ use bytes::BytesMut;
 use super::machine::{Facts, Input, Machine, State};
 use crate::Config;
 use crate::decode::{DecodeRole, Decoder, Event, Progress};
-use crate::encode::{EncodeRole, Encoder, HeadMaps};
+use crate::encode::{EncodeRole, Encoder};
 use crate::error::Error;
 use crate::framing::BodyKind;
 use crate::keep_alive::{CloseReason, KeepAlive};
@@ -435,10 +435,14 @@ impl<R: ConnRole> Connection<R> {
 
     /// Hands the field and extension maps of the head just queued (a
     /// forwarded wire view's, say) straight to the decoder, which empties
-    /// them, so that the next head it decodes allocates none.
-    #[inline]
-    pub(crate) fn pass_spare_maps(&mut self, head: R::Head) {
-        let (fields, extensions) = head.into_maps();
+    /// them, so that the next head it decodes allocates none. Inlined, so
+    /// that the field map is moved once, from the head into the decoder.
+    #[inline(always)]
+    pub(crate) fn pass_spare_maps(
+        &mut self,
+        fields: http::HeaderMap,
+        extensions: http::Extensions,
+    ) {
         self.decoder.give_spare_fields(fields);
         // One that never held an extension has nothing allocated to reuse.
         if !extensions.is_empty() {

@@ -173,7 +173,7 @@ impl ServerConnection {
             .write_message(&parts, ctx, body)
             .inspect_err(|_| self.machine = saved)?;
         // The response's maps serve the next request's head.
-        self.pass_spare_maps(parts);
+        self.pass_spare_maps(parts.headers, parts.extensions);
         if status == StatusCode::CONTINUE {
             self.machine.continue_sent();
         } else if !status.is_informational() {
