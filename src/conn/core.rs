@@ -8,7 +8,7 @@ use bytes::BytesMut;
 
 use super::machine::{Facts, Input, Machine, State};
 use crate::Config;
-use crate::decode::{DecodeRole, Decoder, Event, Progress};
+use crate::decode::{DecodeRole, Decoder, Event, Exchange, Progress};
 use crate::encode::{EncodeRole, Encoder};
 use crate::error::Error;
 use crate::framing::BodyKind;
@@ -426,11 +426,19 @@ impl<R: ConnRole> Connection<R> {
         }
     }
 
-    /// Notes a head of the peer's: the machine input for it, and whether a
-    /// body follows.
-    pub(crate) fn note_peer_head(&mut self, body: bool) {
-        self.body_open = body;
-        self.on(R::PEER, Input::head(body));
+    /// Notes a request, sent (a client's) or received (a server's), and
+    /// whether a body follows its head. The switch it offers comes before
+    /// its head: a request that closes the connection (HTTP/1.0,
+    /// `Connection: close`) may still be answered by a switch, which must
+    /// find it waiting, not already done with the connection.
+    pub(crate) fn note_request(&mut self, exchange: Exchange, body: bool) {
+        if exchange.offers_switch() {
+            self.machine.propose_switch();
+        }
+        self.on(Party::Client, Input::head(body));
+        if exchange.expect {
+            self.machine.expect_continue();
+        }
     }
 
     /// Hands the field and extension maps of the head just queued (a

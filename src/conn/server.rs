@@ -418,18 +418,8 @@ impl ConnRole for Server {
                     upgrade,
                 };
                 conn.role.exchange = exchange;
-                // The switch before the head: a request that closes the
-                // connection (HTTP/1.0, `Connection: close`: the decoder's
-                // verdict) may still be answered by a switch, which must
-                // find the request waiting for it, not already done with
-                // the connection.
-                if exchange.offers_switch() {
-                    conn.machine.propose_switch();
-                }
-                conn.note_peer_head(!body.is_empty());
-                if exchange.expect {
-                    conn.machine.expect_continue();
-                }
+                conn.body_open = !body.is_empty();
+                conn.note_request(exchange, conn.body_open);
             }
             EventRef::End => conn.role.drained = 0,
             _ => {}
