@@ -431,6 +431,7 @@ impl<R: ConnRole> Connection<R> {
     /// its head: a request that closes the connection (HTTP/1.0,
     /// `Connection: close`) may still be answered by a switch, which must
     /// find it waiting, not already done with the connection.
+    #[inline]
     pub(crate) fn note_request(&mut self, exchange: Exchange, body: bool) {
         if exchange.offers_switch() {
             self.machine.propose_switch();

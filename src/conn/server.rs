@@ -418,8 +418,8 @@ impl ConnRole for Server {
                     upgrade,
                 };
                 conn.role.exchange = exchange;
+                conn.note_request(exchange, !body.is_empty());
                 conn.body_open = !body.is_empty();
-                conn.note_request(exchange, conn.body_open);
             }
             EventRef::End => conn.role.drained = 0,
             _ => {}
