@@ -97,18 +97,10 @@ impl ClientConnection {
         };
         let kind = self.encoder.write_message(&parts, (), body)?;
         // The request's maps serve the response's head.
-        self.pass_spare_maps(parts);
+        self.pass_spare_maps(parts.headers, parts.extensions);
         self.decoder.expect_exchange(exchange);
         self.role.withdrawn = false;
-        // A switch offered first: a request that closes the connection
-        // may still be answered by one.
-        if exchange.offers_switch() {
-            self.machine.propose_switch();
-        }
-        self.on(Party::Client, Input::head(streamed));
-        if exchange.expect {
-            self.machine.expect_continue();
-        }
+        self.note_request(exchange, streamed);
         self.follow_machine();
         Ok(kind)
     }
@@ -175,7 +167,8 @@ impl ConnRole for Client {
                     // The server's own verdict, the decoder's: when it
                     // closes, nothing follows this response, whatever is
                     // still in flight.
-                    conn.note_peer_head(!body.is_empty());
+                    conn.body_open = !body.is_empty();
+                    conn.on(Party::Server, Input::head(conn.body_open));
                     // A final answer came while waiting for `100 Continue`:
                     // it has left the server, so no `100` comes before it.
                     let facts = conn.facts();

@@ -8,8 +8,8 @@ use bytes::BytesMut;
 
 use super::machine::{Facts, Input, Machine, State};
 use crate::Config;
-use crate::decode::{DecodeRole, Decoder, Event, Progress};
-use crate::encode::{EncodeRole, Encoder, HeadMaps};
+use crate::decode::{DecodeRole, Decoder, Event, Exchange, Progress};
+use crate::encode::{EncodeRole, Encoder};
 use crate::error::Error;
 use crate::framing::BodyKind;
 use crate::keep_alive::{CloseReason, KeepAlive};
@@ -426,19 +426,32 @@ impl<R: ConnRole> Connection<R> {
         }
     }
 
-    /// Notes a head of the peer's: the machine input for it, and whether a
-    /// body follows.
-    pub(crate) fn note_peer_head(&mut self, body: bool) {
-        self.body_open = body;
-        self.on(R::PEER, Input::head(body));
+    /// Notes a request, sent (a client's) or received (a server's), and
+    /// whether a body follows its head. The switch it offers comes before
+    /// its head: a request that closes the connection (HTTP/1.0,
+    /// `Connection: close`) may still be answered by a switch, which must
+    /// find it waiting, not already done with the connection.
+    #[inline]
+    pub(crate) fn note_request(&mut self, exchange: Exchange, body: bool) {
+        if exchange.offers_switch() {
+            self.machine.propose_switch();
+        }
+        self.on(Party::Client, Input::head(body));
+        if exchange.expect {
+            self.machine.expect_continue();
+        }
     }
 
     /// Hands the field and extension maps of the head just queued (a
     /// forwarded wire view's, say) straight to the decoder, which empties
-    /// them, so that the next head it decodes allocates none.
-    #[inline]
-    pub(crate) fn pass_spare_maps(&mut self, head: R::Head) {
-        let (fields, extensions) = head.into_maps();
+    /// them, so that the next head it decodes allocates none. Inlined, so
+    /// that the field map is moved once, from the head into the decoder.
+    #[inline(always)]
+    pub(crate) fn pass_spare_maps(
+        &mut self,
+        fields: http::HeaderMap,
+        extensions: http::Extensions,
+    ) {
         self.decoder.give_spare_fields(fields);
         // One that never held an extension has nothing allocated to reuse.
         if !extensions.is_empty() {

@@ -464,12 +464,10 @@ impl Machine {
     #[cfg(test)]
     fn settle_by_rules(&mut self, facts: Facts) {
         for _ in 0..4 * TRIGGERS.len() {
-            let matching = BY_STATES[self.client() as usize][self.server() as usize]
-                & BY_FLAGS[usize::from(self.flag_bits(facts))];
-            if matching == 0 {
-                return;
+            match TRIGGERS.iter().find(|rule| self.matches(rule, facts)) {
+                Some(rule) => self.apply(rule),
+                None => return,
             }
-            self.apply(&TRIGGERS[matching.trailing_zeros() as usize]);
         }
         panic!("the rules do not settle: {self:?}");
     }
@@ -554,54 +552,6 @@ static NEXT: [[[Option<State>; INPUTS]; STATES]; 2] = {
     table
 };
 
-/// For each joint state (client, server), the rules whose state lists
-/// hold it, as a bit set (bit `r` for `TRIGGERS[r]`), built at compile time.
-const BY_STATES: [[u32; STATES]; STATES] = {
-    let mut table = [[0u32; STATES]; STATES];
-    let mut r = 0;
-    while r < TRIGGERS.len() {
-        let mut c = 0;
-        while c < STATES {
-            let mut sv = 0;
-            while sv < STATES {
-                if lists(TRIGGERS[r].client, c) && lists(TRIGGERS[r].server, sv) {
-                    table[c][sv] |= 1 << r;
-                }
-                sv += 1;
-            }
-            c += 1;
-        }
-        r += 1;
-    }
-    table
-};
-
-/// For each value of the flag bits, the rules whose flag conditions hold,
-/// as a bit set, built at compile time.
-const BY_FLAGS: [u32; 32] = {
-    let mut table = [0u32; 32];
-    let mut bits = 0;
-    while bits < 32 {
-        let mut r = 0;
-        while r < TRIGGERS.len() {
-            let flags = TRIGGERS[r].flags;
-            let mut holds = true;
-            let mut k = 0;
-            while k < flags.len() {
-                let (flag, value) = flags[k];
-                holds &= (bits as u8 & flag.bit() != 0) == value;
-                k += 1;
-            }
-            if holds {
-                table[bits] |= 1 << r;
-            }
-            r += 1;
-        }
-        bits += 1;
-    }
-    table
-};
-
 /// Where the rules end from one joint state and flag value: the states,
 /// the reason to close the first rule that closes gives, and the flags
 /// cleared.
@@ -616,18 +566,10 @@ struct Settled {
 
 /// For each joint state (client, server) and each value of the flag bits,
 /// where the rules end, tried in order from the first that matches until
-/// none does: worked out at compile time from [`TRIGGERS`] through the
-/// indexes [`BY_STATES`] and [`BY_FLAGS`] (a table that does not settle
-/// does not compile).
+/// none does: worked out at compile time from [`TRIGGERS`] (a table that
+/// does not settle does not compile).
 static SETTLED: [[[Settled; 32]; STATES]; STATES] = {
-    let none = Settled {
-        client: S::Idle,
-        server: S::Idle,
-        close: None,
-        forget_switch: false,
-        forget_expect: false,
-    };
-    let mut table = [[[none; 32]; STATES]; STATES];
+    let mut table = [[[settled(0, 0, 0); 32]; STATES]; STATES];
     let mut c = 0;
     while c < STATES {
         let mut sv = 0;
@@ -658,11 +600,14 @@ const fn settled(c: usize, sv: usize, mut bits: u8) -> Settled {
     // the bound only guards against a table mistake.
     let mut round = 0;
     while round < 4 * TRIGGERS.len() {
-        let matching = BY_STATES[to.client as usize][to.server as usize] & BY_FLAGS[bits as usize];
-        if matching == 0 {
+        let mut r = 0;
+        while r < TRIGGERS.len() && !fires(&TRIGGERS[r], to.client, to.server, bits) {
+            r += 1;
+        }
+        if r == TRIGGERS.len() {
             return to;
         }
-        let then = TRIGGERS[matching.trailing_zeros() as usize].then;
+        let then = TRIGGERS[r].then;
         let mut k = 0;
         while k < then.len() {
             match then[k] {
@@ -690,11 +635,26 @@ const fn settled(c: usize, sv: usize, mut bits: u8) -> Settled {
     panic!("the rules do not settle")
 }
 
-/// `true` when `list` is empty (any state) or holds the state of index `i`.
-const fn lists(list: &[State], i: usize) -> bool {
+/// `true` when `rule` fires from client state `c`, server state `sv` and
+/// flags `bits`: both states are among those it lists (none listed: any)
+/// and each flag has the value it gives.
+const fn fires(rule: &Trigger, c: State, sv: State, bits: u8) -> bool {
+    let mut k = 0;
+    while k < rule.flags.len() {
+        let (flag, value) = rule.flags[k];
+        if (bits & flag.bit() != 0) != value {
+            return false;
+        }
+        k += 1;
+    }
+    lists(rule.client, c) && lists(rule.server, sv)
+}
+
+/// `true` when `list` is empty (any state) or holds `state`.
+const fn lists(list: &[State], state: State) -> bool {
     let mut k = 0;
     while k < list.len() {
-        if list[k] as usize == i {
+        if list[k] as u8 == state as u8 {
             return true;
         }
         k += 1;
@@ -910,9 +870,8 @@ mod tests {
             }
         }
         assert!(unlisted > 0);
-        // The rules' indexes: for every joint state and flag value, the
-        // rules they give are those whose conditions hold.
-        assert!(TRIGGERS.len() <= 32, "the indexes hold 32 rules");
+        // The rules as compiled: for every joint state and flag value, the
+        // rules that fire are those whose conditions hold.
         for client in ALL_STATES {
             for server in ALL_STATES {
                 for bits in 0..32u8 {
@@ -920,11 +879,9 @@ mod tests {
                         continue;
                     };
                     assert_eq!(m.flag_bits(facts), bits);
-                    let indexed =
-                        BY_STATES[client as usize][server as usize] & BY_FLAGS[usize::from(bits)];
-                    for (r, rule) in TRIGGERS.iter().enumerate() {
+                    for rule in TRIGGERS {
                         assert_eq!(
-                            indexed & (1 << r) != 0,
+                            fires(rule, client, server, bits),
                             m.matches(rule, facts),
                             "{}",
                             rule.why

@@ -173,7 +173,7 @@ impl ServerConnection {
             .write_message(&parts, ctx, body)
             .inspect_err(|_| self.machine = saved)?;
         // The response's maps serve the next request's head.
-        self.pass_spare_maps(parts);
+        self.pass_spare_maps(parts.headers, parts.extensions);
         if status == StatusCode::CONTINUE {
             self.machine.continue_sent();
         } else if !status.is_informational() {
@@ -418,18 +418,8 @@ impl ConnRole for Server {
                     upgrade,
                 };
                 conn.role.exchange = exchange;
-                // The switch before the head: a request that closes the
-                // connection (HTTP/1.0, `Connection: close`: the decoder's
-                // verdict) may still be answered by a switch, which must
-                // find the request waiting for it, not already done with
-                // the connection.
-                if exchange.offers_switch() {
-                    conn.machine.propose_switch();
-                }
-                conn.note_peer_head(!body.is_empty());
-                if exchange.expect {
-                    conn.machine.expect_continue();
-                }
+                conn.note_request(exchange, !body.is_empty());
+                conn.body_open = !body.is_empty();
             }
             EventRef::End => conn.role.drained = 0,
             _ => {}

@@ -414,14 +414,30 @@ impl<R: DecodeRole> Decoder<R> {
     /// message just sent, say): it is emptied, and the next head is
     /// decoded into it instead of a new map, saving the map's two
     /// allocations. A map with room for more than twice
-    /// [`Limits::max_fields`] fields is dropped instead of kept.
-    pub fn give_spare_fields(&mut self, mut map: HeaderMap) {
-        if map.capacity() <= self.base.limits.max_fields.saturating_mul(2) {
-            // An encoder hands its maps back emptied already.
-            if !map.is_empty() {
-                map.clear();
-            }
-            self.base.spare = Some(map);
+    /// [`Limits::max_fields`] fields is dropped instead of kept, as is one
+    /// given while the decoder still keeps one.
+    #[inline]
+    pub fn give_spare_fields(&mut self, map: HeaderMap) {
+        if self.wants_spare_fields(&map) {
+            self.keep_spare_fields(map);
+        }
+    }
+
+    /// Whether [`give_spare_fields`](Self::give_spare_fields) keeps `map`:
+    /// no spare map is kept yet, and `map` is not too large.
+    #[inline(always)]
+    fn wants_spare_fields(&self, map: &HeaderMap) -> bool {
+        self.base.spare.is_none() && map.capacity() <= self.base.limits.max_fields.saturating_mul(2)
+    }
+
+    /// Keeps `map`, one [`wants_spare_fields`](Self::wants_spare_fields)
+    /// said yes to: moved once, into its empty place, then emptied there.
+    #[inline(always)]
+    fn keep_spare_fields(&mut self, map: HeaderMap) {
+        let map = self.base.spare.insert(map);
+        // An encoder hands its maps back emptied already.
+        if !map.is_empty() {
+            map.clear();
         }
     }
 
