@@ -33,7 +33,7 @@ pub struct EncoderConfig {
     /// ([`Segments::DEFAULT_COALESCE_THRESHOLD`]).
     pub coalesce_threshold: usize,
     /// Refuse body bytes for a response to HEAD with
-    /// [`UsageError::BodyNotAllowed`](crate::UsageError::BodyNotAllowed)
+    /// [`UsageError::BodyNotAllowed`]
     /// instead of counting and dropping them. Default: `false`, so a
     /// handler written for GET answers HEAD unchanged.
     pub strict_head_body: bool,

@@ -1,4 +1,4 @@
-//! The client session: a [`ClientConnection`] with its read buffer, timers
+//! The client session: a [`ClientConnection`](crate::ClientConnection) with its read buffer, timers
 //! and pipelining.
 
 use std::time::Instant;

@@ -1,4 +1,4 @@
-//! The server session: a [`ServerConnection`] with its read buffer, timers
+//! The server session: a [`ServerConnection`](crate::ServerConnection) with its read buffer, timers
 //! and closing policy.
 
 use std::time::Instant;
