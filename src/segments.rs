@@ -300,7 +300,7 @@ impl Segments {
     /// Puts bytes [`lend`](Self::lend) moved out back at the front of the
     /// queue, before anything queued since, in order: the part of them
     /// not written yet.
-    pub(crate) fn unlend(&mut self, from: &mut Vec<Bytes>) {
+    pub(crate) fn return_lent(&mut self, from: &mut Vec<Bytes>) {
         for piece in from.drain(..).rev() {
             if !piece.is_empty() {
                 self.remaining += piece.len();
@@ -446,7 +446,7 @@ mod tests {
         // What was not written goes back in front, before what came since.
         s.push_slice(b"z");
         let mut back = vec![out.pop().unwrap()];
-        s.unlend(&mut back);
+        s.return_lent(&mut back);
         assert_eq!(s.chunk(), b"c");
         assert_eq!(s.remaining(), 2);
     }

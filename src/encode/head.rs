@@ -122,7 +122,7 @@ struct Name<'a> {
 /// An empty vector with the allocation of `v`, for elements of another
 /// type of the same layout (the room's, with the lifetime of one write):
 /// collecting from a vector's own iterator reuses its allocation.
-fn recycle<T, U>(v: Vec<T>) -> Vec<U> {
+fn emptied<T, U>(v: Vec<T>) -> Vec<U> {
     v.into_iter().filter_map(|_| None).collect()
 }
 
@@ -301,8 +301,8 @@ pub(crate) fn write_ordered(
         }
     };
     let room = order.room;
-    let mut names: Vec<Name<'_>> = recycle(std::mem::take(&mut room.names));
-    let mut values: Vec<&[u8]> = recycle(std::mem::take(&mut room.values));
+    let mut names: Vec<Name<'_>> = emptied(std::mem::take(&mut room.names));
+    let mut values: Vec<&[u8]> = emptied(std::mem::take(&mut room.values));
     let mut items = headers.iter();
     // The map's next value while the names follow the map.
     let mut next = items.next();
@@ -344,8 +344,8 @@ pub(crate) fn write_ordered(
     }
     names.clear();
     values.clear();
-    room.names = recycle(names);
-    room.values = recycle(values);
+    room.names = emptied(names);
+    room.values = emptied(values);
 }
 
 /// Writes the fields the encoder adds and the empty line that ends the

@@ -19,7 +19,7 @@
 
 use http::header::{HeaderName, HeaderValue};
 
-use crate::framing::FieldRole as Role;
+use crate::framing::FieldRole;
 
 /// Entries kept at most.
 const CAPACITY: usize = 32;
@@ -37,7 +37,7 @@ const _: () = assert!(VALUE_BUDGET <= u16::MAX as usize);
 #[derive(Debug)]
 struct Entry {
     name: HeaderName,
-    role: Role,
+    role: FieldRole,
     /// Where the name as the peer spelt it sits in `NameCache::spellings`.
     start: u16,
     len: u8,
@@ -130,7 +130,7 @@ impl NameCache {
 
     /// The role of entry `i` ([`predict`](Self::predict)).
     #[inline(always)]
-    pub(crate) fn role_at(&self, i: u32) -> Role {
+    pub(crate) fn role_at(&self, i: u32) -> FieldRole {
         self.entries[i as usize].role
     }
 
@@ -159,7 +159,7 @@ impl NameCache {
     /// or `None` when `raw` is not a valid field name. The entry spelt
     /// `raw` is looked for from the one after the last match.
     #[inline]
-    pub(crate) fn get(&mut self, raw: &[u8]) -> Option<(HeaderName, Role)> {
+    pub(crate) fn get(&mut self, raw: &[u8]) -> Option<(HeaderName, FieldRole)> {
         let n = self.entries.len();
         let mut i = usize::from(self.next);
         for _ in 0..n {
@@ -179,10 +179,10 @@ impl NameCache {
     }
 
     #[cold]
-    fn insert(&mut self, raw: &[u8]) -> Option<(HeaderName, Role)> {
+    fn insert(&mut self, raw: &[u8]) -> Option<(HeaderName, FieldRole)> {
         self.found = None;
         let name = HeaderName::from_bytes(raw).ok()?;
-        let role = Role::of_name(name.as_str().as_bytes());
+        let role = FieldRole::of_name(name.as_str().as_bytes());
         if self.keeping && raw.len() <= MAX_LEN {
             if self.entries.len() == CAPACITY {
                 // Full: a peer with this many names starts over (rare, and
@@ -291,7 +291,7 @@ mod tests {
         ] {
             let (name, role) = cache.get(raw).unwrap();
             assert_eq!(name, HeaderName::from_bytes(raw).unwrap());
-            assert_eq!(role, Role::of_name(name.as_str().as_bytes()));
+            assert_eq!(role, FieldRole::of_name(name.as_str().as_bytes()));
         }
         // Each spelling is kept once.
         assert_eq!(cache.entries.len(), 4);
@@ -301,7 +301,7 @@ mod tests {
     fn nothing_is_kept_before_a_second_message_may_come() {
         let mut cache = NameCache::default();
         let (name, role) = cache.get(b"X-Custom").unwrap();
-        assert_eq!((name.as_str(), role), ("x-custom", Role::Other));
+        assert_eq!((name.as_str(), role), ("x-custom", FieldRole::Other));
         assert!(cache.entries.is_empty() && cache.spellings.capacity() == 0);
         cache.keep_names();
         cache.get(b"X-Custom").unwrap();
@@ -430,11 +430,11 @@ mod tests {
         let mut cache = NameCache::default();
         cache.keep_names();
         for (raw, role) in [
-            (&b"Host"[..], Role::Host),
-            (b"content-length", Role::ContentLength),
-            (b"Transfer-Encoding", Role::TransferEncoding),
-            (b"CONNECTION", Role::Connection),
-            (b"Accept", Role::Other),
+            (&b"Host"[..], FieldRole::Host),
+            (b"content-length", FieldRole::ContentLength),
+            (b"Transfer-Encoding", FieldRole::TransferEncoding),
+            (b"CONNECTION", FieldRole::Connection),
+            (b"Accept", FieldRole::Other),
         ] {
             assert_eq!(cache.get(raw).unwrap().1, role);
             assert_eq!(cache.get(raw).unwrap().1, role);

@@ -29,7 +29,7 @@ use super::names::{NameCache, same};
 use super::record::{Field, NO_ENTRY, Record};
 use super::target::form_fits;
 use crate::error::{Error, ErrorKind};
-use crate::framing::{FieldRole as Role, FramingFields};
+use crate::framing::{FieldRole, FramingFields};
 use crate::grammar::{is_target_char, is_tchar, run, target_end, text_end, token_end, trim_ows};
 use crate::leniency::{Rules, Tolerance};
 
@@ -290,7 +290,7 @@ impl Reader {
                 At::Name => {
                     let j = token_end(head, i, upto);
                     if j < upto && head[j] == b':' && self.n + (j - i) <= MAX_NAME {
-                        self.field(j, j, NO_ENTRY, Role::of_name(&head[self.line..j]));
+                        self.field(j, j, NO_ENTRY, FieldRole::of_name(&head[self.line..j]));
                         i = self.value(head, j + 1, upto, o)?;
                         continue;
                     }
@@ -490,7 +490,7 @@ impl Reader {
             At::NameSpace => {
                 if b == b':' {
                     if rules.space_before_colon {
-                        let role = Role::of_name(&head[self.line..self.mark]);
+                        let role = FieldRole::of_name(&head[self.line..self.mark]);
                         self.field(self.mark, i, NO_ENTRY, role);
                     } else if rules.skip_invalid_fields {
                         self.skip();
@@ -547,7 +547,7 @@ impl Reader {
         // The value kept is known only if nothing but OWS came after it.
         field.value_known &= value == field.value;
         field.value = value;
-        if field.role != Role::Other {
+        if field.role != FieldRole::Other {
             self.record.noted.note(field.role, &head[field.value()]);
         }
     }
@@ -582,7 +582,7 @@ impl Reader {
     /// A valid field name, `line..name_end`, its colon at `colon`; the
     /// name cache's entry for it ([`NO_ENTRY`] for none), and its role.
     #[inline(always)]
-    fn field(&mut self, name_end: usize, colon: usize, entry: u32, role: Role) {
+    fn field(&mut self, name_end: usize, colon: usize, entry: u32, role: FieldRole) {
         self.at = At::Value;
         self.mark = colon;
         self.name_end = name_end;
@@ -627,7 +627,7 @@ impl Reader {
         if to + 1 >= upto || &head[to..to + 2] != b"\r\n" {
             return Ok(to);
         }
-        if field.role != Role::Other {
+        if field.role != FieldRole::Other {
             self.record.noted.note(field.role, &head[at..to]);
         }
         self.after_field_line = true;
@@ -740,7 +740,7 @@ impl Reader {
                 let field = self.record.fields.last_mut().expect("a field above");
                 field.value = trimmed(head, field.value.0, end);
                 field.folded = true;
-                self.record.refold |= field.role != Role::Other;
+                self.record.refold |= field.role != FieldRole::Other;
             }
             _ => {}
         }

@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use http::Version;
 
-use crate::framing::{FieldRole as Role, FramingFields};
+use crate::framing::{FieldRole, FramingFields};
 
 /// A field line the reader accepted: offsets in its section.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,7 +19,7 @@ pub(crate) struct Field {
     /// The value, without the whitespace around it; an obs-folded value
     /// spans its continuation lines, line breaks included.
     pub(crate) value: (usize, usize),
-    pub(crate) role: Role,
+    pub(crate) role: FieldRole,
     /// Continued by obs-fold.
     pub(crate) folded: bool,
     /// The name cache's entry for the name ([`NO_ENTRY`] if none was
@@ -78,7 +78,7 @@ impl Record {
     #[cold]
     fn seen_folded(&self, section: &[u8]) -> FramingFields {
         let mut seen = FramingFields::default();
-        for field in self.fields.iter().filter(|f| f.role != Role::Other) {
+        for field in self.fields.iter().filter(|f| f.role != FieldRole::Other) {
             // A value that was not folded comes out of `unfold` as it is.
             seen.note(field.role, &unfold(&section[field.value()]));
         }
@@ -120,7 +120,7 @@ impl<'a> RecordValues<'a> {
         let te = record
             .fields
             .iter()
-            .filter(|f| f.role == Role::TransferEncoding);
+            .filter(|f| f.role == FieldRole::TransferEncoding);
         let joined = (record.refold && te.clone().any(|f| f.folded))
             .then(|| te.map(|f| unfold(&section[f.value()])).collect());
         RecordValues {
@@ -135,7 +135,7 @@ impl crate::framing::FieldValues for RecordValues<'_> {
     fn transfer_encodings(&self) -> impl Iterator<Item = &[u8]> {
         let plain = self.joined.is_none();
         let fields = self.record.fields.iter();
-        let te = fields.filter(move |f| plain && f.role == Role::TransferEncoding);
+        let te = fields.filter(move |f| plain && f.role == FieldRole::TransferEncoding);
         let joined = self.joined.iter().flatten().map(Vec::as_slice);
         te.map(|f| &self.section[f.value()]).chain(joined)
     }

@@ -530,7 +530,7 @@ impl<R: ConnRole> Session for SessionOf<R> {
     }
 
     fn return_read_buf(&mut self, buf: BytesMut) {
-        self.read.unlend(buf);
+        self.read.return_room(buf);
     }
 
     #[inline]
@@ -579,7 +579,7 @@ impl<R: ConnRole> Session for SessionOf<R> {
         }
         self.out_lent = 0;
         if std::mem::replace(&mut self.out_wanted, true) {
-            self.conn.output().unlend(&mut output);
+            self.conn.output().return_lent(&mut output);
         } else {
             output.clear();
         }

@@ -123,7 +123,7 @@ impl ReadBuf {
     /// Takes back the room [`lend`](Self::lend) gave out, with what was
     /// read into it: joined to `buf` without a copy when nothing moved
     /// `buf` meanwhile (it is copied otherwise).
-    pub(super) fn unlend(&mut self, room: BytesMut) {
+    pub(super) fn return_room(&mut self, room: BytesMut) {
         self.lent = false;
         self.buf.unsplit(room);
     }
