@@ -10,8 +10,7 @@
 //! (`h1proto::wire::FieldOrder` has the rule).
 
 use http::header::{
-    CONNECTION, CONTENT_LENGTH, EXPECT, Entry, HOST, HeaderMap, HeaderValue, TRAILER,
-    TRANSFER_ENCODING, VIA,
+    CONTENT_LENGTH, EXPECT, HOST, HeaderMap, HeaderValue, TRAILER, TRANSFER_ENCODING, VIA,
 };
 use http::{StatusCode, Version, request, response};
 
@@ -75,24 +74,11 @@ impl Via {
     }
 }
 
-/// The hop-by-hop fields removed whatever `Connection` lists (RFC 9110
-/// section 7.6.1, and `Proxy-Connection`, which some clients still send),
-/// the same set as `h1proto::remove_hop_by_hop`'s.
-const HOP_BY_HOP: [&str; 6] = [
-    "connection",
-    "keep-alive",
-    "proxy-connection",
-    "te",
-    "transfer-encoding",
-    "upgrade",
-];
-
-/// Which of the fields the proxy acts on a head has: one pass over its
+/// Which of the fields the proxy reads a head has: one pass over its
 /// names, so that a field that is not there costs no lookup.
 #[derive(Debug, Clone, Copy, Default)]
 struct Seen {
-    /// Which of [`HOP_BY_HOP`] are there, one bit each in its order.
-    hop_by_hop: u8,
+    connection: bool,
     transfer_encoding: bool,
     content_length: bool,
     expect: bool,
@@ -102,66 +88,18 @@ struct Seen {
 impl Seen {
     fn of(fields: &HeaderMap) -> Self {
         let mut seen = Seen::default();
-        // A name's text is looked at once (a field map holds names in
-        // lower case).
+        // A field map holds names in lower case.
         for name in fields.keys() {
-            let name = name.as_str();
-            match name {
+            match name.as_str() {
+                "connection" => seen.connection = true,
+                "transfer-encoding" => seen.transfer_encoding = true,
+                "content-length" => seen.content_length = true,
                 "expect" => seen.expect = true,
                 "host" => seen.host = true,
-                "content-length" => seen.content_length = true,
-                _ => {
-                    if let Some(i) = HOP_BY_HOP.iter().position(|&hop| hop == name) {
-                        seen.hop_by_hop |= 1 << i;
-                        seen.transfer_encoding |= name == "transfer-encoding";
-                    }
-                }
+                _ => {}
             }
         }
         seen
-    }
-
-    /// Removes the hop-by-hop fields, as `h1proto::remove_hop_by_hop`
-    /// does, with a lookup only for the ones there: `Connection` and each
-    /// option it lists (but the fixed ones), then the others of
-    /// [`HOP_BY_HOP`] the pass saw. Says which fields are left.
-    fn remove_hop_by_hop(mut self, fields: &mut HeaderMap) -> Self {
-        if self.hop_by_hop & 1 != 0 {
-            // `Connection` goes first, its lines taken out with one lookup
-            // (a second line, which is rare, is kept in a vector).
-            let (first, more) = match fields.entry(CONNECTION) {
-                Entry::Occupied(entry) => {
-                    let mut lines = entry.remove_entry_mult().1;
-                    (lines.next(), lines.collect::<Vec<_>>())
-                }
-                Entry::Vacant(_) => (None, Vec::new()),
-            };
-            self.hop_by_hop &= !1;
-            for value in first.iter().chain(&more) {
-                let options = value.as_bytes().split(|&b| b == b',');
-                for option in options.map(<[u8]>::trim_ascii) {
-                    let fixed = |hop: &&str| option.eq_ignore_ascii_case(hop.as_bytes());
-                    if option.is_empty() || HOP_BY_HOP.iter().any(fixed) {
-                        continue;
-                    }
-                    self.expect &= !option.eq_ignore_ascii_case(b"expect");
-                    self.host &= !option.eq_ignore_ascii_case(b"host");
-                    // A `&str` key is matched case-insensitively; one that
-                    // is not a field name matches nothing.
-                    if let Ok(name) = std::str::from_utf8(option) {
-                        fields.remove(name);
-                    }
-                }
-            }
-        }
-        for (i, hop) in HOP_BY_HOP.iter().enumerate() {
-            if self.hop_by_hop & (1 << i) != 0 {
-                fields.remove(*hop);
-            }
-        }
-        self.hop_by_hop = 0;
-        self.transfer_encoding = false;
-        self
     }
 }
 
@@ -190,14 +128,15 @@ pub fn to_upstream(
     let fields = &mut head.headers;
     let seen = Seen::of(fields);
     let body = RequestBody::of(fields, &seen);
-    let seen = seen.remove_hop_by_hop(fields);
+    h1proto::remove_hop_by_hop(fields);
+    // `Connection` may have listed `Expect` or `Host`, and removed it.
     if !waits && seen.expect && is_continue_expectation(fields) {
         fields.remove(EXPECT);
     }
     if let Some(via) = via {
         fields.append(VIA, via.entry(head.version));
     }
-    if !seen.host {
+    if !seen.host || (seen.connection && !fields.contains_key(HOST)) {
         fields.insert(HOST, host.clone());
     }
     head.version = Version::HTTP_11;
@@ -226,7 +165,7 @@ pub fn to_client(head: &mut response::Parts, via: Option<&Via>, client: Version)
     if seen.transfer_encoding {
         fields.remove(CONTENT_LENGTH);
     }
-    seen.remove_hop_by_hop(fields);
+    h1proto::remove_hop_by_hop(fields);
     if client == Version::HTTP_10 {
         fields.remove(TRAILER);
     }

@@ -103,6 +103,32 @@ fn hop_by_hop_fields_are_removed_both_ways_and_via_is_added() {
     assert!(upstream.wait_idle(), "an upstream assertion failed");
 }
 
+/// A `Host` that `Connection` lists is removed as hop-by-hop, and the
+/// request then gets the upstream's, as one that came without any.
+#[test]
+fn a_host_listed_in_connection_is_replaced_by_the_upstreams() {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let upstream = Upstream::start(move |conn| {
+        let Some(req) = conn.read_request() else {
+            return;
+        };
+        let hosts: Vec<_> = req.head.headers().get_all("host").iter().cloned().collect();
+        tx.send(hosts).unwrap();
+        conn.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+    });
+    let proxy = start_proxy(upstream.addr);
+    let mut client = Client::connect(proxy.addr);
+    let got = client.request(
+        &Method::GET,
+        b"GET / HTTP/1.1\r\nHost: example.com\r\nConnection: Host\r\n\r\n",
+    );
+    assert_eq!((got.status(), &got.body[..]), (200, &b"ok"[..]));
+    let hosts = rx.recv().unwrap();
+    assert_eq!(hosts, [upstream.addr.to_string()], "{hosts:?}");
+    drop(client);
+    assert!(upstream.wait_idle(), "an upstream assertion failed");
+}
+
 #[test]
 fn repeated_request_fields_stay_apart_and_in_order() {
     let upstream = Upstream::start(|conn| {
