@@ -14,7 +14,7 @@ use super::head::{Added, Ordered, write_fields};
 
 /// The body framer of the message being sent.
 #[derive(Debug, Clone)]
-pub(crate) enum BodyEncoder {
+pub enum BodyEncoder {
     /// No body may follow (1xx, 204, 304, 2xx to CONNECT, a request
     /// without framing fields). Empty writes are accepted.
     Empty,

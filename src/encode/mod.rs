@@ -421,24 +421,24 @@ impl<R: EncodeRole> Encoder<R> {
         let room = &mut self.room;
         let order = order_of(head.extensions()).map(|names| Ordered { names, room });
         let config = &self.config;
-        let plan = self
+        let (framer, verdict) = self
             .out
             .append(|out| R::encode_head(out, head, &ctx, config, full, date, order))?;
-        // The plan has checked the whole body against the framing: from
-        // here on nothing fails, so nothing half-written is left behind.
-        let framer = plan.body;
+        // The whole body was checked against the framing before the head
+        // was written: from here on nothing fails, so nothing half-written
+        // is left behind.
         let kind = framer.kind();
         if let Some(body) = body {
             framer.whole(&mut self.out, body);
         } else if !matches!(
-            plan.verdict,
+            verdict,
             None | Some(KeepAlive::Close(CloseReason::Switched))
         ) {
             // Not an interim response or a protocol switch (101, 2xx to
             // CONNECT), which are complete with their head.
             self.body = Some(framer);
         }
-        self.keep_alive = plan.verdict.unwrap_or(self.keep_alive);
+        self.keep_alive = verdict.unwrap_or(self.keep_alive);
         Ok(kind)
     }
 

@@ -8,7 +8,7 @@ use http::header::HeaderMap;
 use http::{Extensions, Request, Version};
 
 use super::body::{BodyEncoder, check_full};
-use super::head::{Added, Ordered};
+use super::head::Ordered;
 use crate::error::UsageError;
 use crate::framing::{FramingFields, RequestKind, connection_verdict_of};
 use crate::keep_alive::KeepAlive;
@@ -86,20 +86,6 @@ impl ResponseContext {
     }
 }
 
-/// The decisions a role makes for a head ([`EncodeRole::encode_head`]).
-pub struct Plan<'a> {
-    /// The version written in the start line.
-    pub(crate) version: &'static [u8; 8],
-    /// The fields the encoder adds, or leaves out, after the caller's.
-    pub(crate) added: Added<'a>,
-    /// The body framer.
-    pub(crate) body: BodyEncoder,
-    /// The keep-alive verdict the message leaves (an encoder whose last
-    /// final message closes the connection takes no more), or `None` for
-    /// an interim response, which leaves it as it was.
-    pub(crate) verdict: Option<KeepAlive>,
-}
-
 /// What an encoder reads of a head besides what its role writes: the
 /// extensions (a field order), then its maps, kept for reuse.
 pub trait HeadMaps {
@@ -119,26 +105,29 @@ pub trait EncodeRole: Sized {
     /// request; for a response, the request it answers.
     type Context;
 
-    /// Decides how the head is written and its body framed, and writes it
-    /// at the end of `out`: the start line, the fields (in `order` when
-    /// one is asked for) and the empty line. `full` is the body length
-    /// when the whole body is known, `date` the `Date` value the encoder
-    /// has (a response without one of its own gets it). A role may write
-    /// first and plan from what it wrote, so that the fields are gone over
-    /// once.
+    /// Writes the head at the end of `out`: the start line, the fields (in
+    /// `order` when one is asked for), the fields the encoder adds and
+    /// the empty line; and decides how its body is framed. `full` is the
+    /// body length when the whole body is known, `date` the `Date` line
+    /// the encoder has (a response without one of its own gets it). A
+    /// role may write the caller's fields first and decide from what it
+    /// wrote, so that they are gone over once. Returns the body framer
+    /// and the keep-alive verdict the message leaves (an encoder whose
+    /// last final message closes the connection takes no more), or `None`
+    /// for an interim response, which leaves it as it was.
     ///
     /// # Errors
     ///
     /// The head cannot be sent as it is; `out` is left as it was.
-    fn encode_head<'d>(
+    fn encode_head(
         out: &mut BytesMut,
         head: &Self::Head,
         ctx: &Self::Context,
         config: &EncoderConfig,
         full: Option<u64>,
-        date: Option<&'d [u8; crate::date::LINE]>,
+        date: Option<&[u8; crate::date::LINE]>,
         order: Option<Ordered<'_>>,
-    ) -> Result<Plan<'d>, UsageError>;
+    ) -> Result<(BodyEncoder, Option<KeepAlive>), UsageError>;
 }
 
 /// The framer of a body of `declared` bytes, checked against the whole

@@ -1,5 +1,5 @@
-//! The client's part of the encoder: how a request head is planned (its
-//! framing, `Host`, the request-target's form) and written.
+//! The client's part of the encoder: how a request's framing, `Host` and
+//! request-target form are decided, before its head is written.
 
 use http::request::Parts;
 use http::{Method, Version};
@@ -9,7 +9,7 @@ use super::head::{
     Added, Ordered, TargetForm, form_of, target_form, version_bytes, write_fields,
     write_request_line,
 };
-use super::plan::{EncodeRole, EncoderConfig, Plan, length};
+use super::plan::{EncodeRole, EncoderConfig, length};
 use crate::error::UsageError;
 use crate::framing::{Declared, FramingFields, connection_verdict_of, declared_framing};
 use crate::grammar::is_host;
@@ -23,33 +23,37 @@ impl EncodeRole for Client {
     type Head = Parts;
     type Context = ();
 
-    fn encode_head<'d>(
+    fn encode_head(
         out: &mut BytesMut,
         parts: &Parts,
         (): &(),
         config: &EncoderConfig,
         full: Option<u64>,
-        _date: Option<&'d [u8; crate::date::LINE]>,
+        _date: Option<&[u8; crate::date::LINE]>,
         order: Option<Ordered<'_>>,
-    ) -> Result<Plan<'d>, UsageError> {
-        let (plan, target) = plan(parts, full)?;
+    ) -> Result<(BodyEncoder, Option<KeepAlive>), UsageError> {
+        let version = version_bytes(parts.version)?;
+        let (added, body, verdict, target) = decide(parts, full)?;
         let raw = order
             .as_ref()
             .and_then(|_| received_target(parts, target.form));
         let (method, uri) = (&parts.method, &parts.uri);
-        write_request_line(out, method, uri, target.form, raw, plan.version);
+        write_request_line(out, method, uri, target.form, raw, version);
         let host = (target.host)
             .and_then(|at| parts.uri.authority().map(|a| &a.as_str().as_bytes()[at..]));
         let title = config.title_case_fields;
-        write_fields(out, &parts.headers, host, &plan.added, title, order);
-        Ok(plan)
+        write_fields(out, &parts.headers, host, &added, title, order);
+        Ok((body, Some(verdict)))
     }
 }
 
-/// How a request head is written and its body framed, and its
-/// request-line's decisions.
-fn plan(parts: &Parts, full: Option<u64>) -> Result<(Plan<'static>, Target), UsageError> {
-    let version = version_bytes(parts.version)?;
+/// Decides, before anything is written, how a request head is written
+/// (the fields the encoder adds, the request-line's form and `Host`) and
+/// its body framed, and the verdict it leaves.
+fn decide(
+    parts: &Parts,
+    full: Option<u64>,
+) -> Result<(Added<'static>, BodyEncoder, KeepAlive, Target), UsageError> {
     let http10 = parts.version == Version::HTTP_10;
     let form = target_form(&parts.method, &parts.uri)?;
     let headers = &parts.headers;
@@ -113,16 +117,10 @@ fn plan(parts: &Parts, full: Option<u64>) -> Result<(Plan<'static>, Target), Usa
             },
         }
     };
-    let plan = Plan {
-        version,
-        added,
-        body,
-        verdict: Some(keep_alive),
-    };
-    Ok((plan, Target { form, host }))
+    Ok((added, body, keep_alive, Target { form, host }))
 }
 
-/// The request-line decisions of a plan.
+/// The request-line's decisions.
 struct Target {
     form: TargetForm,
     /// Where the `Host` value starts in the URI's authority, when the

@@ -9,7 +9,7 @@ use super::body::{BodyEncoder, check_full};
 use super::head::{
     Added, Ordered, version_bytes, write_added, write_field, write_fields, write_ordered,
 };
-use super::plan::{EncodeRole, EncoderConfig, Plan, ResponseContext, length};
+use super::plan::{EncodeRole, EncoderConfig, ResponseContext, length};
 use crate::error::UsageError;
 use crate::framing::{
     Declared, FramingFields, ResponseClass, SenderFields, declared_framing, no_body, response_class,
@@ -24,23 +24,24 @@ impl EncodeRole for Server {
     type Context = ResponseContext;
 
     /// The fields are written (in the order asked for, else as the map
-    /// holds them) while what the plan needs of them is noted: one pass
-    /// over them. What the plan then decides rarely undoes it (a field to
+    /// holds them) while what the framing depends on is noted: one pass
+    /// over them. What is then decided rarely undoes it (a field to
     /// leave out, a head refused): the head is taken back, and written
     /// again or not.
     #[inline]
-    fn encode_head<'d>(
+    fn encode_head(
         out: &mut BytesMut,
         parts: &Parts,
         ctx: &ResponseContext,
         config: &EncoderConfig,
         full: Option<u64>,
-        date: Option<&'d [u8; crate::date::LINE]>,
+        date: Option<&[u8; crate::date::LINE]>,
         order: Option<Ordered<'_>>,
-    ) -> Result<Plan<'d>, UsageError> {
+    ) -> Result<(BodyEncoder, Option<KeepAlive>), UsageError> {
         let start = out.len();
         let title = config.title_case_fields;
-        status_line(out, parts, version_bytes(parts.version)?);
+        let version = version_bytes(parts.version)?;
+        status_line(out, parts, version);
         let mut seen = FramingFields::default();
         let order = match order {
             Some(Ordered { names, room }) => {
@@ -61,33 +62,20 @@ impl EncodeRole for Server {
                 None
             }
         };
-        match plan(parts, ctx, config, full, date, &seen) {
-            Ok(plan) if !plan.added.leaves_out_any(&seen) => {
-                write_added(out, &plan.added, title);
-                Ok(plan)
+        match decide(parts, ctx, config, full, date, &seen) {
+            Ok((added, body, verdict)) if !added.leaves_out_any(&seen) => {
+                write_added(out, &added, title);
+                Ok((body, verdict))
             }
-            planned => {
+            decided => {
                 out.truncate(start);
-                let plan = planned?;
-                write_head(out, parts, &plan, config, order);
-                Ok(plan)
+                let (added, body, verdict) = decided?;
+                status_line(out, parts, version);
+                write_fields(out, &parts.headers, None, &added, title, order);
+                Ok((body, verdict))
             }
         }
     }
-}
-
-/// Writes the status line, the fields (in `order` when one is asked for)
-/// and the empty line.
-fn write_head(
-    out: &mut BytesMut,
-    parts: &Parts,
-    plan: &Plan<'_>,
-    config: &EncoderConfig,
-    order: Option<Ordered<'_>>,
-) {
-    status_line(out, parts, plan.version);
-    let title = config.title_case_fields;
-    write_fields(out, &parts.headers, None, &plan.added, title, order);
 }
 
 /// `HTTP/1.1 200 OK\r\n`: the reason phrase the response carries, or its
@@ -113,18 +101,18 @@ fn status_line(out: &mut BytesMut, parts: &Parts, version: &[u8; 8]) {
     out.extend_from_slice(b"\r\n");
 }
 
-/// Decides how a response head is written and its body framed, from the
-/// caller's framing and `Connection` fields noted in `seen`.
+/// Decides how a response head is written (the fields the encoder adds
+/// or leaves out) and its body framed, and the verdict it leaves, from
+/// the caller's framing and `Connection` fields noted in `seen`.
 #[inline]
-fn plan<'d>(
+fn decide<'d>(
     parts: &Parts,
     ctx: &ResponseContext,
     config: &EncoderConfig,
     full: Option<u64>,
     date: Option<&'d [u8; crate::date::LINE]>,
     seen: &FramingFields,
-) -> Result<Plan<'d>, UsageError> {
-    let version = version_bytes(parts.version)?;
+) -> Result<(Added<'d>, BodyEncoder, Option<KeepAlive>), UsageError> {
     let (status, headers) = (parts.status, &parts.headers);
     let http10 = ctx.peer_version <= Version::HTTP_10 || parts.version == Version::HTTP_10;
     if status.is_informational() && http10 {
@@ -233,10 +221,5 @@ fn plan<'d>(
             Some(keep_alive)
         }
     };
-    Ok(Plan {
-        version,
-        added,
-        body,
-        verdict,
-    })
+    Ok((added, body, verdict))
 }
