@@ -152,6 +152,7 @@ impl Segments {
     /// Queues `data`: copied into the tail buffer when it is shorter than
     /// the threshold, otherwise queued as its own segment without a copy.
     /// An empty `data` queues nothing.
+    #[inline]
     pub fn push_bytes(&mut self, data: Bytes) {
         // An empty segment would make `chunk` empty while bytes remain.
         if data.len() < self.threshold || data.is_empty() {

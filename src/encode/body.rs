@@ -81,7 +81,7 @@ impl BodyEncoder {
     /// already (its length against the declared one, bytes where none may
     /// be): what [`data`](Self::data) then [`finish`](Self::finish) would
     /// write, without checking again.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn whole(&self, out: &mut Segments, data: Bytes) {
         match self {
             BodyEncoder::Length { .. } | BodyEncoder::Close => out.push_bytes(data),
