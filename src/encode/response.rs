@@ -1,6 +1,6 @@
-//! The server's part of the encoder: how a response head is planned
-//! (its framing, the fields the encoder adds, the verdict it leaves) and
-//! written.
+//! The server's part of the encoder: how a response head is written, and
+//! how its framing, the fields the encoder adds and the verdict it leaves
+//! are decided from it.
 
 use http::Version;
 use http::response::Parts;
@@ -40,8 +40,8 @@ impl EncodeRole for Server {
     ) -> Result<(BodyEncoder, Option<KeepAlive>), UsageError> {
         let start = out.len();
         let title = config.title_case_fields;
-        let version = version_bytes(parts.version)?;
-        status_line(out, parts, version);
+        status_line(out, parts, version_bytes(parts.version)?);
+        let fields = out.len();
         let mut seen = FramingFields::default();
         let order = match order {
             Some(Ordered { names, room }) => {
@@ -67,12 +67,15 @@ impl EncodeRole for Server {
                 write_added(out, &added, title);
                 Ok((body, verdict))
             }
-            decided => {
-                out.truncate(start);
-                let (added, body, verdict) = decided?;
-                status_line(out, parts, version);
+            Ok((added, body, verdict)) => {
+                // The status line stands; the fields are written again.
+                out.truncate(fields);
                 write_fields(out, &parts.headers, None, &added, title, order);
                 Ok((body, verdict))
+            }
+            Err(e) => {
+                out.truncate(start);
+                Err(e)
             }
         }
     }
