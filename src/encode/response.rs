@@ -188,7 +188,7 @@ fn decide<'d>(
                 match full {
                     Some(len) => {
                         added.content_length = full;
-                        length(len, full)?
+                        BodyEncoder::Length { declared: len, sent: 0 }
                     }
                     None if http10 => BodyEncoder::Close,
                     None => {
