@@ -1,8 +1,7 @@
-//! What a role decides about a head before it is written, and what it
-//! decides it from: the encoder's settings, the request a response
-//! answers, and the maps of the head; and the encoder's role trait, which
-//! `request.rs` (the client's part) and `response.rs` (the server's)
-//! implement.
+//! What a role decides a head's framing from: the encoder's settings, the
+//! request a response answers, and the maps of the head; and the
+//! encoder's role trait, which `request.rs` (the client's part) and
+//! `response.rs` (the server's) implement.
 
 use http::header::HeaderMap;
 use http::{Extensions, Request, Version};
