@@ -396,9 +396,12 @@ impl Buf for Segments {
             self.remaining
         );
         if cnt == self.remaining {
-            // All of it, as most writes take: nothing to split off.
+            // All of it, as most writes take: nothing to split off. A
+            // response all in the tail leaves no segment list to clear.
             self.remaining = 0;
-            self.sealed.clear();
+            if !self.sealed.is_empty() {
+                self.sealed.clear();
+            }
             self.reclaim();
             return;
         }
