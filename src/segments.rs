@@ -338,6 +338,33 @@ impl Segments {
             .chain((!self.tail.is_empty()).then_some(&self.tail[..]))
     }
 
+    /// [`Buf::advance`] by less than everything, or past the end.
+    fn advance_within(&mut self, mut cnt: usize) {
+        assert!(
+            cnt <= self.remaining,
+            "advance past the end of Segments ({cnt} > {})",
+            self.remaining
+        );
+        self.remaining -= cnt;
+        while cnt > 0 {
+            match self.sealed.front_mut() {
+                Some(first) if cnt >= first.len() => {
+                    cnt -= first.len();
+                    self.sealed.pop_front();
+                }
+                Some(first) => {
+                    first.advance(cnt);
+                    cnt = 0;
+                }
+                None => {
+                    self.tail.advance(cnt);
+                    self.tail_moved = true;
+                    cnt = 0;
+                }
+            }
+        }
+    }
+
     /// Called when everything has been drained: gives the tail buffer its
     /// whole allocation back. Every sealed segment split from it has been
     /// dropped by then (they were dropped as they were drained), so this
@@ -389,40 +416,19 @@ impl Buf for Segments {
     /// # Panics
     ///
     /// Like every [`Buf`], when `cnt` is more than [`Buf::remaining`].
-    fn advance(&mut self, mut cnt: usize) {
-        assert!(
-            cnt <= self.remaining,
-            "advance past the end of Segments ({cnt} > {})",
-            self.remaining
-        );
-        if cnt == self.remaining {
-            // All of it, as most writes take: nothing to split off. A
-            // response all in the tail leaves no segment list to clear.
-            self.remaining = 0;
-            if !self.sealed.is_empty() {
-                self.sealed.clear();
-            }
-            self.reclaim();
+    #[inline]
+    fn advance(&mut self, cnt: usize) {
+        if cnt != self.remaining {
+            self.advance_within(cnt);
             return;
         }
-        self.remaining -= cnt;
-        while cnt > 0 {
-            match self.sealed.front_mut() {
-                Some(first) if cnt >= first.len() => {
-                    cnt -= first.len();
-                    self.sealed.pop_front();
-                }
-                Some(first) => {
-                    first.advance(cnt);
-                    cnt = 0;
-                }
-                None => {
-                    self.tail.advance(cnt);
-                    self.tail_moved = true;
-                    cnt = 0;
-                }
-            }
+        // All of it, as most writes take: nothing to split off. A
+        // response all in the tail leaves no segment list to clear.
+        self.remaining = 0;
+        if !self.sealed.is_empty() {
+            self.sealed.clear();
         }
+        self.reclaim();
     }
 }
 
