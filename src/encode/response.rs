@@ -25,9 +25,9 @@ impl EncodeRole for Server {
 
     /// The fields are written (in the order asked for, else as the map
     /// holds them) while what the framing depends on is noted: one pass
-    /// over them. What is then decided rarely undoes it (a field to
-    /// leave out, a head refused): the head is taken back, and written
-    /// again or not.
+    /// over them. What is then decided rarely undoes it: a caller's field
+    /// to leave out has the fields written again after the status line; a
+    /// head refused is taken back.
     #[inline]
     fn encode_head(
         out: &mut BytesMut,
