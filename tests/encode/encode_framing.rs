@@ -144,6 +144,23 @@ fn reason_phrase_extension_and_http10_version() {
     *res.status_mut() = StatusCode::from_u16(599).unwrap();
     enc.send_response(res, ResponseContext::default()).unwrap();
     assert!(take(enc.output()).starts_with("HTTP/1.1 599 \r\n"));
+    // 200 has a line of its own only without a phrase of the caller's,
+    // and only in HTTP/1.1.
+    for (version, reason, line) in [
+        (Version::HTTP_11, None, "HTTP/1.1 200 OK\r\n"),
+        (Version::HTTP_11, Some("Fine"), "HTTP/1.1 200 Fine\r\n"),
+        (Version::HTTP_10, None, "HTTP/1.0 200 OK\r\n"),
+        (Version::HTTP_09, None, "HTTP/1.1 200 OK\r\n"),
+    ] {
+        let mut res = Response::new("");
+        *res.version_mut() = version;
+        if let Some(reason) = reason {
+            res.extensions_mut()
+                .insert(ReasonPhrase::new(reason).unwrap());
+        }
+        enc.send_response(res, ResponseContext::default()).unwrap();
+        assert!(take(enc.output()).starts_with(line), "{line}");
+    }
     let mut res = Response::new("");
     *res.version_mut() = Version::HTTP_2;
     assert_eq!(
