@@ -2,8 +2,8 @@
 //! how its framing, the fields the encoder adds and the verdict it leaves
 //! are decided from it.
 
+use http::Version;
 use http::response::Parts;
-use http::{StatusCode, Version};
 
 use super::body::{BodyEncoder, check_full};
 use super::head::{
@@ -85,11 +85,6 @@ impl EncodeRole for Server {
 /// status's.
 #[inline]
 fn status_line(out: &mut BytesMut, parts: &Parts, version: &[u8; 8]) {
-    if parts.status == StatusCode::OK && version == b"HTTP/1.1" && parts.extensions.is_empty() {
-        // Most responses: a line of fixed length, one copy.
-        out.extend_from_slice(b"HTTP/1.1 200 OK\r\n");
-        return;
-    }
     let reason = match parts.extensions.get::<ReasonPhrase>() {
         Some(reason) => reason.as_bytes(),
         None => parts
@@ -193,10 +188,7 @@ fn decide<'d>(
                 match full {
                     Some(len) => {
                         added.content_length = full;
-                        BodyEncoder::Length {
-                            declared: len,
-                            sent: 0,
-                        }
+                        BodyEncoder::Length { declared: len, sent: 0 }
                     }
                     None if http10 => BodyEncoder::Close,
                     None => {
