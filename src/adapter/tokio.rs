@@ -189,7 +189,10 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
     /// read the session wants beside it (the duplex contract: an answer
     /// during an upload, a pipelined request while an answer is
     /// written). The deadline, the timer, the signal and the read are
-    /// looked at only when the I/O cannot complete at once.
+    /// looked at only when the I/O cannot complete at once, in
+    /// [`poll_wait`](Self::poll_wait), out of line: an I/O that completes
+    /// at once, the usual case, costs the call no frame of its own.
+    #[inline(always)]
     fn poll_io(
         &mut self,
         cx: &mut Context<'_>,
@@ -197,7 +200,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
         now: Instant,
         waited: &mut bool,
     ) -> Poll<Done> {
-        let (io, session, rt) = (&mut self.io, &mut self.session, &mut self.runtime);
+        let (io, session) = (&mut self.io, &mut self.session);
         // A fresh I/O future each poll: all three are cancel-safe, and
         // none keeps state between polls.
         let io_done = match step {
@@ -212,9 +215,22 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
             }
             _ => pin!(io.shutdown()).poll(cx).map_ok(|()| 0),
         };
-        if let Poll::Ready(done) = io_done {
-            return Poll::Ready(Done::Io(step, done));
+        match io_done {
+            Poll::Ready(done) => Poll::Ready(Done::Io(step, done)),
+            Poll::Pending => self.poll_wait(cx, step, now, waited),
         }
+    }
+
+    /// The rest of [`poll_io`](Self::poll_io) once its I/O has to wait.
+    #[inline(never)]
+    fn poll_wait(
+        &mut self,
+        cx: &mut Context<'_>,
+        step: Io,
+        now: Instant,
+        waited: &mut bool,
+    ) -> Poll<Done> {
+        let (io, session, rt) = (&mut self.io, &mut self.session, &mut self.runtime);
         if step == Io::Write && session.wants_read() {
             if let Poll::Ready(done) = poll_read(io, session, cx) {
                 return Poll::Ready(Done::Io(Io::Read, done));

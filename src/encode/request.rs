@@ -106,7 +106,10 @@ fn decide(
                     if len > 0 || matches!(parts.method.as_str(), "POST" | "PUT" | "PATCH") =>
                 {
                     added.content_length = full;
-                    BodyEncoder::Length { declared: len, sent: 0 }
+                    BodyEncoder::Length {
+                        declared: len,
+                        sent: 0,
+                    }
                 }
                 Some(_) => BodyEncoder::Empty,
                 None if http10 => return Err(UsageError::InvalidFraming),

@@ -188,7 +188,10 @@ fn decide<'d>(
                 match full {
                     Some(len) => {
                         added.content_length = full;
-                        BodyEncoder::Length { declared: len, sent: 0 }
+                        BodyEncoder::Length {
+                            declared: len,
+                            sent: 0,
+                        }
                     }
                     None if http10 => BodyEncoder::Close,
                     None => {
