@@ -628,7 +628,7 @@ impl Reader {
             return Ok(to);
         }
         if field.role != FieldRole::Other {
-            self.record.noted.note(field.role, &head[at..to]);
+            self.record.noted.note_known(field.role, &head[at..to]);
         }
         self.after_field_line = true;
         self.next_line(to + 1, o)?;
