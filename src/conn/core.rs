@@ -258,6 +258,16 @@ impl<R: ConnRole> Connection<R> {
         Ok(())
     }
 
+    /// Ends the request or response whose head [`take_head`](Self::take_head)
+    /// just built, one without a body, with its head: what its `End`
+    /// would do, for a caller that hands out no `End` (a session). The
+    /// machine moved for the whole message with the head already.
+    #[inline(always)]
+    pub(crate) fn end_bodiless(&mut self) {
+        self.decoder.end_bodiless();
+        self.follow_machine();
+    }
+
     /// Tells the connection that the peer closed its side: the bytes in the
     /// buffer are all there will be. Keep calling
     /// [`poll_event`](Self::poll_event) until it returns `Ok(None)`.

@@ -217,19 +217,7 @@ impl DecoderBase {
             // the kind.
             DecodeStage::Failed => Err(ErrorKind::UnexpectedEof),
             DecodeStage::Closed | DecodeStage::Switched => Ok(Progress::NeedMore),
-            DecodeStage::Ending => {
-                let next = match self.verdict {
-                    KeepAlive::Reusable if self.last => DecodeStage::Closed,
-                    KeepAlive::Reusable => {
-                        self.names.keep_names();
-                        DecodeStage::Head
-                    }
-                    KeepAlive::Close(CloseReason::Switched) => DecodeStage::Switched,
-                    KeepAlive::Close(_) => DecodeStage::Closed,
-                };
-                self.set_state(next);
-                Ok(Progress::End(self.verdict))
-            }
+            DecodeStage::Ending => Ok(Progress::End(self.end())),
             DecodeStage::Body(body) => {
                 let Some(mut progress) =
                     body.decode(buf, &self.limits, &mut self.names, self.eof)?
@@ -280,6 +268,24 @@ impl DecoderBase {
                 }
             }
         }
+    }
+
+    /// Ends the message whose body is complete ([`DecodeStage::Ending`]):
+    /// the decoder waits for the next head, or stops when the verdict
+    /// says so. Returns the verdict, the `End` event's.
+    #[inline(always)]
+    pub(super) fn end(&mut self) -> KeepAlive {
+        let next = match self.verdict {
+            KeepAlive::Reusable if self.last => DecodeStage::Closed,
+            KeepAlive::Reusable => {
+                self.names.keep_names();
+                DecodeStage::Head
+            }
+            KeepAlive::Close(CloseReason::Switched) => DecodeStage::Switched,
+            KeepAlive::Close(_) => DecodeStage::Closed,
+        };
+        self.set_state(next);
+        self.verdict
     }
 
     /// A head the reader refused: the error, placed in the stream, is

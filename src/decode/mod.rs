@@ -362,6 +362,15 @@ impl<R: DecodeRole> Decoder<R> {
         built
     }
 
+    /// Ends the message whose head [`poll`](Self::poll) just returned
+    /// without a body, as the `End` it would return next does: for a
+    /// caller that hands out no `End` (a session's next request).
+    #[inline(always)]
+    pub(crate) fn end_bodiless(&mut self) {
+        debug_assert!(matches!(self.base.state, DecodeStage::Ending));
+        self.base.end();
+    }
+
     /// The keep-alive verdict of the current message (or of the last one,
     /// between messages). Known once the head is decoded; final once
     /// [`is_body_complete`](Self::is_body_complete) is `true`.

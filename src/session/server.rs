@@ -117,6 +117,11 @@ impl ServerSession {
                     self.requests += 1;
                     self.head_since = None;
                     self.head_handed_out();
+                    if body.is_some_and(|body| body.is_empty()) {
+                        // Nothing to read: the request ends with its head.
+                        self.conn.end_bodiless();
+                        self.body_done = true;
+                    }
                     return Ok(Step::Ready(Some(head)));
                 }
                 Ok(Progress::NeedMore) => {
