@@ -192,9 +192,9 @@ impl<R: ConnRole> Connection<R> {
             }
             if buf.is_empty() && !self.eof && self.decoder.is_idle() {
                 // Between messages with nothing read: the decoder would
-                // find nothing. A server's session asks here twice per
-                // keep-alive exchange (before writing, before reading).
-                self.follow_machine();
+                // find nothing, and the machine was followed when it last
+                // moved. A server's session asks here twice per keep-alive
+                // exchange (before writing, before reading).
                 return Ok(Progress::NeedMore);
             }
             let before = buf.len();
