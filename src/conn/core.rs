@@ -120,7 +120,6 @@ pub struct Connection<R: ConnRole> {
     /// The peer's message being received has a body whose end is still
     /// to come (a message without one ends with its head).
     pub(crate) body_open: bool,
-    pub(crate) eof: bool,
 }
 
 impl<R: ConnRole> Connection<R> {
@@ -136,7 +135,6 @@ impl<R: ConnRole> Connection<R> {
             machine: Machine::default(),
             role,
             body_open: false,
-            eof: false,
         }
     }
 
@@ -190,7 +188,7 @@ impl<R: ConnRole> Connection<R> {
             if !R::ready(self, buf).map_err(|err| self.fail_at(err, 0))? {
                 return Ok(Progress::NeedMore);
             }
-            if buf.is_empty() && !self.eof && self.decoder.is_idle() {
+            if buf.is_empty() && !self.peer_closed() && self.decoder.is_idle() {
                 // Between messages with nothing read: the decoder would
                 // find nothing, and the machine was followed when it last
                 // moved. A server's session asks here twice per keep-alive
@@ -198,7 +196,8 @@ impl<R: ConnRole> Connection<R> {
                 return Ok(Progress::NeedMore);
             }
             let before = buf.len();
-            let progress = match self.decoder.poll(buf, self.eof) {
+            // The decoder knows of the peer's close from `recv_eof`.
+            let progress = match self.decoder.poll(buf, false) {
                 Ok(Progress::NeedMore) => {
                     self.need_more(buf);
                     return Ok(Progress::NeedMore);
@@ -272,14 +271,14 @@ impl<R: ConnRole> Connection<R> {
     /// buffer are all there will be. Keep calling
     /// [`poll_event`](Self::poll_event) until it returns `Ok(None)`.
     pub fn recv_eof(&mut self) {
-        self.eof = true;
+        self.decoder.recv_eof();
     }
 
     /// `true` once [`recv_eof`](Self::recv_eof) said the peer closed its
     /// side.
     #[inline]
     pub(crate) fn peer_closed(&self) -> bool {
-        self.eof
+        self.decoder.peer_closed()
     }
 
     /// The queued output: drain it with a vectored write, then `advance`.
@@ -390,7 +389,7 @@ impl<R: ConnRole> Connection<R> {
     /// the first bytes of a head arrived.
     fn need_more(&mut self, buf: &BytesMut) {
         let peer = self.machine.state(R::PEER);
-        if self.decoder.is_closed() && self.eof && peer == State::Idle {
+        if self.decoder.is_closed() && self.peer_closed() && peer == State::Idle {
             self.on(R::PEER, Input::ConnectionClosed);
         } else if R::PEER == Party::Client
             && peer == State::Idle

@@ -362,6 +362,18 @@ impl<R: DecodeRole> Decoder<R> {
         built
     }
 
+    /// The peer closed its side: what the buffer holds is all there will
+    /// be, for every call from now on (as [`decode_eof`](Self::decode_eof)).
+    pub(crate) fn recv_eof(&mut self) {
+        self.base.eof = true;
+    }
+
+    /// `true` once the peer closed its side.
+    #[inline]
+    pub(crate) fn peer_closed(&self) -> bool {
+        self.base.eof
+    }
+
     /// Ends the message whose head [`poll`](Self::poll) just returned
     /// without a body, as the `End` it would return next does: for a
     /// caller that hands out no `End` (a session's next request).
