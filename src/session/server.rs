@@ -203,8 +203,9 @@ impl ServerSession {
         Ok(Step::Ready(Some(req)))
     }
 
-    /// `true` once the current request's body was read to its end (or it
-    /// had none). [`read_data`](Self::read_data) also returns `Ready(None)`
+    /// `true` once the current request's body was read to its end, and
+    /// from [`next_request`](Self::next_request) on for a request without
+    /// one. [`read_data`](Self::read_data) also returns `Ready(None)`
     /// once the session is ending, after reporting what ended it: a
     /// relay that forwards the body asks this before it ends the copy.
     pub fn is_request_body_read(&self) -> bool {
