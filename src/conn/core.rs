@@ -182,17 +182,18 @@ impl<R: ConnRole> Connection<R> {
     #[inline(always)]
     pub(crate) fn poll(&mut self, buf: &mut BytesMut) -> Result<Progress, Error> {
         loop {
+            if buf.is_empty() && !self.peer_closed() && self.decoder.is_idle() {
+                // Between messages with nothing read (a failed decoder is
+                // not idle): the decoder would find nothing, the role has
+                // nothing to check, and the machine was followed when it
+                // last moved. A server's session asks here twice per
+                // keep-alive exchange (before writing, before reading).
+                return Ok(Progress::NeedMore);
+            }
             if let Some(err) = self.decoder.failure() {
                 return Err(err.clone());
             }
             if !R::ready(self, buf).map_err(|err| self.fail_at(err, 0))? {
-                return Ok(Progress::NeedMore);
-            }
-            if buf.is_empty() && !self.peer_closed() && self.decoder.is_idle() {
-                // Between messages with nothing read: the decoder would
-                // find nothing, and the machine was followed when it last
-                // moved. A server's session asks here twice per keep-alive
-                // exchange (before writing, before reading).
                 return Ok(Progress::NeedMore);
             }
             let before = buf.len();
