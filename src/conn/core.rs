@@ -166,7 +166,7 @@ impl<R: ConnRole> Connection<R> {
         body: Option<BodyKind>,
     ) -> Result<Option<Event<R::Recv>>, Error> {
         let mut head = R::Recv::default();
-        self.take_head(bytes, body, &mut head)?;
+        self.take_head(bytes, body, &mut head, false)?;
         Ok(Some(match body {
             Some(body) => Event::Head { head, body },
             None => R::interim(head),
@@ -230,6 +230,9 @@ impl<R: ConnRole> Connection<R> {
     /// into `head`, a new one (`body`: its framing, `None` for an interim
     /// response), and moves the connection for it. The caller holds the
     /// head where it hands it out, so that it is not moved up the layers.
+    /// `end`: the message has no body and ends here, with its head, as its
+    /// `End` would end it, for a caller that hands out no `End` (a
+    /// session).
     ///
     /// # Errors
     ///
@@ -240,6 +243,7 @@ impl<R: ConnRole> Connection<R> {
         bytes: bytes::Bytes,
         body: Option<BodyKind>,
         head: &mut R::Recv,
+        end: bool,
     ) -> Result<(), Error> {
         let len = bytes.len();
         if let Err(err) = self.decoder.build(bytes, head) {
@@ -254,18 +258,12 @@ impl<R: ConnRole> Connection<R> {
         if let Err(err) = R::on_event(self, &event, len) {
             return Err(self.fail_at(err, len));
         }
+        if end {
+            // The machine moved for the whole message with its head.
+            self.decoder.end_bodiless();
+        }
         self.follow_machine();
         Ok(())
-    }
-
-    /// Ends the request or response whose head [`take_head`](Self::take_head)
-    /// just built, one without a body, with its head: what its `End`
-    /// would do, for a caller that hands out no `End` (a session). The
-    /// machine moved for the whole message with the head already.
-    #[inline(always)]
-    pub(crate) fn end_bodiless(&mut self) {
-        self.decoder.end_bodiless();
-        self.follow_machine();
     }
 
     /// Tells the connection that the peer closed its side: the bytes in the

@@ -99,7 +99,7 @@ impl ClientSession {
                 // The head is built here, in the value returned.
                 Ok(Progress::Head(bytes, body)) => {
                     let mut head = Response::default();
-                    if let Err(err) = self.conn.take_head(bytes, body, &mut head) {
+                    if let Err(err) = self.conn.take_head(bytes, body, &mut head, false) {
                         return Err(self.fail(err).into());
                     }
                     self.head_since = None;

@@ -119,17 +119,15 @@ impl ServerSession {
                 // The head is built here, in the value returned.
                 Ok(Progress::Head(bytes, body)) => {
                     let mut head = Request::default();
-                    if let Err(err) = self.conn.take_head(bytes, body, &mut head) {
+                    // Nothing to read: the request ends with its head.
+                    let end = body.is_some_and(|body| body.is_empty());
+                    if let Err(err) = self.conn.take_head(bytes, body, &mut head, end) {
                         return Err(self.fail(err).into());
                     }
                     self.requests += 1;
                     self.head_since = None;
                     self.head_handed_out();
-                    if body.is_some_and(|body| body.is_empty()) {
-                        // Nothing to read: the request ends with its head.
-                        self.conn.end_bodiless();
-                        self.body_done = true;
-                    }
+                    self.body_done = end;
                     return Ok(Step::Ready(Some(head)));
                 }
                 Ok(Progress::NeedMore) => {
