@@ -197,8 +197,7 @@ impl<R: ConnRole> Connection<R> {
                 return Ok(Progress::NeedMore);
             }
             let before = buf.len();
-            // The decoder knows of the peer's close from `recv_eof`.
-            let progress = match self.decoder.poll(buf, false) {
+            let progress = match self.decoder.poll(buf) {
                 Ok(Progress::NeedMore) => {
                     self.need_more(buf);
                     return Ok(Progress::NeedMore);

@@ -281,8 +281,7 @@ impl<R: DecodeRole> Decoder<R> {
     /// again on every later call.
     #[inline]
     pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
-        self.poll(buf, false)
-            .and_then(|progress| self.event(progress))
+        self.poll(buf).and_then(|progress| self.event(progress))
     }
 
     /// Like [`decode`](Self::decode), for when the peer has closed its
@@ -295,8 +294,8 @@ impl<R: DecodeRole> Decoder<R> {
     ///
     /// As [`decode`](Self::decode).
     pub fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
-        self.poll(buf, true)
-            .and_then(|progress| self.event(progress))
+        self.recv_eof();
+        self.decode(buf)
     }
 
     /// The event of `progress`, its head built (or its wire view, in
@@ -319,13 +318,12 @@ impl<R: DecodeRole> Decoder<R> {
         }))
     }
 
-    /// Decodes the next step from `buf` (`eof`: the peer closed its side,
-    /// as [`decode_eof`](Self::decode_eof)): a head comes checked, with its
-    /// body started, and is built with [`build`](Self::build) where it is
-    /// handed out.
+    /// Decodes the next step from `buf` (all there will be once the peer
+    /// closed its side, [`recv_eof`](Self::recv_eof)): a head comes
+    /// checked, with its body started, and is built with
+    /// [`build`](Self::build) where it is handed out.
     #[inline(always)]
-    pub(crate) fn poll(&mut self, buf: &mut BytesMut, eof: bool) -> Result<Progress, Error> {
-        self.base.eof |= eof;
+    pub(crate) fn poll(&mut self, buf: &mut BytesMut) -> Result<Progress, Error> {
         let before = buf.len();
         let progress = self.base.decode_once(buf);
         self.base.consumed += (before - buf.len()) as u64;
@@ -363,7 +361,7 @@ impl<R: DecodeRole> Decoder<R> {
     }
 
     /// The peer closed its side: what the buffer holds is all there will
-    /// be, for every call from now on (as [`decode_eof`](Self::decode_eof)).
+    /// be, for every call from now on ([`decode_eof`](Self::decode_eof)'s).
     pub(crate) fn recv_eof(&mut self) {
         self.base.eof = true;
     }
