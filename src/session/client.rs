@@ -86,7 +86,7 @@ impl ClientSession {
             let head = held.ahead.remove(0);
             self.head_since = None;
             if !is_interim(&head) {
-                self.head_handed_out();
+                self.head_handed_out(false);
             }
             return Ok(Step::Ready(Some(head)));
         }
@@ -105,7 +105,7 @@ impl ClientSession {
                     self.head_since = None;
                     if body.is_some() {
                         // A final response, not an interim one.
-                        self.head_handed_out();
+                        self.head_handed_out(false);
                     }
                     return Ok(Step::Ready(Some(head)));
                 }

@@ -217,11 +217,11 @@ impl<R: ConnRole> SessionOf<R> {
         self.failure.take().map_or(Ok(()), |err| Err((*err).into()))
     }
 
-    /// A message head was handed out: its body is still to read, and
-    /// nothing read so far belongs to it.
-    #[inline]
-    pub(super) fn head_handed_out(&mut self) {
-        self.body_done = false;
+    /// A message head was handed out: its body is still to read (`done`:
+    /// it has none, and is read), and nothing read so far belongs to it.
+    #[inline(always)]
+    pub(super) fn head_handed_out(&mut self, done: bool) {
+        self.body_done = done;
         self.pieces.clear();
         self.trailers = None;
         if let Some(slot) = &mut self.chunk_ext {

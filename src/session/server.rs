@@ -126,8 +126,7 @@ impl ServerSession {
                     }
                     self.requests += 1;
                     self.head_since = None;
-                    self.head_handed_out();
-                    self.body_done = end;
+                    self.head_handed_out(end);
                     return Ok(Step::Ready(Some(head)));
                 }
                 Ok(Progress::NeedMore) => {
