@@ -153,7 +153,7 @@ impl<R: ConnRole> Connection<R> {
     pub fn poll_event(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
         match self.poll(buf)? {
             Progress::Head(bytes, body) => self.head_event(bytes, body),
-            progress => Ok(progress.event()),
+            progress => progress.event(),
         }
     }
 

@@ -184,17 +184,19 @@ pub enum Progress {
 }
 
 impl Progress {
-    /// The event of a body, or the end of a message: `None` for a head
-    /// (whose event is made with its build) and when more input is needed.
+    /// The event of a body, or the end of a message, as the decoding
+    /// calls return it: `None` for a head (whose event is made with its
+    /// build) and when more input is needed. Each arm makes the whole
+    /// value, so that it is made in the caller's place, not moved there.
     #[inline(always)]
-    pub(crate) fn event<H: MessageHead>(self) -> Option<Event<H>> {
-        Some(match self {
-            Progress::Data(data) => Event::Data(data),
-            Progress::End(verdict) => Event::End(verdict),
-            Progress::ChunkExtensions(ext) => Event::ChunkExtensions(ext),
-            Progress::Trailers(trailers) => Event::Trailers(trailers.fields),
-            _ => return None,
-        })
+    pub(crate) fn event<H: MessageHead>(self) -> Result<Option<Event<H>>, Error> {
+        match self {
+            Progress::Data(data) => Ok(Some(Event::Data(data))),
+            Progress::End(verdict) => Ok(Some(Event::End(verdict))),
+            Progress::ChunkExtensions(ext) => Ok(Some(Event::ChunkExtensions(ext))),
+            Progress::Trailers(trailers) => Ok(Some(Event::Trailers(trailers.fields))),
+            _ => Ok(None),
+        }
     }
 }
 

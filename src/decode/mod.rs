@@ -314,7 +314,7 @@ impl<R: DecodeRole> Decoder<R> {
                     None => R::interim(head),
                 }
             }
-            progress => return Ok(progress.event()),
+            progress => return progress.event(),
         }))
     }
 
