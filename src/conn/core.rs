@@ -167,10 +167,10 @@ impl<R: ConnRole> Connection<R> {
     ) -> Result<Option<Event<R::Recv>>, Error> {
         let mut head = R::Recv::default();
         self.take_head(bytes, body, &mut head, false)?;
-        Ok(Some(match body {
-            Some(body) => Event::Head { head, body },
-            None => R::interim(head),
-        }))
+        match body {
+            Some(body) => Ok(Some(Event::Head { head, body })),
+            None => Ok(Some(R::interim(head))),
+        }
     }
 
     /// [`poll_event`](Self::poll_event) without building a head: a head

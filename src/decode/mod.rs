@@ -302,20 +302,20 @@ impl<R: DecodeRole> Decoder<R> {
     /// wire-only mode).
     #[inline(always)]
     fn event(&mut self, progress: Progress) -> Result<Option<Event<R::Recv>>, Error> {
-        Ok(Some(match progress {
-            Progress::Head(bytes, body) if self.base.wire_only => {
-                self.base.wire_event(bytes, body.unwrap_or(BodyKind::Empty))
-            }
+        match progress {
+            Progress::Head(bytes, body) if self.base.wire_only => Ok(Some(
+                self.base.wire_event(bytes, body.unwrap_or(BodyKind::Empty)),
+            )),
             Progress::Head(bytes, body) => {
                 let mut head = R::Recv::default();
                 self.build(bytes, &mut head)?;
                 match body {
-                    Some(body) => Event::Head { head, body },
-                    None => R::interim(head),
+                    Some(body) => Ok(Some(Event::Head { head, body })),
+                    None => Ok(Some(R::interim(head))),
                 }
             }
-            progress => return progress.event(),
-        }))
+            progress => progress.event(),
+        }
     }
 
     /// Decodes the next step from `buf` (all there will be once the peer
