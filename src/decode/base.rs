@@ -361,8 +361,11 @@ impl DecoderBase {
     /// Starts the body of a message whose head was just parsed.
     pub(super) fn start_body(&mut self, framing: Framing, verdict: KeepAlive) {
         self.reader.reset();
-        // The trailers of the message before are no longer the last.
-        self.wire_trailers = None;
+        // The trailers of the message before are no longer the last (most
+        // messages had none: nothing to drop).
+        if self.wire_trailers.is_some() {
+            self.wire_trailers = None;
+        }
         self.verdict = verdict.and(framing.close.map_or(KeepAlive::Reusable, KeepAlive::Close));
         let next = match framing.body {
             BodyKind::Empty | BodyKind::Length(0) => DecodeStage::Ending,
