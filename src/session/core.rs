@@ -222,7 +222,10 @@ impl<R: ConnRole> SessionOf<R> {
     #[inline(always)]
     pub(super) fn head_handed_out(&mut self, done: bool) {
         self.body_done = done;
-        self.pieces.clear();
+        // Pieces are left only by a `read_body` given up half way.
+        if !self.pieces.is_empty() {
+            self.pieces.clear();
+        }
         self.trailers = None;
         if let Some(slot) = &mut self.chunk_ext {
             **slot = ChunkExtSlot::default();
