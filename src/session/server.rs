@@ -92,14 +92,6 @@ impl ServerSession {
             self.wait(Waiting::Read(now));
             return Ok(Step::Io(Io::Read));
         }
-        self.take_request(now)
-    }
-
-    /// [`next_request`](Self::next_request) past the wait for input
-    /// that follows a keep-alive exchange's write: out of line, so that
-    /// the wait is decided in the caller.
-    #[inline(never)]
-    fn take_request(&mut self, now: Instant) -> Result<Step<Option<Request<()>>>, SessionError> {
         self.failure()?;
         if self.phase != Phase::Open {
             return Ok(Step::Ready(None));
