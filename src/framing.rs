@@ -325,18 +325,6 @@ impl FramingFields {
         self.note(FieldRole::of_name(name), value);
     }
 
-    /// Notes a field line whose value repeats, byte for byte, the one the
-    /// name cache keeps for its name: a value of a head accepted before,
-    /// so a `Host` value is valid and not checked again.
-    #[inline]
-    pub(crate) fn note_known(&mut self, role: FieldRole, value: &[u8]) {
-        if role == FieldRole::Host {
-            self.hosts += 1;
-        } else {
-            self.note(role, value);
-        }
-    }
-
     /// Notes a field line of the given role, with its value.
     #[inline]
     pub(crate) fn note(&mut self, role: FieldRole, value: &[u8]) {
