@@ -64,6 +64,7 @@ pub enum RequestKind {
 
 impl RequestKind {
     /// The kind of a request method.
+    #[inline]
     pub fn of(method: &Method) -> Self {
         match method.as_str() {
             "HEAD" => RequestKind::Head,

@@ -120,7 +120,6 @@ pub struct Connection<R: ConnRole> {
     /// The peer's message being received has a body whose end is still
     /// to come (a message without one ends with its head).
     pub(crate) body_open: bool,
-    pub(crate) eof: bool,
 }
 
 impl<R: ConnRole> Connection<R> {
@@ -136,7 +135,6 @@ impl<R: ConnRole> Connection<R> {
             machine: Machine::default(),
             role,
             body_open: false,
-            eof: false,
         }
     }
 
@@ -155,7 +153,7 @@ impl<R: ConnRole> Connection<R> {
     pub fn poll_event(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
         match self.poll(buf)? {
             Progress::Head(bytes, body) => self.head_event(bytes, body),
-            progress => Ok(progress.event()),
+            progress => progress.event(),
         }
     }
 
@@ -168,11 +166,11 @@ impl<R: ConnRole> Connection<R> {
         body: Option<BodyKind>,
     ) -> Result<Option<Event<R::Recv>>, Error> {
         let mut head = R::Recv::default();
-        self.take_head(bytes, body, &mut head)?;
-        Ok(Some(match body {
-            Some(body) => Event::Head { head, body },
-            None => R::interim(head),
-        }))
+        self.take_head(bytes, body, &mut head, false)?;
+        match body {
+            Some(body) => Ok(Some(Event::Head { head, body })),
+            None => Ok(Some(R::interim(head))),
+        }
     }
 
     /// [`poll_event`](Self::poll_event) without building a head: a head
@@ -184,21 +182,22 @@ impl<R: ConnRole> Connection<R> {
     #[inline(always)]
     pub(crate) fn poll(&mut self, buf: &mut BytesMut) -> Result<Progress, Error> {
         loop {
+            if buf.is_empty() && !self.peer_closed() && self.decoder.is_idle() {
+                // Between messages with nothing read (a failed decoder is
+                // not idle): the decoder would find nothing, the role has
+                // nothing to check, and the machine was followed when it
+                // last moved. A server's session asks here twice per
+                // keep-alive exchange (before writing, before reading).
+                return Ok(Progress::NeedMore);
+            }
             if let Some(err) = self.decoder.failure() {
                 return Err(err.clone());
             }
             if !R::ready(self, buf).map_err(|err| self.fail_at(err, 0))? {
                 return Ok(Progress::NeedMore);
             }
-            if buf.is_empty() && !self.eof && self.decoder.is_idle() {
-                // Between messages with nothing read: the decoder would
-                // find nothing. A server's session asks here twice per
-                // keep-alive exchange (before writing, before reading).
-                self.follow_machine();
-                return Ok(Progress::NeedMore);
-            }
             let before = buf.len();
-            let progress = match self.decoder.poll(buf, self.eof) {
+            let progress = match self.decoder.poll(buf) {
                 Ok(Progress::NeedMore) => {
                     self.need_more(buf);
                     return Ok(Progress::NeedMore);
@@ -230,6 +229,9 @@ impl<R: ConnRole> Connection<R> {
     /// into `head`, a new one (`body`: its framing, `None` for an interim
     /// response), and moves the connection for it. The caller holds the
     /// head where it hands it out, so that it is not moved up the layers.
+    /// `end`: the message has no body and ends here, with its head, as its
+    /// `End` would end it, for a caller that hands out no `End` (a
+    /// session).
     ///
     /// # Errors
     ///
@@ -240,6 +242,7 @@ impl<R: ConnRole> Connection<R> {
         bytes: bytes::Bytes,
         body: Option<BodyKind>,
         head: &mut R::Recv,
+        end: bool,
     ) -> Result<(), Error> {
         let len = bytes.len();
         if let Err(err) = self.decoder.build(bytes, head) {
@@ -254,6 +257,10 @@ impl<R: ConnRole> Connection<R> {
         if let Err(err) = R::on_event(self, &event, len) {
             return Err(self.fail_at(err, len));
         }
+        if end {
+            // The machine moved for the whole message with its head.
+            self.decoder.end_bodiless();
+        }
         self.follow_machine();
         Ok(())
     }
@@ -262,14 +269,14 @@ impl<R: ConnRole> Connection<R> {
     /// buffer are all there will be. Keep calling
     /// [`poll_event`](Self::poll_event) until it returns `Ok(None)`.
     pub fn recv_eof(&mut self) {
-        self.eof = true;
+        self.decoder.recv_eof();
     }
 
     /// `true` once [`recv_eof`](Self::recv_eof) said the peer closed its
     /// side.
     #[inline]
     pub(crate) fn peer_closed(&self) -> bool {
-        self.eof
+        self.decoder.peer_closed()
     }
 
     /// The queued output: drain it with a vectored write, then `advance`.
@@ -380,7 +387,7 @@ impl<R: ConnRole> Connection<R> {
     /// the first bytes of a head arrived.
     fn need_more(&mut self, buf: &BytesMut) {
         let peer = self.machine.state(R::PEER);
-        if self.decoder.is_closed() && self.eof && peer == State::Idle {
+        if self.decoder.is_closed() && self.peer_closed() && peer == State::Idle {
             self.on(R::PEER, Input::ConnectionClosed);
         } else if R::PEER == Party::Client
             && peer == State::Idle

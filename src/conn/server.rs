@@ -386,6 +386,7 @@ impl ConnRole for Server {
         Ok(true)
     }
 
+    #[inline]
     fn on_event(
         conn: &mut Connection<Self>,
         event: &EventRef<'_, http::Request<()>>,

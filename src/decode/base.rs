@@ -184,17 +184,19 @@ pub enum Progress {
 }
 
 impl Progress {
-    /// The event of a body, or the end of a message: `None` for a head
-    /// (whose event is made with its build) and when more input is needed.
+    /// The event of a body, or the end of a message, as the decoding
+    /// calls return it: `None` for a head (whose event is made with its
+    /// build) and when more input is needed. Each arm makes the whole
+    /// value, so that it is made in the caller's place, not moved there.
     #[inline(always)]
-    pub(crate) fn event<H: MessageHead>(self) -> Option<Event<H>> {
-        Some(match self {
-            Progress::Data(data) => Event::Data(data),
-            Progress::End(verdict) => Event::End(verdict),
-            Progress::ChunkExtensions(ext) => Event::ChunkExtensions(ext),
-            Progress::Trailers(trailers) => Event::Trailers(trailers.fields),
-            _ => return None,
-        })
+    pub(crate) fn event<H: MessageHead>(self) -> Result<Option<Event<H>>, Error> {
+        match self {
+            Progress::Data(data) => Ok(Some(Event::Data(data))),
+            Progress::End(verdict) => Ok(Some(Event::End(verdict))),
+            Progress::ChunkExtensions(ext) => Ok(Some(Event::ChunkExtensions(ext))),
+            Progress::Trailers(trailers) => Ok(Some(Event::Trailers(trailers.fields))),
+            _ => Ok(None),
+        }
     }
 }
 
@@ -217,19 +219,7 @@ impl DecoderBase {
             // the kind.
             DecodeStage::Failed => Err(ErrorKind::UnexpectedEof),
             DecodeStage::Closed | DecodeStage::Switched => Ok(Progress::NeedMore),
-            DecodeStage::Ending => {
-                let next = match self.verdict {
-                    KeepAlive::Reusable if self.last => DecodeStage::Closed,
-                    KeepAlive::Reusable => {
-                        self.names.keep_names();
-                        DecodeStage::Head
-                    }
-                    KeepAlive::Close(CloseReason::Switched) => DecodeStage::Switched,
-                    KeepAlive::Close(_) => DecodeStage::Closed,
-                };
-                self.set_state(next);
-                Ok(Progress::End(self.verdict))
-            }
+            DecodeStage::Ending => Ok(Progress::End(self.end())),
             DecodeStage::Body(body) => {
                 let Some(mut progress) =
                     body.decode(buf, &self.limits, &mut self.names, self.eof)?
@@ -280,6 +270,24 @@ impl DecoderBase {
                 }
             }
         }
+    }
+
+    /// Ends the message whose body is complete ([`DecodeStage::Ending`]):
+    /// the decoder waits for the next head, or stops when the verdict
+    /// says so. Returns the verdict, the `End` event's.
+    #[inline(always)]
+    pub(super) fn end(&mut self) -> KeepAlive {
+        let next = match self.verdict {
+            KeepAlive::Reusable if self.last => DecodeStage::Closed,
+            KeepAlive::Reusable => {
+                self.names.keep_names();
+                DecodeStage::Head
+            }
+            KeepAlive::Close(CloseReason::Switched) => DecodeStage::Switched,
+            KeepAlive::Close(_) => DecodeStage::Closed,
+        };
+        self.set_state(next);
+        self.verdict
     }
 
     /// A head the reader refused: the error, placed in the stream, is
@@ -353,8 +361,11 @@ impl DecoderBase {
     /// Starts the body of a message whose head was just parsed.
     pub(super) fn start_body(&mut self, framing: Framing, verdict: KeepAlive) {
         self.reader.reset();
-        // The trailers of the message before are no longer the last.
-        self.wire_trailers = None;
+        // The trailers of the message before are no longer the last (most
+        // messages had none: nothing to drop).
+        if self.wire_trailers.is_some() {
+            self.wire_trailers = None;
+        }
         self.verdict = verdict.and(framing.close.map_or(KeepAlive::Reusable, KeepAlive::Close));
         let next = match framing.body {
             BodyKind::Empty | BodyKind::Length(0) => DecodeStage::Ending,

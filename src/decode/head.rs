@@ -209,8 +209,8 @@ impl DecodeRole for Server {
     #[inline(always)]
     fn build(base: &mut DecoderBase, bytes: Bytes, head: &mut Request<()>) -> Result<(), Error> {
         let record = base.reader.record();
-        let (method, uri) =
-            build::request_line(&bytes, record).map_err(|e| e.in_head(base.head_start))?;
+        build::request_line(&bytes, record, head).map_err(|e| e.in_head(base.head_start))?;
+        *head.version_mut() = record.version;
         base.fields(&bytes, head.headers_mut())?;
         base.wire_view(&bytes, head.extensions_mut());
         if base.seen.transfer_encoding && base.seen.content_length.is_some() {
@@ -218,12 +218,6 @@ impl DecodeRole for Server {
             // chunked, without its `Content-Length`.
             head.headers_mut().remove(http::header::CONTENT_LENGTH);
         }
-        *head.method_mut() = method;
-        // The new head's `Uri` is the static `/`: forgotten rather than
-        // dropped, as its empty field map is.
-        debug_assert!(head.uri() == "/");
-        std::mem::forget(std::mem::replace(head.uri_mut(), uri));
-        *head.version_mut() = base.reader.record().version;
         Ok(())
     }
 

@@ -281,8 +281,7 @@ impl<R: DecodeRole> Decoder<R> {
     /// again on every later call.
     #[inline]
     pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
-        self.poll(buf, false)
-            .and_then(|progress| self.event(progress))
+        self.poll(buf).and_then(|progress| self.event(progress))
     }
 
     /// Like [`decode`](Self::decode), for when the peer has closed its
@@ -295,37 +294,36 @@ impl<R: DecodeRole> Decoder<R> {
     ///
     /// As [`decode`](Self::decode).
     pub fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Event<R::Recv>>, Error> {
-        self.poll(buf, true)
-            .and_then(|progress| self.event(progress))
+        self.recv_eof();
+        self.decode(buf)
     }
 
     /// The event of `progress`, its head built (or its wire view, in
     /// wire-only mode).
     #[inline(always)]
     fn event(&mut self, progress: Progress) -> Result<Option<Event<R::Recv>>, Error> {
-        Ok(Some(match progress {
-            Progress::Head(bytes, body) if self.base.wire_only => {
-                self.base.wire_event(bytes, body.unwrap_or(BodyKind::Empty))
-            }
+        match progress {
+            Progress::Head(bytes, body) if self.base.wire_only => Ok(Some(
+                self.base.wire_event(bytes, body.unwrap_or(BodyKind::Empty)),
+            )),
             Progress::Head(bytes, body) => {
                 let mut head = R::Recv::default();
                 self.build(bytes, &mut head)?;
                 match body {
-                    Some(body) => Event::Head { head, body },
-                    None => R::interim(head),
+                    Some(body) => Ok(Some(Event::Head { head, body })),
+                    None => Ok(Some(R::interim(head))),
                 }
             }
-            progress => return Ok(progress.event()),
-        }))
+            progress => progress.event(),
+        }
     }
 
-    /// Decodes the next step from `buf` (`eof`: the peer closed its side,
-    /// as [`decode_eof`](Self::decode_eof)): a head comes checked, with its
-    /// body started, and is built with [`build`](Self::build) where it is
-    /// handed out.
+    /// Decodes the next step from `buf` (all there will be once the peer
+    /// closed its side, [`recv_eof`](Self::recv_eof)): a head comes
+    /// checked, with its body started, and is built with
+    /// [`build`](Self::build) where it is handed out.
     #[inline(always)]
-    pub(crate) fn poll(&mut self, buf: &mut BytesMut, eof: bool) -> Result<Progress, Error> {
-        self.base.eof |= eof;
+    pub(crate) fn poll(&mut self, buf: &mut BytesMut) -> Result<Progress, Error> {
         let before = buf.len();
         let progress = self.base.decode_once(buf);
         self.base.consumed += (before - buf.len()) as u64;
@@ -360,6 +358,27 @@ impl<R: DecodeRole> Decoder<R> {
             self.base.failed(error.clone());
         }
         built
+    }
+
+    /// The peer closed its side: what the buffer holds is all there will
+    /// be, for every call from now on ([`decode_eof`](Self::decode_eof)'s).
+    pub(crate) fn recv_eof(&mut self) {
+        self.base.eof = true;
+    }
+
+    /// `true` once the peer closed its side.
+    #[inline]
+    pub(crate) fn peer_closed(&self) -> bool {
+        self.base.eof
+    }
+
+    /// Ends the message whose head [`poll`](Self::poll) just returned
+    /// without a body, as the `End` it would return next does: for a
+    /// caller that hands out no `End` (a session's next request).
+    #[inline(always)]
+    pub(crate) fn end_bodiless(&mut self) {
+        debug_assert!(matches!(self.base.state, DecodeStage::Ending));
+        self.base.end();
     }
 
     /// The keep-alive verdict of the current message (or of the last one,

@@ -7,25 +7,34 @@
 
 use bytes::Bytes;
 use http::header::{HeaderMap, HeaderValue};
-use http::{Method, StatusCode, Uri};
+use http::{Method, Request, StatusCode, Uri};
 
 use super::names::NameCache;
 use super::reader::start_line;
 use super::record::{NO_ENTRY, Record, unfold};
 use crate::error::{Error, ErrorKind};
 
-/// The method and the `Uri` of a request head.
+/// The method and the `Uri` of a request head, put in `request`, a new
+/// one (built in place: not returned, then moved there).
 ///
 /// [`form_fits`]: super::target::form_fits
-pub(crate) fn request_line(head: &Bytes, record: &Record) -> Result<(Method, Uri), Error> {
-    let method = Method::from_bytes(&head[..record.method_end])
+pub(crate) fn request_line(
+    head: &Bytes,
+    record: &Record,
+    request: &mut Request<()>,
+) -> Result<(), Error> {
+    *request.method_mut() = Method::from_bytes(&head[..record.method_end])
         .map_err(|_| start_line(ErrorKind::InvalidMethod))?;
     // The reader checked the target's form against the method
     // ([`form_fits`]) and that a `Uri` takes it: only the `Uri` is built.
     let (from, to) = record.target;
     let uri = Uri::from_maybe_shared(head.slice(from..to))
         .map_err(|_| start_line(ErrorKind::InvalidTarget))?;
-    Ok((method, uri))
+    // The new request's `Uri` is the static `/`: forgotten rather than
+    // dropped, as its empty field map is.
+    debug_assert!(request.uri() == "/");
+    std::mem::forget(std::mem::replace(request.uri_mut(), uri));
+    Ok(())
 }
 
 /// The status code of a response head.

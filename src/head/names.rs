@@ -224,7 +224,9 @@ impl NameCache {
     }
 
     /// Keeps `value`, valid, for the name found last, if it has an entry
-    /// without a value and the value fits the bounds.
+    /// without a value and the value fits the bounds. Only values of heads
+    /// the decoder accepted are kept: a `Host` value that repeats one is
+    /// valid without a second check (the head reader's `known_value`).
     #[inline(never)]
     pub(crate) fn learn_value(&mut self, value: &[u8]) {
         if let Some(slot) = self.found.and_then(|i| self.values.get_mut(usize::from(i))) {

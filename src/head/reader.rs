@@ -627,8 +627,11 @@ impl Reader {
         if to + 1 >= upto || &head[to..to + 2] != b"\r\n" {
             return Ok(to);
         }
-        if field.role != FieldRole::Other {
-            self.record.noted.note(field.role, &head[at..to]);
+        match field.role {
+            FieldRole::Other => {}
+            // The value kept is an accepted head's: a `Host` value is valid.
+            FieldRole::Host => self.record.noted.hosts += 1,
+            role => self.record.noted.note(role, &head[at..to]),
         }
         self.after_field_line = true;
         self.next_line(to + 1, o)?;

@@ -86,7 +86,7 @@ impl ClientSession {
             let head = held.ahead.remove(0);
             self.head_since = None;
             if !is_interim(&head) {
-                self.head_handed_out();
+                self.head_handed_out(false);
             }
             return Ok(Step::Ready(Some(head)));
         }
@@ -99,13 +99,13 @@ impl ClientSession {
                 // The head is built here, in the value returned.
                 Ok(Progress::Head(bytes, body)) => {
                     let mut head = Response::default();
-                    if let Err(err) = self.conn.take_head(bytes, body, &mut head) {
+                    if let Err(err) = self.conn.take_head(bytes, body, &mut head, false) {
                         return Err(self.fail(err).into());
                     }
                     self.head_since = None;
                     if body.is_some() {
                         // A final response, not an interim one.
-                        self.head_handed_out();
+                        self.head_handed_out(false);
                     }
                     return Ok(Step::Ready(Some(head)));
                 }

@@ -217,12 +217,15 @@ impl<R: ConnRole> SessionOf<R> {
         self.failure.take().map_or(Ok(()), |err| Err((*err).into()))
     }
 
-    /// A message head was handed out: its body is still to read, and
-    /// nothing read so far belongs to it.
-    #[inline]
-    pub(super) fn head_handed_out(&mut self) {
-        self.body_done = false;
-        self.pieces.clear();
+    /// A message head was handed out: its body is still to read (`done`:
+    /// it has none, and is read), and nothing read so far belongs to it.
+    #[inline(always)]
+    pub(super) fn head_handed_out(&mut self, done: bool) {
+        self.body_done = done;
+        // Pieces are left only by a `read_body` given up half way.
+        if !self.pieces.is_empty() {
+            self.pieces.clear();
+        }
         self.trailers = None;
         if let Some(slot) = &mut self.chunk_ext {
             **slot = ChunkExtSlot::default();

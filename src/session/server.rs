@@ -111,12 +111,14 @@ impl ServerSession {
                 // The head is built here, in the value returned.
                 Ok(Progress::Head(bytes, body)) => {
                     let mut head = Request::default();
-                    if let Err(err) = self.conn.take_head(bytes, body, &mut head) {
+                    // Nothing to read: the request ends with its head.
+                    let end = body.is_some_and(|body| body.is_empty());
+                    if let Err(err) = self.conn.take_head(bytes, body, &mut head, end) {
                         return Err(self.fail(err).into());
                     }
                     self.requests += 1;
                     self.head_since = None;
-                    self.head_handed_out();
+                    self.head_handed_out(end);
                     return Ok(Step::Ready(Some(head)));
                 }
                 Ok(Progress::NeedMore) => {
@@ -190,8 +192,9 @@ impl ServerSession {
         Ok(Step::Ready(Some(req)))
     }
 
-    /// `true` once the current request's body was read to its end (or it
-    /// had none). [`read_data`](Self::read_data) also returns `Ready(None)`
+    /// `true` once the current request's body was read to its end, and
+    /// from [`next_request`](Self::next_request) on for a request without
+    /// one. [`read_data`](Self::read_data) also returns `Ready(None)`
     /// once the session is ending, after reporting what ended it: a
     /// relay that forwards the body asks this before it ends the copy.
     pub fn is_request_body_read(&self) -> bool {

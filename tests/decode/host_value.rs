@@ -111,6 +111,31 @@ fn the_decoder_takes_a_valid_host_as_it_came() {
 }
 
 #[test]
+fn a_host_value_kept_from_earlier_requests_still_has_its_tail_checked() {
+    // From the third request on, the decoder keeps `a` as the `Host`
+    // value seen before and takes a repeat of it as valid: a value that
+    // only starts with it is checked whole.
+    let mut raw = b"GET /1 HTTP/1.1\r\nHost: a\r\n\r\n".repeat(3);
+    let (hosts, err) = decode(&raw);
+    assert_eq!((hosts.len(), err), (3, None));
+    for tail in [&b"/b"[..], b" b", b"@", b"%zz", b":8o", b"]"] {
+        let at = raw.len() as u64 + 17;
+        let mut bad = raw.clone();
+        bad.extend_from_slice(b"GET /4 HTTP/1.1\r\nHost: a");
+        bad.extend_from_slice(tail);
+        bad.extend_from_slice(b"\r\n\r\n");
+        let (hosts, err) = decode(&bad);
+        let what = tail.escape_ascii().to_string();
+        assert_eq!(hosts.len(), 3, "{what}");
+        let err = err.unwrap_or_else(|| panic!("{what}: accepted"));
+        assert_eq!(err.kind(), ErrorKind::InvalidHostValue, "{what}");
+        assert_eq!(err.offset(), Some(at), "{what}");
+    }
+    raw.extend_from_slice(b"GET /4 HTTP/1.1\r\nHost: a:80\r\n\r\n");
+    assert_eq!(decode(&raw).1, None);
+}
+
+#[test]
 fn an_empty_host_is_refused() {
     // The target URI built from it would be an `http` URI with an empty
     // host, which RFC 9110 section 4.2.1 tells a recipient to reject.

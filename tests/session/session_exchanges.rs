@@ -170,6 +170,24 @@ fn answering_before_a_short_body_drains_it_and_keeps_the_connection() {
     assert_eq!(second.uri(), "/2");
 }
 
+#[test]
+fn a_request_without_a_body_is_read_to_its_end_with_its_head() {
+    let mut h = server();
+    h.send(get("/1") + &post("/2", "ab") + &get("/3"));
+    h.call(ServerSession::next_request).ready().unwrap();
+    assert!(h.s.is_request_body_read());
+    assert_eq!(h.call(ServerSession::read_data).ready(), None);
+    h.s.sender().send_response(Response::new("1")).unwrap();
+    h.call(ServerSession::next_request).ready().unwrap();
+    assert!(!h.s.is_request_body_read());
+    h.s.sender().send_response(Response::new("2")).unwrap();
+    let third = h.call(ServerSession::next_request).ready().unwrap();
+    assert_eq!(third.uri(), "/3");
+    assert!(h.s.is_request_body_read());
+    let body = h.call(ServerSession::read_body).ready();
+    assert!(body.is_empty());
+}
+
 // ------------------------------------------------- 100 Continue
 
 #[test]
