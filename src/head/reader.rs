@@ -613,8 +613,10 @@ impl Reader {
         o: &Options,
     ) -> Result<usize, Error> {
         let known = known.as_bytes();
-        let mut at = from;
-        while at < upto && matches!(head[at], b' ' | b'\t') {
+        let head = &head[..upto];
+        // Mostly one SP: the loop is for the rest.
+        let mut at = from + usize::from(head.get(from) == Some(&b' '));
+        while let Some(b' ' | b'\t') = head.get(at) {
             at += 1;
         }
         let to = at + known.len();
