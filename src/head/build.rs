@@ -27,13 +27,16 @@ pub(crate) fn request_line(
         .map_err(|_| start_line(ErrorKind::InvalidMethod))?;
     // The reader checked the target's form against the method
     // ([`form_fits`]) and that a `Uri` takes it: only the `Uri` is built.
-    let (from, to) = record.target;
-    let uri = Uri::from_maybe_shared(head.slice(from..to))
-        .map_err(|_| start_line(ErrorKind::InvalidTarget))?;
-    // The new request's `Uri` is the static `/`: forgotten rather than
-    // dropped, as its empty field map is.
+    // The new request's `Uri` is the static `/`: a target `/` leaves it,
+    // and another one replaces it, forgotten rather than dropped, as its
+    // empty field map is.
     debug_assert!(request.uri() == "/");
-    std::mem::forget(std::mem::replace(request.uri_mut(), uri));
+    let (from, to) = record.target;
+    if head[from..to] != *b"/" {
+        let uri = Uri::from_maybe_shared(head.slice(from..to))
+            .map_err(|_| start_line(ErrorKind::InvalidTarget))?;
+        std::mem::forget(std::mem::replace(request.uri_mut(), uri));
+    }
     Ok(())
 }
 
