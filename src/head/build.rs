@@ -23,8 +23,13 @@ pub(crate) fn request_line(
     record: &Record,
     request: &mut Request<()>,
 ) -> Result<(), Error> {
-    *request.method_mut() = Method::from_bytes(&head[..record.method_end])
-        .map_err(|_| start_line(ErrorKind::InvalidMethod))?;
+    // The new request's method is `GET`: a `GET` leaves it.
+    debug_assert!(request.method() == Method::GET);
+    let method = &head[..record.method_end];
+    if method != b"GET" {
+        *request.method_mut() =
+            Method::from_bytes(method).map_err(|_| start_line(ErrorKind::InvalidMethod))?;
+    }
     // The reader checked the target's form against the method
     // ([`form_fits`]) and that a `Uri` takes it: only the `Uri` is built.
     // The new request's `Uri` is the static `/`: a target `/` leaves it,
