@@ -250,9 +250,9 @@ fn word<const N: usize>(s: &[u8], at: usize) -> [u8; N] {
     w
 }
 
-/// `a == b` (names, and the values kept with them): eight bytes at a time
-/// (the last eight may overlap the ones before), without a call to libc's
-/// `memcmp`, which costs more than a name.
+/// `a == b` (names, and the values kept with them): up to sixteen bytes
+/// at a time (the last word may overlap the ones before), without a call
+/// to libc's `memcmp`, which costs more than a name.
 #[inline(always)]
 pub(crate) fn same(a: &[u8], b: &[u8]) -> bool {
     let n = a.len();
@@ -262,15 +262,16 @@ pub(crate) fn same(a: &[u8], b: &[u8]) -> bool {
     match n {
         0..4 => a.iter().zip(b).all(|(x, y)| x == y),
         4..8 => word::<4>(a, 0) == word(b, 0) && word::<4>(a, n - 4) == word(b, n - 4),
+        8..=16 => word::<8>(a, 0) == word(b, 0) && word::<8>(a, n - 8) == word(b, n - 8),
         _ => {
             let mut i = 0;
-            while i + 8 < n {
-                if word::<8>(a, i) != word(b, i) {
+            while i + 16 < n {
+                if word::<16>(a, i) != word(b, i) {
                     return false;
                 }
-                i += 8;
+                i += 16;
             }
-            word::<8>(a, n - 8) == word(b, n - 8)
+            word::<16>(a, n - 16) == word(b, n - 16)
         }
     }
 }
