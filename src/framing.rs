@@ -353,13 +353,30 @@ impl FramingFields {
     fn connection_line(&mut self, value: &[u8]) {
         self.connection = true;
         for token in list_elements(value) {
-            if token.eq_ignore_ascii_case(b"close") {
+            if token_is(token, b"close") {
                 self.connection_close = true;
-            } else if token.eq_ignore_ascii_case(b"keep-alive") {
+            } else if token_is(token, b"keep-alive") {
                 self.connection_keep_alive = true;
             }
         }
     }
+}
+
+/// `token.eq_ignore_ascii_case(lower)` for a `lower` of lowercase letters
+/// and `-`, without a call per byte: a letter of `token` is taken lowercase
+/// by setting its bit 0x20 (which makes no other byte a lowercase letter),
+/// the `-` is compared as it is; all `N` bytes at once.
+#[inline(always)]
+fn token_is<const N: usize>(token: &[u8], lower: &[u8; N]) -> bool {
+    let Ok(token) = <&[u8; N]>::try_from(token) else {
+        return false;
+    };
+    let mut same = true;
+    for (&t, &l) in token.iter().zip(lower) {
+        let case = if l.is_ascii_lowercase() { 0x20 } else { 0 };
+        same &= t | case == l;
+    }
+    same
 }
 
 /// The keep-alive verdict a message's version and `Connection` field give
@@ -422,3 +439,28 @@ impl FieldRole {
 #[cfg(test)]
 #[path = "framing_table.rs"]
 mod table;
+
+#[cfg(test)]
+mod tests {
+    use super::token_is;
+
+    #[test]
+    fn token_is_eq_ignore_ascii_case() {
+        for lower in [&b"close"[..], b"keep-alive"] {
+            let mut token = lower.to_vec();
+            for i in 0..token.len() {
+                for b in 0..=255u8 {
+                    let was = std::mem::replace(&mut token[i], b);
+                    let expected = token.eq_ignore_ascii_case(lower);
+                    let got = match lower.len() {
+                        5 => token_is(&token, b"close"),
+                        _ => token_is(&token, b"keep-alive"),
+                    };
+                    assert_eq!(got, expected, "{token:?}");
+                    token[i] = was;
+                }
+            }
+            assert!(!token_is(&token[1..], b"close") && !token_is(&token[1..], b"keep-alive"));
+        }
+    }
+}
