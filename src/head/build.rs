@@ -23,25 +23,17 @@ pub(crate) fn request_line(
     record: &Record,
     request: &mut Request<()>,
 ) -> Result<(), Error> {
-    // The new request's method is `GET`: a `GET` leaves it.
-    debug_assert!(request.method() == Method::GET);
-    let method = &head[..record.method_end];
-    if method != b"GET" {
-        *request.method_mut() =
-            Method::from_bytes(method).map_err(|_| start_line(ErrorKind::InvalidMethod))?;
-    }
+    *request.method_mut() = Method::from_bytes(&head[..record.method_end])
+        .map_err(|_| start_line(ErrorKind::InvalidMethod))?;
     // The reader checked the target's form against the method
     // ([`form_fits`]) and that a `Uri` takes it: only the `Uri` is built.
-    // The new request's `Uri` is the static `/`: a target `/` leaves it,
-    // and another one replaces it, forgotten rather than dropped, as its
-    // empty field map is.
-    debug_assert!(request.uri() == "/");
     let (from, to) = record.target;
-    if head[from..to] != *b"/" {
-        let uri = Uri::from_maybe_shared(head.slice(from..to))
-            .map_err(|_| start_line(ErrorKind::InvalidTarget))?;
-        std::mem::forget(std::mem::replace(request.uri_mut(), uri));
-    }
+    let uri = Uri::from_maybe_shared(head.slice(from..to))
+        .map_err(|_| start_line(ErrorKind::InvalidTarget))?;
+    // The new request's `Uri` is the static `/`: forgotten rather than
+    // dropped, as its empty field map is.
+    debug_assert!(request.uri() == "/");
+    std::mem::forget(std::mem::replace(request.uri_mut(), uri));
     Ok(())
 }
 

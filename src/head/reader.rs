@@ -613,10 +613,8 @@ impl Reader {
         o: &Options,
     ) -> Result<usize, Error> {
         let known = known.as_bytes();
-        let head = &head[..upto];
-        // Mostly one SP: the loop is for the rest.
-        let mut at = from + usize::from(head.get(from) == Some(&b' '));
-        while let Some(b' ' | b'\t') = head.get(at) {
+        let mut at = from;
+        while at < upto && matches!(head[at], b' ' | b'\t') {
             at += 1;
         }
         let to = at + known.len();
