@@ -315,6 +315,7 @@ impl WallClock {
     /// The I/O's error, other than a timeout, `WouldBlock` and
     /// `Interrupted` (which end nothing); `WriteZero` for a write of 0
     /// bytes. The connection is over.
+    #[inline]
     pub fn report(
         &mut self,
         session: &mut (impl Session + ?Sized),
