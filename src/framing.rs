@@ -322,8 +322,20 @@ impl FramingFields {
     /// case.
     #[inline]
     pub(crate) fn note_named(&mut self, name: &[u8], value: &[u8]) {
-        self.date |= name == b"date";
-        self.note(FieldRole::of_name(name), value);
+        // In lower case, the names are compared as they are, a word at a
+        // time, where `FieldRole::of_name` folds the case byte by byte.
+        let role = match name {
+            b"date" => {
+                self.date = true;
+                return;
+            }
+            b"host" => FieldRole::Host,
+            b"connection" => FieldRole::Connection,
+            b"content-length" => FieldRole::ContentLength,
+            b"transfer-encoding" => FieldRole::TransferEncoding,
+            _ => return,
+        };
+        self.note(role, value);
     }
 
     /// Notes a field line of the given role, with its value.
@@ -442,7 +454,35 @@ mod table;
 
 #[cfg(test)]
 mod tests {
-    use super::token_is;
+    use super::{FieldRole, FramingFields, token_is};
+
+    #[test]
+    fn a_map_name_is_noted_as_its_role() {
+        let names = [
+            "date",
+            "host",
+            "connection",
+            "content-length",
+            "transfer-encoding",
+            "dat",
+            "hosts",
+            "server",
+            "te",
+            "x",
+        ];
+        for name in names {
+            for value in [&b"5"[..], b"close", b"a b"] {
+                let mut named = FramingFields::default();
+                named.note_named(name.as_bytes(), value);
+                let mut by_role = FramingFields {
+                    date: name == "date",
+                    ..FramingFields::default()
+                };
+                by_role.note(FieldRole::of_name(name.as_bytes()), value);
+                assert_eq!(format!("{named:?}"), format!("{by_role:?}"), "{name}");
+            }
+        }
+    }
 
     #[test]
     fn token_is_eq_ignore_ascii_case() {

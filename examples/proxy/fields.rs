@@ -10,7 +10,8 @@
 //! (`h1proto::wire::FieldOrder` has the rule).
 
 use http::header::{
-    CONTENT_LENGTH, EXPECT, HOST, HeaderMap, HeaderValue, TRAILER, TRANSFER_ENCODING, VIA,
+    CONNECTION, CONTENT_LENGTH, EXPECT, HOST, HeaderMap, HeaderValue, TRAILER, TRANSFER_ENCODING,
+    VIA,
 };
 use http::{StatusCode, Version, request, response};
 
@@ -88,16 +89,14 @@ struct Seen {
 impl Seen {
     fn of(fields: &HeaderMap) -> Self {
         let mut seen = Seen::default();
-        // A field map holds names in lower case.
+        // Compared with `http`'s constants, these standard names are
+        // compared by number, not by their bytes.
         for name in fields.keys() {
-            match name.as_str() {
-                "connection" => seen.connection = true,
-                "transfer-encoding" => seen.transfer_encoding = true,
-                "content-length" => seen.content_length = true,
-                "expect" => seen.expect = true,
-                "host" => seen.host = true,
-                _ => {}
-            }
+            seen.connection |= name == CONNECTION;
+            seen.transfer_encoding |= name == TRANSFER_ENCODING;
+            seen.content_length |= name == CONTENT_LENGTH;
+            seen.expect |= name == EXPECT;
+            seen.host |= name == HOST;
         }
         seen
     }

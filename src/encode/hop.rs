@@ -1,6 +1,6 @@
 //! Hop-by-hop fields: what a proxy removes before it forwards a message.
 
-use http::header::{CONNECTION, HeaderMap};
+use http::header::{CONNECTION, HeaderMap, HeaderName, TE, TRANSFER_ENCODING, UPGRADE};
 
 use crate::grammar::list_elements;
 
@@ -47,10 +47,7 @@ pub fn remove_hop_by_hop(fields: &mut HeaderMap) {
     // field that is not costs no lookup.
     let mut there = 0u8;
     for name in fields.keys() {
-        let name = name.as_str();
-        if let Some(i) = FIXED.iter().position(|&fixed| fixed == name) {
-            there |= 1 << i;
-        }
+        there |= fixed_bit(name.as_str());
     }
     // The options listed in Connection name fields to remove (the fixed
     // ones go below). A value is cloned (a reference count, no copy) so
@@ -60,7 +57,7 @@ pub fn remove_hop_by_hop(fields: &mut HeaderMap) {
         && let Some(value) = fields.get_all(CONNECTION).iter().nth(line).cloned()
     {
         for option in list_elements(value.as_bytes()) {
-            let fixed = |fixed: &&str| option.eq_ignore_ascii_case(fixed.as_bytes());
+            let fixed = |fixed: &HeaderName| option.eq_ignore_ascii_case(fixed.as_str().as_bytes());
             if FIXED.iter().any(fixed) {
                 continue;
             }
@@ -74,18 +71,48 @@ pub fn remove_hop_by_hop(fields: &mut HeaderMap) {
     }
     for (i, fixed) in FIXED.iter().enumerate() {
         if there & (1 << i) != 0 {
-            fields.remove(*fixed);
+            fields.remove(fixed);
         }
     }
 }
 
 /// The fields removed whether `Connection` lists them or not, `Connection`
-/// first.
-const FIXED: [&str; 6] = [
-    "connection",
-    "keep-alive",
-    "proxy-connection",
-    "te",
-    "transfer-encoding",
-    "upgrade",
+/// first: removed by these names, which `http` finds without parsing a
+/// string.
+static FIXED: [HeaderName; 6] = [
+    CONNECTION,
+    HeaderName::from_static("keep-alive"),
+    HeaderName::from_static("proxy-connection"),
+    TE,
+    TRANSFER_ENCODING,
+    UPGRADE,
 ];
+
+/// The bit of `name`'s place in [`FIXED`] (0 for a name not there): a
+/// `match`, which compares the lengths before any byte.
+#[inline]
+fn fixed_bit(name: &str) -> u8 {
+    match name {
+        "connection" => 1,
+        "keep-alive" => 1 << 1,
+        "proxy-connection" => 1 << 2,
+        "te" => 1 << 3,
+        "transfer-encoding" => 1 << 4,
+        "upgrade" => 1 << 5,
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_fixed_name_has_the_bit_of_its_place() {
+        for (i, fixed) in FIXED.iter().enumerate() {
+            assert_eq!(fixed_bit(fixed.as_str()), 1 << i, "{fixed}");
+        }
+        assert_eq!(fixed_bit("connectio"), 0);
+        assert_eq!(fixed_bit("host"), 0);
+    }
+}

@@ -192,6 +192,37 @@ fn edited_values_win_in_place() {
 }
 
 #[test]
+fn every_line_goes_out_as_name_colon_space_value_whatever_its_spacing() {
+    // Lines as received in every spacing and line end, edited, removed
+    // and folded ones among them: each goes out as `Name: value` CRLF,
+    // in its place and spelling, with the map's value.
+    let raw = b"HTTP/1.1 200 OK\r\nA: 1\r\nB:2\r\nC:  3 \t\r\nD: 4\r\nE: 5\r\nF: 6\r\n\
+                G:\t7\r\nH: 8\r\n Folded\r\nI: 9\r\nJ: 10\r\nContent-Length: 2\r\n\r\nok";
+    let mut head = decode_response(raw, &Method::GET).head;
+    head.headers_mut().remove("f");
+    head.headers_mut()
+        .insert("i", HeaderValue::from_static("nine"));
+    let out = send_response(head, b"ok", ResponseContext::default());
+    assert_eq!(
+        lines(&out),
+        [
+            "A: 1",
+            "B: 2",
+            "C: 3",
+            "D: 4",
+            "E: 5",
+            "G: 7",
+            "H: 8 Folded",
+            "I: nine",
+            "J: 10",
+            "Content-Length: 2",
+        ],
+        "{}",
+        String::from_utf8_lossy(&out)
+    );
+}
+
+#[test]
 fn a_dropped_content_length_is_framed_by_the_encoder_at_the_end() {
     let mut head = decode_request(REQUEST).head;
     head.headers_mut().remove(CONTENT_LENGTH);
