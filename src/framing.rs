@@ -10,7 +10,7 @@ use http::header::{CONNECTION, HeaderMap, HeaderValue, TRANSFER_ENCODING};
 use http::{Method, StatusCode, Version};
 
 use crate::error::ErrorKind;
-use crate::grammar::{is_host, is_token, list_elements, parse_decimal, trim_ows};
+use crate::grammar::{is_host, is_token, list_elements, names_match, parse_decimal, trim_ows};
 use crate::keep_alive::{CloseReason, KeepAlive};
 
 /// How the body of a message is delimited.
@@ -322,20 +322,8 @@ impl FramingFields {
     /// case.
     #[inline]
     pub(crate) fn note_named(&mut self, name: &[u8], value: &[u8]) {
-        // In lower case, the names are compared as they are, a word at a
-        // time, where `FieldRole::of_name` folds the case byte by byte.
-        let role = match name {
-            b"date" => {
-                self.date = true;
-                return;
-            }
-            b"host" => FieldRole::Host,
-            b"connection" => FieldRole::Connection,
-            b"content-length" => FieldRole::ContentLength,
-            b"transfer-encoding" => FieldRole::TransferEncoding,
-            _ => return,
-        };
-        self.note(role, value);
+        self.date |= name == b"date";
+        self.note(FieldRole::of_name(name), value);
     }
 
     /// Notes a field line of the given role, with its value.
@@ -365,30 +353,13 @@ impl FramingFields {
     fn connection_line(&mut self, value: &[u8]) {
         self.connection = true;
         for token in list_elements(value) {
-            if token_is(token, b"close") {
+            if names_match(token, b"close") {
                 self.connection_close = true;
-            } else if token_is(token, b"keep-alive") {
+            } else if names_match(token, b"keep-alive") {
                 self.connection_keep_alive = true;
             }
         }
     }
-}
-
-/// `token.eq_ignore_ascii_case(lower)` for a `lower` of lowercase letters
-/// and `-`, without a call per byte: a letter of `token` is taken lowercase
-/// by setting its bit 0x20 (which makes no other byte a lowercase letter),
-/// the `-` is compared as it is; all `N` bytes at once.
-#[inline(always)]
-fn token_is<const N: usize>(token: &[u8], lower: &[u8; N]) -> bool {
-    let Ok(token) = <&[u8; N]>::try_from(token) else {
-        return false;
-    };
-    let mut same = true;
-    for (&t, &l) in token.iter().zip(lower) {
-        let case = if l.is_ascii_lowercase() { 0x20 } else { 0 };
-        same &= t | case == l;
-    }
-    same
 }
 
 /// The keep-alive verdict a message's version and `Connection` field give
@@ -451,56 +422,3 @@ impl FieldRole {
 #[cfg(test)]
 #[path = "framing_table.rs"]
 mod table;
-
-#[cfg(test)]
-mod tests {
-    use super::{FieldRole, FramingFields, token_is};
-
-    #[test]
-    fn a_map_name_is_noted_as_its_role() {
-        let names = [
-            "date",
-            "host",
-            "connection",
-            "content-length",
-            "transfer-encoding",
-            "dat",
-            "hosts",
-            "server",
-            "te",
-            "x",
-        ];
-        for name in names {
-            for value in [&b"5"[..], b"close", b"a b"] {
-                let mut named = FramingFields::default();
-                named.note_named(name.as_bytes(), value);
-                let mut by_role = FramingFields {
-                    date: name == "date",
-                    ..FramingFields::default()
-                };
-                by_role.note(FieldRole::of_name(name.as_bytes()), value);
-                assert_eq!(format!("{named:?}"), format!("{by_role:?}"), "{name}");
-            }
-        }
-    }
-
-    #[test]
-    fn token_is_eq_ignore_ascii_case() {
-        for lower in [&b"close"[..], b"keep-alive"] {
-            let mut token = lower.to_vec();
-            for i in 0..token.len() {
-                for b in 0..=255u8 {
-                    let was = std::mem::replace(&mut token[i], b);
-                    let expected = token.eq_ignore_ascii_case(lower);
-                    let got = match lower.len() {
-                        5 => token_is(&token, b"close"),
-                        _ => token_is(&token, b"keep-alive"),
-                    };
-                    assert_eq!(got, expected, "{token:?}");
-                    token[i] = was;
-                }
-            }
-            assert!(!token_is(&token[1..], b"close") && !token_is(&token[1..], b"keep-alive"));
-        }
-    }
-}

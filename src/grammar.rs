@@ -140,6 +140,56 @@ pub(crate) fn trim_ows(mut s: &[u8]) -> &[u8] {
     s
 }
 
+/// `true` when `name`, in any case, is `lower`, a name in lower case:
+/// compared eight bytes at a time (the shorter names in one word, loaded
+/// overlapping).
+#[inline(always)]
+pub(crate) fn names_match(name: &[u8], lower: &[u8]) -> bool {
+    let n = name.len();
+    if n != lower.len() {
+        return false;
+    }
+    let word = |b: &[u8]| b.first_chunk().map_or(0, |w| u64::from_le_bytes(*w));
+    let last = |b: &[u8]| b.last_chunk().map_or(0, |w| u64::from_le_bytes(*w));
+    match n {
+        0 => true,
+        1..=3 => {
+            let three = |b: &[u8]| u64::from_le_bytes([b[0], b[n / 2], b[n - 1], 0, 0, 0, 0, 0]);
+            lower_word(three(name)) == three(lower)
+        }
+        4..=8 => {
+            let two = |b: &[u8]| {
+                let half = |w: Option<&[u8; 4]>| w.map_or(0, |w| u64::from(u32::from_le_bytes(*w)));
+                half(b.first_chunk()) | half(b.last_chunk()) << 32
+            };
+            lower_word(two(name)) == two(lower)
+        }
+        _ => {
+            let (mut a, mut b) = (name, lower);
+            while a.len() > 8 {
+                if lower_word(word(a)) != word(b) {
+                    return false;
+                }
+                (a, b) = (&a[8..], &b[8..]);
+            }
+            lower_word(last(name)) == last(lower)
+        }
+    }
+}
+
+/// Each byte of `x` as `u8::to_ascii_lowercase` makes it.
+#[inline(always)]
+fn lower_word(x: u64) -> u64 {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // With the high bits cleared, adding to a byte carries into its high
+    // bit alone: set from `A` on, and past `Z`.
+    let low = x & !HIGH;
+    let from_a = low + 0x3f3f_3f3f_3f3f_3f3f;
+    let past_z = low + 0x2525_2525_2525_2525;
+    let upper = from_a & !past_z & !x & HIGH;
+    x | upper >> 2
+}
+
 /// The non-empty elements of a comma-separated list, trimmed of OWS
 /// (RFC 9110 section 5.6.1).
 pub(crate) fn list_elements(value: &[u8]) -> impl Iterator<Item = &[u8]> {
@@ -351,6 +401,34 @@ const fn maybe_not_text(w: u64) -> u64 {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn names_match_as_ascii_case_folding_does() {
+        let alphabet = b"aAzZ@[`{^~_-09\x7f\x80\xc1\xe1\xff";
+        let mut seed = 1u32;
+        let mut next = |n: usize| {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (seed >> 16) as usize % n
+        };
+        for _ in 0..20_000 {
+            let len = next(20);
+            let a: Vec<u8> = (0..len).map(|_| alphabet[next(alphabet.len())]).collect();
+            let mut b = a.to_ascii_lowercase();
+            if len > 0 && next(2) == 0 {
+                let at = next(len);
+                b[at] = alphabet[next(alphabet.len())].to_ascii_lowercase();
+            }
+            assert_eq!(
+                names_match(&a, &b),
+                a.eq_ignore_ascii_case(&b),
+                "{a:?} {b:?}"
+            );
+        }
+        assert!(!names_match(b"A^", b"a~"));
+        assert!(!names_match(b"Content-Type", b"content-typf"));
+        assert!(names_match(b"Accept-Ranges", b"accept-ranges"));
+    }
+
     use super::*;
 
     #[test]
