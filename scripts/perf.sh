@@ -246,8 +246,11 @@ fi
 if has exchange; then
     echo "## One exchange: ServerConnection, and ServerSession as a driver runs it (instructions per exchange)"
     echo
-    echo '| request | ServerConnection exchange | of it in the head parser (src/head, with the `http` constructors it calls) | the exchange without the parser | ServerSession exchange |'
-    echo '|---|---|---|---|---|'
+    # The `http` floor: the request head delivered as `http::Request<()>`
+    # from offsets found beforehand, nothing read or checked (the probe's
+    # `http-floor`): what any reader that hands out `http` types pays.
+    echo '| request | ServerConnection exchange | of it in the head parser (src/head, with the `http` constructors it calls) | the exchange without the parser | ServerSession exchange | `http` floor of the request head |'
+    echo '|---|---|---|---|---|---|'
     for m in $MESSAGES; do
         case $m in response_*) continue ;; esac
         a=$(instructions server "$m" "$N1" "$WORK/a.out")
@@ -257,7 +260,7 @@ if has exchange; then
         hb=$(python3 "$WORK/share.py" "$WORK/b.out" head)
         parser=$(( (hb - ha) / (N2 - N1) ))
         [ "$m" = curl_get ] && curl_exchange=$v
-        echo "| $m | $v | $parser | $(( v - parser )) | $(per_message session "$m") |"
+        echo "| $m | $v | $parser | $(( v - parser )) | $(per_message session "$m") | $(per_message http-floor "$m") |"
     done
     echo
     target "one ServerConnection exchange, curl's GET answered Hello, World!" "$curl_exchange" "≤ 4,000" "$(ratio 4000 "$curl_exchange")"

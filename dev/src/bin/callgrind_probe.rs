@@ -66,6 +66,13 @@
 //!   the head in place: the slower construction earlier figures compared
 //!   against.
 //! - `memchr`: a memchr count of b'\n' over the head (the floor).
+//! - `http-floor` (requests only): what delivering the head as `http` types
+//!   costs when nothing is read or checked: the message copied into the
+//!   buffer, the head split off and frozen, and a `Request<()>` built from
+//!   offsets found beforehand (the method, the `Uri` and every value a
+//!   slice of the head, every name a `HeaderName` made beforehand) into a
+//!   field map recycled from the previous iteration. The floor under any
+//!   reader that hands out `http::Request`.
 //!
 //! MESSAGE is a name from the mix (`curl_get`, `browser_get`, `pico_703`,
 //! `post_json`, `response_nginx`, `response_cdn`), or `chunks_64` /
@@ -87,7 +94,7 @@ use h1proto::{
     framing::RequestKind,
 };
 use http::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
-use http::{Method, Request, Response};
+use http::{Method, Request, Response, Uri};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -133,6 +140,8 @@ fn main() {
     let read = op == "h1proto+wire+read";
     req_dec.set_wire_view(wire_view);
     res_dec.set_wire_view(wire_view);
+    let floor = message.request.then(|| FloorPlan::of(message.head));
+    let mut spare: Option<HeaderMap> = None;
     let head_ctx = ResponseContext {
         request: RequestKind::Head,
         ..ResponseContext::default()
@@ -404,6 +413,27 @@ fn main() {
             }
             "httparse+http-copy" => black_box(corpus::copying_response(black_box(message.head))).1,
             "memchr" => corpus::floor(black_box(message.head)),
+            "http-floor" => {
+                let plan = floor.as_ref().expect("requests only");
+                buf.extend_from_slice(input);
+                let head = buf.split_to(plan.len).freeze();
+                buf.clear();
+                let mut headers = spare.take().unwrap_or_default();
+                headers.clear();
+                for (name, (from, to)) in &plan.fields {
+                    let value = HeaderValue::from_maybe_shared(head.slice(from..to));
+                    headers.append(name.clone(), value.expect("a value"));
+                }
+                let mut req = Request::new(());
+                *req.method_mut() = Method::from_bytes(&head[..plan.method]).expect("a method");
+                let (from, to) = plan.target;
+                *req.uri_mut() = Uri::from_maybe_shared(head.slice(from..to)).expect("a target");
+                *req.headers_mut() = headers;
+                let req = black_box(req);
+                let n = req.headers().len();
+                spare = Some(req.into_parts().0.headers);
+                n
+            }
             other => panic!("no operation {other}"),
         };
     }
@@ -542,5 +572,50 @@ fn decoded(message: &corpus::Message, wire: &[u8]) -> (Start, HeaderMap, Bytes, 
         let fields = std::mem::take(&mut parts.headers);
         let wire = parts.extensions.remove::<WireHead>().expect("a wire view");
         (Start::Response(parts), fields, body.freeze(), wire)
+    }
+}
+
+/// Where the parts of a request head are, found once beforehand for
+/// `http-floor`: the method's end, the target, each field's name (made
+/// once) and its value's place, and the head's length.
+struct FloorPlan {
+    method: usize,
+    target: (usize, usize),
+    fields: Vec<(http::header::HeaderName, (usize, usize))>,
+    len: usize,
+}
+
+impl FloorPlan {
+    fn of(head: &[u8]) -> Self {
+        let text = std::str::from_utf8(head).expect("an ASCII head");
+        let line_end = text.find("\r\n").expect("a request line");
+        let mut words = text[..line_end].splitn(3, ' ');
+        let method = words.next().expect("a method").len();
+        let target = (
+            method + 1,
+            method + 1 + words.next().expect("a target").len(),
+        );
+        let mut fields = Vec::new();
+        let mut at = line_end + 2;
+        while !text[at..].starts_with("\r\n") {
+            let end = at + text[at..].find("\r\n").expect("a field line");
+            let colon = at + text[at..end].find(':').expect("a colon");
+            let name = http::header::HeaderName::from_bytes(&head[at..colon]).expect("a name");
+            let value = colon + 1 + (end - colon - 1 - text[colon + 1..end].trim_start().len());
+            fields.push((
+                name,
+                (
+                    value,
+                    end - (text[value..end].len() - text[value..end].trim_end().len()),
+                ),
+            ));
+            at = end + 2;
+        }
+        FloorPlan {
+            method,
+            target,
+            fields,
+            len: at + 2,
+        }
     }
 }
