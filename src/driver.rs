@@ -367,10 +367,10 @@ impl<R, S: fmt::Debug> fmt::Debug for Conn<R, S> {
 
 /// What became of the polls of one wait.
 enum Done {
-    /// An I/O ended: the one asked for, or one beside it.
+    /// An I/O ended: the one asked for, or one beside it; or the
+    /// session's deadline passed, reported as the I/O asked for timing
+    /// out ([`WallClock::report`] acts on it).
     Io(Io, io::Result<usize>),
-    /// The session's deadline passed.
-    Deadline,
     /// The shutdown signal came.
     Signal,
 }
@@ -479,15 +479,10 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
             // Polled again at the next wait: a runtime's timer that went
             // off is set anew for the next deadline.
             self.sleeping_until = None;
-            Poll::Ready(Done::Deadline)
+            Poll::Ready(Done::Io(step, Err(ErrorKind::TimedOut.into())))
         } else {
             Poll::Pending
         }
-    }
-
-    /// Tells the session how an I/O ended ([`WallClock::report`]).
-    fn report(&mut self, io: Io, result: io::Result<usize>, now: Instant) -> io::Result<()> {
-        self.wall.report(&mut self.session, io, result, now)
     }
 }
 
@@ -546,13 +541,9 @@ where
                     conn.signal = None;
                     conn.session.shutdown(now);
                 }
-                Done::Deadline => {
-                    // The wall clock with every read and timeout reported:
-                    // the `Date` of what they lead to.
-                    conn.wall.update(now, &mut conn.session);
-                    conn.session.handle_timeout(now);
-                }
-                Done::Io(io, result) => conn.report(io, result, now)?,
+                // The wall clock with every read and timeout reported: the
+                // `Date` of what they lead to.
+                Done::Io(io, result) => conn.wall.report(&mut conn.session, io, result, now)?,
             }
         }
     }
