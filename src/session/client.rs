@@ -306,18 +306,4 @@ impl<R: ConnRole> SessionOf<R> {
         let release = after(since, self.read.release_after()).map(|at| (at, Timer::Release));
         earliest(expiry, release)
     }
-
-    /// A deadline other than the buffers' release passed: the wait it
-    /// belonged to ends.
-    pub(super) fn client_expire(&mut self, timer: Timer) {
-        match timer {
-            Timer::Head => self.fail_later(ErrorKind::ResponseTimeout),
-            Timer::Body => self.fail_later(ErrorKind::BodyTimeout),
-            Timer::Write => {
-                self.drop_output();
-                self.fail_later(ErrorKind::WriteTimeout);
-            }
-            Timer::Idle | Timer::Linger | Timer::Release => self.stop(),
-        }
-    }
 }

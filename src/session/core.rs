@@ -485,11 +485,27 @@ impl<R: ConnRole> SessionOf<R> {
     }
 
     /// A deadline other than the buffers' release passed: the wait it
-    /// belonged to ends.
+    /// belonged to ends. A wait for the peer's message fails the session
+    /// as the peer's error would (a server answers it, unless a new
+    /// connection sent nothing); otherwise there is nothing to answer, or
+    /// no way to, and the connection just closes.
     fn expire(&mut self, timer: Timer) {
-        match R::LOCAL {
-            Party::Server => self.server_expire(timer),
-            Party::Client => self.client_expire(timer),
+        let timed_out = match timer {
+            Timer::Head if R::LOCAL == Party::Client => Some(ErrorKind::ResponseTimeout),
+            Timer::Head if self.requests == 0 && self.read.buf.is_empty() => None,
+            Timer::Head => Some(ErrorKind::HeadTimeout),
+            Timer::Body => Some(ErrorKind::BodyTimeout),
+            Timer::Write => {
+                // The peer stopped reading: what is queued cannot leave.
+                self.drop_output();
+                self.failure = Some(Box::new(ErrorKind::WriteTimeout.into()));
+                None
+            }
+            Timer::Idle | Timer::Linger | Timer::Release => None,
+        };
+        match timed_out {
+            Some(kind) => self.fail_later(kind),
+            None => self.phase = Phase::Closing { linger: false },
         }
     }
 }
