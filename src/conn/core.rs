@@ -17,21 +17,7 @@ use crate::role::Party;
 use crate::segments::Segments;
 use crate::wire::WireTrailers;
 
-/// A decoded event, as the role's [`ConnRole::on_event`] looks at it: a
-/// head by reference, once built where it is handed out; a body event by
-/// its kind alone.
-pub enum EventRef<'a, H> {
-    /// A head, and how its body is framed.
-    Head(&'a H, BodyKind),
-    /// An interim response.
-    Interim(&'a H),
-    /// Body data, chunk extensions or trailers.
-    Body,
-    /// The end of the message.
-    End,
-}
-
-/// What a decoded event means to the connection's loop.
+/// What a decoded body event (or end) means to the connection's loop.
 pub enum EventAction {
     /// Hand the event to the caller.
     Return,
@@ -70,18 +56,25 @@ pub trait ConnRole: DecodeRole + EncodeRole {
     /// What the peer sent cannot be decoded now (a response nobody asked for).
     fn ready(conn: &mut Connection<Self>, buf: &BytesMut) -> Result<bool, Error>;
 
-    /// Looks at a decoded event (`consumed`: the bytes it took) and moves
-    /// the machine. The end of the peer's message is the connection's to
-    /// note, after this.
+    /// Looks at a head just built (`body`: its framing, `None` for an
+    /// interim response) and moves the machine.
     ///
     /// # Errors
     ///
-    /// The event breaks the exchange (a switch nobody offered).
-    fn on_event(
+    /// The head breaks the exchange (a switch nobody offered).
+    fn on_head(
         conn: &mut Connection<Self>,
-        event: &EventRef<'_, Self::Recv>,
-        consumed: usize,
-    ) -> Result<EventAction, Error>;
+        head: &Self::Recv,
+        body: Option<BodyKind>,
+    ) -> Result<(), Error>;
+
+    /// Looks at a decoded body event or, with `end`, the end of the
+    /// message (`consumed`: the bytes it took), and says what the loop
+    /// does with it: by default, hand it out. The end of the peer's
+    /// message is the connection's to note, after this.
+    fn on_body(_conn: &mut Connection<Self>, _consumed: usize, _end: bool) -> EventAction {
+        EventAction::Return
+    }
 
     /// `true` when the local side withdrew the rest of its message: it is
     /// dropped without an error.
@@ -206,13 +199,8 @@ impl<R: ConnRole> Connection<R> {
                 Ok(progress) => progress,
                 Err(err) => return Err(self.fail(err)),
             };
-            let consumed = before - buf.len();
             let end = matches!(progress, Progress::End(_));
-            let event = if end { EventRef::End } else { EventRef::Body };
-            // An error is placed at the start of the bytes of the event at
-            // fault.
-            let action =
-                R::on_event(self, &event, consumed).map_err(|err| self.fail_at(err, consumed))?;
+            let action = R::on_body(self, before - buf.len(), end);
             if end && std::mem::take(&mut self.body_open) {
                 self.on(R::PEER, Input::EndOfMessage);
             }
@@ -248,13 +236,8 @@ impl<R: ConnRole> Connection<R> {
         if let Err(err) = self.decoder.build(bytes, head) {
             return Err(self.fail(err));
         }
-        let event = match body {
-            Some(body) => EventRef::Head(head, body),
-            None => EventRef::Interim(head),
-        };
-        // A head never comes while a body is drained: the action is to
-        // return it. Its errors are placed at its first byte.
-        if let Err(err) = R::on_event(self, &event, len) {
+        // Its errors are placed at its first byte.
+        if let Err(err) = R::on_head(self, head, body) {
             return Err(self.fail_at(err, len));
         }
         if end {

@@ -8,7 +8,7 @@ use http::header::{CONNECTION, CONTENT_TYPE, HeaderValue};
 use http::response::Parts;
 use http::{Response, StatusCode, Version};
 
-use super::core::{ConnRole, Connection, EventAction, EventRef};
+use super::core::{ConnRole, Connection, EventAction};
 use super::machine::{Input, State};
 use super::{expects_continue, offers_upgrade};
 use crate::Config;
@@ -387,50 +387,50 @@ impl ConnRole for Server {
     }
 
     #[inline]
-    fn on_event(
+    fn on_head(
         conn: &mut Connection<Self>,
-        event: &EventRef<'_, http::Request<()>>,
-        consumed: usize,
-    ) -> Result<EventAction, Error> {
-        // A response completed before the request body was read: the rest is
-        // read and discarded, bounded by the bytes it takes off the wire
-        // (chunk framing included), not by its data alone.
+        head: &http::Request<()>,
+        body: Option<BodyKind>,
+    ) -> Result<(), Error> {
+        // Requests have no interim heads: `body` is always there.
+        let has_body = body.is_some_and(|body| !body.is_empty());
+        // An upgrade is offered by `Upgrade` with `Connection: upgrade`;
+        // most requests have no Connection field.
+        let upgrade = conn.decoder.framing_fields().connection && offers_upgrade(head.headers());
+        let version = head.version();
+        let exchange = Exchange {
+            request: RequestKind::of(head.method()),
+            version,
+            expect: version == Version::HTTP_11 && has_body && expects_continue(head.headers()),
+            upgrade,
+        };
+        conn.role.exchange = exchange;
+        conn.note_request(exchange, has_body);
+        conn.body_open = has_body;
+        Ok(())
+    }
+
+    /// A response completed before the request body was read: the rest is
+    /// read and discarded, bounded by the bytes it takes off the wire
+    /// (chunk framing included), not by its data alone.
+    #[inline]
+    fn on_body(conn: &mut Connection<Self>, consumed: usize, end: bool) -> EventAction {
         let draining = conn.body_open && conn.machine.server() == State::Done;
         if draining {
             conn.role.drained += consumed as u64;
-            if conn.role.drained > conn.role.max_drain && !matches!(event, EventRef::End) {
+            if conn.role.drained > conn.role.max_drain && !end {
                 conn.close_for(CloseReason::UnreadBody);
-                return Ok(EventAction::Stop);
+                return EventAction::Stop;
             }
         }
-        match event {
-            EventRef::Head(head, body) => {
-                // An upgrade is offered by `Upgrade` with `Connection:
-                // upgrade`; most requests have no Connection field.
-                let upgrade =
-                    conn.decoder.framing_fields().connection && offers_upgrade(head.headers());
-                let version = head.version();
-                let exchange = Exchange {
-                    request: RequestKind::of(head.method()),
-                    version,
-                    expect: version == Version::HTTP_11
-                        && !body.is_empty()
-                        && expects_continue(head.headers()),
-                    upgrade,
-                };
-                conn.role.exchange = exchange;
-                conn.note_request(exchange, !body.is_empty());
-                conn.body_open = !body.is_empty();
-            }
-            EventRef::End => conn.role.drained = 0,
-            _ => {}
+        if end {
+            conn.role.drained = 0;
         }
-        // A head never comes while a body is drained.
-        Ok(if draining {
+        if draining {
             EventAction::Skip
         } else {
             EventAction::Return
-        })
+        }
     }
 
     fn answer_error(conn: &mut Connection<Self>, err: &Error) {
