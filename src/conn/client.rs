@@ -64,16 +64,6 @@ use crate::role::{Client, Party};
 /// ```
 pub type ClientConnection = Connection<Client>;
 
-/// What a client connection keeps besides the skeleton's. The requests in
-/// flight are its response decoder's, which frames each response by the
-/// request it answers.
-#[derive(Debug, Default)]
-pub struct ClientState {
-    /// The request being sent was answered before it was sent whole: its
-    /// rest is withdrawn (dropped).
-    pub(crate) withdrawn: bool,
-}
-
 impl ClientConnection {
     /// Queues a request, whole (with `body`) or its head, then notes it.
     pub(crate) fn send_message(
@@ -99,7 +89,6 @@ impl ClientConnection {
         // The request's maps serve the response's head.
         self.pass_spare_maps(parts.headers, parts.extensions);
         self.decoder.expect_exchange(exchange);
-        self.role.withdrawn = false;
         self.note_request(exchange, streamed);
         self.follow_machine();
         Ok(kind)
@@ -107,11 +96,13 @@ impl ClientConnection {
 }
 
 impl ConnRole for Client {
-    type ConnState = ClientState;
+    type ConnState = ();
     const PEER: Party = Party::Server;
 
-    fn configured(config: &Config) -> (ResponseLeniency, ClientState) {
-        (config.response_leniency, ClientState::default())
+    /// The requests in flight are its response decoder's, which frames
+    /// each response by the request it answers.
+    fn configured(config: &Config) -> (ResponseLeniency, ()) {
+        (config.response_leniency, ())
     }
 
     #[inline]
@@ -156,7 +147,6 @@ impl ConnRole for Client {
             // the server does not want the rest, so stop (RFC 9112
             // section 9.5). A 2xx means it is taking the body as it
             // answers (an echo, a streamed upload): sending goes on.
-            conn.role.withdrawn = true;
             conn.close_for(CloseReason::RequestWithdrawn);
             conn.on(Party::Client, Input::WithdrawBody);
         }
@@ -174,9 +164,5 @@ impl ConnRole for Client {
             conn.machine.refuse_continue(facts);
         }
         Ok(())
-    }
-
-    fn withdrawn(conn: &Connection<Self>) -> bool {
-        conn.role.withdrawn
     }
 }

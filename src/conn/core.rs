@@ -76,30 +76,13 @@ pub trait ConnRole: DecodeRole + EncodeRole {
         EventAction::Return
     }
 
-    /// `true` when the local side withdrew the rest of its message: it is
-    /// dropped without an error.
-    fn withdrawn(_conn: &Connection<Self>) -> bool {
-        false
+    /// The connection as a server's, for the calls only a server has
+    /// (its bookkeeping after the machine moved, the error response, the
+    /// close after the exchange, the `Date` of its responses); `None` for
+    /// a client's.
+    fn as_server(_conn: &mut Connection<Self>) -> Option<&mut crate::ServerConnection> {
+        None
     }
-
-    /// After a transition of the machine (the local side's message ended,
-    /// say), or a call that may have made one: the
-    /// role's own bookkeeping.
-    fn after_transition(_conn: &mut Connection<Self>) {}
-
-    /// A protocol error of the peer's, found by the session: the answer it
-    /// calls for, where the role sends one (a server's error response).
-    fn answer_error(_conn: &mut Connection<Self>, _err: &Error) {}
-
-    /// A graceful shutdown: the local side wants no exchange after the
-    /// current one (a server's response says `Connection: close`). A
-    /// client's connection has nothing to do: its session stops taking
-    /// requests.
-    fn close_after_exchange(_conn: &mut Connection<Self>) {}
-
-    /// The wall clock, for the `Date` of the messages the role sends: a
-    /// server's responses carry it; a client's requests do not.
-    fn set_date(_conn: &mut Connection<Self>, _now: std::time::SystemTime) {}
 }
 
 /// An HTTP/1.1 connection of role `R`: [`ServerConnection`](crate::ServerConnection)
@@ -279,6 +262,14 @@ impl<R: ConnRole> Connection<R> {
         self.machine.verdict(self.facts())
     }
 
+    /// `true` when the local side withdrew the rest of its message (a
+    /// client whose request was refused while it was being sent): the
+    /// rest is dropped without an error. The connection's own reason to
+    /// close says so.
+    pub(crate) fn withdrawn(&self) -> bool {
+        self.machine.closes_for(CloseReason::RequestWithdrawn)
+    }
+
     /// Requests sent or received whose final response has not ended (one
     /// without a body ends with its head).
     pub fn requests_in_flight(&self) -> usize {
@@ -406,7 +397,9 @@ impl<R: ConnRole> Connection<R> {
     /// peer's messages are over, it is stopped and nothing more is parsed.
     #[inline]
     pub(crate) fn follow_machine(&mut self) {
-        R::after_transition(self);
+        if let Some(server) = R::as_server(self) {
+            server.after_transition();
+        }
         let over =
             self.machine.state(R::PEER).is_final() || self.machine.server() == State::Switched;
         // The end of a message without a body is still handed out: it

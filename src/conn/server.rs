@@ -352,6 +352,27 @@ impl ServerConnection {
                 .remaining_body_len()
                 .is_some_and(|n| n > self.role.max_drain)
     }
+
+    /// After a transition of the machine: a response complete before the request body
+    /// was read leaves it to be drained, unless what the request still
+    /// declares is more than may be; once an exchange is over, its response's
+    /// mark moves aside and its request is forgotten.
+    #[inline]
+    pub(crate) fn after_transition(&mut self) {
+        if self.machine.server() == State::Done && self.unread_past_drain_bound() {
+            self.close_for(CloseReason::UnreadBody);
+        }
+        if self.machine.server() == State::MustClose {
+            announce_close(self);
+        }
+        if self.machine.server() == State::Idle && self.role.response.is_some() {
+            self.role.previous = self.role.response.take();
+            // The exchange is over: an error before the next request's
+            // head is handed out answers that request, not this one (a
+            // 400 after a HEAD keeps its body).
+            self.role.exchange = Exchange::default();
+        }
+    }
 }
 
 impl ConnRole for Server {
@@ -433,37 +454,8 @@ impl ConnRole for Server {
         }
     }
 
-    fn answer_error(conn: &mut Connection<Self>, err: &Error) {
-        let _ = conn.send_error_response(err);
-    }
-
-    fn close_after_exchange(conn: &mut Connection<Self>) {
-        conn.close_after_response();
-    }
-
-    #[inline]
-    fn set_date(conn: &mut Connection<Self>, now: std::time::SystemTime) {
-        conn.encoder.set_date(Some(now));
-    }
-
-    /// After a transition of the machine: a response complete before the request body
-    /// was read leaves it to be drained, unless what the request still
-    /// declares is more than may be; once an exchange is over, its response's
-    /// mark moves aside and its request is forgotten.
-    #[inline]
-    fn after_transition(conn: &mut Connection<Self>) {
-        if conn.machine.server() == State::Done && conn.unread_past_drain_bound() {
-            conn.close_for(CloseReason::UnreadBody);
-        }
-        if conn.machine.server() == State::MustClose {
-            announce_close(conn);
-        }
-        if conn.machine.server() == State::Idle && conn.role.response.is_some() {
-            conn.role.previous = conn.role.response.take();
-            // The exchange is over: an error before the next request's
-            // head is handed out answers that request, not this one (a
-            // 400 after a HEAD keeps its body).
-            conn.role.exchange = Exchange::default();
-        }
+    #[inline(always)]
+    fn as_server(conn: &mut Connection<Self>) -> Option<&mut ServerConnection> {
+        Some(conn)
     }
 }

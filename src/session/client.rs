@@ -255,7 +255,7 @@ impl ClientSession {
                 }
             }
         }
-        if Client::withdrawn(&self.conn) {
+        if self.conn.withdrawn() {
             self.drop_output();
         }
     }

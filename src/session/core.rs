@@ -437,12 +437,12 @@ impl<R: ConnRole> SessionOf<R> {
     /// server's error response, in place of a response not yet drained),
     /// and the session closes.
     pub(super) fn fail(&mut self, err: Error) -> Error {
-        match R::LOCAL {
-            Party::Server => {
-                R::answer_error(&mut self.conn, &err);
+        match R::as_server(&mut self.conn) {
+            Some(server) => {
+                let _ = server.send_error_response(&err);
                 self.start_closing();
             }
-            Party::Client => self.stop(),
+            None => self.stop(),
         }
         err
     }
@@ -642,20 +642,17 @@ impl<R: ConnRole> Session for SessionOf<R> {
     /// responses are in.
     fn shutdown(&mut self, _now: Instant) {
         self.shutdown = true;
-        match R::LOCAL {
-            Party::Server => R::close_after_exchange(&mut self.conn),
-            Party::Client => {
-                if self.conn.requests_in_flight() == 0 && self.body_done {
-                    self.stop();
-                }
-            }
+        if let Some(server) = R::as_server(&mut self.conn) {
+            server.close_after_response();
+        } else if self.conn.requests_in_flight() == 0 && self.body_done {
+            self.stop();
         }
     }
 
     #[inline]
     fn set_date(&mut self, now: SystemTime) {
-        if self.send_date {
-            R::set_date(&mut self.conn, now);
+        if let Some(server) = R::as_server(&mut self.conn).filter(|_| self.send_date) {
+            server.set_date(Some(now));
         }
     }
 }
