@@ -85,7 +85,7 @@ impl ClientConnection {
             expect: streamed && expects_continue(&parts.headers),
             upgrade: offers_upgrade(&parts.headers),
         };
-        let kind = self.encoder.write_message(&parts, (), body)?;
+        let (kind, _) = self.encoder.write_message(&parts, (), body)?;
         // The request's maps serve the response's head.
         self.pass_spare_maps(parts.headers, parts.extensions);
         self.decoder.expect_exchange(exchange);

@@ -19,7 +19,7 @@ use crate::framing::{BodyKind, RequestKind, ResponseClass, response_class};
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::leniency::RequestLeniency;
 use crate::role::{Party, Server};
-use crate::segments::Mark;
+use crate::segments::{Mark, Segments};
 
 /// The server side of an HTTP/1.1 connection.
 ///
@@ -87,14 +87,48 @@ pub struct ServerState {
     exchange: Exchange,
     /// Bytes of an unread request body discarded after the response.
     drained: u64,
-    /// Where the final response to the current request starts in the
+    /// The head of the final response to the current request in the
     /// output: while none of it has been drained it can be withdrawn (for
     /// an error response) or amended (`Connection: close`).
-    response: Option<Mark>,
+    response: Option<QueuedHead>,
     /// The same for the response of the exchange before, once the
     /// connection has moved on: pipelined answers leave together, so it
     /// may still be queued whole when a close is asked for.
-    previous: Option<Mark>,
+    previous: Option<QueuedHead>,
+}
+
+/// A final response head in the output: where it starts and how long it
+/// is, as the encoder wrote it, in one piece, the encoder's own
+/// `Connection` field last.
+#[derive(Debug, Clone, Copy)]
+struct QueuedHead {
+    at: Mark,
+    len: usize,
+}
+
+impl QueuedHead {
+    /// Adds `Connection: close` to the head, if none of it has been
+    /// drained from `out`; returns whether it did. The `connection:
+    /// keep-alive` the encoder gives an HTTP/1.0 client is replaced.
+    fn amend_close(&mut self, out: &mut Segments) -> bool {
+        const KEEP_ALIVE: &[u8] = b"connection: keep-alive\r\n";
+        const CLOSE: &[u8] = b"connection: close\r\n";
+        // The fields end before the empty line that ends the head.
+        let end = self.len - 2;
+        let Some(fields) = out.chunk_at(self.at).get(..end) else {
+            return false;
+        };
+        // Amended already, or a `keep-alive` to replace.
+        if fields.ends_with(CLOSE) {
+            return true;
+        }
+        let at = fields.strip_suffix(KEEP_ALIVE).map_or(end, <[u8]>::len);
+        let amended = out.splice(self.at.offset(at as u64), end - at, CLOSE);
+        if amended {
+            self.len = at + CLOSE.len() + 2;
+        }
+        amended
+    }
 }
 
 /// After the last response: when its head said nothing of closing,
@@ -104,8 +138,8 @@ pub struct ServerState {
 #[cold]
 fn announce_close(conn: &mut ServerConnection) {
     if !conn.keep_alive().is_reusable() && conn.encoder.keep_alive().is_reusable() {
-        if let Some(mark) = conn.role.response {
-            conn.amend_close(mark);
+        if let Some(head) = &mut conn.role.response {
+            head.amend_close(conn.encoder.output());
         }
     }
 }
@@ -138,14 +172,11 @@ impl ServerConnection {
         let out = self.encoder.output();
         // A final head is queued from `response` on while the server's
         // party is in `Body` (in `Done` the client no longer waits).
-        let head = self
-            .role
-            .response
-            .filter(|_| self.machine.server() == State::Body);
+        let head = (self.role.response.as_mut()).filter(|_| self.machine.server() == State::Body);
         match head {
             None => out.push_slice(CONTINUE),
-            Some(mark) if out.splice(mark, 0, CONTINUE) => {
-                self.role.response = Some(mark.offset(CONTINUE.len() as u64));
+            Some(head) if out.splice(head.at, 0, CONTINUE) => {
+                head.at = head.at.offset(CONTINUE.len() as u64);
             }
             Some(_) => {
                 let facts = self.facts();
@@ -167,8 +198,8 @@ impl ServerConnection {
         let saved = self.machine.clone();
         let status = parts.status;
         let ctx = self.prepare(status, body.is_some())?;
-        let mark = self.encoder.output().mark();
-        let kind = self
+        let at = self.encoder.output().mark();
+        let (kind, len) = self
             .encoder
             .write_message(&parts, ctx, body)
             .inspect_err(|_| self.machine = saved)?;
@@ -177,7 +208,7 @@ impl ServerConnection {
         if status == StatusCode::CONTINUE {
             self.machine.continue_sent();
         } else if !status.is_informational() {
-            self.role.response = Some(mark);
+            self.role.response = Some(QueuedHead { at, len });
             if !self.encoder.keep_alive().is_reusable() {
                 // The response's own verdict, the encoder's (a
                 // close-delimited body, the caller's `Connection: close`),
@@ -206,7 +237,7 @@ impl ServerConnection {
             || self.encoder.body_kind().is_some();
         if started {
             match self.role.response {
-                Some(mark) if self.encoder.output().truncate(mark) => {
+                Some(head) if self.encoder.output().truncate(head.at) => {
                     self.encoder.withdraw();
                     self.on(Party::Server, Input::WithdrawResponse);
                     self.role.response = None;
@@ -251,13 +282,13 @@ impl ServerConnection {
     /// served. Otherwise the next exchange is the last.
     pub fn close_after_response(&mut self) {
         let between = self.machine.server() == State::Idle;
-        let mark = if between {
-            self.role.previous
+        let head = if between {
+            &mut self.role.previous
         } else {
-            self.role.response
+            &mut self.role.response
         };
         let amended = self.encoder.keep_alive().is_reusable()
-            && mark.is_some_and(|mark| self.amend_close(mark));
+            && (head.as_mut()).is_some_and(|head| head.amend_close(self.encoder.output()));
         self.close_for(CloseReason::LocalClose);
         if between && amended {
             // The exchange before now ends the connection.
@@ -265,29 +296,6 @@ impl ServerConnection {
             self.on(Party::Server, Input::Close);
         }
         self.follow_machine();
-    }
-
-    /// Adds `Connection: close` to the head queued at `mark`, if none of it
-    /// has been drained; returns whether it did. The `connection:
-    /// keep-alive` the encoder gives an HTTP/1.0 client is replaced.
-    fn amend_close(&mut self, mark: Mark) -> bool {
-        const KEEP_ALIVE: &[u8] = b"connection: keep-alive\r\n";
-        const CLOSE: &[u8] = b"connection: close\r\n";
-        let out = self.encoder.output();
-        // The head was written here, in one piece: it ends at the first
-        // empty line after its start, and the encoder's own `Connection`
-        // field is its last.
-        let head = out.chunk_at(mark);
-        let Some(end) = memchr::memmem::find(head, b"\r\n\r\n").map(|e| e + 2) else {
-            return false;
-        };
-        let fields = &head[..end];
-        // Amended already, or a `keep-alive` to replace.
-        if fields.ends_with(CLOSE) {
-            return true;
-        }
-        let at = fields.strip_suffix(KEEP_ALIVE).map_or(end, <[u8]>::len);
-        out.splice(mark.offset(at as u64), end - at, CLOSE)
     }
 
     /// Checks that a response with `status` may be sent now, moves the
@@ -365,8 +373,13 @@ impl ServerConnection {
         if self.machine.server() == State::MustClose {
             announce_close(self);
         }
-        if self.machine.server() == State::Idle && self.role.response.is_some() {
-            self.role.previous = self.role.response.take();
+        if let Some(head) = self
+            .role
+            .response
+            .filter(|_| self.machine.server() == State::Idle)
+        {
+            self.role.previous = Some(head);
+            self.role.response = None;
             // The exchange is over: an error before the next request's
             // head is handed out answers that request, not this one (a
             // 400 after a HEAD keeps its body).
