@@ -300,13 +300,6 @@ impl<R: ConnRole> Connection<R> {
         self.machine.on(party, input, facts);
     }
 
-    /// The rules, again: a message's verdict changed without a machine
-    /// event (a response's, once the encoder has written its head).
-    pub(crate) fn settle(&mut self) {
-        let facts = self.facts();
-        self.machine.settle(facts);
-    }
-
     /// The connection decides to close, for `reason` unless there was one.
     pub(crate) fn close_for(&mut self, reason: CloseReason) {
         let facts = self.facts();

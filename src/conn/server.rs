@@ -212,8 +212,9 @@ impl ServerConnection {
             if !self.encoder.keep_alive().is_reusable() {
                 // The response's own verdict, the encoder's (a
                 // close-delimited body, the caller's `Connection: close`),
-                // is known now: the rules read it.
-                self.settle();
+                // is known now: the rules read it again.
+                let facts = self.facts();
+                self.machine.settle(facts);
             }
         }
         self.follow_machine();
