@@ -423,9 +423,7 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
         Call {
             conn: self,
             call,
-            now: None,
             asked: None,
-            waited: false,
         }
     }
 
@@ -492,15 +490,9 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
 struct Call<'a, R, S, F> {
     conn: &'a mut Conn<R, S>,
     call: F,
-    /// The clock as of the call's first poll, or of the last wake-up after
-    /// a wait: an I/O that completes at once, and every session call of
-    /// that wake-up, take that reading.
-    now: Option<Instant>,
     /// The I/O asked for and not done yet: the call is made again only
     /// once something happened.
     asked: Option<Io>,
-    /// Whether the last poll waited (returned `Pending`).
-    waited: bool,
 }
 
 // `call` is never pinned: the future only moves it by reference.
@@ -517,11 +509,11 @@ where
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<V>> {
         let this = self.get_mut();
         let conn = &mut *this.conn;
-        let now = match this.now {
-            Some(now) if !this.waited => now,
-            _ => *this.now.insert(Instant::now()),
-        };
-        this.waited = false;
+        // The clock as of the call's first poll, or of this wake-up after a
+        // wait (a poll that does not wait ends the call): an I/O that
+        // completes at once, and every session call of this wake-up, take
+        // this reading.
+        let now = Instant::now();
         loop {
             let step = match this.asked {
                 Some(step) => step,
@@ -532,7 +524,6 @@ where
                 },
             };
             let Poll::Ready(done) = conn.poll_io(cx, step) else {
-                this.waited = true;
                 return Poll::Pending;
             };
             this.asked = None;
