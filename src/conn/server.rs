@@ -450,22 +450,17 @@ impl ConnRole for Server {
     /// (chunk framing included), not by its data alone.
     #[inline]
     fn on_body(conn: &mut Connection<Self>, consumed: usize, end: bool) -> EventAction {
-        let draining = conn.body_open && conn.machine.server() == State::Done;
-        if draining {
-            conn.role.drained += consumed as u64;
-            if conn.role.drained > conn.role.max_drain && !end {
-                conn.close_for(CloseReason::UnreadBody);
-                return EventAction::Stop;
-            }
+        if !conn.body_open || conn.machine.server() != State::Done {
+            return EventAction::Return;
         }
+        conn.role.drained += consumed as u64;
         if end {
             conn.role.drained = 0;
+        } else if conn.role.drained > conn.role.max_drain {
+            conn.close_for(CloseReason::UnreadBody);
+            return EventAction::Stop;
         }
-        if draining {
-            EventAction::Skip
-        } else {
-            EventAction::Return
-        }
+        EventAction::Skip
     }
 
     #[inline(always)]
