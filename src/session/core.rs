@@ -99,7 +99,8 @@ pub(super) enum Phase {
     /// Serving or sending requests.
     Open,
     /// No more exchanges: a server writes what is queued, then closes
-    /// (lingering if `linger`); a client's next `close` closes.
+    /// (lingering if `linger` and the peer has not closed its side); a
+    /// client's next `close` closes.
     Closing { linger: bool },
     /// A server's sending half is shut down; reading and discarding until
     /// the peer closes, `until` passes or `discarded` reaches the bound.
@@ -456,11 +457,10 @@ impl<R: ConnRole> SessionOf<R> {
     }
 
     /// No more requests on a server: what is queued is written, then the
-    /// connection closes, lingering unless the peer closed its side.
+    /// connection closes, lingering unless the peer closed its side (which
+    /// `close` asks when it comes to it).
     pub(super) fn start_closing(&mut self) {
-        self.phase = Phase::Closing {
-            linger: !self.conn.peer_closed(),
-        };
+        self.phase = Phase::Closing { linger: true };
     }
 
     /// No further request on a client: its next `close` closes.

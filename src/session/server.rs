@@ -133,7 +133,7 @@ impl ServerSession {
                         // destroy the answer. Only a connection that never
                         // answered closes without lingering.
                         self.phase = Phase::Closing {
-                            linger: !self.conn.peer_closed() && self.requests > 0,
+                            linger: self.requests > 0,
                         };
                         return Ok(Step::Ready(None));
                     }
