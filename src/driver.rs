@@ -718,13 +718,9 @@ impl Future for ShutdownSignal {
         if state.begun {
             return Poll::Ready(());
         }
-        match state.waiting.get_mut(&self.key) {
-            Some(waker) if waker.will_wake(cx.waker()) => {}
-            Some(waker) => *waker = cx.waker().clone(),
-            None => {
-                state.waiting.insert(self.key, cx.waker().clone());
-            }
-        }
+        let waker = (state.waiting.entry(self.key)).or_insert_with(|| cx.waker().clone());
+        // Cloned only when the kept one would wake another task.
+        waker.clone_from(cx.waker());
         Poll::Pending
     }
 }
