@@ -84,7 +84,7 @@ pub struct ServerState {
     /// The request being answered (or last answered): the one exchange a
     /// server has in flight, since it reads the next request only once
     /// the response to this one is complete.
-    exchange: Exchange,
+    pub(crate) exchange: Exchange,
     /// Bytes of an unread request body discarded after the response.
     drained: u64,
     /// The head of the final response to the current request in the
@@ -145,14 +145,6 @@ fn announce_close(conn: &mut ServerConnection) {
 }
 
 impl ServerConnection {
-    /// The request whose head was handed out last offered a protocol
-    /// switch: `Upgrade` with `Connection: upgrade`, or CONNECT (for the
-    /// tower bridge, which hands such a request the stream's future).
-    #[cfg(feature = "tower")]
-    pub(crate) fn offers_switch(&self) -> bool {
-        self.role.exchange.offers_switch()
-    }
-
     /// Gives the connection the wall clock: the responses it queues from
     /// now on carry `Date` ([`ResponseEncoder::set_date`](crate::ResponseEncoder::set_date)
     /// has the rules). A connection is never given one by itself; a

@@ -208,7 +208,10 @@ impl ServerSession {
     #[cfg(feature = "tower")]
     pub(crate) fn request_framing(&self) -> (Option<u64>, bool) {
         let conn = &self.conn;
-        (conn.decoder.remaining_body_len(), conn.offers_switch())
+        (
+            conn.decoder.remaining_body_len(),
+            conn.role.exchange.offers_switch(),
+        )
     }
 
     /// Backpressure for a streaming sender: [`Io::Write`] while more than
