@@ -367,10 +367,10 @@ impl<R, S: fmt::Debug> fmt::Debug for Conn<R, S> {
 
 /// What became of the polls of one wait.
 enum Done {
-    /// An I/O ended: the one asked for, or one beside it.
+    /// An I/O ended: the one asked for, or one beside it; or the
+    /// session's deadline passed, reported as the I/O asked for timing
+    /// out ([`WallClock::report`] acts on it).
     Io(Io, io::Result<usize>),
-    /// The session's deadline passed.
-    Deadline,
     /// The shutdown signal came.
     Signal,
 }
@@ -423,9 +423,7 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
         Call {
             conn: self,
             call,
-            now: None,
             asked: None,
-            waited: false,
         }
     }
 
@@ -479,15 +477,10 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
             // Polled again at the next wait: a runtime's timer that went
             // off is set anew for the next deadline.
             self.sleeping_until = None;
-            Poll::Ready(Done::Deadline)
+            Poll::Ready(Done::Io(step, Err(ErrorKind::TimedOut.into())))
         } else {
             Poll::Pending
         }
-    }
-
-    /// Tells the session how an I/O ended ([`WallClock::report`]).
-    fn report(&mut self, io: Io, result: io::Result<usize>, now: Instant) -> io::Result<()> {
-        self.wall.report(&mut self.session, io, result, now)
     }
 }
 
@@ -497,15 +490,9 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
 struct Call<'a, R, S, F> {
     conn: &'a mut Conn<R, S>,
     call: F,
-    /// The clock as of the call's first poll, or of the last wake-up after
-    /// a wait: an I/O that completes at once, and every session call of
-    /// that wake-up, take that reading.
-    now: Option<Instant>,
     /// The I/O asked for and not done yet: the call is made again only
     /// once something happened.
     asked: Option<Io>,
-    /// Whether the last poll waited (returned `Pending`).
-    waited: bool,
 }
 
 // `call` is never pinned: the future only moves it by reference.
@@ -522,11 +509,11 @@ where
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<V>> {
         let this = self.get_mut();
         let conn = &mut *this.conn;
-        let now = match this.now {
-            Some(now) if !this.waited => now,
-            _ => *this.now.insert(Instant::now()),
-        };
-        this.waited = false;
+        // The clock as of the call's first poll, or of this wake-up after a
+        // wait (a poll that does not wait ends the call): an I/O that
+        // completes at once, and every session call of this wake-up, take
+        // this reading.
+        let now = Instant::now();
         loop {
             let step = match this.asked {
                 Some(step) => step,
@@ -537,7 +524,6 @@ where
                 },
             };
             let Poll::Ready(done) = conn.poll_io(cx, step) else {
-                this.waited = true;
                 return Poll::Pending;
             };
             this.asked = None;
@@ -546,13 +532,9 @@ where
                     conn.signal = None;
                     conn.session.shutdown(now);
                 }
-                Done::Deadline => {
-                    // The wall clock with every read and timeout reported:
-                    // the `Date` of what they lead to.
-                    conn.wall.update(now, &mut conn.session);
-                    conn.session.handle_timeout(now);
-                }
-                Done::Io(io, result) => conn.report(io, result, now)?,
+                // The wall clock with every read and timeout reported: the
+                // `Date` of what they lead to.
+                Done::Io(io, result) => conn.wall.report(&mut conn.session, io, result, now)?,
             }
         }
     }
@@ -736,13 +718,9 @@ impl Future for ShutdownSignal {
         if state.begun {
             return Poll::Ready(());
         }
-        match state.waiting.get_mut(&self.key) {
-            Some(waker) if waker.will_wake(cx.waker()) => {}
-            Some(waker) => *waker = cx.waker().clone(),
-            None => {
-                state.waiting.insert(self.key, cx.waker().clone());
-            }
-        }
+        let waker = (state.waiting.entry(self.key)).or_insert_with(|| cx.waker().clone());
+        // Cloned only when the kept one would wake another task.
+        waker.clone_from(cx.waker());
         Poll::Pending
     }
 }

@@ -6,7 +6,7 @@ use bytes::{Bytes, BytesMut};
 use http::StatusCode;
 use http::request::Parts;
 
-use super::core::{ConnRole, Connection, EventAction, EventRef};
+use super::core::{ConnRole, Connection};
 use super::machine::{Input, State};
 use super::{expects_continue, offers_upgrade};
 use crate::Config;
@@ -64,16 +64,6 @@ use crate::role::{Client, Party};
 /// ```
 pub type ClientConnection = Connection<Client>;
 
-/// What a client connection keeps besides the skeleton's. The requests in
-/// flight are its response decoder's, which frames each response by the
-/// request it answers.
-#[derive(Debug, Default)]
-pub struct ClientState {
-    /// The request being sent was answered before it was sent whole: its
-    /// rest is withdrawn (dropped).
-    pub(crate) withdrawn: bool,
-}
-
 impl ClientConnection {
     /// Queues a request, whole (with `body`) or its head, then notes it.
     pub(crate) fn send_message(
@@ -95,11 +85,10 @@ impl ClientConnection {
             expect: streamed && expects_continue(&parts.headers),
             upgrade: offers_upgrade(&parts.headers),
         };
-        let kind = self.encoder.write_message(&parts, (), body)?;
+        let (kind, _) = self.encoder.write_message(&parts, (), body)?;
         // The request's maps serve the response's head.
         self.pass_spare_maps(parts.headers, parts.extensions);
         self.decoder.expect_exchange(exchange);
-        self.role.withdrawn = false;
         self.note_request(exchange, streamed);
         self.follow_machine();
         Ok(kind)
@@ -107,11 +96,13 @@ impl ClientConnection {
 }
 
 impl ConnRole for Client {
-    type ConnState = ClientState;
+    type ConnState = ();
     const PEER: Party = Party::Server;
 
-    fn configured(config: &Config) -> (ResponseLeniency, ClientState) {
-        (config.response_leniency, ClientState::default())
+    /// The requests in flight are its response decoder's, which frames
+    /// each response by the request it answers.
+    fn configured(config: &Config) -> (ResponseLeniency, ()) {
+        (config.response_leniency, ())
     }
 
     #[inline]
@@ -132,55 +123,46 @@ impl ConnRole for Client {
         Ok(true)
     }
 
-    fn on_event(
+    fn on_head(
         conn: &mut Connection<Self>,
-        event: &EventRef<'_, http::Response<()>>,
-        _consumed: usize,
-    ) -> Result<EventAction, Error> {
-        match event {
-            EventRef::Interim(res) => {
-                conn.on(Party::Server, Input::Interim);
-                if res.status() == StatusCode::CONTINUE {
-                    conn.machine.continue_sent();
-                }
+        head: &http::Response<()>,
+        body: Option<BodyKind>,
+    ) -> Result<(), Error> {
+        let status = head.status();
+        let Some(body) = body else {
+            conn.on(Party::Server, Input::Interim);
+            if status == StatusCode::CONTINUE {
+                conn.machine.continue_sent();
             }
-            EventRef::Head(head, body) => {
-                // The decoder took the request it answers off its queue.
-                let sent = conn.decoder.answered();
-                let status = head.status();
-                if status == StatusCode::SWITCHING_PROTOCOLS && !sent.upgrade {
-                    // RFC 9110 section 7.8: no switch the client did not offer.
-                    return Err(ErrorKind::UnexpectedSwitch.into());
-                }
-                if conn.machine.client() == State::Body && !status.is_success() {
-                    // A refusal (or a redirect) before the request was sent:
-                    // the server does not want the rest, so stop (RFC 9112
-                    // section 9.5). A 2xx means it is taking the body as it
-                    // answers (an echo, a streamed upload): sending goes on.
-                    conn.role.withdrawn = true;
-                    conn.close_for(CloseReason::RequestWithdrawn);
-                    conn.on(Party::Client, Input::WithdrawBody);
-                }
-                if response_class(sent.request, status) == ResponseClass::Switch {
-                    conn.on(Party::Server, Input::Switch);
-                } else {
-                    // The server's own verdict, the decoder's: when it
-                    // closes, nothing follows this response, whatever is
-                    // still in flight.
-                    conn.body_open = !body.is_empty();
-                    conn.on(Party::Server, Input::head(conn.body_open));
-                    // A final answer came while waiting for `100 Continue`:
-                    // it has left the server, so no `100` comes before it.
-                    let facts = conn.facts();
-                    conn.machine.refuse_continue(facts);
-                }
-            }
-            _ => {}
+            return Ok(());
+        };
+        // The decoder took the request it answers off its queue.
+        let sent = conn.decoder.answered();
+        if status == StatusCode::SWITCHING_PROTOCOLS && !sent.upgrade {
+            // RFC 9110 section 7.8: no switch the client did not offer.
+            return Err(ErrorKind::UnexpectedSwitch.into());
         }
-        Ok(EventAction::Return)
-    }
-
-    fn withdrawn(conn: &Connection<Self>) -> bool {
-        conn.role.withdrawn
+        if conn.machine.client() == State::Body && !status.is_success() {
+            // A refusal (or a redirect) before the request was sent:
+            // the server does not want the rest, so stop (RFC 9112
+            // section 9.5). A 2xx means it is taking the body as it
+            // answers (an echo, a streamed upload): sending goes on.
+            conn.close_for(CloseReason::RequestWithdrawn);
+            conn.on(Party::Client, Input::WithdrawBody);
+        }
+        if response_class(sent.request, status) == ResponseClass::Switch {
+            conn.on(Party::Server, Input::Switch);
+        } else {
+            // The server's own verdict, the decoder's: when it
+            // closes, nothing follows this response, whatever is
+            // still in flight.
+            conn.body_open = !body.is_empty();
+            conn.on(Party::Server, Input::head(conn.body_open));
+            // A final answer came while waiting for `100 Continue`:
+            // it has left the server, so no `100` comes before it.
+            let facts = conn.facts();
+            conn.machine.refuse_continue(facts);
+        }
+        Ok(())
     }
 }

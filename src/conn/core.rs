@@ -17,21 +17,7 @@ use crate::role::Party;
 use crate::segments::Segments;
 use crate::wire::WireTrailers;
 
-/// A decoded event, as the role's [`ConnRole::on_event`] looks at it: a
-/// head by reference, once built where it is handed out; a body event by
-/// its kind alone.
-pub enum EventRef<'a, H> {
-    /// A head, and how its body is framed.
-    Head(&'a H, BodyKind),
-    /// An interim response.
-    Interim(&'a H),
-    /// Body data, chunk extensions or trailers.
-    Body,
-    /// The end of the message.
-    End,
-}
-
-/// What a decoded event means to the connection's loop.
+/// What a decoded body event (or end) means to the connection's loop.
 pub enum EventAction {
     /// Hand the event to the caller.
     Return,
@@ -70,43 +56,33 @@ pub trait ConnRole: DecodeRole + EncodeRole {
     /// What the peer sent cannot be decoded now (a response nobody asked for).
     fn ready(conn: &mut Connection<Self>, buf: &BytesMut) -> Result<bool, Error>;
 
-    /// Looks at a decoded event (`consumed`: the bytes it took) and moves
-    /// the machine. The end of the peer's message is the connection's to
-    /// note, after this.
+    /// Looks at a head just built (`body`: its framing, `None` for an
+    /// interim response) and moves the machine.
     ///
     /// # Errors
     ///
-    /// The event breaks the exchange (a switch nobody offered).
-    fn on_event(
+    /// The head breaks the exchange (a switch nobody offered).
+    fn on_head(
         conn: &mut Connection<Self>,
-        event: &EventRef<'_, Self::Recv>,
-        consumed: usize,
-    ) -> Result<EventAction, Error>;
+        head: &Self::Recv,
+        body: Option<BodyKind>,
+    ) -> Result<(), Error>;
 
-    /// `true` when the local side withdrew the rest of its message: it is
-    /// dropped without an error.
-    fn withdrawn(_conn: &Connection<Self>) -> bool {
-        false
+    /// Looks at a decoded body event or, with `end`, the end of the
+    /// message (`consumed`: the bytes it took), and says what the loop
+    /// does with it: by default, hand it out. The end of the peer's
+    /// message is the connection's to note, after this.
+    fn on_body(_conn: &mut Connection<Self>, _consumed: usize, _end: bool) -> EventAction {
+        EventAction::Return
     }
 
-    /// After a transition of the machine (the local side's message ended,
-    /// say), or a call that may have made one: the
-    /// role's own bookkeeping.
-    fn after_transition(_conn: &mut Connection<Self>) {}
-
-    /// A protocol error of the peer's, found by the session: the answer it
-    /// calls for, where the role sends one (a server's error response).
-    fn answer_error(_conn: &mut Connection<Self>, _err: &Error) {}
-
-    /// A graceful shutdown: the local side wants no exchange after the
-    /// current one (a server's response says `Connection: close`). A
-    /// client's connection has nothing to do: its session stops taking
-    /// requests.
-    fn close_after_exchange(_conn: &mut Connection<Self>) {}
-
-    /// The wall clock, for the `Date` of the messages the role sends: a
-    /// server's responses carry it; a client's requests do not.
-    fn set_date(_conn: &mut Connection<Self>, _now: std::time::SystemTime) {}
+    /// The connection as a server's, for the calls only a server has
+    /// (its bookkeeping after the machine moved, the error response, the
+    /// close after the exchange, the `Date` of its responses); `None` for
+    /// a client's.
+    fn as_server(_conn: &mut Connection<Self>) -> Option<&mut crate::ServerConnection> {
+        None
+    }
 }
 
 /// An HTTP/1.1 connection of role `R`: [`ServerConnection`](crate::ServerConnection)
@@ -206,13 +182,8 @@ impl<R: ConnRole> Connection<R> {
                 Ok(progress) => progress,
                 Err(err) => return Err(self.fail(err)),
             };
-            let consumed = before - buf.len();
             let end = matches!(progress, Progress::End(_));
-            let event = if end { EventRef::End } else { EventRef::Body };
-            // An error is placed at the start of the bytes of the event at
-            // fault.
-            let action =
-                R::on_event(self, &event, consumed).map_err(|err| self.fail_at(err, consumed))?;
+            let action = R::on_body(self, before - buf.len(), end);
             if end && std::mem::take(&mut self.body_open) {
                 self.on(R::PEER, Input::EndOfMessage);
             }
@@ -248,13 +219,8 @@ impl<R: ConnRole> Connection<R> {
         if let Err(err) = self.decoder.build(bytes, head) {
             return Err(self.fail(err));
         }
-        let event = match body {
-            Some(body) => EventRef::Head(head, body),
-            None => EventRef::Interim(head),
-        };
-        // A head never comes while a body is drained: the action is to
-        // return it. Its errors are placed at its first byte.
-        if let Err(err) = R::on_event(self, &event, len) {
+        // Its errors are placed at its first byte.
+        if let Err(err) = R::on_head(self, head, body) {
             return Err(self.fail_at(err, len));
         }
         if end {
@@ -296,6 +262,14 @@ impl<R: ConnRole> Connection<R> {
         self.machine.verdict(self.facts())
     }
 
+    /// `true` when the local side withdrew the rest of its message (a
+    /// client whose request was refused while it was being sent): the
+    /// rest is dropped without an error. The connection's own reason to
+    /// close says so.
+    pub(crate) fn withdrawn(&self) -> bool {
+        self.machine.closes_for(CloseReason::RequestWithdrawn)
+    }
+
     /// Requests sent or received whose final response has not ended (one
     /// without a body ends with its head).
     pub fn requests_in_flight(&self) -> usize {
@@ -324,13 +298,6 @@ impl<R: ConnRole> Connection<R> {
     pub(crate) fn on(&mut self, party: Party, input: Input) {
         let facts = self.facts();
         self.machine.on(party, input, facts);
-    }
-
-    /// The rules, again: a message's verdict changed without a machine
-    /// event (a response's, once the encoder has written its head).
-    pub(crate) fn settle(&mut self) {
-        let facts = self.facts();
-        self.machine.settle(facts);
     }
 
     /// The connection decides to close, for `reason` unless there was one.
@@ -423,7 +390,9 @@ impl<R: ConnRole> Connection<R> {
     /// peer's messages are over, it is stopped and nothing more is parsed.
     #[inline]
     pub(crate) fn follow_machine(&mut self) {
-        R::after_transition(self);
+        if let Some(server) = R::as_server(self) {
+            server.after_transition();
+        }
         let over =
             self.machine.state(R::PEER).is_final() || self.machine.server() == State::Switched;
         // The end of a message without a body is still handed out: it

@@ -114,41 +114,32 @@ use Input as I;
 use Party::{Client as C, Server as Sv};
 use State as S;
 
-/// Every event-triggered transition: (party, from, input, to), but those
-/// on [`Input::Error`], which [`NEXT`] adds for every state where a
-/// party's messages may still pass.
-pub(crate) const EVENTS: &[(Party, State, Input, State)] = &[
-    (C, S::Idle, I::HeadStarted, S::Head),
-    (C, S::Idle, I::Head, S::Body),
-    (C, S::Head, I::Head, S::Body),
-    (C, S::Idle, I::HeadOnly, S::Done),
-    (C, S::Head, I::HeadOnly, S::Done),
-    (C, S::Done, I::Head, S::Body),
-    (C, S::Done, I::HeadOnly, S::Done),
-    (C, S::Body, I::EndOfMessage, S::Done),
-    (C, S::Body, I::WithdrawBody, S::MustClose),
-    (C, S::Idle, I::ConnectionClosed, S::Closed),
-    (C, S::Done, I::ConnectionClosed, S::Closed),
-    (C, S::MustClose, I::ConnectionClosed, S::Closed),
-    (C, S::Idle, I::Close, S::MustClose),
-    (C, S::Head, I::Close, S::MustClose),
-    (Sv, S::Idle, I::Requested, S::Head),
-    (Sv, S::Head, I::Requested, S::Head),
-    (Sv, S::Body, I::Requested, S::Body),
-    (Sv, S::Done, I::Requested, S::Done),
-    (Sv, S::Idle, I::Head, S::Body),
-    (Sv, S::Idle, I::HeadOnly, S::Done),
-    (Sv, S::Idle, I::Close, S::MustClose),
-    (Sv, S::Head, I::Interim, S::Head),
-    (Sv, S::Head, I::Head, S::Body),
-    (Sv, S::Head, I::HeadOnly, S::Done),
-    (Sv, S::Head, I::Switch, S::Switched),
-    (Sv, S::Body, I::EndOfMessage, S::Done),
-    (Sv, S::Body, I::WithdrawResponse, S::Head),
-    (Sv, S::Done, I::WithdrawResponse, S::Head),
-    (Sv, S::Idle, I::ConnectionClosed, S::Closed),
-    (Sv, S::Done, I::ConnectionClosed, S::Closed),
-    (Sv, S::MustClose, I::ConnectionClosed, S::Closed),
+/// The states without a message of the party in progress, from which
+/// the connection closing ends its messages cleanly.
+const AT_REST: &[State] = &[S::Idle, S::Done, S::MustClose];
+
+/// Every event-triggered transition: (party, the states it moves the
+/// party from, input, to), but those on [`Input::Error`], which [`NEXT`]
+/// adds for every state where a party's messages may still pass.
+pub(crate) const EVENTS: &[(Party, &[State], Input, State)] = &[
+    (C, &[S::Idle], I::HeadStarted, S::Head),
+    (C, &[S::Idle, S::Head, S::Done], I::Head, S::Body),
+    (C, &[S::Idle, S::Head, S::Done], I::HeadOnly, S::Done),
+    (C, &[S::Body], I::EndOfMessage, S::Done),
+    (C, &[S::Body], I::WithdrawBody, S::MustClose),
+    (C, AT_REST, I::ConnectionClosed, S::Closed),
+    (C, &[S::Idle, S::Head], I::Close, S::MustClose),
+    (Sv, &[S::Idle, S::Head], I::Requested, S::Head),
+    (Sv, &[S::Body], I::Requested, S::Body),
+    (Sv, &[S::Done], I::Requested, S::Done),
+    (Sv, &[S::Idle, S::Head], I::Head, S::Body),
+    (Sv, &[S::Idle, S::Head], I::HeadOnly, S::Done),
+    (Sv, &[S::Idle], I::Close, S::MustClose),
+    (Sv, &[S::Head], I::Interim, S::Head),
+    (Sv, &[S::Head], I::Switch, S::Switched),
+    (Sv, &[S::Body], I::EndOfMessage, S::Done),
+    (Sv, &[S::Body, S::Done], I::WithdrawResponse, S::Head),
+    (Sv, AT_REST, I::ConnectionClosed, S::Closed),
 ];
 
 /// A side flag a rule reads.
@@ -377,6 +368,11 @@ impl Machine {
         facts.requests.and(self.own).and(facts.responses)
     }
 
+    /// `true` when the connection's own first reason to close is `reason`.
+    pub(crate) fn closes_for(&self, reason: CloseReason) -> bool {
+        self.own == KeepAlive::Close(reason)
+    }
+
     /// `true` while the client waits for `100 Continue`.
     pub(crate) fn expects_continue(&self) -> bool {
         self.expect
@@ -538,7 +534,11 @@ static NEXT: [[[Option<State>; INPUTS]; STATES]; 2] = {
     let mut i = 0;
     while i < EVENTS.len() {
         let (p, from, input, to) = EVENTS[i];
-        table[p as usize][from as usize][input as usize] = Some(to);
+        let mut k = 0;
+        while k < from.len() {
+            table[p as usize][from[k] as usize][input as usize] = Some(to);
+            k += 1;
+        }
         i += 1;
     }
     // A protocol error moves either party to `Error` from every state
@@ -701,6 +701,7 @@ pub(crate) mod doc {
     pub(crate) fn events_markdown() -> String {
         let mut out = String::from("| party | from | input | to |\n|---|---|---|---|\n");
         for &(p, from, input, to) in EVENTS {
+            let from = states(from);
             out.push_str(&format!("| {} | {from} | {input:?} | {to} |\n", party(p)));
         }
         // The transitions on `Error` that `NEXT` adds, read back from it.
@@ -764,6 +765,13 @@ pub(crate) mod doc {
         out
     }
 
+    /// [`EVENTS`] one state moved from at a time: (party, from, input, to).
+    pub(crate) fn event_rows() -> impl Iterator<Item = (Party, State, Input, State)> {
+        EVENTS
+            .iter()
+            .flat_map(|&(p, from, input, to)| from.iter().map(move |&f| (p, f, input, to)))
+    }
+
     /// One edge of the diagram: (party, from, to, label).
     type Edge = (Party, State, State, String);
 
@@ -772,9 +780,8 @@ pub(crate) mod doc {
     /// party (labelled with its name and what it asks of the other party
     /// and of the flags), once per state it moves the party from.
     fn edges() -> Vec<Edge> {
-        let mut out: Vec<Edge> = EVENTS
-            .iter()
-            .map(|&(p, from, input, to)| (p, from, to, format!("{input:?}")))
+        let mut out: Vec<Edge> = event_rows()
+            .map(|(p, from, input, to)| (p, from, to, format!("{input:?}")))
             .collect();
         for (i, rule) in TRIGGERS.iter().enumerate() {
             for then in rule.then {
@@ -851,11 +858,11 @@ mod tests {
         for (i, s) in ALL_STATES.iter().enumerate() {
             assert_eq!(*s as usize, i);
         }
-        for &(p, from, input, to) in EVENTS {
+        for (p, from, input, to) in doc::event_rows() {
             assert_eq!(next(p, from, input), Some(to));
         }
         let listed = |p, f, i| {
-            EVENTS.iter().any(|&(q, g, j, _)| (q, g, j) == (p, f, i))
+            doc::event_rows().any(|(q, g, j, _)| (q, g, j) == (p, f, i))
                 || i == I::Error && !matches!(f, S::Closed | S::Switched | S::Error)
         };
         let mut unlisted = 0;
@@ -948,8 +955,9 @@ mod tests {
 
     #[test]
     fn the_event_table_is_a_function() {
-        for (i, &(p, from, input, _)) in EVENTS.iter().enumerate() {
-            for &(p2, from2, input2, _) in &EVENTS[i + 1..] {
+        let rows: Vec<_> = doc::event_rows().collect();
+        for (i, &(p, from, input, _)) in rows.iter().enumerate() {
+            for &(p2, from2, input2, _) in &rows[i + 1..] {
                 assert!(
                     !(p == p2 && from == from2 && input == input2),
                     "({p:?}, {from}, {input:?}) listed twice"
@@ -960,7 +968,7 @@ mod tests {
 
     #[test]
     fn final_states_stay_final() {
-        for &(p, from, input, to) in EVENTS {
+        for (p, from, input, to) in doc::event_rows() {
             assert!(
                 !from.is_final() || to.is_final(),
                 "{p:?} {from} --{input:?}--> {to}"

@@ -71,7 +71,7 @@ impl<'a, R: ConnRole> Sender<'a, R> {
     /// without an error.
     fn body(&mut self) -> Result<Option<&mut Encoder<R>>, UsageError> {
         allowed(self.go_on)?;
-        if R::withdrawn(self.conn) {
+        if self.conn.withdrawn() {
             return Ok(None);
         }
         allowed(self.conn.send_state() == State::Body)?;

@@ -8,7 +8,7 @@ use http::header::{CONNECTION, CONTENT_TYPE, HeaderValue};
 use http::response::Parts;
 use http::{Response, StatusCode, Version};
 
-use super::core::{ConnRole, Connection, EventAction, EventRef};
+use super::core::{ConnRole, Connection, EventAction};
 use super::machine::{Input, State};
 use super::{expects_continue, offers_upgrade};
 use crate::Config;
@@ -19,7 +19,7 @@ use crate::framing::{BodyKind, RequestKind, ResponseClass, response_class};
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::leniency::RequestLeniency;
 use crate::role::{Party, Server};
-use crate::segments::Mark;
+use crate::segments::{Mark, Segments};
 
 /// The server side of an HTTP/1.1 connection.
 ///
@@ -84,17 +84,51 @@ pub struct ServerState {
     /// The request being answered (or last answered): the one exchange a
     /// server has in flight, since it reads the next request only once
     /// the response to this one is complete.
-    exchange: Exchange,
+    pub(crate) exchange: Exchange,
     /// Bytes of an unread request body discarded after the response.
     drained: u64,
-    /// Where the final response to the current request starts in the
+    /// The head of the final response to the current request in the
     /// output: while none of it has been drained it can be withdrawn (for
     /// an error response) or amended (`Connection: close`).
-    response: Option<Mark>,
+    response: Option<QueuedHead>,
     /// The same for the response of the exchange before, once the
     /// connection has moved on: pipelined answers leave together, so it
     /// may still be queued whole when a close is asked for.
-    previous: Option<Mark>,
+    previous: Option<QueuedHead>,
+}
+
+/// A final response head in the output: where it starts and how long it
+/// is, as the encoder wrote it, in one piece, the encoder's own
+/// `Connection` field last.
+#[derive(Debug, Clone, Copy)]
+struct QueuedHead {
+    at: Mark,
+    len: usize,
+}
+
+impl QueuedHead {
+    /// Adds `Connection: close` to the head, if none of it has been
+    /// drained from `out`; returns whether it did. The `connection:
+    /// keep-alive` the encoder gives an HTTP/1.0 client is replaced.
+    fn amend_close(&mut self, out: &mut Segments) -> bool {
+        const KEEP_ALIVE: &[u8] = b"connection: keep-alive\r\n";
+        const CLOSE: &[u8] = b"connection: close\r\n";
+        // The fields end before the empty line that ends the head.
+        let end = self.len - 2;
+        let Some(fields) = out.chunk_at(self.at).get(..end) else {
+            return false;
+        };
+        // Amended already, or a `keep-alive` to replace.
+        if fields.ends_with(CLOSE) {
+            return true;
+        }
+        let at = fields.strip_suffix(KEEP_ALIVE).map_or(end, <[u8]>::len);
+        let amended = out.splice(self.at.offset(at as u64), end - at, CLOSE);
+        if amended {
+            self.len = at + CLOSE.len() + 2;
+        }
+        amended
+    }
 }
 
 /// After the last response: when its head said nothing of closing,
@@ -104,21 +138,13 @@ pub struct ServerState {
 #[cold]
 fn announce_close(conn: &mut ServerConnection) {
     if !conn.keep_alive().is_reusable() && conn.encoder.keep_alive().is_reusable() {
-        if let Some(mark) = conn.role.response {
-            conn.amend_close(mark);
+        if let Some(head) = &mut conn.role.response {
+            head.amend_close(conn.encoder.output());
         }
     }
 }
 
 impl ServerConnection {
-    /// The request whose head was handed out last offered a protocol
-    /// switch: `Upgrade` with `Connection: upgrade`, or CONNECT (for the
-    /// tower bridge, which hands such a request the stream's future).
-    #[cfg(feature = "tower")]
-    pub(crate) fn offers_switch(&self) -> bool {
-        self.role.exchange.offers_switch()
-    }
-
     /// Gives the connection the wall clock: the responses it queues from
     /// now on carry `Date` ([`ResponseEncoder::set_date`](crate::ResponseEncoder::set_date)
     /// has the rules). A connection is never given one by itself; a
@@ -138,14 +164,11 @@ impl ServerConnection {
         let out = self.encoder.output();
         // A final head is queued from `response` on while the server's
         // party is in `Body` (in `Done` the client no longer waits).
-        let head = self
-            .role
-            .response
-            .filter(|_| self.machine.server() == State::Body);
+        let head = (self.role.response.as_mut()).filter(|_| self.machine.server() == State::Body);
         match head {
             None => out.push_slice(CONTINUE),
-            Some(mark) if out.splice(mark, 0, CONTINUE) => {
-                self.role.response = Some(mark.offset(CONTINUE.len() as u64));
+            Some(head) if out.splice(head.at, 0, CONTINUE) => {
+                head.at = head.at.offset(CONTINUE.len() as u64);
             }
             Some(_) => {
                 let facts = self.facts();
@@ -167,8 +190,8 @@ impl ServerConnection {
         let saved = self.machine.clone();
         let status = parts.status;
         let ctx = self.prepare(status, body.is_some())?;
-        let mark = self.encoder.output().mark();
-        let kind = self
+        let at = self.encoder.output().mark();
+        let (kind, len) = self
             .encoder
             .write_message(&parts, ctx, body)
             .inspect_err(|_| self.machine = saved)?;
@@ -177,12 +200,13 @@ impl ServerConnection {
         if status == StatusCode::CONTINUE {
             self.machine.continue_sent();
         } else if !status.is_informational() {
-            self.role.response = Some(mark);
+            self.role.response = Some(QueuedHead { at, len });
             if !self.encoder.keep_alive().is_reusable() {
                 // The response's own verdict, the encoder's (a
                 // close-delimited body, the caller's `Connection: close`),
-                // is known now: the rules read it.
-                self.settle();
+                // is known now: the rules read it again.
+                let facts = self.facts();
+                self.machine.settle(facts);
             }
         }
         self.follow_machine();
@@ -206,7 +230,7 @@ impl ServerConnection {
             || self.encoder.body_kind().is_some();
         if started {
             match self.role.response {
-                Some(mark) if self.encoder.output().truncate(mark) => {
+                Some(head) if self.encoder.output().truncate(head.at) => {
                     self.encoder.withdraw();
                     self.on(Party::Server, Input::WithdrawResponse);
                     self.role.response = None;
@@ -251,13 +275,13 @@ impl ServerConnection {
     /// served. Otherwise the next exchange is the last.
     pub fn close_after_response(&mut self) {
         let between = self.machine.server() == State::Idle;
-        let mark = if between {
-            self.role.previous
+        let head = if between {
+            &mut self.role.previous
         } else {
-            self.role.response
+            &mut self.role.response
         };
         let amended = self.encoder.keep_alive().is_reusable()
-            && mark.is_some_and(|mark| self.amend_close(mark));
+            && (head.as_mut()).is_some_and(|head| head.amend_close(self.encoder.output()));
         self.close_for(CloseReason::LocalClose);
         if between && amended {
             // The exchange before now ends the connection.
@@ -265,29 +289,6 @@ impl ServerConnection {
             self.on(Party::Server, Input::Close);
         }
         self.follow_machine();
-    }
-
-    /// Adds `Connection: close` to the head queued at `mark`, if none of it
-    /// has been drained; returns whether it did. The `connection:
-    /// keep-alive` the encoder gives an HTTP/1.0 client is replaced.
-    fn amend_close(&mut self, mark: Mark) -> bool {
-        const KEEP_ALIVE: &[u8] = b"connection: keep-alive\r\n";
-        const CLOSE: &[u8] = b"connection: close\r\n";
-        let out = self.encoder.output();
-        // The head was written here, in one piece: it ends at the first
-        // empty line after its start, and the encoder's own `Connection`
-        // field is its last.
-        let head = out.chunk_at(mark);
-        let Some(end) = memchr::memmem::find(head, b"\r\n\r\n").map(|e| e + 2) else {
-            return false;
-        };
-        let fields = &head[..end];
-        // Amended already, or a `keep-alive` to replace.
-        if fields.ends_with(CLOSE) {
-            return true;
-        }
-        let at = fields.strip_suffix(KEEP_ALIVE).map_or(end, <[u8]>::len);
-        out.splice(mark.offset(at as u64), end - at, CLOSE)
     }
 
     /// Checks that a response with `status` may be sent now, moves the
@@ -352,6 +353,32 @@ impl ServerConnection {
                 .remaining_body_len()
                 .is_some_and(|n| n > self.role.max_drain)
     }
+
+    /// After a transition of the machine: a response complete before the request body
+    /// was read leaves it to be drained, unless what the request still
+    /// declares is more than may be; once an exchange is over, its response's
+    /// mark moves aside and its request is forgotten.
+    #[inline]
+    pub(crate) fn after_transition(&mut self) {
+        if self.machine.server() == State::Done && self.unread_past_drain_bound() {
+            self.close_for(CloseReason::UnreadBody);
+        }
+        if self.machine.server() == State::MustClose {
+            announce_close(self);
+        }
+        if let Some(head) = self
+            .role
+            .response
+            .filter(|_| self.machine.server() == State::Idle)
+        {
+            self.role.previous = Some(head);
+            self.role.response = None;
+            // The exchange is over: an error before the next request's
+            // head is handed out answers that request, not this one (a
+            // 400 after a HEAD keeps its body).
+            self.role.exchange = Exchange::default();
+        }
+    }
 }
 
 impl ConnRole for Server {
@@ -387,83 +414,49 @@ impl ConnRole for Server {
     }
 
     #[inline]
-    fn on_event(
+    fn on_head(
         conn: &mut Connection<Self>,
-        event: &EventRef<'_, http::Request<()>>,
-        consumed: usize,
-    ) -> Result<EventAction, Error> {
-        // A response completed before the request body was read: the rest is
-        // read and discarded, bounded by the bytes it takes off the wire
-        // (chunk framing included), not by its data alone.
-        let draining = conn.body_open && conn.machine.server() == State::Done;
-        if draining {
-            conn.role.drained += consumed as u64;
-            if conn.role.drained > conn.role.max_drain && !matches!(event, EventRef::End) {
-                conn.close_for(CloseReason::UnreadBody);
-                return Ok(EventAction::Stop);
-            }
-        }
-        match event {
-            EventRef::Head(head, body) => {
-                // An upgrade is offered by `Upgrade` with `Connection:
-                // upgrade`; most requests have no Connection field.
-                let upgrade =
-                    conn.decoder.framing_fields().connection && offers_upgrade(head.headers());
-                let version = head.version();
-                let exchange = Exchange {
-                    request: RequestKind::of(head.method()),
-                    version,
-                    expect: version == Version::HTTP_11
-                        && !body.is_empty()
-                        && expects_continue(head.headers()),
-                    upgrade,
-                };
-                conn.role.exchange = exchange;
-                conn.note_request(exchange, !body.is_empty());
-                conn.body_open = !body.is_empty();
-            }
-            EventRef::End => conn.role.drained = 0,
-            _ => {}
-        }
-        // A head never comes while a body is drained.
-        Ok(if draining {
-            EventAction::Skip
-        } else {
-            EventAction::Return
-        })
+        head: &http::Request<()>,
+        body: Option<BodyKind>,
+    ) -> Result<(), Error> {
+        // Requests have no interim heads: `body` is always there.
+        let has_body = body.is_some_and(|body| !body.is_empty());
+        // An upgrade is offered by `Upgrade` with `Connection: upgrade`;
+        // most requests have no Connection field.
+        let upgrade = conn.decoder.framing_fields().connection && offers_upgrade(head.headers());
+        let version = head.version();
+        let exchange = Exchange {
+            request: RequestKind::of(head.method()),
+            version,
+            expect: version == Version::HTTP_11 && has_body && expects_continue(head.headers()),
+            upgrade,
+        };
+        conn.role.exchange = exchange;
+        conn.note_request(exchange, has_body);
+        conn.body_open = has_body;
+        Ok(())
     }
 
-    fn answer_error(conn: &mut Connection<Self>, err: &Error) {
-        let _ = conn.send_error_response(err);
-    }
-
-    fn close_after_exchange(conn: &mut Connection<Self>) {
-        conn.close_after_response();
-    }
-
+    /// A response completed before the request body was read: the rest is
+    /// read and discarded, bounded by the bytes it takes off the wire
+    /// (chunk framing included), not by its data alone.
     #[inline]
-    fn set_date(conn: &mut Connection<Self>, now: std::time::SystemTime) {
-        conn.encoder.set_date(Some(now));
-    }
-
-    /// After a transition of the machine: a response complete before the request body
-    /// was read leaves it to be drained, unless what the request still
-    /// declares is more than may be; once an exchange is over, its response's
-    /// mark moves aside and its request is forgotten.
-    #[inline]
-    fn after_transition(conn: &mut Connection<Self>) {
-        if conn.machine.server() == State::Done && conn.unread_past_drain_bound() {
+    fn on_body(conn: &mut Connection<Self>, consumed: usize, end: bool) -> EventAction {
+        if !conn.body_open || conn.machine.server() != State::Done {
+            return EventAction::Return;
+        }
+        conn.role.drained += consumed as u64;
+        if end {
+            conn.role.drained = 0;
+        } else if conn.role.drained > conn.role.max_drain {
             conn.close_for(CloseReason::UnreadBody);
+            return EventAction::Stop;
         }
-        if conn.machine.server() == State::MustClose {
-            announce_close(conn);
-        }
-        if conn.machine.server() == State::Idle && conn.role.response.is_some() {
-            conn.role.previous = conn.role.response.take();
-            // The exchange is over: an error before the next request's
-            // head is handed out answers that request, not this one (a
-            // 400 after a HEAD keeps its body).
-            conn.role.exchange = Exchange::default();
-        }
+        EventAction::Skip
+    }
+
+    #[inline(always)]
+    fn as_server(conn: &mut Connection<Self>) -> Option<&mut ServerConnection> {
+        Some(conn)
     }
 }

@@ -402,7 +402,9 @@ impl<R: EncodeRole> Encoder<R> {
     }
 
     /// Queues a head, and its whole body when `body` is `Some`; returns the
-    /// framing of the body. Leaves everything untouched on error. The head
+    /// framing of the body and the length of the head, which is queued in
+    /// one piece where the queue ended (what a server connection amends
+    /// it by). Leaves everything untouched on error. The head
     /// is only read: its field and extension maps are then its caller's
     /// to reuse. What a connection calls once it has looked at the head:
     /// it hands the maps to its decoder itself.
@@ -412,10 +414,11 @@ impl<R: EncodeRole> Encoder<R> {
         head: &R::Head,
         ctx: R::Context,
         body: Option<Bytes>,
-    ) -> Result<BodyKind, UsageError> {
+    ) -> Result<(BodyKind, usize), UsageError> {
         if self.body.is_some() || !self.keep_alive.is_reusable() {
             return Err(UsageError::WrongState);
         }
+        let queued = self.out.len();
         let full = body.as_ref().map(|b| b.len() as u64);
         let date = self.date.as_ref().map(DateCache::line);
         let room = &mut self.room;
@@ -427,7 +430,7 @@ impl<R: EncodeRole> Encoder<R> {
         // The whole body was checked against the framing before the head
         // was written: from here on nothing fails, so nothing half-written
         // is left behind.
-        let kind = framer.kind();
+        let (kind, head_len) = (framer.kind(), self.out.len() - queued);
         if let Some(body) = body {
             framer.whole(&mut self.out, body);
         } else if !matches!(
@@ -439,7 +442,7 @@ impl<R: EncodeRole> Encoder<R> {
             self.body = Some(framer);
         }
         self.keep_alive = verdict.unwrap_or(self.keep_alive);
-        Ok(kind)
+        Ok((kind, head_len))
     }
 
     /// [`write_message`](Self::write_message), then the head's field and
@@ -454,7 +457,7 @@ impl<R: EncodeRole> Encoder<R> {
         ctx: R::Context,
         body: Option<Bytes>,
     ) -> Result<BodyKind, UsageError> {
-        let kind = self.write_message(&head, ctx, body)?;
+        let (kind, _) = self.write_message(&head, ctx, body)?;
         let (mut fields, extensions) = head.into_maps();
         fields.clear();
         self.spare = Some(fields);

@@ -255,7 +255,7 @@ impl ClientSession {
                 }
             }
         }
-        if Client::withdrawn(&self.conn) {
+        if self.conn.withdrawn() {
             self.drop_output();
         }
     }
@@ -305,19 +305,5 @@ impl<R: ConnRole> SessionOf<R> {
         let expiry = after(start, timeout).map(|at| (at, kind));
         let release = after(since, self.read.release_after()).map(|at| (at, Timer::Release));
         earliest(expiry, release)
-    }
-
-    /// A deadline other than the buffers' release passed: the wait it
-    /// belonged to ends.
-    pub(super) fn client_expire(&mut self, timer: Timer) {
-        match timer {
-            Timer::Head => self.fail_later(ErrorKind::ResponseTimeout),
-            Timer::Body => self.fail_later(ErrorKind::BodyTimeout),
-            Timer::Write => {
-                self.drop_output();
-                self.fail_later(ErrorKind::WriteTimeout);
-            }
-            Timer::Idle | Timer::Linger | Timer::Release => self.stop(),
-        }
     }
 }

@@ -99,7 +99,8 @@ pub(super) enum Phase {
     /// Serving or sending requests.
     Open,
     /// No more exchanges: a server writes what is queued, then closes
-    /// (lingering if `linger`); a client's next `close` closes.
+    /// (lingering if `linger` and the peer has not closed its side); a
+    /// client's next `close` closes.
     Closing { linger: bool },
     /// A server's sending half is shut down; reading and discarding until
     /// the peer closes, `until` passes or `discarded` reaches the bound.
@@ -437,12 +438,12 @@ impl<R: ConnRole> SessionOf<R> {
     /// server's error response, in place of a response not yet drained),
     /// and the session closes.
     pub(super) fn fail(&mut self, err: Error) -> Error {
-        match R::LOCAL {
-            Party::Server => {
-                R::answer_error(&mut self.conn, &err);
+        match R::as_server(&mut self.conn) {
+            Some(server) => {
+                let _ = server.send_error_response(&err);
                 self.start_closing();
             }
-            Party::Client => self.stop(),
+            None => self.stop(),
         }
         err
     }
@@ -456,11 +457,10 @@ impl<R: ConnRole> SessionOf<R> {
     }
 
     /// No more requests on a server: what is queued is written, then the
-    /// connection closes, lingering unless the peer closed its side.
+    /// connection closes, lingering unless the peer closed its side (which
+    /// `close` asks when it comes to it).
     pub(super) fn start_closing(&mut self) {
-        self.phase = Phase::Closing {
-            linger: !self.conn.peer_closed(),
-        };
+        self.phase = Phase::Closing { linger: true };
     }
 
     /// No further request on a client: its next `close` closes.
@@ -485,11 +485,27 @@ impl<R: ConnRole> SessionOf<R> {
     }
 
     /// A deadline other than the buffers' release passed: the wait it
-    /// belonged to ends.
+    /// belonged to ends. A wait for the peer's message fails the session
+    /// as the peer's error would (a server answers it, unless a new
+    /// connection sent nothing); otherwise there is nothing to answer, or
+    /// no way to, and the connection just closes.
     fn expire(&mut self, timer: Timer) {
-        match R::LOCAL {
-            Party::Server => self.server_expire(timer),
-            Party::Client => self.client_expire(timer),
+        let timed_out = match timer {
+            Timer::Head if R::LOCAL == Party::Client => Some(ErrorKind::ResponseTimeout),
+            Timer::Head if self.requests == 0 && self.read.buf.is_empty() => None,
+            Timer::Head => Some(ErrorKind::HeadTimeout),
+            Timer::Body => Some(ErrorKind::BodyTimeout),
+            Timer::Write => {
+                // The peer stopped reading: what is queued cannot leave.
+                self.drop_output();
+                self.failure = Some(Box::new(ErrorKind::WriteTimeout.into()));
+                None
+            }
+            Timer::Idle | Timer::Linger | Timer::Release => None,
+        };
+        match timed_out {
+            Some(kind) => self.fail_later(kind),
+            None => self.phase = Phase::Closing { linger: false },
         }
     }
 }
@@ -626,20 +642,17 @@ impl<R: ConnRole> Session for SessionOf<R> {
     /// responses are in.
     fn shutdown(&mut self, _now: Instant) {
         self.shutdown = true;
-        match R::LOCAL {
-            Party::Server => R::close_after_exchange(&mut self.conn),
-            Party::Client => {
-                if self.conn.requests_in_flight() == 0 && self.body_done {
-                    self.stop();
-                }
-            }
+        if let Some(server) = R::as_server(&mut self.conn) {
+            server.close_after_response();
+        } else if self.conn.requests_in_flight() == 0 && self.body_done {
+            self.stop();
         }
     }
 
     #[inline]
     fn set_date(&mut self, now: SystemTime) {
-        if self.send_date {
-            R::set_date(&mut self.conn, now);
+        if let Some(server) = R::as_server(&mut self.conn).filter(|_| self.send_date) {
+            server.set_date(Some(now));
         }
     }
 }

@@ -11,7 +11,7 @@ use super::timer::{Timer, Waiting, after, earliest};
 use super::{Io, SessionError, Step};
 use crate::conn::{ConnRole, State};
 use crate::decode::Progress;
-use crate::error::{ErrorKind, UsageError};
+use crate::error::UsageError;
 use crate::role::Server;
 
 /// The server side of a connection, with every decision above the
@@ -133,7 +133,7 @@ impl ServerSession {
                         // destroy the answer. Only a connection that never
                         // answered closes without lingering.
                         self.phase = Phase::Closing {
-                            linger: !self.conn.peer_closed() && self.requests > 0,
+                            linger: self.requests > 0,
                         };
                         return Ok(Step::Ready(None));
                     }
@@ -208,7 +208,10 @@ impl ServerSession {
     #[cfg(feature = "tower")]
     pub(crate) fn request_framing(&self) -> (Option<u64>, bool) {
         let conn = &self.conn;
-        (conn.decoder.remaining_body_len(), conn.offers_switch())
+        (
+            conn.decoder.remaining_body_len(),
+            conn.role.exchange.offers_switch(),
+        )
     }
 
     /// Backpressure for a streaming sender: [`Io::Write`] while more than
@@ -216,7 +219,8 @@ impl ServerSession {
     ///
     /// # Errors
     ///
-    /// [`SessionError::Peer`] with [`ErrorKind::WriteTimeout`] when the
+    /// [`SessionError::Peer`] with
+    /// [`ErrorKind::WriteTimeout`](crate::ErrorKind::WriteTimeout) when the
     /// client stopped reading and the write timeout ended the wait (the
     /// output is dropped and the session closes: call
     /// [`close`](Self::close)); likewise any other timeout not yet
@@ -361,24 +365,5 @@ impl<R: ConnRole> SessionOf<R> {
                 earliest(expiry, release)
             }
         }
-    }
-
-    /// A deadline other than the buffers' release passed: the wait it
-    /// belonged to ends.
-    pub(super) fn server_expire(&mut self, timer: Timer) {
-        match timer {
-            // A new connection that sent nothing: nothing to answer.
-            Timer::Head if self.requests == 0 && self.read.buf.is_empty() => {}
-            Timer::Head => return self.fail_later(ErrorKind::HeadTimeout),
-            Timer::Body => return self.fail_later(ErrorKind::BodyTimeout),
-            Timer::Write => {
-                // The peer stopped reading: what is queued cannot leave.
-                self.drop_output();
-                self.failure = Some(Box::new(ErrorKind::WriteTimeout.into()));
-            }
-            Timer::Idle | Timer::Linger | Timer::Release => {}
-        }
-        // Nothing to answer, or no way to: the connection just closes.
-        self.phase = Phase::Closing { linger: false };
     }
 }
