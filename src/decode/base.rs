@@ -11,7 +11,7 @@ use bytes::{Buf, Bytes, BytesMut};
 use http::header::HeaderMap;
 use http::{Request, Response};
 
-use super::body::{BodyDecoder, Chunked, Trailers};
+use super::body::{BodyDecoder, Chunked, Progress};
 use crate::chunk_ext::ChunkExtensions;
 use crate::error::{Error, ErrorKind};
 use crate::framing::{BodyKind, Framing, FramingFields, RequestKind};
@@ -155,32 +155,6 @@ pub struct DecoderBase {
     /// The error of [`DecodeStage::Failed`], kept apart so that changing states
     /// never has an error to drop.
     pub(super) failure: Option<Error>,
-}
-
-/// What one decoding pass found: an event without its head built (the
-/// same for both roles). A head is checked, its framing decided and its
-/// body started, but its `http` types are built only where it is handed
-/// out ([`Decoder::build`](super::Decoder::build)), so that no layer moves a
-/// built head on its way up; [`Progress::event`] makes the public [`Event`].
-#[derive(Debug)]
-pub enum Progress {
-    /// A head was found: `len` bytes at the start of the buffer (inside
-    /// the decoder only, which reads it into `Head`).
-    Found(usize),
-    /// A head, read and checked: its bytes, and how its body is framed
-    /// (`None` for an interim response).
-    Head(Bytes, Option<BodyKind>),
-    /// As [`Event::Data`].
-    Data(Bytes),
-    /// As [`Event::ChunkExtensions`].
-    ChunkExtensions(ChunkExtensions),
-    /// As [`Event::Trailers`] (boxed, as the body decoder made it, so
-    /// that every step is small to move).
-    Trailers(Box<Trailers>),
-    /// As [`Event::End`].
-    End(KeepAlive),
-    /// More input is needed.
-    NeedMore,
 }
 
 impl Progress {

@@ -4,12 +4,13 @@ use bytes::{Buf, Bytes, BytesMut};
 use http::header::HeaderMap;
 use memchr::memchr;
 
-use super::base::Progress;
 use crate::chunk_ext::ChunkExtensions;
 use crate::error::{Error, ErrorKind};
+use crate::framing::BodyKind;
 use crate::grammar::HEX;
 use crate::head::names::NameCache;
 use crate::head::reader::Reader;
+use crate::keep_alive::KeepAlive;
 use crate::leniency::{Rules, Tolerance};
 use crate::limits::Limits;
 use crate::wire::WireTrailers;
@@ -24,6 +25,33 @@ pub struct Trailers {
     pub(crate) fields: HeaderMap,
     /// The wire view.
     pub(crate) wire: Option<WireTrailers>,
+}
+
+/// What one decoding pass found: an event without its head built (the
+/// same for both roles). A head is checked, its framing decided and its
+/// body started, but its `http` types are built only where it is handed
+/// out ([`Decoder::build`](super::Decoder::build)), so that no layer moves a
+/// built head on its way up; [`Progress::event`] makes the public
+/// [`Event`](super::Event).
+#[derive(Debug)]
+pub enum Progress {
+    /// A head was found: `len` bytes at the start of the buffer (inside
+    /// the decoder only, which reads it into `Head`).
+    Found(usize),
+    /// A head, read and checked: its bytes, and how its body is framed
+    /// (`None` for an interim response).
+    Head(Bytes, Option<BodyKind>),
+    /// As [`Event::Data`](super::Event::Data).
+    Data(Bytes),
+    /// As [`Event::ChunkExtensions`](super::Event::ChunkExtensions).
+    ChunkExtensions(ChunkExtensions),
+    /// As [`Event::Trailers`](super::Event::Trailers) (boxed, as the body decoder made it, so
+    /// that every step is small to move).
+    Trailers(Box<Trailers>),
+    /// As [`Event::End`](super::Event::End).
+    End(KeepAlive),
+    /// More input is needed.
+    NeedMore,
 }
 
 /// The body being decoded.

@@ -7,7 +7,8 @@ use http::header::HeaderMap;
 use http::{Request, Response, Version};
 
 use super::DecodeRole;
-use super::base::{DecoderBase, Event, InFlight, MessageHead, Progress};
+use super::base::{DecoderBase, Event, InFlight, MessageHead};
+use super::body::Progress;
 use crate::error::{Error, ErrorKind};
 use crate::framing::{
     self, BodyKind, FieldRole, Framing, FramingFields, RequestKind, ResponseClass, response_class,

@@ -5,11 +5,11 @@ pub(crate) mod base;
 mod body;
 pub(crate) mod head;
 
+pub(crate) use base::Exchange;
 use base::{DecodeStage, DecoderBase};
 pub use base::{Event, MessageHead};
-pub(crate) use base::{Exchange, Progress};
 use body::BodyDecoder;
-pub(crate) use body::Trailers;
+pub(crate) use body::{Progress, Trailers};
 
 use bytes::BytesMut;
 use http::Method;
