@@ -175,14 +175,6 @@ impl Progress {
 }
 
 impl DecoderBase {
-    pub(super) fn new(limits: Limits, rules: Rules) -> Self {
-        DecoderBase {
-            limits,
-            rules,
-            ..DecoderBase::default()
-        }
-    }
-
     /// Everything but parsing the head itself.
     ///
     /// Errors are plain kinds here; [`DecoderBase::fail`] gives them the tolerance

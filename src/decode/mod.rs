@@ -158,7 +158,11 @@ impl<R: DecodeRole> Decoder<R> {
     /// [`ResponseLeniency`](crate::leniency::ResponseLeniency) for responses.
     pub fn with_leniency(limits: Limits, leniency: R::Leniency) -> Self {
         Decoder {
-            base: DecoderBase::new(limits, R::rules(leniency)),
+            base: DecoderBase {
+                limits,
+                rules: R::rules(leniency),
+                ..DecoderBase::default()
+            },
             pending: R::Pending::default(),
             leniency,
         }
@@ -437,26 +441,14 @@ impl<R: DecodeRole> Decoder<R> {
     /// given while the decoder still keeps one.
     #[inline]
     pub fn give_spare_fields(&mut self, map: HeaderMap) {
-        if self.wants_spare_fields(&map) {
-            self.keep_spare_fields(map);
-        }
-    }
-
-    /// Whether [`give_spare_fields`](Self::give_spare_fields) keeps `map`:
-    /// no spare map is kept yet, and `map` is not too large.
-    #[inline(always)]
-    fn wants_spare_fields(&self, map: &HeaderMap) -> bool {
-        self.base.spare.is_none() && map.capacity() <= self.base.limits.max_fields.saturating_mul(2)
-    }
-
-    /// Keeps `map`, one [`wants_spare_fields`](Self::wants_spare_fields)
-    /// said yes to: moved once, into its empty place, then emptied there.
-    #[inline(always)]
-    fn keep_spare_fields(&mut self, map: HeaderMap) {
-        let map = self.base.spare.insert(map);
-        // An encoder hands its maps back emptied already.
-        if !map.is_empty() {
-            map.clear();
+        let base = &mut self.base;
+        if base.spare.is_none() && map.capacity() <= base.limits.max_fields.saturating_mul(2) {
+            // Moved once, into its empty place, then emptied there (an
+            // encoder hands its maps back emptied already).
+            let map = base.spare.insert(map);
+            if !map.is_empty() {
+                map.clear();
+            }
         }
     }
 
