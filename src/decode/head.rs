@@ -14,7 +14,7 @@ use crate::framing::{
     self, BodyKind, FieldRole, Framing, FramingFields, RequestKind, ResponseClass, response_class,
 };
 use crate::head::build;
-use crate::head::record::{Field, Record, RecordValues};
+use crate::head::record::{Field, Record};
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::leniency::{RequestLeniency, ResponseLeniency, Rules, Tolerance};
 use crate::reason::ReasonPhrase;
@@ -132,7 +132,7 @@ fn field_error(error: Error, head: &[u8], record: &Record) -> Error {
 fn chunked_with_content_length(
     rules: &Rules,
     seen: &FramingFields,
-    values: &RecordValues,
+    values: &(&Record, &[u8]),
 ) -> Result<Framing, Error> {
     // What `Transfer-Encoding` frames alone (the version allows it):
     // chunked, or an error.
@@ -181,7 +181,7 @@ impl DecodeRole for Server {
             // with an invalid value, in any version.
             return Err(at_field(ErrorKind::InvalidHostValue.into()));
         }
-        let values = RecordValues::new(record, raw);
+        let values = (record, &raw[..]);
         let framing = match framing::framing_of(None, version, &seen, &values) {
             Err(ErrorKind::ContentLengthWithTransferEncoding) => {
                 chunked_with_content_length(&base.rules, &seen, &values).map_err(at_field)?
@@ -258,7 +258,7 @@ impl DecodeRole for Client {
             .front()
             .map_or_else(RequestKind::default, |e| e.request);
         let class = response_class(request, status);
-        let values = RecordValues::new(record, head);
+        let values = (record, &head[..]);
         let framing = framing::framing_of(Some((request, status)), version, &seen, &values)
             .map_err(|kind| field_error(kind.into(), head, record).in_head(start))?;
         let verdict = match class {
