@@ -42,7 +42,11 @@ impl DecoderBase {
     fn fields(&mut self, bytes: &Bytes, map: &mut HeaderMap) -> Result<(), Error> {
         let record = self.reader.record();
         if let Some(spare) = self.spare.take() {
-            put_fields(map, spare);
+            // In place of the new message's empty map, which holds no
+            // allocation (`HeaderMap::new` makes none): it is forgotten
+            // rather than dropped, a call that frees nothing.
+            debug_assert!(map.is_empty() && map.capacity() == 0);
+            std::mem::forget(std::mem::replace(map, spare));
         }
         // An empty map reserves as `with_capacity` allocates; a spare one
         // usually has the room already, which `capacity` tells for less
@@ -64,15 +68,6 @@ impl DecoderBase {
             extensions(&mut self.spare_extensions, ext).insert(wire);
         }
     }
-}
-
-/// Puts `fields` in place of a new message's empty map. That map holds
-/// no allocation (`HeaderMap::new` makes none), so it is forgotten rather
-/// than dropped: its drop, a call that frees nothing, is not paid.
-#[inline(always)]
-fn put_fields(empty: &mut HeaderMap, fields: HeaderMap) {
-    debug_assert!(empty.is_empty() && empty.capacity() == 0);
-    std::mem::forget(std::mem::replace(empty, fields));
 }
 
 /// `extensions`, a message's, to insert into: the spare map
