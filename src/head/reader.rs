@@ -862,8 +862,8 @@ mod tests {
         if warm {
             names.keep_names();
             for (name, value) in [("Host", "a"), ("X-Y", "z"), ("A", "b"), ("X-A", "1")] {
-                names.get(name.as_bytes()).unwrap();
-                names.learn_value(value.as_bytes());
+                let entry = names.get(name.as_bytes()).unwrap().1.unwrap();
+                names.learn_value(entry, value.as_bytes());
             }
         }
         let mut outcome = Ok(None);
