@@ -16,7 +16,7 @@ use crate::chunk_ext::ChunkExtensions;
 use crate::error::{Error, ErrorKind};
 use crate::framing::{BodyKind, Framing, FramingFields, RequestKind};
 use crate::head::names::NameCache;
-use crate::head::reader::{MAX_EMPTY_LINES, Options, Reader, Section};
+use crate::head::reader::{MAX_EMPTY_LINES, Options, Reader};
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::leniency::Rules;
 use crate::limits::Limits;
@@ -212,11 +212,7 @@ impl DecoderBase {
                     self.skip_empty_lines(buf)?;
                 }
                 let options = Options {
-                    section: if self.rules.request {
-                        Section::Request
-                    } else {
-                        Section::Response
-                    },
+                    trailers: false,
                     rules: &self.rules,
                     max_target: self.limits.max_target_bytes,
                     max_bytes: self.limits.max_head_bytes,

@@ -44,20 +44,13 @@ const VERSION: &[u8; 8] = b"HTTP/0.0";
 /// [`ErrorKind::TooManyEmptyLines`].
 pub(crate) const MAX_EMPTY_LINES: u8 = 10;
 
-/// What a section is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Section {
-    Request,
-    Response,
-    /// A trailer section: field lines only, no obs-fold, and its faults
-    /// reported once the whole section has arrived.
-    Trailers,
-}
-
 /// How a section is read: its kind, the tolerances and the bounds.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Options<'a> {
-    pub(crate) section: Section,
+    /// A trailer section: field lines only, no obs-fold, and its faults
+    /// reported once the whole section has arrived. Else the head of a
+    /// request or a response, as the rules' party receives.
+    pub(crate) trailers: bool,
     pub(crate) rules: &'a Rules,
     pub(crate) max_target: usize,
     /// Bytes the section may have, its empty line included.
@@ -175,17 +168,17 @@ impl Reader {
         self.fault.take().map(|fault| *fault)
     }
 
-    fn begin(&mut self, section: Section) {
-        self.at = match section {
-            Section::Request => At::Method,
-            Section::Response => At::StatusVersion,
-            Section::Trailers => At::LineStart,
+    fn begin(&mut self, o: &Options) {
+        self.at = match (o.trailers, o.rules.request) {
+            (true, _) => At::LineStart,
+            (false, true) => At::Method,
+            (false, false) => At::StatusVersion,
         };
         self.line = 0;
         self.n = 0;
         self.mark = 0;
         // `cr` and `lines` are already clear: a fresh reader's are.
-        self.after_field_line = section == Section::Trailers;
+        self.after_field_line = o.trailers;
         self.skipping = false;
         self.fault = None;
         self.record.fields.clear();
@@ -208,16 +201,13 @@ impl Reader {
         names: &mut NameCache,
     ) -> Result<Option<usize>, Error> {
         if self.is_fresh() {
-            self.begin(o.section);
+            self.begin(o);
         }
         let upto = buf.len().min(o.max_bytes);
         loop {
             match self.scan(buf, upto, o, names) {
                 // A bound is reported as soon as it is met.
-                Err(fault)
-                    if o.section == Section::Trailers
-                        && fault.kind() != ErrorKind::TooManyFields =>
-                {
+                Err(fault) if o.trailers && fault.kind() != ErrorKind::TooManyFields => {
                     // Read on to the end of the section, then report it.
                     self.fault.get_or_insert(Box::new(fault));
                     self.read = self.line;
@@ -225,19 +215,17 @@ impl Reader {
                     self.cr = false;
                 }
                 Ok(None)
-                    if self.at == At::BadName
-                        && (o.eof || upto == o.max_bytes)
-                        && o.section != Section::Trailers =>
+                    if self.at == At::BadName && (o.eof || upto == o.max_bytes) && !o.trailers =>
                 {
                     // The name ends where the input does.
                     let end = upto - usize::from(self.cr);
                     return Err(self.bad_name(buf, end, o.rules));
                 }
                 Ok(None) if upto == o.max_bytes => {
-                    let kind = match o.section {
-                        Section::Trailers => ErrorKind::TrailersTooLarge,
-                        Section::Request if self.lines == 0 => ErrorKind::TargetTooLong,
-                        _ => ErrorKind::HeadTooLarge,
+                    let kind = match o.trailers {
+                        true => ErrorKind::TrailersTooLarge,
+                        false if o.rules.request && self.lines == 0 => ErrorKind::TargetTooLong,
+                        false => ErrorKind::HeadTooLarge,
                     };
                     return Err(Error::from(kind).at(0, None));
                 }
@@ -557,7 +545,7 @@ impl Reader {
     /// `skip_invalid_fields`, skipped. A trailer section never folds.
     fn fold(&mut self, o: &Options) -> Result<(), Error> {
         let rules = o.rules;
-        let trailers = o.section == Section::Trailers;
+        let trailers = o.trailers;
         let field_above = self.after_field_line && !self.record.fields.is_empty();
         if self.skipping {
             self.at = At::Skip;
@@ -687,7 +675,7 @@ impl Reader {
             return Ok(());
         }
         // What the line lacks at its end comes first...
-        let first = self.line == 0 && o.section != Section::Trailers;
+        let first = self.line == 0 && !o.trailers;
         match self.at {
             At::Method if self.n == 0 && !crlf => {
                 // An empty line where the request line belongs: a bare LF
@@ -846,11 +834,11 @@ mod tests {
         input: &[u8],
         cuts: &[usize],
         rules: &Rules,
-        section: Section,
+        trailers: bool,
         warm: bool,
     ) -> (Result<Option<usize>, Error>, Vec<Field>) {
         let options = Options {
-            section,
+            trailers,
             rules,
             max_target: MAX_TARGET,
             max_bytes: usize::MAX,
@@ -935,13 +923,9 @@ mod tests {
             cuts.sort_unstable();
             let bytewise: Vec<usize> = (1..head.len()).collect();
             for rules in sides() {
-                let sections = [
-                    if rules.request { Section::Request } else { Section::Response },
-                    Section::Trailers,
-                ];
-                for (section, warm) in sections.into_iter().flat_map(|s| [(s, false), (s, true)]) {
-                    let whole = in_pieces(&head, &[], &rules, section, false);
-                    let read = |cuts: &[usize]| in_pieces(&head, cuts, &rules, section, warm);
+                for (trailers, warm) in [(false, false), (false, true), (true, false), (true, true)] {
+                    let whole = in_pieces(&head, &[], &rules, trailers, false);
+                    let read = |cuts: &[usize]| in_pieces(&head, cuts, &rules, trailers, warm);
                     prop_assert_eq!(&read(&[]), &whole);
                     prop_assert_eq!(&read(&cuts), &whole);
                     prop_assert_eq!(&read(&bytewise), &whole);
@@ -982,14 +966,9 @@ mod tests {
             ),
         ];
         for &(input, rules, known, kind) in cases {
-            let section = if rules.request {
-                Section::Request
-            } else {
-                Section::Response
-            };
-            let before = in_pieces(&input[..known - 1], &[], rules, section, false).0;
+            let before = in_pieces(&input[..known - 1], &[], rules, false, false).0;
             assert_eq!(before, Ok(None), "{input:?}");
-            let error = in_pieces(&input[..known], &[], rules, section, false)
+            let error = in_pieces(&input[..known], &[], rules, false, false)
                 .0
                 .unwrap_err();
             assert_eq!(error.kind(), kind, "{input:?}");
