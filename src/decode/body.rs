@@ -144,7 +144,7 @@ pub(crate) struct Chunked {
     /// Whether the trailer section comes with its [`WireTrailers`].
     wire: bool,
     /// Extensions found after data, returned before `pending`.
-    pending_extensions: Option<Bytes>,
+    pending_extensions: Option<ChunkExtensions>,
     /// The decoder's leniency tolerances, consulted only where the strict
     /// reading refuses.
     rules: Rules,
@@ -183,7 +183,7 @@ impl Chunked {
         names: &mut NameCache,
     ) -> Result<Option<Progress>, ErrorKind> {
         if let Some(extensions) = self.pending_extensions.take() {
-            return Ok(Some(extensions_step(extensions)));
+            return Ok(Some(Progress::ChunkExtensions(extensions)));
         }
         if let Some(pending) = self.pending.take() {
             return pending.map(|trailers| Some(Progress::Trailers(trailers)));
@@ -225,7 +225,8 @@ impl Chunked {
         if scan.end > scan.start || matches!(stop, Ok(Some(_))) {
             let scanned = buf.split_to(scan.pos).freeze();
             if let Ok(Some((from, to))) = stop {
-                extensions = Some(scanned.slice(from..to));
+                // Checked against their grammar with their line.
+                extensions = Some(ChunkExtensions::from_validated(scanned.slice(from..to)));
             }
             data = (scan.end > scan.start).then(|| scanned.slice(scan.start..scan.end));
         } else {
@@ -244,7 +245,7 @@ impl Chunked {
                 self.pending_extensions = extensions;
                 Progress::Data(data)
             }
-            (None, Some(extensions)) => extensions_step(extensions),
+            (None, Some(extensions)) => Progress::ChunkExtensions(extensions),
             (None, None) => {
                 return Ok(next?.map_or_else(|| self.idle(), |t| Some(Progress::Trailers(t))));
             }
@@ -437,12 +438,6 @@ impl Chunked {
         self.hint = self.rules.hint(Tolerance::BareLf);
         Err(ErrorKind::BareLineFeed)
     }
-}
-
-/// The step that hands out `extensions`, the chunk extensions of a
-/// chunk-size line, checked already.
-fn extensions_step(extensions: Bytes) -> Progress {
-    Progress::ChunkExtensions(ChunkExtensions::from_validated(extensions))
 }
 
 /// Chunks whose data in the buffer is shorter than this many bytes are
