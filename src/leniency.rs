@@ -42,12 +42,14 @@
 use std::fmt;
 
 /// A party's leniency type's calls, written once for both: `strict`,
-/// `all`, `is_on`, `set`, and the field that holds each of its
-/// tolerances.
+/// `all`, `is_on`, `set`, the field that holds each of its tolerances,
+/// and the head reader's rules made of them (over `base`, what the party
+/// is and the rules it always applies).
 macro_rules! tolerances {
     ($party:ident {
         $(#[$strict:meta])* strict,
         $(#[$all:meta])* all,
+        $(#[$rules:meta])* rules: $base:expr,
         $($tolerance:ident => $field:ident,)+
     }) => {
         impl $party {
@@ -75,6 +77,11 @@ macro_rules! tolerances {
             pub fn set(&mut self, tolerance: Tolerance, on: bool) -> Result<(), NotForThisParty> {
                 *self.slot(tolerance).ok_or(NotForThisParty(tolerance))? = on;
                 Ok(())
+            }
+
+            /// The head reader's rules for these tolerances.
+            pub(crate) fn rules(self) -> Rules {
+                Rules { $($field: self.$field,)+ ..$base }
             }
 
             /// The field that holds `tolerance`, if it is this party's.
@@ -229,6 +236,7 @@ tolerances!(RequestLeniency {
     strict,
     /// Every request tolerance on.
     all,
+    rules: Rules { request: true, ..Rules::default() },
     BareLf => bare_lf,
     ObsFold => obs_fold,
     ChunkedWithContentLength => chunked_with_content_length,
@@ -296,6 +304,8 @@ tolerances!(ResponseLeniency {
     /// Every response tolerance on: reads what curl reads, and more (curl
     /// refuses a field line without a colon).
     all,
+    // RFC 9112 section 5.2: a user agent replaces obs-fold with SP.
+    rules: Rules { obs_fold: true, ..Rules::default() },
     NoSpaceAfterStatus => no_space_after_status,
     SpaceBeforeColon => space_before_colon,
     SkipInvalidFields => skip_invalid_fields,
@@ -322,29 +332,6 @@ mod flat {
 }
 
 impl Rules {
-    pub(crate) fn of_requests(l: RequestLeniency) -> Self {
-        Rules {
-            request: true,
-            bare_lf: l.bare_lf,
-            obs_fold: l.obs_fold,
-            chunked_with_content_length: l.chunked_with_content_length,
-            ..Rules::default()
-        }
-    }
-
-    pub(crate) fn of_responses(l: ResponseLeniency) -> Self {
-        Rules {
-            request: false,
-            bare_lf: l.bare_lf,
-            // RFC 9112 section 5.2: a user agent replaces obs-fold with SP.
-            obs_fold: true,
-            no_space_after_status: l.no_space_after_status,
-            space_before_colon: l.space_before_colon,
-            skip_invalid_fields: l.skip_invalid_fields,
-            ..Rules::default()
-        }
-    }
-
     /// The tolerance to name in an error, if it exists on this party.
     pub(crate) fn hint(&self, tolerance: Tolerance) -> Option<Tolerance> {
         let exists = if self.request {
@@ -387,13 +374,13 @@ mod tests {
 
     #[test]
     fn a_response_tolerance_never_loosens_request_rules() {
-        let rules = Rules::of_requests(RequestLeniency::strict());
+        let rules = RequestLeniency::strict().rules();
         assert!(!rules.obs_fold && !rules.bare_lf);
         assert!(!rules.no_space_after_status && !rules.space_before_colon);
         assert!(!rules.skip_invalid_fields);
         assert_eq!(rules.hint(Tolerance::SpaceBeforeColon), None);
         assert_eq!(rules.hint(Tolerance::ObsFold), Some(Tolerance::ObsFold));
-        let rules = Rules::of_responses(ResponseLeniency::strict());
+        let rules = ResponseLeniency::strict().rules();
         assert_eq!(rules.hint(Tolerance::ChunkedWithContentLength), None);
         assert_eq!(rules.hint(Tolerance::BareLf), Some(Tolerance::BareLf));
     }

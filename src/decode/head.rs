@@ -156,7 +156,7 @@ impl DecodeRole for Server {
     type Pending = ();
 
     fn rules(leniency: RequestLeniency) -> Rules {
-        Rules::of_requests(leniency)
+        leniency.rules()
     }
 
     /// Checks a request head. Out of line: its callers stay small.
@@ -232,7 +232,7 @@ impl DecodeRole for Client {
     type Pending = InFlight;
 
     fn rules(leniency: ResponseLeniency) -> Rules {
-        Rules::of_responses(leniency)
+        leniency.rules()
     }
 
     /// Checks a response head against the request it answers.

@@ -816,12 +816,12 @@ mod tests {
         let mut skip = ResponseLeniency::strict();
         skip.skip_invalid_fields = true;
         vec![
-            Rules::of_requests(RequestLeniency::strict()),
-            Rules::of_requests(RequestLeniency::all()),
-            Rules::of_responses(ResponseLeniency::strict()),
-            Rules::of_responses(ResponseLeniency::default()),
-            Rules::of_responses(ResponseLeniency::all()),
-            Rules::of_responses(skip),
+            RequestLeniency::strict().rules(),
+            RequestLeniency::all().rules(),
+            ResponseLeniency::strict().rules(),
+            ResponseLeniency::default().rules(),
+            ResponseLeniency::all().rules(),
+            skip.rules(),
         ]
     }
 
@@ -936,8 +936,8 @@ mod tests {
 
     #[test]
     fn a_fault_is_found_at_its_byte() {
-        let request = Rules::of_requests(RequestLeniency::strict());
-        let response = Rules::of_responses(ResponseLeniency::strict());
+        let request = RequestLeniency::strict().rules();
+        let response = ResponseLeniency::strict().rules();
         // (input, side, bytes after which the fault is known, kind)
         let cases: &[(&[u8], &Rules, usize, ErrorKind)] = &[
             (b"G\x01", &request, 2, ErrorKind::InvalidMethod),
