@@ -281,8 +281,7 @@ impl DecoderBase {
             }
             (None, _) => Error::from(kind).at(self.consumed, None),
         };
-        self.failed(error.clone());
-        error
+        self.failed(error)
     }
 
     /// Skips the empty lines at the start of `buf`, at most
@@ -355,11 +354,14 @@ impl DecoderBase {
         std::mem::forget(std::mem::replace(&mut self.state, next));
     }
 
-    /// Records a protocol error: it is returned again on every call.
-    pub(super) fn failed(&mut self, error: Error) {
+    /// Records a protocol error, returned again on every call, and
+    /// returns it.
+    #[cold]
+    pub(super) fn failed(&mut self, error: Error) -> Error {
         self.state = DecodeStage::Failed;
-        self.failure = Some(error);
+        self.failure = Some(error.clone());
         self.verdict = KeepAlive::Close(CloseReason::ProtocolError);
+        error
     }
 }
 

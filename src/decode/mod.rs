@@ -341,11 +341,7 @@ impl<R: DecodeRole> Decoder<R> {
         self.base.head_start = self.base.consumed;
         let head = buf.split_to(len).freeze();
         self.base.consumed += len as u64;
-        let checked = R::check(&mut self.base, &mut self.pending, head);
-        if let Err(error) = &checked {
-            self.base.failed(error.clone());
-        }
-        checked
+        R::check(&mut self.base, &mut self.pending, head).map_err(|e| self.base.failed(e))
     }
 
     /// Builds the `http` head of the head [`poll`](Self::poll) just
@@ -357,11 +353,7 @@ impl<R: DecodeRole> Decoder<R> {
     /// As [`decode`](Self::decode); the decoder fails with it.
     #[inline(always)]
     pub(crate) fn build(&mut self, bytes: bytes::Bytes, head: &mut R::Recv) -> Result<(), Error> {
-        let built = R::build(&mut self.base, bytes, head);
-        if let Err(error) = &built {
-            self.base.failed(error.clone());
-        }
-        built
+        R::build(&mut self.base, bytes, head).map_err(|e| self.base.failed(e))
     }
 
     /// The peer closed its side: what the buffer holds is all there will
