@@ -216,14 +216,6 @@ impl DecodeRole for Server {
         }
         Ok(())
     }
-
-    fn interim(head: Request<()>) -> Event<Request<()>> {
-        // Never called: a request has no interim form.
-        Event::Head {
-            head,
-            body: BodyKind::Empty,
-        }
-    }
 }
 
 impl DecodeRole for Client {

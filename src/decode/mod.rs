@@ -64,9 +64,14 @@ pub trait DecodeRole: Sized {
         head: &mut Self::Recv,
     ) -> Result<(), Error>;
 
-    /// The event of an interim response (never called for requests, which
-    /// have none).
-    fn interim(head: Self::Recv) -> Event<Self::Recv>;
+    /// The event of an interim response. Never called for requests,
+    /// which have none: this default is theirs.
+    fn interim(head: Self::Recv) -> Event<Self::Recv> {
+        Event::Head {
+            head,
+            body: BodyKind::Empty,
+        }
+    }
 }
 
 /// Decodes the messages of one role's peer: requests for the `Server`
@@ -474,10 +479,7 @@ impl<R: DecodeRole> Decoder<R> {
     /// maps): an idle connection's memory, as a session lets its buffers
     /// go.
     pub(crate) fn release(&mut self) {
-        if self.base.reader.is_fresh() {
-            self.base.names.release();
-        }
-        self.base.reader.release();
+        self.base.reader.release(&mut self.base.names);
         self.base.spare = None;
         self.base.spare_extensions = None;
     }

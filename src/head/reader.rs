@@ -136,11 +136,14 @@ impl Reader {
         self.cr = false;
     }
 
-    /// Gives back the record's room for field lines, between messages
-    /// (an idle connection's buffers go back likewise).
-    pub(crate) fn release(&mut self) {
+    /// Gives back the record's room for field lines, and the names learnt
+    /// in `names`, between messages only (the fields of a head being read
+    /// name entries of the cache): an idle connection's buffers go back
+    /// likewise.
+    pub(crate) fn release(&mut self, names: &mut NameCache) {
         if self.is_fresh() {
             self.record.fields = Vec::new();
+            names.release();
         }
     }
 
