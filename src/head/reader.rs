@@ -116,8 +116,6 @@ pub(crate) struct Reader {
     name_end: usize,
     /// The last byte read is a CR whose meaning waits for the next byte.
     cr: bool,
-    /// A field line came before the current line.
-    after_field_line: bool,
     /// The last field line was skipped: so are its obs-fold continuations.
     skipping: bool,
     /// Non-empty lines ended so far.
@@ -181,7 +179,6 @@ impl Reader {
         self.n = 0;
         self.mark = 0;
         // `cr` and `lines` are already clear: a fresh reader's are.
-        self.after_field_line = o.trailers;
         self.skipping = false;
         self.fault = None;
         self.record.fields.clear();
@@ -323,7 +320,6 @@ impl Reader {
                 {
                     self.record.version = version(&head[i..i + 8])?;
                     self.record.line_end = i + 8;
-                    self.after_field_line = false;
                     self.next_line(i + 9, o)?;
                     i += 10;
                     continue;
@@ -347,7 +343,6 @@ impl Reader {
                         if j + 1 < upto && &head[j..j + 2] == b"\r\n" {
                             self.record.reason.1 = j;
                             self.record.line_end = j;
-                            self.after_field_line = false;
                             self.next_line(j + 1, o)?;
                             i = j + 2;
                         }
@@ -523,7 +518,6 @@ impl Reader {
         let j = text_end(head, from, upto);
         if j + 1 < upto && head[j] == b'\r' && head[j + 1] == b'\n' {
             self.value_end(head, j);
-            self.after_field_line = true;
             self.next_line(j + 1, o)?;
             return Ok(j + 2);
         }
@@ -549,7 +543,10 @@ impl Reader {
     fn fold(&mut self, o: &Options) -> Result<(), Error> {
         let rules = o.rules;
         let trailers = o.trailers;
-        let field_above = self.after_field_line && !self.record.fields.is_empty();
+        // A line other than the start line came before this one (a trailer
+        // section never folds: there it does not matter).
+        let after_field_line = self.lines > 1;
+        let field_above = after_field_line && !self.record.fields.is_empty();
         if self.skipping {
             self.at = At::Skip;
         } else if rules.obs_fold && field_above && !trailers {
@@ -563,7 +560,7 @@ impl Reader {
             } else {
                 Tolerance::ObsFold
             };
-            let hint = (!trailers && (rules.obs_fold || self.after_field_line)).then_some(hint);
+            let hint = (!trailers && (rules.obs_fold || after_field_line)).then_some(hint);
             let error = Error::refused(ErrorKind::ObsFold, hint.and_then(|s| rules.hint(s)));
             return Err(error.at(self.line as u64, None));
         }
@@ -624,7 +621,6 @@ impl Reader {
             FieldRole::Host => self.record.noted.hosts += 1,
             role => self.record.noted.note(role, &head[at..to]),
         }
-        self.after_field_line = true;
         self.next_line(to + 1, o)?;
         Ok(to + 2)
     }
@@ -738,7 +734,6 @@ impl Reader {
             }
             _ => {}
         }
-        self.after_field_line = !first;
         self.next_line(lf, o)
     }
 
