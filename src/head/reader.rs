@@ -109,11 +109,9 @@ pub(crate) struct Reader {
     line: usize,
     /// A count within the current element (see [`At`]).
     n: usize,
-    /// The start of the target, of the version (request line), or the
-    /// colon of a field line.
+    /// The start of the target, of the version (request line), or of the
+    /// whitespace after a field name.
     mark: usize,
-    /// Where the name of the current field line ends.
-    name_end: usize,
     /// The last byte read is a CR whose meaning waits for the next byte.
     cr: bool,
     /// The last field line was skipped: so are its obs-fold continuations.
@@ -496,7 +494,9 @@ impl Reader {
                 }
             }
             At::Value | At::Fold => {
-                let name = (self.at == At::Value).then(|| &head[self.line..self.name_end]);
+                // The current line's field, if it is not a continuation.
+                let field = self.record.fields.last().filter(|_| self.at == At::Value);
+                let name = field.map(|field| &head[field.name()]);
                 return Err(Error::from(InvalidFieldValue).at(self.line as u64, name));
             }
             At::Skip | At::End => {}
@@ -572,8 +572,6 @@ impl Reader {
     #[inline(always)]
     fn field(&mut self, name_end: usize, colon: usize, entry: u32, role: FieldRole) {
         self.at = At::Value;
-        self.mark = colon;
-        self.name_end = name_end;
         self.skipping = false;
         self.record.fields.push(Field {
             start: self.line,
