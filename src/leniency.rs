@@ -49,7 +49,7 @@ macro_rules! tolerances {
     ($party:ident {
         $(#[$strict:meta])* strict,
         $(#[$all:meta])* all,
-        $(#[$rules:meta])* rules: $base:expr,
+        rules: $base:expr,
         $($tolerance:ident => $field:ident,)+
     }) => {
         impl $party {
@@ -79,17 +79,18 @@ macro_rules! tolerances {
                 Ok(())
             }
 
-            /// The head reader's rules for these tolerances.
-            pub(crate) fn rules(self) -> Rules {
-                Rules { $($field: self.$field,)+ ..$base }
-            }
-
             /// The field that holds `tolerance`, if it is this party's.
             fn slot(&mut self, tolerance: Tolerance) -> Option<&mut bool> {
                 Some(match tolerance {
                     $(Tolerance::$tolerance => &mut self.$field,)+
                     _ => return None,
                 })
+            }
+        }
+
+        impl From<$party> for Rules {
+            fn from(leniency: $party) -> Rules {
+                Rules { $($field: leniency.$field,)+ ..$base }
             }
         }
     };
@@ -374,13 +375,13 @@ mod tests {
 
     #[test]
     fn a_response_tolerance_never_loosens_request_rules() {
-        let rules = RequestLeniency::strict().rules();
+        let rules = Rules::from(RequestLeniency::strict());
         assert!(!rules.obs_fold && !rules.bare_lf);
         assert!(!rules.no_space_after_status && !rules.space_before_colon);
         assert!(!rules.skip_invalid_fields);
         assert_eq!(rules.hint(Tolerance::SpaceBeforeColon), None);
         assert_eq!(rules.hint(Tolerance::ObsFold), Some(Tolerance::ObsFold));
-        let rules = ResponseLeniency::strict().rules();
+        let rules = Rules::from(ResponseLeniency::strict());
         assert_eq!(rules.hint(Tolerance::ChunkedWithContentLength), None);
         assert_eq!(rules.hint(Tolerance::BareLf), Some(Tolerance::BareLf));
     }

@@ -155,10 +155,6 @@ impl DecodeRole for Server {
     type Leniency = RequestLeniency;
     type Pending = ();
 
-    fn rules(leniency: RequestLeniency) -> Rules {
-        leniency.rules()
-    }
-
     /// Checks a request head. Out of line: its callers stay small.
     #[inline(never)]
     fn check(base: &mut DecoderBase, (): &mut (), bytes: Bytes) -> Result<Progress, Error> {
@@ -222,10 +218,6 @@ impl DecodeRole for Client {
     type Recv = Response<()>;
     type Leniency = ResponseLeniency;
     type Pending = InFlight;
-
-    fn rules(leniency: ResponseLeniency) -> Rules {
-        leniency.rules()
-    }
 
     /// Checks a response head against the request it answers.
     #[inline]

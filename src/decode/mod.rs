@@ -29,14 +29,12 @@ use crate::wire::WireTrailers;
 pub trait DecodeRole: Sized {
     /// The head of the messages the role receives.
     type Recv: MessageHead + Default;
-    /// The leniency tolerances of those messages.
-    type Leniency: Copy + Default + std::fmt::Debug;
+    /// The leniency tolerances of those messages, which make the head
+    /// reader's rules.
+    type Leniency: Copy + Default + std::fmt::Debug + Into<Rules>;
     /// What the decoder keeps besides the shared base: nothing for
     /// requests; for responses, the requests they answer.
     type Pending: Default + std::fmt::Debug;
-
-    /// The head reader's rules for these tolerances.
-    fn rules(leniency: Self::Leniency) -> Rules;
 
     /// Checks a complete head the decoder found, decides its framing and
     /// starts its body: [`Progress::Head`]. Its `http` types are built by
@@ -165,7 +163,7 @@ impl<R: DecodeRole> Decoder<R> {
         Decoder {
             base: DecoderBase {
                 limits,
-                rules: R::rules(leniency),
+                rules: leniency.into(),
                 ..DecoderBase::default()
             },
             pending: R::Pending::default(),

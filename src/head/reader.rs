@@ -812,12 +812,12 @@ mod tests {
         let mut skip = ResponseLeniency::strict();
         skip.skip_invalid_fields = true;
         vec![
-            RequestLeniency::strict().rules(),
-            RequestLeniency::all().rules(),
-            ResponseLeniency::strict().rules(),
-            ResponseLeniency::default().rules(),
-            ResponseLeniency::all().rules(),
-            skip.rules(),
+            Rules::from(RequestLeniency::strict()),
+            Rules::from(RequestLeniency::all()),
+            Rules::from(ResponseLeniency::strict()),
+            Rules::from(ResponseLeniency::default()),
+            Rules::from(ResponseLeniency::all()),
+            Rules::from(skip),
         ]
     }
 
@@ -932,8 +932,8 @@ mod tests {
 
     #[test]
     fn a_fault_is_found_at_its_byte() {
-        let request = RequestLeniency::strict().rules();
-        let response = ResponseLeniency::strict().rules();
+        let request = Rules::from(RequestLeniency::strict());
+        let response = Rules::from(ResponseLeniency::strict());
         // (input, side, bytes after which the fault is known, kind)
         let cases: &[(&[u8], &Rules, usize, ErrorKind)] = &[
             (b"G\x01", &request, 2, ErrorKind::InvalidMethod),
