@@ -6,7 +6,7 @@
 //! else in the crate decides how long a message body is.
 //! `docs/framing.md` has the table, `docs/encoding.md` the sender's side.
 
-use http::header::{CONNECTION, HeaderMap, HeaderValue, TRANSFER_ENCODING};
+use http::header::{CONNECTION, HeaderMap, TRANSFER_ENCODING};
 use http::{Method, StatusCode, Version};
 
 use crate::error::ErrorKind;
@@ -103,14 +103,12 @@ pub(crate) fn response_class(request: RequestKind, status: StatusCode) -> Respon
 /// of the head (a decoder without `http` types).
 pub(crate) trait FieldValues {
     /// The values of the `Transfer-Encoding` lines, in order.
-    fn transfer_encodings(&self) -> impl Iterator<Item = &[u8]>;
+    fn transfer_encodings(&self) -> impl Iterator<Item = impl AsRef<[u8]>>;
 }
 
 impl FieldValues for HeaderMap {
-    fn transfer_encodings(&self) -> impl Iterator<Item = &[u8]> {
-        self.get_all(TRANSFER_ENCODING)
-            .iter()
-            .map(HeaderValue::as_bytes)
+    fn transfer_encodings(&self) -> impl Iterator<Item = impl AsRef<[u8]>> {
+        self.get_all(TRANSFER_ENCODING).iter()
     }
 }
 
@@ -259,16 +257,18 @@ pub(crate) fn declared_framing(
 /// `chunked`.
 pub(crate) fn codings(response: bool, fields: &impl FieldValues) -> Result<Declared, ErrorKind> {
     let (mut chunked, mut last_chunked, mut others) = (false, false, false);
-    for coding in fields.transfer_encodings().flat_map(list_elements) {
-        last_chunked = coding.eq_ignore_ascii_case(b"chunked");
-        // A coding is a token, optionally with parameters; chunked is
-        // applied at most once (RFC 9112 section 7).
-        let name = coding.split(|&b| b == b';').next().unwrap_or(coding);
-        if (last_chunked && chunked) || !is_token(trim_ows(name)) {
-            return Err(ErrorKind::InvalidTransferEncoding);
+    for value in fields.transfer_encodings() {
+        for coding in list_elements(value.as_ref()) {
+            last_chunked = coding.eq_ignore_ascii_case(b"chunked");
+            // A coding is a token, optionally with parameters; chunked is
+            // applied at most once (RFC 9112 section 7).
+            let name = coding.split(|&b| b == b';').next().unwrap_or(coding);
+            if (last_chunked && chunked) || !is_token(trim_ows(name)) {
+                return Err(ErrorKind::InvalidTransferEncoding);
+            }
+            chunked |= last_chunked;
+            others |= !last_chunked;
         }
-        chunked |= last_chunked;
-        others |= !last_chunked;
     }
     match (last_chunked, others) {
         (true, false) => Ok(Declared::Chunked),

@@ -42,12 +42,14 @@
 use std::fmt;
 
 /// A party's leniency type's calls, written once for both: `strict`,
-/// `all`, `is_on`, `set`, and the field that holds each of its
-/// tolerances.
+/// `all`, `is_on`, `set`, the field that holds each of its tolerances,
+/// and the head reader's rules made of them (over `base`, what the party
+/// is and the rules it always applies).
 macro_rules! tolerances {
     ($party:ident {
         $(#[$strict:meta])* strict,
         $(#[$all:meta])* all,
+        rules: $base:expr,
         $($tolerance:ident => $field:ident,)+
     }) => {
         impl $party {
@@ -83,6 +85,12 @@ macro_rules! tolerances {
                     $(Tolerance::$tolerance => &mut self.$field,)+
                     _ => return None,
                 })
+            }
+        }
+
+        impl From<$party> for Rules {
+            fn from(leniency: $party) -> Rules {
+                Rules { $($field: leniency.$field,)+ ..$base }
             }
         }
     };
@@ -229,6 +237,7 @@ tolerances!(RequestLeniency {
     strict,
     /// Every request tolerance on.
     all,
+    rules: Rules { request: true, ..Rules::default() },
     BareLf => bare_lf,
     ObsFold => obs_fold,
     ChunkedWithContentLength => chunked_with_content_length,
@@ -296,6 +305,8 @@ tolerances!(ResponseLeniency {
     /// Every response tolerance on: reads what curl reads, and more (curl
     /// refuses a field line without a colon).
     all,
+    // RFC 9112 section 5.2: a user agent replaces obs-fold with SP.
+    rules: Rules { obs_fold: true, ..Rules::default() },
     NoSpaceAfterStatus => no_space_after_status,
     SpaceBeforeColon => space_before_colon,
     SkipInvalidFields => skip_invalid_fields,
@@ -322,29 +333,6 @@ mod flat {
 }
 
 impl Rules {
-    pub(crate) fn of_requests(l: RequestLeniency) -> Self {
-        Rules {
-            request: true,
-            bare_lf: l.bare_lf,
-            obs_fold: l.obs_fold,
-            chunked_with_content_length: l.chunked_with_content_length,
-            ..Rules::default()
-        }
-    }
-
-    pub(crate) fn of_responses(l: ResponseLeniency) -> Self {
-        Rules {
-            request: false,
-            bare_lf: l.bare_lf,
-            // RFC 9112 section 5.2: a user agent replaces obs-fold with SP.
-            obs_fold: true,
-            no_space_after_status: l.no_space_after_status,
-            space_before_colon: l.space_before_colon,
-            skip_invalid_fields: l.skip_invalid_fields,
-            ..Rules::default()
-        }
-    }
-
     /// The tolerance to name in an error, if it exists on this party.
     pub(crate) fn hint(&self, tolerance: Tolerance) -> Option<Tolerance> {
         let exists = if self.request {
@@ -387,13 +375,13 @@ mod tests {
 
     #[test]
     fn a_response_tolerance_never_loosens_request_rules() {
-        let rules = Rules::of_requests(RequestLeniency::strict());
+        let rules = Rules::from(RequestLeniency::strict());
         assert!(!rules.obs_fold && !rules.bare_lf);
         assert!(!rules.no_space_after_status && !rules.space_before_colon);
         assert!(!rules.skip_invalid_fields);
         assert_eq!(rules.hint(Tolerance::SpaceBeforeColon), None);
         assert_eq!(rules.hint(Tolerance::ObsFold), Some(Tolerance::ObsFold));
-        let rules = Rules::of_responses(ResponseLeniency::strict());
+        let rules = Rules::from(ResponseLeniency::strict());
         assert_eq!(rules.hint(Tolerance::ChunkedWithContentLength), None);
         assert_eq!(rules.hint(Tolerance::BareLf), Some(Tolerance::BareLf));
     }

@@ -11,12 +11,12 @@ use bytes::{Buf, Bytes, BytesMut};
 use http::header::HeaderMap;
 use http::{Request, Response};
 
-use super::body::{BodyDecoder, Chunked, Trailers};
+use super::body::{BodyDecoder, Chunked, Progress};
 use crate::chunk_ext::ChunkExtensions;
 use crate::error::{Error, ErrorKind};
 use crate::framing::{BodyKind, Framing, FramingFields, RequestKind};
 use crate::head::names::NameCache;
-use crate::head::reader::{MAX_EMPTY_LINES, Options, Reader, Section};
+use crate::head::reader::{MAX_EMPTY_LINES, Options, Reader};
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::leniency::Rules;
 use crate::limits::Limits;
@@ -157,32 +157,6 @@ pub struct DecoderBase {
     pub(super) failure: Option<Error>,
 }
 
-/// What one decoding pass found: an event without its head built (the
-/// same for both roles). A head is checked, its framing decided and its
-/// body started, but its `http` types are built only where it is handed
-/// out ([`Decoder::build`](super::Decoder::build)), so that no layer moves a
-/// built head on its way up; [`Progress::event`] makes the public [`Event`].
-#[derive(Debug)]
-pub enum Progress {
-    /// A head was found: `len` bytes at the start of the buffer (inside
-    /// the decoder only, which reads it into `Head`).
-    Found(usize),
-    /// A head, read and checked: its bytes, and how its body is framed
-    /// (`None` for an interim response).
-    Head(Bytes, Option<BodyKind>),
-    /// As [`Event::Data`].
-    Data(Bytes),
-    /// As [`Event::ChunkExtensions`].
-    ChunkExtensions(ChunkExtensions),
-    /// As [`Event::Trailers`] (boxed, as the body decoder made it, so
-    /// that every step is small to move).
-    Trailers(Box<Trailers>),
-    /// As [`Event::End`].
-    End(KeepAlive),
-    /// More input is needed.
-    NeedMore,
-}
-
 impl Progress {
     /// The event of a body, or the end of a message, as the decoding
     /// calls return it: `None` for a head (whose event is made with its
@@ -201,14 +175,6 @@ impl Progress {
 }
 
 impl DecoderBase {
-    pub(super) fn new(limits: Limits, rules: Rules) -> Self {
-        DecoderBase {
-            limits,
-            rules,
-            ..DecoderBase::default()
-        }
-    }
-
     /// Everything but parsing the head itself.
     ///
     /// Errors are plain kinds here; [`DecoderBase::fail`] gives them the tolerance
@@ -246,11 +212,7 @@ impl DecoderBase {
                     self.skip_empty_lines(buf)?;
                 }
                 let options = Options {
-                    section: if self.rules.request {
-                        Section::Request
-                    } else {
-                        Section::Response
-                    },
+                    trailers: false,
                     rules: &self.rules,
                     max_target: self.limits.max_target_bytes,
                     max_bytes: self.limits.max_head_bytes,
@@ -319,8 +281,7 @@ impl DecoderBase {
             }
             (None, _) => Error::from(kind).at(self.consumed, None),
         };
-        self.failed(error.clone());
-        error
+        self.failed(error)
     }
 
     /// Skips the empty lines at the start of `buf`, at most
@@ -393,11 +354,14 @@ impl DecoderBase {
         std::mem::forget(std::mem::replace(&mut self.state, next));
     }
 
-    /// Records a protocol error: it is returned again on every call.
-    pub(super) fn failed(&mut self, error: Error) {
+    /// Records a protocol error, returned again on every call, and
+    /// returns it.
+    #[cold]
+    pub(super) fn failed(&mut self, error: Error) -> Error {
         self.state = DecodeStage::Failed;
-        self.failure = Some(error);
+        self.failure = Some(error.clone());
         self.verdict = KeepAlive::Close(CloseReason::ProtocolError);
+        error
     }
 }
 

@@ -4,12 +4,13 @@ use bytes::{Buf, Bytes, BytesMut};
 use http::header::HeaderMap;
 use memchr::memchr;
 
-use super::base::Progress;
 use crate::chunk_ext::ChunkExtensions;
 use crate::error::{Error, ErrorKind};
+use crate::framing::BodyKind;
 use crate::grammar::HEX;
 use crate::head::names::NameCache;
 use crate::head::reader::Reader;
+use crate::keep_alive::KeepAlive;
 use crate::leniency::{Rules, Tolerance};
 use crate::limits::Limits;
 use crate::wire::WireTrailers;
@@ -24,6 +25,33 @@ pub struct Trailers {
     pub(crate) fields: HeaderMap,
     /// The wire view.
     pub(crate) wire: Option<WireTrailers>,
+}
+
+/// What one decoding pass found: an event without its head built (the
+/// same for both roles). A head is checked, its framing decided and its
+/// body started, but its `http` types are built only where it is handed
+/// out ([`Decoder::build`](super::Decoder::build)), so that no layer moves a
+/// built head on its way up; [`Progress::event`] makes the public
+/// [`Event`](super::Event).
+#[derive(Debug)]
+pub enum Progress {
+    /// A head was found: `len` bytes at the start of the buffer (inside
+    /// the decoder only, which reads it into `Head`).
+    Found(usize),
+    /// A head, read and checked: its bytes, and how its body is framed
+    /// (`None` for an interim response).
+    Head(Bytes, Option<BodyKind>),
+    /// As [`Event::Data`](super::Event::Data).
+    Data(Bytes),
+    /// As [`Event::ChunkExtensions`](super::Event::ChunkExtensions).
+    ChunkExtensions(ChunkExtensions),
+    /// As [`Event::Trailers`](super::Event::Trailers) (boxed, as the body decoder made it, so
+    /// that every step is small to move).
+    Trailers(Box<Trailers>),
+    /// As [`Event::End`](super::Event::End).
+    End(KeepAlive),
+    /// More input is needed.
+    NeedMore,
 }
 
 /// The body being decoded.
@@ -116,7 +144,7 @@ pub(crate) struct Chunked {
     /// Whether the trailer section comes with its [`WireTrailers`].
     wire: bool,
     /// Extensions found after data, returned before `pending`.
-    pending_extensions: Option<Bytes>,
+    pending_extensions: Option<ChunkExtensions>,
     /// The decoder's leniency tolerances, consulted only where the strict
     /// reading refuses.
     rules: Rules,
@@ -155,7 +183,7 @@ impl Chunked {
         names: &mut NameCache,
     ) -> Result<Option<Progress>, ErrorKind> {
         if let Some(extensions) = self.pending_extensions.take() {
-            return Ok(Some(extensions_step(extensions)));
+            return Ok(Some(Progress::ChunkExtensions(extensions)));
         }
         if let Some(pending) = self.pending.take() {
             return pending.map(|trailers| Some(Progress::Trailers(trailers)));
@@ -197,7 +225,8 @@ impl Chunked {
         if scan.end > scan.start || matches!(stop, Ok(Some(_))) {
             let scanned = buf.split_to(scan.pos).freeze();
             if let Ok(Some((from, to))) = stop {
-                extensions = Some(scanned.slice(from..to));
+                // Checked against their grammar with their line.
+                extensions = Some(ChunkExtensions::from_validated(scanned.slice(from..to)));
             }
             data = (scan.end > scan.start).then(|| scanned.slice(scan.start..scan.end));
         } else {
@@ -216,7 +245,7 @@ impl Chunked {
                 self.pending_extensions = extensions;
                 Progress::Data(data)
             }
-            (None, Some(extensions)) => extensions_step(extensions),
+            (None, Some(extensions)) => Progress::ChunkExtensions(extensions),
             (None, None) => {
                 return Ok(next?.map_or_else(|| self.idle(), |t| Some(Progress::Trailers(t))));
             }
@@ -409,12 +438,6 @@ impl Chunked {
         self.hint = self.rules.hint(Tolerance::BareLf);
         Err(ErrorKind::BareLineFeed)
     }
-}
-
-/// The step that hands out `extensions`, the chunk extensions of a
-/// chunk-size line, checked already.
-fn extensions_step(extensions: Bytes) -> Progress {
-    Progress::ChunkExtensions(ChunkExtensions::from_validated(extensions))
 }
 
 /// Chunks whose data in the buffer is shorter than this many bytes are

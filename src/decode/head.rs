@@ -7,13 +7,14 @@ use http::header::HeaderMap;
 use http::{Request, Response, Version};
 
 use super::DecodeRole;
-use super::base::{DecoderBase, Event, InFlight, MessageHead, Progress};
+use super::base::{DecoderBase, Event, InFlight, MessageHead};
+use super::body::Progress;
 use crate::error::{Error, ErrorKind};
 use crate::framing::{
     self, BodyKind, FieldRole, Framing, FramingFields, RequestKind, ResponseClass, response_class,
 };
 use crate::head::build;
-use crate::head::record::{Field, Record, RecordValues};
+use crate::head::record::{Field, Record};
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::leniency::{RequestLeniency, ResponseLeniency, Rules, Tolerance};
 use crate::reason::ReasonPhrase;
@@ -41,7 +42,11 @@ impl DecoderBase {
     fn fields(&mut self, bytes: &Bytes, map: &mut HeaderMap) -> Result<(), Error> {
         let record = self.reader.record();
         if let Some(spare) = self.spare.take() {
-            put_fields(map, spare);
+            // In place of the new message's empty map, which holds no
+            // allocation (`HeaderMap::new` makes none): it is forgotten
+            // rather than dropped, a call that frees nothing.
+            debug_assert!(map.is_empty() && map.capacity() == 0);
+            std::mem::forget(std::mem::replace(map, spare));
         }
         // An empty map reserves as `with_capacity` allocates; a spare one
         // usually has the room already, which `capacity` tells for less
@@ -63,15 +68,6 @@ impl DecoderBase {
             extensions(&mut self.spare_extensions, ext).insert(wire);
         }
     }
-}
-
-/// Puts `fields` in place of a new message's empty map. That map holds
-/// no allocation (`HeaderMap::new` makes none), so it is forgotten rather
-/// than dropped: its drop, a call that frees nothing, is not paid.
-#[inline(always)]
-fn put_fields(empty: &mut HeaderMap, fields: HeaderMap) {
-    debug_assert!(empty.is_empty() && empty.capacity() == 0);
-    std::mem::forget(std::mem::replace(empty, fields));
 }
 
 /// `extensions`, a message's, to insert into: the spare map
@@ -131,7 +127,7 @@ fn field_error(error: Error, head: &[u8], record: &Record) -> Error {
 fn chunked_with_content_length(
     rules: &Rules,
     seen: &FramingFields,
-    values: &RecordValues,
+    values: &(&Record, &[u8]),
 ) -> Result<Framing, Error> {
     // What `Transfer-Encoding` frames alone (the version allows it):
     // chunked, or an error.
@@ -159,10 +155,6 @@ impl DecodeRole for Server {
     type Leniency = RequestLeniency;
     type Pending = ();
 
-    fn rules(leniency: RequestLeniency) -> Rules {
-        Rules::of_requests(leniency)
-    }
-
     /// Checks a request head. Out of line: its callers stay small.
     #[inline(never)]
     fn check(base: &mut DecoderBase, (): &mut (), bytes: Bytes) -> Result<Progress, Error> {
@@ -180,7 +172,7 @@ impl DecodeRole for Server {
             // with an invalid value, in any version.
             return Err(at_field(ErrorKind::InvalidHostValue.into()));
         }
-        let values = RecordValues::new(record, raw);
+        let values = (record, &raw[..]);
         let framing = match framing::framing_of(None, version, &seen, &values) {
             Err(ErrorKind::ContentLengthWithTransferEncoding) => {
                 chunked_with_content_length(&base.rules, &seen, &values).map_err(at_field)?
@@ -220,24 +212,12 @@ impl DecodeRole for Server {
         }
         Ok(())
     }
-
-    fn interim(head: Request<()>) -> Event<Request<()>> {
-        // Never called: a request has no interim form.
-        Event::Head {
-            head,
-            body: BodyKind::Empty,
-        }
-    }
 }
 
 impl DecodeRole for Client {
     type Recv = Response<()>;
     type Leniency = ResponseLeniency;
     type Pending = InFlight;
-
-    fn rules(leniency: ResponseLeniency) -> Rules {
-        Rules::of_responses(leniency)
-    }
 
     /// Checks a response head against the request it answers.
     #[inline]
@@ -257,7 +237,7 @@ impl DecodeRole for Client {
             .front()
             .map_or_else(RequestKind::default, |e| e.request);
         let class = response_class(request, status);
-        let values = RecordValues::new(record, head);
+        let values = (record, &head[..]);
         let framing = framing::framing_of(Some((request, status)), version, &seen, &values)
             .map_err(|kind| field_error(kind.into(), head, record).in_head(start))?;
         let verdict = match class {

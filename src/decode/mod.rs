@@ -5,11 +5,11 @@ pub(crate) mod base;
 mod body;
 pub(crate) mod head;
 
+pub(crate) use base::Exchange;
 use base::{DecodeStage, DecoderBase};
 pub use base::{Event, MessageHead};
-pub(crate) use base::{Exchange, Progress};
 use body::BodyDecoder;
-pub(crate) use body::Trailers;
+pub(crate) use body::{Progress, Trailers};
 
 use bytes::BytesMut;
 use http::Method;
@@ -29,14 +29,12 @@ use crate::wire::WireTrailers;
 pub trait DecodeRole: Sized {
     /// The head of the messages the role receives.
     type Recv: MessageHead + Default;
-    /// The leniency tolerances of those messages.
-    type Leniency: Copy + Default + std::fmt::Debug;
+    /// The leniency tolerances of those messages, which make the head
+    /// reader's rules.
+    type Leniency: Copy + Default + std::fmt::Debug + Into<Rules>;
     /// What the decoder keeps besides the shared base: nothing for
     /// requests; for responses, the requests they answer.
     type Pending: Default + std::fmt::Debug;
-
-    /// The head reader's rules for these tolerances.
-    fn rules(leniency: Self::Leniency) -> Rules;
 
     /// Checks a complete head the decoder found, decides its framing and
     /// starts its body: [`Progress::Head`]. Its `http` types are built by
@@ -64,9 +62,14 @@ pub trait DecodeRole: Sized {
         head: &mut Self::Recv,
     ) -> Result<(), Error>;
 
-    /// The event of an interim response (never called for requests, which
-    /// have none).
-    fn interim(head: Self::Recv) -> Event<Self::Recv>;
+    /// The event of an interim response. Never called for requests,
+    /// which have none: this default is theirs.
+    fn interim(head: Self::Recv) -> Event<Self::Recv> {
+        Event::Head {
+            head,
+            body: BodyKind::Empty,
+        }
+    }
 }
 
 /// Decodes the messages of one role's peer: requests for the `Server`
@@ -158,7 +161,11 @@ impl<R: DecodeRole> Decoder<R> {
     /// [`ResponseLeniency`](crate::leniency::ResponseLeniency) for responses.
     pub fn with_leniency(limits: Limits, leniency: R::Leniency) -> Self {
         Decoder {
-            base: DecoderBase::new(limits, R::rules(leniency)),
+            base: DecoderBase {
+                limits,
+                rules: leniency.into(),
+                ..DecoderBase::default()
+            },
             pending: R::Pending::default(),
             leniency,
         }
@@ -337,11 +344,7 @@ impl<R: DecodeRole> Decoder<R> {
         self.base.head_start = self.base.consumed;
         let head = buf.split_to(len).freeze();
         self.base.consumed += len as u64;
-        let checked = R::check(&mut self.base, &mut self.pending, head);
-        if let Err(error) = &checked {
-            self.base.failed(error.clone());
-        }
-        checked
+        R::check(&mut self.base, &mut self.pending, head).map_err(|e| self.base.failed(e))
     }
 
     /// Builds the `http` head of the head [`poll`](Self::poll) just
@@ -353,11 +356,7 @@ impl<R: DecodeRole> Decoder<R> {
     /// As [`decode`](Self::decode); the decoder fails with it.
     #[inline(always)]
     pub(crate) fn build(&mut self, bytes: bytes::Bytes, head: &mut R::Recv) -> Result<(), Error> {
-        let built = R::build(&mut self.base, bytes, head);
-        if let Err(error) = &built {
-            self.base.failed(error.clone());
-        }
-        built
+        R::build(&mut self.base, bytes, head).map_err(|e| self.base.failed(e))
     }
 
     /// The peer closed its side: what the buffer holds is all there will
@@ -437,26 +436,14 @@ impl<R: DecodeRole> Decoder<R> {
     /// given while the decoder still keeps one.
     #[inline]
     pub fn give_spare_fields(&mut self, map: HeaderMap) {
-        if self.wants_spare_fields(&map) {
-            self.keep_spare_fields(map);
-        }
-    }
-
-    /// Whether [`give_spare_fields`](Self::give_spare_fields) keeps `map`:
-    /// no spare map is kept yet, and `map` is not too large.
-    #[inline(always)]
-    fn wants_spare_fields(&self, map: &HeaderMap) -> bool {
-        self.base.spare.is_none() && map.capacity() <= self.base.limits.max_fields.saturating_mul(2)
-    }
-
-    /// Keeps `map`, one [`wants_spare_fields`](Self::wants_spare_fields)
-    /// said yes to: moved once, into its empty place, then emptied there.
-    #[inline(always)]
-    fn keep_spare_fields(&mut self, map: HeaderMap) {
-        let map = self.base.spare.insert(map);
-        // An encoder hands its maps back emptied already.
-        if !map.is_empty() {
-            map.clear();
+        let base = &mut self.base;
+        if base.spare.is_none() && map.capacity() <= base.limits.max_fields.saturating_mul(2) {
+            // Moved once, into its empty place, then emptied there (an
+            // encoder hands its maps back emptied already).
+            let map = base.spare.insert(map);
+            if !map.is_empty() {
+                map.clear();
+            }
         }
     }
 
@@ -490,10 +477,7 @@ impl<R: DecodeRole> Decoder<R> {
     /// maps): an idle connection's memory, as a session lets its buffers
     /// go.
     pub(crate) fn release(&mut self) {
-        if self.base.reader.is_fresh() {
-            self.base.names.release();
-        }
-        self.base.reader.release();
+        self.base.reader.release(&mut self.base.names);
         self.base.spare = None;
         self.base.spare_extensions = None;
     }

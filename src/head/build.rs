@@ -3,13 +3,13 @@
 //! method and the `Uri`, and the field map, whose values are `Bytes`
 //! slices of the frozen head (no copy). A value that repeats, byte for
 //! byte, the one kept with its name in the name cache is a clone of that
-//! one instead ([`NameCache::known_value`]).
+//! one instead ([`NameCache::value_at`]).
 
 use bytes::Bytes;
 use http::header::{HeaderMap, HeaderValue};
 use http::{Method, Request, StatusCode, Uri};
 
-use super::names::NameCache;
+use super::names::{NameCache, same};
 use super::reader::start_line;
 use super::record::{NO_ENTRY, Record, unfold};
 use crate::error::{Error, ErrorKind};
@@ -56,22 +56,20 @@ pub(crate) fn fields(
     let generation = names.generation();
     for field in &record.fields {
         let refused = |kind: ErrorKind| Error::from(kind).at(field.start as u64, None);
-        // The entry the reader found stands for the name unless the cache
-        // started over since.
-        let entry =
-            (field.entry != NO_ENTRY && names.generation() == generation).then_some(field.entry);
-        let name = match entry {
-            Some(entry) => names.name_at(entry),
-            None => match names.get(&section[field.name()]) {
-                Some((name, _)) => name,
-                None => return Err(refused(ErrorKind::InvalidFieldName)),
-            },
-        };
         let bytes = &section[field.value()];
-        let known = match entry {
-            Some(entry) if field.value_known => names.value_at(entry),
-            Some(_) => None,
-            None => names.known_value(bytes),
+        // The entry the reader found stands for the name unless the cache
+        // started over since; with the name comes the value kept for it if
+        // the line holds it, as the reader found (or, for a name it did not
+        // predict, as found here).
+        let (name, entry, known) = if field.entry != NO_ENTRY && names.generation() == generation {
+            let entry = field.entry;
+            let known = field.value_known.then(|| names.value_at(entry)).flatten();
+            (names.name_at(entry), Some(entry), known)
+        } else {
+            let name = names.get(&section[field.name()]);
+            let (name, entry) = name.ok_or_else(|| refused(ErrorKind::InvalidFieldName))?;
+            let known = entry.and_then(|entry| names.value_at(entry));
+            (name, entry, known.filter(|k| same(k.as_bytes(), bytes)))
         };
         let value = if field.folded {
             HeaderValue::from_maybe_shared(Bytes::from(unfold(bytes)))
@@ -79,8 +77,8 @@ pub(crate) fn fields(
             Ok(known.clone())
         } else {
             let value = HeaderValue::from_maybe_shared(section.slice(field.value()));
-            if values {
-                names.learn_value(bytes);
+            if let Some(entry) = entry.filter(|_| values) {
+                names.learn_value(entry, bytes);
             }
             value
         };
@@ -97,8 +95,10 @@ pub(crate) fn fields(
 #[inline(never)]
 pub(crate) fn learn(section: &[u8], record: &Record, names: &mut NameCache) {
     for field in record.fields.iter().filter(|f| f.entry == NO_ENTRY) {
-        if names.get(&section[field.name()]).is_some() && !field.folded {
-            names.learn_value(&section[field.value()]);
+        if let Some((_, Some(entry))) = names.get(&section[field.name()])
+            && !field.folded
+        {
+            names.learn_value(entry, &section[field.value()]);
         }
     }
 }

@@ -15,7 +15,7 @@
 //! repeats most values too (`Host`, `User-Agent`, `Accept`), and a line
 //! whose value is byte for byte the kept one gets a clone of it, where
 //! checking the value's bytes again and slicing it out of the head cost
-//! several times more ([`NameCache::known_value`]).
+//! several times more ([`NameCache::value_at`]).
 
 use http::header::{HeaderName, HeaderValue};
 
@@ -59,8 +59,6 @@ pub(crate) struct NameCache {
     next: u16,
     /// Whether new names are kept: from a connection's second message on.
     keeping: bool,
-    /// The entry of the name found last, if it has one.
-    found: Option<u16>,
     /// The first value a line of each entry's name came with, if kept
     /// (by index): a copy, since a slice of a head would hold that head's
     /// read buffer.
@@ -91,7 +89,6 @@ impl NameCache {
             self.values = Vec::new();
             self.value_bytes = 0;
             self.next = 0;
-            self.found = None;
             self.generation = self.generation.wrapping_add(1);
         }
     }
@@ -140,11 +137,9 @@ impl NameCache {
         self.values.get(i as usize)?.as_ref()
     }
 
-    /// The name of entry `i`, which becomes the entry found last (for
-    /// [`learn_value`](Self::learn_value)).
+    /// The name of entry `i`.
     #[inline(always)]
-    pub(crate) fn name_at(&mut self, i: u32) -> HeaderName {
-        self.found = Some(i as u16);
+    pub(crate) fn name_at(&self, i: u32) -> HeaderName {
         self.entries[i as usize].name.clone()
     }
 
@@ -155,11 +150,12 @@ impl NameCache {
         self.generation
     }
 
-    /// The `HeaderName` for `raw` (the bytes before a colon), with its role,
-    /// or `None` when `raw` is not a valid field name. The entry spelt
-    /// `raw` is looked for from the one after the last match.
+    /// The `HeaderName` for `raw` (the bytes before a colon), with its
+    /// entry if the cache keeps it, or `None` when `raw` is not a valid
+    /// field name. The entry spelt `raw` is looked for from the one after
+    /// the last match.
     #[inline]
-    pub(crate) fn get(&mut self, raw: &[u8]) -> Option<(HeaderName, FieldRole)> {
+    pub(crate) fn get(&mut self, raw: &[u8]) -> Option<(HeaderName, Option<u32>)> {
         let n = self.entries.len();
         let mut i = usize::from(self.next);
         for _ in 0..n {
@@ -170,8 +166,7 @@ impl NameCache {
             if usize::from(entry.len) == raw.len() && same(self.spelling(entry), raw) {
                 // Below CAPACITY: the casts keep every bit.
                 self.next = i as u16 + 1;
-                self.found = Some(i as u16);
-                return Some((entry.name.clone(), entry.role));
+                return Some((entry.name.clone(), Some(i as u32)));
             }
             i += 1;
         }
@@ -179,10 +174,8 @@ impl NameCache {
     }
 
     #[cold]
-    fn insert(&mut self, raw: &[u8]) -> Option<(HeaderName, FieldRole)> {
-        self.found = None;
+    fn insert(&mut self, raw: &[u8]) -> Option<(HeaderName, Option<u32>)> {
         let name = HeaderName::from_bytes(raw).ok()?;
-        let role = FieldRole::of_name(name.as_str().as_bytes());
         if self.keeping && raw.len() <= MAX_LEN {
             if self.entries.len() == CAPACITY {
                 // Full: a peer with this many names starts over (rare, and
@@ -203,33 +196,24 @@ impl NameCache {
             self.spellings.extend_from_slice(raw);
             self.entries.push(Entry {
                 name: name.clone(),
-                role,
+                role: FieldRole::of_name(name.as_str().as_bytes()),
                 start,
                 len: u8::try_from(raw.len()).ok()?,
             });
             self.values.push(None);
             self.next = self.entries.len() as u16;
-            self.found = Some(self.next - 1);
+            return Some((name, Some(u32::from(self.next) - 1)));
         }
-        Some((name, role))
+        Some((name, None))
     }
 
-    /// The value kept for the name found last ([`get`](Self::get)),
-    /// if its bytes are `value`'s: valid, since the kept value is, and
-    /// cloned for a reference count.
-    #[inline]
-    pub(crate) fn known_value(&self, value: &[u8]) -> Option<&HeaderValue> {
-        let known = self.values.get(usize::from(self.found?))?.as_ref()?;
-        same(known.as_bytes(), value).then_some(known)
-    }
-
-    /// Keeps `value`, valid, for the name found last, if it has an entry
-    /// without a value and the value fits the bounds. Only values of heads
+    /// Keeps `value`, valid, for entry `i`, if it has no value yet and
+    /// the value fits the bounds. Only values of heads
     /// the decoder accepted are kept: a `Host` value that repeats one is
     /// valid without a second check (the head reader's `known_value`).
     #[inline(never)]
-    pub(crate) fn learn_value(&mut self, value: &[u8]) {
-        if let Some(slot) = self.found.and_then(|i| self.values.get_mut(usize::from(i))) {
+    pub(crate) fn learn_value(&mut self, i: u32, value: &[u8]) {
+        if let Some(slot) = self.values.get_mut(i as usize) {
             if slot.is_none()
                 && value.len() <= MAX_VALUE_LEN
                 && usize::from(self.value_bytes) + value.len() <= VALUE_BUDGET
@@ -280,6 +264,21 @@ pub(crate) fn same(a: &[u8], b: &[u8]) -> bool {
 mod tests {
     use super::*;
 
+    /// As the build of a field line: its name's entry learns the value
+    /// if it has none.
+    fn learn(cache: &mut NameCache, name: &[u8], value: &[u8]) {
+        if let Some((_, Some(entry))) = cache.get(name) {
+            cache.learn_value(entry, value);
+        }
+    }
+
+    /// The value kept for `name`, if it is `value`.
+    fn known(cache: &mut NameCache, name: &[u8], value: &[u8]) -> Option<HeaderValue> {
+        let entry = cache.get(name)?.1?;
+        let known = cache.value_at(entry)?;
+        same(known.as_bytes(), value).then(|| known.clone())
+    }
+
     #[test]
     fn a_name_is_the_same_whether_cached_or_not() {
         let mut cache = NameCache::default();
@@ -292,8 +291,9 @@ mod tests {
             b"X-Custom",
             b"Host",
         ] {
-            let (name, role) = cache.get(raw).unwrap();
+            let (name, entry) = cache.get(raw).unwrap();
             assert_eq!(name, HeaderName::from_bytes(raw).unwrap());
+            let role = cache.role_at(entry.unwrap());
             assert_eq!(role, FieldRole::of_name(name.as_str().as_bytes()));
         }
         // Each spelling is kept once.
@@ -303,8 +303,8 @@ mod tests {
     #[test]
     fn nothing_is_kept_before_a_second_message_may_come() {
         let mut cache = NameCache::default();
-        let (name, role) = cache.get(b"X-Custom").unwrap();
-        assert_eq!((name.as_str(), role), ("x-custom", FieldRole::Other));
+        let (name, entry) = cache.get(b"X-Custom").unwrap();
+        assert_eq!((name.as_str(), entry), ("x-custom", None));
         assert!(cache.entries.is_empty() && cache.spellings.capacity() == 0);
         cache.keep_names();
         cache.get(b"X-Custom").unwrap();
@@ -343,37 +343,31 @@ mod tests {
     fn a_value_is_known_only_byte_for_byte_and_for_its_own_name() {
         let mut cache = NameCache::default();
         // Nothing is kept before a second message may come.
-        cache.get(b"Host").unwrap();
-        cache.learn_value(b"a");
-        assert!(cache.known_value(b"a").is_none());
+        learn(&mut cache, b"Host", b"a");
+        assert!(known(&mut cache, b"Host", b"a").is_none());
         cache.keep_names();
-        cache.get(b"Host").unwrap();
-        cache.learn_value(b"a");
-        cache.get(b"Accept").unwrap();
-        cache.learn_value(b"*/*");
-        cache.get(b"Host").unwrap();
-        assert!(cache.known_value(b"b").is_none());
+        learn(&mut cache, b"Host", b"a");
+        learn(&mut cache, b"Accept", b"*/*");
+        assert!(known(&mut cache, b"Host", b"b").is_none());
         // The first value stays.
-        cache.learn_value(b"b");
-        assert_eq!(cache.known_value(b"a").unwrap(), "a");
-        assert!(cache.known_value(b"*/*").is_none());
-        assert!(cache.known_value(b"A").is_none());
-        assert!(cache.known_value(b"a ").is_none());
-        cache.get(b"Accept").unwrap();
-        assert_eq!(cache.known_value(b"*/*").unwrap(), "*/*");
+        learn(&mut cache, b"Host", b"b");
+        assert_eq!(known(&mut cache, b"Host", b"a").unwrap(), "a");
+        assert!(known(&mut cache, b"Host", b"*/*").is_none());
+        assert!(known(&mut cache, b"Host", b"A").is_none());
+        assert!(known(&mut cache, b"Host", b"a ").is_none());
+        assert_eq!(known(&mut cache, b"Accept", b"*/*").unwrap(), "*/*");
         // A name that is not kept has no value.
         let long = [b'x'; MAX_LEN + 1];
         assert!(cache.get(&long).is_some());
-        cache.learn_value(b"*/*");
-        assert!(cache.known_value(b"*/*").is_none());
+        learn(&mut cache, &long, b"*/*");
+        assert!(known(&mut cache, &long, b"*/*").is_none());
     }
 
     #[test]
     fn release_gives_the_memory_back_and_names_are_learnt_again() {
         let mut cache = NameCache::default();
         cache.keep_names();
-        cache.get(b"Host").unwrap();
-        cache.learn_value(b"a");
+        learn(&mut cache, b"Host", b"a");
         let generation = cache.generation();
         cache.release();
         assert_eq!(cache.entries.capacity(), 0);
@@ -397,15 +391,13 @@ mod tests {
         let mut cache = NameCache::default();
         cache.keep_names();
         let long = [b'v'; MAX_VALUE_LEN + 1];
-        cache.get(b"x-long").unwrap();
-        cache.learn_value(&long);
-        assert!(cache.known_value(&long).is_none());
+        learn(&mut cache, b"x-long", &long);
+        assert!(known(&mut cache, b"x-long", &long).is_none());
         assert_eq!(cache.value_bytes, 0);
         for i in 0..1000 {
             let name = format!("x-name-{i}");
             let value = vec![b'a' + (i % 26) as u8; MAX_VALUE_LEN];
-            cache.get(name.as_bytes()).unwrap();
-            cache.learn_value(&value);
+            learn(&mut cache, name.as_bytes(), &value);
             assert!(usize::from(cache.value_bytes) <= VALUE_BUDGET);
             let kept: usize = cache.values.iter().flatten().map(HeaderValue::len).sum();
             assert_eq!(kept, usize::from(cache.value_bytes));
@@ -439,8 +431,11 @@ mod tests {
             (b"CONNECTION", FieldRole::Connection),
             (b"Accept", FieldRole::Other),
         ] {
-            assert_eq!(cache.get(raw).unwrap().1, role);
-            assert_eq!(cache.get(raw).unwrap().1, role);
+            // Decided for a name when it is kept, and kept with it.
+            for _ in 0..2 {
+                let entry = cache.get(raw).unwrap().1.unwrap();
+                assert_eq!(cache.role_at(entry), role);
+            }
         }
     }
 }

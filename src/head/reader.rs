@@ -44,20 +44,13 @@ const VERSION: &[u8; 8] = b"HTTP/0.0";
 /// [`ErrorKind::TooManyEmptyLines`].
 pub(crate) const MAX_EMPTY_LINES: u8 = 10;
 
-/// What a section is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Section {
-    Request,
-    Response,
-    /// A trailer section: field lines only, no obs-fold, and its faults
-    /// reported once the whole section has arrived.
-    Trailers,
-}
-
 /// How a section is read: its kind, the tolerances and the bounds.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Options<'a> {
-    pub(crate) section: Section,
+    /// A trailer section: field lines only, no obs-fold, and its faults
+    /// reported once the whole section has arrived. Else the head of a
+    /// request or a response, as the rules' party receives.
+    pub(crate) trailers: bool,
     pub(crate) rules: &'a Rules,
     pub(crate) max_target: usize,
     /// Bytes the section may have, its empty line included.
@@ -116,15 +109,11 @@ pub(crate) struct Reader {
     line: usize,
     /// A count within the current element (see [`At`]).
     n: usize,
-    /// The start of the target, of the version (request line), or the
-    /// colon of a field line.
+    /// The start of the target, of the version (request line), or of the
+    /// whitespace after a field name.
     mark: usize,
-    /// Where the name of the current field line ends.
-    name_end: usize,
     /// The last byte read is a CR whose meaning waits for the next byte.
     cr: bool,
-    /// A field line came before the current line.
-    after_field_line: bool,
     /// The last field line was skipped: so are its obs-fold continuations.
     skipping: bool,
     /// Non-empty lines ended so far.
@@ -143,11 +132,14 @@ impl Reader {
         self.cr = false;
     }
 
-    /// Gives back the record's room for field lines, between messages
-    /// (an idle connection's buffers go back likewise).
-    pub(crate) fn release(&mut self) {
+    /// Gives back the record's room for field lines, and the names learnt
+    /// in `names`, between messages only (the fields of a head being read
+    /// name entries of the cache): an idle connection's buffers go back
+    /// likewise.
+    pub(crate) fn release(&mut self, names: &mut NameCache) {
         if self.is_fresh() {
             self.record.fields = Vec::new();
+            names.release();
         }
     }
 
@@ -175,17 +167,16 @@ impl Reader {
         self.fault.take().map(|fault| *fault)
     }
 
-    fn begin(&mut self, section: Section) {
-        self.at = match section {
-            Section::Request => At::Method,
-            Section::Response => At::StatusVersion,
-            Section::Trailers => At::LineStart,
+    fn begin(&mut self, o: &Options) {
+        self.at = match (o.trailers, o.rules.request) {
+            (true, _) => At::LineStart,
+            (false, true) => At::Method,
+            (false, false) => At::StatusVersion,
         };
         self.line = 0;
         self.n = 0;
         self.mark = 0;
         // `cr` and `lines` are already clear: a fresh reader's are.
-        self.after_field_line = section == Section::Trailers;
         self.skipping = false;
         self.fault = None;
         self.record.fields.clear();
@@ -208,16 +199,13 @@ impl Reader {
         names: &mut NameCache,
     ) -> Result<Option<usize>, Error> {
         if self.is_fresh() {
-            self.begin(o.section);
+            self.begin(o);
         }
         let upto = buf.len().min(o.max_bytes);
         loop {
             match self.scan(buf, upto, o, names) {
                 // A bound is reported as soon as it is met.
-                Err(fault)
-                    if o.section == Section::Trailers
-                        && fault.kind() != ErrorKind::TooManyFields =>
-                {
+                Err(fault) if o.trailers && fault.kind() != ErrorKind::TooManyFields => {
                     // Read on to the end of the section, then report it.
                     self.fault.get_or_insert(Box::new(fault));
                     self.read = self.line;
@@ -225,19 +213,17 @@ impl Reader {
                     self.cr = false;
                 }
                 Ok(None)
-                    if self.at == At::BadName
-                        && (o.eof || upto == o.max_bytes)
-                        && o.section != Section::Trailers =>
+                    if self.at == At::BadName && (o.eof || upto == o.max_bytes) && !o.trailers =>
                 {
                     // The name ends where the input does.
                     let end = upto - usize::from(self.cr);
                     return Err(self.bad_name(buf, end, o.rules));
                 }
                 Ok(None) if upto == o.max_bytes => {
-                    let kind = match o.section {
-                        Section::Trailers => ErrorKind::TrailersTooLarge,
-                        Section::Request if self.lines == 0 => ErrorKind::TargetTooLong,
-                        _ => ErrorKind::HeadTooLarge,
+                    let kind = match o.trailers {
+                        true => ErrorKind::TrailersTooLarge,
+                        false if o.rules.request && self.lines == 0 => ErrorKind::TargetTooLong,
+                        false => ErrorKind::HeadTooLarge,
                     };
                     return Err(Error::from(kind).at(0, None));
                 }
@@ -332,7 +318,6 @@ impl Reader {
                 {
                     self.record.version = version(&head[i..i + 8])?;
                     self.record.line_end = i + 8;
-                    self.after_field_line = false;
                     self.next_line(i + 9, o)?;
                     i += 10;
                     continue;
@@ -356,7 +341,6 @@ impl Reader {
                         if j + 1 < upto && &head[j..j + 2] == b"\r\n" {
                             self.record.reason.1 = j;
                             self.record.line_end = j;
-                            self.after_field_line = false;
                             self.next_line(j + 1, o)?;
                             i = j + 2;
                         }
@@ -510,7 +494,9 @@ impl Reader {
                 }
             }
             At::Value | At::Fold => {
-                let name = (self.at == At::Value).then(|| &head[self.line..self.name_end]);
+                // The current line's field, if it is not a continuation.
+                let field = self.record.fields.last().filter(|_| self.at == At::Value);
+                let name = field.map(|field| &head[field.name()]);
                 return Err(Error::from(InvalidFieldValue).at(self.line as u64, name));
             }
             At::Skip | At::End => {}
@@ -532,7 +518,6 @@ impl Reader {
         let j = text_end(head, from, upto);
         if j + 1 < upto && head[j] == b'\r' && head[j + 1] == b'\n' {
             self.value_end(head, j);
-            self.after_field_line = true;
             self.next_line(j + 1, o)?;
             return Ok(j + 2);
         }
@@ -557,8 +542,11 @@ impl Reader {
     /// `skip_invalid_fields`, skipped. A trailer section never folds.
     fn fold(&mut self, o: &Options) -> Result<(), Error> {
         let rules = o.rules;
-        let trailers = o.section == Section::Trailers;
-        let field_above = self.after_field_line && !self.record.fields.is_empty();
+        let trailers = o.trailers;
+        // A line other than the start line came before this one (a trailer
+        // section never folds: there it does not matter).
+        let after_field_line = self.lines > 1;
+        let field_above = after_field_line && !self.record.fields.is_empty();
         if self.skipping {
             self.at = At::Skip;
         } else if rules.obs_fold && field_above && !trailers {
@@ -572,7 +560,7 @@ impl Reader {
             } else {
                 Tolerance::ObsFold
             };
-            let hint = (!trailers && (rules.obs_fold || self.after_field_line)).then_some(hint);
+            let hint = (!trailers && (rules.obs_fold || after_field_line)).then_some(hint);
             let error = Error::refused(ErrorKind::ObsFold, hint.and_then(|s| rules.hint(s)));
             return Err(error.at(self.line as u64, None));
         }
@@ -584,8 +572,6 @@ impl Reader {
     #[inline(always)]
     fn field(&mut self, name_end: usize, colon: usize, entry: u32, role: FieldRole) {
         self.at = At::Value;
-        self.mark = colon;
-        self.name_end = name_end;
         self.skipping = false;
         self.record.fields.push(Field {
             start: self.line,
@@ -633,7 +619,6 @@ impl Reader {
             FieldRole::Host => self.record.noted.hosts += 1,
             role => self.record.noted.note(role, &head[at..to]),
         }
-        self.after_field_line = true;
         self.next_line(to + 1, o)?;
         Ok(to + 2)
     }
@@ -687,7 +672,7 @@ impl Reader {
             return Ok(());
         }
         // What the line lacks at its end comes first...
-        let first = self.line == 0 && o.section != Section::Trailers;
+        let first = self.line == 0 && !o.trailers;
         match self.at {
             At::Method if self.n == 0 && !crlf => {
                 // An empty line where the request line belongs: a bare LF
@@ -747,7 +732,6 @@ impl Reader {
             }
             _ => {}
         }
-        self.after_field_line = !first;
         self.next_line(lf, o)
     }
 
@@ -828,12 +812,12 @@ mod tests {
         let mut skip = ResponseLeniency::strict();
         skip.skip_invalid_fields = true;
         vec![
-            Rules::of_requests(RequestLeniency::strict()),
-            Rules::of_requests(RequestLeniency::all()),
-            Rules::of_responses(ResponseLeniency::strict()),
-            Rules::of_responses(ResponseLeniency::default()),
-            Rules::of_responses(ResponseLeniency::all()),
-            Rules::of_responses(skip),
+            Rules::from(RequestLeniency::strict()),
+            Rules::from(RequestLeniency::all()),
+            Rules::from(ResponseLeniency::strict()),
+            Rules::from(ResponseLeniency::default()),
+            Rules::from(ResponseLeniency::all()),
+            Rules::from(skip),
         ]
     }
 
@@ -846,11 +830,11 @@ mod tests {
         input: &[u8],
         cuts: &[usize],
         rules: &Rules,
-        section: Section,
+        trailers: bool,
         warm: bool,
     ) -> (Result<Option<usize>, Error>, Vec<Field>) {
         let options = Options {
-            section,
+            trailers,
             rules,
             max_target: MAX_TARGET,
             max_bytes: usize::MAX,
@@ -862,8 +846,8 @@ mod tests {
         if warm {
             names.keep_names();
             for (name, value) in [("Host", "a"), ("X-Y", "z"), ("A", "b"), ("X-A", "1")] {
-                names.get(name.as_bytes()).unwrap();
-                names.learn_value(value.as_bytes());
+                let entry = names.get(name.as_bytes()).unwrap().1.unwrap();
+                names.learn_value(entry, value.as_bytes());
             }
         }
         let mut outcome = Ok(None);
@@ -935,13 +919,9 @@ mod tests {
             cuts.sort_unstable();
             let bytewise: Vec<usize> = (1..head.len()).collect();
             for rules in sides() {
-                let sections = [
-                    if rules.request { Section::Request } else { Section::Response },
-                    Section::Trailers,
-                ];
-                for (section, warm) in sections.into_iter().flat_map(|s| [(s, false), (s, true)]) {
-                    let whole = in_pieces(&head, &[], &rules, section, false);
-                    let read = |cuts: &[usize]| in_pieces(&head, cuts, &rules, section, warm);
+                for (trailers, warm) in [(false, false), (false, true), (true, false), (true, true)] {
+                    let whole = in_pieces(&head, &[], &rules, trailers, false);
+                    let read = |cuts: &[usize]| in_pieces(&head, cuts, &rules, trailers, warm);
                     prop_assert_eq!(&read(&[]), &whole);
                     prop_assert_eq!(&read(&cuts), &whole);
                     prop_assert_eq!(&read(&bytewise), &whole);
@@ -952,8 +932,8 @@ mod tests {
 
     #[test]
     fn a_fault_is_found_at_its_byte() {
-        let request = Rules::of_requests(RequestLeniency::strict());
-        let response = Rules::of_responses(ResponseLeniency::strict());
+        let request = Rules::from(RequestLeniency::strict());
+        let response = Rules::from(ResponseLeniency::strict());
         // (input, side, bytes after which the fault is known, kind)
         let cases: &[(&[u8], &Rules, usize, ErrorKind)] = &[
             (b"G\x01", &request, 2, ErrorKind::InvalidMethod),
@@ -982,14 +962,9 @@ mod tests {
             ),
         ];
         for &(input, rules, known, kind) in cases {
-            let section = if rules.request {
-                Section::Request
-            } else {
-                Section::Response
-            };
-            let before = in_pieces(&input[..known - 1], &[], rules, section, false).0;
+            let before = in_pieces(&input[..known - 1], &[], rules, false, false).0;
             assert_eq!(before, Ok(None), "{input:?}");
-            let error = in_pieces(&input[..known], &[], rules, section, false)
+            let error = in_pieces(&input[..known], &[], rules, false, false)
                 .0
                 .unwrap_err();
             assert_eq!(error.kind(), kind, "{input:?}");

@@ -2,11 +2,12 @@
 //! line's parts and each field line's name and value, as offsets. The
 //! `http` types, the wire view and the framing summary are built from it.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use http::Version;
 
-use crate::framing::{FieldRole, FramingFields};
+use crate::framing::{FieldRole, FieldValues, FramingFields};
 
 /// A field line the reader accepted: offsets in its section.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,38 +106,17 @@ pub(crate) fn unfold(value: &[u8]) -> Vec<u8> {
     joined
 }
 
-/// The `Transfer-Encoding` values of a head, read from its record: as
-/// received, or, when a line was continued by obs-fold, as joined (each
-/// fold one SP), as a field map holds them.
-pub(crate) struct RecordValues<'a> {
-    record: &'a Record,
-    section: &'a [u8],
-    /// The values joined, when a line of them was continued by obs-fold.
-    joined: Option<Vec<Vec<u8>>>,
-}
-
-impl<'a> RecordValues<'a> {
-    pub(crate) fn new(record: &'a Record, section: &'a [u8]) -> Self {
-        let te = record
-            .fields
-            .iter()
-            .filter(|f| f.role == FieldRole::TransferEncoding);
-        let joined = (record.refold && te.clone().any(|f| f.folded))
-            .then(|| te.map(|f| unfold(&section[f.value()])).collect());
-        RecordValues {
-            record,
-            section,
-            joined,
-        }
-    }
-}
-
-impl crate::framing::FieldValues for RecordValues<'_> {
-    fn transfer_encodings(&self) -> impl Iterator<Item = &[u8]> {
-        let plain = self.joined.is_none();
-        let fields = self.record.fields.iter();
-        let te = fields.filter(move |f| plain && f.role == FieldRole::TransferEncoding);
-        let joined = self.joined.iter().flatten().map(Vec::as_slice);
-        te.map(|f| &self.section[f.value()]).chain(joined)
+/// The `Transfer-Encoding` values of a head, from its record and its
+/// bytes: as received, or, for a line continued by obs-fold, as joined
+/// (each fold one SP), as a field map holds them.
+impl FieldValues for (&Record, &[u8]) {
+    fn transfer_encodings(&self) -> impl Iterator<Item = impl AsRef<[u8]>> {
+        let (record, section) = *self;
+        let te = record.fields.iter();
+        let te = te.filter(|f| f.role == FieldRole::TransferEncoding);
+        te.map(move |f| match &section[f.value()] {
+            value if f.folded => Cow::Owned(unfold(value)),
+            value => Cow::Borrowed(value),
+        })
     }
 }

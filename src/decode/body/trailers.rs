@@ -10,7 +10,7 @@ use crate::error::{Error, ErrorKind};
 use crate::grammar::forbidden_in_trailers;
 use crate::head::build;
 use crate::head::names::NameCache;
-use crate::head::reader::{Options, Reader, Section};
+use crate::head::reader::{Options, Reader};
 use crate::limits::Limits;
 use crate::wire::WireTrailers;
 
@@ -32,7 +32,7 @@ impl Chunked {
         }
         let reader = self.trailers.get_or_insert_with(Box::default);
         let options = Options {
-            section: Section::Trailers,
+            trailers: true,
             rules: &self.rules,
             max_target: 0,
             max_bytes: limits.max_trailer_bytes,
