@@ -68,13 +68,18 @@ pub(crate) struct Added<'a> {
     pub(crate) strip_te: bool,
     /// `date: <IMF-fixdate>\r\n`, the whole line.
     pub(crate) date: Option<&'a [u8; crate::date::LINE]>,
+    /// `host: ...`, before the caller's fields.
+    pub(crate) host: Option<&'a [u8]>,
 }
 
 impl Added<'_> {
-    /// `true` when a caller's field noted in `seen` is left out.
+    /// `true` when the caller's fields, noted in `seen` as they were
+    /// written, must be written again: a `Host` goes before them, or one
+    /// of them is left out.
     #[inline]
-    pub(crate) fn leaves_out_any(&self, seen: &FramingFields) -> bool {
-        (self.strip_framing && seen.content_length.is_some())
+    fn rewrites(&self, seen: &FramingFields) -> bool {
+        self.host.is_some()
+            || (self.strip_framing && seen.content_length.is_some())
             || ((self.strip_framing || self.strip_te) && seen.transfer_encoding)
     }
 
@@ -163,18 +168,72 @@ fn gather<'a>(
     }
 }
 
+/// Writes a head's fields after its start line (written from `start`
+/// on), and decides with `decide` how it is framed: the caller's fields
+/// are written (in the order asked for, else as the map holds them)
+/// while what the framing depends on is noted, so that they are gone
+/// over once. What is then decided rarely undoes it: a field the encoder
+/// leaves out, or a `Host` it puts first, has the fields written again
+/// after the start line; a head refused is taken back, `out` left as it
+/// was.
+#[inline]
+pub(crate) fn write_head<'d, T>(
+    out: &mut BytesMut,
+    start: usize,
+    headers: &HeaderMap,
+    title: bool,
+    order: Option<Ordered<'_>>,
+    decide: impl FnOnce(&FramingFields) -> Result<(Added<'d>, T), UsageError>,
+) -> Result<T, UsageError> {
+    let fields = out.len();
+    let mut seen = FramingFields::default();
+    let order = match order {
+        Some(Ordered { names, room }) => {
+            let once = Ordered {
+                names,
+                room: &mut *room,
+            };
+            let nothing = Added::default();
+            write_ordered(out, headers, &nothing, title, once, Some(&mut seen));
+            Some(Ordered { names, room })
+        }
+        None => {
+            for (name, value) in headers {
+                let (name, value) = (name.as_str().as_bytes(), value.as_bytes());
+                seen.note_named(name, value);
+                write_field(out, name, value, title);
+            }
+            None
+        }
+    };
+    match decide(&seen) {
+        Ok((added, decided)) => {
+            if added.rewrites(&seen) {
+                out.truncate(fields);
+                write_fields(out, headers, &added, title, order);
+            } else {
+                write_added(out, &added, title);
+            }
+            Ok(decided)
+        }
+        Err(e) => {
+            out.truncate(start);
+            Err(e)
+        }
+    }
+}
+
 /// Writes a head's fields: `Host` when the encoder supplies it, the
 /// caller's fields (in the order asked for, else in the order and
 /// spelling `http` holds them), the added fields and the empty line.
 pub(crate) fn write_fields(
     out: &mut BytesMut,
     headers: &HeaderMap,
-    host: Option<&[u8]>,
     added: &Added<'_>,
     title: bool,
     order: Option<Ordered<'_>>,
 ) {
-    if let Some(host) = host {
+    if let Some(host) = added.host {
         write_field(out, b"host", host, title);
     }
     if let Some(order) = order {
@@ -237,7 +296,7 @@ fn write_gathered(
 /// Each value written is noted in `seen`, when given: with nothing left
 /// out, that is every value of the map, once.
 #[inline(never)]
-pub(crate) fn write_ordered(
+fn write_ordered(
     out: &mut BytesMut,
     headers: &HeaderMap,
     added: &Added<'_>,
@@ -300,7 +359,7 @@ pub(crate) fn write_ordered(
 
 /// Writes the fields the encoder adds and the empty line that ends the
 /// head.
-pub(crate) fn write_added(out: &mut BytesMut, added: &Added<'_>, title: bool) {
+fn write_added(out: &mut BytesMut, added: &Added<'_>, title: bool) {
     if let Some(line) = added.date {
         if title {
             let mut line = *line;
@@ -363,16 +422,6 @@ pub(crate) fn target_form(method: &Method, uri: &Uri) -> Result<TargetForm, Usag
         // `*` is OPTIONS's alone.
         (None, None) if method == Method::OPTIONS => Ok(TargetForm::Asterisk),
         _ => Err(UsageError::InvalidHead),
-    }
-}
-
-/// The form of a request-target as received.
-pub(crate) fn form_of(target: &[u8]) -> TargetForm {
-    match target {
-        [b'/', ..] => TargetForm::Origin,
-        b"*" => TargetForm::Asterisk,
-        _ if memchr::memmem::find(target, b"://").is_some() => TargetForm::Absolute,
-        _ => TargetForm::Authority,
     }
 }
 
