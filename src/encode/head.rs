@@ -58,10 +58,8 @@ pub(crate) struct Added<'a> {
     pub(crate) content_length: Option<u64>,
     /// `transfer-encoding: chunked`.
     pub(crate) chunked: bool,
-    /// `connection: close`.
-    pub(crate) close: bool,
-    /// `connection: keep-alive`.
-    pub(crate) keep_alive: bool,
+    /// `connection: close` or `connection: keep-alive`.
+    pub(crate) connection: Option<&'static [u8]>,
     /// Leave out the caller's `Content-Length` and `Transfer-Encoding`.
     pub(crate) strip_framing: bool,
     /// Leave out the caller's `Transfer-Encoding` only.
@@ -372,7 +370,7 @@ fn write_added(out: &mut BytesMut, added: &Added<'_>, title: bool) {
     if let Some(n) = added.content_length {
         let mut buf = [0u8; 20];
         let digits = write_decimal(&mut buf, n);
-        if !(added.chunked || added.close || added.keep_alive || title) {
+        if !(added.chunked || added.connection.is_some() || title) {
             // The common end of a head, the length and the empty line.
             out.extend_from_slice(b"content-length: ");
             out.extend_from_slice(digits);
@@ -384,11 +382,8 @@ fn write_added(out: &mut BytesMut, added: &Added<'_>, title: bool) {
     if added.chunked {
         write_field(out, b"transfer-encoding", b"chunked", title);
     }
-    if added.close {
-        write_field(out, b"connection", b"close", title);
-    }
-    if added.keep_alive {
-        write_field(out, b"connection", b"keep-alive", title);
+    if let Some(option) = added.connection {
+        write_field(out, b"connection", option, title);
     }
     out.extend_from_slice(b"\r\n");
 }

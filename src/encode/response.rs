@@ -167,12 +167,11 @@ fn decide<'d>(
             if let BodyEncoder::Close = body {
                 keep_alive = keep_alive.and(KeepAlive::Close(CloseReason::CloseDelimited));
             }
-            match keep_alive {
-                KeepAlive::Close(_) => added.close = !seen.connection_close,
-                KeepAlive::Reusable => {
-                    added.keep_alive = http10 && !seen.connection_keep_alive;
-                }
-            }
+            added.connection = match keep_alive {
+                KeepAlive::Close(_) if !seen.connection_close => Some(b"close"),
+                KeepAlive::Reusable if http10 && !seen.connection_keep_alive => Some(b"keep-alive"),
+                _ => None,
+            };
             Some(keep_alive)
         }
     };
