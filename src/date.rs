@@ -28,10 +28,13 @@ pub(crate) struct DateCache {
 }
 
 impl DateCache {
-    /// The date of `now`.
+    /// The date of `now`: of its whole seconds since the Unix epoch (a
+    /// clock before the epoch counts as the epoch, one after year 9999 as
+    /// its last second).
     #[cold]
     pub(crate) fn new(now: SystemTime) -> Self {
-        let secs = secs_of(now);
+        let secs = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        let secs = secs.min(MAX_SECS);
         let from = UNIX_EPOCH + Duration::from_secs(secs);
         let mut line = *b"date: Thu, 01 Jan 1970 00:00:00 GMT\r\n";
         line[6..6 + LEN].copy_from_slice(&imf_fixdate(secs));
@@ -61,15 +64,6 @@ impl DateCache {
     fn text(&self) -> &[u8] {
         &self.line[6..6 + LEN]
     }
-}
-
-/// Whole seconds since the Unix epoch; a clock before the epoch counts as
-/// the epoch, one after year 9999 as its last second.
-#[inline]
-fn secs_of(now: SystemTime) -> u64 {
-    now.duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-        .min(MAX_SECS)
 }
 
 /// The proleptic Gregorian date of a day counted from 1970-01-01:
