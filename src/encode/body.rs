@@ -28,10 +28,8 @@ pub enum BodyEncoder {
     },
     /// `Content-Length: declared`.
     Length { declared: u64, sent: u64 },
-    /// `Transfer-Encoding: chunked`, with the extensions for the next
-    /// chunk (boxed: rare, and every connection's encoder would carry the
-    /// room).
-    Chunked(Option<Box<ChunkExtensions>>),
+    /// `Transfer-Encoding: chunked`.
+    Chunked,
     /// Delimited by closing the connection: data passes through.
     Close,
 }
@@ -57,7 +55,7 @@ impl BodyEncoder {
             }
             None => {
                 added.chunked = true;
-                BodyEncoder::Chunked(None)
+                BodyEncoder::Chunked
             }
         }
     }
@@ -67,33 +65,19 @@ impl BodyEncoder {
         match self {
             BodyEncoder::Empty | BodyEncoder::Discard { .. } => BodyKind::Empty,
             BodyEncoder::Length { declared, .. } => BodyKind::Length(*declared),
-            BodyEncoder::Chunked(_) => BodyKind::Chunked,
+            BodyEncoder::Chunked => BodyKind::Chunked,
             BodyEncoder::Close => BodyKind::CloseDelimited,
         }
     }
 
-    /// Puts chunk extensions on the next chunk, after those given before
-    /// it; for a response to HEAD they are dropped with its data.
-    pub(crate) fn extend(&mut self, extensions: ChunkExtensions) -> Result<(), UsageError> {
-        match self {
-            BodyEncoder::Chunked(next) if !extensions.is_empty() => {
-                *next = Some(Box::new(match next.take() {
-                    None => extensions,
-                    Some(before) => {
-                        let both = [before.as_bytes(), extensions.as_bytes()].concat();
-                        ChunkExtensions::from_validated(both.into())
-                    }
-                }));
-                Ok(())
-            }
-            BodyEncoder::Chunked(_) | BodyEncoder::Discard { .. } => Ok(()),
-            _ => Err(UsageError::ChunkExtensionsNotAllowed),
-        }
-    }
-
     /// Queues body bytes, or refuses them leaving `out` untouched. A chunk
-    /// written carries the extensions given for it.
-    pub(crate) fn data(&mut self, out: &mut Segments, data: Bytes) -> Result<(), UsageError> {
+    /// written carries `extensions`, which are then taken.
+    pub(crate) fn data(
+        &mut self,
+        out: &mut Segments,
+        data: Bytes,
+        extensions: &mut Option<Box<ChunkExtensions>>,
+    ) -> Result<(), UsageError> {
         let len = data.len() as u64;
         if len == 0 {
             // Never a zero-size chunk: it would end a chunked body.
@@ -108,7 +92,7 @@ impl BodyEncoder {
                 *sent = within(Some(*declared), *sent, len)?;
                 out.push_bytes(data);
             }
-            BodyEncoder::Chunked(extensions) => {
+            BodyEncoder::Chunked => {
                 chunk_line(out, len, extensions);
                 out.push_bytes(data);
                 out.push_slice(b"\r\n");
@@ -126,7 +110,7 @@ impl BodyEncoder {
     pub(crate) fn whole(&self, out: &mut Segments, data: Bytes) {
         match self {
             BodyEncoder::Length { .. } | BodyEncoder::Close => out.push_bytes(data),
-            BodyEncoder::Chunked(_) => {
+            BodyEncoder::Chunked => {
                 if !data.is_empty() {
                     chunk_line(out, data.len() as u64, &mut None);
                     out.push_bytes(data);
@@ -140,8 +124,8 @@ impl BodyEncoder {
         }
     }
 
-    /// Ends the body: the last-chunk (with the extensions given for it)
-    /// and trailer section for chunked, nothing otherwise. The
+    /// Ends the body: the last-chunk (with `extensions`, which are then
+    /// taken) and trailer section for chunked, nothing otherwise. The
     /// trailers are written in `order` when one is given. Leaves `out`
     /// untouched on error.
     pub(crate) fn finish(
@@ -149,11 +133,12 @@ impl BodyEncoder {
         out: &mut Segments,
         trailers: Option<&HeaderMap>,
         title: bool,
+        extensions: &mut Option<Box<ChunkExtensions>>,
         order: Option<Ordered<'_>>,
     ) -> Result<(), UsageError> {
         let trailers = trailers.filter(|t| !t.is_empty());
         if let Some(trailers) = trailers {
-            if !matches!(self, BodyEncoder::Chunked(_) | BodyEncoder::Discard { .. }) {
+            if !matches!(self, BodyEncoder::Chunked | BodyEncoder::Discard { .. }) {
                 return Err(UsageError::TrailersNotAllowed);
             }
             if trailers.keys().any(forbidden_in_trailers) {
@@ -165,7 +150,7 @@ impl BodyEncoder {
         {
             return Err(UsageError::BodyTooShort { declared, sent });
         }
-        if let BodyEncoder::Chunked(extensions) = self {
+        if let BodyEncoder::Chunked = self {
             chunk_line(out, 0, extensions);
             match trailers {
                 // With nothing added, the fields end with the empty line.

@@ -285,6 +285,9 @@ pub struct Encoder<R: EncodeRole> {
     /// the encoder takes a new message while the last final message's
     /// verdict lets the connection carry it.
     body: Option<BodyEncoder>,
+    /// Chunk extensions for the next chunk of the body being sent. Boxed:
+    /// rare, and every connection's encoder would carry the room.
+    extensions: Option<Box<ChunkExtensions>>,
     keep_alive: KeepAlive,
     /// The emptied field map of the last head written, for reuse.
     spare: Option<HeaderMap>,
@@ -305,6 +308,7 @@ impl<R: EncodeRole> Encoder<R> {
             out: Segments::with_threshold(config.coalesce_threshold),
             config,
             body: None,
+            extensions: None,
             keep_alive: KeepAlive::Reusable,
             spare: None,
             spare_extensions: None,
@@ -326,7 +330,7 @@ impl<R: EncodeRole> Encoder<R> {
     /// output queue is left untouched.
     pub fn send_data(&mut self, data: impl Into<Bytes>) -> Result<(), UsageError> {
         match &mut self.body {
-            Some(body) => body.data(&mut self.out, data.into()),
+            Some(body) => body.data(&mut self.out, data.into(), &mut self.extensions),
             None => Err(UsageError::WrongState),
         }
     }
@@ -360,10 +364,21 @@ impl<R: EncodeRole> Encoder<R> {
     /// [`UsageError::ChunkExtensionsNotAllowed`] for a body that is not
     /// chunked (for a response to HEAD they are dropped with its data).
     pub fn send_chunk_extensions(&mut self, extensions: ChunkExtensions) -> Result<(), UsageError> {
-        match &mut self.body {
-            Some(body) => body.extend(extensions),
-            None => Err(UsageError::WrongState),
+        // For a response to HEAD they are dropped with its data.
+        match &self.body {
+            None => return Err(UsageError::WrongState),
+            Some(BodyEncoder::Chunked) if !extensions.is_empty() => {}
+            Some(BodyEncoder::Chunked | BodyEncoder::Discard { .. }) => return Ok(()),
+            Some(_) => return Err(UsageError::ChunkExtensionsNotAllowed),
         }
+        self.extensions = Some(Box::new(match self.extensions.take() {
+            None => extensions,
+            Some(before) => {
+                let both = [before.as_bytes(), extensions.as_bytes()].concat();
+                ChunkExtensions::from_validated(both.into())
+            }
+        }));
+        Ok(())
     }
 
     /// Ends the message being streamed, with trailers if it is chunked
@@ -434,6 +449,7 @@ impl<R: EncodeRole> Encoder<R> {
             &mut self.out,
             trailers,
             self.config.title_case_fields,
+            &mut self.extensions,
             order,
         )?;
         self.body = None;
@@ -460,6 +476,7 @@ impl<R: EncodeRole> Encoder<R> {
     /// sent.
     pub(crate) fn withdraw(&mut self) {
         self.body = None;
+        self.extensions = None;
         // Before it, the connection could carry a message.
         self.keep_alive = KeepAlive::Reusable;
     }

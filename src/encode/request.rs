@@ -96,7 +96,7 @@ fn decide<'p>(
         match declared_framing(false, seen, headers).map_err(|_| UsageError::InvalidFraming)? {
             Declared::Length(n) => BodyEncoder::length(n, full)?,
             // No Transfer-Encoding in HTTP/1.0 (RFC 9112 section 6.1).
-            Declared::Chunked if !http10 => BodyEncoder::Chunked(None),
+            Declared::Chunked if !http10 => BodyEncoder::Chunked,
             Declared::Chunked | Declared::CodedChunked | Declared::Close => {
                 return Err(UsageError::InvalidFraming);
             }

@@ -131,7 +131,7 @@ fn decide<'d>(
         }
         None => match declared()? {
             Declared::Length(n) => BodyEncoder::length(n, full)?,
-            Declared::Chunked | Declared::CodedChunked if !http10 => BodyEncoder::Chunked(None),
+            Declared::Chunked | Declared::CodedChunked if !http10 => BodyEncoder::Chunked,
             Declared::Close if !http10 => BodyEncoder::Close,
             // Other codings cannot be removed here: refused.
             Declared::CodedChunked | Declared::Close => {
