@@ -36,10 +36,14 @@ pub enum BodyEncoder {
 
 impl BodyEncoder {
     /// The framer of a body of `declared` bytes, checked against the
-    /// whole body when it is given (`full`).
+    /// whole body when it is given (`full`): too long as [`within`]
+    /// refuses it, or too short.
     pub(crate) fn length(declared: u64, full: Option<u64>) -> Result<Self, UsageError> {
-        if let Some(len) = full {
-            check_full(declared, len)?;
+        if let Some(sent) = full {
+            if sent < declared {
+                return Err(UsageError::BodyTooShort { declared, sent });
+            }
+            within(Some(declared), 0, sent)?;
         }
         Ok(BodyEncoder::Length { declared, sent: 0 })
     }
@@ -162,15 +166,6 @@ impl BodyEncoder {
         }
         Ok(())
     }
-}
-
-/// Checks a whole body's length, `sent`, against a declared
-/// `Content-Length`: too long as [`within`] refuses it, or too short.
-pub(crate) fn check_full(declared: u64, sent: u64) -> Result<(), UsageError> {
-    if sent < declared {
-        return Err(UsageError::BodyTooShort { declared, sent });
-    }
-    within(Some(declared), 0, sent).map(drop)
 }
 
 /// `sent + len` body bytes, refused past `declared`.

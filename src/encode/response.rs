@@ -5,7 +5,7 @@
 use http::Version;
 use http::response::Parts;
 
-use super::body::{BodyEncoder, check_full};
+use super::body::BodyEncoder;
 use super::head::{Added, Ordered, version_bytes, write_head};
 use super::{EncodeRole, EncoderConfig, ResponseContext};
 use crate::error::UsageError;
@@ -100,9 +100,8 @@ fn decide<'d>(
         Some(SenderFields::AsForGet) => {
             let declared = match declared()? {
                 Declared::Length(n) => {
-                    if let Some(len) = full.filter(|&len| len > 0) {
-                        check_full(n, len)?;
-                    }
+                    // An empty body passes for a head that declares one.
+                    BodyEncoder::length(n, full.filter(|&len| len > 0))?;
                     Some(n)
                 }
                 Declared::None => {
