@@ -388,72 +388,58 @@ fn write_added(out: &mut BytesMut, added: &Added<'_>, title: bool) {
     out.extend_from_slice(b"\r\n");
 }
 
-/// The request-target form a request is written with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum TargetForm {
-    /// `/path?query`.
-    Origin,
-    /// `http://authority/path?query`.
-    Absolute,
-    /// `authority` (CONNECT).
-    Authority,
-    /// `*` (OPTIONS).
-    Asterisk,
+/// Checks that the URI has a request-target form for the method:
+/// authority-form (`host:port`, an absolute URI without a path too) for
+/// CONNECT and for it alone, absolute-form (`http://host/path?query`) for a
+/// URI with scheme and authority, `*` for OPTIONS alone, origin-form
+/// (`/path?query`) for a URI with neither.
+pub(crate) fn check_target(method: &Method, uri: &Uri) -> Result<(), UsageError> {
+    let path = uri.path();
+    let fits = match (uri.scheme(), uri.authority()) {
+        _ if method == Method::CONNECT => {
+            uri.authority().is_some() && (uri.scheme().is_none() || path == "/" || path.is_empty())
+        }
+        (Some(_), Some(_)) => true,
+        (None, None) => path != "*" || method == Method::OPTIONS,
+        _ => false,
+    };
+    fits.then_some(()).ok_or(UsageError::InvalidHead)
 }
 
-/// Chooses the request-target form for a method and URI.
-pub(crate) fn target_form(method: &Method, uri: &Uri) -> Result<TargetForm, UsageError> {
-    if method == Method::CONNECT {
-        return match uri.authority() {
-            Some(_) if uri.scheme().is_none() || uri.path() == "/" || uri.path().is_empty() => {
-                Ok(TargetForm::Authority)
-            }
-            _ => Err(UsageError::InvalidHead),
-        };
-    }
-    match (uri.scheme(), uri.authority()) {
-        (Some(_), Some(_)) => Ok(TargetForm::Absolute),
-        (None, None) if uri.path() != "*" => Ok(TargetForm::Origin),
-        // `*` is OPTIONS's alone.
-        (None, None) if method == Method::OPTIONS => Ok(TargetForm::Asterisk),
-        _ => Err(UsageError::InvalidHead),
-    }
-}
-
-/// Writes `METHOD target HTTP/1.1\r\n`; `raw` is the target to write as
-/// it is, when one was received and still stands for `uri`.
+/// Writes `METHOD target HTTP/1.1\r\n`, the target in the form
+/// [`check_target`] found: the authority alone for CONNECT, else the
+/// scheme and authority when the URI has them, then the path (`*` for
+/// `*`) and query. `raw` is the target to write as it is, when one was
+/// received and still stands for `uri`.
 pub(crate) fn write_request_line(
     out: &mut BytesMut,
     method: &Method,
     uri: &Uri,
-    form: TargetForm,
     raw: Option<&[u8]>,
     version: &[u8],
 ) {
     out.extend_from_slice(method.as_str().as_bytes());
     out.extend_from_slice(b" ");
-    // The form says which parts the URI has (see `target_form`).
     let authority = uri.authority().map_or("", |a| a.as_str()).as_bytes();
-    match (raw, form) {
-        (Some(raw), _) => out.extend_from_slice(raw),
-        (None, TargetForm::Asterisk) => out.extend_from_slice(b"*"),
-        (None, TargetForm::Authority) => out.extend_from_slice(authority),
-        (None, TargetForm::Absolute | TargetForm::Origin) => {
-            if form == TargetForm::Absolute {
-                out.extend_from_slice(uri.scheme_str().unwrap_or_default().as_bytes());
-                out.extend_from_slice(b"://");
-                out.extend_from_slice(authority);
-            }
-            let path = uri.path();
-            out.extend_from_slice(if path.is_empty() {
-                b"/"
-            } else {
-                path.as_bytes()
-            });
-            if let Some(q) = uri.query() {
-                out.extend_from_slice(b"?");
-                out.extend_from_slice(q.as_bytes());
-            }
+    if let Some(raw) = raw {
+        out.extend_from_slice(raw);
+    } else if method == Method::CONNECT {
+        out.extend_from_slice(authority);
+    } else {
+        if let Some(scheme) = uri.scheme_str() {
+            out.extend_from_slice(scheme.as_bytes());
+            out.extend_from_slice(b"://");
+            out.extend_from_slice(authority);
+        }
+        let path = uri.path();
+        out.extend_from_slice(if path.is_empty() {
+            b"/"
+        } else {
+            path.as_bytes()
+        });
+        if let Some(q) = uri.query() {
+            out.extend_from_slice(b"?");
+            out.extend_from_slice(q.as_bytes());
         }
     }
     out.extend_from_slice(b" ");

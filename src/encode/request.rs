@@ -5,9 +5,7 @@ use http::request::Parts;
 use http::{Method, Version};
 
 use super::body::BodyEncoder;
-use super::head::{
-    Added, Ordered, TargetForm, target_form, version_bytes, write_head, write_request_line,
-};
+use super::head::{Added, Ordered, check_target, version_bytes, write_head, write_request_line};
 use super::{EncodeRole, EncoderConfig};
 use crate::error::UsageError;
 use crate::framing::{Declared, FramingFields, connection_verdict_of, declared_framing};
@@ -32,10 +30,10 @@ impl EncodeRole for Client {
         order: Option<Ordered<'_>>,
     ) -> Result<(BodyEncoder, Option<KeepAlive>), UsageError> {
         let version = version_bytes(parts.version)?;
-        let form = target_form(&parts.method, &parts.uri)?;
-        let raw = order.as_ref().and_then(|_| received_target(parts, form));
+        check_target(&parts.method, &parts.uri)?;
+        let raw = order.as_ref().and_then(|_| received_target(parts));
         let start = out.len();
-        write_request_line(out, &parts.method, &parts.uri, form, raw, version);
+        write_request_line(out, &parts.method, &parts.uri, raw, version);
         let title = config.title_case_fields;
         write_head(out, start, &parts.headers, title, order, |seen| {
             decide(parts, full, seen)
@@ -118,9 +116,9 @@ fn decide<'p>(
 /// `http://a/`) and the encoder would write it in its form (a CONNECT's
 /// absolute URI is written as its authority): then it is written as
 /// received.
-fn received_target(parts: &Parts, form: TargetForm) -> Option<&[u8]> {
+fn received_target(parts: &Parts) -> Option<&[u8]> {
     let target = parts.extensions.get::<WireHead>()?.target()?;
     let text = std::str::from_utf8(target).ok()?;
-    let authority_of_absolute = form == TargetForm::Authority && parts.uri.scheme().is_some();
-    (!authority_of_absolute && parts.uri == *text).then_some(target)
+    let absolute_to_connect = parts.method == Method::CONNECT && parts.uri.scheme().is_some();
+    (!absolute_to_connect && parts.uri == *text).then_some(target)
 }
