@@ -35,10 +35,13 @@ struct Location {
     field: Option<Box<[u8]>>,
 }
 
-/// Defines [`ErrorKind`]: each kind with its documentation and the words
-/// [`Error`]'s `Display` gives it.
+/// Defines [`ErrorKind`]: each kind with its documentation, the status
+/// code a server answers it with when it is not 400 (`[STATUS]`), and the
+/// words [`Error`]'s `Display` gives it.
 macro_rules! kinds {
-    ($($(#[$doc:meta])* $kind:ident => $text:literal,)+) => {
+    (@status) => { StatusCode::BAD_REQUEST };
+    (@status $status:ident) => { StatusCode::$status };
+    ($($(#[$doc:meta])* $kind:ident $([$status:ident])? => $text:literal,)+) => {
         /// What was wrong with the peer's input.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         #[non_exhaustive]
@@ -47,6 +50,13 @@ macro_rules! kinds {
         }
 
         impl ErrorKind {
+            /// The status code a server should answer this error with.
+            pub fn status(self) -> StatusCode {
+                match self {
+                    $(ErrorKind::$kind => kinds!(@status $($status)?),)+
+                }
+            }
+
             /// The words `Display` gives this kind.
             fn describe(self) -> &'static str {
                 match self {
@@ -71,7 +81,7 @@ kinds! {
     InvalidVersion => "invalid HTTP version",
     /// A well-formed version this implementation does not speak (HTTP/0.9,
     /// HTTP/2.0 in a request line).
-    UnsupportedVersion => "unsupported HTTP version",
+    UnsupportedVersion [HTTP_VERSION_NOT_SUPPORTED] => "unsupported HTTP version",
     /// The status code is not three digits.
     InvalidStatus => "invalid status code",
     /// The reason phrase has a forbidden byte.
@@ -109,7 +119,7 @@ kinds! {
     /// or that applies `chunked` more than once.
     InvalidTransferEncoding => "Transfer-Encoding does not end in a single chunked",
     /// A transfer coding other than `chunked` in a request.
-    UnsupportedTransferCoding => "unsupported transfer coding",
+    UnsupportedTransferCoding [NOT_IMPLEMENTED] => "unsupported transfer coding",
     /// A CONNECT request with `Transfer-Encoding` or a non-zero
     /// `Content-Length`: a CONNECT request has no content (RFC 9110 section
     /// 9.3.6), and what follows its head is tunnel data, never a body.
@@ -126,39 +136,41 @@ kinds! {
     /// section (framing, routing, connection control).
     InvalidTrailer => "invalid or forbidden trailer field",
     /// The head is larger than [`Limits::max_head_bytes`](crate::Limits::max_head_bytes).
-    HeadTooLarge => "head too large",
+    HeadTooLarge [REQUEST_HEADER_FIELDS_TOO_LARGE] => "head too large",
     /// More field lines than [`Limits::max_fields`](crate::Limits::max_fields).
-    TooManyFields => "too many field lines",
+    TooManyFields [REQUEST_HEADER_FIELDS_TOO_LARGE] => "too many field lines",
     /// The request-target is longer than [`Limits::max_target_bytes`](crate::Limits::max_target_bytes).
-    TargetTooLong => "request-target too long",
+    TargetTooLong [URI_TOO_LONG] => "request-target too long",
     /// A chunk-size line longer than [`Limits::max_chunk_line_bytes`](crate::Limits::max_chunk_line_bytes).
-    ChunkLineTooLong => "chunk-size line too long",
+    ChunkLineTooLong [PAYLOAD_TOO_LARGE] => "chunk-size line too long",
     /// A trailer section larger than [`Limits::max_trailer_bytes`](crate::Limits::max_trailer_bytes).
-    TrailersTooLarge => "trailer section too large",
+    TrailersTooLarge [REQUEST_HEADER_FIELDS_TOO_LARGE] => "trailer section too large",
     /// More 1xx responses than [`Limits::max_interim_responses`](crate::Limits::max_interim_responses).
     TooManyInterimResponses => "too many interim responses",
     /// The peer closed the connection in the middle of a message.
     UnexpectedEof => "connection closed inside a message",
+    // Errors of a response: their status is what a gateway answers its own
+    // client.
     /// A response arrived on a client connection with no request in flight.
-    UnsolicitedResponse => "response with no request in flight",
+    UnsolicitedResponse [BAD_GATEWAY] => "response with no request in flight",
     /// A 101 Switching Protocols answered a request that offered no
     /// `Upgrade` (RFC 9110 section 7.8).
-    UnexpectedSwitch => "protocol switch the request did not offer",
+    UnexpectedSwitch [BAD_GATEWAY] => "protocol switch the request did not offer",
     /// A request head did not arrive within its timeout
     /// ([`Timeouts::head`](crate::Timeouts::head)).
-    HeadTimeout => "request head not received in time",
+    HeadTimeout [REQUEST_TIMEOUT] => "request head not received in time",
     /// A body stopped arriving for longer than its timeout
     /// ([`Timeouts::body`](crate::Timeouts::body)).
-    BodyTimeout => "body stopped arriving",
+    BodyTimeout [REQUEST_TIMEOUT] => "body stopped arriving",
     /// The peer took no output for longer than the write timeout
     /// ([`Timeouts::write`](crate::Timeouts::write)): it stopped reading.
-    WriteTimeout => "peer stopped reading",
+    WriteTimeout [REQUEST_TIMEOUT] => "peer stopped reading",
     /// A response head did not arrive within its timeout
     /// ([`Timeouts::head`](crate::Timeouts::head), client side).
-    ResponseTimeout => "response head not received in time",
+    ResponseTimeout [GATEWAY_TIMEOUT] => "response head not received in time",
     /// The chunk extensions of a chunked body add up to more than
     /// [`Limits::max_chunk_extension_bytes`](crate::Limits::max_chunk_extension_bytes).
-    ChunkExtensionsTooLarge => "chunk extensions too large",
+    ChunkExtensionsTooLarge [PAYLOAD_TOO_LARGE] => "chunk extensions too large",
     /// The framing of a chunked body (chunk-size lines, extensions, line
     /// ends) ran further ahead of its data than
     /// [`Limits::max_chunk_overhead_bytes`](crate::Limits::max_chunk_overhead_bytes)
@@ -168,27 +180,6 @@ kinds! {
     /// section 2.2 asks a server to ignore at least one; h1proto ignores
     /// up to ten, as Apache httpd does).
     TooManyEmptyLines => "too many empty lines before the request line",
-}
-
-impl ErrorKind {
-    /// The status code a server should answer this error with.
-    pub fn status(self) -> StatusCode {
-        use ErrorKind::*;
-        match self {
-            UnsupportedVersion => StatusCode::HTTP_VERSION_NOT_SUPPORTED,
-            UnsupportedTransferCoding => StatusCode::NOT_IMPLEMENTED,
-            TargetTooLong => StatusCode::URI_TOO_LONG,
-            HeadTooLarge | TooManyFields | TrailersTooLarge => {
-                StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE
-            }
-            ChunkLineTooLong | ChunkExtensionsTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-            HeadTimeout | BodyTimeout | WriteTimeout => StatusCode::REQUEST_TIMEOUT,
-            // Errors of a response: what a gateway answers its own client.
-            UnsolicitedResponse | UnexpectedSwitch => StatusCode::BAD_GATEWAY,
-            ResponseTimeout => StatusCode::GATEWAY_TIMEOUT,
-            _ => StatusCode::BAD_REQUEST,
-        }
-    }
 }
 
 impl Error {
