@@ -53,23 +53,19 @@ fn decide<'p>(
     let http10 = parts.version == Version::HTTP_10;
     let headers = &parts.headers;
     // A Host a server must refuse (RFC 9112 section 3.2) is not sent.
-    let host = match seen.hosts {
-        0 => match parts.uri.authority() {
+    let host = match (seen.hosts, parts.uri.authority()) {
+        (0, Some(a)) => {
             // The Host field never carries userinfo.
-            Some(a) => {
-                let a = a.as_str().as_bytes();
-                let host = &a[a.iter().rposition(|&b| b == b'@').map_or(0, |at| at + 1)..];
-                if !is_host(host) {
-                    return Err(UsageError::InvalidHead);
-                }
-                Some(host)
-            }
-            None if http10 => None,
-            None => return Err(UsageError::InvalidHead),
-        },
-        1 if !seen.bad_host => None,
+            let a = a.as_str().as_bytes();
+            Some(&a[a.iter().rposition(|&b| b == b'@').map_or(0, |at| at + 1)..])
+        }
+        (0, None) if http10 => None,
+        (1, _) if !seen.bad_host => None,
         _ => return Err(UsageError::InvalidHead),
     };
+    if host.is_some_and(|host| !is_host(host)) {
+        return Err(UsageError::InvalidHead);
+    }
     let mut added = Added {
         host,
         ..Added::default()
