@@ -23,8 +23,8 @@ pub(crate) struct DateCache {
     /// between them needs two comparisons, not a subtraction.
     from: SystemTime,
     until: SystemTime,
-    /// `date: <IMF-fixdate>\r\n`.
-    line: [u8; LINE],
+    /// `date: <IMF-fixdate>\r\n`, the name in lower case.
+    pub(crate) line: [u8; LINE],
 }
 
 impl DateCache {
@@ -51,12 +51,6 @@ impl DateCache {
         if now < self.from || now >= self.until {
             *self = DateCache::new(now);
         }
-    }
-
-    /// The field line, name in lower case.
-    #[inline]
-    pub(crate) fn line(&self) -> &[u8; LINE] {
-        &self.line
     }
 
     /// The field value.

@@ -528,7 +528,7 @@ impl<R: EncodeRole> Encoder<R> {
             return Err(UsageError::WrongState);
         }
         let full = body.as_ref().map(|b| b.len() as u64);
-        let date = self.date.as_ref().map(DateCache::line);
+        let date = self.date.as_ref().map(|date| &date.line);
         let room = &mut self.room;
         let order = order_of(head.extensions()).map(|names| Ordered { names, room });
         let config = &self.config;
