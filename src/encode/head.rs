@@ -360,9 +360,8 @@ fn write_ordered(
 fn write_added(out: &mut BytesMut, added: &Added<'_>, title: bool) {
     if let Some(line) = added.date {
         if title {
-            let mut line = *line;
-            line[0] = b'D';
-            out.extend_from_slice(&line);
+            // The value of `date: <IMF-fixdate>\r\n`.
+            write_field(out, b"date", &line[6..line.len() - 2], true);
         } else {
             out.extend_from_slice(line);
         }
