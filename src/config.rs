@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::encode::plan::EncoderConfig;
+use crate::encode::EncoderConfig;
 use crate::leniency::{RequestLeniency, ResponseLeniency};
 use crate::limits::Limits;
 

@@ -23,15 +23,18 @@ pub(crate) struct DateCache {
     /// between them needs two comparisons, not a subtraction.
     from: SystemTime,
     until: SystemTime,
-    /// `date: <IMF-fixdate>\r\n`.
-    line: [u8; LINE],
+    /// `date: <IMF-fixdate>\r\n`, the name in lower case.
+    pub(crate) line: [u8; LINE],
 }
 
 impl DateCache {
-    /// The date of `now`.
+    /// The date of `now`: of its whole seconds since the Unix epoch (a
+    /// clock before the epoch counts as the epoch, one after year 9999 as
+    /// its last second).
     #[cold]
     pub(crate) fn new(now: SystemTime) -> Self {
-        let secs = secs_of(now);
+        let secs = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        let secs = secs.min(MAX_SECS);
         let from = UNIX_EPOCH + Duration::from_secs(secs);
         let mut line = *b"date: Thu, 01 Jan 1970 00:00:00 GMT\r\n";
         line[6..6 + LEN].copy_from_slice(&imf_fixdate(secs));
@@ -50,26 +53,11 @@ impl DateCache {
         }
     }
 
-    /// The field line, name in lower case.
-    #[inline]
-    pub(crate) fn line(&self) -> &[u8; LINE] {
-        &self.line
-    }
-
     /// The field value.
     #[cfg(test)]
     fn text(&self) -> &[u8] {
         &self.line[6..6 + LEN]
     }
-}
-
-/// Whole seconds since the Unix epoch; a clock before the epoch counts as
-/// the epoch, one after year 9999 as its last second.
-#[inline]
-fn secs_of(now: SystemTime) -> u64 {
-    now.duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-        .min(MAX_SECS)
 }
 
 /// The proleptic Gregorian date of a day counted from 1970-01-01:

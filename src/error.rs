@@ -35,188 +35,151 @@ struct Location {
     field: Option<Box<[u8]>>,
 }
 
-/// What was wrong with the peer's input.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum ErrorKind {
+/// Defines [`ErrorKind`]: each kind with its documentation, the status
+/// code a server answers it with when it is not 400 (`[STATUS]`), and the
+/// words [`Error`]'s `Display` gives it.
+macro_rules! kinds {
+    (@status) => { StatusCode::BAD_REQUEST };
+    (@status $status:ident) => { StatusCode::$status };
+    ($($(#[$doc:meta])* $kind:ident $([$status:ident])? => $text:literal,)+) => {
+        /// What was wrong with the peer's input.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum ErrorKind {
+            $($(#[$doc])* $kind,)+
+        }
+
+        impl ErrorKind {
+            /// The status code a server should answer this error with.
+            pub fn status(self) -> StatusCode {
+                match self {
+                    $(ErrorKind::$kind => kinds!(@status $($status)?),)+
+                }
+            }
+
+            /// The words `Display` gives this kind.
+            fn describe(self) -> &'static str {
+                match self {
+                    $(ErrorKind::$kind => $text,)+
+                }
+            }
+        }
+    };
+}
+
+kinds! {
     /// The method is not a token.
-    InvalidMethod,
+    InvalidMethod => "invalid method",
     /// The request-target has a byte outside its grammar, or a form that
     /// does not fit the method (authority-form without CONNECT, `*` without
     /// OPTIONS).
-    InvalidTarget,
+    InvalidTarget => "invalid request-target",
     /// The start line is not `method SP target SP version` /
     /// `version SP status SP reason`.
-    InvalidStartLine,
+    InvalidStartLine => "malformed start line",
     /// The HTTP-version is malformed (`HTTP/1.10`, `http/1.1`, ...).
-    InvalidVersion,
+    InvalidVersion => "invalid HTTP version",
     /// A well-formed version this implementation does not speak (HTTP/0.9,
     /// HTTP/2.0 in a request line).
-    UnsupportedVersion,
+    UnsupportedVersion [HTTP_VERSION_NOT_SUPPORTED] => "unsupported HTTP version",
     /// The status code is not three digits.
-    InvalidStatus,
+    InvalidStatus => "invalid status code",
     /// The reason phrase has a forbidden byte.
-    InvalidReason,
+    InvalidReason => "invalid reason phrase",
     /// A field name is empty or has a byte that is not a tchar (in a head,
     /// anything but a colon or whitespace then a colon after the name).
-    InvalidFieldName,
+    InvalidFieldName => "invalid field name",
     /// A field line has no colon (in a head: a name, maybe whitespace,
     /// then the line end).
-    MissingColon,
+    MissingColon => "field line without a colon",
     /// Whitespace between a field name and the colon (RFC 9112 section 5.1).
-    WhitespaceBeforeColon,
+    WhitespaceBeforeColon => "whitespace before the colon of a field line",
     /// A field value has a forbidden byte (a control character, bare CR).
-    InvalidFieldValue,
+    InvalidFieldValue => "invalid field value",
     /// A line folded with obs-fold where it is not accepted.
-    ObsFold,
+    ObsFold => "obsolete line folding",
     /// A line ended with LF alone (every line must end with CRLF). A CR
     /// inside a line is reported by the element it is in (field value,
     /// target, reason phrase).
-    BareLineFeed,
+    BareLineFeed => "line not ended by CRLF",
     /// An HTTP/1.1 request without `Host`, or with more than one.
-    InvalidHost,
+    InvalidHost => "missing or repeated Host",
     /// A `Host` value that is not `uri-host [ ":" port ]` (RFC 9112
     /// section 3.2, RFC 3986 section 3.2.2): a host name of bytes outside
     /// RFC 3986's reg-name (`#`, space, `@`, `/`, `?`, `\`, non-ASCII, a
     /// `%` not followed by two hex digits), a bracketed address that is
     /// not an IPv6 address or IPvFuture, a port that is not digits, or an
     /// empty host.
-    InvalidHostValue,
+    InvalidHostValue => "Host value is not a host name or address and optional port",
     /// `Content-Length` is not 1*DIGIT, overflows, or appears more than once.
-    InvalidContentLength,
+    InvalidContentLength => "invalid Content-Length",
     /// A request with both `Transfer-Encoding` and `Content-Length`.
-    ContentLengthWithTransferEncoding,
+    ContentLengthWithTransferEncoding => "both Transfer-Encoding and Content-Length",
     /// `Transfer-Encoding` in a request whose final coding is not `chunked`,
     /// or that applies `chunked` more than once.
-    InvalidTransferEncoding,
+    InvalidTransferEncoding => "Transfer-Encoding does not end in a single chunked",
     /// A transfer coding other than `chunked` in a request.
-    UnsupportedTransferCoding,
+    UnsupportedTransferCoding [NOT_IMPLEMENTED] => "unsupported transfer coding",
     /// A CONNECT request with `Transfer-Encoding` or a non-zero
     /// `Content-Length`: a CONNECT request has no content (RFC 9110 section
     /// 9.3.6), and what follows its head is tunnel data, never a body.
-    ConnectWithContent,
+    ConnectWithContent => "CONNECT request with content",
     /// `Transfer-Encoding` in an HTTP/1.0 message.
-    TransferEncodingInHttp10,
+    TransferEncodingInHttp10 => "Transfer-Encoding in an HTTP/1.0 message",
     /// A chunk size that is not 1*HEXDIG or overflows 64 bits.
-    InvalidChunkSize,
+    InvalidChunkSize => "invalid chunk size",
     /// A chunk extension that does not follow its grammar.
-    InvalidChunkExtension,
+    InvalidChunkExtension => "invalid chunk extension",
     /// Chunk data not followed by exactly CRLF.
-    MissingChunkCrlf,
+    MissingChunkCrlf => "chunk data not followed by CRLF",
     /// A trailer field that is malformed or may not appear in a trailer
     /// section (framing, routing, connection control).
-    InvalidTrailer,
+    InvalidTrailer => "invalid or forbidden trailer field",
     /// The head is larger than [`Limits::max_head_bytes`](crate::Limits::max_head_bytes).
-    HeadTooLarge,
+    HeadTooLarge [REQUEST_HEADER_FIELDS_TOO_LARGE] => "head too large",
     /// More field lines than [`Limits::max_fields`](crate::Limits::max_fields).
-    TooManyFields,
+    TooManyFields [REQUEST_HEADER_FIELDS_TOO_LARGE] => "too many field lines",
     /// The request-target is longer than [`Limits::max_target_bytes`](crate::Limits::max_target_bytes).
-    TargetTooLong,
+    TargetTooLong [URI_TOO_LONG] => "request-target too long",
     /// A chunk-size line longer than [`Limits::max_chunk_line_bytes`](crate::Limits::max_chunk_line_bytes).
-    ChunkLineTooLong,
+    ChunkLineTooLong [PAYLOAD_TOO_LARGE] => "chunk-size line too long",
     /// A trailer section larger than [`Limits::max_trailer_bytes`](crate::Limits::max_trailer_bytes).
-    TrailersTooLarge,
+    TrailersTooLarge [REQUEST_HEADER_FIELDS_TOO_LARGE] => "trailer section too large",
     /// More 1xx responses than [`Limits::max_interim_responses`](crate::Limits::max_interim_responses).
-    TooManyInterimResponses,
+    TooManyInterimResponses => "too many interim responses",
     /// The peer closed the connection in the middle of a message.
-    UnexpectedEof,
+    UnexpectedEof => "connection closed inside a message",
+    // Errors of a response: their status is what a gateway answers its own
+    // client.
     /// A response arrived on a client connection with no request in flight.
-    UnsolicitedResponse,
+    UnsolicitedResponse [BAD_GATEWAY] => "response with no request in flight",
     /// A 101 Switching Protocols answered a request that offered no
     /// `Upgrade` (RFC 9110 section 7.8).
-    UnexpectedSwitch,
+    UnexpectedSwitch [BAD_GATEWAY] => "protocol switch the request did not offer",
     /// A request head did not arrive within its timeout
     /// ([`Timeouts::head`](crate::Timeouts::head)).
-    HeadTimeout,
+    HeadTimeout [REQUEST_TIMEOUT] => "request head not received in time",
     /// A body stopped arriving for longer than its timeout
     /// ([`Timeouts::body`](crate::Timeouts::body)).
-    BodyTimeout,
+    BodyTimeout [REQUEST_TIMEOUT] => "body stopped arriving",
     /// The peer took no output for longer than the write timeout
     /// ([`Timeouts::write`](crate::Timeouts::write)): it stopped reading.
-    WriteTimeout,
+    WriteTimeout [REQUEST_TIMEOUT] => "peer stopped reading",
     /// A response head did not arrive within its timeout
     /// ([`Timeouts::head`](crate::Timeouts::head), client side).
-    ResponseTimeout,
+    ResponseTimeout [GATEWAY_TIMEOUT] => "response head not received in time",
     /// The chunk extensions of a chunked body add up to more than
     /// [`Limits::max_chunk_extension_bytes`](crate::Limits::max_chunk_extension_bytes).
-    ChunkExtensionsTooLarge,
+    ChunkExtensionsTooLarge [PAYLOAD_TOO_LARGE] => "chunk extensions too large",
     /// The framing of a chunked body (chunk-size lines, extensions, line
     /// ends) ran further ahead of its data than
     /// [`Limits::max_chunk_overhead_bytes`](crate::Limits::max_chunk_overhead_bytes)
     /// allows: many tiny chunks, long extensions or padded sizes.
-    ExcessiveChunkOverhead,
+    ExcessiveChunkOverhead => "chunked framing out of proportion to its data",
     /// More empty lines before a request line than are skipped (RFC 9112
     /// section 2.2 asks a server to ignore at least one; h1proto ignores
     /// up to ten, as Apache httpd does).
-    TooManyEmptyLines,
-}
-
-impl ErrorKind {
-    /// The status code a server should answer this error with.
-    pub fn status(self) -> StatusCode {
-        use ErrorKind::*;
-        match self {
-            UnsupportedVersion => StatusCode::HTTP_VERSION_NOT_SUPPORTED,
-            UnsupportedTransferCoding => StatusCode::NOT_IMPLEMENTED,
-            TargetTooLong => StatusCode::URI_TOO_LONG,
-            HeadTooLarge | TooManyFields | TrailersTooLarge => {
-                StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE
-            }
-            ChunkLineTooLong | ChunkExtensionsTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-            HeadTimeout | BodyTimeout | WriteTimeout => StatusCode::REQUEST_TIMEOUT,
-            // Errors of a response: what a gateway answers its own client.
-            UnsolicitedResponse | UnexpectedSwitch => StatusCode::BAD_GATEWAY,
-            ResponseTimeout => StatusCode::GATEWAY_TIMEOUT,
-            _ => StatusCode::BAD_REQUEST,
-        }
-    }
-
-    fn describe(self) -> &'static str {
-        use ErrorKind::*;
-        match self {
-            InvalidMethod => "invalid method",
-            InvalidTarget => "invalid request-target",
-            InvalidStartLine => "malformed start line",
-            InvalidVersion => "invalid HTTP version",
-            UnsupportedVersion => "unsupported HTTP version",
-            InvalidStatus => "invalid status code",
-            InvalidReason => "invalid reason phrase",
-            InvalidFieldName => "invalid field name",
-            MissingColon => "field line without a colon",
-            WhitespaceBeforeColon => "whitespace before the colon of a field line",
-            InvalidFieldValue => "invalid field value",
-            ObsFold => "obsolete line folding",
-            BareLineFeed => "line not ended by CRLF",
-            InvalidHost => "missing or repeated Host",
-            InvalidHostValue => "Host value is not a host name or address and optional port",
-            InvalidContentLength => "invalid Content-Length",
-            ContentLengthWithTransferEncoding => "both Transfer-Encoding and Content-Length",
-            InvalidTransferEncoding => "Transfer-Encoding does not end in a single chunked",
-            UnsupportedTransferCoding => "unsupported transfer coding",
-            ConnectWithContent => "CONNECT request with content",
-            TransferEncodingInHttp10 => "Transfer-Encoding in an HTTP/1.0 message",
-            InvalidChunkSize => "invalid chunk size",
-            InvalidChunkExtension => "invalid chunk extension",
-            MissingChunkCrlf => "chunk data not followed by CRLF",
-            InvalidTrailer => "invalid or forbidden trailer field",
-            HeadTooLarge => "head too large",
-            TooManyFields => "too many field lines",
-            TargetTooLong => "request-target too long",
-            ChunkLineTooLong => "chunk-size line too long",
-            TrailersTooLarge => "trailer section too large",
-            TooManyInterimResponses => "too many interim responses",
-            UnexpectedEof => "connection closed inside a message",
-            UnsolicitedResponse => "response with no request in flight",
-            UnexpectedSwitch => "protocol switch the request did not offer",
-            HeadTimeout => "request head not received in time",
-            BodyTimeout => "body stopped arriving",
-            WriteTimeout => "peer stopped reading",
-            ResponseTimeout => "response head not received in time",
-            ChunkExtensionsTooLarge => "chunk extensions too large",
-            ExcessiveChunkOverhead => "chunked framing out of proportion to its data",
-            TooManyEmptyLines => "too many empty lines before the request line",
-        }
-    }
+    TooManyEmptyLines => "too many empty lines before the request line",
 }
 
 impl Error {

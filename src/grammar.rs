@@ -28,11 +28,7 @@ const fn tchar(b: u8) -> bool {
 /// `:`, `@`, `/`, `?`. Controls, space, non-ASCII, `#` and the characters
 /// RFC 3986 leaves out (`"<>\^{|}` and backquote) are refused.
 const fn target_char(b: u8) -> bool {
-    matches!(b,
-        b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' |
-        b'-' | b'.' | b'_' | b'~' |
-        b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'=' |
-        b'%' | b':' | b'@' | b'/' | b'?' | b'[' | b']')
+    reg_name_char(b) || matches!(b, b'%' | b':' | b'@' | b'/' | b'?' | b'[' | b']')
 }
 
 /// reason-phrase = 1*( HTAB / SP / VCHAR / obs-text ); also field-value bytes.

@@ -158,7 +158,8 @@ impl Segments {
         if data.len() < self.threshold || data.is_empty() {
             self.push_slice(&data);
         } else {
-            self.seal_tail();
+            let tail = self.split_tail();
+            self.sealed.extend(tail);
             self.remaining += data.len();
             self.queued += data.len() as u64;
             self.sealed.push_back(data);
@@ -291,10 +292,7 @@ impl Segments {
         into.extend(self.sealed.drain(..));
         // The tail straight into `into`, not through `sealed`: a response
         // that is all tail (a head and a small body) allocates no list.
-        if !self.tail.is_empty() {
-            into.push(self.tail.split().freeze());
-            self.tail_moved = true;
-        }
+        into.extend(self.split_tail());
         self.remaining = 0;
     }
 
@@ -320,14 +318,14 @@ impl Segments {
         }
     }
 
-    /// Moves the tail buffer's bytes into a sealed segment so a large
-    /// segment can follow them. The split shares the tail's allocation.
-    fn seal_tail(&mut self) {
-        if !self.tail.is_empty() {
-            let head = self.tail.split().freeze();
-            self.tail_moved = true;
-            self.sealed.push_back(head);
+    /// The tail buffer's bytes, split off it (sharing its allocation) so
+    /// that they can be sealed or lent; `None` when it is empty.
+    fn split_tail(&mut self) -> Option<Bytes> {
+        if self.tail.is_empty() {
+            return None;
         }
+        self.tail_moved = true;
+        Some(self.tail.split().freeze())
     }
 
     /// The remaining segments, in order.

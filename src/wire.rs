@@ -472,6 +472,7 @@ impl TrailerOrder for WireTrailers {}
 pub(crate) mod sealed {
     use std::ops::Range;
 
+    use super::{FieldOrder, WireHead, WireTrailers};
     use crate::head::record::Field;
 
     /// What an encoder reads of an order.
@@ -481,8 +482,7 @@ pub(crate) mod sealed {
     }
 
     /// The names of an order, in order and as spelled: a
-    /// [`FieldOrder`](super::FieldOrder)'s, or the field lines' of a
-    /// received section.
+    /// [`FieldOrder`]'s, or the field lines' of a received section.
     #[derive(Debug, Clone)]
     pub struct Names<'a>(From<'a>);
 
@@ -490,18 +490,6 @@ pub(crate) mod sealed {
     enum From<'a> {
         Listed(&'a [u8], std::slice::Iter<'a, Range<usize>>),
         Lines(&'a [u8], std::slice::Iter<'a, Field>),
-    }
-
-    impl<'a> Names<'a> {
-        /// The names of a list: `spans` of `names`.
-        pub(crate) fn listed(names: &'a [u8], spans: &'a [Range<usize>]) -> Self {
-            Names(From::Listed(names, spans.iter()))
-        }
-
-        /// The names of the field lines `fields` of the section `bytes`.
-        pub(crate) fn lines(bytes: &'a [u8], fields: &'a [Field]) -> Self {
-            Names(From::Lines(bytes, fields.iter()))
-        }
     }
 
     impl<'a> Iterator for Names<'a> {
@@ -515,23 +503,23 @@ pub(crate) mod sealed {
             }
         }
     }
-}
 
-impl sealed::Sealed for FieldOrder {
-    fn names_in_order(&self) -> sealed::Names<'_> {
-        sealed::Names::listed(&self.names, &self.spans)
+    impl Sealed for FieldOrder {
+        fn names_in_order(&self) -> Names<'_> {
+            Names(From::Listed(&self.names, self.spans.iter()))
+        }
     }
-}
 
-impl sealed::Sealed for WireHead {
-    fn names_in_order(&self) -> sealed::Names<'_> {
-        sealed::Names::lines(&self.bytes, &self.record.fields)
+    impl Sealed for WireHead {
+        fn names_in_order(&self) -> Names<'_> {
+            Names(From::Lines(&self.bytes, self.record.fields.iter()))
+        }
     }
-}
 
-impl sealed::Sealed for WireTrailers {
-    fn names_in_order(&self) -> sealed::Names<'_> {
-        sealed::Names::lines(&self.bytes, &self.fields)
+    impl Sealed for WireTrailers {
+        fn names_in_order(&self) -> Names<'_> {
+            Names(From::Lines(&self.bytes, self.fields.iter()))
+        }
     }
 }
 

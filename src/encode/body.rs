@@ -35,6 +35,35 @@ pub enum BodyEncoder {
 }
 
 impl BodyEncoder {
+    /// The framer of a body of `declared` bytes, checked against the
+    /// whole body when it is given (`full`): too long as [`within`]
+    /// refuses it, or too short.
+    pub(crate) fn length(declared: u64, full: Option<u64>) -> Result<Self, UsageError> {
+        if let Some(sent) = full {
+            if sent < declared {
+                return Err(UsageError::BodyTooShort { declared, sent });
+            }
+            within(Some(declared), 0, sent)?;
+        }
+        Ok(BodyEncoder::Length { declared, sent: 0 })
+    }
+
+    /// The framing the encoder chooses for a body the caller gave no
+    /// framing field for, noted in the fields it adds: `Content-Length`
+    /// for a whole body (`full`), chunked for a stream.
+    pub(crate) fn chosen(full: Option<u64>, added: &mut Added<'_>) -> Self {
+        match full {
+            Some(declared) => {
+                added.content_length = full;
+                BodyEncoder::Length { declared, sent: 0 }
+            }
+            None => {
+                added.chunked = true;
+                BodyEncoder::Chunked
+            }
+        }
+    }
+
     /// How the body is delimited.
     pub(crate) fn kind(&self) -> BodyKind {
         match self {
@@ -130,22 +159,13 @@ impl BodyEncoder {
             match trailers {
                 // With nothing added, the fields end with the empty line.
                 Some(trailers) => out.append(|out| {
-                    write_fields(out, trailers, None, &Added::default(), title, order);
+                    write_fields(out, trailers, &Added::default(), title, order);
                 }),
                 None => out.push_slice(b"\r\n"),
             }
         }
         Ok(())
     }
-}
-
-/// Checks a whole body's length, `sent`, against a declared
-/// `Content-Length`: too long as [`within`] refuses it, or too short.
-pub(crate) fn check_full(declared: u64, sent: u64) -> Result<(), UsageError> {
-    if sent < declared {
-        return Err(UsageError::BodyTooShort { declared, sent });
-    }
-    within(Some(declared), 0, sent).map(drop)
 }
 
 /// `sent + len` body bytes, refused past `declared`.

@@ -58,23 +58,26 @@ pub(crate) struct Added<'a> {
     pub(crate) content_length: Option<u64>,
     /// `transfer-encoding: chunked`.
     pub(crate) chunked: bool,
-    /// `connection: close`.
-    pub(crate) close: bool,
-    /// `connection: keep-alive`.
-    pub(crate) keep_alive: bool,
+    /// `connection: close` or `connection: keep-alive`.
+    pub(crate) connection: Option<&'static [u8]>,
     /// Leave out the caller's `Content-Length` and `Transfer-Encoding`.
     pub(crate) strip_framing: bool,
     /// Leave out the caller's `Transfer-Encoding` only.
     pub(crate) strip_te: bool,
     /// `date: <IMF-fixdate>\r\n`, the whole line.
     pub(crate) date: Option<&'a [u8; crate::date::LINE]>,
+    /// `host: ...`, before the caller's fields.
+    pub(crate) host: Option<&'a [u8]>,
 }
 
 impl Added<'_> {
-    /// `true` when a caller's field noted in `seen` is left out.
+    /// `true` when the caller's fields, noted in `seen` as they were
+    /// written, must be written again: a `Host` goes before them, or one
+    /// of them is left out.
     #[inline]
-    pub(crate) fn leaves_out_any(&self, seen: &FramingFields) -> bool {
-        (self.strip_framing && seen.content_length.is_some())
+    fn rewrites(&self, seen: &FramingFields) -> bool {
+        self.host.is_some()
+            || (self.strip_framing && seen.content_length.is_some())
             || ((self.strip_framing || self.strip_te) && seen.transfer_encoding)
     }
 
@@ -163,18 +166,72 @@ fn gather<'a>(
     }
 }
 
+/// Writes a head's fields after its start line (written from `start`
+/// on), and decides with `decide` how it is framed: the caller's fields
+/// are written (in the order asked for, else as the map holds them)
+/// while what the framing depends on is noted, so that they are gone
+/// over once. What is then decided rarely undoes it: a field the encoder
+/// leaves out, or a `Host` it puts first, has the fields written again
+/// after the start line; a head refused is taken back, `out` left as it
+/// was.
+#[inline]
+pub(crate) fn write_head<'d, T>(
+    out: &mut BytesMut,
+    start: usize,
+    headers: &HeaderMap,
+    title: bool,
+    order: Option<Ordered<'_>>,
+    decide: impl FnOnce(&FramingFields) -> Result<(Added<'d>, T), UsageError>,
+) -> Result<T, UsageError> {
+    let fields = out.len();
+    let mut seen = FramingFields::default();
+    let order = match order {
+        Some(Ordered { names, room }) => {
+            let once = Ordered {
+                names,
+                room: &mut *room,
+            };
+            let nothing = Added::default();
+            write_ordered(out, headers, &nothing, title, once, Some(&mut seen));
+            Some(Ordered { names, room })
+        }
+        None => {
+            for (name, value) in headers {
+                let (name, value) = (name.as_str().as_bytes(), value.as_bytes());
+                seen.note_named(name, value);
+                write_field(out, name, value, title);
+            }
+            None
+        }
+    };
+    match decide(&seen) {
+        Ok((added, decided)) => {
+            if added.rewrites(&seen) {
+                out.truncate(fields);
+                write_fields(out, headers, &added, title, order);
+            } else {
+                write_added(out, &added, title);
+            }
+            Ok(decided)
+        }
+        Err(e) => {
+            out.truncate(start);
+            Err(e)
+        }
+    }
+}
+
 /// Writes a head's fields: `Host` when the encoder supplies it, the
 /// caller's fields (in the order asked for, else in the order and
 /// spelling `http` holds them), the added fields and the empty line.
 pub(crate) fn write_fields(
     out: &mut BytesMut,
     headers: &HeaderMap,
-    host: Option<&[u8]>,
     added: &Added<'_>,
     title: bool,
     order: Option<Ordered<'_>>,
 ) {
-    if let Some(host) = host {
+    if let Some(host) = added.host {
         write_field(out, b"host", host, title);
     }
     if let Some(order) = order {
@@ -237,7 +294,7 @@ fn write_gathered(
 /// Each value written is noted in `seen`, when given: with nothing left
 /// out, that is every value of the map, once.
 #[inline(never)]
-pub(crate) fn write_ordered(
+fn write_ordered(
     out: &mut BytesMut,
     headers: &HeaderMap,
     added: &Added<'_>,
@@ -300,12 +357,11 @@ pub(crate) fn write_ordered(
 
 /// Writes the fields the encoder adds and the empty line that ends the
 /// head.
-pub(crate) fn write_added(out: &mut BytesMut, added: &Added<'_>, title: bool) {
+fn write_added(out: &mut BytesMut, added: &Added<'_>, title: bool) {
     if let Some(line) = added.date {
         if title {
-            let mut line = *line;
-            line[0] = b'D';
-            out.extend_from_slice(&line);
+            // The value of `date: <IMF-fixdate>\r\n`.
+            write_field(out, b"date", &line[6..line.len() - 2], true);
         } else {
             out.extend_from_slice(line);
         }
@@ -313,7 +369,7 @@ pub(crate) fn write_added(out: &mut BytesMut, added: &Added<'_>, title: bool) {
     if let Some(n) = added.content_length {
         let mut buf = [0u8; 20];
         let digits = write_decimal(&mut buf, n);
-        if !(added.chunked || added.close || added.keep_alive || title) {
+        if !(added.chunked || added.connection.is_some() || title) {
             // The common end of a head, the length and the empty line.
             out.extend_from_slice(b"content-length: ");
             out.extend_from_slice(digits);
@@ -325,91 +381,64 @@ pub(crate) fn write_added(out: &mut BytesMut, added: &Added<'_>, title: bool) {
     if added.chunked {
         write_field(out, b"transfer-encoding", b"chunked", title);
     }
-    if added.close {
-        write_field(out, b"connection", b"close", title);
-    }
-    if added.keep_alive {
-        write_field(out, b"connection", b"keep-alive", title);
+    if let Some(option) = added.connection {
+        write_field(out, b"connection", option, title);
     }
     out.extend_from_slice(b"\r\n");
 }
 
-/// The request-target form a request is written with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum TargetForm {
-    /// `/path?query`.
-    Origin,
-    /// `http://authority/path?query`.
-    Absolute,
-    /// `authority` (CONNECT).
-    Authority,
-    /// `*` (OPTIONS).
-    Asterisk,
+/// Checks that the URI has a request-target form for the method:
+/// authority-form (`host:port`, an absolute URI without a path too) for
+/// CONNECT and for it alone, absolute-form (`http://host/path?query`) for a
+/// URI with scheme and authority, `*` for OPTIONS alone, origin-form
+/// (`/path?query`) for a URI with neither.
+pub(crate) fn check_target(method: &Method, uri: &Uri) -> Result<(), UsageError> {
+    let path = uri.path();
+    let fits = match (uri.scheme(), uri.authority()) {
+        _ if method == Method::CONNECT => {
+            uri.authority().is_some() && (uri.scheme().is_none() || path == "/" || path.is_empty())
+        }
+        (Some(_), Some(_)) => true,
+        (None, None) => path != "*" || method == Method::OPTIONS,
+        _ => false,
+    };
+    fits.then_some(()).ok_or(UsageError::InvalidHead)
 }
 
-/// Chooses the request-target form for a method and URI.
-pub(crate) fn target_form(method: &Method, uri: &Uri) -> Result<TargetForm, UsageError> {
-    if method == Method::CONNECT {
-        return match uri.authority() {
-            Some(_) if uri.scheme().is_none() || uri.path() == "/" || uri.path().is_empty() => {
-                Ok(TargetForm::Authority)
-            }
-            _ => Err(UsageError::InvalidHead),
-        };
-    }
-    match (uri.scheme(), uri.authority()) {
-        (Some(_), Some(_)) => Ok(TargetForm::Absolute),
-        (None, None) if uri.path() != "*" => Ok(TargetForm::Origin),
-        // `*` is OPTIONS's alone.
-        (None, None) if method == Method::OPTIONS => Ok(TargetForm::Asterisk),
-        _ => Err(UsageError::InvalidHead),
-    }
-}
-
-/// The form of a request-target as received.
-pub(crate) fn form_of(target: &[u8]) -> TargetForm {
-    match target {
-        [b'/', ..] => TargetForm::Origin,
-        b"*" => TargetForm::Asterisk,
-        _ if memchr::memmem::find(target, b"://").is_some() => TargetForm::Absolute,
-        _ => TargetForm::Authority,
-    }
-}
-
-/// Writes `METHOD target HTTP/1.1\r\n`; `raw` is the target to write as
-/// it is, when one was received and still stands for `uri`.
+/// Writes `METHOD target HTTP/1.1\r\n`, the target in the form
+/// [`check_target`] found: the authority alone for CONNECT, else the
+/// scheme and authority when the URI has them, then the path (`*` for
+/// `*`) and query. `raw` is the target to write as it is, when one was
+/// received and still stands for `uri`.
 pub(crate) fn write_request_line(
     out: &mut BytesMut,
     method: &Method,
     uri: &Uri,
-    form: TargetForm,
     raw: Option<&[u8]>,
     version: &[u8],
 ) {
     out.extend_from_slice(method.as_str().as_bytes());
     out.extend_from_slice(b" ");
-    // The form says which parts the URI has (see `target_form`).
     let authority = uri.authority().map_or("", |a| a.as_str()).as_bytes();
-    match (raw, form) {
-        (Some(raw), _) => out.extend_from_slice(raw),
-        (None, TargetForm::Asterisk) => out.extend_from_slice(b"*"),
-        (None, TargetForm::Authority) => out.extend_from_slice(authority),
-        (None, TargetForm::Absolute | TargetForm::Origin) => {
-            if form == TargetForm::Absolute {
-                out.extend_from_slice(uri.scheme_str().unwrap_or_default().as_bytes());
-                out.extend_from_slice(b"://");
-                out.extend_from_slice(authority);
-            }
-            let path = uri.path();
-            out.extend_from_slice(if path.is_empty() {
-                b"/"
-            } else {
-                path.as_bytes()
-            });
-            if let Some(q) = uri.query() {
-                out.extend_from_slice(b"?");
-                out.extend_from_slice(q.as_bytes());
-            }
+    if let Some(raw) = raw {
+        out.extend_from_slice(raw);
+    } else if method == Method::CONNECT {
+        out.extend_from_slice(authority);
+    } else {
+        if let Some(scheme) = uri.scheme_str() {
+            out.extend_from_slice(scheme.as_bytes());
+            out.extend_from_slice(b"://");
+            out.extend_from_slice(authority);
+        }
+        let path = uri.path();
+        out.extend_from_slice(if path.is_empty() {
+            b"/"
+        } else {
+            path.as_bytes()
+        });
+        if let Some(q) = uri.query() {
+            out.extend_from_slice(b"?");
+            out.extend_from_slice(q.as_bytes());
         }
     }
     out.extend_from_slice(b" ");

@@ -1,15 +1,12 @@
-//! The client's part of the encoder: how a request's framing, `Host` and
-//! request-target form are decided, before its head is written.
+//! The client's part of the encoder: how a request's request-target form
+//! is chosen, and its framing and `Host` decided from the fields written.
 
 use http::request::Parts;
 use http::{Method, Version};
 
 use super::body::BodyEncoder;
-use super::head::{
-    Added, Ordered, TargetForm, form_of, target_form, version_bytes, write_fields,
-    write_request_line,
-};
-use super::plan::{EncodeRole, EncoderConfig, length};
+use super::head::{Added, Ordered, check_target, version_bytes, write_head, write_request_line};
+use super::{EncodeRole, EncoderConfig};
 use crate::error::UsageError;
 use crate::framing::{Declared, FramingFields, connection_verdict_of, declared_framing};
 use crate::grammar::is_host;
@@ -33,51 +30,47 @@ impl EncodeRole for Client {
         order: Option<Ordered<'_>>,
     ) -> Result<(BodyEncoder, Option<KeepAlive>), UsageError> {
         let version = version_bytes(parts.version)?;
-        let (added, body, verdict, target) = decide(parts, full)?;
-        let raw = order
-            .as_ref()
-            .and_then(|_| received_target(parts, target.form));
-        let (method, uri) = (&parts.method, &parts.uri);
-        write_request_line(out, method, uri, target.form, raw, version);
-        let host = (target.host)
-            .and_then(|at| parts.uri.authority().map(|a| &a.as_str().as_bytes()[at..]));
+        check_target(&parts.method, &parts.uri)?;
+        let raw = order.as_ref().and_then(|_| received_target(parts));
+        let start = out.len();
+        write_request_line(out, &parts.method, &parts.uri, raw, version);
         let title = config.title_case_fields;
-        write_fields(out, &parts.headers, host, &added, title, order);
-        Ok((body, Some(verdict)))
+        write_head(out, start, &parts.headers, title, order, |seen| {
+            decide(parts, full, seen)
+        })
     }
 }
 
-/// Decides, before anything is written, how a request head is written
-/// (the fields the encoder adds, the request-line's form and `Host`) and
-/// its body framed, and the verdict it leaves.
-fn decide(
-    parts: &Parts,
+/// Decides how a request head is written (the fields the encoder adds
+/// or leaves out, `Host` among them) and its body framed, and the verdict
+/// it leaves, from the caller's framing, `Host` and `Connection` fields
+/// noted in `seen`.
+fn decide<'p>(
+    parts: &'p Parts,
     full: Option<u64>,
-) -> Result<(Added<'static>, BodyEncoder, KeepAlive, Target), UsageError> {
+    seen: &FramingFields,
+) -> Result<(Added<'p>, (BodyEncoder, Option<KeepAlive>)), UsageError> {
     let http10 = parts.version == Version::HTTP_10;
-    let form = target_form(&parts.method, &parts.uri)?;
     let headers = &parts.headers;
-    // The caller's framing, Host and Connection fields, in one pass.
-    let seen = FramingFields::of(headers);
     // A Host a server must refuse (RFC 9112 section 3.2) is not sent.
-    let host = match seen.hosts {
-        0 => match parts.uri.authority() {
+    let host = match (seen.hosts, parts.uri.authority()) {
+        (0, Some(a)) => {
             // The Host field never carries userinfo.
-            Some(a) => {
-                let at = a.as_str().rfind('@').map_or(0, |at| at + 1);
-                if !is_host(&a.as_str().as_bytes()[at..]) {
-                    return Err(UsageError::InvalidHead);
-                }
-                Some(at)
-            }
-            None if http10 => None,
-            None => return Err(UsageError::InvalidHead),
-        },
-        1 if !seen.bad_host => None,
+            let a = a.as_str().as_bytes();
+            Some(&a[a.iter().rposition(|&b| b == b'@').map_or(0, |at| at + 1)..])
+        }
+        (0, None) if http10 => None,
+        (1, _) if !seen.bad_host => None,
         _ => return Err(UsageError::InvalidHead),
     };
-    let mut added = Added::default();
-    let keep_alive = match connection_verdict_of(parts.version, &seen) {
+    if host.is_some_and(|host| !is_host(host)) {
+        return Err(UsageError::InvalidHead);
+    }
+    let mut added = Added {
+        host,
+        ..Added::default()
+    };
+    let keep_alive = match connection_verdict_of(parts.version, seen) {
         KeepAlive::Close(CloseReason::PeerClose) => KeepAlive::Close(CloseReason::LocalClose),
         other => other,
     };
@@ -94,50 +87,34 @@ fn decide(
         }
         BodyEncoder::Empty
     } else {
-        match declared_framing(false, &seen, headers).map_err(|_| UsageError::InvalidFraming)? {
-            Declared::Length(n) => length(n, full)?,
+        match declared_framing(false, seen, headers).map_err(|_| UsageError::InvalidFraming)? {
+            Declared::Length(n) => BodyEncoder::length(n, full)?,
             // No Transfer-Encoding in HTTP/1.0 (RFC 9112 section 6.1).
             Declared::Chunked if !http10 => BodyEncoder::Chunked,
             Declared::Chunked | Declared::CodedChunked | Declared::Close => {
                 return Err(UsageError::InvalidFraming);
             }
             Declared::None => match full {
-                Some(len)
-                    if len > 0 || matches!(parts.method.as_str(), "POST" | "PUT" | "PATCH") =>
-                {
-                    added.content_length = full;
-                    BodyEncoder::Length {
-                        declared: len,
-                        sent: 0,
-                    }
+                Some(0) if !matches!(parts.method.as_str(), "POST" | "PUT" | "PATCH") => {
+                    BodyEncoder::Empty
                 }
-                Some(_) => BodyEncoder::Empty,
                 None if http10 => return Err(UsageError::InvalidFraming),
-                None => {
-                    added.chunked = true;
-                    BodyEncoder::Chunked
-                }
+                _ => BodyEncoder::chosen(full, &mut added),
             },
         }
     };
-    Ok((added, body, keep_alive, Target { form, host }))
-}
-
-/// The request-line's decisions.
-struct Target {
-    form: TargetForm,
-    /// Where the `Host` value starts in the URI's authority, when the
-    /// encoder writes `Host` itself.
-    host: Option<usize>,
+    Ok((added, (body, Some(keep_alive))))
 }
 
 /// The request-target the request was received with, when its `Uri` still
 /// equals it (`http::Uri`'s comparison with a string, which ignores the
 /// case of the scheme and the host, and takes `http://a` for
-/// `http://a/`) and it has the form the encoder would write: then it is
-/// written as received.
-fn received_target(parts: &Parts, form: TargetForm) -> Option<&[u8]> {
+/// `http://a/`) and the encoder would write it in its form (a CONNECT's
+/// absolute URI is written as its authority): then it is written as
+/// received.
+fn received_target(parts: &Parts) -> Option<&[u8]> {
     let target = parts.extensions.get::<WireHead>()?.target()?;
     let text = std::str::from_utf8(target).ok()?;
-    (form_of(target) == form && parts.uri == *text).then_some(target)
+    let absolute_to_connect = parts.method == Method::CONNECT && parts.uri.scheme().is_some();
+    (!absolute_to_connect && parts.uri == *text).then_some(target)
 }

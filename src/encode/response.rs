@@ -5,11 +5,9 @@
 use http::Version;
 use http::response::Parts;
 
-use super::body::{BodyEncoder, check_full};
-use super::head::{
-    Added, Ordered, version_bytes, write_added, write_field, write_fields, write_ordered,
-};
-use super::plan::{EncodeRole, EncoderConfig, ResponseContext, length};
+use super::body::BodyEncoder;
+use super::head::{Added, Ordered, version_bytes, write_head};
+use super::{EncodeRole, EncoderConfig, ResponseContext};
 use crate::error::UsageError;
 use crate::framing::{
     Declared, FramingFields, ResponseClass, SenderFields, declared_framing, no_body, response_class,
@@ -23,11 +21,6 @@ impl EncodeRole for Server {
     type Head = Parts;
     type Context = ResponseContext;
 
-    /// The fields are written (in the order asked for, else as the map
-    /// holds them) while what the framing depends on is noted: one pass
-    /// over them. What is then decided rarely undoes it: a caller's field
-    /// to leave out has the fields written again after the status line; a
-    /// head refused is taken back.
     #[inline]
     fn encode_head(
         out: &mut BytesMut,
@@ -39,45 +32,11 @@ impl EncodeRole for Server {
         order: Option<Ordered<'_>>,
     ) -> Result<(BodyEncoder, Option<KeepAlive>), UsageError> {
         let start = out.len();
-        let title = config.title_case_fields;
         status_line(out, parts, version_bytes(parts.version)?);
-        let fields = out.len();
-        let mut seen = FramingFields::default();
-        let order = match order {
-            Some(Ordered { names, room }) => {
-                let once = Ordered {
-                    names,
-                    room: &mut *room,
-                };
-                let nothing = Added::default();
-                write_ordered(out, &parts.headers, &nothing, title, once, Some(&mut seen));
-                Some(Ordered { names, room })
-            }
-            None => {
-                for (name, value) in &parts.headers {
-                    let (name, value) = (name.as_str().as_bytes(), value.as_bytes());
-                    seen.note_named(name, value);
-                    write_field(out, name, value, title);
-                }
-                None
-            }
-        };
-        match decide(parts, ctx, config, full, date, &seen) {
-            Ok((added, body, verdict)) if !added.leaves_out_any(&seen) => {
-                write_added(out, &added, title);
-                Ok((body, verdict))
-            }
-            Ok((added, body, verdict)) => {
-                // The status line stands; the fields are written again.
-                out.truncate(fields);
-                write_fields(out, &parts.headers, None, &added, title, order);
-                Ok((body, verdict))
-            }
-            Err(e) => {
-                out.truncate(start);
-                Err(e)
-            }
-        }
+        let title = config.title_case_fields;
+        write_head(out, start, &parts.headers, title, order, |seen| {
+            decide(parts, ctx, config, full, date, seen)
+        })
     }
 }
 
@@ -115,7 +74,7 @@ fn decide<'d>(
     full: Option<u64>,
     date: Option<&'d [u8; crate::date::LINE]>,
     seen: &FramingFields,
-) -> Result<(Added<'d>, BodyEncoder, Option<KeepAlive>), UsageError> {
+) -> Result<(Added<'d>, (BodyEncoder, Option<KeepAlive>)), UsageError> {
     let (status, headers) = (parts.status, &parts.headers);
     let http10 = ctx.peer_version <= Version::HTTP_10 || parts.version == Version::HTTP_10;
     if status.is_informational() && http10 {
@@ -141,9 +100,8 @@ fn decide<'d>(
         Some(SenderFields::AsForGet) => {
             let declared = match declared()? {
                 Declared::Length(n) => {
-                    if let Some(len) = full.filter(|&len| len > 0) {
-                        check_full(n, len)?;
-                    }
+                    // An empty body passes for a head that declares one.
+                    BodyEncoder::length(n, full.filter(|&len| len > 0))?;
                     Some(n)
                 }
                 Declared::None => {
@@ -171,7 +129,7 @@ fn decide<'d>(
             }
         }
         None => match declared()? {
-            Declared::Length(n) => length(n, full)?,
+            Declared::Length(n) => BodyEncoder::length(n, full)?,
             Declared::Chunked | Declared::CodedChunked if !http10 => BodyEncoder::Chunked,
             Declared::Close if !http10 => BodyEncoder::Close,
             // Other codings cannot be removed here: refused.
@@ -186,18 +144,8 @@ fn decide<'d>(
             declared => {
                 added.strip_te = declared == Declared::Chunked;
                 match full {
-                    Some(len) => {
-                        added.content_length = full;
-                        BodyEncoder::Length {
-                            declared: len,
-                            sent: 0,
-                        }
-                    }
                     None if http10 => BodyEncoder::Close,
-                    None => {
-                        added.chunked = true;
-                        BodyEncoder::Chunked
-                    }
+                    _ => BodyEncoder::chosen(full, &mut added),
                 }
             }
         },
@@ -218,14 +166,13 @@ fn decide<'d>(
             if let BodyEncoder::Close = body {
                 keep_alive = keep_alive.and(KeepAlive::Close(CloseReason::CloseDelimited));
             }
-            match keep_alive {
-                KeepAlive::Close(_) => added.close = !seen.connection_close,
-                KeepAlive::Reusable => {
-                    added.keep_alive = http10 && !seen.connection_keep_alive;
-                }
-            }
+            added.connection = match keep_alive {
+                KeepAlive::Close(_) if !seen.connection_close => Some(b"close"),
+                KeepAlive::Reusable if http10 && !seen.connection_keep_alive => Some(b"keep-alive"),
+                _ => None,
+            };
             Some(keep_alive)
         }
     };
-    Ok((added, body, verdict))
+    Ok((added, (body, verdict)))
 }

@@ -6,7 +6,7 @@
 use bytes::Bytes;
 use http::{Extensions, HeaderMap, Request, Response, request, response};
 
-use super::plan::HeadMaps;
+use super::HeadMaps;
 use super::{RequestEncoder, ResponseContext, ResponseEncoder};
 use crate::error::UsageError;
 use crate::framing::BodyKind;
