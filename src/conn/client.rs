@@ -9,7 +9,7 @@ use http::request::Parts;
 use super::core::{ConnRole, Connection};
 use super::machine::{Input, State};
 use super::{expects_continue, offers_upgrade};
-use crate::Config;
+use crate::config::Config;
 use crate::decode::Exchange;
 use crate::error::{Error, ErrorKind, UsageError};
 use crate::framing::{BodyKind, RequestKind, ResponseClass, response_class};

@@ -7,13 +7,13 @@
 use bytes::BytesMut;
 
 use super::machine::{Facts, Input, Machine, State};
-use crate::Config;
+use crate::config::Config;
 use crate::decode::{DecodeRole, Decoder, Event, Exchange, Progress};
 use crate::encode::{EncodeRole, Encoder};
 use crate::error::Error;
 use crate::framing::BodyKind;
 use crate::keep_alive::{CloseReason, KeepAlive};
-use crate::role::Party;
+use crate::role::{Party, Server};
 use crate::segments::Segments;
 use crate::wire::WireTrailers;
 
@@ -80,7 +80,7 @@ pub trait ConnRole: DecodeRole + EncodeRole {
     /// (its bookkeeping after the machine moved, the error response, the
     /// close after the exchange, the `Date` of its responses); `None` for
     /// a client's.
-    fn as_server(_conn: &mut Connection<Self>) -> Option<&mut crate::ServerConnection> {
+    fn as_server(_conn: &mut Connection<Self>) -> Option<&mut Connection<Server>> {
         None
     }
 }

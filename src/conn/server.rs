@@ -11,7 +11,7 @@ use http::{Response, StatusCode, Version};
 use super::core::{ConnRole, Connection, EventAction};
 use super::machine::{Input, State};
 use super::{expects_continue, offers_upgrade};
-use crate::Config;
+use crate::config::Config;
 use crate::decode::Exchange;
 use crate::encode::ResponseContext;
 use crate::error::{Error, UsageError};

@@ -16,13 +16,13 @@ use super::read::ReadBuf;
 use super::timer::{Timer, Waiting};
 use super::{Io, Session, SessionError, Step, TrailerFields};
 use crate::chunk_ext::ChunkExtensions;
+use crate::config::{Config, Timeouts};
 use crate::conn::{ConnRole, Connection, Sender, State};
 use crate::decode::{Progress, Trailers};
 use crate::error::{Error, ErrorKind};
 use crate::role::Party;
 use crate::segments::Segments;
 use crate::wire::WireTrailers;
-use crate::{Config, Timeouts};
 
 /// The chunk extensions a session has read (`Config::chunk_extensions`),
 /// kept with the body piece they came before. Made by the first chunk-size

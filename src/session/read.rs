@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use bytes::BytesMut;
 
-use crate::Config;
+use crate::config::Config;
 use crate::segments::Segments;
 
 /// The bytes asked for by a read into a session that holds no buffer (a
