@@ -14,7 +14,9 @@
 //! RFC 9110 defines but the server does not serve, `501 Not Implemented`
 //! for one it does not know. Responses carry `Date`. `--header-timeout
 //! SECS` and `--idle-timeout SECS` override two of the session's
-//! timeouts. On SIGINT or SIGTERM the
+//! timeouts. The accept loop is the bridge's short one: no connection
+//! cap (`--max-connections` is accepted and has no effect), a pause of
+//! 100 ms when accepting fails. On SIGINT or SIGTERM the
 //! server stops accepting, lets every connection finish the exchange it
 //! is in (answering with `Connection: close`), and exits. Only axum's
 //! router is used: no hyper, no `axum::serve`.
