@@ -6,7 +6,7 @@
 //! curl http://127.0.0.1:8080/
 //! ```
 //!
-//! The routes and flags of `hello_server`: `GET` and `HEAD /` answer
+//! The routes of `hello_server`: `GET` and `HEAD /` answer
 //! `Hello, World!`; `POST /echo` streams the request body back as it
 //! arrives (honouring `Expect: 100-continue`: the continue goes out when
 //! the handler's stream first polls the body); anything else is
