@@ -6,7 +6,7 @@
 //! curl http://127.0.0.1:8080/
 //! ```
 //!
-//! The routes and flags of `hello_server`: `GET` and `HEAD /` answer
+//! The routes of `hello_server`: `GET` and `HEAD /` answer
 //! `Hello, World!`; `POST /echo` streams the request body back as it
 //! arrives (honouring `Expect: 100-continue`: the continue goes out when
 //! the handler's stream first polls the body); anything else is
@@ -14,7 +14,9 @@
 //! RFC 9110 defines but the server does not serve, `501 Not Implemented`
 //! for one it does not know. Responses carry `Date`. `--header-timeout
 //! SECS` and `--idle-timeout SECS` override two of the session's
-//! timeouts. On SIGINT or SIGTERM the
+//! timeouts. The accept loop is the bridge's short one: no connection
+//! cap (`--max-connections` is accepted and has no effect), a pause of
+//! 100 ms when accepting fails. On SIGINT or SIGTERM the
 //! server stops accepting, lets every connection finish the exchange it
 //! is in (answering with `Connection: close`), and exits. Only axum's
 //! router is used: no hyper, no `axum::serve`.

@@ -93,7 +93,7 @@
 //! | framing | [`framing`] | the RFC 9112 section 6.3 body-length decision as pure functions |
 //! | connections | [`ServerConnection`], [`ClientConnection`], [`conn::State`] | the protocol machine: keep-alive, pipelining, HEAD, 100-continue, upgrades |
 //! | sessions | [`ServerSession`], [`ClientSession`] (both a [`SessionOf`]), [`Session`], [`Timeouts`] | what a driver runs: a connection with its buffers, timers and closing policy |
-//! | adapters | `adapter::blocking`, `adapter::tokio` (features) | serving and fetching over `std::io` and tokio |
+//! | adapters | `adapter::blocking`, `adapter::tokio`, `adapter::tower` (features) | serving and fetching over `std::io` and tokio; serving a tower `Service` (an axum `Router`) |
 //! | any runtime | [`driver::Conn`], [`driver::RuntimeIo`], [`driver::Shutdown`] | a session driven over a runtime's read, write, sleep and half-close (smol, io_uring, ...), and a graceful shutdown fanned out to every connection |
 //!
 //! # Sessions

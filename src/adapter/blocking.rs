@@ -130,16 +130,27 @@ impl sealed::Runtime for Blocking {
 /// [`close`](Driver::close) at the end.
 pub type Server<S> = Driver<S, ServerSession, Blocking>;
 
-/// A client connection over a blocking stream. Requests may be queued with
-/// the session's `send_request` before their responses are read
-/// (pipelining); [`send`](Driver::send) sends one and reads its response.
+/// A client connection over a blocking stream. [`send`](Driver::send)
+/// sends one request and reads its response. Requests may also be queued
+/// with the session's `send_request` before their responses are read
+/// (pipelining), each response then read in order with
+/// [`call`](Driver::call). Dropping the client closes the connection.
 ///
 /// ```no_run
+/// use h1proto::ClientSession;
 /// use h1proto::adapter::blocking::Client;
 ///
 /// let mut client = Client::connect("127.0.0.1:8080")?;
 /// let res = client.send(http::Request::get("/").header("host", "127.0.0.1:8080"))?;
 /// println!("{} {:?}", res.status(), res.body());
+/// // Two pipelined requests, both written before either answer is read.
+/// for path in ["/a", "/b"] {
+///     client.sender().send_request(http::Request::get(path).header("host", "127.0.0.1:8080"))?;
+/// }
+/// for _ in 0..2 {
+///     let res = client.call(ClientSession::next_full_response)?.ok_or("closed")?;
+///     println!("{} {:?}", res.status(), res.body());
+/// }
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub type Client<S> = Driver<S, ClientSession, Blocking>;
