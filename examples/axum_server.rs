@@ -14,9 +14,10 @@
 //! RFC 9110 defines but the server does not serve, `501 Not Implemented`
 //! for one it does not know. Responses carry `Date`. `--header-timeout
 //! SECS` and `--idle-timeout SECS` override two of the session's
-//! timeouts. The accept loop is the bridge's short one: no connection
-//! cap (`--max-connections` is accepted and has no effect), a pause of
-//! 100 ms when accepting fails. On SIGINT or SIGTERM the
+//! timeouts. The accept loop is `hello_server`'s: at most
+//! `--max-connections N` connections at once (by default the open-file
+//! limit less 32), and a back-off while accepting fails (out of
+//! descriptors), logged at most once every few seconds. On SIGINT or SIGTERM the
 //! server stops accepting, lets every connection finish the exchange it
 //! is in (answering with `Connection: close`), and exits. Only axum's
 //! router is used: no hyper, no `axum::serve`.
@@ -25,7 +26,7 @@
 mod common;
 
 use std::io;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::body::Body;
@@ -40,6 +41,8 @@ use tokio::net::TcpStream;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
+use common::AcceptPolicy;
+
 #[tokio::main]
 async fn main() -> io::Result<()> {
     let args = common::parse_args("axum_server", std::env::args().skip(1));
@@ -52,20 +55,34 @@ async fn main() -> io::Result<()> {
     });
     println!("Listening on http://{}/", listener.local_addr()?);
     let (app, conn_stop) = (app(), stopped.clone());
+    let mut policy = AcceptPolicy::new(args.max_connections);
     let mut tasks = JoinSet::new();
     loop {
-        let accepted = tokio::select! {
-            accepted = listener.accept() => accepted,
-            _ = stopped.wait_for(|&stop| stop) => break,
-            Some(_) = tasks.join_next() => continue,
-        };
-        match accepted {
-            Ok((stream, _)) => {
-                let (app, config, stop) = (app.clone(), args.config.clone(), conn_stop.clone());
-                tasks.spawn(handle(stream, app, config, stop));
+        while tasks.try_join_next().is_some() {}
+        if !policy.may_accept(tasks.len(), Instant::now()) {
+            tokio::select! {
+                _ = tasks.join_next() => continue,
+                _ = stopped.wait_for(|&stop| stop) => break,
             }
-            // Out of descriptors and the like: pause, neither spin nor exit.
-            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+        let pause = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    policy.accepted(Instant::now());
+                    let (app, config, stop) = (app.clone(), args.config.clone(), conn_stop.clone());
+                    tasks.spawn(handle(stream, app, config, stop));
+                    continue;
+                }
+                Err(err) => policy.accept_failed(&err, Instant::now()),
+            },
+            _ = stopped.wait_for(|&stop| stop) => break,
+        };
+        // Paused: until the back-off passes, or one of the connections
+        // ends and gives its descriptor back.
+        tokio::select! {
+            _ = tokio::time::sleep(pause) => {}
+            Some(_) = tasks.join_next() => {}
+            _ = stopped.wait_for(|&stop| stop) => break,
         }
     }
     drop(listener);

@@ -14,16 +14,6 @@ use std::time::{Duration, Instant};
 
 use server_process::{Launch, PidsCgroup, Server, open_idle, served_within, servers};
 
-/// The servers whose accept loop has the connection cap and the paced,
-/// rate-limited log (`common::AcceptPolicy`): `axum_server` shows the
-/// bridge's ten-line loop instead.
-fn servers_with_a_cap() -> Vec<&'static str> {
-    servers()
-        .into_iter()
-        .filter(|s| *s != "axum_server")
-        .collect()
-}
-
 /// How long each flood is held.
 const HOLD: Duration = Duration::from_secs(3);
 
@@ -76,7 +66,7 @@ fn check_recovers(mut server: Server, used: Duration) -> Server {
 #[test]
 fn out_of_descriptors_the_servers_back_off_and_recover() {
     std::thread::scope(|s| {
-        for name in servers_with_a_cap() {
+        for name in servers() {
             s.spawn(move || {
                 // The cap above the descriptor limit: accepting itself fails
                 // (EMFILE), as it does when descriptors go to anything else.
@@ -104,7 +94,7 @@ fn out_of_descriptors_the_servers_back_off_and_recover() {
 #[test]
 fn the_default_cap_stays_below_the_descriptor_limit() {
     std::thread::scope(|s| {
-        for name in servers_with_a_cap() {
+        for name in servers() {
             s.spawn(move || {
                 let server = Server::start(name, &Launch::default().open_files(64));
                 let baseline = server.fds();
