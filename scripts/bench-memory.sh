@@ -28,6 +28,11 @@
 # blocking_server) and whatever the allocator keeps; not the kernel's
 # socket buffers.
 set -euo pipefail
+# --help: the comment above, which says what this measures and how.
+if [[ "${1:-}" == -h || "${1:-}" == --help ]]; then
+    sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"
+    exit 0
+fi
 
 cd "$(dirname "$0")/.."
 IDLE=${IDLE:-10000}

@@ -39,6 +39,11 @@
 # more). Requests/s drift 20-30% between runs on shared machines: compare
 # only the figures of one run.
 set -euo pipefail
+# --help: the comment above, which says what this measures and how.
+if [[ "${1:-}" == -h || "${1:-}" == --help ]]; then
+    sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"
+    exit 0
+fi
 
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-5}

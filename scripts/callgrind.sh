@@ -15,6 +15,11 @@
 # where buffers grow, cancel out). See dev/src/bin/callgrind_probe.rs for what
 # each operation does.
 set -euo pipefail
+# --help: the comment above, which says what this measures and how.
+if [[ "${1:-}" == -h || "${1:-}" == --help ]]; then
+    sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"
+    exit 0
+fi
 
 cd "$(dirname "$0")/.."
 N1=${N1:-200}
