@@ -127,8 +127,8 @@ pub async fn serve<S: AsyncRead + AsyncWrite + Unpin>(server: &mut Server<S>) ->
         // the copy.
         let head = match server.next_request().await {
             Ok(Some(ref mut req)) => match common::answer(req) {
-                Answer::Page(res) => {
-                    server.sender().send_response(res)?;
+                Answer::Page(page) => {
+                    server.sender().send_response(page.response(req))?;
                     continue;
                 }
                 Answer::Echo(head) => head,
