@@ -123,8 +123,7 @@ pub async fn serve<S: AsyncRead + AsyncWrite + Unpin>(server: &mut Server<S>) ->
         // The request lives in this match only: nothing of it is held
         // while the echo below waits for the body. It is borrowed where
         // the call's answer put it, not moved out first: a request head is
-        // a few hundred bytes, and every pipelined request would pay for
-        // the copy.
+        // a few hundred bytes, and every request would pay for the copy.
         let head = match server.next_request().await {
             Ok(Some(ref mut req)) => match common::answer(req) {
                 Answer::Page(page) => {
