@@ -251,7 +251,9 @@ pub mod uring {
                 };
                 match common::answer(&req) {
                     Answer::Page(page) => {
-                        conn.session.sender().send_response(page.response(&mut req))?;
+                        conn.session
+                            .sender()
+                            .send_response(page.response(&mut req))?;
                         continue;
                     }
                     Answer::Echo(head) => head,
