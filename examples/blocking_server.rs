@@ -184,9 +184,9 @@ pub fn handle(stream: TcpStream, config: Config, stop: Arc<AtomicBool>) {
 /// Answers requests until the connection is over.
 pub fn serve<S: Transport>(server: &mut Server<S>) -> io::Result<()> {
     while let Some(mut req) = server.next_request()? {
-        let head = match common::answer(&mut req) {
-            Answer::Page(res) => {
-                server.sender().send_response(res)?;
+        let head = match common::answer(&req) {
+            Answer::Page(page) => {
+                server.sender().send_response(page.response(&mut req))?;
                 continue;
             }
             Answer::Echo(head) => head,

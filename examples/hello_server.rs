@@ -120,19 +120,20 @@ pub fn handle(
 /// Answers requests until the connection is over.
 pub async fn serve<S: AsyncRead + AsyncWrite + Unpin>(server: &mut Server<S>) -> io::Result<()> {
     loop {
-        // The request lives in this block only: nothing of it is held
-        // while the echo below waits for the body.
-        let head = {
-            let Some(mut req) = server.next_request().await? else {
-                break;
-            };
-            match common::answer(&mut req) {
-                Answer::Page(res) => {
-                    server.sender().send_response(res)?;
+        // The request lives in this match only: nothing of it is held
+        // while the echo below waits for the body. It is borrowed where
+        // the call's answer put it, not moved out first: a request head is
+        // a few hundred bytes, and every request would pay for the copy.
+        let head = match server.next_request().await {
+            Ok(Some(ref mut req)) => match common::answer(req) {
+                Answer::Page(page) => {
+                    server.sender().send_response(page.response(req))?;
                     continue;
                 }
                 Answer::Echo(head) => head,
-            }
+            },
+            Ok(None) => break,
+            Err(err) => return Err(err),
         };
         // The head first, then the body streamed back: reading the body
         // sends a client that waits for it `100 Continue`, ahead of the

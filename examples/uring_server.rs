@@ -249,9 +249,11 @@ pub mod uring {
                 let Some(mut req) = conn.call(ServerSession::next_request).await? else {
                     break;
                 };
-                match common::answer(&mut req) {
-                    Answer::Page(res) => {
-                        conn.session.sender().send_response(res)?;
+                match common::answer(&req) {
+                    Answer::Page(page) => {
+                        conn.session
+                            .sender()
+                            .send_response(page.response(&mut req))?;
                         continue;
                     }
                     Answer::Echo(head) => head,

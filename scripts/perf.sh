@@ -49,7 +49,12 @@
 #             session, a first head's names and values learned), per
 #             connection; E2E_N1 and E2E_N2 then default to 200 and 1000,
 #             and the allocation targets are not checked (a connection
-#             allocates).
+#             allocates). With E2E_DEPTH=16 (any depth above 1), the
+#             requests are pipelined on the one connection: that many
+#             written at once, then their responses read, as wrk's
+#             pipelining load sends them (scripts/bench-wrk.sh): what a
+#             pipelined request costs, end to end, per request (E2E_N1
+#             and E2E_N2 are rounded up to multiples of the depth).
 #
 # BASE=<commit> also measures that commit's hello_server and
 # blocking_server in the e2e part, in the same run, beside the work tree's
@@ -67,6 +72,7 @@ cd "$(dirname "$0")/.."
 N1=${N1:-200}
 N2=${N2:-1200}
 E2E_FRESH=${E2E_FRESH:-0}
+E2E_DEPTH=${E2E_DEPTH:-1}
 if [ "$E2E_FRESH" = 1 ]; then
     E2E_N1=${E2E_N1:-200}
     E2E_N2=${E2E_N2:-1000}
@@ -307,7 +313,7 @@ if has e2e; then
         valgrind --tool="$1" "${out[@]}" "$2" --addr "127.0.0.1:$PORT" >/dev/null 2>"$WORK/e2e.err" &
         VALGRIND_PID=$!
         wait_listening
-        python3 scripts/keepalive_client.py "$PORT" "$3" "$E2E_FRESH"
+        DEPTH=$E2E_DEPTH python3 scripts/keepalive_client.py "$PORT" "$3" "$E2E_FRESH"
         kill -TERM "$VALGRIND_PID"
         wait "$VALGRIND_PID" || true
         VALGRIND_PID=
@@ -325,6 +331,8 @@ if has e2e; then
     }
     if [ "$E2E_FRESH" = 1 ]; then
         echo "## End to end: one request on a connection of its own (user space, valgrind)"
+    elif [ "$E2E_DEPTH" -gt 1 ]; then
+        echo "## End to end: one request pipelined $E2E_DEPTH deep (user space, valgrind)"
     else
         echo "## End to end: one keep-alive request (user space, valgrind)"
     fi
@@ -337,6 +345,8 @@ if has e2e; then
         echo '|---|---|---|'
     fi
     declare -A e2e
+    kind=keep-alive
+    [ "$E2E_DEPTH" -gt 1 ] && kind="pipelined ($E2E_DEPTH deep)"
     for server in $E2E_SERVERS; do
         bin="$TARGET/release/examples/$server"
         [ "$server" = hyper ] && bin="$TARGET/hyper-hello/release/hyper-hello"
@@ -354,18 +364,18 @@ if has e2e; then
             echo "| $server | ${e2e[$server]%.*} | $allocs |"
         fi
         if [[ " hyper may_minihttp axum axum_server " != *" $server "* ]] && [ "$E2E_FRESH" != 1 ]; then
-            target "$server: heap allocations per keep-alive request" "$allocs" "0" "$(awk -v a="$allocs" 'BEGIN { print (a < 0.05 ? 1 : 0) }')"
+            target "$server: heap allocations per $kind request" "$allocs" "0" "$(awk -v a="$allocs" 'BEGIN { print (a < 0.05 ? 1 : 0) }')"
         fi
     done
     echo
-    if [ -n "${e2e[hello_server]:-}" ] && [ "$E2E_FRESH" != 1 ]; then
+    if [ -n "${e2e[hello_server]:-}" ] && [ "$E2E_FRESH" != 1 ] && [ "$E2E_DEPTH" = 1 ]; then
         target "hello_server: user-space instructions per keep-alive request" "${e2e[hello_server]%.*}" "≤ $E2E_LEVEL" "$(ratio "$E2E_LEVEL" "${e2e[hello_server]}")"
     fi
     if [ -n "${e2e[hello_server]:-}" ] && [ -n "${e2e[hyper]:-}" ] && [ "$E2E_FRESH" != 1 ]; then
-        echo "| (hello_server / hyper, user-space instructions per request) | $(ratio "${e2e[hello_server]}" "${e2e[hyper]}")x | (information) | - | - |" >>"$TARGETS"
+        echo "| (hello_server / hyper, user-space instructions per $kind request) | $(ratio "${e2e[hello_server]}" "${e2e[hyper]}")x | (information) | - | - |" >>"$TARGETS"
     fi
     if [ -n "${e2e[hello_server]:-}" ] && [ -n "${e2e[may_minihttp]:-}" ] && [ "$E2E_FRESH" != 1 ]; then
-        echo "| (hello_server / may_minihttp, user-space instructions per request) | $(ratio "${e2e[hello_server]}" "${e2e[may_minihttp]}")x | (information) | - | - |" >>"$TARGETS"
+        echo "| (hello_server / may_minihttp, user-space instructions per $kind request) | $(ratio "${e2e[hello_server]}" "${e2e[may_minihttp]}")x | (information) | - | - |" >>"$TARGETS"
     fi
 fi
 

@@ -78,25 +78,39 @@ fn read_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, ()>
 
 /// What a request gets from the example servers' routes.
 pub enum Answer {
-    /// A whole response: `GET` or `HEAD /` get `Hello, World!`; another
-    /// path with a method the servers serve `404 Not Found`; a method of
-    /// RFC 9110 they do not serve (`TRACE`, `PUT`, ...) `405 Method Not
-    /// Allowed` with `Allow`; any other method `501 Not Implemented`
-    /// (RFC 9110 section 9.1).
-    Page(Response<Bytes>),
+    /// A whole response, made by [`Page::response`]: `GET` or `HEAD /` get
+    /// `Hello, World!`; another path with a method the servers serve `404
+    /// Not Found`; a method of RFC 9110 they do not serve (`TRACE`, `PUT`,
+    /// ...) `405 Method Not Allowed` with `Allow`; any other method `501
+    /// Not Implemented` (RFC 9110 section 9.1).
+    Page(Page),
     /// `POST /echo`: this head, then the request body streamed back as it
     /// arrives (by the server's loop, in that order: a client waiting for
     /// `100 Continue` gets it, ahead of the head, when the body is read).
     Echo(Response<()>),
 }
 
+/// A `text/plain` page the routes chose: its status and its body. The
+/// response is made where it is sent ([`Page::response`] as the argument
+/// of `send_response`), in the place the call takes it from: made here
+/// and handed back inside an [`Answer`], it would be copied on its way (a
+/// response is a couple of hundred bytes), once for every request.
+#[derive(Clone, Copy)]
+pub struct Page {
+    status: StatusCode,
+    body: &'static [u8],
+}
+
 /// Routes a request. It is borrowed, not moved: a request is large, and
 /// the servers drop it before they wait for the body they echo.
 #[inline]
-pub fn answer(req: &mut Request<()>) -> Answer {
+pub fn answer(req: &Request<()>) -> Answer {
     let (method, path) = (req.method(), req.uri().path());
     if (method == Method::GET || method == Method::HEAD) && path == "/" {
-        Answer::Page(text(req, StatusCode::OK, b"Hello, World!"))
+        Answer::Page(Page {
+            status: StatusCode::OK,
+            body: b"Hello, World!",
+        })
     } else if method == Method::POST && path == "/echo" {
         Answer::Echo(echo_head(req))
     } else {
@@ -111,33 +125,45 @@ const ALLOW: &str = "GET, HEAD, POST";
 /// serve, 405 for another method RFC 9110 (or RFC 5789, `PATCH`) defines,
 /// 501 for a method they do not know.
 #[cold]
-fn refusal(req: &mut Request<()>) -> Response<Bytes> {
-    match req.method().as_str() {
-        "GET" | "HEAD" | "POST" => text(req, StatusCode::NOT_FOUND, b"Not Found\n"),
+fn refusal(req: &Request<()>) -> Page {
+    let (status, body): (_, &[u8]) = match req.method().as_str() {
+        "GET" | "HEAD" | "POST" => (StatusCode::NOT_FOUND, b"Not Found\n"),
         "PUT" | "DELETE" | "CONNECT" | "OPTIONS" | "TRACE" | "PATCH" => {
-            let mut res = text(req, StatusCode::METHOD_NOT_ALLOWED, b"Method Not Allowed\n");
-            res.headers_mut()
-                .insert(http::header::ALLOW, HeaderValue::from_static(ALLOW));
-            res
+            (StatusCode::METHOD_NOT_ALLOWED, b"Method Not Allowed\n")
         }
-        _ => text(req, StatusCode::NOT_IMPLEMENTED, b"Not Implemented\n"),
+        _ => (StatusCode::NOT_IMPLEMENTED, b"Not Implemented\n"),
+    };
+    Page { status, body }
+}
+
+impl Page {
+    /// The page as a response to `req`. Its fields go into the request's
+    /// `HeaderMap`, emptied: that storage is reused rather than a new map
+    /// allocated, and the static field values and body are not copied
+    /// either. The maps are swapped, so that the request is left with the
+    /// response's empty one rather than a new one made (and dropped) for
+    /// it.
+    #[inline]
+    pub fn response(self, req: &mut Request<()>) -> Response<Bytes> {
+        let mut res = Response::new(Bytes::from_static(self.body));
+        *res.status_mut() = self.status;
+        let headers = res.headers_mut();
+        std::mem::swap(headers, req.headers_mut());
+        headers.clear();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/plain"));
+        if self.status == StatusCode::METHOD_NOT_ALLOWED {
+            allow(headers);
+        }
+        res
     }
 }
 
-/// A `text/plain` response. Its fields go into the request's `HeaderMap`,
-/// emptied: that storage is reused rather than a new map allocated, and
-/// the static field value and body are not copied either. The maps are
-/// swapped, so that the request is left with the response's empty one
-/// rather than a new one made (and dropped) for it.
-#[inline]
-fn text(req: &mut Request<()>, status: StatusCode, body: &'static [u8]) -> Response<Bytes> {
-    let mut res = Response::new(Bytes::from_static(body));
-    *res.status_mut() = status;
-    let headers = res.headers_mut();
-    std::mem::swap(headers, req.headers_mut());
-    headers.clear();
-    headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/plain"));
-    res
+/// Adds `Allow` to a 405's fields: out of line, so that the page every
+/// request gets inlines its one field's insertion alone.
+#[cold]
+#[inline(never)]
+fn allow(headers: &mut http::HeaderMap) {
+    headers.insert(http::header::ALLOW, HeaderValue::from_static(ALLOW));
 }
 
 /// The head of the echo: the request's `Content-Length` and

@@ -289,6 +289,11 @@ where
 {
     type Output = io::Result<V>;
 
+    /// Inlined into the task that awaits the call: the value (a request
+    /// head, a few hundred bytes) is then written where the task keeps it,
+    /// not returned through a copy, and a call that completes at once (a
+    /// pipelined request already read) costs no call frame of its own.
+    #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<V>> {
         let this = self.get_mut();
         let driver = &mut *this.driver;
