@@ -66,6 +66,11 @@
 #
 # Needs valgrind and python3; WRK=1 needs wrk (bench-wrk.sh installs it).
 set -euo pipefail
+# --help: the comment above, which says what this measures and how.
+if [[ "${1:-}" == -h || "${1:-}" == --help ]]; then
+    sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"
+    exit 0
+fi
 shopt -s inherit_errexit
 
 cd "$(dirname "$0")/.."
