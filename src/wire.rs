@@ -125,6 +125,22 @@ impl WireHead {
         }
     }
 
+    /// Makes this view the view of another head (as [`new`](Self::new)
+    /// does), in its room: a decoder writes the next head's view over one
+    /// a sent message gave back, allocating nothing.
+    pub(crate) fn renew(&mut self, bytes: Bytes, request: bool, record: &Record) {
+        self.bytes = bytes;
+        self.request = request;
+        self.record.clone_from(record);
+    }
+
+    /// Lets go of the head's bytes (the buffer they share), keeping the
+    /// room for [`renew`](Self::renew). The view shows nothing until then.
+    pub(crate) fn park(&mut self) {
+        self.bytes = Bytes::new();
+        self.record.fields.clear();
+    }
+
     /// The whole head as received: start line, field lines and the empty
     /// line that ends them (empty lines before a request line are not
     /// part of it).

@@ -64,8 +64,15 @@ impl DecoderBase {
     #[inline(always)]
     fn wire_view(&mut self, bytes: &Bytes, ext: &mut http::Extensions) {
         if self.wire {
-            let wire = WireHead::new(bytes.clone(), self.rules.request, self.reader.record());
-            extensions(&mut self.spare_extensions, ext).insert(wire);
+            let ext = extensions(&mut self.spare_extensions, ext);
+            let (request, record) = (self.rules.request, self.reader.record());
+            // The spare map's view, parked there, is written over.
+            match ext.get_mut::<WireHead>() {
+                Some(wire) => wire.renew(bytes.clone(), request, record),
+                None => {
+                    ext.insert(WireHead::new(bytes.clone(), request, record));
+                }
+            }
         }
     }
 }

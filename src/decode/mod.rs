@@ -21,7 +21,7 @@ use crate::keep_alive::KeepAlive;
 use crate::leniency::Rules;
 use crate::limits::Limits;
 use crate::role::{Client, Server};
-use crate::wire::WireTrailers;
+use crate::wire::{WireHead, WireTrailers};
 
 /// What the decoder of a role, [`Client`] or [`Server`], does differently:
 /// which heads it reads and how (implemented in `head.rs`, beside the
@@ -213,6 +213,10 @@ impl<R: DecodeRole> Decoder<R> {
     /// ```
     pub fn set_wire_view(&mut self, on: bool) {
         self.base.wire = on;
+        if let Some(spare) = self.base.spare_extensions.as_mut().filter(|_| !on) {
+            // No view parked where no view is made.
+            spare.clear();
+        }
     }
 
     /// `true` when decoded heads carry a [`WireHead`](crate::wire::WireHead)
@@ -449,9 +453,13 @@ impl<R: DecodeRole> Decoder<R> {
 
     /// Gives the decoder an extension map no longer needed (the
     /// extensions of a message just sent or dropped, say): it is emptied,
-    /// and the next head that needs extensions (the [`WireHead`](crate::wire::WireHead) of the
+    /// and the next head that needs extensions (the [`WireHead`] of the
     /// wire view, a [`ReasonPhrase`](crate::ReasonPhrase)) gets it instead of a new one, which
     /// saves two of the three allocations of a message's first extension.
+    /// With the wire view on, a map that holds a [`WireHead`] alone (a
+    /// forwarded head's) keeps it, its bytes let go, and the next head's
+    /// view is written over it: that head allocates nothing for its
+    /// extensions.
     ///
     /// ```
     /// use bytes::BytesMut;
@@ -468,7 +476,13 @@ impl<R: DecodeRole> Decoder<R> {
     /// # Ok::<(), h1proto::Error>(())
     /// ```
     pub fn give_spare_extensions(&mut self, mut extensions: http::Extensions) {
-        extensions.clear();
+        // A wire view the map holds alone is kept, parked (its bytes let
+        // go), for the next head's view to be written over.
+        let alone = extensions.len() == 1 && self.base.wire;
+        match extensions.get_mut::<WireHead>() {
+            Some(wire) if alone => wire.park(),
+            _ => extensions.clear(),
+        }
         self.base.spare_extensions = Some(extensions);
     }
 

@@ -425,3 +425,91 @@ fn a_recycled_extension_map_carries_nothing_over() {
     assert_eq!(wire.target(), Some(&b"/2"[..]));
     assert_eq!(head.extensions().len(), 1);
 }
+
+/// A map given back holding a wire view alone keeps it for the next
+/// head, whose view is written over it: the same view a new map gets,
+/// for heads of more and of fewer lines than the one before; with the
+/// wire view turned off meanwhile, the next head carries none.
+#[test]
+fn a_recycled_wire_view_shows_the_next_head() {
+    let heads: [&[u8]; 4] = [
+        b"HTTP/1.1 200 OK\r\nServer: a\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\n",
+        b"HTTP/1.1 204 Nothing Here\r\nX-B: 1\r\nx-a: 2\r\nX-b: 3\r\nVia: 1.1 p\r\nDate: x\r\n\r\n",
+        b"HTTP/1.1 304 Not Modified\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\nSet-Cookie: a=1\r\nContent-Length: 0\r\n\r\n",
+    ];
+    let decode = |dec: &mut ResponseDecoder, head: &[u8]| {
+        let mut buf = BytesMut::from(head);
+        let Some(Event::Head { head, .. }) = dec.decode(&mut buf).unwrap() else {
+            panic!("no head")
+        };
+        while !matches!(dec.decode(&mut buf).unwrap(), Some(Event::End(_)) | None) {}
+        head
+    };
+    let mut dec = ResponseDecoder::new(Limits::default());
+    dec.set_wire_view(true);
+    for head in heads.iter().chain(&heads) {
+        let res = decode(&mut dec, head);
+        let mut fresh = ResponseDecoder::new(Limits::default());
+        fresh.set_wire_view(true);
+        let want = decode(&mut fresh, head);
+        let wire = |res: &Response<()>| view(res.extensions().get::<WireHead>().unwrap());
+        assert_eq!(wire(&res), wire(&want));
+        assert_eq!(res.extensions().len(), want.extensions().len());
+        let (parts, ()) = res.into_parts();
+        dec.give_spare_extensions(parts.extensions);
+    }
+    dec.set_wire_view(false);
+    let res = decode(&mut dec, heads[0]);
+    assert!(res.extensions().is_empty());
+}
+
+/// A head sent with its wire view is written as with the order of its
+/// names (`FieldOrder::from`), byte for byte, whatever the spacing of its
+/// lines, their folds, and the edits made to its map.
+#[test]
+fn a_wire_view_writes_as_the_order_of_its_names() {
+    let head = b"HTTP/1.1 200 OK\r\nServer: a\r\nX-A:1\r\nX-A:  2 \r\nx-b: 3\r\n\
+        X-C: c\r\n d\r\nDate: now\r\nX-A: 4\r\nConnection: keep-alive\r\nETag: \"e\"\r\n\
+        Accept-Ranges: bytes\r\nX-D:\r\nX-E: \r\nContent-Length: 0\r\n\r\n";
+    let edits: [fn(&mut http::HeaderMap); 5] = [
+        |_| {},
+        |m| h1proto::remove_hop_by_hop(m),
+        |m| {
+            m.insert("x-b", "edited".parse().unwrap());
+            m.append("via", "1.1 p".parse().unwrap());
+        },
+        |m| {
+            m.remove("server");
+            m.remove("x-a");
+            m.append("x-a", "new".parse().unwrap());
+        },
+        |m| {
+            let date = m.remove("date").unwrap();
+            m.insert("etag", date);
+        },
+    ];
+    let encode = |res: Response<()>| {
+        let mut enc = h1proto::ResponseEncoder::default();
+        enc.send_head(res, h1proto::ResponseContext::default())
+            .unwrap();
+        enc.finish(None).unwrap();
+        let out = enc.output();
+        bytes::Buf::copy_to_bytes(out, bytes::Buf::remaining(out))
+    };
+    for edit in edits {
+        let mut dec = ResponseDecoder::new(Limits::default());
+        dec.set_wire_view(true);
+        let mut buf = BytesMut::from(&head[..]);
+        let Some(Event::Head { head, .. }) = dec.decode(&mut buf).unwrap() else {
+            panic!("no head")
+        };
+        let (mut parts, ()) = head.into_parts();
+        edit(&mut parts.headers);
+        let order = FieldOrder::from(parts.extensions.get::<WireHead>().unwrap());
+        let mut by_names = Response::from_parts(parts.clone(), ());
+        by_names.extensions_mut().insert(order);
+        let want = encode(by_names);
+        assert_eq!(encode(Response::from_parts(parts, ())), want);
+    }
+}
