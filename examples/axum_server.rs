@@ -26,7 +26,7 @@
 mod common;
 
 use std::io;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
@@ -57,34 +57,10 @@ async fn main() -> io::Result<()> {
     let (app, conn_stop) = (app(), stopped.clone());
     let mut policy = AcceptPolicy::new(args.max_connections);
     let mut tasks = JoinSet::new();
-    loop {
-        while tasks.try_join_next().is_some() {}
-        if !policy.may_accept(tasks.len(), Instant::now()) {
-            tokio::select! {
-                _ = tasks.join_next() => continue,
-                _ = stopped.wait_for(|&stop| stop) => break,
-            }
-        }
-        let pause = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => {
-                    policy.accepted(Instant::now());
-                    let (app, config, stop) = (app.clone(), args.config.clone(), conn_stop.clone());
-                    tasks.spawn(handle(stream, app, config, stop));
-                    continue;
-                }
-                Err(err) => policy.accept_failed(&err, Instant::now()),
-            },
-            _ = stopped.wait_for(|&stop| stop) => break,
-        };
-        // Paused: until the back-off passes, or one of the connections
-        // ends and gives its descriptor back.
-        tokio::select! {
-            _ = tokio::time::sleep(pause) => {}
-            Some(_) = tasks.join_next() => {}
-            _ = stopped.wait_for(|&stop| stop) => break,
-        }
-    }
+    common::accept_loop(&listener, &mut policy, &mut stopped, &mut tasks, |stream| {
+        handle(stream, app.clone(), args.config.clone(), conn_stop.clone())
+    })
+    .await;
     drop(listener);
     let drain = async { while tasks.join_next().await.is_some() {} };
     let _ = tokio::time::timeout(Duration::from_secs(30), drain).await;

@@ -19,7 +19,7 @@
 mod common;
 
 use std::io;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use h1proto::Config;
 use h1proto::adapter::tokio::Server;
@@ -61,33 +61,10 @@ pub async fn run(
     // where a watch receiver's wait would be ten times that in every
     // connection's task.
     let shutdown = Shutdown::new();
-    loop {
-        while tasks.try_join_next().is_some() {}
-        if !policy.may_accept(tasks.len(), Instant::now()) {
-            tokio::select! {
-                _ = tasks.join_next() => continue,
-                _ = stop.wait_for(|&stop| stop) => break,
-            }
-        }
-        let pause = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => {
-                    policy.accepted(Instant::now());
-                    tasks.spawn(handle(stream, config.clone(), shutdown.signal()));
-                    continue;
-                }
-                Err(err) => policy.accept_failed(&err, Instant::now()),
-            },
-            _ = stop.wait_for(|&stop| stop) => break,
-        };
-        // Paused: until the back-off passes, or one of the connections
-        // ends and gives its descriptor back.
-        tokio::select! {
-            _ = tokio::time::sleep(pause) => {}
-            Some(_) = tasks.join_next() => {}
-            _ = stop.wait_for(|&stop| stop) => break,
-        }
-    }
+    common::accept_loop(&listener, &mut policy, &mut stop, &mut tasks, |stream| {
+        handle(stream, config.clone(), shutdown.signal())
+    })
+    .await;
     drop(listener);
     shutdown.begin();
     let drain = async { while tasks.join_next().await.is_some() {} };

@@ -446,3 +446,46 @@ impl AcceptPolicy {
         self.backoff
     }
 }
+
+/// Accepts connections on `listener`, each served by the task `serve`
+/// makes for it in `tasks`, until `stop` turns true: at most as many at
+/// once as `policy` allows, pausing (until the back-off passes, or a
+/// connection ends and gives its descriptor back) while accepting fails.
+/// Returns with the connections still running, for the caller to drain.
+#[allow(dead_code)] // the tokio servers' loop: blocking_server and uring_server accept their own way
+pub async fn accept_loop<F, Fut>(
+    listener: &tokio::net::TcpListener,
+    policy: &mut AcceptPolicy,
+    stop: &mut tokio::sync::watch::Receiver<bool>,
+    tasks: &mut tokio::task::JoinSet<()>,
+    mut serve: F,
+) where
+    F: FnMut(tokio::net::TcpStream) -> Fut,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    loop {
+        while tasks.try_join_next().is_some() {}
+        if !policy.may_accept(tasks.len(), Instant::now()) {
+            tokio::select! {
+                _ = tasks.join_next() => continue,
+                _ = stop.wait_for(|&stop| stop) => return,
+            }
+        }
+        let pause = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    policy.accepted(Instant::now());
+                    tasks.spawn(serve(stream));
+                    continue;
+                }
+                Err(err) => policy.accept_failed(&err, Instant::now()),
+            },
+            _ = stop.wait_for(|&stop| stop) => return,
+        };
+        tokio::select! {
+            _ = tokio::time::sleep(pause) => {}
+            Some(_) = tasks.join_next() => {}
+            _ = stop.wait_for(|&stop| stop) => return,
+        }
+    }
+}
