@@ -7,9 +7,9 @@ use bytes::Bytes;
 use http::{Response, StatusCode};
 
 use super::core::{Phase, SessionOf};
-use super::timer::{Timer, Waiting, after, earliest};
+use super::timer::Waiting;
 use super::{InterimResponses, Io, Session, SessionError, Step};
-use crate::conn::{ConnRole, State};
+use crate::conn::State;
 use crate::decode::{Event, Progress};
 use crate::error::ErrorKind;
 use crate::role::Client;
@@ -280,30 +280,4 @@ impl ClientSession {
 /// `true` for a 1xx response after which the final one follows.
 fn is_interim(head: &Response<()>) -> bool {
     head.status().is_informational() && head.status() != StatusCode::SWITCHING_PROTOCOLS
-}
-
-/// A client's deadlines: written for any role, called for the client's
-/// alone.
-impl<R: ConnRole> SessionOf<R> {
-    /// The deadline of what the session waits for, and what it is.
-    pub(super) fn client_timer(&self) -> Option<(Instant, Timer)> {
-        let t = &self.timeouts;
-        if self.phase != Phase::Open {
-            return None;
-        }
-        let idle = self.conn.requests_in_flight() == 0 && self.body_done;
-        // What expires `timeout` after `start`, in a wait begun `since`.
-        let (since, start, timeout, kind) = match self.waiting {
-            Waiting::Write(since) => return after(since, t.write).map(|at| (at, Timer::Write)),
-            Waiting::No if idle => (self.since, self.since, t.idle, Timer::Idle),
-            Waiting::No => return None,
-            Waiting::Read(since) if self.conn.recv_state() == State::Body => {
-                (since, since, t.body, Timer::Body)
-            }
-            Waiting::Read(since) => (since, self.head_since.unwrap_or(since), t.head, Timer::Head),
-        };
-        let expiry = after(start, timeout).map(|at| (at, kind));
-        let release = after(since, self.read.release_after()).map(|at| (at, Timer::Release));
-        earliest(expiry, release)
-    }
 }

@@ -7,9 +7,9 @@ use bytes::Bytes;
 use http::Request;
 
 use super::core::{Phase, SessionOf};
-use super::timer::{Timer, Waiting, after, earliest};
+use super::timer::Waiting;
 use super::{Io, SessionError, Step};
-use crate::conn::{ConnRole, State};
+use crate::conn::State;
 use crate::decode::Progress;
 use crate::error::UsageError;
 use crate::role::Server;
@@ -321,49 +321,6 @@ impl ServerSession {
             && matches!(self.conn.recv_state(), State::Idle | State::Head)
         {
             self.head_since = Some(now);
-        }
-    }
-}
-
-/// A server's deadlines: written for any role, called for the server's
-/// alone.
-impl<R: ConnRole> SessionOf<R> {
-    /// The deadline of what the session waits for, and what it is.
-    #[inline]
-    pub(super) fn server_timer(&self) -> Option<(Instant, Timer)> {
-        let t = &self.timeouts;
-        // Matched by reference: copying the phase and the wait costs more
-        // than the match.
-        match (&self.phase, &self.waiting) {
-            (Phase::Closed, _) | (_, Waiting::No) => None,
-            (Phase::Lingering { until, .. }, _) => Some((*until, Timer::Linger)),
-            (_, &Waiting::Write(since)) => after(since, t.write).map(|at| (at, Timer::Write)),
-            (_, &Waiting::Read(since)) => {
-                let (start, timeout, kind) = match self.conn.recv_state() {
-                    State::Idle | State::Head if self.requests == 0 => {
-                        (self.since, t.head, Timer::Head)
-                    }
-                    // Between requests.
-                    State::Idle if self.read.buf.is_empty() => (since, t.idle, Timer::Idle),
-                    State::Idle | State::Head => {
-                        (self.head_since.unwrap_or(since), t.head, Timer::Head)
-                    }
-                    State::Body => (since, t.body, Timer::Body),
-                    _ => (since, None, Timer::Head),
-                };
-                let release = self.read.release_after();
-                if let (Some(r), Some(d)) = (release, timeout) {
-                    // Both run from the same moment and the release comes
-                    // first (a keep-alive connection between requests):
-                    // one deadline to work out.
-                    if start == since && r < d {
-                        return after(since, release).map(|at| (at, Timer::Release));
-                    }
-                }
-                let expiry = after(start, timeout).map(|at| (at, kind));
-                let release = after(since, release).map(|at| (at, Timer::Release));
-                earliest(expiry, release)
-            }
         }
     }
 }
