@@ -81,20 +81,20 @@ pub type ServerConnection = Connection<Server>;
 pub struct ServerState {
     /// `Config::max_drain_bytes`.
     max_drain: u64,
-    /// The request being answered (or last answered): the one exchange a
-    /// server has in flight, since it reads the next request only once
-    /// the response to this one is complete.
+    /// The request being answered (or last answered, while the server's
+    /// party is `Idle`): the one exchange a server has in flight, since it
+    /// reads the next request only once the response to this one is
+    /// complete.
     pub(crate) exchange: Exchange,
     /// Bytes of an unread request body discarded after the response.
     drained: u64,
     /// The head of the final response to the current request in the
-    /// output: while none of it has been drained it can be withdrawn (for
-    /// an error response) or amended (`Connection: close`).
+    /// output, or, between exchanges, of the last one's (pipelined answers
+    /// leave together, so it may still be queued whole when a close is
+    /// asked for); forgotten when the next request's head comes. While
+    /// none of it has been drained it can be withdrawn (for an error
+    /// response) or amended (`Connection: close`).
     response: Option<QueuedHead>,
-    /// The same for the response of the exchange before, once the
-    /// connection has moved on: pipelined answers leave together, so it
-    /// may still be queued whole when a close is asked for.
-    previous: Option<QueuedHead>,
 }
 
 /// A final response head in the output: where it starts and how long it
@@ -249,7 +249,13 @@ impl ServerConnection {
             CONTENT_TYPE,
             HeaderValue::from_static("text/plain; charset=utf-8"),
         );
-        let exchange = self.role.exchange;
+        // Between exchanges the error answers a request whose head was
+        // not handed out, not the last one (a 400 after a HEAD keeps its
+        // body).
+        let exchange = match self.machine.server() {
+            State::Idle => Exchange::default(),
+            _ => self.role.exchange,
+        };
         let ctx = ResponseContext {
             request: exchange.request,
             peer_version: exchange.version,
@@ -275,13 +281,9 @@ impl ServerConnection {
     /// served. Otherwise the next exchange is the last.
     pub fn close_after_response(&mut self) {
         let between = self.machine.server() == State::Idle;
-        let head = if between {
-            &mut self.role.previous
-        } else {
-            &mut self.role.response
-        };
         let amended = self.encoder.keep_alive().is_reusable()
-            && (head.as_mut()).is_some_and(|head| head.amend_close(self.encoder.output()));
+            && (self.role.response.as_mut())
+                .is_some_and(|head| head.amend_close(self.encoder.output()));
         self.close_for(CloseReason::LocalClose);
         if between && amended {
             // The exchange before now ends the connection.
@@ -354,10 +356,10 @@ impl ServerConnection {
                 .is_some_and(|n| n > self.role.max_drain)
     }
 
-    /// After a transition of the machine: a response complete before the request body
-    /// was read leaves it to be drained, unless what the request still
-    /// declares is more than may be; once an exchange is over, its response's
-    /// mark moves aside and its request is forgotten.
+    /// After a transition of the machine: a response complete before the
+    /// request body was read leaves it to be drained, unless what the
+    /// request still declares is more than may be; the last response says
+    /// that the connection closes if it can.
     #[inline]
     pub(crate) fn after_transition(&mut self) {
         if self.machine.server() == State::Done && self.unread_past_drain_bound() {
@@ -365,18 +367,6 @@ impl ServerConnection {
         }
         if self.machine.server() == State::MustClose {
             announce_close(self);
-        }
-        if let Some(head) = self
-            .role
-            .response
-            .filter(|_| self.machine.server() == State::Idle)
-        {
-            self.role.previous = Some(head);
-            self.role.response = None;
-            // The exchange is over: an error before the next request's
-            // head is handed out answers that request, not this one (a
-            // 400 after a HEAD keeps its body).
-            self.role.exchange = Exchange::default();
         }
     }
 }
@@ -432,6 +422,7 @@ impl ConnRole for Server {
             upgrade,
         };
         conn.role.exchange = exchange;
+        conn.role.response = None;
         conn.note_request(exchange, has_body);
         conn.body_open = has_body;
         Ok(())

@@ -270,6 +270,30 @@ fn a_queued_head_says_close_once() {
     assert!(server.is_closed());
 }
 
+/// Once the next request's head has come, closing is said in the
+/// response to it: the answer before it, still queued whole, is left as
+/// it is.
+#[test]
+fn a_close_asked_for_after_the_next_head_amends_its_response_only() {
+    let mut server = ServerConnection::new(Config::default());
+    let mut buf = BytesMut::from(
+        &b"GET /a HTTP/1.1\r\nHost: a\r\n\r\nGET /b HTTP/1.1\r\nHost: a\r\n\r\n"[..],
+    );
+    poll_server(&mut server, &mut buf).unwrap();
+    server.sender().send_response(Response::new("a")).unwrap();
+    poll_server(&mut server, &mut buf).unwrap();
+    assert_eq!(server.send_state(), State::Head);
+    server.close_after_response();
+    server.sender().send_response(Response::new("b")).unwrap();
+    let out = support::drain(server.output());
+    assert_eq!(
+        out.text(),
+        "HTTP/1.1 200 OK\r\ncontent-length: 1\r\n\r\na\
+         HTTP/1.1 200 OK\r\ncontent-length: 1\r\nconnection: close\r\n\r\nb"
+    );
+    assert!(server.is_closed());
+}
+
 #[test]
 fn the_server_is_ready_for_the_next_request_when_the_final_byte_is_queued() {
     let mut server = ServerConnection::new(Config::default());
