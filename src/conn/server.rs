@@ -180,8 +180,10 @@ impl ServerConnection {
         self.machine.continue_sent();
     }
 
-    /// Queues a response, whole (with `body`) or its head: the machine
-    /// moves for it first, and back if the encoder refuses it.
+    /// Queues a response, whole (with `body`) or its head: checks that it
+    /// may be sent now, moves the machine for it, and builds the context
+    /// the encoder frames it by; the machine moves back if the encoder
+    /// refuses it.
     pub(crate) fn send_message(
         &mut self,
         parts: Parts,
@@ -189,7 +191,48 @@ impl ServerConnection {
     ) -> Result<BodyKind, UsageError> {
         let saved = self.machine.clone();
         let status = parts.status;
-        let ctx = self.prepare(status, body.is_some())?;
+        if self.machine.server() != State::Head {
+            return Err(UsageError::WrongState);
+        }
+        // A 1xx to an HTTP/1.0 client is the plan's to refuse.
+        let exchange = self.role.exchange;
+        let input = match response_class(exchange.request, status) {
+            ResponseClass::Interim => Input::Interim,
+            ResponseClass::Switch => {
+                if status == StatusCode::SWITCHING_PROTOCOLS && !exchange.upgrade {
+                    return Err(UsageError::InvalidHead);
+                }
+                if self.machine.client() != State::MightSwitch {
+                    // The request (and its body) is read before switching.
+                    return Err(UsageError::WrongState);
+                }
+                Input::Switch
+            }
+            ResponseClass::Final => {
+                if exchange.request == RequestKind::Connect {
+                    // The decoder stopped at the CONNECT head: what the
+                    // client sent after it was meant for a tunnel that is
+                    // not opened.
+                    self.close_for(CloseReason::ConnectRefused);
+                }
+                if body.is_some() && self.unread_past_drain_bound() {
+                    // The response ends now and the body it leaves unread
+                    // is declared too long to drain: closing is already
+                    // known. A streamed response decides at its end, since
+                    // the application may still read the whole body.
+                    self.close_for(CloseReason::UnreadBody);
+                }
+                Input::head(body.is_none())
+            }
+        };
+        self.on(Party::Server, input);
+        // The verdict so far is passed to the encoder, whose response
+        // says `Connection: close` when it is to close.
+        let ctx = ResponseContext {
+            request: exchange.request,
+            peer_version: exchange.version,
+            keep_alive: self.keep_alive(),
+        };
         let at = self.encoder.output().mark();
         let (kind, len) = self
             .encoder
@@ -291,59 +334,6 @@ impl ServerConnection {
             self.on(Party::Server, Input::Close);
         }
         self.follow_machine();
-    }
-
-    /// Checks that a response with `status` may be sent now, moves the
-    /// machine for it, and builds the context the encoder frames it by.
-    /// `complete`: the response's body is given with its head, so the
-    /// response ends with this call.
-    fn prepare(
-        &mut self,
-        status: StatusCode,
-        complete: bool,
-    ) -> Result<ResponseContext, UsageError> {
-        if self.machine.server() != State::Head {
-            return Err(UsageError::WrongState);
-        }
-        // A 1xx to an HTTP/1.0 client is the plan's to refuse.
-        let exchange = self.role.exchange;
-        let input = match response_class(exchange.request, status) {
-            ResponseClass::Interim => Input::Interim,
-            ResponseClass::Switch => {
-                if status == StatusCode::SWITCHING_PROTOCOLS && !exchange.upgrade {
-                    return Err(UsageError::InvalidHead);
-                }
-                if self.machine.client() != State::MightSwitch {
-                    // The request (and its body) is read before switching.
-                    return Err(UsageError::WrongState);
-                }
-                Input::Switch
-            }
-            ResponseClass::Final => {
-                if exchange.request == RequestKind::Connect {
-                    // The decoder stopped at the CONNECT head: what the
-                    // client sent after it was meant for a tunnel that is
-                    // not opened.
-                    self.close_for(CloseReason::ConnectRefused);
-                }
-                if complete && self.unread_past_drain_bound() {
-                    // The response ends now and the body it leaves unread
-                    // is declared too long to drain: closing is already
-                    // known. A streamed response decides at its end, since
-                    // the application may still read the whole body.
-                    self.close_for(CloseReason::UnreadBody);
-                }
-                Input::head(!complete)
-            }
-        };
-        self.on(Party::Server, input);
-        // The verdict so far is passed to the encoder, whose response
-        // says `Connection: close` when it is to close.
-        Ok(ResponseContext {
-            request: exchange.request,
-            peer_version: exchange.version,
-            keep_alive: self.keep_alive(),
-        })
     }
 
     /// `true` while the request body is being received and the bytes its
