@@ -173,10 +173,9 @@ pub(crate) enum Then {
     Server(State),
     /// The verdict becomes to close, for this reason.
     Close(CloseReason),
-    /// The switch proposal is over.
-    ForgetSwitch,
-    /// The client no longer waits for `100 Continue`.
-    ForgetExpect,
+    /// A flag the machine keeps is cleared: the switch proposal is over,
+    /// or the client no longer waits for `100 Continue`.
+    Forget(Flag),
 }
 
 /// A state-triggered rule: when the client's and the server's states are
@@ -222,7 +221,7 @@ pub(crate) const TRIGGERS: &[Trigger] = &[
         client: ANY,
         server: &[S::Body, S::Done],
         flags: &[(Flag::SwitchProposed, true), (Flag::MoreDue, false)],
-        then: &[Then::ForgetSwitch],
+        then: &[Then::Forget(Flag::SwitchProposed)],
         why: "a final answer that does not switch refuses the switch",
     },
     Trigger {
@@ -237,7 +236,7 @@ pub(crate) const TRIGGERS: &[Trigger] = &[
         server: &[S::Done],
         flags: &[(Flag::ExpectContinue, true), (Flag::MoreDue, false)],
         then: &[
-            Then::ForgetExpect,
+            Then::Forget(Flag::ExpectContinue),
             Then::Close(CloseReason::RejectedContinue),
         ],
         why: "a complete final answer to a client waiting for 100 Continue refuses its body: whether it is sent is unknown",
@@ -327,8 +326,9 @@ pub(crate) struct Machine {
     /// local decision, a body left unread, a refused switch or
     /// `100 Continue`, a protocol error.
     own: KeepAlive,
-    switch: bool,
-    expect: bool,
+    /// The side flags it keeps, as their bits ([`Flag::bit`]): a switch
+    /// proposed, a client waiting for `100 Continue`.
+    flags: u8,
 }
 
 /// What the messages say, read where it is decided (the decoder, the
@@ -375,7 +375,7 @@ impl Machine {
 
     /// `true` while the client waits for `100 Continue`.
     pub(crate) fn expects_continue(&self) -> bool {
-        self.expect
+        self.flags & Flag::ExpectContinue.bit() != 0
     }
 
     /// An event of `party`'s messages. Unlisted pairs are a bug in the
@@ -399,17 +399,17 @@ impl Machine {
     /// its head moves the machine, so that the rules find it waiting for
     /// the answer even when its own verdict is to close.
     pub(crate) fn propose_switch(&mut self) {
-        self.switch = true;
+        self.flags |= Flag::SwitchProposed.bit();
     }
 
     /// The client waits for `100 Continue` before sending its body.
     pub(crate) fn expect_continue(&mut self) {
-        self.expect = true;
+        self.flags |= Flag::ExpectContinue.bit();
     }
 
     /// `100 Continue` passed: the client no longer waits.
     pub(crate) fn continue_sent(&mut self) {
-        self.expect = false;
+        self.flags &= !Flag::ExpectContinue.bit();
     }
 
     /// The final answer to a client waiting for `100 Continue` left the
@@ -420,8 +420,8 @@ impl Machine {
     /// rule for a complete answer. When a final head left is known
     /// differs by role, so each role raises this itself.
     pub(crate) fn refuse_continue(&mut self, facts: Facts) {
-        if self.expect && !facts.behind {
-            self.expect = false;
+        if self.expects_continue() && !facts.behind {
+            self.continue_sent();
             self.close(CloseReason::RejectedContinue, facts);
         }
     }
@@ -451,8 +451,7 @@ impl Machine {
         if let Some(reason) = to.close {
             self.own = self.own.and(KeepAlive::Close(reason));
         }
-        self.switch &= !to.forget_switch;
-        self.expect &= !to.forget_expect;
+        self.flags &= !to.cleared;
     }
 
     /// [`settle`](Self::settle) rule by rule, as the rules read: what
@@ -475,8 +474,7 @@ impl Machine {
                 Then::Client(s) => self.states[C as usize] = s,
                 Then::Server(s) => self.states[Sv as usize] = s,
                 Then::Close(reason) => self.own = self.own.and(KeepAlive::Close(reason)),
-                Then::ForgetSwitch => self.switch = false,
-                Then::ForgetExpect => self.expect = false,
+                Then::Forget(flag) => self.flags &= !flag.bit(),
             }
         }
     }
@@ -485,8 +483,7 @@ impl Machine {
     #[inline]
     fn flag_bits(&self, facts: Facts) -> u8 {
         u8::from(self.verdict(facts).is_reusable())
-            | u8::from(self.switch) << 1
-            | u8::from(self.expect) << 2
+            | self.flags
             | u8::from(facts.behind) << 3
             | u8::from(!facts.responses.is_reusable()) << 4
     }
@@ -499,8 +496,7 @@ impl Machine {
     fn matches(&self, rule: &Trigger, facts: Facts) -> bool {
         let flag = |flag| match flag {
             Flag::KeepAlive => self.verdict(facts).is_reusable(),
-            Flag::SwitchProposed => self.switch,
-            Flag::ExpectContinue => self.expect,
+            Flag::SwitchProposed | Flag::ExpectContinue => self.flags & flag.bit() != 0,
             Flag::MoreDue => facts.behind,
             Flag::ResponsesEnd => !facts.responses.is_reusable(),
         };
@@ -560,8 +556,8 @@ struct Settled {
     client: State,
     server: State,
     close: Option<CloseReason>,
-    forget_switch: bool,
-    forget_expect: bool,
+    /// The flags cleared, as their bits.
+    cleared: u8,
 }
 
 /// For each joint state (client, server) and each value of the flag bits,
@@ -593,8 +589,7 @@ const fn settled(c: usize, sv: usize, mut bits: u8) -> Settled {
         client: ALL_STATES[c],
         server: ALL_STATES[sv],
         close: None,
-        forget_switch: false,
-        forget_expect: false,
+        cleared: 0,
     };
     // Each rule changes a state or clears a flag for good, so this ends;
     // the bound only guards against a table mistake.
@@ -619,13 +614,9 @@ const fn settled(c: usize, sv: usize, mut bits: u8) -> Settled {
                     }
                     bits &= !Flag::KeepAlive.bit();
                 }
-                Then::ForgetSwitch => {
-                    to.forget_switch = true;
-                    bits &= !Flag::SwitchProposed.bit();
-                }
-                Then::ForgetExpect => {
-                    to.forget_expect = true;
-                    bits &= !Flag::ExpectContinue.bit();
+                Then::Forget(flag) => {
+                    to.cleared |= flag.bit();
+                    bits &= !flag.bit();
                 }
             }
             k += 1;
@@ -748,8 +739,9 @@ pub(crate) mod doc {
                     Then::Client(s) => format!("client → {s}"),
                     Then::Server(s) => format!("server → {s}"),
                     Then::Close(r) => format!("verdict → Close({r:?})"),
-                    Then::ForgetSwitch => "switch proposal over".to_string(),
-                    Then::ForgetExpect => "no longer expecting 100".to_string(),
+                    Then::Forget(Flag::SwitchProposed) => "switch proposal over".to_string(),
+                    Then::Forget(Flag::ExpectContinue) => "no longer expecting 100".to_string(),
+                    Then::Forget(flag) => format!("not {flag:?}"),
                 })
                 .collect::<Vec<_>>()
                 .join("; ");
@@ -915,8 +907,7 @@ mod tests {
             } else {
                 KeepAlive::Close(CloseReason::LocalClose)
             },
-            switch: on(Flag::SwitchProposed),
-            expect: on(Flag::ExpectContinue),
+            flags: bits & (Flag::SwitchProposed.bit() | Flag::ExpectContinue.bit()),
         };
         let facts = Facts {
             requests: KeepAlive::Reusable,
