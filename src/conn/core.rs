@@ -17,16 +17,6 @@ use crate::role::{Party, Server};
 use crate::segments::Segments;
 use crate::wire::WireTrailers;
 
-/// What a decoded body event (or end) means to the connection's loop.
-pub enum EventAction {
-    /// Hand the event to the caller.
-    Return,
-    /// Decode on: the event was consumed (a body being drained).
-    Skip,
-    /// Stop here with `Ok(None)`.
-    Stop,
-}
-
 /// What the connection of a role, [`Client`](crate::role::Client) or
 /// [`Server`](crate::role::Server), keeps and decides besides the
 /// skeleton's: implemented in `server.rs` and `client.rs`. It requires the
@@ -69,11 +59,12 @@ pub trait ConnRole: DecodeRole + EncodeRole {
     ) -> Result<(), Error>;
 
     /// Looks at a decoded body event or, with `end`, the end of the
-    /// message (`consumed`: the bytes it took), and says what the loop
-    /// does with it: by default, hand it out. The end of the peer's
-    /// message is the connection's to note, after this.
-    fn on_body(_conn: &mut Connection<Self>, _consumed: usize, _end: bool) -> EventAction {
-        EventAction::Return
+    /// message (`consumed`: the bytes it took), and says whether the loop
+    /// hands it out (by default) or decodes on, the event consumed (a body
+    /// being drained). The end of the peer's message is the connection's
+    /// to note, after this.
+    fn on_body(_conn: &mut Connection<Self>, _consumed: usize, _end: bool) -> bool {
+        true
     }
 
     /// The connection as a server's, for the calls only a server has
@@ -183,15 +174,13 @@ impl<R: ConnRole> Connection<R> {
                 Err(err) => return Err(self.fail(err)),
             };
             let end = matches!(progress, Progress::End(_));
-            let action = R::on_body(self, before - buf.len(), end);
+            let hand_out = R::on_body(self, before - buf.len(), end);
             if end && std::mem::take(&mut self.body_open) {
                 self.on(R::PEER, Input::EndOfMessage);
             }
             self.follow_machine();
-            match action {
-                EventAction::Return => return Ok(progress),
-                EventAction::Stop => return Ok(Progress::NeedMore),
-                EventAction::Skip => {}
+            if hand_out {
+                return Ok(progress);
             }
         }
     }

@@ -8,7 +8,7 @@ use http::header::{CONNECTION, CONTENT_TYPE, HeaderValue};
 use http::response::Parts;
 use http::{Response, StatusCode, Version};
 
-use super::core::{ConnRole, Connection, EventAction};
+use super::core::{ConnRole, Connection};
 use super::machine::{Input, State};
 use super::{expects_continue, offers_upgrade};
 use crate::config::Config;
@@ -420,20 +420,20 @@ impl ConnRole for Server {
 
     /// A response completed before the request body was read: the rest is
     /// read and discarded, bounded by the bytes it takes off the wire
-    /// (chunk framing included), not by its data alone.
+    /// (chunk framing included), not by its data alone. Past the bound the
+    /// connection closes, which stops its decoder: nothing more is read.
     #[inline]
-    fn on_body(conn: &mut Connection<Self>, consumed: usize, end: bool) -> EventAction {
+    fn on_body(conn: &mut Connection<Self>, consumed: usize, end: bool) -> bool {
         if !conn.body_open || conn.machine.server() != State::Done {
-            return EventAction::Return;
+            return true;
         }
         conn.role.drained += consumed as u64;
         if end {
             conn.role.drained = 0;
         } else if conn.role.drained > conn.role.max_drain {
             conn.close_for(CloseReason::UnreadBody);
-            return EventAction::Stop;
         }
-        EventAction::Skip
+        false
     }
 
     #[inline(always)]
