@@ -13,7 +13,7 @@ use bytes::{Bytes, BytesMut};
 use http::header::HeaderMap;
 
 use super::read::ReadBuf;
-use super::timer::{Timer, Waiting, after, earliest};
+use super::timer::{Timer, Waiting, after};
 use super::{Io, Session, SessionError, Step, TrailerFields};
 use crate::chunk_ext::ChunkExtensions;
 use crate::config::{Config, Timeouts};
@@ -531,7 +531,8 @@ impl<R: ConnRole> SessionOf<R> {
             }
         }
         let expiry = after(start, timeout).map(|at| (at, kind));
-        earliest(expiry, after(since, release).map(|at| (at, Timer::Release)))
+        let release = after(since, release).map(|at| (at, Timer::Release));
+        expiry.into_iter().chain(release).min_by_key(|&(at, _)| at)
     }
 
     /// A deadline other than the buffers' release passed: the wait it

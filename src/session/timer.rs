@@ -9,14 +9,6 @@ pub(super) fn after(since: Instant, timeout: Option<Duration>) -> Option<Instant
     timeout.and_then(|t| since.checked_add(t))
 }
 
-/// The earlier of two deadlines, each with what expires.
-pub(super) fn earliest<T>(
-    a: Option<(Instant, T)>,
-    b: Option<(Instant, T)>,
-) -> Option<(Instant, T)> {
-    a.into_iter().chain(b).min_by_key(|&(at, _)| at)
-}
-
 /// What a session waits for when a deadline passes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Timer {
