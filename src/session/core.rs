@@ -7,7 +7,7 @@
 //! own branch alone. The calls only one role has are in `server.rs` and
 //! `client.rs`.
 
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Instant, SystemTime};
 
 use bytes::{Bytes, BytesMut};
 use http::header::HeaderMap;
@@ -482,45 +482,36 @@ impl<R: ConnRole> SessionOf<R> {
     #[inline]
     fn timer(&self) -> Option<(Instant, Timer)> {
         let (t, client) = (&self.timeouts, R::LOCAL == Party::Client);
+        // What expires `timeout` after `start`, in a wait begun `since`.
         // Matched by reference: copying the phase and the wait costs more
         // than the match.
-        let since = match (&self.phase, &self.waiting) {
+        let (since, start, timeout, kind) = match (&self.phase, &self.waiting) {
             (Phase::Closed, _) => return None,
             _ if client && self.phase != Phase::Open => return None,
             (_, Waiting::No) if client && self.conn.requests_in_flight() == 0 && self.body_done => {
-                return self.deadline(self.since, self.since, t.idle, Timer::Idle);
+                (self.since, self.since, t.idle, Timer::Idle)
             }
             (_, Waiting::No) => return None,
             (Phase::Lingering { until, .. }, _) => return Some((*until, Timer::Linger)),
             (_, &Waiting::Write(since)) => {
                 return after(since, t.write).map(|at| (at, Timer::Write));
             }
-            (_, &Waiting::Read(since)) => since,
+            (_, &Waiting::Read(since)) => match self.conn.recv_state() {
+                State::Body => (since, since, t.body, Timer::Body),
+                // A client waits for the head of the response due.
+                _ if client => (since, self.head_since.unwrap_or(since), t.head, Timer::Head),
+                // A server's first request runs from the connection's start.
+                State::Idle | State::Head if self.requests == 0 => {
+                    (since, self.since, t.head, Timer::Head)
+                }
+                // Between requests.
+                State::Idle if self.read.buf.is_empty() => (since, since, t.idle, Timer::Idle),
+                State::Idle | State::Head => {
+                    (since, self.head_since.unwrap_or(since), t.head, Timer::Head)
+                }
+                _ => (since, since, None, Timer::Head),
+            },
         };
-        let (start, timeout, kind) = match self.conn.recv_state() {
-            State::Body => (since, t.body, Timer::Body),
-            // A client waits for the head of the response due.
-            _ if client => (self.head_since.unwrap_or(since), t.head, Timer::Head),
-            // A server's first request runs from the connection's start.
-            State::Idle | State::Head if self.requests == 0 => (self.since, t.head, Timer::Head),
-            // Between requests.
-            State::Idle if self.read.buf.is_empty() => (since, t.idle, Timer::Idle),
-            State::Idle | State::Head => (self.head_since.unwrap_or(since), t.head, Timer::Head),
-            _ => (since, None, Timer::Head),
-        };
-        self.deadline(since, start, timeout, kind)
-    }
-
-    /// The earlier of `kind`, which expires `timeout` after `start`, and
-    /// the release of the buffers, in a wait begun `since`.
-    #[inline]
-    fn deadline(
-        &self,
-        since: Instant,
-        start: Instant,
-        timeout: Option<Duration>,
-        kind: Timer,
-    ) -> Option<(Instant, Timer)> {
         let release = self.read.release_after();
         if let (Some(r), Some(d)) = (release, timeout) {
             // Both run from the same moment and the release comes first
