@@ -58,19 +58,10 @@ pub trait ConnRole: DecodeRole + EncodeRole {
         body: Option<BodyKind>,
     ) -> Result<(), Error>;
 
-    /// Looks at a decoded body event or, with `end`, the end of the
-    /// message (`consumed`: the bytes it took), and says whether the loop
-    /// hands it out (by default) or decodes on, the event consumed (a body
-    /// being drained). The end of the peer's message is the connection's
-    /// to note, after this.
-    fn on_body(_conn: &mut Connection<Self>, _consumed: usize, _end: bool) -> bool {
-        true
-    }
-
     /// The connection as a server's, for the calls only a server has
-    /// (its bookkeeping after the machine moved, the error response, the
-    /// close after the exchange, the `Date` of its responses); `None` for
-    /// a client's.
+    /// (the drain of a request body left unread, its bookkeeping after the
+    /// machine moved, the error response, the close after the exchange,
+    /// the `Date` of its responses); `None` for a client's.
     fn as_server(_conn: &mut Connection<Self>) -> Option<&mut Connection<Server>> {
         None
     }
@@ -174,7 +165,9 @@ impl<R: ConnRole> Connection<R> {
                 Err(err) => return Err(self.fail(err)),
             };
             let end = matches!(progress, Progress::End(_));
-            let hand_out = R::on_body(self, before - buf.len(), end);
+            // A server drains what a complete response left unread.
+            let consumed = before - buf.len();
+            let hand_out = R::as_server(self).is_none_or(|server| !server.drains(consumed, end));
             if end && std::mem::take(&mut self.body_open) {
                 self.on(R::PEER, Input::EndOfMessage);
             }

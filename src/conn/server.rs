@@ -336,6 +336,26 @@ impl ServerConnection {
         self.follow_machine();
     }
 
+    /// `true` when the request body event just decoded (`consumed`: the
+    /// bytes it took; `end`: the end of the body) is drained, not handed
+    /// out: a response completed before the request body was read, so the
+    /// rest is read and discarded, bounded by the bytes it takes off the wire
+    /// (chunk framing included), not by its data alone. Past the bound the
+    /// connection closes, which stops its decoder: nothing more is read.
+    #[inline]
+    pub(super) fn drains(&mut self, consumed: usize, end: bool) -> bool {
+        if !self.body_open || self.machine.server() != State::Done {
+            return false;
+        }
+        self.role.drained += consumed as u64;
+        if end {
+            self.role.drained = 0;
+        } else if self.role.drained > self.role.max_drain {
+            self.close_for(CloseReason::UnreadBody);
+        }
+        true
+    }
+
     /// `true` while the request body is being received and the bytes its
     /// `Content-Length` still declares exceed what may be drained.
     fn unread_past_drain_bound(&self) -> bool {
@@ -416,24 +436,6 @@ impl ConnRole for Server {
         conn.note_request(exchange, has_body);
         conn.body_open = has_body;
         Ok(())
-    }
-
-    /// A response completed before the request body was read: the rest is
-    /// read and discarded, bounded by the bytes it takes off the wire
-    /// (chunk framing included), not by its data alone. Past the bound the
-    /// connection closes, which stops its decoder: nothing more is read.
-    #[inline]
-    fn on_body(conn: &mut Connection<Self>, consumed: usize, end: bool) -> bool {
-        if !conn.body_open || conn.machine.server() != State::Done {
-            return true;
-        }
-        conn.role.drained += consumed as u64;
-        if end {
-            conn.role.drained = 0;
-        } else if conn.role.drained > conn.role.max_drain {
-            conn.close_for(CloseReason::UnreadBody);
-        }
-        false
     }
 
     #[inline(always)]
