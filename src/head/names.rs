@@ -177,10 +177,7 @@ impl NameCache {
             if self.entries.len() == CAPACITY {
                 // Full: a peer with this many names starts over (rare, and
                 // it keeps the memory bounded without bookkeeping).
-                self.entries.clear();
-                self.generation = self.generation.wrapping_add(1);
-                self.spellings.clear();
-                self.value_bytes = 0;
+                self.release();
             }
             if self.entries.capacity() == 0 {
                 // Room for a browser's names at once; more grows as needed.
