@@ -1,5 +1,7 @@
 //! Body decoders: Content-Length countdown, chunked, and until close.
 
+use std::ops::Range;
+
 use bytes::{Buf, Bytes, BytesMut};
 use http::header::HeaderMap;
 use memchr::memchr;
@@ -324,19 +326,15 @@ impl Chunked {
                 },
                 ChunkState::Size(mut searched) => {
                     match self.size_line(&buf[s.pos..], &mut searched, limits) {
-                        Ok(Some(Line {
-                            size,
-                            len,
-                            extensions,
-                        })) => {
+                        Ok(Some((size, len, extensions))) => {
                             let at = s.pos;
                             s.pos += len;
                             state = match size {
                                 0 => ChunkState::Trailers,
                                 size => ChunkState::Data(size),
                             };
-                            if self.report_extensions && extensions.0 < extensions.1 {
-                                break Ok(Some((at + extensions.0, at + extensions.1)));
+                            if self.report_extensions && !extensions.is_empty() {
+                                break Ok(Some((at + extensions.start, at + extensions.end)));
                             }
                         }
                         Ok(None) => {
@@ -355,26 +353,23 @@ impl Chunked {
 
     /// Reads the chunk-size line at the start of `line`, of which
     /// `searched` bytes were searched for its end before, and counts it
-    /// against the limits; `None` (and `searched` moved on) while its end
-    /// is not there yet.
+    /// against the limits: the chunk size, the line's length with its
+    /// end, and where its extensions are in it (empty when it has none);
+    /// `None` (and `searched` moved on) while its end is not there yet.
     #[inline]
     fn size_line(
         &mut self,
         line: &[u8],
         searched: &mut usize,
         limits: &Limits,
-    ) -> Result<Option<Line>, ErrorKind> {
+    ) -> Result<Option<(u64, usize, Range<usize>)>, ErrorKind> {
         // The usual line, with nothing counted against the limits yet: at
         // most 12 digits, CRLF and the CRLF after the data are within any
         // chunk's allowance, nothing to count.
         if let Some((size, len)) = usual_line(line, limits.max_chunk_line_bytes)
             && self.overhead.excess == 0
         {
-            return Ok(Some(Line {
-                size,
-                len,
-                extensions: (len, len),
-            }));
+            return Ok(Some((size, len, len..len)));
         }
         self.size_line_in_full(line, searched, limits)
     }
@@ -387,7 +382,7 @@ impl Chunked {
         line: &[u8],
         searched: &mut usize,
         limits: &Limits,
-    ) -> Result<Option<Line>, ErrorKind> {
+    ) -> Result<Option<(u64, usize, Range<usize>)>, ErrorKind> {
         let window = line.len().min(limits.max_chunk_line_bytes);
         let Some(i) = memchr(b'\n', &line[*searched..window]) else {
             if window == limits.max_chunk_line_bytes && line.len() >= window {
@@ -404,11 +399,7 @@ impl Chunked {
         };
         let (size, digits) = chunk_size_line(&line[..end])?;
         self.overhead.charge(lf + 1, end - digits, size, limits)?;
-        Ok(Some(Line {
-            size,
-            len: lf + 1,
-            extensions: (digits, end),
-        }))
+        Ok(Some((size, lf + 1, digits..end)))
     }
 
     /// Keeps the tolerance an error names; returns its kind.
@@ -539,15 +530,6 @@ struct Scan {
     start: usize,
     end: usize,
     pos: usize,
-}
-
-/// A chunk-size line read: the chunk size, the line's length with its
-/// end, and where its extensions are in it (empty when it has none).
-#[derive(Debug)]
-struct Line {
-    size: u64,
-    len: usize,
-    extensions: (usize, usize),
 }
 
 /// Framing bytes each chunk may carry at no cost, besides

@@ -41,14 +41,16 @@ struct Entry {
     /// Where the name as the peer spelt it sits in `NameCache::spellings`.
     start: u16,
     len: u8,
+    /// The first value a line of the name came with, if kept: a copy,
+    /// since a slice of a head would hold that head's read buffer.
+    value: Option<HeaderValue>,
 }
 
 /// Field names already parsed on this connection (see the module docs).
 ///
-/// Three allocations, made by the first name kept (the entries, one
-/// buffer holding every spelling, and the values' slots), one for each
-/// value kept, and a few more only for a peer with more than 16 names or
-/// 256 bytes of them.
+/// Two allocations, made by the first name kept (the entries and one
+/// buffer holding every spelling), one for each value kept, and a few
+/// more only for a peer with more than 16 names or 256 bytes of them.
 #[derive(Debug, Default)]
 pub(crate) struct NameCache {
     entries: Vec<Entry>,
@@ -59,10 +61,6 @@ pub(crate) struct NameCache {
     next: u16,
     /// Whether new names are kept: from a connection's second message on.
     keeping: bool,
-    /// The first value a line of each entry's name came with, if kept
-    /// (by index): a copy, since a slice of a head would hold that head's
-    /// read buffer.
-    values: Vec<Option<HeaderValue>>,
     /// The bytes of the values kept.
     value_bytes: u16,
     /// How many times the cache started over: an entry's index stands
@@ -84,12 +82,11 @@ impl NameCache {
     /// being read name entries by index.
     pub(crate) fn release(&mut self) {
         if self.entries.capacity() != 0 {
-            self.entries = Vec::new();
-            self.spellings = Vec::new();
-            self.values = Vec::new();
-            self.value_bytes = 0;
-            self.next = 0;
-            self.generation = self.generation.wrapping_add(1);
+            *self = NameCache {
+                keeping: self.keeping,
+                generation: self.generation.wrapping_add(1),
+                ..NameCache::default()
+            };
         }
     }
 
@@ -134,7 +131,7 @@ impl NameCache {
     /// The value kept for entry `i`, if any.
     #[inline(always)]
     pub(crate) fn value_at(&self, i: u32) -> Option<&HeaderValue> {
-        self.values.get(i as usize)?.as_ref()
+        self.entries.get(i as usize)?.value.as_ref()
     }
 
     /// The name of entry `i`.
@@ -180,17 +177,12 @@ impl NameCache {
             if self.entries.len() == CAPACITY {
                 // Full: a peer with this many names starts over (rare, and
                 // it keeps the memory bounded without bookkeeping).
-                self.entries.clear();
-                self.generation = self.generation.wrapping_add(1);
-                self.spellings.clear();
-                self.values.clear();
-                self.value_bytes = 0;
+                self.release();
             }
             if self.entries.capacity() == 0 {
                 // Room for a browser's names at once; more grows as needed.
                 self.entries.reserve_exact(16);
                 self.spellings.reserve_exact(256);
-                self.values.reserve_exact(16);
             }
             let start = u16::try_from(self.spellings.len()).ok()?;
             self.spellings.extend_from_slice(raw);
@@ -199,8 +191,8 @@ impl NameCache {
                 role: FieldRole::of_name(name.as_str().as_bytes()),
                 start,
                 len: u8::try_from(raw.len()).ok()?,
+                value: None,
             });
-            self.values.push(None);
             self.next = self.entries.len() as u16;
             return Some((name, Some(u32::from(self.next) - 1)));
         }
@@ -213,15 +205,14 @@ impl NameCache {
     /// valid without a second check (the head reader's `known_value`).
     #[inline(never)]
     pub(crate) fn learn_value(&mut self, i: u32, value: &[u8]) {
-        if let Some(slot) = self.values.get_mut(i as usize) {
-            if slot.is_none()
-                && value.len() <= MAX_VALUE_LEN
-                && usize::from(self.value_bytes) + value.len() <= VALUE_BUDGET
-            {
-                // Within VALUE_BUDGET: the cast keeps every bit.
-                self.value_bytes += value.len() as u16;
-                *slot = HeaderValue::from_bytes(value).ok();
-            }
+        if let Some(Entry { value: slot, .. }) = self.entries.get_mut(i as usize)
+            && slot.is_none()
+            && value.len() <= MAX_VALUE_LEN
+            && usize::from(self.value_bytes) + value.len() <= VALUE_BUDGET
+        {
+            // Within VALUE_BUDGET: the cast keeps every bit.
+            self.value_bytes += value.len() as u16;
+            *slot = HeaderValue::from_bytes(value).ok();
         }
     }
 }
@@ -372,7 +363,6 @@ mod tests {
         cache.release();
         assert_eq!(cache.entries.capacity(), 0);
         assert_eq!(cache.spellings.capacity(), 0);
-        assert_eq!(cache.values.capacity(), 0);
         assert_eq!(cache.value_bytes, 0);
         // Indices from before stand for nothing now.
         assert_ne!(cache.generation(), generation);
@@ -399,9 +389,9 @@ mod tests {
             let value = vec![b'a' + (i % 26) as u8; MAX_VALUE_LEN];
             learn(&mut cache, name.as_bytes(), &value);
             assert!(usize::from(cache.value_bytes) <= VALUE_BUDGET);
-            let kept: usize = cache.values.iter().flatten().map(HeaderValue::len).sum();
+            let values = cache.entries.iter().filter_map(|e| e.value.as_ref());
+            let kept: usize = values.map(HeaderValue::len).sum();
             assert_eq!(kept, usize::from(cache.value_bytes));
-            assert_eq!(cache.values.len(), cache.entries.len());
         }
     }
 

@@ -3,7 +3,6 @@
 //! `Uri` is built later from a target known to fit.
 
 use http::Uri;
-use memchr::memchr;
 
 /// Whether a request-target of valid bytes has a form that fits the
 /// method (a token), and a `Uri` takes it: origin-form without CONNECT,
@@ -36,22 +35,36 @@ fn uri_form_fits(connect: bool, target: &[u8]) -> bool {
                 .authority()
                 .is_some_and(|a| a.port().is_some() && !a.as_str().contains('@'));
     }
-    // absolute-form: scheme ":" "//" authority ...
-    let Some(colon) = memchr(b':', target) else {
-        return false;
-    };
-    let scheme = &target[..colon];
-    scheme.first().is_some_and(u8::is_ascii_alphabetic)
-        && scheme
-            .iter()
-            .all(|&b| b.is_ascii_alphanumeric() || b == b'+' || b == b'-' || b == b'.')
-        && target[colon + 1..].starts_with(b"//")
-        && uri.authority().is_some()
+    // absolute-form: scheme ":" "//" authority ... A `Uri` has a scheme
+    // only for scheme characters before "://" at the start; the scheme
+    // must start with a letter.
+    uri.scheme().is_some() && target[0].is_ascii_alphabetic() && uri.authority().is_some()
 }
 
 #[cfg(test)]
 mod tests {
     use super::form_fits;
+
+    /// An absolute-form target is a scheme of a letter and scheme
+    /// characters, "://" and an authority; CONNECT takes none.
+    #[test]
+    fn the_absolute_form() {
+        for good in ["http://a/", "HTTP://a", "h+t.p-1://a:80/x?y", "x://a"] {
+            assert!(form_fits(b"GET", good.as_bytes()), "{good}");
+            assert!(!form_fits(b"CONNECT", good.as_bytes()), "{good}");
+        }
+        for bad in [
+            "1http://a/",
+            "+x://a",
+            "://a",
+            "http:/a",
+            "http:a",
+            "a:b",
+            "h_p://a",
+        ] {
+            assert!(!form_fits(b"GET", bad.as_bytes()), "{bad}");
+        }
+    }
 
     /// An origin-form target is taken up to the length a `Uri` takes, and
     /// refused past it, whatever the method.
