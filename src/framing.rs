@@ -6,7 +6,7 @@
 //! else in the crate decides how long a message body is.
 //! `docs/framing.md` has the table, `docs/encoding.md` the sender's side.
 
-use http::header::{CONNECTION, HeaderMap, TRANSFER_ENCODING};
+use http::header::{CONNECTION, HeaderMap};
 use http::{Method, StatusCode, Version};
 
 use crate::error::ErrorKind;
@@ -98,31 +98,15 @@ pub(crate) fn response_class(request: RequestKind, status: StatusCode) -> Respon
     }
 }
 
-/// Where the values of a head's `Transfer-Encoding` lines are read, when
-/// what [`FramingFields`] noted is not enough: a field map, or the reader's record
-/// of the head (a decoder without `http` types).
-pub(crate) trait FieldValues {
-    /// The values of the `Transfer-Encoding` lines, in order.
-    fn transfer_encodings(&self) -> impl Iterator<Item = impl AsRef<[u8]>>;
-}
-
-impl FieldValues for HeaderMap {
-    fn transfer_encodings(&self) -> impl Iterator<Item = impl AsRef<[u8]>> {
-        self.get_all(TRANSFER_ENCODING).iter()
-    }
-}
-
 /// The framing of a message received (RFC 9112 section 6.3): of a
 /// request (items 3 to 7) when `response` is `None`, else of a response
 /// with this status to a request of this kind (items 1 to 5 and 8); from
-/// the framing fields gathered in `seen`, `fields` consulted only for the
-/// codings of a `Transfer-Encoding`.
+/// the framing fields gathered in `seen`.
 #[inline]
 pub(crate) fn framing_of(
     response: Option<(RequestKind, StatusCode)>,
     version: Version,
     seen: &FramingFields,
-    fields: &impl FieldValues,
 ) -> Result<Framing, ErrorKind> {
     let bodiless =
         |(request, status)| no_body(response_class(request, status), request, status).is_some();
@@ -137,9 +121,9 @@ pub(crate) fn framing_of(
     // with both is refused.
     let conflict = response.is_some() && seen.transfer_encoding && seen.content_length.is_some();
     let declared = if conflict {
-        codings(true, fields)?
+        codings(true, seen)?
     } else {
-        declared_framing(response.is_some(), seen, fields)?
+        declared_framing(response.is_some(), seen)?
     };
     Ok(match declared {
         Declared::None if response.is_none() => Framing::of(BodyKind::Empty),
@@ -220,8 +204,7 @@ pub(crate) enum Declared {
 /// Reads and checks the framing fields of a message, to be sent or
 /// received ([`framing_of`] is this and the version's rule).
 /// `response` selects the rules for responses, which may carry transfer
-/// codings besides `chunked`; `fields` is consulted only for the codings
-/// of a `Transfer-Encoding` ([`codings`]).
+/// codings besides `chunked` ([`codings`]).
 ///
 /// # Errors
 ///
@@ -232,7 +215,6 @@ pub(crate) enum Declared {
 pub(crate) fn declared_framing(
     response: bool,
     seen: &FramingFields,
-    fields: &impl FieldValues,
 ) -> Result<Declared, ErrorKind> {
     if !seen.transfer_encoding {
         // Strict: exactly one field line whose value is 1*DIGIT without
@@ -248,29 +230,18 @@ pub(crate) fn declared_framing(
     if seen.content_length.is_some() {
         return Err(ErrorKind::ContentLengthWithTransferEncoding);
     }
-    codings(response, fields)
+    codings(response, seen)
 }
 
-/// Reads the transfer-coding list across all `Transfer-Encoding` lines.
-/// `chunked` twice, an empty list or a coding that is not a token is an
-/// error whatever the role; for requests, so is any coding but one
-/// `chunked`.
-pub(crate) fn codings(response: bool, fields: &impl FieldValues) -> Result<Declared, ErrorKind> {
-    let (mut chunked, mut last_chunked, mut others) = (false, false, false);
-    for value in fields.transfer_encodings() {
-        for coding in list_elements(value.as_ref()) {
-            last_chunked = coding.eq_ignore_ascii_case(b"chunked");
-            // A coding is a token, optionally with parameters; chunked is
-            // applied at most once (RFC 9112 section 7).
-            let name = coding.split(|&b| b == b';').next().unwrap_or(coding);
-            if (last_chunked && chunked) || !is_token(trim_ows(name)) {
-                return Err(ErrorKind::InvalidTransferEncoding);
-            }
-            chunked |= last_chunked;
-            others |= !last_chunked;
-        }
-    }
-    match (last_chunked, others) {
+/// The framing the transfer-coding list of all `Transfer-Encoding` lines
+/// asks for, as [`FramingFields`] noted it. `chunked` twice, an empty
+/// list or a coding that is not a token is an error whatever the role;
+/// for requests, so is any coding but one `chunked`.
+#[inline(never)]
+pub(crate) fn codings(response: bool, seen: &FramingFields) -> Result<Declared, ErrorKind> {
+    let has = |coding| seen.codings & coding != 0;
+    match (has(LAST_CHUNKED), has(OTHER_CODINGS)) {
+        _ if has(BAD_CODING) => Err(ErrorKind::InvalidTransferEncoding),
         (true, false) => Ok(Declared::Chunked),
         (true, true) if response => Ok(Declared::CodedChunked),
         (false, true) if response => Ok(Declared::Close),
@@ -280,6 +251,14 @@ pub(crate) fn codings(response: bool, fields: &impl FieldValues) -> Result<Decla
         (false, _) => Err(ErrorKind::InvalidTransferEncoding),
     }
 }
+
+/// Of the transfer codings noted ([`FramingFields`]): `chunked` among
+/// them, the last one `chunked`, one other than `chunked`, and one
+/// refused (`chunked` applied twice, a name that is not a token).
+const CHUNKED: u8 = 1;
+const LAST_CHUNKED: u8 = 2;
+const OTHER_CODINGS: u8 = 4;
+const BAD_CODING: u8 = 8;
 
 /// What the framing and the keep-alive verdict depend on, gathered in one
 /// pass: by the head reader while it reads the field lines, or by [`FramingFields::of`]
@@ -299,6 +278,9 @@ pub(crate) struct FramingFields {
     pub(crate) content_length: Option<Option<u64>>,
     /// A `Transfer-Encoding` field line.
     pub(crate) transfer_encoding: bool,
+    /// What the codings its lines list are, in order: bits of [`CHUNKED`]
+    /// and the constants after it.
+    codings: u8,
     /// A `Connection` field line.
     pub(crate) connection: bool,
     /// The `Connection` lines list `close`, and `keep-alive` (an
@@ -342,8 +324,33 @@ impl FramingFields {
                     Some(_) => None,
                 });
             }
-            FieldRole::TransferEncoding => self.transfer_encoding = true,
+            FieldRole::TransferEncoding => self.transfer_encoding_line(value),
             FieldRole::Connection => self.connection_line(value),
+        }
+    }
+
+    /// Notes a `Transfer-Encoding` field line with this value: its
+    /// codings, after those of the lines before it.
+    #[inline(never)]
+    fn transfer_encoding_line(&mut self, value: &[u8]) {
+        self.transfer_encoding = true;
+        for coding in list_elements(value) {
+            let chunked = coding.eq_ignore_ascii_case(b"chunked");
+            // A coding is a token, optionally with parameters; chunked is
+            // applied at most once (RFC 9112 section 7).
+            let name = coding.split(|&b| b == b';').next().unwrap_or(coding);
+            let twice = chunked && self.codings & CHUNKED != 0;
+            let bad = if twice || !is_token(trim_ows(name)) {
+                BAD_CODING
+            } else {
+                0
+            };
+            let this = if chunked {
+                CHUNKED | LAST_CHUNKED
+            } else {
+                OTHER_CODINGS
+            };
+            self.codings = self.codings & !LAST_CHUNKED | this | bad;
         }
     }
 

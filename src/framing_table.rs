@@ -14,7 +14,7 @@ use http::{StatusCode, Version};
 
 /// The framing of a request with these fields.
 fn request_framing(version: Version, headers: &HeaderMap) -> Result<Framing, ErrorKind> {
-    framing_of(None, version, &FramingFields::of(headers), headers)
+    framing_of(None, version, &FramingFields::of(headers))
 }
 
 /// The framing of a response with these fields.
@@ -28,7 +28,6 @@ fn response_framing(
         Some((request, status)),
         version,
         &FramingFields::of(headers),
-        headers,
     )
 }
 

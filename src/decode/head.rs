@@ -131,14 +131,10 @@ fn field_error(error: Error, head: &[u8], record: &Record) -> Error {
 /// 9112 section 6.1). Otherwise the error names the tolerance when it would
 /// accept the request.
 #[cold]
-fn chunked_with_content_length(
-    rules: &Rules,
-    seen: &FramingFields,
-    values: &(&Record, &[u8]),
-) -> Result<Framing, Error> {
+fn chunked_with_content_length(rules: &Rules, seen: &FramingFields) -> Result<Framing, Error> {
     // What `Transfer-Encoding` frames alone (the version allows it):
     // chunked, or an error.
-    let codings = framing::codings(false, values);
+    let codings = framing::codings(false, seen);
     let length_valid = matches!(seen.content_length, Some(Some(_)));
     if !rules.chunked_with_content_length {
         let hint = (length_valid && codings.is_ok())
@@ -179,10 +175,9 @@ impl DecodeRole for Server {
             // with an invalid value, in any version.
             return Err(at_field(ErrorKind::InvalidHostValue.into()));
         }
-        let values = (record, &raw[..]);
-        let framing = match framing::framing_of(None, version, &seen, &values) {
+        let framing = match framing::framing_of(None, version, &seen) {
             Err(ErrorKind::ContentLengthWithTransferEncoding) => {
-                chunked_with_content_length(&base.rules, &seen, &values).map_err(at_field)?
+                chunked_with_content_length(&base.rules, &seen).map_err(at_field)?
             }
             framing => framing.map_err(|kind| at_field(kind.into()))?,
         };
@@ -244,8 +239,7 @@ impl DecodeRole for Client {
             .front()
             .map_or_else(RequestKind::default, |e| e.request);
         let class = response_class(request, status);
-        let values = (record, &head[..]);
-        let framing = framing::framing_of(Some((request, status)), version, &seen, &values)
+        let framing = framing::framing_of(Some((request, status)), version, &seen)
             .map_err(|kind| field_error(kind.into(), head, record).in_head(start))?;
         let verdict = match class {
             ResponseClass::Switch => KeepAlive::Close(CloseReason::Switched),
