@@ -34,22 +34,6 @@ impl BodyKind {
     }
 }
 
-/// The framing of a message: its body kind and the verdict it implies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Framing {
-    /// How the body is delimited.
-    pub body: BodyKind,
-    /// `Some` when the framing alone forbids reusing the connection
-    /// (close-delimited body, Transfer-Encoding with Content-Length).
-    pub close: Option<CloseReason>,
-}
-
-impl Framing {
-    const fn of(body: BodyKind) -> Self {
-        Framing { body, close: None }
-    }
-}
-
 /// What the request a response answers tells about the response's framing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum RequestKind {
@@ -107,11 +91,11 @@ pub(crate) fn framing_of(
     response: Option<(RequestKind, StatusCode)>,
     version: Version,
     seen: &FramingFields,
-) -> Result<Framing, ErrorKind> {
+) -> Result<BodyKind, ErrorKind> {
     let bodiless =
         |(request, status)| no_body(response_class(request, status), request, status).is_some();
     if response.is_some_and(bodiless) {
-        return Ok(Framing::of(BodyKind::Empty));
+        return Ok(BodyKind::Empty);
     }
     if seen.transfer_encoding && version == Version::HTTP_10 {
         return Err(ErrorKind::TransferEncodingInHttp10);
@@ -126,19 +110,24 @@ pub(crate) fn framing_of(
         declared_framing(response.is_some(), seen)?
     };
     Ok(match declared {
-        Declared::None if response.is_none() => Framing::of(BodyKind::Empty),
-        Declared::Length(n) => Framing::of(BodyKind::Length(n)),
+        Declared::None if response.is_none() => BodyKind::Empty,
+        Declared::Length(n) => BodyKind::Length(n),
         // Other codings (responses only) stay in the body for the
         // application to remove.
-        Declared::Chunked | Declared::CodedChunked => Framing {
-            body: BodyKind::Chunked,
-            close: conflict.then_some(CloseReason::FramingConflict),
-        },
-        Declared::None | Declared::Close => Framing {
-            body: BodyKind::CloseDelimited,
-            close: Some(CloseReason::CloseDelimited),
-        },
+        Declared::Chunked | Declared::CodedChunked => BodyKind::Chunked,
+        Declared::None | Declared::Close => BodyKind::CloseDelimited,
     })
+}
+
+/// Why a message's framing alone forbids reusing the connection, if it
+/// does: a close-delimited body, or a chunked one whose `Content-Length`
+/// `Transfer-Encoding` overrode (RFC 9112 sections 6.1 and 6.3).
+pub(crate) fn framing_close(body: BodyKind, seen: &FramingFields) -> Option<CloseReason> {
+    match body {
+        BodyKind::CloseDelimited => Some(CloseReason::CloseDelimited),
+        BodyKind::Chunked if seen.content_length.is_some() => Some(CloseReason::FramingConflict),
+        _ => None,
+    }
 }
 
 /// The framing fields a sender writes on a response without a body (RFC
