@@ -294,7 +294,7 @@ impl FramingFields {
     #[inline]
     pub(crate) fn note_named(&mut self, name: &[u8], value: &[u8]) {
         self.date |= name == b"date";
-        self.note(FieldRole::classify(name), value);
+        self.note(FieldRole::of_name(name), value);
     }
 
     /// Notes a field line of the given role, with its value.
@@ -402,15 +402,8 @@ impl FieldRole {
     /// The role of a field name, in any case: the one classification of
     /// names, for the reader (bytes as received) and the encoders (a
     /// `HeaderName`).
-    #[inline(never)]
+    #[inline]
     pub(crate) fn of_name(name: &[u8]) -> FieldRole {
-        FieldRole::classify(name)
-    }
-
-    /// [`of_name`](Self::of_name), inlined where the encoders note each
-    /// field they write.
-    #[inline(always)]
-    fn classify(name: &[u8]) -> FieldRole {
         // Compared a word at a time, where a byte at a time costs as much
         // again as the rest of noting a field.
         let is = |known: &[u8]| names_match(name, known);
