@@ -228,9 +228,8 @@ pub(crate) fn declared_framing(
 /// for requests, so is any coding but one `chunked`.
 #[inline(never)]
 pub(crate) fn codings(response: bool, seen: &FramingFields) -> Result<Declared, ErrorKind> {
-    let has = |coding| seen.codings & coding != 0;
-    match (has(LAST_CHUNKED), has(OTHER_CODINGS)) {
-        _ if has(BAD_CODING) => Err(ErrorKind::InvalidTransferEncoding),
+    match (seen.last_chunked, seen.other_codings) {
+        _ if seen.bad_coding => Err(ErrorKind::InvalidTransferEncoding),
         (true, false) => Ok(Declared::Chunked),
         (true, true) if response => Ok(Declared::CodedChunked),
         (false, true) if response => Ok(Declared::Close),
@@ -240,14 +239,6 @@ pub(crate) fn codings(response: bool, seen: &FramingFields) -> Result<Declared, 
         (false, _) => Err(ErrorKind::InvalidTransferEncoding),
     }
 }
-
-/// Of the transfer codings noted ([`FramingFields`]): `chunked` among
-/// them, the last one `chunked`, one other than `chunked`, and one
-/// refused (`chunked` applied twice, a name that is not a token).
-const CHUNKED: u8 = 1;
-const LAST_CHUNKED: u8 = 2;
-const OTHER_CODINGS: u8 = 4;
-const BAD_CODING: u8 = 8;
 
 /// What the framing and the keep-alive verdict depend on, gathered in one
 /// pass: by the head reader while it reads the field lines, or by [`FramingFields::of`]
@@ -267,9 +258,13 @@ pub(crate) struct FramingFields {
     pub(crate) content_length: Option<Option<u64>>,
     /// A `Transfer-Encoding` field line.
     pub(crate) transfer_encoding: bool,
-    /// What the codings its lines list are, in order: bits of [`CHUNKED`]
-    /// and the constants after it.
-    codings: u8,
+    /// Of the codings its lines list, in order: `chunked` among them, the
+    /// last one `chunked`, one other than `chunked`, and one refused
+    /// (`chunked` applied twice, a name that is not a token).
+    chunked: bool,
+    last_chunked: bool,
+    other_codings: bool,
+    bad_coding: bool,
     /// A `Connection` field line.
     pub(crate) connection: bool,
     /// The `Connection` lines list `close`, and `keep-alive` (an
@@ -323,24 +318,28 @@ impl FramingFields {
     #[inline(never)]
     fn transfer_encoding_line(&mut self, value: &[u8]) {
         self.transfer_encoding = true;
-        for coding in list_elements(value) {
-            let chunked = coding.eq_ignore_ascii_case(b"chunked");
-            // A coding is a token, optionally with parameters; chunked is
-            // applied at most once (RFC 9112 section 7).
-            let name = coding.split(|&b| b == b';').next().unwrap_or(coding);
-            let twice = chunked && self.codings & CHUNKED != 0;
-            let bad = if twice || !is_token(trim_ows(name)) {
-                BAD_CODING
-            } else {
-                0
-            };
-            let this = if chunked {
-                CHUNKED | LAST_CHUNKED
-            } else {
-                OTHER_CODINGS
-            };
-            self.codings = self.codings & !LAST_CHUNKED | this | bad;
+        if names_match(value, b"chunked") {
+            // The usual line: one coding, and no list to read.
+            return self.coding(true, true);
         }
+        for coding in list_elements(value) {
+            // A coding is a token, optionally with parameters.
+            let name = coding.split(|&b| b == b';').next().unwrap_or(coding);
+            self.coding(
+                coding.eq_ignore_ascii_case(b"chunked"),
+                is_token(trim_ows(name)),
+            );
+        }
+    }
+
+    /// Notes the next transfer coding: `chunked` or another, its name
+    /// `valid` or not. `chunked` is applied at most once (RFC 9112
+    /// section 7).
+    fn coding(&mut self, chunked: bool, valid: bool) {
+        self.bad_coding |= (chunked && self.chunked) || !valid;
+        self.chunked |= chunked;
+        self.last_chunked = chunked;
+        self.other_codings |= !chunked;
     }
 
     /// Notes a `Connection` field line with this value: its tokens, so
