@@ -205,21 +205,17 @@ pub(crate) fn declared_framing(
     response: bool,
     seen: &FramingFields,
 ) -> Result<Declared, ErrorKind> {
-    if !seen.transfer_encoding {
+    match (seen.transfer_encoding, seen.content_length) {
+        (false, None) => Ok(Declared::None),
+        (false, Some(Some(n))) => Ok(Declared::Length(n)),
         // Strict: exactly one field line whose value is 1*DIGIT without
         // sign, and no overflow. A repeated field or a list, even of equal
         // values, is refused (RFC 9110 section 8.6 lets a recipient reject
         // them).
-        return match seen.content_length {
-            None => Ok(Declared::None),
-            Some(Some(n)) => Ok(Declared::Length(n)),
-            Some(None) => Err(ErrorKind::InvalidContentLength),
-        };
+        (false, Some(None)) => Err(ErrorKind::InvalidContentLength),
+        (true, Some(_)) => Err(ErrorKind::ContentLengthWithTransferEncoding),
+        (true, None) => codings(response, seen),
     }
-    if seen.content_length.is_some() {
-        return Err(ErrorKind::ContentLengthWithTransferEncoding);
-    }
-    codings(response, seen)
 }
 
 /// The framing the transfer-coding list of all `Transfer-Encoding` lines
