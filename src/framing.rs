@@ -71,14 +71,11 @@ pub(crate) enum ResponseClass {
 
 /// Classifies a response status for the request it answers.
 pub(crate) fn response_class(request: RequestKind, status: StatusCode) -> ResponseClass {
-    if status == StatusCode::SWITCHING_PROTOCOLS
-        || (request == RequestKind::Connect && status.is_success())
-    {
-        ResponseClass::Switch
-    } else if status.is_informational() {
-        ResponseClass::Interim
-    } else {
-        ResponseClass::Final
+    match status {
+        StatusCode::SWITCHING_PROTOCOLS => ResponseClass::Switch,
+        _ if request == RequestKind::Connect && status.is_success() => ResponseClass::Switch,
+        _ if status.is_informational() => ResponseClass::Interim,
+        _ => ResponseClass::Final,
     }
 }
 
@@ -159,15 +156,13 @@ pub(crate) fn no_body(
     request: RequestKind,
     status: StatusCode,
 ) -> Option<SenderFields> {
-    // 1xx, a switch (a 2xx to CONNECT included) and 204.
-    if class != ResponseClass::Final || status == StatusCode::NO_CONTENT {
-        Some(SenderFields::None)
-    } else if status == StatusCode::NOT_MODIFIED {
-        Some(SenderFields::LengthOnly)
-    } else if request == RequestKind::Head {
-        Some(SenderFields::AsForGet)
-    } else {
-        None
+    match status {
+        // 1xx, a switch (a 2xx to CONNECT included) and 204.
+        _ if class != ResponseClass::Final => Some(SenderFields::None),
+        StatusCode::NO_CONTENT => Some(SenderFields::None),
+        StatusCode::NOT_MODIFIED => Some(SenderFields::LengthOnly),
+        _ if request == RequestKind::Head => Some(SenderFields::AsForGet),
+        _ => None,
     }
 }
 
