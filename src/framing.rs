@@ -339,11 +339,8 @@ impl FramingFields {
     fn connection_line(&mut self, value: &[u8]) {
         self.connection = true;
         for token in list_elements(value) {
-            if names_match(token, b"close") {
-                self.connection_close = true;
-            } else if names_match(token, b"keep-alive") {
-                self.connection_keep_alive = true;
-            }
+            self.connection_close |= names_match(token, b"close");
+            self.connection_keep_alive |= names_match(token, b"keep-alive");
         }
     }
 }
