@@ -6,7 +6,7 @@
 //! else in the crate decides how long a message body is.
 //! `docs/framing.md` has the table, `docs/encoding.md` the sender's side.
 
-use http::header::{CONNECTION, HeaderMap, TRANSFER_ENCODING};
+use http::header::{CONNECTION, HeaderMap};
 use http::{Method, StatusCode, Version};
 
 use crate::error::ErrorKind;
@@ -31,22 +31,6 @@ impl BodyKind {
     /// `true` when the message has no body bytes (`Empty` or `Length(0)`).
     pub fn is_empty(self) -> bool {
         matches!(self, BodyKind::Empty | BodyKind::Length(0))
-    }
-}
-
-/// The framing of a message: its body kind and the verdict it implies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Framing {
-    /// How the body is delimited.
-    pub body: BodyKind,
-    /// `Some` when the framing alone forbids reusing the connection
-    /// (close-delimited body, Transfer-Encoding with Content-Length).
-    pub close: Option<CloseReason>,
-}
-
-impl Framing {
-    const fn of(body: BodyKind) -> Self {
-        Framing { body, close: None }
     }
 }
 
@@ -87,47 +71,28 @@ pub(crate) enum ResponseClass {
 
 /// Classifies a response status for the request it answers.
 pub(crate) fn response_class(request: RequestKind, status: StatusCode) -> ResponseClass {
-    if status == StatusCode::SWITCHING_PROTOCOLS
-        || (request == RequestKind::Connect && status.is_success())
-    {
-        ResponseClass::Switch
-    } else if status.is_informational() {
-        ResponseClass::Interim
-    } else {
-        ResponseClass::Final
-    }
-}
-
-/// Where the values of a head's `Transfer-Encoding` lines are read, when
-/// what [`FramingFields`] noted is not enough: a field map, or the reader's record
-/// of the head (a decoder without `http` types).
-pub(crate) trait FieldValues {
-    /// The values of the `Transfer-Encoding` lines, in order.
-    fn transfer_encodings(&self) -> impl Iterator<Item = impl AsRef<[u8]>>;
-}
-
-impl FieldValues for HeaderMap {
-    fn transfer_encodings(&self) -> impl Iterator<Item = impl AsRef<[u8]>> {
-        self.get_all(TRANSFER_ENCODING).iter()
+    match status {
+        StatusCode::SWITCHING_PROTOCOLS => ResponseClass::Switch,
+        _ if request == RequestKind::Connect && status.is_success() => ResponseClass::Switch,
+        _ if status.is_informational() => ResponseClass::Interim,
+        _ => ResponseClass::Final,
     }
 }
 
 /// The framing of a message received (RFC 9112 section 6.3): of a
 /// request (items 3 to 7) when `response` is `None`, else of a response
 /// with this status to a request of this kind (items 1 to 5 and 8); from
-/// the framing fields gathered in `seen`, `fields` consulted only for the
-/// codings of a `Transfer-Encoding`.
+/// the framing fields gathered in `seen`.
 #[inline]
 pub(crate) fn framing_of(
     response: Option<(RequestKind, StatusCode)>,
     version: Version,
     seen: &FramingFields,
-    fields: &impl FieldValues,
-) -> Result<Framing, ErrorKind> {
+) -> Result<BodyKind, ErrorKind> {
     let bodiless =
         |(request, status)| no_body(response_class(request, status), request, status).is_some();
     if response.is_some_and(bodiless) {
-        return Ok(Framing::of(BodyKind::Empty));
+        return Ok(BodyKind::Empty);
     }
     if seen.transfer_encoding && version == Version::HTTP_10 {
         return Err(ErrorKind::TransferEncodingInHttp10);
@@ -137,24 +102,29 @@ pub(crate) fn framing_of(
     // with both is refused.
     let conflict = response.is_some() && seen.transfer_encoding && seen.content_length.is_some();
     let declared = if conflict {
-        codings(true, fields)?
+        codings(true, seen)?
     } else {
-        declared_framing(response.is_some(), seen, fields)?
+        declared_framing(response.is_some(), seen)?
     };
     Ok(match declared {
-        Declared::None if response.is_none() => Framing::of(BodyKind::Empty),
-        Declared::Length(n) => Framing::of(BodyKind::Length(n)),
+        Declared::None if response.is_none() => BodyKind::Empty,
+        Declared::Length(n) => BodyKind::Length(n),
         // Other codings (responses only) stay in the body for the
         // application to remove.
-        Declared::Chunked | Declared::CodedChunked => Framing {
-            body: BodyKind::Chunked,
-            close: conflict.then_some(CloseReason::FramingConflict),
-        },
-        Declared::None | Declared::Close => Framing {
-            body: BodyKind::CloseDelimited,
-            close: Some(CloseReason::CloseDelimited),
-        },
+        Declared::Chunked | Declared::CodedChunked => BodyKind::Chunked,
+        Declared::None | Declared::Close => BodyKind::CloseDelimited,
     })
+}
+
+/// Why a message's framing alone forbids reusing the connection, if it
+/// does: a close-delimited body, or a chunked one whose `Content-Length`
+/// `Transfer-Encoding` overrode (RFC 9112 sections 6.1 and 6.3).
+pub(crate) fn framing_close(body: BodyKind, seen: &FramingFields) -> Option<CloseReason> {
+    match body {
+        BodyKind::CloseDelimited => Some(CloseReason::CloseDelimited),
+        BodyKind::Chunked if seen.content_length.is_some() => Some(CloseReason::FramingConflict),
+        _ => None,
+    }
 }
 
 /// The framing fields a sender writes on a response without a body (RFC
@@ -186,15 +156,13 @@ pub(crate) fn no_body(
     request: RequestKind,
     status: StatusCode,
 ) -> Option<SenderFields> {
-    // 1xx, a switch (a 2xx to CONNECT included) and 204.
-    if class != ResponseClass::Final || status == StatusCode::NO_CONTENT {
-        Some(SenderFields::None)
-    } else if status == StatusCode::NOT_MODIFIED {
-        Some(SenderFields::LengthOnly)
-    } else if request == RequestKind::Head {
-        Some(SenderFields::AsForGet)
-    } else {
-        None
+    match status {
+        // 1xx, a switch (a 2xx to CONNECT included) and 204.
+        _ if class != ResponseClass::Final => Some(SenderFields::None),
+        StatusCode::NO_CONTENT => Some(SenderFields::None),
+        StatusCode::NOT_MODIFIED => Some(SenderFields::LengthOnly),
+        _ if request == RequestKind::Head => Some(SenderFields::AsForGet),
+        _ => None,
     }
 }
 
@@ -220,8 +188,7 @@ pub(crate) enum Declared {
 /// Reads and checks the framing fields of a message, to be sent or
 /// received ([`framing_of`] is this and the version's rule).
 /// `response` selects the rules for responses, which may carry transfer
-/// codings besides `chunked`; `fields` is consulted only for the codings
-/// of a `Transfer-Encoding` ([`codings`]).
+/// codings besides `chunked` ([`codings`]).
 ///
 /// # Errors
 ///
@@ -232,45 +199,28 @@ pub(crate) enum Declared {
 pub(crate) fn declared_framing(
     response: bool,
     seen: &FramingFields,
-    fields: &impl FieldValues,
 ) -> Result<Declared, ErrorKind> {
-    if !seen.transfer_encoding {
+    match (seen.transfer_encoding, seen.content_length) {
+        (false, None) => Ok(Declared::None),
+        (false, Some(Some(n))) => Ok(Declared::Length(n)),
         // Strict: exactly one field line whose value is 1*DIGIT without
         // sign, and no overflow. A repeated field or a list, even of equal
         // values, is refused (RFC 9110 section 8.6 lets a recipient reject
         // them).
-        return match seen.content_length {
-            None => Ok(Declared::None),
-            Some(Some(n)) => Ok(Declared::Length(n)),
-            Some(None) => Err(ErrorKind::InvalidContentLength),
-        };
+        (false, Some(None)) => Err(ErrorKind::InvalidContentLength),
+        (true, Some(_)) => Err(ErrorKind::ContentLengthWithTransferEncoding),
+        (true, None) => codings(response, seen),
     }
-    if seen.content_length.is_some() {
-        return Err(ErrorKind::ContentLengthWithTransferEncoding);
-    }
-    codings(response, fields)
 }
 
-/// Reads the transfer-coding list across all `Transfer-Encoding` lines.
-/// `chunked` twice, an empty list or a coding that is not a token is an
-/// error whatever the role; for requests, so is any coding but one
-/// `chunked`.
-pub(crate) fn codings(response: bool, fields: &impl FieldValues) -> Result<Declared, ErrorKind> {
-    let (mut chunked, mut last_chunked, mut others) = (false, false, false);
-    for value in fields.transfer_encodings() {
-        for coding in list_elements(value.as_ref()) {
-            last_chunked = coding.eq_ignore_ascii_case(b"chunked");
-            // A coding is a token, optionally with parameters; chunked is
-            // applied at most once (RFC 9112 section 7).
-            let name = coding.split(|&b| b == b';').next().unwrap_or(coding);
-            if (last_chunked && chunked) || !is_token(trim_ows(name)) {
-                return Err(ErrorKind::InvalidTransferEncoding);
-            }
-            chunked |= last_chunked;
-            others |= !last_chunked;
-        }
-    }
-    match (last_chunked, others) {
+/// The framing the transfer-coding list of all `Transfer-Encoding` lines
+/// asks for, as [`FramingFields`] noted it. `chunked` twice, an empty
+/// list or a coding that is not a token is an error whatever the role;
+/// for requests, so is any coding but one `chunked`.
+#[inline(never)]
+pub(crate) fn codings(response: bool, seen: &FramingFields) -> Result<Declared, ErrorKind> {
+    match (seen.last_chunked, seen.other_codings) {
+        _ if seen.bad_coding => Err(ErrorKind::InvalidTransferEncoding),
         (true, false) => Ok(Declared::Chunked),
         (true, true) if response => Ok(Declared::CodedChunked),
         (false, true) if response => Ok(Declared::Close),
@@ -299,6 +249,13 @@ pub(crate) struct FramingFields {
     pub(crate) content_length: Option<Option<u64>>,
     /// A `Transfer-Encoding` field line.
     pub(crate) transfer_encoding: bool,
+    /// Of the codings its lines list, in order: `chunked` among them, the
+    /// last one `chunked`, one other than `chunked`, and one refused
+    /// (`chunked` applied twice, a name that is not a token).
+    chunked: bool,
+    last_chunked: bool,
+    other_codings: bool,
+    bad_coding: bool,
     /// A `Connection` field line.
     pub(crate) connection: bool,
     /// The `Connection` lines list `close`, and `keep-alive` (an
@@ -323,7 +280,7 @@ impl FramingFields {
     #[inline]
     pub(crate) fn note_named(&mut self, name: &[u8], value: &[u8]) {
         self.date |= name == b"date";
-        self.note(FieldRole::classify(name), value);
+        self.note(FieldRole::of_name(name), value);
     }
 
     /// Notes a field line of the given role, with its value.
@@ -342,9 +299,38 @@ impl FramingFields {
                     Some(_) => None,
                 });
             }
-            FieldRole::TransferEncoding => self.transfer_encoding = true,
+            FieldRole::TransferEncoding => self.transfer_encoding_line(value),
             FieldRole::Connection => self.connection_line(value),
         }
+    }
+
+    /// Notes a `Transfer-Encoding` field line with this value: its
+    /// codings, after those of the lines before it.
+    #[inline(never)]
+    fn transfer_encoding_line(&mut self, value: &[u8]) {
+        self.transfer_encoding = true;
+        if names_match(value, b"chunked") {
+            // The usual line: one coding, and no list to read.
+            return self.coding(true, true);
+        }
+        for coding in list_elements(value) {
+            // A coding is a token, optionally with parameters.
+            let name = coding.split(|&b| b == b';').next().unwrap_or(coding);
+            self.coding(
+                coding.eq_ignore_ascii_case(b"chunked"),
+                is_token(trim_ows(name)),
+            );
+        }
+    }
+
+    /// Notes the next transfer coding: `chunked` or another, its name
+    /// `valid` or not. `chunked` is applied at most once (RFC 9112
+    /// section 7).
+    fn coding(&mut self, chunked: bool, valid: bool) {
+        self.bad_coding |= (chunked && self.chunked) || !valid;
+        self.chunked |= chunked;
+        self.last_chunked = chunked;
+        self.other_codings |= !chunked;
     }
 
     /// Notes a `Connection` field line with this value: its tokens, so
@@ -353,11 +339,8 @@ impl FramingFields {
     fn connection_line(&mut self, value: &[u8]) {
         self.connection = true;
         for token in list_elements(value) {
-            if names_match(token, b"close") {
-                self.connection_close = true;
-            } else if names_match(token, b"keep-alive") {
-                self.connection_keep_alive = true;
-            }
+            self.connection_close |= names_match(token, b"close");
+            self.connection_keep_alive |= names_match(token, b"keep-alive");
         }
     }
 }
@@ -406,15 +389,8 @@ impl FieldRole {
     /// The role of a field name, in any case: the one classification of
     /// names, for the reader (bytes as received) and the encoders (a
     /// `HeaderName`).
-    #[inline(never)]
+    #[inline]
     pub(crate) fn of_name(name: &[u8]) -> FieldRole {
-        FieldRole::classify(name)
-    }
-
-    /// [`of_name`](Self::of_name), inlined where the encoders note each
-    /// field they write.
-    #[inline(always)]
-    fn classify(name: &[u8]) -> FieldRole {
         // Compared a word at a time, where a byte at a time costs as much
         // again as the rest of noting a field.
         let is = |known: &[u8]| names_match(name, known);

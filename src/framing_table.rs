@@ -3,7 +3,7 @@
 #![cfg(test)]
 
 use crate::framing::{
-    Framing, FramingFields, ResponseClass, connection_verdict_of, framing_of, response_class,
+    FramingFields, ResponseClass, connection_verdict_of, framing_close, framing_of, response_class,
 };
 use crate::{
     CloseReason, ErrorKind, KeepAlive,
@@ -12,9 +12,29 @@ use crate::{
 use http::header::{HeaderMap, HeaderName, HeaderValue};
 use http::{StatusCode, Version};
 
+/// The framing of a message: its body kind, and why the framing alone
+/// forbids reusing the connection, if it does.
+#[derive(Debug, PartialEq, Eq)]
+struct Framing {
+    body: BodyKind,
+    close: Option<CloseReason>,
+}
+
+/// The framing of a message with these fields, as a decoder decides it.
+fn framing(
+    response: Option<(RequestKind, StatusCode)>,
+    version: Version,
+    headers: &HeaderMap,
+) -> Result<Framing, ErrorKind> {
+    let seen = FramingFields::of(headers);
+    let body = framing_of(response, version, &seen)?;
+    let close = framing_close(body, &seen);
+    Ok(Framing { body, close })
+}
+
 /// The framing of a request with these fields.
 fn request_framing(version: Version, headers: &HeaderMap) -> Result<Framing, ErrorKind> {
-    framing_of(None, version, &FramingFields::of(headers), headers)
+    framing(None, version, headers)
 }
 
 /// The framing of a response with these fields.
@@ -24,12 +44,7 @@ fn response_framing(
     version: Version,
     headers: &HeaderMap,
 ) -> Result<Framing, ErrorKind> {
-    framing_of(
-        Some((request, status)),
-        version,
-        &FramingFields::of(headers),
-        headers,
-    )
+    framing(Some((request, status)), version, headers)
 }
 
 const V10: Version = Version::HTTP_10;

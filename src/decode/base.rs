@@ -14,7 +14,7 @@ use http::{Request, Response};
 use super::body::{BodyDecoder, Chunked, Progress};
 use crate::chunk_ext::ChunkExtensions;
 use crate::error::{Error, ErrorKind};
-use crate::framing::{BodyKind, Framing, FramingFields, RequestKind};
+use crate::framing::{BodyKind, FramingFields, RequestKind, framing_close};
 use crate::head::names::NameCache;
 use crate::head::reader::{MAX_EMPTY_LINES, Options, Reader};
 use crate::keep_alive::{CloseReason, KeepAlive};
@@ -320,15 +320,16 @@ impl DecoderBase {
     }
 
     /// Starts the body of a message whose head was just parsed.
-    pub(super) fn start_body(&mut self, framing: Framing, verdict: KeepAlive) {
+    pub(super) fn start_body(&mut self, body: BodyKind, verdict: KeepAlive) {
         self.reader.reset();
         // The trailers of the message before are no longer the last (most
         // messages had none: nothing to drop).
         if self.wire_trailers.is_some() {
             self.wire_trailers = None;
         }
-        self.verdict = verdict.and(framing.close.map_or(KeepAlive::Reusable, KeepAlive::Close));
-        let next = match framing.body {
+        let close = framing_close(body, &self.seen);
+        self.verdict = verdict.and(close.map_or(KeepAlive::Reusable, KeepAlive::Close));
+        let next = match body {
             BodyKind::Empty | BodyKind::Length(0) => DecodeStage::Ending,
             BodyKind::Length(n) => DecodeStage::Body(BodyDecoder::Length(n)),
             BodyKind::Chunked => DecodeStage::Body(BodyDecoder::Chunked(Chunked::new(

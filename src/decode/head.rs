@@ -11,7 +11,7 @@ use super::base::{DecoderBase, Event, InFlight, MessageHead};
 use super::body::Progress;
 use crate::error::{Error, ErrorKind};
 use crate::framing::{
-    self, BodyKind, FieldRole, Framing, FramingFields, RequestKind, ResponseClass, response_class,
+    self, BodyKind, FieldRole, FramingFields, RequestKind, ResponseClass, response_class,
 };
 use crate::head::build;
 use crate::head::record::{Field, Record};
@@ -131,14 +131,10 @@ fn field_error(error: Error, head: &[u8], record: &Record) -> Error {
 /// 9112 section 6.1). Otherwise the error names the tolerance when it would
 /// accept the request.
 #[cold]
-fn chunked_with_content_length(
-    rules: &Rules,
-    seen: &FramingFields,
-    values: &(&Record, &[u8]),
-) -> Result<Framing, Error> {
+fn chunked_with_content_length(rules: &Rules, seen: &FramingFields) -> Result<BodyKind, Error> {
     // What `Transfer-Encoding` frames alone (the version allows it):
     // chunked, or an error.
-    let codings = framing::codings(false, values);
+    let codings = framing::codings(false, seen);
     let length_valid = matches!(seen.content_length, Some(Some(_)));
     if !rules.chunked_with_content_length {
         let hint = (length_valid && codings.is_ok())
@@ -151,10 +147,7 @@ fn chunked_with_content_length(
         return Err(ErrorKind::InvalidContentLength.into());
     }
     codings?;
-    Ok(Framing {
-        body: BodyKind::Chunked,
-        close: Some(CloseReason::FramingConflict),
-    })
+    Ok(BodyKind::Chunked)
 }
 
 impl DecodeRole for Server {
@@ -179,15 +172,14 @@ impl DecodeRole for Server {
             // with an invalid value, in any version.
             return Err(at_field(ErrorKind::InvalidHostValue.into()));
         }
-        let values = (record, &raw[..]);
-        let framing = match framing::framing_of(None, version, &seen, &values) {
+        let body = match framing::framing_of(None, version, &seen) {
             Err(ErrorKind::ContentLengthWithTransferEncoding) => {
-                chunked_with_content_length(&base.rules, &seen, &values).map_err(at_field)?
+                chunked_with_content_length(&base.rules, &seen).map_err(at_field)?
             }
-            framing => framing.map_err(|kind| at_field(kind.into()))?,
+            body => body.map_err(|kind| at_field(kind.into()))?,
         };
         let connect = &raw[..record.method_end] == b"CONNECT";
-        if connect && !framing.body.is_empty() {
+        if connect && !body.is_empty() {
             // A CONNECT request has no content (RFC 9110 section 9.3.6): what
             // follows its head is tunnel data once a 2xx answers it, so a body
             // would let the bytes after it be read as another request.
@@ -197,12 +189,12 @@ impl DecodeRole for Server {
             return Err(at_field(ErrorKind::ConnectWithContent.into()));
         }
         let verdict = framing::connection_verdict_of(version, &seen);
-        base.start_body(framing, verdict);
         base.seen = seen;
+        base.start_body(body, verdict);
         // What follows a CONNECT head is the tunnel's if a 2xx answers it;
         // otherwise the connection closes. Either way it is not HTTP.
         base.last = connect;
-        Ok(Progress::Head(bytes, Some(framing.body)))
+        Ok(Progress::Head(bytes, Some(body)))
     }
 
     #[inline(always)]
@@ -244,8 +236,7 @@ impl DecodeRole for Client {
             .front()
             .map_or_else(RequestKind::default, |e| e.request);
         let class = response_class(request, status);
-        let values = (record, &head[..]);
-        let framing = framing::framing_of(Some((request, status)), version, &seen, &values)
+        let body = framing::framing_of(Some((request, status)), version, &seen)
             .map_err(|kind| field_error(kind.into(), head, record).in_head(start))?;
         let verdict = match class {
             ResponseClass::Switch => KeepAlive::Close(CloseReason::Switched),
@@ -264,10 +255,10 @@ impl DecodeRole for Client {
         }
         pending.answered = pending.queue.pop_front().unwrap_or_default();
         pending.interim = 0;
-        base.start_body(framing, verdict);
+        base.start_body(body, verdict);
         // Empty but for a final response: `framing_of` frames 1xx and 2xx to
         // CONNECT, the interim and switching classes, as bodiless.
-        Ok(Progress::Head(bytes, Some(framing.body)))
+        Ok(Progress::Head(bytes, Some(body)))
     }
 
     #[inline(always)]

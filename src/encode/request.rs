@@ -51,7 +51,6 @@ fn decide<'p>(
     seen: &FramingFields,
 ) -> Result<(Added<'p>, (BodyEncoder, Option<KeepAlive>)), UsageError> {
     let http10 = parts.version == Version::HTTP_10;
-    let headers = &parts.headers;
     // A Host a server must refuse (RFC 9112 section 3.2) is not sent.
     let host = match (seen.hosts, parts.uri.authority()) {
         (0, Some(a)) => {
@@ -87,7 +86,7 @@ fn decide<'p>(
         }
         BodyEncoder::Empty
     } else {
-        match declared_framing(false, seen, headers).map_err(|_| UsageError::InvalidFraming)? {
+        match declared_framing(false, seen).map_err(|_| UsageError::InvalidFraming)? {
             Declared::Length(n) => BodyEncoder::length(n, full)?,
             // No Transfer-Encoding in HTTP/1.0 (RFC 9112 section 6.1).
             Declared::Chunked if !http10 => BodyEncoder::Chunked,

@@ -75,14 +75,14 @@ fn decide<'d>(
     date: Option<&'d [u8; crate::date::LINE]>,
     seen: &FramingFields,
 ) -> Result<(Added<'d>, (BodyEncoder, Option<KeepAlive>)), UsageError> {
-    let (status, headers) = (parts.status, &parts.headers);
+    let status = parts.status;
     let http10 = ctx.peer_version <= Version::HTTP_10 || parts.version == Version::HTTP_10;
     if status.is_informational() && http10 {
         // RFC 9110 section 15.2: no 1xx to an HTTP/1.0 client.
         return Err(UsageError::InterimToHttp10);
     }
     let has_body = full.is_some_and(|n| n > 0);
-    let declared = || declared_framing(true, seen, headers).map_err(|_| UsageError::InvalidFraming);
+    let declared = || declared_framing(true, seen).map_err(|_| UsageError::InvalidFraming);
     let mut added = Added::default();
     let class = response_class(ctx.request, status);
     let body = match no_body(class, ctx.request, status) {

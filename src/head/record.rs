@@ -2,12 +2,11 @@
 //! line's parts and each field line's name and value, as offsets. The
 //! `http` types, the wire view and the framing summary are built from it.
 
-use std::borrow::Cow;
 use std::ops::Range;
 
 use http::Version;
 
-use crate::framing::{FieldRole, FieldValues, FramingFields};
+use crate::framing::{FieldRole, FramingFields};
 
 /// A field line the reader accepted: offsets in its section.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,19 +120,4 @@ pub(crate) fn unfold(value: &[u8]) -> Vec<u8> {
         joined.extend_from_slice(piece);
     }
     joined
-}
-
-/// The `Transfer-Encoding` values of a head, from its record and its
-/// bytes: as received, or, for a line continued by obs-fold, as joined
-/// (each fold one SP), as a field map holds them.
-impl FieldValues for (&Record, &[u8]) {
-    fn transfer_encodings(&self) -> impl Iterator<Item = impl AsRef<[u8]>> {
-        let (record, section) = *self;
-        let te = record.fields.iter();
-        let te = te.filter(|f| f.role == FieldRole::TransferEncoding);
-        te.map(move |f| match &section[f.value()] {
-            value if f.folded => Cow::Owned(unfold(value)),
-            value => Cow::Borrowed(value),
-        })
-    }
 }
