@@ -29,8 +29,9 @@
 # The set-up, the same for both proxies:
 # - the origin is nginx serving the files from a temporary directory (one
 #   worker process, sendfile, keep-alive without a request limit);
-# - PIN=1 (the default): the proxy on CPU 0 with one worker (the example's
-#   tokio runtime gets TOKIO_WORKER_THREADS=1, nginx `worker_processes 1`),
+# - PIN=1 (the default): the proxy on CPU 0 with one worker (the example
+#   gets TOKIO_WORKER_THREADS=1, one thread with its runtime; nginx
+#   `worker_processes 1`),
 #   the origin and wrk on CPU 1;
 # - the example proxy runs as `proxy --addr ... --upstream ...` with its
 #   defaults (it adds `Via`; PROXY_ARGS adds options) and a pool of at most

@@ -127,11 +127,16 @@ impl WireHead {
 
     /// Makes this view the view of another head (as [`new`](Self::new)
     /// does), in its room: a decoder writes the next head's view over one
-    /// a sent message gave back, allocating nothing.
-    pub(crate) fn renew(&mut self, bytes: Bytes, request: bool, record: &Record) {
+    /// a sent message gave back, allocating nothing. The field lines are
+    /// not copied: the view takes `record`'s and leaves its own room (a
+    /// parked view's, empty) in their place, for the reader's next
+    /// section.
+    pub(crate) fn renew(&mut self, bytes: Bytes, request: bool, record: &mut Record) {
         self.bytes = bytes;
         self.request = request;
-        self.record.clone_from(record);
+        std::mem::swap(&mut self.record.fields, &mut record.fields);
+        let fields = std::mem::take(&mut self.record.fields);
+        self.record = Record { fields, ..*record };
     }
 
     /// Lets go of the head's bytes (the buffer they share), keeping the

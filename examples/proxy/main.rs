@@ -1,4 +1,6 @@
-//! A reverse proxy on h1proto's sessions (tokio, multi-threaded).
+//! A reverse proxy on h1proto's sessions (tokio: one single-threaded
+//! runtime per worker thread, as nginx has one event loop per worker
+//! process).
 //!
 //! ```sh
 //! cargo run --release --example hello_server -- --addr 127.0.0.1:8080 &
@@ -36,6 +38,16 @@
 //! 2, an address it cannot listen on with status 1. On SIGINT or SIGTERM
 //! the proxy stops accepting, lets every exchange in progress finish, and
 //! exits.
+//!
+//! Workers: one per CPU, or `TOKIO_WORKER_THREADS` of them. Each is a
+//! thread with a single-threaded tokio runtime that accepts from the one
+//! listening socket and serves the connections it accepted, with its own
+//! pool of upstream connections; a connection never moves between
+//! threads. This is nginx's model (worker processes, each with its own
+//! event loop and its own upstream `keepalive` cache), and it spares
+//! what a work-stealing scheduler does per task wake-up (its queues, its
+//! poll-time clock reads); a proxy's connections are many, short and
+//! alike, so there is little to balance.
 
 mod fields;
 mod upstream;
@@ -98,48 +110,102 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let runtime = match tokio::runtime::Runtime::new() {
-        Ok(runtime) => runtime,
+    let listener = match bind(&args.addr) {
+        Ok(listener) => listener,
         Err(err) => {
-            eprintln!("proxy: cannot start the runtime: {err}");
+            eprintln!("proxy: cannot listen on {}: {err}", args.addr);
             return ExitCode::FAILURE;
         }
     };
+    match listener.local_addr() {
+        Ok(addr) => println!("Proxying http://{addr}/ to {}", args.upstream),
+        Err(err) => {
+            eprintln!("proxy: {err}");
+            return ExitCode::FAILURE;
+        }
+    }
+    // Worker 0 is this thread, which also waits for the stop signal.
+    let mut proxies = vec![Arc::new(proxy)];
+    for _ in 1..workers() {
+        match Proxy::new(&args) {
+            Ok(proxy) => proxies.push(Arc::new(proxy)),
+            Err(err) => {
+                eprintln!("proxy: {err}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let (stop, stopped) = watch::channel(false);
+    let mut threads = Vec::new();
+    for proxy in &proxies[1..] {
+        let worker = (listener.try_clone(), Arc::clone(proxy), stopped.clone());
+        threads.push(std::thread::spawn(move || match worker {
+            (Ok(listener), proxy, stopped) => work(listener, proxy, stopped, None),
+            (Err(err), ..) => Err(err),
+        }));
+    }
+    let signal = async move {
+        stop_signal().await;
+        let _ = stop.send(true);
+    };
+    let first = Arc::clone(&proxies[0]);
+    let mut result = work(listener, first, stopped, Some(Box::pin(signal)));
+    for thread in threads {
+        let worker = thread
+            .join()
+            .unwrap_or_else(|_| Err(io::Error::other("a worker panicked")));
+        result = result.and(worker);
+    }
+    if let Err(err) = result {
+        eprintln!("proxy: {err}");
+        return ExitCode::FAILURE;
+    }
+    let total = |count: fn(&Pool) -> usize| proxies.iter().map(|p| count(&p.pool)).sum::<usize>();
+    println!(
+        "Stopped: {} upstream connections opened, {} idle at the end",
+        total(Pool::opened),
+        total(Pool::idle)
+    );
+    ExitCode::SUCCESS
+}
+
+/// The listening socket, non-blocking, for every worker's runtime to
+/// accept from.
+fn bind(addr: &str) -> io::Result<std::net::TcpListener> {
+    let listener = std::net::TcpListener::bind(addr)?;
+    listener.set_nonblocking(true)?;
+    Ok(listener)
+}
+
+/// How many workers serve: `TOKIO_WORKER_THREADS` when it is set to a
+/// positive number (as for tokio's own multi-threaded runtime), else one
+/// for each CPU.
+fn workers() -> usize {
+    let set = std::env::var("TOKIO_WORKER_THREADS").ok();
+    set.and_then(|n| n.trim().parse().ok())
+        .filter(|&n| n > 0)
+        .or_else(|| std::thread::available_parallelism().ok().map(usize::from))
+        .unwrap_or(1)
+}
+
+/// One worker: a single-threaded runtime on this thread that accepts
+/// from `listener` and serves the connections it accepted, with `proxy`'s
+/// pool of upstream connections, until `stop` turns true (see [`run`]).
+/// `signal`, on the worker that has it, sets `stop` when it completes.
+fn work(
+    listener: std::net::TcpListener,
+    proxy: Arc<Proxy>,
+    stop: watch::Receiver<bool>,
+    signal: Option<std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>>,
+) -> io::Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
     runtime.block_on(async move {
-        let listener = match TcpListener::bind(&args.addr).await {
-            Ok(listener) => listener,
-            Err(err) => {
-                eprintln!("proxy: cannot listen on {}: {err}", args.addr);
-                return ExitCode::FAILURE;
-            }
-        };
-        match listener.local_addr() {
-            Ok(addr) => println!("Proxying http://{addr}/ to {}", args.upstream),
-            Err(err) => {
-                eprintln!("proxy: {err}");
-                return ExitCode::FAILURE;
-            }
+        if let Some(signal) = signal {
+            tokio::spawn(signal);
         }
-        let (stop, stopped) = watch::channel(false);
-        tokio::spawn(async move {
-            stop_signal().await;
-            let _ = stop.send(true);
-        });
-        let proxy = Arc::new(proxy);
-        match run(listener, Arc::clone(&proxy), stopped).await {
-            Ok(()) => {
-                println!(
-                    "Stopped: {} upstream connections opened, {} idle at the end",
-                    proxy.pool.opened(),
-                    proxy.pool.idle()
-                );
-                ExitCode::SUCCESS
-            }
-            Err(err) => {
-                eprintln!("proxy: {err}");
-                ExitCode::FAILURE
-            }
-        }
+        run(TcpListener::from_std(listener)?, proxy, stop).await
     })
 }
 

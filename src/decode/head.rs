@@ -65,8 +65,9 @@ impl DecoderBase {
     fn wire_view(&mut self, bytes: &Bytes, ext: &mut http::Extensions) {
         if self.wire {
             let ext = extensions(&mut self.spare_extensions, ext);
-            let (request, record) = (self.rules.request, self.reader.record());
-            // The spare map's view, parked there, is written over.
+            let (request, record) = (self.rules.request, self.reader.record_mut());
+            // The spare map's view, parked there, is written over, and
+            // trades its room for field lines with the reader's.
             match ext.get_mut::<WireHead>() {
                 Some(wire) => wire.renew(bytes.clone(), request, record),
                 None => {

@@ -162,6 +162,15 @@ impl Reader {
         &self.record
     }
 
+    /// The record of the section just read, for a wire view to take its
+    /// field lines (see [`WireHead`](crate::wire::WireHead)); the reader
+    /// needs them no more once the head is built, and clears what it is
+    /// left with when it begins the next section.
+    #[inline]
+    pub(crate) fn record_mut(&mut self) -> &mut Record {
+        &mut self.record
+    }
+
     /// The first fault of the trailer section just read, if any.
     pub(crate) fn take_fault(&mut self) -> Option<Error> {
         self.fault.take().map(|fault| *fault)
