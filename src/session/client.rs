@@ -145,38 +145,21 @@ impl ClientSession {
         &mut self,
         now: Instant,
     ) -> Result<Step<Option<Response<Bytes>>>, SessionError> {
-        let (head, body) = if self.head.is_none() {
-            let head = loop {
-                match ready!(self.next_response(now)?) {
-                    Some(head) if is_interim(&head) => {
-                        self.held
-                            .get_or_insert_with(Box::default)
-                            .interim
-                            .push(head);
-                    }
-                    Some(head) => break head,
-                    None => return Ok(Step::Ready(None)),
+        while self.head.is_none() {
+            match ready!(self.next_response(now)?) {
+                Some(head) if is_interim(&head) => {
+                    self.held
+                        .get_or_insert_with(Box::default)
+                        .interim
+                        .push(head);
                 }
-            };
-            // As a server's `next_full_request`: a response whose body is
-            // read already is handed out at once, its head kept nowhere.
-            match self.read_body(now) {
-                Ok(Step::Ready(body)) => (head, body),
-                Ok(Step::Io(io)) => {
-                    self.head = Some(Box::new(head));
-                    return Ok(Step::Io(io));
-                }
-                Err(err) => {
-                    self.head = Some(Box::new(head));
-                    return Err(err);
-                }
+                Some(head) => self.head = Some(Box::new(head)),
+                None => return Ok(Step::Ready(None)),
             }
-        } else {
-            let body = ready!(self.read_body(now)?);
-            let Some(head) = self.head.take() else {
-                return Ok(Step::Ready(None));
-            };
-            (*head, body)
+        }
+        let body = ready!(self.read_body(now)?);
+        let Some(head) = self.head.take() else {
+            return Ok(Step::Ready(None));
         };
         let mut res = head.map(|()| body);
         if let Some(held) = self.held.as_mut().filter(|held| !held.interim.is_empty()) {

@@ -179,28 +179,14 @@ impl ServerSession {
         &mut self,
         now: Instant,
     ) -> Result<Step<Option<Request<Bytes>>>, SessionError> {
-        let (head, body) = if self.body_done {
-            let Some(head) = ready!(self.next_request(now)?) else {
-                return Ok(Step::Ready(None));
-            };
-            // A request whose body is read already (it has none, or all
-            // of it came with the head) is handed out at once: only one
-            // whose body is still to come keeps its head, boxed, meanwhile.
-            match self.read_body(now) {
-                Ok(Step::Ready(body)) => (head, body),
-                Ok(Step::Io(io)) => {
-                    self.head = Some(Box::new(head));
-                    return Ok(Step::Io(io));
-                }
-                Err(err) => {
-                    self.head = Some(Box::new(head));
-                    return Err(err);
-                }
+        if self.body_done {
+            match ready!(self.next_request(now)?) {
+                Some(head) => self.head = Some(Box::new(head)),
+                None => return Ok(Step::Ready(None)),
             }
-        } else {
-            let body = ready!(self.read_body(now)?);
-            (*self.head.take().ok_or(UsageError::WrongState)?, body)
-        };
+        }
+        let body = ready!(self.read_body(now)?);
+        let head = self.head.take().ok_or(UsageError::WrongState)?;
         let mut req = head.map(|()| body);
         self.trailers_into(req.extensions_mut());
         Ok(Step::Ready(Some(req)))
