@@ -22,8 +22,8 @@ use std::io;
 use std::time::Duration;
 
 use h1proto::Config;
+use h1proto::adapter::driver::{Shutdown, ShutdownSignal};
 use h1proto::adapter::tokio::Server;
-use h1proto::driver::{Shutdown, ShutdownSignal};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;

@@ -84,8 +84,8 @@ pub mod uring {
     use std::os::fd::AsRawFd;
 
     use bytes::{Bytes, BytesMut};
+    use h1proto::adapter::driver::{self, ShutdownSignal, WallClock};
     use h1proto::conn::State;
-    use h1proto::driver::{self, ShutdownSignal, WallClock};
     use h1proto::{Config, Io, ServerSession, Session, SessionError, Step};
     use io_uring::{cqueue, opcode, types};
     use tokio::sync::{Notify, watch};

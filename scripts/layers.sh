@@ -12,7 +12,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 exec python3 - "$@" <<'PY'
 # Bottom to top. Modules on one line are one layer: either may import the
-# other, but not both ways.
+# other, but not both ways. `adapter` (the runtime adapters and the
+# runtime-neutral driver, the only code that reads a clock or does I/O) is
+# on top: nothing of the core imports from it.
 LAYERS = """
 role grammar limits keep_alive date segments
 leniency reason
@@ -24,7 +26,6 @@ decode encode
 config
 conn
 session
-driver
 adapter
 """
 import os, re, sys

@@ -94,7 +94,7 @@
 //! | connections | [`ServerConnection`], [`ClientConnection`], [`conn::State`] | the protocol machine: keep-alive, pipelining, HEAD, 100-continue, upgrades |
 //! | sessions | [`ServerSession`], [`ClientSession`] (both a [`SessionOf`]), [`Session`], [`Timeouts`] | what a driver runs: a connection with its buffers, timers and closing policy |
 //! | adapters | `adapter::blocking`, `adapter::tokio`, `adapter::tower` (features) | serving and fetching over `std::io` and tokio; serving a tower `Service` (an axum `Router`) |
-//! | any runtime | [`driver::Conn`], [`driver::RuntimeIo`], [`driver::Shutdown`] | a session driven over a runtime's read, write, sleep and half-close (smol, io_uring, ...), and a graceful shutdown fanned out to every connection |
+//! | any runtime | [`adapter::driver::Conn`], [`adapter::driver::RuntimeIo`], [`adapter::driver::Shutdown`] | a session driven over a runtime's read, write, sleep and half-close (smol, io_uring, ...), and a graceful shutdown fanned out to every connection |
 //!
 //! # Sessions
 //!
@@ -122,7 +122,7 @@
 //! a completion-based runtime (io_uring) takes the buffers owned
 //! ([`Session::lend_read_buf`], [`Session::lend_output`]) and gives them
 //! back. [`ServerSession`] shows the loop over an in-memory socket;
-//! [`driver`] has it written once for any async runtime, readiness- or
+//! [`adapter::driver`] has it written once for any async runtime, readiness- or
 //! completion-based, over four operations the runtime supplies. Set
 //! `TCP_NODELAY` on every TCP socket a session runs over: the session
 //! corks its output itself, and Nagle's algorithm would hold back the
@@ -147,14 +147,12 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unreachable_pub, clippy::missing_errors_doc)]
 
-#[cfg(any(feature = "blocking", feature = "tokio"))]
 pub mod adapter;
 mod chunk_ext;
 mod config;
 pub mod conn;
 mod date;
 mod decode;
-pub mod driver;
 mod encode;
 mod error;
 pub mod framing;

@@ -11,12 +11,24 @@
 //!
 //! | module | feature | over |
 //! |---|---|---|
-//! | [`blocking`] | `blocking` (default) | `std::io::{Read, Write}` with timeouts and half-close ([`blocking::Transport`]), e.g. `TcpStream` |
-//! | [`tokio`] | `tokio` (default) | `tokio::io::{AsyncRead, AsyncWrite}`, e.g. `tokio::net::TcpStream` |
-//! | [`tower`] | `tower` | a tower `Service` over `http` types (an axum `Router`), on the tokio driver |
+//! | [`driver`] | none: always there | any async runtime's read, write, sleep and half-close ([`driver::RuntimeIo`]): smol, io_uring, ...; and a graceful shutdown fanned out to every connection ([`driver::Shutdown`]) |
+#![cfg_attr(
+    feature = "blocking",
+    doc = "| [`blocking`] | `blocking` (default) | `std::io::{Read, Write}` with timeouts and half-close ([`blocking::Transport`]), e.g. `TcpStream` |"
+)]
+#![cfg_attr(
+    feature = "tokio",
+    doc = "| [`tokio`] | `tokio` (default) | `tokio::io::{AsyncRead, AsyncWrite}`, e.g. `tokio::net::TcpStream` |"
+)]
+#![cfg_attr(
+    feature = "tower",
+    doc = "| [`tower`] | `tower` | a tower `Service` over `http` types (an axum `Router`), on the tokio driver |"
+)]
 //!
-//! With `default-features = false` the crate has neither and no runtime
-//! dependency. Errors surface as `std::io::Error`, converted as
+//! This module is where the crate reads the clock and does I/O; the rest
+//! of it does neither. With `default-features = false` only [`driver`] is
+//! here, and the crate has no runtime dependency. Errors surface as
+//! `std::io::Error`, converted as
 //! [`SessionError`](crate::SessionError)'s `From` impl says: the peer's
 //! [`Error`](crate::Error) or the caller's [`UsageError`](crate::UsageError)
 //! is the `io::Error`'s inner error. An adapter's `Server` and `Client`
@@ -46,6 +58,7 @@
 /// the value would be moved through); `io_calls!(; plain; ...)` plain
 /// ones. `bounds`: what the stream must be; the generics and where clause
 /// of `serve` say what its handler is.
+#[cfg(any(feature = "blocking", feature = "tokio"))]
 macro_rules! io_calls {
     (
         $($async:ident $await:ident)?;
@@ -229,25 +242,37 @@ macro_rules! future {
 
 #[cfg(feature = "blocking")]
 pub mod blocking;
+pub mod driver;
 #[cfg(feature = "tokio")]
 pub mod tokio;
 #[cfg(feature = "tower")]
 pub mod tower;
 
+#[cfg(any(feature = "blocking", feature = "tokio"))]
 use std::io;
+#[cfg(any(feature = "blocking", feature = "tokio"))]
 use std::ops::{Deref, DerefMut};
+#[cfg(any(feature = "blocking", feature = "tokio"))]
 use std::time::Instant;
 
+#[cfg(any(feature = "blocking", feature = "tokio"))]
 use bytes::BytesMut;
 
-use crate::driver::WallClock;
+// Also what the module's documentation links to, with no feature on.
+#[cfg_attr(
+    not(any(feature = "blocking", feature = "tokio")),
+    allow(unused_imports)
+)]
 use crate::{ClientSession, Config, Io, ServerSession, Session};
+#[cfg(any(feature = "blocking", feature = "tokio"))]
+use driver::WallClock;
 
 /// A session and the stream it runs over, driven by runtime `R`: what
 /// [`blocking::Server`], [`blocking::Client`], [`tokio::Server`] and
 /// [`tokio::Client`] are. It dereferences to the session, so the calls
 /// that need no I/O are made on it directly; the runtime adds the calls
 /// that do.
+#[cfg(any(feature = "blocking", feature = "tokio"))]
 pub struct Driver<S, T, R: Runtime> {
     io: S,
     session: T,
@@ -258,8 +283,10 @@ pub struct Driver<S, T, R: Runtime> {
 
 /// A runtime the adapters drive sessions on: [`blocking::Blocking`] or
 /// [`tokio::Tokio`]. Sealed.
+#[cfg(any(feature = "blocking", feature = "tokio"))]
 pub trait Runtime: sealed::Runtime {}
 
+#[cfg(any(feature = "blocking", feature = "tokio"))]
 pub(crate) mod sealed {
     /// What a runtime keeps per connection.
     pub trait Runtime {
@@ -269,6 +296,7 @@ pub(crate) mod sealed {
     }
 }
 
+#[cfg(any(feature = "blocking", feature = "tokio"))]
 impl<S, T, R: Runtime> Driver<S, T, R> {
     fn with(io: S, session: T) -> Self {
         Driver {
@@ -280,6 +308,7 @@ impl<S, T, R: Runtime> Driver<S, T, R> {
     }
 }
 
+#[cfg(any(feature = "blocking", feature = "tokio"))]
 impl<S, T, R: Runtime> Deref for Driver<S, T, R> {
     type Target = T;
 
@@ -288,12 +317,14 @@ impl<S, T, R: Runtime> Deref for Driver<S, T, R> {
     }
 }
 
+#[cfg(any(feature = "blocking", feature = "tokio"))]
 impl<S, T, R: Runtime> DerefMut for Driver<S, T, R> {
     fn deref_mut(&mut self) -> &mut T {
         &mut self.session
     }
 }
 
+#[cfg(any(feature = "blocking", feature = "tokio"))]
 impl<S, T: Session, R: Runtime> Driver<S, T, R> {
     /// Reads the clock, and hands the session the wall clock, for
     /// `Date`, if its second may have changed ([`WallClock`]).
@@ -311,6 +342,7 @@ impl<S, T: Session, R: Runtime> Driver<S, T, R> {
     }
 }
 
+#[cfg(any(feature = "blocking", feature = "tokio"))]
 impl<S, R: Runtime> Driver<S, ServerSession, R> {
     /// A server session over `io`, for a connection made now.
     pub fn new(io: S, config: Config) -> Self {
@@ -318,6 +350,7 @@ impl<S, R: Runtime> Driver<S, ServerSession, R> {
     }
 }
 
+#[cfg(any(feature = "blocking", feature = "tokio"))]
 impl<S, R: Runtime> Driver<S, ClientSession, R> {
     /// A client session over `io`, for a connection made now.
     pub fn new(io: S, config: Config) -> Self {

@@ -46,8 +46,8 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpStream, ToSocketAddrs};
 use tokio::time::{self, Sleep};
 
+use super::driver::Alarm;
 use super::{Driver, Runtime, sealed};
-use crate::driver::Alarm;
 use crate::{ClientSession, Io, ServerSession, Session, SessionError, Step};
 
 /// A signal that starts a graceful shutdown when it completes.

@@ -201,7 +201,7 @@ pub trait Session {
     /// request carries the second the request was read in, and a `408`
     /// the second of its timeout. The session keeps the last time given,
     /// so a driver may skip the call while the wall clock's second cannot
-    /// have changed: the adapters and `driver::Conn` read the wall clock
+    /// have changed: the adapters and `adapter::driver::Conn` read the wall clock
     /// again only once their monotonic `now` has passed the next second
     /// of the last reading (once a second at most; a step of the wall
     /// clock shows within a second). The text is formatted only when the

@@ -118,7 +118,7 @@ pub fn start(kind: Kind) -> (SocketAddr, Arc<Counters>) {
                         c.accepted.fetch_add(1, Ordering::SeqCst);
                         let c = c.clone();
                         // A shutdown never begun.
-                        let stop = h1proto::driver::Shutdown::new().signal();
+                        let stop = h1proto::adapter::driver::Shutdown::new().signal();
                         tokio::spawn(async move {
                             hello_server::handle(stream, config(), stop).await;
                             c.finished.fetch_add(1, Ordering::SeqCst);
@@ -140,7 +140,7 @@ pub fn start(kind: Kind) -> (SocketAddr, Arc<Counters>) {
                         c.accepted.fetch_add(1, Ordering::SeqCst);
                         let c = c.clone();
                         // A shutdown never begun.
-                        let stop = h1proto::driver::Shutdown::new().signal();
+                        let stop = h1proto::adapter::driver::Shutdown::new().signal();
                         tokio_uring::spawn(uring_server::uring::handle(
                             stream,
                             config(),

@@ -186,7 +186,7 @@ fn readme_loop_is_the_tested_one() {
 /// The README's "Driving a connection yourself" sample, verbatim.
 #[rustfmt::skip]
 mod readme {
-    use h1proto::driver::WallClock;
+    use h1proto::adapter::driver::WallClock;
     use h1proto::{Config, Io, ServerSession, Session, SessionError, Step};
     use std::io::{self, IoSlice, Read, Write};
     use std::time::Instant;

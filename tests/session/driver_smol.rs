@@ -1,7 +1,7 @@
-//! The runtime-neutral driver (`h1proto::driver`) on smol: the four
+//! The runtime-neutral driver (`h1proto::adapter::driver`) on smol: the four
 //! operations over `futures-io` and `async-io`'s timer, a server with the
 //! example servers' routes, real requests over TCP, the head timeout, and
-//! a graceful shutdown fanned out with `driver::Shutdown`.
+//! a graceful shutdown fanned out with `adapter::driver::Shutdown`.
 
 use std::io::{self, IoSlice, Read, Write};
 use std::net::{Shutdown as Half, SocketAddr, TcpListener, TcpStream};
@@ -12,7 +12,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use h1proto::driver::{Conn, RuntimeIo, Shutdown, ShutdownSignal};
+use h1proto::adapter::driver::{Conn, RuntimeIo, Shutdown, ShutdownSignal};
 use h1proto::{Config, ServerSession, Session};
 use http::{Method, Response, StatusCode};
 use smol::future::FutureExt;

@@ -1,4 +1,4 @@
-//! The runtime-neutral driver (`h1proto::driver`) on a completion runtime
+//! The runtime-neutral driver (`h1proto::adapter::driver`) on a completion runtime
 //! (tokio-uring): owned buffers lent to the kernel, operations kept under
 //! way across calls, and, as a runtime whose write takes one owned buffer
 //! per call (monoio's `write`) must do it, the output written one segment
@@ -15,7 +15,7 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
-use h1proto::driver::{Conn, RuntimeIo, Shutdown};
+use h1proto::adapter::driver::{Conn, RuntimeIo, Shutdown};
 use h1proto::{Config, ServerSession, Session};
 use http::{Method, Response};
 use tokio_uring::net::{TcpListener, TcpStream};

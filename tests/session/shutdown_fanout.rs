@@ -1,4 +1,4 @@
-//! `driver::Shutdown` with the tokio adapter: one `begin` reaches every
+//! `adapter::driver::Shutdown` with the tokio adapter: one `begin` reaches every
 //! connection's `Server::shutdown_on`, an idle connection closes at once,
 //! a busy one after its exchange, and `drained` completes when the last
 //! connection task ends.
@@ -6,8 +6,8 @@
 use std::time::Duration;
 
 use h1proto::Config;
+use h1proto::adapter::driver::Shutdown;
 use h1proto::adapter::tokio::Server;
-use h1proto::driver::Shutdown;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 

@@ -44,7 +44,7 @@
 //! use std::task::{Context, Poll};
 //! use std::time::Instant;
 //! use bytes::Buf;
-//! use h1proto::driver::{Conn, RuntimeIo};
+//! use h1proto::adapter::driver::{Conn, RuntimeIo};
 //! use h1proto::{Config, ServerSession, Session};
 //!
 //! /// Input that is all there at once, and output collected.
@@ -268,7 +268,7 @@ impl Alarm {
 ///
 /// ```
 /// use std::time::Instant;
-/// use h1proto::driver::WallClock;
+/// use h1proto::adapter::driver::WallClock;
 /// use h1proto::{Config, Io, ServerSession};
 ///
 /// let mut session = ServerSession::new(Config::default(), Instant::now());
@@ -551,7 +551,7 @@ where
 /// for `drained` with its runtime's timer and exits either way.
 ///
 /// ```
-/// use h1proto::driver::Shutdown;
+/// use h1proto::adapter::driver::Shutdown;
 /// # use std::task::{Context, Poll, Waker};
 /// # use std::future::Future;
 /// # let mut cx = Context::from_waker(Waker::noop());
