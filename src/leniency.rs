@@ -96,57 +96,67 @@ macro_rules! tolerances {
     };
 }
 
-/// One leniency tolerance, by name: what an [`Error`](crate::Error) names, and
-/// what [`RequestLeniency::set`] and [`ResponseLeniency::set`] take.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Tolerance {
+/// Defines [`Tolerance`]: each tolerance with its documentation, its name
+/// and what the input had that it would accept (for error texts), so
+/// that every list of them is written once.
+macro_rules! tolerance_list {
+    ($($(#[$doc:meta])* $tolerance:ident => $name:literal, $refusal:literal,)+) => {
+        /// One leniency tolerance, by name: what an [`Error`](crate::Error) names, and
+        /// what [`RequestLeniency::set`] and [`ResponseLeniency::set`] take.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum Tolerance {
+            $($(#[$doc])* $tolerance,)+
+        }
+
+        impl Tolerance {
+            /// Every tolerance, in the order of the documentation.
+            pub const ALL: [Tolerance; [$(Tolerance::$tolerance),+].len()] =
+                [$(Tolerance::$tolerance),+];
+
+            /// The tolerance's name: the field of [`RequestLeniency`] /
+            /// [`ResponseLeniency`] that turns it on, and the name the conformance
+            /// corpus uses (`no_space_after_status`, ...).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Tolerance::$tolerance => $name,)+
+                }
+            }
+
+            /// What the input had that this tolerance would accept, for error texts.
+            pub(crate) fn refusal(self) -> &'static str {
+                match self {
+                    $(Tolerance::$tolerance => $refusal,)+
+                }
+            }
+        }
+    };
+}
+
+tolerance_list! {
     /// `no_space_after_status` (responses): a status line may end right
     /// after the three digits of the code.
-    NoSpaceAfterStatus,
+    NoSpaceAfterStatus => "no_space_after_status", "status line without SP after the code",
     /// `space_before_colon` (responses): spaces and tabs between a field
     /// name and its colon are ignored.
-    SpaceBeforeColon,
+    SpaceBeforeColon => "space_before_colon", "whitespace between a field name and its colon",
     /// `skip_invalid_fields` (responses): a field line that is not a valid
     /// field is skipped instead of refusing the message.
-    SkipInvalidFields,
+    SkipInvalidFields => "skip_invalid_fields", "field line that is not a valid field",
     /// `bare_lf` (requests and responses): LF alone ends a line wherever
     /// CRLF may.
-    BareLf,
+    BareLf => "bare_lf", "line ended by LF alone",
     /// `obs_fold` (requests): obs-fold in a request's head is replaced by
     /// one SP.
-    ObsFold,
+    ObsFold => "obs_fold", "obs-fold in a request field line",
     /// `chunked_with_content_length` (requests): a request with both
     /// `Transfer-Encoding: chunked` and `Content-Length` is read as
     /// chunked, and the connection closes after it.
-    ChunkedWithContentLength,
+    ChunkedWithContentLength => "chunked_with_content_length",
+        "request with both Transfer-Encoding: chunked and Content-Length",
 }
 
 impl Tolerance {
-    /// Every tolerance, in the order of the documentation.
-    pub const ALL: [Tolerance; 6] = [
-        Tolerance::NoSpaceAfterStatus,
-        Tolerance::SpaceBeforeColon,
-        Tolerance::SkipInvalidFields,
-        Tolerance::BareLf,
-        Tolerance::ObsFold,
-        Tolerance::ChunkedWithContentLength,
-    ];
-
-    /// The tolerance's name: the field of [`RequestLeniency`] /
-    /// [`ResponseLeniency`] that turns it on, and the name the conformance
-    /// corpus uses (`no_space_after_status`, ...).
-    pub fn name(self) -> &'static str {
-        match self {
-            Tolerance::NoSpaceAfterStatus => "no_space_after_status",
-            Tolerance::SpaceBeforeColon => "space_before_colon",
-            Tolerance::SkipInvalidFields => "skip_invalid_fields",
-            Tolerance::BareLf => "bare_lf",
-            Tolerance::ObsFold => "obs_fold",
-            Tolerance::ChunkedWithContentLength => "chunked_with_content_length",
-        }
-    }
-
     /// The tolerance called `name`, if there is one.
     pub fn from_name(name: &str) -> Option<Tolerance> {
         Tolerance::ALL.into_iter().find(|s| s.name() == name)
@@ -160,20 +170,6 @@ impl Tolerance {
     /// `true` for a tolerance of response parsing ([`ResponseLeniency`]).
     pub fn applies_to_responses(self) -> bool {
         ResponseLeniency::strict().slot(self).is_some()
-    }
-
-    /// What the input had that this tolerance would accept, for error texts.
-    pub(crate) fn refusal(self) -> &'static str {
-        match self {
-            Tolerance::NoSpaceAfterStatus => "status line without SP after the code",
-            Tolerance::SpaceBeforeColon => "whitespace between a field name and its colon",
-            Tolerance::SkipInvalidFields => "field line that is not a valid field",
-            Tolerance::BareLf => "line ended by LF alone",
-            Tolerance::ObsFold => "obs-fold in a request field line",
-            Tolerance::ChunkedWithContentLength => {
-                "request with both Transfer-Encoding: chunked and Content-Length"
-            }
-        }
     }
 }
 

@@ -125,10 +125,7 @@ impl<R: ConnRole> Connection<R> {
     ) -> Result<Option<Event<R::Recv>>, Error> {
         let mut head = R::Recv::default();
         self.take_head(bytes, body, &mut head, false)?;
-        match body {
-            Some(body) => Ok(Some(Event::Head { head, body })),
-            None => Ok(Some(R::interim(head))),
-        }
+        Ok(Some(R::head_event(head, body)))
     }
 
     /// [`poll_event`](Self::poll_event) without building a head: a head

@@ -283,7 +283,10 @@ impl DecodeRole for Client {
         Ok(())
     }
 
-    fn interim(head: Response<()>) -> Event<Response<()>> {
-        Event::Interim(head)
+    fn head_event(head: Response<()>, body: Option<BodyKind>) -> Event<Response<()>> {
+        match body {
+            Some(body) => Event::Head { head, body },
+            None => Event::Interim(head),
+        }
     }
 }

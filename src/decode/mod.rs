@@ -62,13 +62,12 @@ pub trait DecodeRole: Sized {
         head: &mut Self::Recv,
     ) -> Result<(), Error>;
 
-    /// The event of an interim response. Never called for requests,
-    /// which have none: this default is theirs.
-    fn interim(head: Self::Recv) -> Event<Self::Recv> {
-        Event::Head {
-            head,
-            body: BodyKind::Empty,
-        }
+    /// The event of a head built (`body`: its framing, `None` for an
+    /// interim response). Requests have no interim heads: this default
+    /// is theirs.
+    fn head_event(head: Self::Recv, body: Option<BodyKind>) -> Event<Self::Recv> {
+        let body = body.unwrap_or(BodyKind::Empty);
+        Event::Head { head, body }
     }
 }
 
@@ -320,10 +319,7 @@ impl<R: DecodeRole> Decoder<R> {
             Progress::Head(bytes, body) => {
                 let mut head = R::Recv::default();
                 self.build(bytes, &mut head)?;
-                match body {
-                    Some(body) => Ok(Some(Event::Head { head, body })),
-                    None => Ok(Some(R::interim(head))),
-                }
+                Ok(Some(R::head_event(head, body)))
             }
             progress => progress.event(),
         }

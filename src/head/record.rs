@@ -42,7 +42,7 @@ impl Field {
 }
 
 /// What the reader accepted of a section, as it went.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct Record {
     /// The end of the start line's content (without its line end).
     pub(crate) line_end: usize,
@@ -61,23 +61,6 @@ pub(crate) struct Record {
     /// matters, and the joined values decide instead.
     pub(crate) noted: FramingFields,
     pub(crate) refold: bool,
-}
-
-impl Clone for Record {
-    fn clone(&self) -> Self {
-        Record {
-            fields: self.fields.clone(),
-            ..*self
-        }
-    }
-
-    /// A copy in `self`'s room for field lines: a wire view written over
-    /// with the next head's record allocates nothing.
-    fn clone_from(&mut self, source: &Self) {
-        let mut fields = std::mem::take(&mut self.fields);
-        fields.clone_from(&source.fields);
-        *self = Record { fields, ..*source };
-    }
 }
 
 impl Record {
