@@ -99,12 +99,11 @@ impl ServerSession {
         if self.response_due() {
             return Err(UsageError::WrongState.into());
         }
-        if self.output_len() > self.flush_threshold {
-            // Answers to pipelined requests leave together, but past the
-            // bound they are written before the next request is taken.
+        // Answers to pipelined requests leave together, but past the
+        // bound they are written before the next request is taken.
+        if let Step::Io(io) = self.write_past(now, true, self.flush_threshold) {
             self.head_begun(now);
-            self.wait(Waiting::Write(now));
-            return Ok(Step::Io(Io::Write));
+            return Ok(Step::Io(io));
         }
         loop {
             match self.conn.poll(&mut self.read.buf) {
