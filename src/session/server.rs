@@ -279,13 +279,14 @@ impl ServerSession {
                     self.phase = Phase::Closed;
                     break Step::Io(Io::Close);
                 }
+                // Ended by the peer's close or the bound here, by the
+                // deadline in `expire`: either way the close comes next.
                 Phase::Lingering { discarded, .. } => {
-                    if self.conn.peer_closed() || discarded >= self.linger_bytes {
-                        self.phase = Phase::Closed;
-                        break Step::Io(Io::Close);
+                    if !self.conn.peer_closed() && discarded < self.linger_bytes {
+                        self.wait(Waiting::Read(now));
+                        break Step::Io(Io::Read);
                     }
-                    self.wait(Waiting::Read(now));
-                    break Step::Io(Io::Read);
+                    self.phase = Phase::Closing { linger: false };
                 }
                 Phase::Closed => break Step::Ready(()),
             }
