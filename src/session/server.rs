@@ -99,12 +99,11 @@ impl ServerSession {
         if self.response_due() {
             return Err(UsageError::WrongState.into());
         }
-        if self.output_len() > self.flush_threshold {
-            // Answers to pipelined requests leave together, but past the
-            // bound they are written before the next request is taken.
+        // Answers to pipelined requests leave together, but past the
+        // bound they are written before the next request is taken.
+        if let Step::Io(io) = self.write_past(now, true, self.flush_threshold) {
             self.head_begun(now);
-            self.wait(Waiting::Write(now));
-            return Ok(Step::Io(Io::Write));
+            return Ok(Step::Io(io));
         }
         loop {
             match self.conn.poll(&mut self.read.buf) {
@@ -280,13 +279,14 @@ impl ServerSession {
                     self.phase = Phase::Closed;
                     break Step::Io(Io::Close);
                 }
+                // Ended by the peer's close or the bound here, by the
+                // deadline in `expire`: either way the close comes next.
                 Phase::Lingering { discarded, .. } => {
-                    if self.conn.peer_closed() || discarded >= self.linger_bytes {
-                        self.phase = Phase::Closed;
-                        break Step::Io(Io::Close);
+                    if !self.conn.peer_closed() && discarded < self.linger_bytes {
+                        self.wait(Waiting::Read(now));
+                        break Step::Io(Io::Read);
                     }
-                    self.wait(Waiting::Read(now));
-                    break Step::Io(Io::Read);
+                    self.phase = Phase::Closing { linger: false };
                 }
                 Phase::Closed => break Step::Ready(()),
             }
