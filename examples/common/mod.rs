@@ -3,12 +3,15 @@
 //! accept errors and the rate-limited log).
 
 use std::io;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use h1proto::Config;
 use http::header::{CONTENT_TYPE, HeaderValue};
 use http::{Method, Request, Response, StatusCode};
+use tokio::sync::{Notify, watch};
 
 /// The command line of an example server.
 #[derive(Debug, Clone)]
@@ -447,15 +450,90 @@ impl AcceptPolicy {
     }
 }
 
+/// What the accept loops of one server share, one loop per worker: its
+/// [`AcceptPolicy`] (one cap, one back-off, one log for the whole
+/// server) and the count of the connections served, by every worker,
+/// against the cap.
+pub struct Admission {
+    policy: Mutex<AcceptPolicy>,
+    /// Connections served, and places taken by a loop waiting to accept.
+    live: AtomicUsize,
+    /// Told when a connection ends: a loop at the cap, or backing off for
+    /// want of descriptors, may go on.
+    ended: Notify,
+}
+
+/// A place under the cap, held by a loop while it accepts and then by the
+/// connection's task; given back when dropped.
+pub struct Slot(Arc<Admission>);
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.live.fetch_sub(1, Ordering::AcqRel);
+        self.0.ended.notify_waiters();
+    }
+}
+
+#[allow(dead_code)] // as accept_loop
+impl Admission {
+    /// Admission under `policy`, shared by the workers.
+    pub fn new(policy: AcceptPolicy) -> Arc<Self> {
+        Arc::new(Admission {
+            policy: Mutex::new(policy),
+            live: AtomicUsize::new(0),
+            ended: Notify::new(),
+        })
+    }
+
+    /// The policy, whatever another worker did while holding it.
+    fn policy(&self) -> MutexGuard<'_, AcceptPolicy> {
+        self.policy.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A place for one more connection, or `None` at the cap (which the
+    /// policy logs). Taken before accepting, so that the workers together
+    /// never serve more than the cap, however many accept at once.
+    fn reserve(self: &Arc<Self>) -> Option<Slot> {
+        let mut live = self.live.load(Ordering::Acquire);
+        loop {
+            if !self.policy().may_accept(live, Instant::now()) {
+                return None;
+            }
+            match self
+                .live
+                .compare_exchange_weak(live, live + 1, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => return Some(Slot(Arc::clone(self))),
+                Err(now) => live = now,
+            }
+        }
+    }
+
+    /// A place for one more connection, waiting at the cap for one to end
+    /// (in any worker).
+    async fn slot(self: &Arc<Self>) -> Slot {
+        loop {
+            // Made before the check: a connection that ends between the
+            // two still wakes it.
+            let ended = self.ended.notified();
+            if let Some(slot) = self.reserve() {
+                return slot;
+            }
+            ended.await;
+        }
+    }
+}
+
 /// Accepts connections on `listener`, each served by the task `serve`
 /// makes for it in `tasks`, until `stop` turns true: at most as many at
-/// once as `policy` allows, pausing (until the back-off passes, or a
-/// connection ends and gives its descriptor back) while accepting fails.
-/// Returns with the connections still running, for the caller to drain.
+/// once, with those of the other workers sharing `admission`, as its
+/// policy allows, pausing (until the back-off passes, or a connection
+/// ends and gives its descriptor back) while accepting fails. Returns
+/// with the connections still running, for the caller to drain.
 #[allow(dead_code)] // the tokio servers' loop: blocking_server and uring_server accept their own way
 pub async fn accept_loop<F, Fut>(
     listener: &tokio::net::TcpListener,
-    policy: &mut AcceptPolicy,
+    admission: &Arc<Admission>,
     stop: &mut tokio::sync::watch::Receiver<bool>,
     tasks: &mut tokio::task::JoinSet<()>,
     mut serve: F,
@@ -465,27 +543,134 @@ pub async fn accept_loop<F, Fut>(
 {
     loop {
         while tasks.try_join_next().is_some() {}
-        if !policy.may_accept(tasks.len(), Instant::now()) {
-            tokio::select! {
-                _ = tasks.join_next() => continue,
+        let slot = match admission.reserve() {
+            Some(slot) => slot,
+            None => tokio::select! {
+                slot = admission.slot() => slot,
                 _ = stop.wait_for(|&stop| stop) => return,
-            }
-        }
+            },
+        };
         let pause = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
-                    policy.accepted(Instant::now());
-                    tasks.spawn(serve(stream));
+                    admission.policy().accepted(Instant::now());
+                    let served = serve(stream);
+                    tasks.spawn(async move {
+                        served.await;
+                        drop(slot);
+                    });
                     continue;
                 }
-                Err(err) => policy.accept_failed(&err, Instant::now()),
+                Err(err) => admission.policy().accept_failed(&err, Instant::now()),
             },
             _ = stop.wait_for(|&stop| stop) => return,
         };
+        drop(slot);
         tokio::select! {
             _ = tokio::time::sleep(pause) => {}
-            Some(_) = tasks.join_next() => {}
+            _ = admission.ended.notified() => {}
             _ = stop.wait_for(|&stop| stop) => return,
         }
+    }
+}
+
+// ---- Workers: one single-threaded runtime per thread --------------------
+
+/// How many workers serve: `TOKIO_WORKER_THREADS` when it is set to a
+/// positive number (as for tokio's own multi-threaded runtime), else one
+/// for each CPU.
+#[allow(dead_code)] // hello_server's and the proxy's layout; the other servers have their own
+pub fn workers() -> usize {
+    let set = std::env::var("TOKIO_WORKER_THREADS").ok();
+    set.and_then(|n| n.trim().parse().ok())
+        .filter(|&n| n > 0)
+        .or_else(|| std::thread::available_parallelism().ok().map(usize::from))
+        .unwrap_or(1)
+}
+
+/// A server laid out as nginx lays one out: worker threads, each with a
+/// single-threaded tokio runtime that accepts from the one listening
+/// socket and serves the connections it accepted, which never move to
+/// another thread. It spares what a work-stealing scheduler does for every
+/// task wake-up (its shared queues, cross-thread wake-ups, its poll-time
+/// clock reads); a server's connections are many and alike, so there is
+/// little to balance.
+#[allow(dead_code)] // as workers
+pub struct Workers {
+    /// This thread's runtime: worker 0's, which also waits for the stop
+    /// signal.
+    runtime: tokio::runtime::Runtime,
+    /// The listening socket, non-blocking, deregistered from any runtime.
+    listener: std::net::TcpListener,
+}
+
+#[allow(dead_code)] // as workers
+impl Workers {
+    /// Listens on `addr` (as [`listen`] does) for the workers to accept
+    /// from.
+    pub fn listen(addr: &str) -> io::Result<Self> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let listener = runtime.block_on(async { listen(addr).await?.into_std() })?;
+        Ok(Workers { runtime, listener })
+    }
+
+    /// The address listened on.
+    pub fn local_addr(&self) -> io::Result<std::net::SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    /// Runs `count` workers, this thread the first: each runs the future
+    /// `worker(index, listener, stop)` to its end on its own runtime, with
+    /// its own handle of the listening socket. SIGINT or SIGTERM turns
+    /// `stop` true in every worker, as does worker 0's end (an error
+    /// included), so that no worker is left running. Returns when every
+    /// worker has, with the first error.
+    pub fn run<F, Fut>(self, count: usize, worker: F) -> io::Result<()>
+    where
+        F: Fn(usize, tokio::net::TcpListener, watch::Receiver<bool>) -> Fut + Sync,
+        Fut: Future<Output = io::Result<()>>,
+    {
+        let (stop, stopped) = watch::channel(false);
+        let Workers { runtime, listener } = self;
+        std::thread::scope(|scope| {
+            let worker = &worker;
+            let threads: Vec<_> = (1..count.max(1))
+                .map(|index| {
+                    let (listener, stopped) = (listener.try_clone(), stopped.clone());
+                    scope.spawn(move || {
+                        let runtime = tokio::runtime::Builder::new_current_thread()
+                            .enable_all()
+                            .build()?;
+                        runtime.block_on(async move {
+                            let listener = tokio::net::TcpListener::from_std(listener?)?;
+                            worker(index, listener, stopped).await
+                        })
+                    })
+                })
+                .collect();
+            let mut result = runtime.block_on(async {
+                let signal = stop_signal()?;
+                let stopping = async {
+                    signal.await;
+                    let _ = stop.send(true);
+                    std::future::pending::<io::Result<()>>().await
+                };
+                let listener = tokio::net::TcpListener::from_std(listener)?;
+                tokio::select! {
+                    done = worker(0, listener, stopped) => done,
+                    never = stopping => never,
+                }
+            });
+            let _ = stop.send(true);
+            for thread in threads {
+                let done = thread
+                    .join()
+                    .unwrap_or_else(|_| Err(io::Error::other("a worker panicked")));
+                result = result.and(done);
+            }
+            result
+        })
     }
 }
