@@ -43,10 +43,10 @@ use common::{AcceptPolicy, Admission, Answer, Workers, parse_args};
 
 fn main() -> io::Result<()> {
     let args = parse_args("hello_server", std::env::args().skip(1));
-    let workers = Workers::listen(&args.addr)?;
+    let workers = Workers::listen(&args.addr, common::workers())?;
     println!("Listening on http://{}/", workers.local_addr()?);
     let admission = Admission::new(AcceptPolicy::new(args.max_connections));
-    workers.run(common::workers(), |_, listener, stop| {
+    workers.run(|_, listener, stop| {
         run(listener, args.config.clone(), Arc::clone(&admission), stop)
     })
 }

@@ -597,67 +597,82 @@ pub fn workers() -> usize {
 /// little to balance.
 #[allow(dead_code)] // as workers
 pub struct Workers {
-    /// This thread's runtime: worker 0's, which also waits for the stop
-    /// signal.
-    runtime: tokio::runtime::Runtime,
-    /// The listening socket, non-blocking, deregistered from any runtime.
-    listener: std::net::TcpListener,
+    /// Each worker's runtime and its handle of the listening socket, made
+    /// before the first is run, so that a server that says it listens has
+    /// every worker ready; the first is this thread's.
+    workers: Vec<(tokio::runtime::Runtime, tokio::net::TcpListener)>,
+    /// SIGINT or SIGTERM, its handlers installed in the first runtime.
+    signal: std::pin::Pin<Box<dyn Future<Output = ()> + Send>>,
 }
 
 #[allow(dead_code)] // as workers
 impl Workers {
-    /// Listens on `addr` (as [`listen`] does) for the workers to accept
-    /// from.
-    pub fn listen(addr: &str) -> io::Result<Self> {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()?;
-        let listener = runtime.block_on(async { listen(addr).await?.into_std() })?;
-        Ok(Workers { runtime, listener })
+    /// Listens on `addr` (as [`listen`] does) for `count` workers (at
+    /// least one) to accept from, and installs the handlers of SIGINT and
+    /// SIGTERM.
+    pub fn listen(addr: &str, count: usize) -> io::Result<Self> {
+        let runtime = || {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+        };
+        let first = runtime()?;
+        let listener = first.block_on(listen(addr))?.into_std()?;
+        let signal = {
+            let _in = first.enter();
+            Box::pin(stop_signal()?)
+        };
+        let mut runtimes = vec![first];
+        for _ in 1..count {
+            runtimes.push(runtime()?);
+        }
+        let mut workers = Vec::with_capacity(runtimes.len());
+        for runtime in runtimes {
+            let listener = {
+                let _in = runtime.enter();
+                tokio::net::TcpListener::from_std(listener.try_clone()?)?
+            };
+            workers.push((runtime, listener));
+        }
+        Ok(Workers { workers, signal })
     }
 
     /// The address listened on.
     pub fn local_addr(&self) -> io::Result<std::net::SocketAddr> {
-        self.listener.local_addr()
+        self.workers[0].1.local_addr()
     }
 
-    /// Runs `count` workers, this thread the first: each runs the future
+    /// Runs the workers, this thread the first: each runs the future
     /// `worker(index, listener, stop)` to its end on its own runtime, with
     /// its own handle of the listening socket. SIGINT or SIGTERM turns
-    /// `stop` true in every worker, as does worker 0's end (an error
-    /// included), so that no worker is left running. Returns when every
-    /// worker has, with the first error.
-    pub fn run<F, Fut>(self, count: usize, worker: F) -> io::Result<()>
+    /// `stop` true in every worker, as does the first worker's end (an
+    /// error included), so that no worker is left running. Returns when
+    /// every worker has, with the first error.
+    pub fn run<F, Fut>(self, worker: F) -> io::Result<()>
     where
         F: Fn(usize, tokio::net::TcpListener, watch::Receiver<bool>) -> Fut + Sync,
         Fut: Future<Output = io::Result<()>>,
     {
         let (stop, stopped) = watch::channel(false);
-        let Workers { runtime, listener } = self;
+        let Workers { workers, signal } = self;
+        let mut workers = workers.into_iter().enumerate();
+        let Some((_, (runtime, listener))) = workers.next() else {
+            return Ok(());
+        };
         std::thread::scope(|scope| {
             let worker = &worker;
-            let threads: Vec<_> = (1..count.max(1))
-                .map(|index| {
-                    let (listener, stopped) = (listener.try_clone(), stopped.clone());
-                    scope.spawn(move || {
-                        let runtime = tokio::runtime::Builder::new_current_thread()
-                            .enable_all()
-                            .build()?;
-                        runtime.block_on(async move {
-                            let listener = tokio::net::TcpListener::from_std(listener?)?;
-                            worker(index, listener, stopped).await
-                        })
-                    })
+            let threads: Vec<_> = workers
+                .map(|(index, (runtime, listener))| {
+                    let stopped = stopped.clone();
+                    scope.spawn(move || runtime.block_on(worker(index, listener, stopped)))
                 })
                 .collect();
+            let stopping = async {
+                signal.await;
+                let _ = stop.send(true);
+                std::future::pending::<io::Result<()>>().await
+            };
             let mut result = runtime.block_on(async {
-                let signal = stop_signal()?;
-                let stopping = async {
-                    signal.await;
-                    let _ = stop.send(true);
-                    std::future::pending::<io::Result<()>>().await
-                };
-                let listener = tokio::net::TcpListener::from_std(listener)?;
                 tokio::select! {
                     done = worker(0, listener, stopped) => done,
                     never = stopping => never,

@@ -114,7 +114,8 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let workers = match common::Workers::listen(&args.addr) {
+    let count = common::workers();
+    let workers = match common::Workers::listen(&args.addr, count) {
         Ok(workers) => workers,
         Err(err) => {
             eprintln!("proxy: cannot listen on {}: {err}", args.addr);
@@ -131,7 +132,7 @@ fn main() -> ExitCode {
     // Each worker has a proxy of its own: its own pool of upstream
     // connections.
     let mut proxies = vec![Arc::new(proxy)];
-    for _ in 1..common::workers() {
+    for _ in 1..count {
         match Proxy::new(&args) {
             Ok(proxy) => proxies.push(Arc::new(proxy)),
             Err(err) => {
@@ -140,7 +141,7 @@ fn main() -> ExitCode {
             }
         }
     }
-    let result = workers.run(proxies.len(), |index, listener, stop| {
+    let result = workers.run(|index, listener, stop| {
         run(listener, Arc::clone(&proxies[index]), stop)
     });
     if let Err(err) = result {
