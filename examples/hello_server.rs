@@ -46,9 +46,8 @@ fn main() -> io::Result<()> {
     let workers = Workers::listen(&args.addr, common::workers())?;
     println!("Listening on http://{}/", workers.local_addr()?);
     let admission = Admission::new(AcceptPolicy::new(args.max_connections));
-    workers.run(|_, listener, stop| {
-        run(listener, args.config.clone(), Arc::clone(&admission), stop)
-    })
+    workers
+        .run(|_, listener, stop| run(listener, args.config.clone(), Arc::clone(&admission), stop))
 }
 
 /// One worker: accepts connections, each served by its own task, until

@@ -499,10 +499,12 @@ impl Admission {
             if !self.policy().may_accept(live, Instant::now()) {
                 return None;
             }
-            match self
-                .live
-                .compare_exchange_weak(live, live + 1, Ordering::AcqRel, Ordering::Acquire)
-            {
+            match self.live.compare_exchange_weak(
+                live,
+                live + 1,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
                 Ok(_) => return Some(Slot(Arc::clone(self))),
                 Err(now) => live = now,
             }

@@ -141,9 +141,8 @@ fn main() -> ExitCode {
             }
         }
     }
-    let result = workers.run(|index, listener, stop| {
-        run(listener, Arc::clone(&proxies[index]), stop)
-    });
+    let result =
+        workers.run(|index, listener, stop| run(listener, Arc::clone(&proxies[index]), stop));
     if let Err(err) = result {
         eprintln!("proxy: {err}");
         return ExitCode::FAILURE;
