@@ -456,21 +456,31 @@ impl AcceptPolicy {
 /// against the cap.
 pub struct Admission {
     policy: Mutex<AcceptPolicy>,
-    /// Connections served, and places taken by a loop waiting to accept.
+    /// Connections served (until their loop reaps their task), and places
+    /// taken by loops about to accept.
     live: AtomicUsize,
-    /// Told when a connection ends: a loop at the cap, or backing off for
-    /// want of descriptors, may go on.
+    /// Told when a place is given back: a loop at the cap, or backing off
+    /// for want of descriptors, may go on.
     ended: Notify,
 }
 
-/// A place under the cap, held by a loop while it accepts and then by the
-/// connection's task; given back when dropped.
-pub struct Slot(Arc<Admission>);
+/// A place under the cap taken by a loop about to accept: given back when
+/// dropped, unless [`Place::keep`] hands it to the connection accepted.
+struct Place<'a>(Option<&'a Admission>);
 
-impl Drop for Slot {
+impl Place<'_> {
+    /// The place is the accepted connection's now, given back when its
+    /// loop reaps its task.
+    fn keep(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for Place<'_> {
     fn drop(&mut self) {
-        self.0.live.fetch_sub(1, Ordering::AcqRel);
-        self.0.ended.notify_waiters();
+        if let Some(admission) = self.0 {
+            admission.release();
+        }
     }
 }
 
@@ -493,7 +503,7 @@ impl Admission {
     /// A place for one more connection, or `None` at the cap (which the
     /// policy logs). Taken before accepting, so that the workers together
     /// never serve more than the cap, however many accept at once.
-    fn reserve(self: &Arc<Self>) -> Option<Slot> {
+    fn reserve(&self) -> Option<Place<'_>> {
         let mut live = self.live.load(Ordering::Acquire);
         loop {
             if !self.policy().may_accept(live, Instant::now()) {
@@ -505,24 +515,17 @@ impl Admission {
                 Ordering::AcqRel,
                 Ordering::Acquire,
             ) {
-                Ok(_) => return Some(Slot(Arc::clone(self))),
+                Ok(_) => return Some(Place(Some(self))),
                 Err(now) => live = now,
             }
         }
     }
 
-    /// A place for one more connection, waiting at the cap for one to end
-    /// (in any worker).
-    async fn slot(self: &Arc<Self>) -> Slot {
-        loop {
-            // Made before the check: a connection that ends between the
-            // two still wakes it.
-            let ended = self.ended.notified();
-            if let Some(slot) = self.reserve() {
-                return slot;
-            }
-            ended.await;
-        }
+    /// A place given back: a connection's task was reaped, or a loop did
+    /// not accept.
+    fn release(&self) {
+        self.live.fetch_sub(1, Ordering::AcqRel);
+        self.ended.notify_waiters();
     }
 }
 
@@ -532,10 +535,15 @@ impl Admission {
 /// policy allows, pausing (until the back-off passes, or a connection
 /// ends and gives its descriptor back) while accepting fails. Returns
 /// with the connections still running, for the caller to drain.
+///
+/// A connection's place under the cap is given back when its task is
+/// reaped here, which every wait of the loop does at once: the task
+/// itself holds nothing of the count (a future that wrapped the
+/// connection's, to give the place back, would hold it twice over).
 #[allow(dead_code)] // the tokio servers' loop: blocking_server and uring_server accept their own way
 pub async fn accept_loop<F, Fut>(
     listener: &tokio::net::TcpListener,
-    admission: &Arc<Admission>,
+    admission: &Admission,
     stop: &mut tokio::sync::watch::Receiver<bool>,
     tasks: &mut tokio::task::JoinSet<()>,
     mut serve: F,
@@ -544,32 +552,40 @@ pub async fn accept_loop<F, Fut>(
     Fut: std::future::Future<Output = ()> + Send + 'static,
 {
     loop {
-        while tasks.try_join_next().is_some() {}
-        let slot = match admission.reserve() {
-            Some(slot) => slot,
-            None => tokio::select! {
-                slot = admission.slot() => slot,
+        while tasks.try_join_next().is_some() {
+            admission.release();
+        }
+        // Made before the place is asked for: a place given back between
+        // the two still wakes the wait.
+        let ended = admission.ended.notified();
+        let Some(place) = admission.reserve() else {
+            tokio::select! {
+                Some(_) = tasks.join_next() => admission.release(),
+                _ = ended => {}
                 _ = stop.wait_for(|&stop| stop) => return,
-            },
+            }
+            continue;
         };
         let pause = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
                     admission.policy().accepted(Instant::now());
-                    let served = serve(stream);
-                    tasks.spawn(async move {
-                        served.await;
-                        drop(slot);
-                    });
+                    tasks.spawn(serve(stream));
+                    place.keep();
                     continue;
                 }
                 Err(err) => admission.policy().accept_failed(&err, Instant::now()),
             },
+            Some(_) = tasks.join_next() => {
+                admission.release();
+                continue;
+            }
             _ = stop.wait_for(|&stop| stop) => return,
         };
-        drop(slot);
+        drop(place);
         tokio::select! {
             _ = tokio::time::sleep(pause) => {}
+            Some(_) = tasks.join_next() => admission.release(),
             _ = admission.ended.notified() => {}
             _ = stop.wait_for(|&stop| stop) => return,
         }
