@@ -44,10 +44,12 @@ use common::{AcceptPolicy, Admission, Answer, Workers, parse_args};
 fn main() -> io::Result<()> {
     let args = parse_args("hello_server", std::env::args().skip(1));
     let workers = Workers::listen(&args.addr, common::workers())?;
-    println!("Listening on http://{}/", workers.local_addr()?);
+    let addr = workers.local_addr()?;
     let admission = Admission::new(AcceptPolicy::new(args.max_connections));
-    workers
-        .run(|_, listener, stop| run(listener, args.config.clone(), Arc::clone(&admission), stop))
+    workers.run(
+        || println!("Listening on http://{addr}/"),
+        |_, listener, stop| run(listener, args.config.clone(), Arc::clone(&admission), stop),
+    )
 }
 
 /// One worker: accepts connections, each served by its own task, until

@@ -662,11 +662,13 @@ impl Workers {
 
     /// Runs the workers, this thread the first: each runs the future
     /// `worker(index, listener, stop)` to its end on its own runtime, with
-    /// its own handle of the listening socket. SIGINT or SIGTERM turns
-    /// `stop` true in every worker, as does the first worker's end (an
-    /// error included), so that no worker is left running. Returns when
-    /// every worker has, with the first error.
-    pub fn run<F, Fut>(self, worker: F) -> io::Result<()>
+    /// its own handle of the listening socket. `ready` is called once
+    /// every worker's thread is started (a server says there that it
+    /// listens: what it runs then is what it runs until it stops). SIGINT
+    /// or SIGTERM turns `stop` true in every worker, as does the first
+    /// worker's end (an error included), so that no worker is left
+    /// running. Returns when every worker has, with the first error.
+    pub fn run<F, Fut>(self, ready: impl FnOnce(), worker: F) -> io::Result<()>
     where
         F: Fn(usize, tokio::net::TcpListener, watch::Receiver<bool>) -> Fut + Sync,
         Fut: Future<Output = io::Result<()>>,
@@ -685,6 +687,7 @@ impl Workers {
                     scope.spawn(move || runtime.block_on(worker(index, listener, stopped)))
                 })
                 .collect();
+            ready();
             let stopping = async {
                 signal.await;
                 let _ = stop.send(true);

@@ -122,13 +122,13 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match workers.local_addr() {
-        Ok(addr) => println!("Proxying http://{addr}/ to {}", args.upstream),
+    let addr = match workers.local_addr() {
+        Ok(addr) => addr,
         Err(err) => {
             eprintln!("proxy: {err}");
             return ExitCode::FAILURE;
         }
-    }
+    };
     // Each worker has a proxy of its own: its own pool of upstream
     // connections.
     let mut proxies = vec![Arc::new(proxy)];
@@ -141,8 +141,10 @@ fn main() -> ExitCode {
             }
         }
     }
-    let result =
-        workers.run(|index, listener, stop| run(listener, Arc::clone(&proxies[index]), stop));
+    let result = workers.run(
+        || println!("Proxying http://{addr}/ to {}", args.upstream),
+        |index, listener, stop| run(listener, Arc::clone(&proxies[index]), stop),
+    );
     if let Err(err) = result {
         eprintln!("proxy: {err}");
         return ExitCode::FAILURE;
