@@ -28,7 +28,6 @@
 mod common;
 
 use std::io;
-use std::sync::Arc;
 use std::time::Duration;
 
 use h1proto::Config;
@@ -48,7 +47,7 @@ fn main() -> io::Result<()> {
     let admission = Admission::new(AcceptPolicy::new(args.max_connections));
     workers.run(
         || println!("Listening on http://{addr}/"),
-        |_, listener, stop| run(listener, args.config.clone(), Arc::clone(&admission), stop),
+        |_, listener, stop| run(listener, args.config.clone(), &admission, stop),
     )
 }
 
@@ -60,7 +59,7 @@ fn main() -> io::Result<()> {
 pub async fn run(
     listener: TcpListener,
     config: Config,
-    admission: Arc<Admission>,
+    admission: &Admission,
     mut stop: watch::Receiver<bool>,
 ) -> io::Result<()> {
     let mut tasks = JoinSet::new();
@@ -68,7 +67,7 @@ pub async fn run(
     // where a watch receiver's wait would be ten times that in every
     // connection's task.
     let shutdown = Shutdown::new();
-    common::accept_loop(&listener, &admission, &mut stop, &mut tasks, |stream| {
+    common::accept_loop(&listener, admission, &mut stop, &mut tasks, |stream| {
         handle(stream, config.clone(), shutdown.signal())
     })
     .await;

@@ -1,10 +1,12 @@
-//! What the example servers share: their command line, their routes, and
-//! the policy of their accept loops (the connection cap, the back-off on
-//! accept errors and the rate-limited log).
+//! What the example servers share: their command line, their routes, the
+//! policy of their accept loops (the connection cap, the back-off on
+//! accept errors and the rate-limited log), and the worker layout of
+//! `hello_server` and the proxy (a single-threaded runtime per worker
+//! thread).
 
 use std::io;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -486,13 +488,13 @@ impl Drop for Place<'_> {
 
 #[allow(dead_code)] // as accept_loop
 impl Admission {
-    /// Admission under `policy`, shared by the workers.
-    pub fn new(policy: AcceptPolicy) -> Arc<Self> {
-        Arc::new(Admission {
+    /// Admission under `policy`, for the workers to share.
+    pub fn new(policy: AcceptPolicy) -> Self {
+        Admission {
             policy: Mutex::new(policy),
             live: AtomicUsize::new(0),
             ended: Notify::new(),
-        })
+        }
     }
 
     /// The policy, whatever another worker did while holding it.
