@@ -41,7 +41,7 @@ use tokio::net::TcpStream;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-use common::AcceptPolicy;
+use common::{AcceptPolicy, Admission};
 
 #[tokio::main]
 async fn main() -> io::Result<()> {
@@ -55,9 +55,9 @@ async fn main() -> io::Result<()> {
     });
     println!("Listening on http://{}/", listener.local_addr()?);
     let (app, conn_stop) = (app(), stopped.clone());
-    let mut policy = AcceptPolicy::new(args.max_connections);
+    let admission = Admission::new(AcceptPolicy::new(args.max_connections));
     let mut tasks = JoinSet::new();
-    common::accept_loop(&listener, &mut policy, &mut stopped, &mut tasks, |stream| {
+    common::accept_loop(&listener, &admission, &mut stopped, &mut tasks, |stream| {
         handle(stream, app.clone(), args.config.clone(), conn_stop.clone())
     })
     .await;

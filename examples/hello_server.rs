@@ -1,4 +1,5 @@
-//! A multi-threaded tokio HTTP/1.1 server on the `tokio` adapter.
+//! A tokio HTTP/1.1 server on the `tokio` adapter: one single-threaded
+//! runtime per worker thread, as nginx has one event loop per worker.
 //!
 //! ```sh
 //! cargo run --release --example hello_server -- --addr 127.0.0.1:8080
@@ -10,11 +11,19 @@
 //! `Expect: 100-continue`); anything else is `404 Not Found`. The session
 //! defaults apply (`h1proto::Timeouts`); `--header-timeout SECS` and
 //! `--idle-timeout SECS` override two of them. At most `--max-connections
-//! N` connections are served at once (by default the open-file limit less
-//! 32); past it, and while accepting fails (out of descriptors), the
-//! accept loop waits, logging at most a line every few seconds. On SIGINT
-//! or SIGTERM the server stops accepting, lets every connection finish the
-//! exchange it is in (answering with `Connection: close`), and exits.
+//! N` connections are served at once, by all the workers together (by
+//! default the open-file limit less 32); past it, and while accepting
+//! fails (out of descriptors), the accept loops wait, logging at most a
+//! line every few seconds. On SIGINT or SIGTERM the server stops
+//! accepting, lets every connection finish the exchange it is in
+//! (answering with `Connection: close`), waits up to 30 s for them, and
+//! exits.
+//!
+//! Workers: one per CPU, or `TOKIO_WORKER_THREADS` of them (as tokio's
+//! multi-threaded runtime reads it). Each is a thread with a
+//! single-threaded tokio runtime that accepts from the one listening
+//! socket and serves the connections it accepted; a connection never
+//! moves between threads (`common::Workers`, the proxy's layout too).
 
 mod common;
 
@@ -29,31 +38,28 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-use common::{AcceptPolicy, Answer, parse_args};
+use common::{AcceptPolicy, Admission, Answer, Workers, parse_args};
 
-#[tokio::main]
-async fn main() -> io::Result<()> {
+fn main() -> io::Result<()> {
     let args = parse_args("hello_server", std::env::args().skip(1));
-    let listener = common::listen(&args.addr).await?;
-    let (stop, stopped) = watch::channel(false);
-    let signal = common::stop_signal()?;
-    tokio::spawn(async move {
-        signal.await;
-        let _ = stop.send(true);
-    });
-    println!("Listening on http://{}/", listener.local_addr()?);
-    let policy = AcceptPolicy::new(args.max_connections);
-    run(listener, args.config, policy, stopped).await
+    let workers = Workers::listen(&args.addr, common::workers())?;
+    let addr = workers.local_addr()?;
+    let admission = Admission::new(AcceptPolicy::new(args.max_connections));
+    workers.run(
+        || println!("Listening on http://{addr}/"),
+        |_, listener, stop| run(listener, args.config.clone(), &admission, stop),
+    )
 }
 
-/// Accepts connections, each served by its own task, until `stop` turns
-/// true; then waits (up to 30 s) for the connections to finish. The
-/// `policy` caps the connections served at once and paces the loop when
-/// accepting fails (`common::AcceptPolicy`).
+/// One worker: accepts connections, each served by its own task, until
+/// `stop` turns true; then waits (up to 30 s) for the connections to
+/// finish. `admission`, which the workers share, caps the connections
+/// they serve at once and paces their loops when accepting fails
+/// (`common::AcceptPolicy`).
 pub async fn run(
     listener: TcpListener,
     config: Config,
-    mut policy: AcceptPolicy,
+    admission: &Admission,
     mut stop: watch::Receiver<bool>,
 ) -> io::Result<()> {
     let mut tasks = JoinSet::new();
@@ -61,7 +67,7 @@ pub async fn run(
     // where a watch receiver's wait would be ten times that in every
     // connection's task.
     let shutdown = Shutdown::new();
-    common::accept_loop(&listener, &mut policy, &mut stop, &mut tasks, |stream| {
+    common::accept_loop(&listener, admission, &mut stop, &mut tasks, |stream| {
         handle(stream, config.clone(), shutdown.signal())
     })
     .await;

@@ -26,13 +26,14 @@
 #
 # Unpinned, the server's worker threads and wrk share the cores and
 # requests/s depend on how they are scheduled. With PIN=1 each server has
-# one core to itself (tokio then starts one worker, for both servers alike)
+# one core to itself (one worker then, for every server alike)
 # and wrk another: the server is the bottleneck, so requests/s follow its
 # CPU per request.
 #
 # h1proto and hyper send the same bytes (`content-type: text/plain`,
-# `content-length: 13`, `Hello, World!`, a `date`), run tokio's
-# multi-threaded runtime and set TCP_NODELAY. may_minihttp runs as its
+# `content-length: 13`, `Hello, World!`, a `date`), run one
+# single-threaded tokio runtime per worker thread (one worker per CPU, so
+# one with PIN=1) and set TCP_NODELAY. may_minihttp runs as its
 # TechEmpower entry does (one may worker per CPU it may use, so one with
 # PIN=1) and writes its own head: `200 Ok`, `Server: M`, `Date`,
 # `Content-Length`, `Content-Type`, no TCP_NODELAY (bench/may-hello says

@@ -1,14 +1,19 @@
-//! What the example servers share: their command line, their routes, and
-//! the policy of their accept loops (the connection cap, the back-off on
-//! accept errors and the rate-limited log).
+//! What the example servers share: their command line, their routes, the
+//! policy of their accept loops (the connection cap, the back-off on
+//! accept errors and the rate-limited log), and the worker layout of
+//! `hello_server` and the proxy (a single-threaded runtime per worker
+//! thread).
 
 use std::io;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use h1proto::Config;
 use http::header::{CONTENT_TYPE, HeaderValue};
 use http::{Method, Request, Response, StatusCode};
+use tokio::sync::{Notify, watch};
 
 /// The command line of an example server.
 #[derive(Debug, Clone)]
@@ -447,15 +452,100 @@ impl AcceptPolicy {
     }
 }
 
+/// What the accept loops of one server share, one loop per worker: its
+/// [`AcceptPolicy`] (one cap, one back-off, one log for the whole
+/// server) and the count of the connections served, by every worker,
+/// against the cap.
+pub struct Admission {
+    policy: Mutex<AcceptPolicy>,
+    /// Connections served (until their loop reaps their task), and places
+    /// taken by loops about to accept.
+    live: AtomicUsize,
+    /// Told when a place is given back: a loop at the cap, or backing off
+    /// for want of descriptors, may go on.
+    ended: Notify,
+}
+
+/// A place under the cap taken by a loop about to accept: given back when
+/// dropped, unless [`Place::keep`] hands it to the connection accepted.
+struct Place<'a>(Option<&'a Admission>);
+
+impl Place<'_> {
+    /// The place is the accepted connection's now, given back when its
+    /// loop reaps its task.
+    fn keep(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for Place<'_> {
+    fn drop(&mut self) {
+        if let Some(admission) = self.0 {
+            admission.release();
+        }
+    }
+}
+
+#[allow(dead_code)] // as accept_loop
+impl Admission {
+    /// Admission under `policy`, for the workers to share.
+    pub fn new(policy: AcceptPolicy) -> Self {
+        Admission {
+            policy: Mutex::new(policy),
+            live: AtomicUsize::new(0),
+            ended: Notify::new(),
+        }
+    }
+
+    /// The policy, whatever another worker did while holding it.
+    fn policy(&self) -> MutexGuard<'_, AcceptPolicy> {
+        self.policy.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A place for one more connection, or `None` at the cap (which the
+    /// policy logs). Taken before accepting, so that the workers together
+    /// never serve more than the cap, however many accept at once.
+    fn reserve(&self) -> Option<Place<'_>> {
+        let mut live = self.live.load(Ordering::Acquire);
+        loop {
+            if !self.policy().may_accept(live, Instant::now()) {
+                return None;
+            }
+            match self.live.compare_exchange_weak(
+                live,
+                live + 1,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => return Some(Place(Some(self))),
+                Err(now) => live = now,
+            }
+        }
+    }
+
+    /// A place given back: a connection's task was reaped, or a loop did
+    /// not accept.
+    fn release(&self) {
+        self.live.fetch_sub(1, Ordering::AcqRel);
+        self.ended.notify_waiters();
+    }
+}
+
 /// Accepts connections on `listener`, each served by the task `serve`
 /// makes for it in `tasks`, until `stop` turns true: at most as many at
-/// once as `policy` allows, pausing (until the back-off passes, or a
-/// connection ends and gives its descriptor back) while accepting fails.
-/// Returns with the connections still running, for the caller to drain.
+/// once, with those of the other workers sharing `admission`, as its
+/// policy allows, pausing (until the back-off passes, or a connection
+/// ends and gives its descriptor back) while accepting fails. Returns
+/// with the connections still running, for the caller to drain.
+///
+/// A connection's place under the cap is given back when its task is
+/// reaped here, which every wait of the loop does at once: the task
+/// itself holds nothing of the count (a future that wrapped the
+/// connection's, to give the place back, would hold it twice over).
 #[allow(dead_code)] // the tokio servers' loop: blocking_server and uring_server accept their own way
 pub async fn accept_loop<F, Fut>(
     listener: &tokio::net::TcpListener,
-    policy: &mut AcceptPolicy,
+    admission: &Admission,
     stop: &mut tokio::sync::watch::Receiver<bool>,
     tasks: &mut tokio::task::JoinSet<()>,
     mut serve: F,
@@ -464,28 +554,161 @@ pub async fn accept_loop<F, Fut>(
     Fut: std::future::Future<Output = ()> + Send + 'static,
 {
     loop {
-        while tasks.try_join_next().is_some() {}
-        if !policy.may_accept(tasks.len(), Instant::now()) {
+        while tasks.try_join_next().is_some() {
+            admission.release();
+        }
+        // Made before the place is asked for: a place given back between
+        // the two still wakes the wait.
+        let ended = admission.ended.notified();
+        let Some(place) = admission.reserve() else {
             tokio::select! {
-                _ = tasks.join_next() => continue,
+                Some(_) = tasks.join_next() => admission.release(),
+                _ = ended => {}
                 _ = stop.wait_for(|&stop| stop) => return,
             }
-        }
+            continue;
+        };
         let pause = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
-                    policy.accepted(Instant::now());
+                    admission.policy().accepted(Instant::now());
                     tasks.spawn(serve(stream));
+                    place.keep();
                     continue;
                 }
-                Err(err) => policy.accept_failed(&err, Instant::now()),
+                Err(err) => admission.policy().accept_failed(&err, Instant::now()),
             },
+            Some(_) = tasks.join_next() => {
+                admission.release();
+                continue;
+            }
             _ = stop.wait_for(|&stop| stop) => return,
         };
+        drop(place);
         tokio::select! {
             _ = tokio::time::sleep(pause) => {}
-            Some(_) = tasks.join_next() => {}
+            Some(_) = tasks.join_next() => admission.release(),
+            _ = admission.ended.notified() => {}
             _ = stop.wait_for(|&stop| stop) => return,
         }
+    }
+}
+
+// ---- Workers: one single-threaded runtime per thread --------------------
+
+/// How many workers serve: `TOKIO_WORKER_THREADS` when it is set to a
+/// positive number (as for tokio's own multi-threaded runtime), else one
+/// for each CPU.
+#[allow(dead_code)] // hello_server's and the proxy's layout; the other servers have their own
+pub fn workers() -> usize {
+    let set = std::env::var("TOKIO_WORKER_THREADS").ok();
+    set.and_then(|n| n.trim().parse().ok())
+        .filter(|&n| n > 0)
+        .or_else(|| std::thread::available_parallelism().ok().map(usize::from))
+        .unwrap_or(1)
+}
+
+/// A server laid out as nginx lays one out: worker threads, each with a
+/// single-threaded tokio runtime that accepts from the one listening
+/// socket and serves the connections it accepted, which never move to
+/// another thread. It spares what a work-stealing scheduler does for every
+/// task wake-up (its shared queues, cross-thread wake-ups, its poll-time
+/// clock reads); a server's connections are many and alike, so there is
+/// little to balance.
+#[allow(dead_code)] // as workers
+pub struct Workers {
+    /// Each worker's runtime and its handle of the listening socket, made
+    /// before the first is run, so that a server that says it listens has
+    /// every worker ready; the first is this thread's.
+    workers: Vec<(tokio::runtime::Runtime, tokio::net::TcpListener)>,
+    /// SIGINT or SIGTERM, its handlers installed in the first runtime.
+    signal: std::pin::Pin<Box<dyn Future<Output = ()> + Send>>,
+}
+
+#[allow(dead_code)] // as workers
+impl Workers {
+    /// Listens on `addr` (as [`listen`] does) for `count` workers (at
+    /// least one) to accept from, and installs the handlers of SIGINT and
+    /// SIGTERM.
+    pub fn listen(addr: &str, count: usize) -> io::Result<Self> {
+        let runtime = || {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+        };
+        let first = runtime()?;
+        let listener = first.block_on(listen(addr))?.into_std()?;
+        let signal = {
+            let _in = first.enter();
+            Box::pin(stop_signal()?)
+        };
+        let mut runtimes = vec![first];
+        for _ in 1..count {
+            runtimes.push(runtime()?);
+        }
+        let mut workers = Vec::with_capacity(runtimes.len());
+        for runtime in runtimes {
+            let listener = {
+                let _in = runtime.enter();
+                tokio::net::TcpListener::from_std(listener.try_clone()?)?
+            };
+            workers.push((runtime, listener));
+        }
+        Ok(Workers { workers, signal })
+    }
+
+    /// The address listened on.
+    pub fn local_addr(&self) -> io::Result<std::net::SocketAddr> {
+        self.workers[0].1.local_addr()
+    }
+
+    /// Runs the workers, this thread the first: each runs the future
+    /// `worker(index, listener, stop)` to its end on its own runtime, with
+    /// its own handle of the listening socket. `ready` is called once
+    /// every worker's thread is started (a server says there that it
+    /// listens: what it runs then is what it runs until it stops). SIGINT
+    /// or SIGTERM turns `stop` true in every worker, as does the first
+    /// worker's end (an error included), so that no worker is left
+    /// running. Returns when every worker has, with the first error.
+    pub fn run<F, Fut>(self, ready: impl FnOnce(), worker: F) -> io::Result<()>
+    where
+        F: Fn(usize, tokio::net::TcpListener, watch::Receiver<bool>) -> Fut + Sync,
+        Fut: Future<Output = io::Result<()>>,
+    {
+        let (stop, stopped) = watch::channel(false);
+        let Workers { workers, signal } = self;
+        let mut workers = workers.into_iter().enumerate();
+        let Some((_, (runtime, listener))) = workers.next() else {
+            return Ok(());
+        };
+        std::thread::scope(|scope| {
+            let worker = &worker;
+            let threads: Vec<_> = workers
+                .map(|(index, (runtime, listener))| {
+                    let stopped = stopped.clone();
+                    scope.spawn(move || runtime.block_on(worker(index, listener, stopped)))
+                })
+                .collect();
+            ready();
+            let stopping = async {
+                signal.await;
+                let _ = stop.send(true);
+                std::future::pending::<io::Result<()>>().await
+            };
+            let mut result = runtime.block_on(async {
+                tokio::select! {
+                    done = worker(0, listener, stopped) => done,
+                    never = stopping => never,
+                }
+            });
+            let _ = stop.send(true);
+            for thread in threads {
+                let done = thread
+                    .join()
+                    .unwrap_or_else(|_| Err(io::Error::other("a worker panicked")));
+                result = result.and(done);
+            }
+            result
+        })
     }
 }

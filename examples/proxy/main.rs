@@ -39,16 +39,20 @@
 //! the proxy stops accepting, lets every exchange in progress finish, and
 //! exits.
 //!
-//! Workers: one per CPU, or `TOKIO_WORKER_THREADS` of them. Each is a
-//! thread with a single-threaded tokio runtime that accepts from the one
-//! listening socket and serves the connections it accepted, with its own
-//! pool of upstream connections; a connection never moves between
-//! threads. This is nginx's model (worker processes, each with its own
+//! Workers: one per CPU, or `TOKIO_WORKER_THREADS` of them
+//! (`common::Workers`, hello_server's layout too). Each is a thread with
+//! a single-threaded tokio runtime that accepts from the one listening
+//! socket and serves the connections it accepted, with its own pool of
+//! upstream connections; a connection never moves between threads. This is nginx's model (worker processes, each with its own
 //! event loop and its own upstream `keepalive` cache), and it spares
 //! what a work-stealing scheduler does per task wake-up (its queues, its
 //! poll-time clock reads); a proxy's connections are many, short and
 //! alike, so there is little to balance.
 
+// What the example servers share; the proxy uses its worker layout.
+#[allow(dead_code)]
+#[path = "../common/mod.rs"]
+mod common;
 mod fields;
 mod upstream;
 
@@ -110,23 +114,25 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let listener = match bind(&args.addr) {
-        Ok(listener) => listener,
+    let count = common::workers();
+    let workers = match common::Workers::listen(&args.addr, count) {
+        Ok(workers) => workers,
         Err(err) => {
             eprintln!("proxy: cannot listen on {}: {err}", args.addr);
             return ExitCode::FAILURE;
         }
     };
-    match listener.local_addr() {
-        Ok(addr) => println!("Proxying http://{addr}/ to {}", args.upstream),
+    let addr = match workers.local_addr() {
+        Ok(addr) => addr,
         Err(err) => {
             eprintln!("proxy: {err}");
             return ExitCode::FAILURE;
         }
-    }
-    // Worker 0 is this thread, which also waits for the stop signal.
+    };
+    // Each worker has a proxy of its own: its own pool of upstream
+    // connections.
     let mut proxies = vec![Arc::new(proxy)];
-    for _ in 1..workers() {
+    for _ in 1..count {
         match Proxy::new(&args) {
             Ok(proxy) => proxies.push(Arc::new(proxy)),
             Err(err) => {
@@ -135,27 +141,10 @@ fn main() -> ExitCode {
             }
         }
     }
-    let (stop, stopped) = watch::channel(false);
-    let mut threads = Vec::new();
-    for proxy in &proxies[1..] {
-        let worker = (listener.try_clone(), Arc::clone(proxy), stopped.clone());
-        threads.push(std::thread::spawn(move || match worker {
-            (Ok(listener), proxy, stopped) => work(listener, proxy, stopped, None),
-            (Err(err), ..) => Err(err),
-        }));
-    }
-    let signal = async move {
-        stop_signal().await;
-        let _ = stop.send(true);
-    };
-    let first = Arc::clone(&proxies[0]);
-    let mut result = work(listener, first, stopped, Some(Box::pin(signal)));
-    for thread in threads {
-        let worker = thread
-            .join()
-            .unwrap_or_else(|_| Err(io::Error::other("a worker panicked")));
-        result = result.and(worker);
-    }
+    let result = workers.run(
+        || println!("Proxying http://{addr}/ to {}", args.upstream),
+        |index, listener, stop| run(listener, Arc::clone(&proxies[index]), stop),
+    );
     if let Err(err) = result {
         eprintln!("proxy: {err}");
         return ExitCode::FAILURE;
@@ -167,46 +156,6 @@ fn main() -> ExitCode {
         total(Pool::idle)
     );
     ExitCode::SUCCESS
-}
-
-/// The listening socket, non-blocking, for every worker's runtime to
-/// accept from.
-fn bind(addr: &str) -> io::Result<std::net::TcpListener> {
-    let listener = std::net::TcpListener::bind(addr)?;
-    listener.set_nonblocking(true)?;
-    Ok(listener)
-}
-
-/// How many workers serve: `TOKIO_WORKER_THREADS` when it is set to a
-/// positive number (as for tokio's own multi-threaded runtime), else one
-/// for each CPU.
-fn workers() -> usize {
-    let set = std::env::var("TOKIO_WORKER_THREADS").ok();
-    set.and_then(|n| n.trim().parse().ok())
-        .filter(|&n| n > 0)
-        .or_else(|| std::thread::available_parallelism().ok().map(usize::from))
-        .unwrap_or(1)
-}
-
-/// One worker: a single-threaded runtime on this thread that accepts
-/// from `listener` and serves the connections it accepted, with `proxy`'s
-/// pool of upstream connections, until `stop` turns true (see [`run`]).
-/// `signal`, on the worker that has it, sets `stop` when it completes.
-fn work(
-    listener: std::net::TcpListener,
-    proxy: Arc<Proxy>,
-    stop: watch::Receiver<bool>,
-    signal: Option<std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>>,
-) -> io::Result<()> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    runtime.block_on(async move {
-        if let Some(signal) = signal {
-            tokio::spawn(signal);
-        }
-        run(TcpListener::from_std(listener)?, proxy, stop).await
-    })
 }
 
 /// The command line.
@@ -297,21 +246,6 @@ pub fn parse_args(mut args: impl Iterator<Item = String>) -> io::Result<Args> {
         return Err(invalid("--upstream HOST:PORT is required".into()));
     }
     Ok(parsed)
-}
-
-/// SIGINT or SIGTERM.
-async fn stop_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        let mut term = signal(SignalKind::terminate()).expect("a SIGTERM handler");
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = term.recv() => {}
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = tokio::signal::ctrl_c().await;
 }
 
 /// What every connection of one proxy shares.

@@ -1,9 +1,13 @@
 //! The hyper 1.x counterpart of `hello_server`, for `scripts/bench-wrk.sh`:
 //! the same `Hello, World!` response bytes (`content-type: text/plain`,
-//! `content-length: 13`, `date`, as hello_server sends), the same multi-threaded tokio runtime,
-//! `TCP_NODELAY` on every connection, one task per connection, hyper's
-//! HTTP/1 server with its defaults otherwise (in particular
-//! `pipeline_flush` off).
+//! `content-length: 13`, `date`, as hello_server sends), the same runtime
+//! layout (one single-threaded tokio runtime per worker thread, one
+//! worker per CPU or `TOKIO_WORKER_THREADS` of them, each accepting from
+//! the one listening socket and serving the connections it accepted), so
+//! that the comparison stays like for like: hyper pays no more for work
+//! stealing than hello_server does. `TCP_NODELAY` on every connection,
+//! one task per connection, hyper's HTTP/1 server with its defaults
+//! otherwise (in particular `pipeline_flush` off).
 //!
 //! ```sh
 //! cargo run --release --manifest-path bench/hyper-hello/Cargo.toml -- --addr 127.0.0.1:8081
@@ -22,8 +26,7 @@ use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 
-#[tokio::main]
-async fn main() -> io::Result<()> {
+fn main() -> io::Result<()> {
     let mut addr = String::from("127.0.0.1:8081");
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -35,8 +38,39 @@ async fn main() -> io::Result<()> {
             }
         }
     }
-    let listener = TcpListener::bind(&addr).await?;
+    let listener = std::net::TcpListener::bind(&addr)?;
+    listener.set_nonblocking(true)?;
     println!("Listening on http://{}/", listener.local_addr()?);
+    let workers = std::env::var("TOKIO_WORKER_THREADS")
+        .ok()
+        .and_then(|n| n.trim().parse().ok())
+        .filter(|&n: &usize| n > 0)
+        .or_else(|| std::thread::available_parallelism().ok().map(usize::from))
+        .unwrap_or(1);
+    let threads: Vec<_> = (1..workers)
+        .map(|_| {
+            let listener = listener.try_clone();
+            std::thread::spawn(move || work(listener?))
+        })
+        .collect();
+    work(listener)?;
+    for thread in threads {
+        thread.join().expect("a worker panicked")?;
+    }
+    Ok(())
+}
+
+/// One worker: a single-threaded runtime on this thread, serving the
+/// connections it accepts until the process is stopped.
+fn work(listener: std::net::TcpListener) -> io::Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async { serve(TcpListener::from_std(listener)?).await })
+}
+
+/// Accepts connections, each served by its own task.
+async fn serve(listener: TcpListener) -> io::Result<()> {
     loop {
         let (stream, _) = match listener.accept().await {
             Ok(accepted) => accepted,

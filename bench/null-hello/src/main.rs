@@ -4,9 +4,10 @@
 //! one read in one write. What is left is the cost of the runtime, the
 //! sockets and the kernel: the floor under every server's CPU per request.
 //!
-//! It runs as `hello_server` does: tokio's multi-threaded runtime (one
-//! worker per CPU it may use, so one under `taskset -c 0`), a task per
-//! connection, `TCP_NODELAY`. Its response has the bytes of
+//! It runs as `hello_server` does: one single-threaded tokio runtime per
+//! worker thread (one worker per CPU it may use, so one under `taskset -c
+//! 0`, or `TOKIO_WORKER_THREADS`), each accepting from the one listening
+//! socket, a task per connection, `TCP_NODELAY`. Its response has the bytes of
 //! `hello_server`'s, in its order (`content-type`, a `date` of the same
 //! length, which is never updated, `content-length`, `Hello, World!`). It reads
 //! no method or target: every request gets that response.
@@ -24,8 +25,7 @@ use tokio::net::{TcpListener, TcpStream};
 const RESPONSE: &[u8] = b"HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\n\
 date: Wed, 02 Dec 2026 00:00:00 GMT\r\ncontent-length: 13\r\n\r\nHello, World!";
 
-#[tokio::main]
-async fn main() -> io::Result<()> {
+fn main() -> io::Result<()> {
     let mut addr = String::from("127.0.0.1:8086");
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -37,16 +37,45 @@ async fn main() -> io::Result<()> {
             }
         }
     }
-    let listener = TcpListener::bind(&addr).await?;
+    let listener = std::net::TcpListener::bind(&addr)?;
+    listener.set_nonblocking(true)?;
     println!("Listening on http://{}/", listener.local_addr()?);
-    loop {
-        match listener.accept().await {
-            Ok((stream, _)) => {
-                tokio::spawn(serve(stream));
-            }
-            Err(err) => eprintln!("accept: {err}"),
-        }
+    let workers = std::env::var("TOKIO_WORKER_THREADS")
+        .ok()
+        .and_then(|n| n.trim().parse().ok())
+        .filter(|&n: &usize| n > 0)
+        .or_else(|| std::thread::available_parallelism().ok().map(usize::from))
+        .unwrap_or(1);
+    let threads: Vec<_> = (1..workers)
+        .map(|_| {
+            let listener = listener.try_clone();
+            std::thread::spawn(move || work(listener?))
+        })
+        .collect();
+    work(listener)?;
+    for thread in threads {
+        thread.join().expect("a worker panicked")?;
     }
+    Ok(())
+}
+
+/// One worker: a single-threaded runtime on this thread, serving the
+/// connections it accepts until the process is stopped.
+fn work(listener: std::net::TcpListener) -> io::Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let listener = TcpListener::from_std(listener)?;
+        loop {
+            match listener.accept().await {
+                Ok((stream, _)) => {
+                    tokio::spawn(serve(stream));
+                }
+                Err(err) => eprintln!("accept: {err}"),
+            }
+        }
+    })
 }
 
 /// Answers every empty line read with [`RESPONSE`], until the peer closes.
