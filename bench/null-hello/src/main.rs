@@ -16,6 +16,9 @@
 //! cargo run --release --manifest-path bench/null-hello/Cargo.toml -- --addr 127.0.0.1:8086
 //! ```
 
+#[path = "../../workers.rs"]
+mod workers;
+
 use std::io;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -38,25 +41,8 @@ fn main() -> io::Result<()> {
         }
     }
     let listener = std::net::TcpListener::bind(&addr)?;
-    listener.set_nonblocking(true)?;
     println!("Listening on http://{}/", listener.local_addr()?);
-    let workers = std::env::var("TOKIO_WORKER_THREADS")
-        .ok()
-        .and_then(|n| n.trim().parse().ok())
-        .filter(|&n: &usize| n > 0)
-        .or_else(|| std::thread::available_parallelism().ok().map(usize::from))
-        .unwrap_or(1);
-    let threads: Vec<_> = (1..workers)
-        .map(|_| {
-            let listener = listener.try_clone();
-            std::thread::spawn(move || work(listener?))
-        })
-        .collect();
-    work(listener)?;
-    for thread in threads {
-        thread.join().expect("a worker panicked")?;
-    }
-    Ok(())
+    workers::run(listener, work)
 }
 
 /// One worker: a single-threaded runtime on this thread, serving the
