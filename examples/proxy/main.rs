@@ -33,7 +33,13 @@
 //! nothing for a request that carries `Via`; `docs/proxying.md`), and
 //! `--header-timeout SECS` and `--idle-timeout SECS` over the session
 //! defaults (`h1proto::Timeouts`), which apply on both sides: to clients,
-//! and to upstream connections (where the idle timeout is the pool's). A
+//! and to upstream connections (where the idle timeout is the pool's).
+//! At most `--max-connections N` client connections are served at once,
+//! by all the workers together (by default half of what the example
+//! servers take, the open-file limit less 32: each client connection may
+//! hold an upstream one); past it, and while accepting fails (out of
+//! descriptors), the accept loops wait, logging at most a line every few
+//! seconds (`common::accept_loop`, the example servers' loop). A
 //! command line it cannot run is refused with a plain message and status
 //! 2, an address it cannot listen on with status 1. On SIGINT or SIGTERM
 //! the proxy stops accepting, lets every exchange in progress finish, and
@@ -52,7 +58,7 @@
 // What the example servers share; the proxy uses its worker layout.
 #[allow(dead_code)]
 #[path = "../common/mod.rs"]
-mod common;
+pub mod common;
 mod fields;
 mod upstream;
 
@@ -73,6 +79,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
+use common::{AcceptPolicy, Admission};
 use fields::{RequestBody, Via};
 use upstream::{Pool, Upstream, describe, is_closed_connection, status};
 
@@ -95,6 +102,8 @@ Usage: proxy --upstream HOST:PORT [options]
   --no-via                add no Via field (see docs/proxying.md: Via and compression)
   --header-timeout SECS   the head timeout, both sides (default 20)
   --idle-timeout SECS     the idle timeout, both sides (default 60)
+  --max-connections N     client connections served at once (default: half
+                          the open-file limit, less a reserve)
   -h, --help              this help
 ";
 
@@ -141,9 +150,10 @@ fn main() -> ExitCode {
             }
         }
     }
+    let admission = Admission::new(AcceptPolicy::new(args.max_connections));
     let result = workers.run(
         || println!("Proxying http://{addr}/ to {}", args.upstream),
-        |index, listener, stop| run(listener, Arc::clone(&proxies[index]), stop),
+        |index, listener, stop| run(listener, Arc::clone(&proxies[index]), &admission, stop),
     );
     if let Err(err) = result {
         eprintln!("proxy: {err}");
@@ -173,6 +183,11 @@ pub struct Args {
     /// The session settings of both sides, with `--header-timeout` and
     /// `--idle-timeout` applied.
     pub config: Config,
+    /// `--max-connections N`: client connections served at once, by all
+    /// the workers together. By default half of what the example servers
+    /// take (`common::default_max_connections`): each client connection
+    /// may hold an upstream one.
+    pub max_connections: usize,
 }
 
 impl Args {
@@ -190,6 +205,7 @@ impl Args {
             via: String::from("h1proto-proxy"),
             send_via: true,
             config,
+            max_connections: (common::default_max_connections() / 2).max(1),
         }
     }
 }
@@ -227,6 +243,7 @@ pub fn parse_args(mut args: impl Iterator<Item = String>) -> io::Result<Args> {
             "--via",
             "--header-timeout",
             "--idle-timeout",
+            "--max-connections",
         ];
         if !known.contains(&arg.as_str()) {
             return Err(invalid(format!("unknown option {arg:?}")));
@@ -239,6 +256,13 @@ pub fn parse_args(mut args: impl Iterator<Item = String>) -> io::Result<Args> {
             "--upstream" => parsed.upstream = value,
             "--via" => parsed.via = value,
             "--header-timeout" => parsed.config.timeouts.head = Some(secs(&arg, value)?),
+            "--max-connections" => {
+                parsed.max_connections = value
+                    .parse()
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .ok_or_else(|| invalid(format!("{arg} {value}: not a positive number")))?;
+            }
             _ => parsed.config.timeouts.idle = Some(secs(&arg, value)?),
         }
     }
@@ -283,11 +307,16 @@ impl Proxy {
     }
 }
 
-/// Accepts connections, each served by its own task, until `stop` turns
-/// true; then waits (up to 30 s) for the connections to finish.
+/// One worker: accepts connections, each served by its own task, until
+/// `stop` turns true; then waits (up to 30 s) for the connections to
+/// finish. `admission`, which the workers share, caps the client
+/// connections served at once and paces the accept loops while accepting
+/// fails (out of descriptors), as in the example servers
+/// (`common::accept_loop`).
 pub async fn run(
     listener: TcpListener,
     proxy: Arc<Proxy>,
+    admission: &Admission,
     mut stop: watch::Receiver<bool>,
 ) -> io::Result<()> {
     let sweeper = Arc::clone(&proxy);
@@ -300,18 +329,10 @@ pub async fn run(
     });
     let mut tasks = JoinSet::new();
     let conn_stop = stop.clone();
-    loop {
-        tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => {
-                    tasks.spawn(handle(stream, Arc::clone(&proxy), conn_stop.clone()));
-                }
-                Err(err) => eprintln!("accept: {err}"),
-            },
-            _ = stop.wait_for(|&stop| stop) => break,
-        }
-        while tasks.try_join_next().is_some() {}
-    }
+    common::accept_loop(&listener, admission, &mut stop, &mut tasks, |stream| {
+        handle(stream, Arc::clone(&proxy), conn_stop.clone())
+    })
+    .await;
     drop(listener);
     let drain = async { while tasks.join_next().await.is_some() {} };
     let _ = tokio::time::timeout(Duration::from_secs(30), drain).await;

@@ -191,9 +191,11 @@ impl Server {
                 );
             }
         };
-        let addr = line
-            .strip_prefix("Listening on http://")
-            .and_then(|rest| rest.strip_suffix('/'))
+        // "Listening on http://ADDR/", or the proxy's "Proxying
+        // http://ADDR/ to UPSTREAM".
+        let addr = (line.strip_prefix("Listening on http://"))
+            .or_else(|| line.strip_prefix("Proxying http://"))
+            .and_then(|rest| rest.split('/').next())
             .and_then(|a| a.parse().ok())
             .unwrap_or_else(|| panic!("{name} printed {line:?}"));
         Server {

@@ -46,7 +46,9 @@ pub fn start_proxy_with(upstream: &str, tweak: impl FnOnce(&mut proxy::Args)) ->
             let listener = tokio::net::TcpListener::from_std(listener).unwrap();
             // The sender lives as long as the proxy: no shutdown.
             let (_stop, stopped) = tokio::sync::watch::channel(false);
-            let _ = proxy::run(listener, shared, stopped).await;
+            let policy = proxy::common::AcceptPolicy::new(args.max_connections);
+            let admission = proxy::common::Admission::new(policy);
+            let _ = proxy::run(listener, shared, &admission, stopped).await;
         });
     });
     Running {

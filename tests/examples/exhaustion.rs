@@ -123,6 +123,42 @@ fn the_default_cap_stays_below_the_descriptor_limit() {
     });
 }
 
+/// The example proxy's accept loops are the servers': out of descriptors
+/// they back off and recover, and by default the cap (half the servers',
+/// for each client connection may hold an upstream one) stops a flood
+/// before the descriptors run out. Served through it: a `hello_server`.
+#[test]
+fn the_proxy_backs_off_and_caps_as_the_servers_do() {
+    let origin = Server::start("hello_server", &Launch::default());
+    let upstream = origin.addr.to_string();
+    // The cap above the descriptor limit: accepting itself fails.
+    let launch = Launch::args(&["--upstream", &upstream, "--max-connections", "1000"]);
+    let proxy = Server::start("proxy", &launch.open_files(64));
+    let (used, opened) = flood(&proxy);
+    assert!(opened > 64, "only {opened} connections made");
+    let proxy = check_recovers(proxy, used);
+    let log = proxy.stderr();
+    let failures = lines_with(&log, "Too many open files");
+    assert!(
+        (1..=2).contains(&failures),
+        "{failures} lines about EMFILE; log:\n{log}"
+    );
+    assert!(proxy.terminate(Duration::from_secs(10)).success());
+    // The default cap: (64 less 32 reserved) / 2.
+    let launch = Launch::args(&["--upstream", &upstream]).open_files(64);
+    let proxy = Server::start("proxy", &launch);
+    let (used, _) = flood(&proxy);
+    let proxy = check_recovers(proxy, used);
+    let log = proxy.stderr();
+    assert_eq!(lines_with(&log, "Too many open files"), 0, "{log}");
+    assert_eq!(
+        lines_with(&log, "16 connections, the cap"),
+        1,
+        "log:\n{log}"
+    );
+    assert!(proxy.terminate(Duration::from_secs(10)).success());
+}
+
 #[test]
 fn out_of_threads_blocking_server_drops_the_connection_and_goes_on() {
     let server = Server::start("blocking_server", &Launch::default());

@@ -944,6 +944,8 @@ fn the_command_line() {
         parsed.config.timeouts.idle,
         Some(Duration::from_millis(500))
     );
+    let parsed = args("--upstream u:1 --max-connections 7").unwrap();
+    assert_eq!(parsed.max_connections, 7);
     for bad in [
         "",
         "--addr 127.0.0.1:1",
@@ -951,6 +953,8 @@ fn the_command_line() {
         "--upstream u:1 --header-timeout 0",
         "--upstream u:1 --idle-timeout x",
         "--upstream u:1 --bogus 1",
+        "--upstream u:1 --max-connections 0",
+        "--upstream u:1 --max-connections many",
     ] {
         assert!(args(bad).is_err(), "{bad:?} was accepted");
     }
