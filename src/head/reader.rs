@@ -608,7 +608,8 @@ impl Reader {
         o: &Options,
     ) -> Result<usize, Error> {
         let known = known.as_bytes();
-        let mut at = from;
+        // The usual single SP first, then any other OWS.
+        let mut at = from + usize::from(head.get(from) == Some(&b' '));
         while at < upto && matches!(head[at], b' ' | b'\t') {
             at += 1;
         }
