@@ -608,8 +608,7 @@ impl Reader {
         o: &Options,
     ) -> Result<usize, Error> {
         let known = known.as_bytes();
-        // The usual single SP first, then any other OWS.
-        let mut at = from + usize::from(head.get(from) == Some(&b' '));
+        let mut at = from;
         while at < upto && matches!(head[at], b' ' | b'\t') {
             at += 1;
         }
