@@ -63,6 +63,26 @@ fn check_recovers(mut server: Server, used: Duration) -> Server {
     server
 }
 
+/// Floods a server started with its cap above the descriptor limit, so
+/// that accepting itself fails (EMFILE), as it does when descriptors go to
+/// anything else; checks that it backs off, recovers and logs a few lines.
+fn backs_off_and_recovers(server: Server) -> Server {
+    let name = server.name.clone();
+    let (used, opened) = flood(&server);
+    assert!(opened > 64, "{name}: only {opened} connections made");
+    let server = check_recovers(server, used);
+    let log = server.stderr();
+    let failures = lines_with(&log, "Too many open files");
+    // A line when it starts, then at most one per 5 s: two at most in a
+    // 3 s flood (and none per attempt).
+    assert!(
+        (1..=2).contains(&failures),
+        "{name}: {failures} lines about EMFILE; log:\n{log}"
+    );
+    assert!(log.lines().count() <= 4, "{name}: log:\n{log}");
+    server
+}
+
 #[test]
 fn out_of_descriptors_the_servers_back_off_and_recover() {
     std::thread::scope(|s| {
@@ -71,19 +91,7 @@ fn out_of_descriptors_the_servers_back_off_and_recover() {
                 // The cap above the descriptor limit: accepting itself fails
                 // (EMFILE), as it does when descriptors go to anything else.
                 let launch = Launch::args(&["--max-connections", "1000"]).open_files(64);
-                let server = Server::start(name, &launch);
-                let (used, opened) = flood(&server);
-                assert!(opened > 64, "{name}: only {opened} connections made");
-                let server = check_recovers(server, used);
-                let log = server.stderr();
-                let failures = lines_with(&log, "Too many open files");
-                // A line when it starts, then at most one per 5 s: two at
-                // most in a 3 s flood (and none per attempt).
-                assert!(
-                    (1..=2).contains(&failures),
-                    "{name}: {failures} lines about EMFILE; log:\n{log}"
-                );
-                assert!(log.lines().count() <= 4, "{name}: log:\n{log}");
+                let server = backs_off_and_recovers(Server::start(name, &launch));
                 let status = server.terminate(Duration::from_secs(10));
                 assert!(status.success(), "{name}: {status}");
             });
@@ -133,16 +141,7 @@ fn the_proxy_backs_off_and_caps_as_the_servers_do() {
     let upstream = origin.addr.to_string();
     // The cap above the descriptor limit: accepting itself fails.
     let launch = Launch::args(&["--upstream", &upstream, "--max-connections", "1000"]);
-    let proxy = Server::start("proxy", &launch.open_files(64));
-    let (used, opened) = flood(&proxy);
-    assert!(opened > 64, "only {opened} connections made");
-    let proxy = check_recovers(proxy, used);
-    let log = proxy.stderr();
-    let failures = lines_with(&log, "Too many open files");
-    assert!(
-        (1..=2).contains(&failures),
-        "{failures} lines about EMFILE; log:\n{log}"
-    );
+    let proxy = backs_off_and_recovers(Server::start("proxy", &launch.open_files(64)));
     assert!(proxy.terminate(Duration::from_secs(10)).success());
     // The default cap: (64 less 32 reserved) / 2.
     let launch = Launch::args(&["--upstream", &upstream]).open_files(64);
