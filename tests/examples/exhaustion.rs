@@ -63,25 +63,30 @@ fn check_recovers(mut server: Server, used: Duration) -> Server {
     server
 }
 
-/// Floods a server started with its cap above the descriptor limit, so
-/// that accepting itself fails (EMFILE), as it does when descriptors go to
-/// anything else; checks that it backs off, recovers and logs a few lines.
-fn backs_off_and_recovers(server: Server) -> Server {
+/// Floods `server` and checks that it backs off and recovers, logging
+/// the failure it meets (`fault`, a text of its log line) when it starts
+/// and at most once per 5 s after: two lines at most in a 3 s flood, none
+/// per attempt. `min_opened`: the connections the flood must make.
+fn backs_off_and_recovers(server: Server, min_opened: usize, fault: &str) -> Server {
     let name = server.name.clone();
     let (used, opened) = flood(&server);
-    assert!(opened > 64, "{name}: only {opened} connections made");
+    assert!(
+        opened > min_opened,
+        "{name}: only {opened} connections made"
+    );
     let server = check_recovers(server, used);
     let log = server.stderr();
-    let failures = lines_with(&log, "Too many open files");
-    // A line when it starts, then at most one per 5 s: two at most in a
-    // 3 s flood (and none per attempt).
+    let failures = lines_with(&log, fault);
     assert!(
         (1..=2).contains(&failures),
-        "{name}: {failures} lines about EMFILE; log:\n{log}"
+        "{name}: {failures} lines about {fault:?}; log:\n{log}"
     );
     assert!(log.lines().count() <= 4, "{name}: log:\n{log}");
     server
 }
+
+/// What running out of descriptors logs.
+const EMFILE: &str = "Too many open files";
 
 #[test]
 fn out_of_descriptors_the_servers_back_off_and_recover() {
@@ -91,7 +96,7 @@ fn out_of_descriptors_the_servers_back_off_and_recover() {
                 // The cap above the descriptor limit: accepting itself fails
                 // (EMFILE), as it does when descriptors go to anything else.
                 let launch = Launch::args(&["--max-connections", "1000"]).open_files(64);
-                let server = backs_off_and_recovers(Server::start(name, &launch));
+                let server = backs_off_and_recovers(Server::start(name, &launch), 64, EMFILE);
                 let status = server.terminate(Duration::from_secs(10));
                 assert!(status.success(), "{name}: {status}");
             });
@@ -112,7 +117,7 @@ fn the_default_cap_stays_below_the_descriptor_limit() {
                 let log = server.stderr();
                 // The cap (64 less 32 reserved) stopped the flood before the
                 // descriptors ran out: accepting never failed.
-                assert_eq!(lines_with(&log, "Too many open files"), 0, "{name}: {log}");
+                assert_eq!(lines_with(&log, EMFILE), 0, "{name}: {log}");
                 assert!(
                     lines_with(&log, "32 connections, the cap") == 1,
                     "{name}: log:\n{log}"
@@ -141,7 +146,7 @@ fn the_proxy_backs_off_and_caps_as_the_servers_do() {
     let upstream = origin.addr.to_string();
     // The cap above the descriptor limit: accepting itself fails.
     let launch = Launch::args(&["--upstream", &upstream, "--max-connections", "1000"]);
-    let proxy = backs_off_and_recovers(Server::start("proxy", &launch.open_files(64)));
+    let proxy = backs_off_and_recovers(Server::start("proxy", &launch.open_files(64)), 64, EMFILE);
     assert!(proxy.terminate(Duration::from_secs(10)).success());
     // The default cap: (64 less 32 reserved) / 2.
     let launch = Launch::args(&["--upstream", &upstream]).open_files(64);
@@ -149,7 +154,7 @@ fn the_proxy_backs_off_and_caps_as_the_servers_do() {
     let (used, _) = flood(&proxy);
     let proxy = check_recovers(proxy, used);
     let log = proxy.stderr();
-    assert_eq!(lines_with(&log, "Too many open files"), 0, "{log}");
+    assert_eq!(lines_with(&log, EMFILE), 0, "{log}");
     assert_eq!(
         lines_with(&log, "16 connections, the cap"),
         1,
@@ -174,16 +179,7 @@ fn out_of_threads_blocking_server_drops_the_connection_and_goes_on() {
         }
     };
     let server = Server::start("blocking_server", &Launch::default().cgroup(&cgroup.dir));
-    let (used, opened) = flood(&server);
-    assert!(opened > 20, "only {opened} connections made");
-    let server = check_recovers(server, used);
-    let log = server.stderr();
-    let failures = lines_with(&log, "spawn: ");
-    assert!(
-        (1..=2).contains(&failures),
-        "{failures} lines about spawning; log:\n{log}"
-    );
-    assert!(log.lines().count() <= 4, "log:\n{log}");
+    let server = backs_off_and_recovers(server, 20, "spawn: ");
     assert!(
         server.wait_until(Duration::from_secs(5), |s| s.threads() == base_threads),
         "{} threads, {base_threads} before the flood",
