@@ -330,7 +330,8 @@ impl<R: ConnRole> Connection<R> {
     }
 
     /// `Ok(None)` from the decoder: the peer closed between messages, or
-    /// the first bytes of a head arrived.
+    /// the first bytes of a head arrived (not an empty line's CR alone:
+    /// the empty lines before a request are no part of it).
     fn need_more(&mut self, buf: &BytesMut) {
         let peer = self.machine.state(R::PEER);
         if self.decoder.is_closed() && self.peer_closed() && peer == State::Idle {
@@ -338,7 +339,7 @@ impl<R: ConnRole> Connection<R> {
         } else if R::PEER == Party::Client
             && peer == State::Idle
             && self.machine.server() == State::Idle
-            && !buf.is_empty()
+            && self.decoder.holds_head_bytes(buf)
         {
             self.on(Party::Client, Input::HeadStarted);
         }

@@ -403,6 +403,21 @@ impl<R: DecodeRole> Decoder<R> {
         matches!(self.base.state, DecodeStage::Head) && self.base.reader.in_first_line()
     }
 
+    /// `true` when `buf`, what this decoder left undecoded, holds bytes
+    /// of a head: more than the CR of what may still be an empty line,
+    /// which a request decoder skips before a request line (RFC 9112
+    /// section 2.2) and which belongs to no message. Whether a lone CR
+    /// began a head is known only with the byte after it, so a head that
+    /// began does not depend on how the input was split.
+    #[inline]
+    pub(crate) fn holds_head_bytes(&self, buf: &[u8]) -> bool {
+        match buf {
+            [] => false,
+            [b'\r'] => !(self.base.rules.request && self.is_idle()),
+            _ => true,
+        }
+    }
+
     /// `true` once the decoder will decode no further message: the last
     /// one ended with a verdict to close or was a CONNECT request, the
     /// peer closed between messages, or an error occurred. Not after a

@@ -121,7 +121,11 @@ impl ServerSession {
                     return Ok(Step::Ready(Some(head)));
                 }
                 Ok(Progress::NeedMore) => {
-                    if self.conn.is_closed() || self.conn.is_switched() {
+                    // After the peer's close nothing more comes (a head
+                    // it cut short is the decoder's error): no wait for
+                    // input could end, as on every call that reads.
+                    let over = self.conn.is_closed() || self.conn.peer_closed();
+                    if over || self.conn.is_switched() {
                         self.start_closing();
                         return Ok(Step::Ready(None));
                     }

@@ -226,3 +226,38 @@ fn a_half_closed_client_still_gets_its_response() {
     assert!(poll_server(&mut server, &mut buf).unwrap().is_empty());
     assert!(server.is_closed());
 }
+
+/// A client may send an empty line after a request (RFC 9112 section
+/// 2.2), then close. Cut anywhere, its CR and LF apart included, the
+/// close ends the connection the same way: the empty line begins no
+/// head, and the answer still queued says `Connection: close`. (A CR
+/// read alone once started a head that its LF then ended as nothing:
+/// the close was not seen, and a session waited for that head.)
+#[test]
+fn an_empty_line_then_the_close_end_the_connection_however_cut() {
+    let input = b"GET / HTTP/1.1\r\nHost: a\r\n\r\n\r\n";
+    let run = |cut: usize| {
+        let mut server = ServerConnection::new(Config::default());
+        let mut buf = BytesMut::new();
+        for (k, piece) in [&input[..cut], &input[cut..], b""].into_iter().enumerate() {
+            buf.extend_from_slice(piece);
+            if k == 2 {
+                server.recv_eof();
+            }
+            let events = poll_server(&mut server, &mut buf).unwrap();
+            if let Some(Event::End(_)) = events.last() {
+                // Left queued: the output is drained at the end.
+                server.sender().send_response(Response::new("ok")).unwrap();
+                assert!(poll_server(&mut server, &mut buf).unwrap().is_empty());
+            }
+        }
+        assert!(buf.is_empty(), "cut at {cut}");
+        assert!(server.is_closed(), "cut at {cut}");
+        support::drain(server.output()).text()
+    };
+    let whole = run(input.len());
+    assert!(whole.contains("connection: close\r\n"), "{whole}");
+    for cut in 0..input.len() {
+        assert_eq!(run(cut), whole, "cut at {cut}");
+    }
+}

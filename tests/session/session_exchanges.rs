@@ -570,3 +570,36 @@ fn a_client_reads_a_close_delimited_body_to_the_end() {
     assert_eq!(res.body(), "hello, world");
     assert!(!h.s.is_reusable());
 }
+
+// ------------------------------------------------------ the peer's close
+
+/// An empty line after a request (RFC 9112 section 2.2), then the
+/// client's close, read in pieces of every size (the CR and the LF apart
+/// among them): the request is answered, the next `next_request` ends
+/// the session, and no read is asked for after the close. A CR read alone
+/// once began a head that the LF then ended as nothing, and the session
+/// asked for that head's bytes again and again.
+#[test]
+fn an_empty_line_then_the_close_end_the_session_in_reads_of_any_size() {
+    let input = format!("{}\r\n", get("/"));
+    let mut wires = Vec::new();
+    for read_size in 1..=input.len() {
+        let mut h = server();
+        h.read_size = read_size;
+        h.send(&input);
+        h.send_eof();
+        assert!(h.call(ServerSession::next_request).ready().is_some());
+        h.s.sender()
+            .send_response(Response::new(Bytes::from_static(b"ok")))
+            .unwrap();
+        match h.call(ServerSession::next_request) {
+            Outcome::Ready(None) => {}
+            other => panic!("reads of {read_size}: {other:?}"),
+        }
+        assert!(matches!(h.call(ServerSession::close), Outcome::Ready(())));
+        assert!(h.closed.is_some(), "reads of {read_size}");
+        wires.push(h.take_wire());
+    }
+    assert!(wires[0].ends_with("\r\n\r\nok"), "{}", wires[0]);
+    assert!(wires.iter().all(|wire| *wire == wires[0]), "{wires:?}");
+}
