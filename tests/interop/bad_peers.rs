@@ -295,6 +295,35 @@ fn vanishing_peers_leave_nothing_behind() {
     assert_eq!(PANICS.load(Ordering::SeqCst), 0);
 }
 
+/// A client may send an empty line after a request (RFC 9112 section
+/// 2.2): its CR and its LF in two writes, then the client's half-close.
+/// Every example server answers the request and closes at once (finding
+/// F6 in docs/security.md: the close went unseen, and the server spun at
+/// full CPU until its head timeout).
+#[test]
+fn an_empty_line_in_two_writes_then_a_half_close_is_closed_at_once() {
+    watch_panics();
+    for kind in interop_support::all() {
+        let (addr, _) = start(kind);
+        let mut s = connect(addr);
+        s.set_nodelay(true).unwrap();
+        s.write_all(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n\r").unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+        s.write_all(b"\n").unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+        s.shutdown(std::net::Shutdown::Write).unwrap();
+        let started = Instant::now();
+        let text = read_to_close(&mut s);
+        let waited = started.elapsed();
+        assert!(text.ends_with("Hello, World!"), "{kind:?}: {text}");
+        assert!(
+            waited < Duration::from_secs(2),
+            "{kind:?}: closed {waited:?} after the client's close"
+        );
+    }
+    assert_eq!(PANICS.load(Ordering::SeqCst), 0);
+}
+
 const BODY_ERRORS: &[(&str, &str)] = &[
     (
         "bad chunk size",
