@@ -21,7 +21,7 @@
 //! | `request_decoder` | `ctl`, message bytes |
 //! | `response_decoder` | `ctl`, `methods`, message bytes |
 //! | `chunked_body` | `ctl`, chunked body bytes (after a fixed chunked request head) |
-//! | `server_connection` | `ctl`, `n`, `n` big-endian u16 split offsets, request bytes |
+//! | `server_connection` | `ctl`, `n`, `n` big-endian u16 split offsets, request bytes (through a `ServerConnection`, then a `ServerSession`) |
 //! | `client_connection` | `ctl`, `methods`, `n`, `n` u16 split offsets, response bytes |
 //! | `roundtrip` | a message description read byte by byte (see [`roundtrip`]) |
 //! | `lenient` | `ctl`, `methods`, `mask` (a subset of the side's switches), message bytes (a request when `ctl` bit 2 is set) |
@@ -43,6 +43,7 @@ use h1proto::{
     leniency::{RequestLeniency, ResponseLeniency},
 };
 use http::{HeaderMap, Method, Request, Response};
+use std::time::Instant;
 
 mod simulation;
 pub use simulation::simulation;
@@ -1216,7 +1217,205 @@ fn run_server(limits: &Limits, ctl: u8, msg: &[u8], cuts: &[usize], eof: bool) -
     out
 }
 
-/// Target `server_connection`: `ctl`, split offsets, then a client's bytes.
+/// What a [`ServerSession`](h1proto::ServerSession) made of a client's
+/// bytes, read in the pieces of one split.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionOutcome {
+    /// The requests handed to the application: heads, and the body data
+    /// it read (merged).
+    pub events: Vec<Ev>,
+    /// The error a call reported, if any.
+    pub error: Option<ErrorKind>,
+    /// Everything written to the peer.
+    pub output: Vec<u8>,
+    /// The session asked for the socket to be closed.
+    pub closed: bool,
+    /// A protocol switch took the connection.
+    pub switched: bool,
+}
+
+/// The driver behind [`run_session`]: the client's bytes in pieces, then
+/// its close if the input ends with one; writes always complete; the
+/// clock never moves (no deadline passes).
+struct SessionIo<'a> {
+    pieces: std::collections::VecDeque<&'a [u8]>,
+    eof: bool,
+    eof_read: bool,
+    output: Vec<u8>,
+    closed: bool,
+}
+
+impl SessionIo<'_> {
+    /// Does `io`; `false` when it would wait for ever (the input is
+    /// exhausted and the client never closes) or the socket is closed.
+    fn perform(&mut self, s: &mut h1proto::ServerSession, io: h1proto::Io, now: Instant) -> bool {
+        use h1proto::{Io, Session};
+        assert!(!self.closed, "{io:?} asked for after Io::Close");
+        match io {
+            Io::Read => {
+                assert!(!self.eof_read, "a read asked for after the client's close");
+                match self.pieces.pop_front() {
+                    Some(piece) => {
+                        s.read_buf().extend_from_slice(piece);
+                        s.handle_read(piece.len(), now);
+                        true
+                    }
+                    None if self.eof => {
+                        self.eof_read = true;
+                        s.handle_read(0, now);
+                        true
+                    }
+                    None => false,
+                }
+            }
+            Io::Write => {
+                let out = s.output();
+                let n = out.len();
+                assert!(n > 0, "Io::Write with nothing to write");
+                drain(out, &mut self.output);
+                s.handle_write(n, now);
+                true
+            }
+            Io::Shutdown => true,
+            _ => {
+                self.closed = true;
+                false
+            }
+        }
+    }
+}
+
+/// The same application as [`run_server`]'s, on a [`ServerSession`]: each
+/// request's body read whole, then a full or (ctl bit 2) streamed answer;
+/// or (ctl bit 3) the answer at the head, the body left to the session to
+/// drain. Then `close`. Panics when the session loops, asks for a read
+/// after the client's close, or does not close once the client closed.
+fn run_session(limits: &Limits, ctl: u8, msg: &[u8], cuts: &[usize], eof: bool) -> SessionOutcome {
+    use h1proto::{ServerSession, SessionError, Step};
+    let now = Instant::now();
+    let mut config = Config::default();
+    config.limits = limits.clone();
+    let mut s = ServerSession::new(config, now);
+    let mut io = SessionIo {
+        pieces: pieces(msg, cuts)
+            .into_iter()
+            .filter(|p| !p.is_empty())
+            .collect(),
+        eof,
+        eof_read: false,
+        output: Vec::new(),
+        closed: false,
+    };
+    let mut out = SessionOutcome {
+        events: vec![],
+        error: None,
+        output: vec![],
+        closed: false,
+        switched: false,
+    };
+    let budget = 4 * msg.len() + 64;
+    let mut calls = 0;
+    // One call until it is ready: `None` when it waits for ever.
+    let mut call = |s: &mut ServerSession,
+                    io: &mut SessionIo,
+                    f: &mut dyn FnMut(&mut ServerSession) -> Result<Step<()>, SessionError>|
+     -> Option<Result<(), SessionError>> {
+        loop {
+            calls += 1;
+            assert!(calls <= budget, "the session keeps asking for I/O");
+            match f(s) {
+                Ok(Step::Ready(())) => return Some(Ok(())),
+                Ok(Step::Io(step)) if io.perform(s, step, now) => {}
+                Ok(Step::Io(_)) => return None,
+                Err(err) => return Some(Err(err)),
+            }
+        }
+    };
+    let failed = |err: SessionError, out: &mut SessionOutcome| match err {
+        SessionError::Peer(err) => out.error = Some(err.kind()),
+        SessionError::Usage(err) => panic!("the session refused a call: {err:?}"),
+        other => panic!("{other:?}"),
+    };
+    'requests: loop {
+        let mut head = None;
+        let next = call(&mut s, &mut io, &mut |s| {
+            Ok(match s.next_request(now)? {
+                Step::Ready(req) => {
+                    head = Some(req);
+                    Step::Ready(())
+                }
+                Step::Io(io) => Step::Io(io),
+            })
+        });
+        match next {
+            Some(Ok(())) => {}
+            Some(Err(err)) => {
+                failed(err, &mut out);
+                break;
+            }
+            None => break,
+        }
+        let Some(Some(req)) = head else { break };
+        let connect = req.method() == Method::CONNECT;
+        push(
+            &mut out.events,
+            norm_request(Event::Head {
+                head: req,
+                body: BodyKind::Empty,
+            }),
+        );
+        // The body read whole, unless the answer comes at the head.
+        let mut reading = ctl & 8 == 0 && !connect;
+        while reading {
+            let mut piece = None;
+            let read = call(&mut s, &mut io, &mut |s| {
+                Ok(match s.read_data(now)? {
+                    Step::Ready(data) => {
+                        piece = Some(data);
+                        Step::Ready(())
+                    }
+                    Step::Io(io) => Step::Io(io),
+                })
+            });
+            match read {
+                Some(Ok(())) => {}
+                Some(Err(err)) => {
+                    failed(err, &mut out);
+                    break 'requests;
+                }
+                None => break 'requests,
+            }
+            match piece.flatten() {
+                Some(data) => push(&mut out.events, Ev::Data(data.to_vec())),
+                None => reading = false,
+            }
+        }
+        let mut sender = s.sender();
+        let sent = if connect {
+            sender.send_response(Response::new(Bytes::new()))
+        } else if ctl & 4 == 0 {
+            sender.send_response(Response::new(Bytes::from_static(b"ok\n")))
+        } else {
+            sender
+                .send_head(Response::new(()))
+                .map(|_| ())
+                .and_then(|()| sender.send_data(Bytes::from_static(b"streamed")))
+                .and_then(|()| sender.finish(None))
+        };
+        assert!(sent.is_ok(), "answering a request: {sent:?}");
+    }
+    let _ = call(&mut s, &mut io, &mut |s| s.close(now));
+    out.switched = s.is_switched();
+    out.closed = io.closed;
+    if eof && io.eof_read && !out.switched {
+        assert!(out.closed, "the client closed, the session did not");
+    }
+    out.output = io.output;
+    out
+}
+
+/// Target `server_connection`: `ctl`, split offsets, then a client's
+/// bytes, through a `ServerConnection` and through a `ServerSession`.
 pub fn server_connection(data: &[u8]) {
     let Some((&ctl, rest)) = data.split_first() else {
         return;
@@ -1229,6 +1428,32 @@ pub fn server_connection(data: &[u8]) {
     for cuts in &plans[1..] {
         let other = run_server(&limits, ctl, msg, cuts, eof);
         assert_eq!(first, other, "the server's run depends on the split");
+    }
+    // A session writes what is queued before it waits for more input, so
+    // what it learns later changes only what has not left yet, and how
+    // much that is depends on the reads: a close decided later is said in
+    // an answer still queued (`connection: close` added), and an answer
+    // given before its request's body was read is replaced by the error
+    // response that body calls for while it is queued. The rest is the
+    // same however the input is cut.
+    let comparable = |mut run: SessionOutcome| {
+        if ctl & 8 != 0 {
+            run.output.clear();
+        }
+        for line in [&b"connection: close\r\n"[..], b"connection: keep-alive\r\n"] {
+            while let Some(at) = run.output.windows(line.len()).position(|w| w == line) {
+                run.output.drain(at..at + line.len());
+            }
+        }
+        run
+    };
+    let first = comparable(run_session(&limits, ctl, msg, &plans[0], eof));
+    for cuts in &plans[1..] {
+        let other = comparable(run_session(&limits, ctl, msg, cuts, eof));
+        assert_eq!(
+            first, other,
+            "the server session's run depends on the split"
+        );
     }
 }
 
