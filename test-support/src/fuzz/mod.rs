@@ -22,7 +22,7 @@
 //! | `response_decoder` | `ctl`, `methods`, message bytes |
 //! | `chunked_body` | `ctl`, chunked body bytes (after a fixed chunked request head) |
 //! | `server_connection` | `ctl`, `n`, `n` big-endian u16 split offsets, request bytes (through a `ServerConnection`, then a `ServerSession`) |
-//! | `client_connection` | `ctl`, `methods`, `n`, `n` u16 split offsets, response bytes |
+//! | `client_connection` | `ctl`, `methods`, `n`, `n` u16 split offsets, response bytes (read by a `ClientConnection`, then a `ClientSession`) |
 //! | `roundtrip` | a message description read byte by byte (see [`roundtrip`]) |
 //! | `lenient` | `ctl`, `methods`, `mask` (a subset of the side's switches), message bytes (a request when `ctl` bit 2 is set) |
 //! | `simulation` | a simulation plan read byte by byte (see `simulation::plan_from`) |
@@ -1234,9 +1234,9 @@ pub struct SessionOutcome {
     pub switched: bool,
 }
 
-/// The driver behind [`run_session`]: the client's bytes in pieces, then
-/// its close if the input ends with one; writes always complete; the
-/// clock never moves (no deadline passes).
+/// The driver behind [`run_session`] and [`run_client_session`]: the
+/// peer's bytes in pieces, then its close if the input ends with one;
+/// writes always complete; the clock never moves (no deadline passes).
 struct SessionIo<'a> {
     pieces: std::collections::VecDeque<&'a [u8]>,
     eof: bool,
@@ -1248,8 +1248,8 @@ struct SessionIo<'a> {
 impl SessionIo<'_> {
     /// Does `io`; `false` when it would wait for ever (the input is
     /// exhausted and the client never closes) or the socket is closed.
-    fn perform(&mut self, s: &mut h1proto::ServerSession, io: h1proto::Io, now: Instant) -> bool {
-        use h1proto::{Io, Session};
+    fn perform(&mut self, s: &mut impl h1proto::Session, io: h1proto::Io, now: Instant) -> bool {
+        use h1proto::Io;
         assert!(!self.closed, "{io:?} asked for after Io::Close");
         match io {
             Io::Read => {
@@ -1540,8 +1540,133 @@ fn run_client(
     out
 }
 
+/// [`run_client`]'s requests sent by a [`ClientSession`](h1proto::ClientSession)
+/// (pipelined), whose responses it reads with their bodies until none is
+/// due, then `close`. Panics when the session loops or asks for a read
+/// after the server's close.
+fn run_client_session(
+    limits: &Limits,
+    methods: &[Method],
+    msg: &[u8],
+    cuts: &[usize],
+    eof: bool,
+) -> SessionOutcome {
+    use h1proto::{ClientSession, SessionError, Step};
+    let now = Instant::now();
+    let mut config = Config::default();
+    config.limits = limits.clone();
+    let mut s = ClientSession::new(config, now);
+    let mut io = SessionIo {
+        pieces: pieces(msg, cuts)
+            .into_iter()
+            .filter(|p| !p.is_empty())
+            .collect(),
+        eof,
+        eof_read: false,
+        output: Vec::new(),
+        closed: false,
+    };
+    let mut out = SessionOutcome {
+        events: vec![],
+        error: None,
+        output: vec![],
+        closed: false,
+        switched: false,
+    };
+    for m in methods {
+        if s.sender().send_request(client_request(m)).is_err() {
+            break;
+        }
+    }
+    let budget = 4 * msg.len() + 64;
+    let mut calls = 0;
+    let mut call = |s: &mut ClientSession,
+                    io: &mut SessionIo,
+                    f: &mut dyn FnMut(&mut ClientSession) -> Result<Step<()>, SessionError>|
+     -> Option<Result<(), SessionError>> {
+        loop {
+            calls += 1;
+            assert!(calls <= budget, "the session keeps asking for I/O");
+            match f(s) {
+                Ok(Step::Ready(())) => return Some(Ok(())),
+                Ok(Step::Io(step)) if io.perform(s, step, now) => {}
+                Ok(Step::Io(_)) => return None,
+                Err(err) => return Some(Err(err)),
+            }
+        }
+    };
+    let failed = |err: SessionError, out: &mut SessionOutcome| match err {
+        SessionError::Peer(err) => out.error = Some(err.kind()),
+        SessionError::Usage(err) => panic!("the session refused a call: {err:?}"),
+        other => panic!("{other:?}"),
+    };
+    'responses: loop {
+        let mut head = None;
+        let next = call(&mut s, &mut io, &mut |s| {
+            Ok(match s.next_response(now)? {
+                Step::Ready(res) => {
+                    head = Some(res);
+                    Step::Ready(())
+                }
+                Step::Io(io) => Step::Io(io),
+            })
+        });
+        match next {
+            Some(Ok(())) => {}
+            Some(Err(err)) => {
+                failed(err, &mut out);
+                break;
+            }
+            None => break,
+        }
+        let Some(Some(res)) = head else { break };
+        let interim = res.status().is_informational();
+        let event = Event::Head {
+            head: res,
+            body: BodyKind::Empty,
+        };
+        push(&mut out.events, norm_response(event));
+        let mut reading = !interim;
+        while reading {
+            let mut piece = None;
+            let read = call(&mut s, &mut io, &mut |s| {
+                Ok(match s.read_data(now)? {
+                    Step::Ready(data) => {
+                        piece = Some(data);
+                        Step::Ready(())
+                    }
+                    Step::Io(io) => Step::Io(io),
+                })
+            });
+            match read {
+                Some(Ok(())) => {}
+                Some(Err(err)) => {
+                    failed(err, &mut out);
+                    break 'responses;
+                }
+                None => break 'responses,
+            }
+            match piece.flatten() {
+                Some(data) => push(&mut out.events, Ev::Data(data.to_vec())),
+                None => reading = false,
+            }
+        }
+    }
+    let _ = call(&mut s, &mut io, &mut |s| s.close(now));
+    out.switched = s.is_switched();
+    out.closed = io.closed;
+    // A client's close waits for nothing but its own writes.
+    assert!(
+        out.closed || out.switched,
+        "a client session's close did not close"
+    );
+    out.output = io.output;
+    out
+}
+
 /// Target `client_connection`: `ctl`, `methods`, split offsets, then a
-/// server's bytes, read as the answers to the requests the client sent.
+/// server's bytes, read as the answers to the requests the client sent,
+/// by a `ClientConnection`, then by a `ClientSession`.
 pub fn client_connection(data: &[u8]) {
     let [ctl, methods, rest @ ..] = data else {
         return;
@@ -1556,6 +1681,14 @@ pub fn client_connection(data: &[u8]) {
     for cuts in &plans[1..] {
         let other = run_client(&limits, methods, msg, cuts, eof);
         assert_eq!(first, other, "the client's run depends on the split");
+    }
+    let first = run_client_session(&limits, methods, msg, &plans[0], eof);
+    for cuts in &plans[1..] {
+        let other = run_client_session(&limits, methods, msg, cuts, eof);
+        assert_eq!(
+            first, other,
+            "the client session's run depends on the split"
+        );
     }
 }
 
