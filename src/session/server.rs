@@ -310,9 +310,10 @@ impl ServerSession {
 
     // ---- Inside ------------------------------------------------------
 
-    /// No exchange in progress and nothing of a next request received.
+    /// No exchange in progress and nothing of a next request received (a
+    /// CR alone may be an empty line's, which no request holds).
     fn is_between_requests(&self) -> bool {
-        self.conn.recv_state() == State::Idle && self.read.buf.is_empty()
+        self.conn.recv_state() == State::Idle && !self.conn.decoder.holds_head_bytes(&self.read.buf)
     }
 
     /// The session starts waiting with the first bytes of the next head

@@ -71,6 +71,30 @@ fn an_idle_keep_alive_connection_stops_at_once_and_lingers() {
     assert_eq!(h.closed, Some(h.t0 + secs(1) / 2));
 }
 
+/// A CR read after an answer may begin the empty line a client may send
+/// after a request (RFC 9112 section 2.2), which is no part of a request:
+/// with it alone in the buffer the connection is idle, and a shutdown
+/// stops it at once, as it does once the LF has come.
+#[test]
+fn a_lone_cr_after_an_answer_is_no_request_in_progress() {
+    for rest in ["\r", "\r\n"] {
+        let mut h = server();
+        h.send(get("/1"));
+        h.call(ServerSession::next_request).ready().unwrap();
+        h.s.sender().send_response(Response::new("one")).unwrap();
+        h.send(rest);
+        assert_eq!(h.call(ServerSession::next_request).blocked(), Io::Read);
+        assert!(h.inbox.is_empty(), "{rest:?} read");
+        h.s.shutdown(h.now);
+        assert!(
+            h.call(ServerSession::next_request).ready().is_none(),
+            "after {rest:?}"
+        );
+        assert_eq!(h.call(ServerSession::close).blocked(), Io::Read);
+        assert!(h.shut.is_some(), "after {rest:?}: lingering");
+    }
+}
+
 #[test]
 fn the_exchange_in_progress_is_finished_with_connection_close() {
     let mut h = server();
