@@ -1221,8 +1221,8 @@ fn run_server(limits: &Limits, ctl: u8, msg: &[u8], cuts: &[usize], eof: bool) -
 /// bytes, read in the pieces of one split.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionOutcome {
-    /// The requests handed to the application: heads, and the body data
-    /// it read (merged).
+    /// The messages handed to the application: heads, the body data it
+    /// read (merged) and trailers.
     pub events: Vec<Ev>,
     /// The error a call reported, if any.
     pub error: Option<ErrorKind>,
@@ -1297,6 +1297,10 @@ fn run_session(limits: &Limits, ctl: u8, msg: &[u8], cuts: &[usize], eof: bool) 
     let clock = std::cell::Cell::new(Instant::now());
     let mut config = Config::default();
     config.limits = limits.clone();
+    // The paths a proxy takes too: trailers' and heads' wire views, chunk
+    // extensions handed out.
+    config.wire_view = true;
+    config.chunk_extensions = true;
     let mut s = ServerSession::new(config, clock.get());
     let mut io = SessionIo {
         pieces: pieces(msg, cuts)
@@ -1398,7 +1402,12 @@ fn run_session(limits: &Limits, ctl: u8, msg: &[u8], cuts: &[usize], eof: bool) 
             }
             match piece.flatten() {
                 Some(data) => push(&mut out.events, Ev::Data(data.to_vec())),
-                None => reading = false,
+                None => {
+                    if let Some(trailers) = s.trailers() {
+                        push(&mut out.events, Ev::Trailers(fields(trailers)));
+                    }
+                    reading = false;
+                }
             }
         }
         let mut sender = s.sender();
@@ -1568,6 +1577,8 @@ fn run_client_session(
     let clock = std::cell::Cell::new(Instant::now());
     let mut config = Config::default();
     config.limits = limits.clone();
+    config.wire_view = true;
+    config.chunk_extensions = true;
     let mut s = ClientSession::new(config, clock.get());
     let mut io = SessionIo {
         pieces: pieces(msg, cuts)
@@ -1670,7 +1681,12 @@ fn run_client_session(
             }
             match piece.flatten() {
                 Some(data) => push(&mut out.events, Ev::Data(data.to_vec())),
-                None => reading = false,
+                None => {
+                    if let Some(trailers) = s.trailers() {
+                        push(&mut out.events, Ev::Trailers(fields(trailers)));
+                    }
+                    reading = false;
+                }
             }
         }
     }
