@@ -1288,7 +1288,8 @@ impl SessionIo<'_> {
 /// The same application as [`run_server`]'s, on a [`ServerSession`]: each
 /// request's body read whole, then a full or (ctl bit 2) streamed answer;
 /// or (ctl bit 3) the answer at the head, the body left to the session to
-/// drain. Then `close`. A wait for input that never comes (the input
+/// drain; (ctl bit 4) a graceful shutdown begun with the first request.
+/// Then `close`. A wait for input that never comes (the input
 /// ended without the client's close) is ended by the session's deadline.
 /// Panics when the session loops, asks for a read after the client's
 /// close, waits without a deadline, or does not close in the end.
@@ -1379,6 +1380,10 @@ fn run_session(limits: &Limits, ctl: u8, msg: &[u8], cuts: &[usize], eof: bool) 
                 body: BodyKind::Empty,
             }),
         );
+        if ctl & 16 != 0 && out.events.len() == 1 {
+            // ctl bit 4: a graceful shutdown begins with the first request.
+            h1proto::Session::shutdown(&mut s, clock.get());
+        }
         // The body read whole, unless the answer comes at the head.
         let mut reading = ctl & 8 == 0 && !connect;
         while reading {
