@@ -1450,10 +1450,10 @@ pub fn server_connection(data: &[u8]) {
     let limits = limits_for(ctl);
     let eof = ctl & 2 != 0;
     let plans = split_plans(msg.len(), u64::from(ctl >> 3), Some(given));
-    let first = run_server(&limits, ctl, msg, &plans[0], eof);
+    let conn = run_server(&limits, ctl, msg, &plans[0], eof);
     for cuts in &plans[1..] {
         let other = run_server(&limits, ctl, msg, cuts, eof);
-        assert_eq!(first, other, "the server's run depends on the split");
+        assert_eq!(conn, other, "the server's run depends on the split");
     }
     // A session writes what is queued before it waits for more input, so
     // what it learns later changes only what has not left yet, and how
@@ -1479,6 +1479,40 @@ pub fn server_connection(data: &[u8]) {
         assert_eq!(
             first, other,
             "the server session's run depends on the split"
+        );
+    }
+    // When only the input decides (the client closes at the end, so no
+    // deadline passes; no shutdown; each answer after its body), the
+    // session hands out what its connection does and answers the same.
+    if eof && ctl & (8 | 16) == 0 {
+        let events: Vec<Ev> = (conn.events.iter())
+            .filter(|ev| !matches!(ev, Ev::End(_)))
+            .map(|ev| match ev {
+                Ev::Request(m, t, v, f, _) => {
+                    Ev::Request(m.clone(), t.clone(), v.clone(), f.clone(), BodyKind::Empty)
+                }
+                ev => ev.clone(),
+            })
+            .collect();
+        let output = comparable(SessionOutcome {
+            events: vec![],
+            error: None,
+            output: conn.output,
+            closed: false,
+            switched: false,
+        })
+        .output;
+        assert_eq!(
+            events, first.events,
+            "the session read otherwise than its connection"
+        );
+        assert_eq!(
+            conn.error, first.error,
+            "the session failed otherwise than its connection"
+        );
+        assert_eq!(
+            output, first.output,
+            "the session answered otherwise than its connection"
         );
     }
 }
