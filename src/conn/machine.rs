@@ -263,11 +263,11 @@ pub(crate) const TRIGGERS: &[Trigger] = &[
         why: "no further response after one that closes the connection, even with requests still unanswered",
     },
     Trigger {
-        client: &[S::Idle, S::Head, S::Body],
+        client: &[S::Idle, S::Head, S::Body, S::MightSwitch],
         server: &[S::MustClose],
         flags: &[(Flag::KeepAlive, false)],
         then: &[Then::Client(S::MustClose)],
-        why: "after a closing response no request is read or sent, not even the rest of one",
+        why: "after a closing response no request is read or sent, not even the rest of one, and none waiting for a switch is answered",
     },
     Trigger {
         client: &[S::Closed],

@@ -227,3 +227,30 @@ fn a_connect_that_would_close_can_still_open_a_tunnel() {
         }
     }
 }
+
+/// A CONNECT pipelined behind a request whose answer closes the
+/// connection (HTTP/1.0) is never answered: the client's connection is
+/// closed once that answer is in, as for any request left unanswered,
+/// instead of waiting for the switch for ever (what remains of the input
+/// is never read).
+#[test]
+fn a_connect_behind_a_closing_answer_is_never_answered_and_the_connection_closes() {
+    let mut client = h1proto::ClientConnection::new(Config::default());
+    let get = Request::get("/").header("host", "a").body("").unwrap();
+    client.sender().send_request(get).unwrap();
+    let connect = Request::connect("a:443")
+        .header("host", "a:443")
+        .body("")
+        .unwrap();
+    client.sender().send_request(connect).unwrap();
+    let mut buf = BytesMut::from(&b"HTTP/1.0 204 No Content\r\n\r\nHTTP/1.1 200 OK\r\n\r\n"[..]);
+    let events = support::poll_client(&mut client, &mut buf).unwrap();
+    assert_eq!(
+        last_end(&events),
+        Some(KeepAlive::Close(CloseReason::Http10)),
+        "{events:?}"
+    );
+    assert_eq!(client.send_state(), State::MustClose);
+    assert!(client.is_closed());
+    assert!(!client.is_switched());
+}
