@@ -10,7 +10,7 @@ use super::machine::{Facts, Input, Machine, State};
 use crate::config::Config;
 use crate::decode::{DecodeRole, Decoder, Event, Exchange, Progress};
 use crate::encode::{EncodeRole, Encoder};
-use crate::error::Error;
+use crate::error::{Error, ErrorKind};
 use crate::framing::BodyKind;
 use crate::keep_alive::{CloseReason, KeepAlive};
 use crate::role::{Party, Server};
@@ -154,7 +154,7 @@ impl<R: ConnRole> Connection<R> {
             let before = buf.len();
             let progress = match self.decoder.poll(buf) {
                 Ok(Progress::NeedMore) => {
-                    self.need_more(buf);
+                    self.need_more(buf)?;
                     return Ok(Progress::NeedMore);
                 }
                 Ok(progress @ Progress::Head(..)) => return Ok(progress),
@@ -212,7 +212,10 @@ impl<R: ConnRole> Connection<R> {
 
     /// Tells the connection that the peer closed its side: the bytes in the
     /// buffer are all there will be. Keep calling
-    /// [`poll_event`](Self::poll_event) until it returns `Ok(None)`.
+    /// [`poll_event`](Self::poll_event) until it returns `Ok(None)`, or the
+    /// error the close makes of a message it cut short or, on a client, of
+    /// an answer due of which nothing came
+    /// ([`UnexpectedEof`](crate::ErrorKind::UnexpectedEof)).
     pub fn recv_eof(&mut self) {
         self.decoder.recv_eof();
     }
@@ -332,10 +335,18 @@ impl<R: ConnRole> Connection<R> {
     /// `Ok(None)` from the decoder: the peer closed between messages, or
     /// the first bytes of a head arrived (not an empty line's CR alone:
     /// the empty lines before a request are no part of it).
-    fn need_more(&mut self, buf: &BytesMut) {
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::UnexpectedEof`] when the peer closed with a message of
+    /// its due and none of it came: a response to a request in flight (of
+    /// a request begun, the decoder itself reports what came).
+    fn need_more(&mut self, buf: &BytesMut) -> Result<(), Error> {
         let peer = self.machine.state(R::PEER);
         if self.decoder.is_closed() && self.peer_closed() && peer == State::Idle {
             self.on(R::PEER, Input::ConnectionClosed);
+        } else if self.decoder.is_closed() && self.peer_closed() && peer == State::Head {
+            return Err(self.fail_at(ErrorKind::UnexpectedEof.into(), 0));
         } else if R::PEER == Party::Client
             && peer == State::Idle
             && self.machine.server() == State::Idle
@@ -344,6 +355,7 @@ impl<R: ConnRole> Connection<R> {
             self.on(Party::Client, Input::HeadStarted);
         }
         self.follow_machine();
+        Ok(())
     }
 
     /// A protocol error the connection found in what the peer sent (a

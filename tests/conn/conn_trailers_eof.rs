@@ -261,3 +261,40 @@ fn an_empty_line_then_the_close_end_the_connection_however_cut() {
         assert_eq!(run(cut), whole, "cut at {cut}");
     }
 }
+
+/// The server closes with requests unanswered, before any byte of the
+/// answer due (an idle timeout racing a pipelined request, a crash): the
+/// client learns it as `UnexpectedEof`, as a `ClientSession` does, and
+/// its connection is closed; it was `Ok(None)` for ever, the connection
+/// waiting for an answer that could not come. Whether no answer came at
+/// all or some did first.
+#[test]
+fn the_server_closing_before_an_answer_due_is_an_error_on_the_client() {
+    for answered in [0, 1] {
+        let mut client = ClientConnection::new(Config::default());
+        for path in ["/1", "/2"] {
+            client.sender().send_request(get(path)).unwrap();
+        }
+        support::drain(client.output());
+        let answer = &b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"[..];
+        let mut buf = BytesMut::from(&answer.repeat(answered)[..]);
+        let events = poll_client(&mut client, &mut buf).unwrap();
+        assert_eq!(
+            events
+                .iter()
+                .filter(|ev| matches!(ev, Event::End(_)))
+                .count(),
+            answered
+        );
+        assert!(!client.is_closed());
+
+        client.recv_eof();
+        let err = poll_client(&mut client, &mut buf).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::UnexpectedEof, "after {answered}");
+        assert_eq!(err.offset(), Some((answer.len() * answered) as u64));
+        assert!(client.is_closed(), "after {answered}");
+        // The error is kept.
+        let again = poll_client(&mut client, &mut buf).unwrap_err();
+        assert_eq!(again.kind(), ErrorKind::UnexpectedEof);
+    }
+}
