@@ -1455,6 +1455,27 @@ pub fn server_connection(data: &[u8]) {
         let other = run_server(&limits, ctl, msg, cuts, eof);
         assert_eq!(conn, other, "the server's run depends on the split");
     }
+    // Answered at each request's end with a whole body (a streamed one
+    // closes an HTTP/1.0 connection), the connection reads what its
+    // decoder alone reads.
+    if ctl & (4 | 8) == 0 {
+        let dec = run_decoder(
+            &mut RequestDecoder::new(limits.clone()),
+            &limits,
+            b"",
+            msg,
+            &[],
+            eof,
+        );
+        assert_eq!(
+            conn.events, dec.events,
+            "the connection read otherwise than its decoder"
+        );
+        assert_eq!(
+            conn.error, dec.error,
+            "the connection failed otherwise than its decoder"
+        );
+    }
     // A session writes what is queued before it waits for more input, so
     // what it learns later changes only what has not left yet, and how
     // much that is depends on the reads: a close decided later is said in
