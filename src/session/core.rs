@@ -504,8 +504,10 @@ impl<R: ConnRole> SessionOf<R> {
                 State::Idle | State::Head if self.requests == 0 => {
                     (since, self.since, t.head, Timer::Head)
                 }
-                // Between requests.
-                State::Idle if self.read.buf.is_empty() => (since, since, t.idle, Timer::Idle),
+                // Between requests (a CR alone may be an empty line's).
+                State::Idle if !self.conn.decoder.holds_head_bytes(&self.read.buf) => {
+                    (since, since, t.idle, Timer::Idle)
+                }
                 State::Idle | State::Head => {
                     (since, self.head_since.unwrap_or(since), t.head, Timer::Head)
                 }
@@ -534,7 +536,11 @@ impl<R: ConnRole> SessionOf<R> {
     fn expire(&mut self, timer: Timer) {
         let timed_out = match timer {
             Timer::Head if R::LOCAL == Party::Client => Some(ErrorKind::ResponseTimeout),
-            Timer::Head if self.requests == 0 && self.read.buf.is_empty() => None,
+            Timer::Head
+                if self.requests == 0 && !self.conn.decoder.holds_head_bytes(&self.read.buf) =>
+            {
+                None
+            }
             Timer::Head => Some(ErrorKind::HeadTimeout),
             Timer::Body => Some(ErrorKind::BodyTimeout),
             Timer::Write => {

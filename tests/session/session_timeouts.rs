@@ -69,6 +69,38 @@ fn a_new_connection_that_sends_nothing_is_closed_without_a_word() {
     assert!(h.s.is_closed());
 }
 
+/// An empty line is no part of a request (RFC 9112 section 2.2), nor is
+/// the CR of one whose LF has not come: a connection that sent only that
+/// is timed and closed as one that sent nothing, on its first request
+/// (the head timeout, then a close without a 408) as between requests
+/// (the idle timeout).
+#[test]
+fn an_empty_line_or_its_cr_alone_is_timed_as_nothing_sent() {
+    for rest in ["\r", "\r\n"] {
+        let mut h = server();
+        h.send(rest);
+        assert_eq!(h.call(ServerSession::next_request).blocked(), Io::Read);
+        assert_eq!(h.expire(), secs(1), "{rest:?}: release");
+        assert_eq!(h.call(ServerSession::next_request).blocked(), Io::Read);
+        assert_eq!(h.expire(), secs(10), "{rest:?}");
+        assert!(h.call(ServerSession::next_request).ready().is_none());
+        close_server(&mut h);
+        assert!(h.wire.is_empty(), "{rest:?}: {}", h.take_wire());
+
+        let mut h = server();
+        h.send(get("/1"));
+        answer(&mut h, "one");
+        h.send(rest);
+        assert_eq!(h.call(ServerSession::next_request).blocked(), Io::Read);
+        assert!(h.take_wire().starts_with("HTTP/1.1 200 OK"));
+        assert_eq!(h.expire(), secs(1), "{rest:?}: release");
+        assert_eq!(h.call(ServerSession::next_request).blocked(), Io::Read);
+        assert_eq!(h.expire(), secs(30), "{rest:?}: the idle timeout");
+        assert!(h.call(ServerSession::next_request).ready().is_none());
+        assert!(h.wire.is_empty(), "{rest:?}: {}", h.take_wire());
+    }
+}
+
 #[test]
 fn a_half_sent_first_head_gets_408_when_the_connection_is_10_s_old() {
     let mut h = server();
