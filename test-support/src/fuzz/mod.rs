@@ -1234,26 +1234,144 @@ pub struct SessionOutcome {
     pub switched: bool,
 }
 
-/// The driver behind [`run_session`] and [`run_client_session`]: the
-/// peer's bytes in pieces, then its close if the input ends with one;
-/// writes always complete; the clock never moves (no deadline passes).
-struct SessionIo<'a> {
+/// What the harness calls on a session besides the driver's side: the
+/// calls both roles have.
+trait Fuzzed: h1proto::Session {
+    fn read_data(&mut self, now: Instant) -> SessionStep<Option<Bytes>>;
+    fn close(&mut self, now: Instant) -> SessionStep<()>;
+    fn trailers(&self) -> Option<&HeaderMap>;
+    fn is_switched(&self) -> bool;
+}
+
+type SessionStep<V> = Result<h1proto::Step<V>, h1proto::SessionError>;
+
+impl Fuzzed for h1proto::ServerSession {
+    fn read_data(&mut self, now: Instant) -> SessionStep<Option<Bytes>> {
+        self.read_data(now)
+    }
+    fn close(&mut self, now: Instant) -> SessionStep<()> {
+        self.close(now)
+    }
+    fn trailers(&self) -> Option<&HeaderMap> {
+        self.trailers()
+    }
+    fn is_switched(&self) -> bool {
+        self.is_switched()
+    }
+}
+
+impl Fuzzed for h1proto::ClientSession {
+    fn read_data(&mut self, now: Instant) -> SessionStep<Option<Bytes>> {
+        self.read_data(now)
+    }
+    fn close(&mut self, now: Instant) -> SessionStep<()> {
+        self.close(now)
+    }
+    fn trailers(&self) -> Option<&HeaderMap> {
+        self.trailers()
+    }
+    fn is_switched(&self) -> bool {
+        self.is_switched()
+    }
+}
+
+/// A session driven by the harness: the peer's bytes in pieces, then its
+/// close if the input ends with one; writes always complete; the clock
+/// moves only when the session waits for input that never comes (the
+/// input ended without the close), to the session's deadline.
+struct SessionRun<'a, S> {
+    s: S,
     pieces: std::collections::VecDeque<&'a [u8]>,
     eof: bool,
     eof_read: bool,
-    output: Vec<u8>,
+    now: Instant,
+    calls: usize,
+    budget: usize,
+    waits: usize,
     closed: bool,
+    out: SessionOutcome,
 }
 
-impl SessionIo<'_> {
+impl<'a, S: Fuzzed> SessionRun<'a, S> {
+    /// A run of `s` (made with `Config::default()` and these limits, the
+    /// wire view and chunk extensions on: the paths a proxy takes too).
+    fn new(
+        make: impl FnOnce(Config, Instant) -> S,
+        limits: &Limits,
+        msg: &'a [u8],
+        cuts: &[usize],
+        eof: bool,
+    ) -> Self {
+        let now = Instant::now();
+        let mut config = Config::default();
+        config.limits = limits.clone();
+        config.wire_view = true;
+        config.chunk_extensions = true;
+        SessionRun {
+            s: make(config, now),
+            pieces: (pieces(msg, cuts).into_iter())
+                .filter(|p| !p.is_empty())
+                .collect(),
+            eof,
+            eof_read: false,
+            now,
+            calls: 0,
+            budget: 4 * msg.len() + 64,
+            waits: 0,
+            closed: false,
+            out: SessionOutcome {
+                events: vec![],
+                error: None,
+                output: vec![],
+                closed: false,
+                switched: false,
+            },
+        }
+    }
+
+    /// Makes a session call until it is ready, doing the I/O it asks for;
+    /// `None` once the socket is closed. A peer's error is noted as the
+    /// run's and ends it (`None` too).
+    fn call<V>(&mut self, mut f: impl FnMut(&mut S, Instant) -> SessionStep<V>) -> Option<V> {
+        use h1proto::{SessionError, Step};
+        loop {
+            self.calls += 1;
+            assert!(
+                self.calls <= self.budget,
+                "the session keeps asking for I/O"
+            );
+            match f(&mut self.s, self.now) {
+                Ok(Step::Ready(value)) => return Some(value),
+                Ok(Step::Io(io)) if self.perform(io) => {}
+                Ok(Step::Io(_)) if self.closed => return None,
+                Ok(Step::Io(_)) => {
+                    self.waits += 1;
+                    assert!(self.waits <= 8, "the session keeps waiting");
+                    let at = self
+                        .s
+                        .poll_timeout()
+                        .expect("the session waits for input without a deadline");
+                    self.now = at.max(self.now);
+                    self.s.handle_timeout(self.now);
+                }
+                Err(SessionError::Peer(err)) => {
+                    self.out.error = Some(err.kind());
+                    return None;
+                }
+                Err(err) => panic!("the session refused a call: {err:?}"),
+            }
+        }
+    }
+
     /// Does `io`; `false` when it would wait for ever (the input is
-    /// exhausted and the client never closes) or the socket is closed.
-    fn perform(&mut self, s: &mut impl h1proto::Session, io: h1proto::Io, now: Instant) -> bool {
+    /// exhausted and the peer never closes) or the socket is closed.
+    fn perform(&mut self, io: h1proto::Io) -> bool {
         use h1proto::Io;
         assert!(!self.closed, "{io:?} asked for after Io::Close");
+        let (s, now) = (&mut self.s, self.now);
         match io {
             Io::Read => {
-                assert!(!self.eof_read, "a read asked for after the client's close");
+                assert!(!self.eof_read, "a read asked for after the peer's close");
                 match self.pieces.pop_front() {
                     Some(piece) => {
                         s.read_buf().extend_from_slice(piece);
@@ -1272,7 +1390,7 @@ impl SessionIo<'_> {
                 let out = s.output();
                 let n = out.len();
                 assert!(n > 0, "Io::Write with nothing to write");
-                drain(out, &mut self.output);
+                drain(out, &mut self.out.output);
                 s.handle_write(n, now);
                 true
             }
@@ -1283,139 +1401,64 @@ impl SessionIo<'_> {
             }
         }
     }
+
+    /// Reads the current message's body to its end, its data and trailers
+    /// noted; `false` when the run ends first.
+    fn read_body(&mut self) -> bool {
+        while let Some(piece) = self.call(S::read_data) {
+            match piece {
+                Some(data) => push(&mut self.out.events, Ev::Data(data.to_vec())),
+                None => {
+                    if let Some(trailers) = self.s.trailers() {
+                        push(&mut self.out.events, Ev::Trailers(fields(trailers)));
+                    }
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// Closes the session and returns what the run came to: it must have
+    /// closed, unless a protocol switch took the connection.
+    fn finish(mut self) -> SessionOutcome {
+        let _ = self.call(S::close);
+        self.out.switched = self.s.is_switched();
+        self.out.closed = self.closed;
+        assert!(
+            self.out.closed || self.out.switched,
+            "the session did not close"
+        );
+        self.out
+    }
 }
 
 /// The same application as [`run_server`]'s, on a [`ServerSession`]: each
 /// request's body read whole, then a full or (ctl bit 2) streamed answer;
 /// or (ctl bit 3) the answer at the head, the body left to the session to
 /// drain; (ctl bit 4) a graceful shutdown begun with the first request.
-/// Then `close`. A wait for input that never comes (the input
-/// ended without the client's close) is ended by the session's deadline.
-/// Panics when the session loops, asks for a read after the client's
-/// close, waits without a deadline, or does not close in the end.
+/// Then `close`. Panics when the session loops, asks for a read after the
+/// client's close, waits without a deadline, or does not close in the end.
+///
+/// [`ServerSession`]: h1proto::ServerSession
 fn run_session(limits: &Limits, ctl: u8, msg: &[u8], cuts: &[usize], eof: bool) -> SessionOutcome {
-    use h1proto::{ServerSession, SessionError, Step};
-    let clock = std::cell::Cell::new(Instant::now());
-    let mut config = Config::default();
-    config.limits = limits.clone();
-    // The paths a proxy takes too: trailers' and heads' wire views, chunk
-    // extensions handed out.
-    config.wire_view = true;
-    config.chunk_extensions = true;
-    let mut s = ServerSession::new(config, clock.get());
-    let mut io = SessionIo {
-        pieces: pieces(msg, cuts)
-            .into_iter()
-            .filter(|p| !p.is_empty())
-            .collect(),
-        eof,
-        eof_read: false,
-        output: Vec::new(),
-        closed: false,
-    };
-    let mut out = SessionOutcome {
-        events: vec![],
-        error: None,
-        output: vec![],
-        closed: false,
-        switched: false,
-    };
-    let budget = 4 * msg.len() + 64;
-    let (mut calls, mut waits) = (0, 0);
-    // One call until it is ready, a wait for input that never comes
-    // ended by its deadline; `None` once the socket is closed.
-    let mut call = |s: &mut ServerSession,
-                    io: &mut SessionIo,
-                    f: &mut dyn FnMut(&mut ServerSession) -> Result<Step<()>, SessionError>|
-     -> Option<Result<(), SessionError>> {
-        loop {
-            calls += 1;
-            assert!(calls <= budget, "the session keeps asking for I/O");
-            match f(s) {
-                Ok(Step::Ready(())) => return Some(Ok(())),
-                Ok(Step::Io(step)) if io.perform(s, step, clock.get()) => {}
-                Ok(Step::Io(_)) if io.closed => return None,
-                Ok(Step::Io(_)) => {
-                    waits += 1;
-                    assert!(waits <= 8, "the session keeps waiting");
-                    let at = h1proto::Session::poll_timeout(s)
-                        .expect("the server session waits for input without a deadline");
-                    clock.set(at.max(clock.get()));
-                    h1proto::Session::handle_timeout(s, clock.get());
-                }
-                Err(err) => return Some(Err(err)),
-            }
-        }
-    };
-    let failed = |err: SessionError, out: &mut SessionOutcome| match err {
-        SessionError::Peer(err) => out.error = Some(err.kind()),
-        SessionError::Usage(err) => panic!("the session refused a call: {err:?}"),
-        other => panic!("{other:?}"),
-    };
-    'requests: loop {
-        let mut head = None;
-        let next = call(&mut s, &mut io, &mut |s| {
-            Ok(match s.next_request(clock.get())? {
-                Step::Ready(req) => {
-                    head = Some(req);
-                    Step::Ready(())
-                }
-                Step::Io(io) => Step::Io(io),
-            })
-        });
-        match next {
-            Some(Ok(())) => {}
-            Some(Err(err)) => {
-                failed(err, &mut out);
-                break;
-            }
-            None => break,
-        }
-        let Some(Some(req)) = head else { break };
+    let mut run = SessionRun::new(h1proto::ServerSession::new, limits, msg, cuts, eof);
+    while let Some(Some(req)) = run.call(|s, now| s.next_request(now)) {
         let connect = req.method() == Method::CONNECT;
-        push(
-            &mut out.events,
-            norm_request(Event::Head {
-                head: req,
-                body: BodyKind::Empty,
-            }),
-        );
-        if ctl & 16 != 0 && out.events.len() == 1 {
+        let head = Event::Head {
+            head: req,
+            body: BodyKind::Empty,
+        };
+        push(&mut run.out.events, norm_request(head));
+        if ctl & 16 != 0 && run.out.events.len() == 1 {
             // ctl bit 4: a graceful shutdown begins with the first request.
-            h1proto::Session::shutdown(&mut s, clock.get());
+            h1proto::Session::shutdown(&mut run.s, run.now);
         }
         // The body read whole, unless the answer comes at the head.
-        let mut reading = ctl & 8 == 0 && !connect;
-        while reading {
-            let mut piece = None;
-            let read = call(&mut s, &mut io, &mut |s| {
-                Ok(match s.read_data(clock.get())? {
-                    Step::Ready(data) => {
-                        piece = Some(data);
-                        Step::Ready(())
-                    }
-                    Step::Io(io) => Step::Io(io),
-                })
-            });
-            match read {
-                Some(Ok(())) => {}
-                Some(Err(err)) => {
-                    failed(err, &mut out);
-                    break 'requests;
-                }
-                None => break 'requests,
-            }
-            match piece.flatten() {
-                Some(data) => push(&mut out.events, Ev::Data(data.to_vec())),
-                None => {
-                    if let Some(trailers) = s.trailers() {
-                        push(&mut out.events, Ev::Trailers(fields(trailers)));
-                    }
-                    reading = false;
-                }
-            }
+        if ctl & 8 == 0 && !connect && !run.read_body() {
+            break;
         }
-        let mut sender = s.sender();
+        let mut sender = run.s.sender();
         let sent = if connect {
             sender.send_response(Response::new(Bytes::new()))
         } else if ctl & 4 == 0 {
@@ -1429,15 +1472,7 @@ fn run_session(limits: &Limits, ctl: u8, msg: &[u8], cuts: &[usize], eof: bool) 
         };
         assert!(sent.is_ok(), "answering a request: {sent:?}");
     }
-    let _ = call(&mut s, &mut io, &mut |s| s.close(clock.get()));
-    out.switched = s.is_switched();
-    out.closed = io.closed;
-    assert!(
-        out.closed || out.switched,
-        "the server session did not close"
-    );
-    out.output = io.output;
-    out
+    run.finish()
 }
 
 /// Target `server_connection`: `ctl`, split offsets, then a client's
@@ -1621,11 +1656,11 @@ fn run_client(
     out
 }
 
-/// [`run_client`]'s requests sent by a [`ClientSession`](h1proto::ClientSession)
-/// (pipelined), whose responses it reads with their bodies until none is
-/// due, then `close`; a wait for an answer that never comes is ended by
-/// the session's deadline. Panics when the session loops, asks for a read
-/// after the server's close, waits without a deadline, or does not close.
+/// [`run_client`]'s requests sent by a [`ClientSession`] (pipelined),
+/// whose responses it reads with their bodies until none is due, then
+/// `close`. Panics as [`run_session`] does.
+///
+/// [`ClientSession`]: h1proto::ClientSession
 fn run_client_session(
     limits: &Limits,
     methods: &[Method],
@@ -1633,88 +1668,15 @@ fn run_client_session(
     cuts: &[usize],
     eof: bool,
 ) -> SessionOutcome {
-    use h1proto::{ClientSession, SessionError, Step};
-    let clock = std::cell::Cell::new(Instant::now());
-    let mut config = Config::default();
-    config.limits = limits.clone();
-    config.wire_view = true;
-    config.chunk_extensions = true;
-    let mut s = ClientSession::new(config, clock.get());
-    let mut io = SessionIo {
-        pieces: pieces(msg, cuts)
-            .into_iter()
-            .filter(|p| !p.is_empty())
-            .collect(),
-        eof,
-        eof_read: false,
-        output: Vec::new(),
-        closed: false,
-    };
-    let mut out = SessionOutcome {
-        events: vec![],
-        error: None,
-        output: vec![],
-        closed: false,
-        switched: false,
-    };
+    let mut run = SessionRun::new(h1proto::ClientSession::new, limits, msg, cuts, eof);
     for m in methods {
-        if s.sender().send_request(client_request(m)).is_err() {
+        if run.s.sender().send_request(client_request(m)).is_err() {
             break;
         }
     }
-    let budget = 4 * msg.len() + 64;
-    let (mut calls, mut waits) = (0, 0);
-    let mut call = |s: &mut ClientSession,
-                    io: &mut SessionIo,
-                    f: &mut dyn FnMut(&mut ClientSession) -> Result<Step<()>, SessionError>|
-     -> Option<Result<(), SessionError>> {
-        loop {
-            calls += 1;
-            assert!(calls <= budget, "the session keeps asking for I/O");
-            match f(s) {
-                Ok(Step::Ready(())) => return Some(Ok(())),
-                Ok(Step::Io(step)) if io.perform(s, step, clock.get()) => {}
-                Ok(Step::Io(_)) if io.closed => return None,
-                Ok(Step::Io(_)) => {
-                    // A wait for an answer that never comes: its deadline.
-                    waits += 1;
-                    assert!(waits <= 8, "the session keeps waiting");
-                    let at = h1proto::Session::poll_timeout(s)
-                        .expect("the client session waits for input without a deadline");
-                    clock.set(at.max(clock.get()));
-                    h1proto::Session::handle_timeout(s, clock.get());
-                }
-                Err(err) => return Some(Err(err)),
-            }
-        }
-    };
-    let failed = |err: SessionError, out: &mut SessionOutcome| match err {
-        SessionError::Peer(err) => out.error = Some(err.kind()),
-        SessionError::Usage(err) => panic!("the session refused a call: {err:?}"),
-        other => panic!("{other:?}"),
-    };
-    'responses: loop {
-        let mut head = None;
-        let next = call(&mut s, &mut io, &mut |s| {
-            Ok(match s.next_response(clock.get())? {
-                Step::Ready(res) => {
-                    head = Some(res);
-                    Step::Ready(())
-                }
-                Step::Io(io) => Step::Io(io),
-            })
-        });
-        match next {
-            Some(Ok(())) => {}
-            Some(Err(err)) => {
-                failed(err, &mut out);
-                break;
-            }
-            None => break,
-        }
-        let Some(Some(res)) = head else { break };
+    while let Some(Some(res)) = run.call(|s, now| s.next_response(now)) {
         // A 101 has no body to read either, but it is the final answer.
-        let reading_body = !res.status().is_informational();
+        let body = !res.status().is_informational();
         let event = if res.status().is_informational() && res.status() != 101 {
             Event::Interim(res)
         } else {
@@ -1723,48 +1685,12 @@ fn run_client_session(
                 body: BodyKind::Empty,
             }
         };
-        push(&mut out.events, norm_response(event));
-        let mut reading = reading_body;
-        while reading {
-            let mut piece = None;
-            let read = call(&mut s, &mut io, &mut |s| {
-                Ok(match s.read_data(clock.get())? {
-                    Step::Ready(data) => {
-                        piece = Some(data);
-                        Step::Ready(())
-                    }
-                    Step::Io(io) => Step::Io(io),
-                })
-            });
-            match read {
-                Some(Ok(())) => {}
-                Some(Err(err)) => {
-                    failed(err, &mut out);
-                    break 'responses;
-                }
-                None => break 'responses,
-            }
-            match piece.flatten() {
-                Some(data) => push(&mut out.events, Ev::Data(data.to_vec())),
-                None => {
-                    if let Some(trailers) = s.trailers() {
-                        push(&mut out.events, Ev::Trailers(fields(trailers)));
-                    }
-                    reading = false;
-                }
-            }
+        push(&mut run.out.events, norm_response(event));
+        if body && !run.read_body() {
+            break;
         }
     }
-    let _ = call(&mut s, &mut io, &mut |s| s.close(clock.get()));
-    out.switched = s.is_switched();
-    out.closed = io.closed;
-    // A client's close waits for nothing but its own writes.
-    assert!(
-        out.closed || out.switched,
-        "a client session's close did not close"
-    );
-    out.output = io.output;
-    out
+    run.finish()
 }
 
 /// Target `client_connection`: `ctl`, `methods`, split offsets, then a
