@@ -343,10 +343,12 @@ impl<R: ConnRole> Connection<R> {
     /// a request begun, the decoder itself reports what came).
     fn need_more(&mut self, buf: &BytesMut) -> Result<(), Error> {
         let peer = self.machine.state(R::PEER);
-        if self.decoder.is_closed() && self.peer_closed() && peer == State::Idle {
-            self.on(R::PEER, Input::ConnectionClosed);
-        } else if self.decoder.is_closed() && self.peer_closed() && peer == State::Head {
-            return Err(self.fail_at(ErrorKind::UnexpectedEof.into(), 0));
+        if self.decoder.is_closed() && self.peer_closed() {
+            match peer {
+                State::Idle => self.on(R::PEER, Input::ConnectionClosed),
+                State::Head => return Err(self.fail_at(ErrorKind::UnexpectedEof.into(), 0)),
+                _ => {}
+            }
         } else if R::PEER == Party::Client
             && peer == State::Idle
             && self.machine.server() == State::Idle
