@@ -38,6 +38,15 @@ use crate::role::{Client, Party};
 /// answering as it reads (an echo, a streamed upload): the body is sent to
 /// its end and the connection stays reusable.
 ///
+/// If the server closes ([`recv_eof`](Self::recv_eof)) before any byte of
+/// a response due, [`poll_event`](Self::poll_event) fails with
+/// [`UnexpectedEof`](crate::ErrorKind::UnexpectedEof); the requests still
+/// in flight ([`requests_in_flight`](Self::requests_in_flight)) got no
+/// answer, and a client may send an idempotent one again on a new
+/// connection (RFC 9112 section 9.3.1). After an answer that closes the
+/// connection, those behind it are simply not answered: the connection
+/// [`is_closed`](Self::is_closed).
+///
 /// ```
 /// use bytes::{Buf, BytesMut};
 /// use h1proto::{ClientConnection, Config, Event};
