@@ -1245,35 +1245,27 @@ trait Fuzzed: h1proto::Session {
 
 type SessionStep<V> = Result<h1proto::Step<V>, h1proto::SessionError>;
 
-impl Fuzzed for h1proto::ServerSession {
-    fn read_data(&mut self, now: Instant) -> SessionStep<Option<Bytes>> {
-        self.read_data(now)
-    }
-    fn close(&mut self, now: Instant) -> SessionStep<()> {
-        self.close(now)
-    }
-    fn trailers(&self) -> Option<&HeaderMap> {
-        self.trailers()
-    }
-    fn is_switched(&self) -> bool {
-        self.is_switched()
-    }
+/// The calls of [`Fuzzed`] are the sessions' own, of the same names.
+macro_rules! fuzzed {
+    ($($session:ty),*) => {$(
+        impl Fuzzed for $session {
+            fn read_data(&mut self, now: Instant) -> SessionStep<Option<Bytes>> {
+                self.read_data(now)
+            }
+            fn close(&mut self, now: Instant) -> SessionStep<()> {
+                self.close(now)
+            }
+            fn trailers(&self) -> Option<&HeaderMap> {
+                self.trailers()
+            }
+            fn is_switched(&self) -> bool {
+                self.is_switched()
+            }
+        }
+    )*};
 }
 
-impl Fuzzed for h1proto::ClientSession {
-    fn read_data(&mut self, now: Instant) -> SessionStep<Option<Bytes>> {
-        self.read_data(now)
-    }
-    fn close(&mut self, now: Instant) -> SessionStep<()> {
-        self.close(now)
-    }
-    fn trailers(&self) -> Option<&HeaderMap> {
-        self.trailers()
-    }
-    fn is_switched(&self) -> bool {
-        self.is_switched()
-    }
-}
+fuzzed!(h1proto::ServerSession, h1proto::ClientSession);
 
 /// A session driven by the harness: the peer's bytes in pieces, then its
 /// close if the input ends with one; writes always complete; the clock
