@@ -1467,6 +1467,23 @@ fn run_session(limits: &Limits, ctl: u8, msg: &[u8], cuts: &[usize], eof: bool) 
     run.finish()
 }
 
+/// A connection's events as a session hands the same messages out: no
+/// `End` (a session's calls end a body instead), and heads without their
+/// framing (a session hands out the head alone).
+fn as_a_session_hands_out(events: &[Ev]) -> Vec<Ev> {
+    let unframed = |ev: &Ev| match ev.clone() {
+        Ev::Request(m, t, v, f, _) => Ev::Request(m, t, v, f, BodyKind::Empty),
+        Ev::Response(status, v, reason, f, _) => {
+            Ev::Response(status, v, reason, f, BodyKind::Empty)
+        }
+        ev => ev,
+    };
+    (events.iter())
+        .filter(|ev| !matches!(ev, Ev::End(_)))
+        .map(unframed)
+        .collect()
+}
+
 /// Target `server_connection`: `ctl`, split offsets, then a client's
 /// bytes, through a `ServerConnection` and through a `ServerSession`.
 pub fn server_connection(data: &[u8]) {
@@ -1533,15 +1550,7 @@ pub fn server_connection(data: &[u8]) {
     // deadline passes; no shutdown; each answer after its body), the
     // session hands out what its connection does and answers the same.
     if eof && ctl & (8 | 16) == 0 {
-        let events: Vec<Ev> = (conn.events.iter())
-            .filter(|ev| !matches!(ev, Ev::End(_)))
-            .map(|ev| match ev {
-                Ev::Request(m, t, v, f, _) => {
-                    Ev::Request(m.clone(), t.clone(), v.clone(), f.clone(), BodyKind::Empty)
-                }
-                ev => ev.clone(),
-            })
-            .collect();
+        let events = as_a_session_hands_out(&conn.events);
         let output = comparable(SessionOutcome {
             events: vec![],
             error: None,
@@ -1719,19 +1728,7 @@ pub fn client_connection(data: &[u8]) {
     // Where the connection finds a response nobody asked for, the session
     // has stopped reading.)
     if eof {
-        let events: Vec<Ev> = (first.events.iter())
-            .filter(|ev| !matches!(ev, Ev::End(_)))
-            .map(|ev| match ev {
-                Ev::Response(status, v, reason, f, _) => Ev::Response(
-                    *status,
-                    v.clone(),
-                    reason.clone(),
-                    f.clone(),
-                    BodyKind::Empty,
-                ),
-                ev => ev.clone(),
-            })
-            .collect();
+        let events = as_a_session_hands_out(&first.events);
         assert_eq!(
             events, session.events,
             "the session read otherwise than its connection"
