@@ -671,7 +671,10 @@ pub fn response_decoder(data: &[u8]) {
 ///   does (same events and leftover); when the strict run fails, the
 ///   messages it completed are read the same;
 /// - a request read only thanks to `chunked_with_content_length` does not
-///   leave the connection reusable.
+///   leave the connection reusable;
+/// - the first message, read with all and with the subset of switches on
+///   and sent again by an encoder, is refused by it or read back by a
+///   strict decoder as the same message ([`forwards_as_read`]).
 pub fn lenient(data: &[u8]) {
     let [ctl, methods, mask, msg @ ..] = data else {
         return;
@@ -759,6 +762,10 @@ pub fn lenient(data: &[u8]) {
             );
         }
     }
+    forwards_as_read(request, msg, &limits, &side, &methods_from(*methods));
+    if some.is_some() {
+        forwards_as_read(request, msg, &limits, &picked, &methods_from(*methods));
+    }
     if strict.switch == Some(Tolerance::ChunkedWithContentLength) {
         // The message the strict run refused, read as chunked: whatever
         // else happens, the connection is not kept after it.
@@ -771,6 +778,182 @@ pub fn lenient(data: &[u8]) {
         );
     }
 }
+/// The first message of `msg`, decoded whole with `leniency` on, then
+/// sent again by an encoder (head, body, trailers) as a proxy forwards what
+/// it read: the encoder either refuses it or writes a message a strict
+/// decoder reads as the same one (method, target, version or status; every
+/// field but the framing ones, which the encoder may write anew, in order;
+/// body and trailers). A leniency switch widens what is read, never what
+/// is written: a lenient front end does not pass on what the next hop
+/// would read otherwise.
+fn forwards_as_read(
+    request: bool,
+    msg: &[u8],
+    limits: &Limits,
+    on: &[Tolerance],
+    answers: &[Method],
+) {
+    /// A message as read: its head, the fields that must pass as they are,
+    /// body, trailers.
+    #[derive(Debug, PartialEq)]
+    struct Read {
+        start: (String, String, String),
+        fields: Vec<(String, Vec<u8>)>,
+        body: Vec<u8>,
+        trailers: Option<Vec<(String, Vec<u8>)>>,
+    }
+    fn end_to_end(map: &HeaderMap) -> Vec<(String, Vec<u8>)> {
+        let mut f = fields(map);
+        f.retain(|(name, _)| name != "content-length" && name != "transfer-encoding");
+        f
+    }
+    fn read<H: h1proto::MessageHead>(
+        buf: &mut BytesMut,
+        mut step: impl FnMut(&mut BytesMut) -> Result<Option<Event<H>>, h1proto::Error>,
+        start: impl Fn(&H) -> (String, String, String),
+        map: impl Fn(&H) -> &HeaderMap,
+    ) -> Result<Option<(H, Read)>, h1proto::Error> {
+        let mut got: Option<(H, Read)> = None;
+        while let Some(ev) = step(buf)? {
+            match (ev, got.as_mut()) {
+                (Event::Head { head, .. }, None) => {
+                    let read = Read {
+                        start: start(&head),
+                        fields: end_to_end(map(&head)),
+                        body: Vec::new(),
+                        trailers: None,
+                    };
+                    got = Some((head, read));
+                }
+                (Event::Data(d), Some((_, r))) => r.body.extend_from_slice(&d),
+                (Event::Trailers(t), Some((_, r))) => r.trailers = Some(fields(&t)),
+                (Event::End(_), Some(_)) => return Ok(got),
+                _ => {}
+            }
+        }
+        Ok(None)
+    }
+    /// What was read back, less the `Connection` option an encoder adds
+    /// to say whether the connection stays open (to an HTTP/1.0 peer, or
+    /// for a body that ends with the close).
+    fn as_sent(mut again: Read, sent: &Read) -> Read {
+        again.fields.retain(|(name, value)| {
+            name != "connection"
+                || !matches!(value.as_slice(), b"close" | b"keep-alive")
+                || sent.fields.iter().any(|(n, v)| n == name && v == value)
+        });
+        again
+    }
+    fn trailers_of(r: &Read) -> Option<HeaderMap> {
+        let t = r.trailers.as_ref()?;
+        let mut map = HeaderMap::new();
+        for (name, value) in t {
+            let name = http::HeaderName::from_bytes(name.as_bytes()).expect("a decoded name");
+            let value = http::HeaderValue::from_bytes(value).expect("a decoded value");
+            map.append(name, value);
+        }
+        Some(map)
+    }
+    let mut buf = BytesMut::from(msg);
+    if request {
+        let mut leniency = RequestLeniency::strict();
+        for &s in on {
+            leniency.set(s, true).expect("a request switch");
+        }
+        let mut dec = RequestDecoder::with_leniency(limits.clone(), leniency);
+        let start = |h: &Request<()>| {
+            (
+                h.method().to_string(),
+                h.uri().to_string(),
+                format!("{:?}", h.version()),
+            )
+        };
+        let Ok(Some((head, sent))) = read(&mut buf, |b| dec.decode_eof(b), start, Request::headers)
+        else {
+            return;
+        };
+        let mut enc = RequestEncoder::new(Default::default());
+        let queued = enc.send_head(head).is_ok()
+            && (sent.body.is_empty() || enc.send_data(Bytes::from(sent.body.clone())).is_ok())
+            && enc.finish(trailers_of(&sent)).is_ok();
+        if !queued {
+            return;
+        }
+        let out = enc.output();
+        let mut out = BytesMut::from(out.copy_to_bytes(out.remaining()).as_ref());
+        let mut strict = RequestDecoder::new(Limits::default());
+        let again = read(&mut out, |b| strict.decode_eof(b), start, Request::headers);
+        match again {
+            Ok(Some((_, again))) => {
+                assert_eq!(
+                    as_sent(again, &sent),
+                    sent,
+                    "a forwarded request reads otherwise"
+                );
+            }
+            other => panic!("a forwarded request is not read back: {other:?}"),
+        }
+    } else {
+        let Some(method) = answers.first() else {
+            return;
+        };
+        if method == Method::CONNECT {
+            return;
+        }
+        let mut leniency = ResponseLeniency::strict();
+        for &s in on {
+            leniency.set(s, true).expect("a response switch");
+        }
+        let decoder = |leniency| {
+            let mut dec = ResponseDecoder::with_leniency(limits.clone(), leniency);
+            dec.expect_response_to(method);
+            dec
+        };
+        let mut dec = decoder(leniency);
+        let start = |h: &Response<()>| {
+            (
+                h.status().to_string(),
+                String::new(),
+                format!("{:?}", h.version()),
+            )
+        };
+        let Ok(Some((head, sent))) =
+            read(&mut buf, |b| dec.decode_eof(b), start, Response::headers)
+        else {
+            return;
+        };
+        if head.status() == http::StatusCode::SWITCHING_PROTOCOLS {
+            return;
+        }
+        let ctx = ResponseContext {
+            request: h1proto::framing::RequestKind::of(method),
+            ..Default::default()
+        };
+        let mut enc = ResponseEncoder::default();
+        let queued = enc.send_head(head, ctx).is_ok()
+            && (sent.body.is_empty() || enc.send_data(Bytes::from(sent.body.clone())).is_ok())
+            && enc.finish(trailers_of(&sent)).is_ok();
+        if !queued {
+            return;
+        }
+        let out = enc.output();
+        let mut out = BytesMut::from(out.copy_to_bytes(out.remaining()).as_ref());
+        let mut strict = ResponseDecoder::new(Limits::default());
+        strict.expect_response_to(method);
+        let again = read(&mut out, |b| strict.decode_eof(b), start, Response::headers);
+        match again {
+            Ok(Some((_, again))) => {
+                assert_eq!(
+                    as_sent(again, &sent),
+                    sent,
+                    "a forwarded response reads otherwise"
+                );
+            }
+            other => panic!("a forwarded response is not read back: {other:?}"),
+        }
+    }
+}
+
 /// Target `chunked_body`: `ctl`, then a chunked body after
 /// [`CHUNKED_HEAD`]. Besides the split invariants, the outcome must agree
 /// with [`oracle_chunked`], an independent reading of RFC 9112 section 7.1.
