@@ -122,6 +122,11 @@ pub struct BlockingState {
 
 impl sealed::Runtime for Blocking {
     type PerConnection = BlockingState;
+
+    #[inline]
+    fn now() -> Instant {
+        Instant::now()
+    }
 }
 
 /// One server connection over a blocking stream, driven by the

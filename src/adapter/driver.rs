@@ -27,8 +27,9 @@
 //!   of what `lend_output` lent and reports the bytes of it written; the
 //!   rest stays queued, in order, without a copy.
 //!
-//! The clock is read once when a call starts and once per wake-up of a
-//! call that waited; every I/O reported and every session call of that
+//! The clock (the runtime's, [`RuntimeIo::now`]) is read once when a call
+//! starts, once per wake-up of a call that waited, and again when its
+//! timer went off; every I/O reported and every session call of that
 //! wake-up gets that reading. The shutdown signal and the runtime's timer
 //! are polled only when they may have become ready (their waker rang, the
 //! deadline came earlier, the task's waker changed), not at every wait.
@@ -151,6 +152,16 @@ pub trait RuntimeIo {
     /// is not passed on until the timer went off: going off early is
     /// harmless.
     fn poll_sleep_until(&mut self, cx: &mut Context<'_>, at: Instant) -> Poll<()>;
+
+    /// The time now, by the clock [`poll_sleep_until`](Self::poll_sleep_until)
+    /// runs on: every `now` the driver hands the session is read here, so
+    /// that a deadline the timer says has come has come for the session
+    /// too. By default the system's monotonic clock; a runtime whose timer
+    /// runs on a clock of its own (one that may be paused, a simulation's)
+    /// returns that one's time.
+    fn now(&self) -> Instant {
+        Instant::now()
+    }
 
     /// The session said [`Io::Close`]: cancel the operations under way and
     /// collect them (a completion runtime), so that the socket may close.
@@ -510,10 +521,12 @@ where
         let this = self.get_mut();
         let conn = &mut *this.conn;
         // The clock as of the call's first poll, or of this wake-up after a
-        // wait (a poll that does not wait ends the call): an I/O that
-        // completes at once, and every session call of this wake-up, take
-        // this reading.
-        let now = Instant::now();
+        // wait: an I/O that completes at once, and every session call of
+        // this wake-up, take this reading. A timer that went off during
+        // this poll is the one wait that does not end it: the clock is read
+        // again, or the session would find its deadline still ahead and
+        // the poll would go round the expired timer for ever.
+        let mut now = conn.io.now();
         loop {
             let step = match this.asked {
                 Some(step) => step,
@@ -534,7 +547,15 @@ where
                 }
                 // The wall clock with every read and timeout reported: the
                 // `Date` of what they lead to.
-                Done::Io(io, result) => conn.wall.report(&mut conn.session, io, result, now)?,
+                Done::Io(io, result) => {
+                    if result
+                        .as_ref()
+                        .is_err_and(|e| e.kind() == ErrorKind::TimedOut)
+                    {
+                        now = conn.io.now();
+                    }
+                    conn.wall.report(&mut conn.session, io, result, now)?;
+                }
             }
         }
     }

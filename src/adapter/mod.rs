@@ -288,11 +288,17 @@ pub trait Runtime: sealed::Runtime {}
 
 #[cfg(any(feature = "blocking", feature = "tokio"))]
 pub(crate) mod sealed {
-    /// What a runtime keeps per connection.
+    /// What a runtime keeps per connection, and its clock.
     pub trait Runtime {
         /// The runtime's own state of a connection (its timer, its
         /// shutdown signal).
         type PerConnection: Default;
+
+        /// The clock the runtime's timer runs on: every `now` the driver
+        /// hands its session is read there, so that a deadline the timer
+        /// says has come has come for the session too (tokio's clock may
+        /// be paused, and then moves only with tokio's timers).
+        fn now() -> std::time::Instant;
     }
 }
 
@@ -330,7 +336,7 @@ impl<S, T: Session, R: Runtime> Driver<S, T, R> {
     /// `Date`, if its second may have changed ([`WallClock`]).
     #[inline]
     fn now(&mut self) -> Instant {
-        let now = Instant::now();
+        let now = R::now();
         self.wall.update(now, &mut self.session);
         now
     }
@@ -346,7 +352,7 @@ impl<S, T: Session, R: Runtime> Driver<S, T, R> {
 impl<S, R: Runtime> Driver<S, ServerSession, R> {
     /// A server session over `io`, for a connection made now.
     pub fn new(io: S, config: Config) -> Self {
-        Driver::with(io, ServerSession::new(config, Instant::now()))
+        Driver::with(io, ServerSession::new(config, R::now()))
     }
 }
 
@@ -354,13 +360,13 @@ impl<S, R: Runtime> Driver<S, ServerSession, R> {
 impl<S, R: Runtime> Driver<S, ClientSession, R> {
     /// A client session over `io`, for a connection made now.
     pub fn new(io: S, config: Config) -> Self {
-        Driver::with(io, ClientSession::new(config, Instant::now()))
+        Driver::with(io, ClientSession::new(config, R::now()))
     }
 
     /// `true` while another request may be sent: the idle timeout of the
     /// pool is applied first ([`ClientSession::is_reusable_at`]).
     pub fn is_reusable(&mut self) -> bool {
-        self.session.is_reusable_at(Instant::now())
+        self.session.is_reusable_at(R::now())
     }
 
     /// The stream and the bytes read but not decoded (after a protocol

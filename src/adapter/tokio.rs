@@ -73,6 +73,14 @@ pub struct TokioState {
 
 impl sealed::Runtime for Tokio {
     type PerConnection = TokioState;
+
+    /// Tokio's clock, which its timers run on: the system's, unless the
+    /// application paused it (`tokio::time::pause`, as tests do), when it
+    /// moves with the timers alone.
+    #[inline]
+    fn now() -> Instant {
+        time::Instant::now().into_std()
+    }
 }
 
 /// One server connection over an async stream, driven by the application:
@@ -297,7 +305,7 @@ where
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<V>> {
         let this = self.get_mut();
         let driver = &mut *this.driver;
-        let mut now = *this.now.get_or_insert_with(Instant::now);
+        let mut now = *this.now.get_or_insert_with(<Tokio as sealed::Runtime>::now);
         loop {
             let step = match this.under_way {
                 Some(step) => step,
@@ -318,7 +326,7 @@ where
             // with (most writes, and reads of bytes already there, take
             // no time worth a clock reading).
             if this.waited {
-                now = Instant::now();
+                now = <Tokio as sealed::Runtime>::now();
                 this.now = Some(now);
             }
             match done {
@@ -428,7 +436,8 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Client<S> {
         match poll_read(&mut self.io, &mut self.session, &mut cx) {
             Poll::Pending => true,
             Poll::Ready(Ok(n)) => {
-                self.session.handle_read(n, Instant::now());
+                self.session
+                    .handle_read(n, <Tokio as sealed::Runtime>::now());
                 false
             }
             Poll::Ready(Err(_)) => false,

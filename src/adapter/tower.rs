@@ -89,7 +89,6 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::{Pin, pin};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
-use std::time::Instant;
 
 use bytes::{Buf, Bytes, BytesMut};
 use http::header::CONTENT_LENGTH;
@@ -357,7 +356,7 @@ where
 /// Answers a service that failed: a 500 and a close, when no head was
 /// sent yet. Returns `err`.
 fn fail<S>(server: &mut Server<S>, err: io::Error) -> io::Error {
-    server.shutdown(Instant::now());
+    server.shutdown(tokio::time::Instant::now().into_std());
     let mut res = Response::new(Bytes::new());
     *res.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
     let _ = server.sender().send_response(res);

@@ -9,6 +9,7 @@
 static ALLOC: h1proto_test_support::alloc::Counting = h1proto_test_support::alloc::Counting;
 
 mod date_field;
+mod driver_clock;
 mod driver_smol;
 mod driver_uring;
 mod echo_copies;
@@ -29,3 +30,5 @@ mod steady_state_allocations;
 mod tokio_driver_waits;
 #[cfg(feature = "tokio")]
 mod tokio_duplex;
+#[cfg(feature = "tokio")]
+mod tokio_paused_clock;
