@@ -502,7 +502,11 @@ impl<R: DecodeRole> Decoder<R> {
     /// maps): an idle connection's memory, as a session lets its buffers
     /// go.
     pub(crate) fn release(&mut self) {
-        self.base.reader.release(&mut self.base.names);
+        // The names only between messages: the fields of a head or of a
+        // trailer section being read name entries of the cache.
+        if matches!(self.base.state, DecodeStage::Head) {
+            self.base.reader.release(&mut self.base.names);
+        }
         self.base.spare = None;
         self.base.spare_extensions = None;
     }

@@ -175,3 +175,43 @@ fn an_idle_client_connection_gives_its_buffers_back() {
         "the idle timeout is still due"
     );
 }
+
+#[test]
+fn a_trailer_section_cut_by_a_release_reads_as_sent() {
+    // The names of the trailers are learnt (from a connection's second
+    // message on); the third request's trailer section stops in a field
+    // line, after names the reader found in the cache, and the connection
+    // waits long enough to give its buffers back, the names learnt with
+    // them.
+    let t0 = Instant::now();
+    let mut h = Harness::new(ServerSession::new(test_config(), t0), t0);
+    let head = "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n";
+    let trailers = "X-Sum: 1\r\nX-Trace: a\r\nX-Other: b\r\n\r\n";
+    for cut in [None, None, Some(trailers.find("X-Other").unwrap() + 3)] {
+        h.send(format!("{head}1\r\nz\r\n0\r\n"));
+        h.call(ServerSession::next_request).ready().unwrap();
+        let rest = match cut {
+            None => trailers,
+            Some(at) => {
+                h.send(&trailers[..at]);
+                assert_eq!(h.call(ServerSession::read_body).blocked(), Io::Read);
+                // The release, and the body's own deadline not yet.
+                h.expire();
+                &trailers[at..]
+            }
+        };
+        h.send(rest);
+        assert_eq!(&h.call(ServerSession::read_body).ready()[..], b"z");
+        let got: Vec<_> =
+            h.s.trailers()
+                .unwrap()
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.to_str().unwrap()))
+                .collect();
+        assert_eq!(got, [("x-sum", "1"), ("x-trace", "a"), ("x-other", "b")]);
+        h.s.sender()
+            .send_response(Response::new(Bytes::new()))
+            .unwrap();
+        h.call(ServerSession::next_request).blocked();
+    }
+}
