@@ -30,5 +30,3 @@ mod steady_state_allocations;
 mod tokio_driver_waits;
 #[cfg(feature = "tokio")]
 mod tokio_duplex;
-#[cfg(feature = "tokio")]
-mod tokio_paused_clock;

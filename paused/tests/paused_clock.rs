@@ -1,5 +1,5 @@
-//! The tokio adapter and the tower bridge keep time by tokio's clock, the
-//! one their timers run on: under a paused clock
+//! The tokio adapter (and the tower bridge, which runs on its driver) keeps
+//! time by tokio's clock, the one its timer runs on: under a paused clock
 //! (`#[tokio::test(start_paused = true)]`, `tokio::time::pause`), as an
 //! application's tests use it, every timeout fires when tokio's time
 //! reaches it, at once in real time. A driver that read the system's
