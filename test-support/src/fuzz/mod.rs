@@ -1453,9 +1453,15 @@ fuzzed!(h1proto::ServerSession, h1proto::ClientSession);
 /// A session driven by the harness: the peer's bytes in pieces, then its
 /// close if the input ends with one; writes always complete; the clock
 /// moves only when the session waits for input that never comes (the
-/// input ended without the close), to the session's deadline.
+/// input ended without the close), to the session's deadline, and, for a
+/// run that `releases`, by [`RELEASE`] before each read.
+/// The `release_after` of a run that gives its buffers back before every
+/// read.
+const RELEASE: std::time::Duration = std::time::Duration::from_millis(1);
+
 struct SessionRun<'a, S> {
     s: S,
+    releases: bool,
     pieces: std::collections::VecDeque<&'a [u8]>,
     eof: bool,
     eof_read: bool,
@@ -1470,20 +1476,28 @@ struct SessionRun<'a, S> {
 impl<'a, S: Fuzzed> SessionRun<'a, S> {
     /// A run of `s` (made with `Config::default()` and these limits, the
     /// wire view and chunk extensions on: the paths a proxy takes too).
+    /// With `releases`, the session gives its buffers back before every
+    /// read (`release_after` is [`RELEASE`], the clock moved past it):
+    /// wherever a read stops, a head, a body, a trailer section.
     fn new(
         make: impl FnOnce(Config, Instant) -> S,
         limits: &Limits,
         msg: &'a [u8],
         cuts: &[usize],
         eof: bool,
+        releases: bool,
     ) -> Self {
         let now = Instant::now();
         let mut config = Config::default();
         config.limits = limits.clone();
         config.wire_view = true;
         config.chunk_extensions = true;
+        if releases {
+            config.release_after = RELEASE;
+        }
         SessionRun {
             s: make(config, now),
+            releases,
             pieces: (pieces(msg, cuts).into_iter())
                 .filter(|p| !p.is_empty())
                 .collect(),
@@ -1543,6 +1557,11 @@ impl<'a, S: Fuzzed> SessionRun<'a, S> {
     fn perform(&mut self, io: h1proto::Io) -> bool {
         use h1proto::Io;
         assert!(!self.closed, "{io:?} asked for after Io::Close");
+        if io == Io::Read && self.releases {
+            // Far below every timeout: the release alone is due.
+            self.now += RELEASE;
+            self.s.handle_timeout(self.now);
+        }
         let (s, now) = (&mut self.s, self.now);
         match io {
             Io::Read => {
@@ -1616,8 +1635,22 @@ impl<'a, S: Fuzzed> SessionRun<'a, S> {
 /// client's close, waits without a deadline, or does not close in the end.
 ///
 /// [`ServerSession`]: h1proto::ServerSession
-fn run_session(limits: &Limits, ctl: u8, msg: &[u8], cuts: &[usize], eof: bool) -> SessionOutcome {
-    let mut run = SessionRun::new(h1proto::ServerSession::new, limits, msg, cuts, eof);
+fn run_session(
+    limits: &Limits,
+    ctl: u8,
+    msg: &[u8],
+    cuts: &[usize],
+    eof: bool,
+    releases: bool,
+) -> SessionOutcome {
+    let mut run = SessionRun::new(
+        h1proto::ServerSession::new,
+        limits,
+        msg,
+        cuts,
+        eof,
+        releases,
+    );
     while let Some(Some(req)) = run.call(|s, now| s.next_request(now)) {
         let connect = req.method() == Method::CONNECT;
         let head = Event::Head {
@@ -1721,14 +1754,21 @@ pub fn server_connection(data: &[u8]) {
         }
         run
     };
-    let first = comparable(run_session(&limits, ctl, msg, &plans[0], eof));
+    let first = comparable(run_session(&limits, ctl, msg, &plans[0], eof, false));
     for cuts in &plans[1..] {
-        let other = comparable(run_session(&limits, ctl, msg, cuts, eof));
+        let other = comparable(run_session(&limits, ctl, msg, cuts, eof, false));
         assert_eq!(
             first, other,
             "the server session's run depends on the split"
         );
     }
+    // The buffers given back before every read change nothing.
+    let cuts = plans.last().expect("a plan");
+    let released = comparable(run_session(&limits, ctl, msg, cuts, eof, true));
+    assert_eq!(
+        first, released,
+        "giving the buffers back changed the server session's run"
+    );
     // When only the input decides (the client closes at the end, so no
     // deadline passes; no shutdown; each answer after its body), the
     // session hands out what its connection does and answers the same.
@@ -1851,8 +1891,16 @@ fn run_client_session(
     msg: &[u8],
     cuts: &[usize],
     eof: bool,
+    releases: bool,
 ) -> SessionOutcome {
-    let mut run = SessionRun::new(h1proto::ClientSession::new, limits, msg, cuts, eof);
+    let mut run = SessionRun::new(
+        h1proto::ClientSession::new,
+        limits,
+        msg,
+        cuts,
+        eof,
+        releases,
+    );
     for m in methods {
         if run.s.sender().send_request(client_request(m)).is_err() {
             break;
@@ -1895,14 +1943,21 @@ pub fn client_connection(data: &[u8]) {
         let other = run_client(&limits, methods, msg, cuts, eof);
         assert_eq!(first, other, "the client's run depends on the split");
     }
-    let session = run_client_session(&limits, methods, msg, &plans[0], eof);
+    let session = run_client_session(&limits, methods, msg, &plans[0], eof, false);
     for cuts in &plans[1..] {
-        let other = run_client_session(&limits, methods, msg, cuts, eof);
+        let other = run_client_session(&limits, methods, msg, cuts, eof, false);
         assert_eq!(
             session, other,
             "the client session's run depends on the split"
         );
     }
+    // The buffers given back before every read change nothing.
+    let cuts = plans.last().expect("a plan");
+    let released = run_client_session(&limits, methods, msg, cuts, eof, true);
+    assert_eq!(
+        session, released,
+        "giving the buffers back changed the client session's run"
+    );
     // When only the input decides (the server closes at the end, so no
     // deadline passes), the session hands out what its connection does,
     // fails as it does and sends the same requests. (Where the connection
