@@ -778,9 +778,9 @@ pub fn lenient(data: &[u8]) {
         );
     }
 }
-/// The first message of `msg`, decoded whole with `leniency` on, then
-/// sent again by an encoder (head, body, trailers) as a proxy forwards what
-/// it read: the encoder either refuses it or writes a message a strict
+/// The first message of `msg`, decoded whole with `leniency` and the wire
+/// view on, then sent again by an encoder (head, body, trailers) as a
+/// proxy forwards what it read, in the order and spelling received: the encoder either refuses it or writes a message a strict
 /// decoder reads as the same one (method, target, version or status; every
 /// field but the framing ones, which the encoder may write anew, in order;
 /// body and trailers). A leniency switch widens what is read, never what
@@ -861,6 +861,7 @@ fn forwards_as_read(
             leniency.set(s, true).expect("a request switch");
         }
         let mut dec = RequestDecoder::with_leniency(limits.clone(), leniency);
+        dec.set_wire_view(true);
         let start = |h: &Request<()>| {
             (
                 h.method().to_string(),
@@ -906,6 +907,7 @@ fn forwards_as_read(
         }
         let decoder = |leniency| {
             let mut dec = ResponseDecoder::with_leniency(limits.clone(), leniency);
+            dec.set_wire_view(true);
             dec.expect_response_to(method);
             dec
         };
