@@ -6,7 +6,12 @@
 //! session's deadline and closes. [`serve`] answers each request of a
 //! connection with an async function from `Request<Bytes>` to
 //! `Response<Bytes>`. Only tokio's `io-util`, `net` and `time` features
-//! are used; the runtime is the application's and needs its timers.
+//! are used; the runtime is the application's and needs its timers
+//! (`enable_time()`, or `enable_all()`, on a runtime built by hand; tokio
+//! panics at the first wait otherwise). Time is read from tokio's clock,
+//! the one its timers run on, so a paused clock (`tokio::time::pause`,
+//! `#[tokio::test(start_paused = true)]`) moves every timeout too: an
+//! application's tests may run its 30-second timeouts at once.
 //!
 //! ```no_run
 //! use h1proto::Config;
