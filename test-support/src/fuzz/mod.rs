@@ -1452,18 +1452,29 @@ macro_rules! fuzzed {
 
 fuzzed!(h1proto::ServerSession, h1proto::ClientSession);
 
-/// A session driven by the harness: the peer's bytes in pieces, then its
-/// close if the input ends with one; writes always complete; the clock
-/// moves only when the session waits for input that never comes (the
-/// input ended without the close), to the session's deadline, and, for a
-/// run that `releases`, by [`RELEASE`] before each read.
 /// The `release_after` of a run that gives its buffers back before every
 /// read.
 const RELEASE: std::time::Duration = std::time::Duration::from_millis(1);
 
+/// What a session run does before reads, besides the application's calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Before {
+    Nothing,
+    /// Gives the buffers back before every read ([`RELEASE`]).
+    Release,
+    /// Begins a graceful shutdown before the read of this index.
+    Shutdown(usize),
+}
+
+/// A session driven by the harness: the peer's bytes in pieces, then its
+/// close if the input ends with one; writes always complete; the clock
+/// moves only when the session waits for input that never comes (the
+/// input ended without the close), to the session's deadline, and, for a
+/// run that releases its buffers, by [`RELEASE`] before each read.
 struct SessionRun<'a, S> {
     s: S,
-    releases: bool,
+    before: Before,
+    reads: usize,
     pieces: std::collections::VecDeque<&'a [u8]>,
     eof: bool,
     eof_read: bool,
@@ -1478,28 +1489,31 @@ struct SessionRun<'a, S> {
 impl<'a, S: Fuzzed> SessionRun<'a, S> {
     /// A run of `s` (made with `Config::default()` and these limits, the
     /// wire view and chunk extensions on: the paths a proxy takes too).
-    /// With `releases`, the session gives its buffers back before every
-    /// read (`release_after` is [`RELEASE`], the clock moved past it):
-    /// wherever a read stops, a head, a body, a trailer section.
+    /// `before`: with [`Before::Release`], the session gives its buffers
+    /// back before every read (`release_after` is [`RELEASE`], the clock
+    /// moved past it): wherever a read stops, a head, a body, a trailer
+    /// section; with [`Before::Shutdown`], it begins a graceful shutdown
+    /// before one read.
     fn new(
         make: impl FnOnce(Config, Instant) -> S,
         limits: &Limits,
         msg: &'a [u8],
         cuts: &[usize],
         eof: bool,
-        releases: bool,
+        before: Before,
     ) -> Self {
         let now = Instant::now();
         let mut config = Config::default();
         config.limits = limits.clone();
         config.wire_view = true;
         config.chunk_extensions = true;
-        if releases {
+        if before == Before::Release {
             config.release_after = RELEASE;
         }
         SessionRun {
             s: make(config, now),
-            releases,
+            before,
+            reads: 0,
             pieces: (pieces(msg, cuts).into_iter())
                 .filter(|p| !p.is_empty())
                 .collect(),
@@ -1559,10 +1573,17 @@ impl<'a, S: Fuzzed> SessionRun<'a, S> {
     fn perform(&mut self, io: h1proto::Io) -> bool {
         use h1proto::Io;
         assert!(!self.closed, "{io:?} asked for after Io::Close");
-        if io == Io::Read && self.releases {
-            // Far below every timeout: the release alone is due.
-            self.now += RELEASE;
-            self.s.handle_timeout(self.now);
+        if io == Io::Read {
+            match self.before {
+                Before::Release => {
+                    // Far below every timeout: the release alone is due.
+                    self.now += RELEASE;
+                    self.s.handle_timeout(self.now);
+                }
+                Before::Shutdown(k) if k == self.reads => self.s.shutdown(self.now),
+                _ => {}
+            }
+            self.reads += 1;
         }
         let (s, now) = (&mut self.s, self.now);
         match io {
@@ -1643,16 +1664,9 @@ fn run_session(
     msg: &[u8],
     cuts: &[usize],
     eof: bool,
-    releases: bool,
+    before: Before,
 ) -> SessionOutcome {
-    let mut run = SessionRun::new(
-        h1proto::ServerSession::new,
-        limits,
-        msg,
-        cuts,
-        eof,
-        releases,
-    );
+    let mut run = SessionRun::new(h1proto::ServerSession::new, limits, msg, cuts, eof, before);
     while let Some(Some(req)) = run.call(|s, now| s.next_request(now)) {
         let connect = req.method() == Method::CONNECT;
         let head = Event::Head {
@@ -1756,9 +1770,16 @@ pub fn server_connection(data: &[u8]) {
         }
         run
     };
-    let first = comparable(run_session(&limits, ctl, msg, &plans[0], eof, false));
+    let first = comparable(run_session(
+        &limits,
+        ctl,
+        msg,
+        &plans[0],
+        eof,
+        Before::Nothing,
+    ));
     for cuts in &plans[1..] {
-        let other = comparable(run_session(&limits, ctl, msg, cuts, eof, false));
+        let other = comparable(run_session(&limits, ctl, msg, cuts, eof, Before::Nothing));
         assert_eq!(
             first, other,
             "the server session's run depends on the split"
@@ -1766,10 +1787,20 @@ pub fn server_connection(data: &[u8]) {
     }
     // The buffers given back before every read change nothing.
     let cuts = plans.last().expect("a plan");
-    let released = comparable(run_session(&limits, ctl, msg, cuts, eof, true));
+    let released = comparable(run_session(&limits, ctl, msg, cuts, eof, Before::Release));
     assert_eq!(
         first, released,
         "giving the buffers back changed the server session's run"
+    );
+    // A graceful shutdown before any read hands out no request the run
+    // without it did not, nor another one; it still closes.
+    let k = usize::from(ctl) % (cuts.len() + 2);
+    let stopped = run_session(&limits, ctl, msg, cuts, eof, Before::Shutdown(k));
+    assert!(
+        first.events.starts_with(&stopped.events),
+        "a graceful shutdown changed what the server session handed out: {:?} against {:?}",
+        stopped.events,
+        first.events
     );
     // When only the input decides (the client closes at the end, so no
     // deadline passes; no shutdown; each answer after its body), the
@@ -1893,16 +1924,9 @@ fn run_client_session(
     msg: &[u8],
     cuts: &[usize],
     eof: bool,
-    releases: bool,
+    before: Before,
 ) -> SessionOutcome {
-    let mut run = SessionRun::new(
-        h1proto::ClientSession::new,
-        limits,
-        msg,
-        cuts,
-        eof,
-        releases,
-    );
+    let mut run = SessionRun::new(h1proto::ClientSession::new, limits, msg, cuts, eof, before);
     for m in methods {
         if run.s.sender().send_request(client_request(m)).is_err() {
             break;
@@ -1945,9 +1969,9 @@ pub fn client_connection(data: &[u8]) {
         let other = run_client(&limits, methods, msg, cuts, eof);
         assert_eq!(first, other, "the client's run depends on the split");
     }
-    let session = run_client_session(&limits, methods, msg, &plans[0], eof, false);
+    let session = run_client_session(&limits, methods, msg, &plans[0], eof, Before::Nothing);
     for cuts in &plans[1..] {
-        let other = run_client_session(&limits, methods, msg, cuts, eof, false);
+        let other = run_client_session(&limits, methods, msg, cuts, eof, Before::Nothing);
         assert_eq!(
             session, other,
             "the client session's run depends on the split"
@@ -1955,10 +1979,20 @@ pub fn client_connection(data: &[u8]) {
     }
     // The buffers given back before every read change nothing.
     let cuts = plans.last().expect("a plan");
-    let released = run_client_session(&limits, methods, msg, cuts, eof, true);
+    let released = run_client_session(&limits, methods, msg, cuts, eof, Before::Release);
     assert_eq!(
         session, released,
         "giving the buffers back changed the client session's run"
+    );
+    // A graceful shutdown before any read hands out no response the run
+    // without it did not, nor another one; it still closes.
+    let k = usize::from(*ctl) % (cuts.len() + 2);
+    let stopped = run_client_session(&limits, methods, msg, cuts, eof, Before::Shutdown(k));
+    assert!(
+        session.events.starts_with(&stopped.events),
+        "a graceful shutdown changed what the client session handed out: {:?} against {:?}",
+        stopped.events,
+        session.events
     );
     // When only the input decides (the server closes at the end, so no
     // deadline passes), the session hands out what its connection does,
