@@ -854,6 +854,30 @@ fn forwards_as_read(
         }
         Some(map)
     }
+    // The body and trailers sent after a head the encoder took, and what
+    // it queued read back by a strict decoder: the same message.
+    macro_rules! forwarded {
+        ($enc:ident, $sent:ident, $strict:ident, $start:ident, $map:expr, $what:literal) => {{
+            let queued = ($sent.body.is_empty()
+                || $enc.send_data(Bytes::from($sent.body.clone())).is_ok())
+                && $enc.finish(trailers_of(&$sent)).is_ok();
+            if queued {
+                let out = $enc.output();
+                let mut out = BytesMut::from(out.copy_to_bytes(out.remaining()).as_ref());
+                match read(&mut out, |b| $strict.decode_eof(b), $start, $map) {
+                    Ok(Some((_, again))) => assert_eq!(
+                        as_sent(again, &$sent),
+                        $sent,
+                        concat!("a forwarded ", $what, " reads otherwise")
+                    ),
+                    other => panic!(
+                        concat!("a forwarded ", $what, " is not read back: {:?}"),
+                        other
+                    ),
+                }
+            }
+        }};
+    }
     let mut buf = BytesMut::from(msg);
     if request {
         let mut leniency = RequestLeniency::strict();
@@ -874,25 +898,9 @@ fn forwards_as_read(
             return;
         };
         let mut enc = RequestEncoder::new(Default::default());
-        let queued = enc.send_head(head).is_ok()
-            && (sent.body.is_empty() || enc.send_data(Bytes::from(sent.body.clone())).is_ok())
-            && enc.finish(trailers_of(&sent)).is_ok();
-        if !queued {
-            return;
-        }
-        let out = enc.output();
-        let mut out = BytesMut::from(out.copy_to_bytes(out.remaining()).as_ref());
         let mut strict = RequestDecoder::new(Limits::default());
-        let again = read(&mut out, |b| strict.decode_eof(b), start, Request::headers);
-        match again {
-            Ok(Some((_, again))) => {
-                assert_eq!(
-                    as_sent(again, &sent),
-                    sent,
-                    "a forwarded request reads otherwise"
-                );
-            }
-            other => panic!("a forwarded request is not read back: {other:?}"),
+        if enc.send_head(head).is_ok() {
+            forwarded!(enc, sent, strict, start, Request::headers, "request");
         }
     } else {
         let Some(method) = answers.first() else {
@@ -905,13 +913,9 @@ fn forwards_as_read(
         for &s in on {
             leniency.set(s, true).expect("a response switch");
         }
-        let decoder = |leniency| {
-            let mut dec = ResponseDecoder::with_leniency(limits.clone(), leniency);
-            dec.set_wire_view(true);
-            dec.expect_response_to(method);
-            dec
-        };
-        let mut dec = decoder(leniency);
+        let mut dec = ResponseDecoder::with_leniency(limits.clone(), leniency);
+        dec.set_wire_view(true);
+        dec.expect_response_to(method);
         let start = |h: &Response<()>| {
             (
                 h.status().to_string(),
@@ -932,26 +936,10 @@ fn forwards_as_read(
             ..Default::default()
         };
         let mut enc = ResponseEncoder::default();
-        let queued = enc.send_head(head, ctx).is_ok()
-            && (sent.body.is_empty() || enc.send_data(Bytes::from(sent.body.clone())).is_ok())
-            && enc.finish(trailers_of(&sent)).is_ok();
-        if !queued {
-            return;
-        }
-        let out = enc.output();
-        let mut out = BytesMut::from(out.copy_to_bytes(out.remaining()).as_ref());
         let mut strict = ResponseDecoder::new(Limits::default());
         strict.expect_response_to(method);
-        let again = read(&mut out, |b| strict.decode_eof(b), start, Response::headers);
-        match again {
-            Ok(Some((_, again))) => {
-                assert_eq!(
-                    as_sent(again, &sent),
-                    sent,
-                    "a forwarded response reads otherwise"
-                );
-            }
-            other => panic!("a forwarded response is not read back: {other:?}"),
+        if enc.send_head(head, ctx).is_ok() {
+            forwarded!(enc, sent, strict, start, Response::headers, "response");
         }
     }
 }
@@ -1699,6 +1687,31 @@ fn run_session(
     run.finish()
 }
 
+/// Holds a session's run `first` to two more runs of the input in the
+/// pieces `cuts` (made by `run`): with the buffers given back before every
+/// read, the same; with a graceful shutdown begun before a read that
+/// `ctl` picks, a prefix of the same messages handed out (each run closes,
+/// which `run` checks).
+fn undisturbed(
+    first: &SessionOutcome,
+    ctl: u8,
+    cuts: &[usize],
+    run: impl Fn(Before) -> SessionOutcome,
+) {
+    assert_eq!(
+        first,
+        &run(Before::Release),
+        "giving the buffers back changed the session's run"
+    );
+    let stopped = run(Before::Shutdown(usize::from(ctl) % (cuts.len() + 2)));
+    assert!(
+        first.events.starts_with(&stopped.events),
+        "a graceful shutdown changed what the session handed out: {:?} against {:?}",
+        stopped.events,
+        first.events
+    );
+}
+
 /// A connection's events as a session hands the same messages out: no
 /// `End` (a session's calls end a body instead), and heads without their
 /// framing (a session hands out the head alone).
@@ -1785,23 +1798,10 @@ pub fn server_connection(data: &[u8]) {
             "the server session's run depends on the split"
         );
     }
-    // The buffers given back before every read change nothing.
     let cuts = plans.last().expect("a plan");
-    let released = comparable(run_session(&limits, ctl, msg, cuts, eof, Before::Release));
-    assert_eq!(
-        first, released,
-        "giving the buffers back changed the server session's run"
-    );
-    // A graceful shutdown before any read hands out no request the run
-    // without it did not, nor another one; it still closes.
-    let k = usize::from(ctl) % (cuts.len() + 2);
-    let stopped = run_session(&limits, ctl, msg, cuts, eof, Before::Shutdown(k));
-    assert!(
-        first.events.starts_with(&stopped.events),
-        "a graceful shutdown changed what the server session handed out: {:?} against {:?}",
-        stopped.events,
-        first.events
-    );
+    undisturbed(&first, ctl, cuts, |before| {
+        comparable(run_session(&limits, ctl, msg, cuts, eof, before))
+    });
     // When only the input decides (the client closes at the end, so no
     // deadline passes; no shutdown; each answer after its body), the
     // session hands out what its connection does and answers the same.
@@ -1977,23 +1977,10 @@ pub fn client_connection(data: &[u8]) {
             "the client session's run depends on the split"
         );
     }
-    // The buffers given back before every read change nothing.
     let cuts = plans.last().expect("a plan");
-    let released = run_client_session(&limits, methods, msg, cuts, eof, Before::Release);
-    assert_eq!(
-        session, released,
-        "giving the buffers back changed the client session's run"
-    );
-    // A graceful shutdown before any read hands out no response the run
-    // without it did not, nor another one; it still closes.
-    let k = usize::from(*ctl) % (cuts.len() + 2);
-    let stopped = run_client_session(&limits, methods, msg, cuts, eof, Before::Shutdown(k));
-    assert!(
-        session.events.starts_with(&stopped.events),
-        "a graceful shutdown changed what the client session handed out: {:?} against {:?}",
-        stopped.events,
-        session.events
-    );
+    undisturbed(&session, *ctl, cuts, |before| {
+        run_client_session(&limits, methods, msg, cuts, eof, before)
+    });
     // When only the input decides (the server closes at the end, so no
     // deadline passes), the session hands out what its connection does,
     // fails as it does and sends the same requests. (Where the connection
