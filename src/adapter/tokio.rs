@@ -52,6 +52,7 @@ use tokio::net::{TcpStream, ToSocketAddrs};
 use tokio::time::{self, Sleep};
 
 use super::driver::Alarm;
+use super::sealed::Runtime as _;
 use super::{Driver, Runtime, sealed};
 use crate::{ClientSession, Io, ServerSession, Session, SessionError, Step};
 
@@ -310,7 +311,7 @@ where
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<V>> {
         let this = self.get_mut();
         let driver = &mut *this.driver;
-        let mut now = *this.now.get_or_insert_with(<Tokio as sealed::Runtime>::now);
+        let mut now = *this.now.get_or_insert_with(Tokio::now);
         loop {
             let step = match this.under_way {
                 Some(step) => step,
@@ -331,7 +332,7 @@ where
             // with (most writes, and reads of bytes already there, take
             // no time worth a clock reading).
             if this.waited {
-                now = <Tokio as sealed::Runtime>::now();
+                now = Tokio::now();
                 this.now = Some(now);
             }
             match done {
@@ -441,8 +442,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Client<S> {
         match poll_read(&mut self.io, &mut self.session, &mut cx) {
             Poll::Pending => true,
             Poll::Ready(Ok(n)) => {
-                self.session
-                    .handle_read(n, <Tokio as sealed::Runtime>::now());
+                self.session.handle_read(n, Tokio::now());
                 false
             }
             Poll::Ready(Err(_)) => false,

@@ -97,7 +97,8 @@ use http_body::{Body, Frame, SizeHint};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tower_service::Service;
 
-use super::tokio::Server;
+use super::sealed::Runtime as _;
+use super::tokio::{Server, Tokio};
 use crate::Session;
 use crate::framing::BodyKind;
 
@@ -356,7 +357,7 @@ where
 /// Answers a service that failed: a 500 and a close, when no head was
 /// sent yet. Returns `err`.
 fn fail<S>(server: &mut Server<S>, err: io::Error) -> io::Error {
-    server.shutdown(tokio::time::Instant::now().into_std());
+    server.shutdown(Tokio::now());
     let mut res = Response::new(Bytes::new());
     *res.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
     let _ = server.sender().send_response(res);
