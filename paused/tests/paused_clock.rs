@@ -36,45 +36,41 @@ async fn serve(io: DuplexStream) {
     server.close().await;
 }
 
-/// All the server sends until it closes, and how long that took by
-/// tokio's clock; an hour of it without the close fails.
-async fn read_until_closed(client: &mut DuplexStream) -> (String, Duration) {
+/// A server sent `input` that closes the connection `after` it (by tokio's
+/// clock, give or take the linger of its close): all the server sent. An
+/// hour of tokio's time without the close fails.
+async fn served(input: &[u8], after: Duration) -> String {
+    let (mut client, io) = tokio::io::duplex(1 << 16);
+    let server = tokio::spawn(serve(io));
+    client.write_all(input).await.unwrap();
     let start = Instant::now();
     let mut got = Vec::new();
     tokio::time::timeout(Duration::from_secs(3600), client.read_to_end(&mut got))
         .await
         .expect("the server closes within the hour")
         .unwrap();
-    (String::from_utf8(got).unwrap(), start.elapsed())
+    let took = start.elapsed();
+    assert!(took >= after, "{took:?}");
+    assert!(took <= after + Duration::from_secs(3), "{took:?}");
+    server.await.unwrap();
+    String::from_utf8(got).unwrap()
 }
 
 #[tokio::test(start_paused = true)]
 async fn a_head_cut_short_is_answered_408_at_the_head_timeout() {
-    let (mut client, io) = tokio::io::duplex(1 << 16);
-    let server = tokio::spawn(serve(io));
-    client.write_all(b"GET / HTTP/1.1\r\nHo").await.unwrap();
-    let (got, took) = read_until_closed(&mut client).await;
+    let got = served(b"GET / HTTP/1.1\r\nHo", Duration::from_secs(30)).await;
     assert!(got.starts_with("HTTP/1.1 408 "), "{got}");
-    // The linger after the 408 comes on top of the 30 s.
-    assert!(took >= Duration::from_secs(30), "{took:?}");
-    assert!(took <= Duration::from_secs(33), "{took:?}");
-    server.await.unwrap();
 }
 
 #[tokio::test(start_paused = true)]
 async fn an_idle_connection_is_closed_at_the_idle_timeout() {
-    let (mut client, io) = tokio::io::duplex(1 << 16);
-    let server = tokio::spawn(serve(io));
-    client
-        .write_all(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")
-        .await
-        .unwrap();
-    let (got, took) = read_until_closed(&mut client).await;
+    let got = served(
+        b"GET / HTTP/1.1\r\nHost: a\r\n\r\n",
+        Duration::from_secs(60),
+    )
+    .await;
     assert!(got.starts_with("HTTP/1.1 200 OK\r\n"), "{got}");
     assert!(got.ends_with("\r\n\r\nhi"), "{got}");
-    assert!(took >= Duration::from_secs(60), "{took:?}");
-    assert!(took <= Duration::from_secs(63), "{took:?}");
-    server.await.unwrap();
 }
 
 #[tokio::test(start_paused = true)]
