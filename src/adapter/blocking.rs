@@ -260,6 +260,14 @@ impl<S: Transport> Server<S> {
     pub fn shutdown_on(&mut self, flag: Arc<AtomicBool>) {
         self.runtime.shutdown = Some(flag);
     }
+
+    /// [`serve`]'s handler's answer: a blocking handler has run to its
+    /// end by the time it is here, and the client was not watched
+    /// meanwhile (the tokio driver's `serve` watches it).
+    #[allow(clippy::unnecessary_wraps)]
+    fn answered<T>(&mut self, answer: T) -> io::Result<T> {
+        Ok(answer)
+    }
 }
 
 io_calls!(

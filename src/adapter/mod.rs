@@ -71,12 +71,14 @@ macro_rules! io_calls {
         /// [`TrailerFields`](crate::TrailerFields)) and answered with what
         /// `handler` returns; the connection is then closed the way its
         /// session decides. A peer's protocol error or timeout is answered
-        /// by the session, then returned as an `io::Error`.
+        /// by the session, then returned as an `io::Error`. On tokio, a
+        /// client that goes while `handler` works has its work dropped
+        /// ([`Server::while_connected`](super::tokio::Server::while_connected)).
         ///
         /// # Errors
         ///
         /// An I/O error, or the peer's error or timeout that ended the
-        /// connection.
+        /// connection; on tokio, the client gone before its answer.
         pub $($async)? fn serve<S: $($bound)+, $($generics)+>(
             io: S,
             config: $crate::Config,
@@ -89,7 +91,10 @@ macro_rules! io_calls {
             let result = loop {
                 match server.call($crate::ServerSession::next_full_request)$(.$await)? {
                     Ok(Some(req)) => {
-                        let res = handler(req)$(.$await)?;
+                        let res = match server.answered(handler(req))$(.$await)? {
+                            Ok(res) => res,
+                            Err(err) => break Err(err),
+                        };
                         // The handler may have taken a while: the `Date`
                         // is the second its answer is queued in.
                         server.now();

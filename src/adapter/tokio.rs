@@ -75,6 +75,9 @@ pub struct TokioState {
     /// polled again only when its waker rang, when the timer was moved,
     /// or when the task's waker changed.
     alarm: Alarm,
+    /// The client's close of its sending half does not end an exchange
+    /// ([`Server::set_half_close`]).
+    half_close: bool,
 }
 
 impl sealed::Runtime for Tokio {
@@ -424,6 +427,95 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Server<S> {
         self.runtime.shutdown = Some(Box::pin(signal));
         // The new signal has never been polled: the next wait polls it.
         self.runtime.alarm.reset();
+    }
+
+    /// Whether a client that closes its sending half (a `shutdown` of its
+    /// write side, an EOF here) while its request is served is still
+    /// answered. `false`, the default: [`while_connected`](Self::while_connected)
+    /// takes the close for the client's going away and gives the work up,
+    /// as hyper's server does by default (its `half_close(false)`) and
+    /// nginx in front of an upstream; a browser or a program that gives up
+    /// on a request closes its socket that way. `true`: the work goes on
+    /// and its answer is sent, for clients that half-close after their
+    /// request and then read the answer (`nc -N`, some scripts); only a
+    /// failed connection (a reset) ends it then.
+    pub fn set_half_close(&mut self, allow: bool) {
+        self.runtime.half_close = allow;
+    }
+
+    /// Awaits `work` (a handler's answer, a response body's next piece)
+    /// while watching the client: what the session wants of the peer's
+    /// input is read ahead meanwhile, as [`read_ahead`](Driver::read_ahead)
+    /// reads it, and when the client is gone first (its connection
+    /// failed, or it closed its side, unless
+    /// [`set_half_close`](Self::set_half_close) allows that) `work` is
+    /// dropped, cancelling it, and the error says why. Work that is ready
+    /// at its first poll reads nothing. [`serve`] and the tower bridge
+    /// await the application's answers through this; an application
+    /// driving [`Server`] itself may too. A connection whose work was given
+    /// up has nothing more to do but [`close`](Driver::close).
+    ///
+    /// ```
+    /// use h1proto::adapter::tokio::Server;
+    /// use tokio::io::{AsyncRead, AsyncWrite};
+    ///
+    /// async fn slow_answers(stream: impl AsyncRead + AsyncWrite + Unpin) -> std::io::Result<()> {
+    ///     let mut server = Server::new(stream, h1proto::Config::default());
+    ///     while let Some(_req) = server.next_request().await? {
+    ///         // Cancelled if the client leaves during the second.
+    ///         let page = server.while_connected(async {
+    ///             tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    ///             http::Response::new(bytes::Bytes::from("done\n"))
+    ///         });
+    ///         let res = page.await?;
+    ///         server.sender().send_response(res)?;
+    ///     }
+    ///     server.close().await;
+    ///     Ok(())
+    /// }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The read's error when the connection failed (a reset), or
+    /// `UnexpectedEof` when the client closed its side; `work` was
+    /// dropped.
+    pub async fn while_connected<F: Future>(&mut self, work: F) -> io::Result<F::Output> {
+        let mut work = pin!(work);
+        poll_fn(|cx| match work.as_mut().poll(cx) {
+            Poll::Ready(out) => Poll::Ready(Ok(out)),
+            Poll::Pending => self.poll_gone(cx).map(Err),
+        })
+        .await
+    }
+
+    /// [`serve`]'s handler's answer, unless the client goes first.
+    fn answered<F: Future>(&mut self, work: F) -> impl Future<Output = io::Result<F::Output>> {
+        self.while_connected(work)
+    }
+
+    /// Reads what the session wants of the client's input, and is ready
+    /// once the client is gone, with the error that says how (see
+    /// [`while_connected`](Self::while_connected)). While the session
+    /// wants no input (its read-ahead bound is reached, the client's close
+    /// was allowed), nothing is read and the client is not watched.
+    pub(crate) fn poll_gone(&mut self, cx: &mut Context<'_>) -> Poll<io::Error> {
+        while self.session.wants_read() {
+            let n = match poll_read(&mut self.io, &mut self.session, cx) {
+                Poll::Ready(Ok(n)) => n,
+                Poll::Ready(Err(err)) => return Poll::Ready(err),
+                Poll::Pending => return Poll::Pending,
+            };
+            let now = self.now();
+            self.session.handle_read(n, now);
+            if n == 0 && !self.runtime.half_close {
+                return Poll::Ready(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "the client closed the connection before its response was complete",
+                ));
+            }
+        }
+        Poll::Pending
     }
 }
 

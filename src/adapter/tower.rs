@@ -38,6 +38,14 @@
 //!   connection's own task (no task per request).
 //!   The peer gets a 500 if no head was sent, and the connection closes.
 //!   The panic hook runs as usual (the default one prints the message).
+//! - **A client that goes away** while the bridge waits for the service or
+//!   for the response body's next frame (it closes its connection, or the
+//!   connection fails) has that work dropped, cancelling it, as hyper's
+//!   server does, and [`serve_connection`] returns the error
+//!   (`UnexpectedEof` for a close): the bridge reads ahead meanwhile
+//!   ([`Server::while_connected`]). A client that half-closes after its
+//!   request and then reads the answer is served with
+//!   [`Server::set_half_close`].
 //! - **Graceful shutdown** is the driver's: a [`Server`] given
 //!   [`shutdown_on`](Server::shutdown_on) finishes the exchange in progress
 //!   and closes, as under `serve`.
@@ -224,10 +232,12 @@ where
             failed: &mut body_failed,
         };
         let answer = if driver.chan.is_none() {
-            call.await
+            server.while_connected(call).await
         } else {
             Box::pin(driver.run(server, call)).await
         };
+        // The client gone first: nothing to answer, nobody to answer.
+        let answer = answer?;
         respond(server, &mut driver, answer, connect, switch).await
     }
 }
@@ -391,7 +401,7 @@ where
                     server.flush().await?;
                 }
                 let frame = poll_fn(|cx| poll_frame(body.as_mut(), cx));
-                driver.run(server, frame).await?
+                driver.run(server, frame).await??
             }
         };
         match frame.map(Frame::into_data) {
@@ -709,48 +719,62 @@ impl BodyDriver<'_> {
     }
 
     /// Awaits `fut`, reading a piece of the request body whenever the body
-    /// asks for one meanwhile.
-    async fn run<S, F>(&mut self, server: &mut Server<S>, fut: F) -> F::Output
+    /// asks for one meanwhile, and watching the client otherwise
+    /// ([`Server::while_connected`]: the error says it went first, and
+    /// `fut` is dropped).
+    async fn run<S, F>(&mut self, server: &mut Server<S>, fut: F) -> io::Result<F::Output>
     where
         S: AsyncRead + AsyncWrite + Unpin,
         F: Future,
     {
         let mut fut = pin!(fut);
         let Some(chan) = self.chan else {
-            return fut.await;
+            return server.while_connected(fut).await;
         };
         loop {
             let read = {
                 let mut read = pin!(async {
-                    poll_fn(|cx| {
-                        let mut state = chan.lock();
-                        if state.wanted {
-                            return Poll::Ready(());
+                    let gone = poll_fn(|cx| {
+                        {
+                            let mut state = chan.lock();
+                            if state.wanted {
+                                return Poll::Ready(None);
+                            }
+                            match &state.driver {
+                                Some(waker) if waker.will_wake(cx.waker()) => {}
+                                _ => state.driver = Some(cx.waker().clone()),
+                            }
                         }
-                        match &state.driver {
-                            Some(waker) if waker.will_wake(cx.waker()) => {}
-                            _ => state.driver = Some(cx.waker().clone()),
-                        }
-                        Poll::Pending
+                        server.poll_gone(cx).map(Some)
                     })
                     .await;
+                    if let Some(gone) = gone {
+                        return Err(gone);
+                    }
                     let read = server.read_data().await;
                     let trailers = match read {
                         Ok(None) => server.trailers().cloned(),
                         _ => None,
                     };
-                    (read, trailers)
+                    Ok((read, trailers))
                 });
                 // The future first: once it is ready, a read under way is
                 // dropped (the session keeps what came) and the body asks
-                // again.
+                // again. Once the body failed, the future has had its
+                // poll with the error: the session answered the client,
+                // and an answer still to come could not be sent.
                 let raced = poll_fn(|cx| match fut.as_mut().poll(cx) {
-                    Poll::Ready(out) => Poll::Ready(Ok(out)),
-                    Poll::Pending => read.as_mut().poll(cx).map(Err),
+                    Poll::Ready(out) => Poll::Ready(Raced::Done(out)),
+                    Poll::Pending if self.failed.is_some() => Poll::Ready(Raced::BodyFailed),
+                    Poll::Pending => read.as_mut().poll(cx).map(Raced::Read),
                 });
                 match raced.await {
-                    Ok(out) => return out,
-                    Err(read) => read,
+                    Raced::Done(out) => return Ok(out),
+                    Raced::Read(read) => read?,
+                    Raced::BodyFailed => {
+                        let failed = self.failed.take();
+                        return Err(failed.unwrap_or_else(|| io::Error::other("the body failed")));
+                    }
                 }
             };
             let (read, trailers) = read;
@@ -762,6 +786,17 @@ impl BodyDriver<'_> {
             chan.deliver(read, trailers);
         }
     }
+}
+
+/// How [`BodyDriver::run`]'s race of its future against the request
+/// body's reads came out.
+enum Raced<O, R> {
+    /// The future is ready.
+    Done(O),
+    /// A piece of the body was read for it, or the client went.
+    Read(R),
+    /// The body failed and the future, polled with the error, is not done.
+    BodyFailed,
 }
 
 // ---- Protocol switches -----------------------------------------------------

@@ -27,6 +27,8 @@ mod session_write_all;
 mod shutdown_fanout;
 mod steady_state_allocations;
 #[cfg(feature = "tokio")]
+mod tokio_client_gone;
+#[cfg(feature = "tokio")]
 mod tokio_driver_waits;
 #[cfg(feature = "tokio")]
 mod tokio_duplex;

@@ -8,6 +8,7 @@ use std::future::Future;
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -86,7 +87,16 @@ fn start(svc: Svc) -> (SocketAddr, Outcomes) {
 }
 
 /// [`start`] with `config` (its linger cut to 200 ms).
-fn start_with(svc: Svc, mut config: Config) -> (SocketAddr, Outcomes) {
+fn start_with(svc: Svc, config: Config) -> (SocketAddr, Outcomes) {
+    start_serving(svc, config, |_| {})
+}
+
+/// [`start_with`], each connection's server set up by `setup` first.
+fn start_serving(
+    svc: Svc,
+    mut config: Config,
+    setup: fn(&mut Server<tokio::net::TcpStream>),
+) -> (SocketAddr, Outcomes) {
     config.timeouts.linger = Duration::from_millis(200);
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
@@ -105,7 +115,9 @@ fn start_with(svc: Svc, mut config: Config) -> (SocketAddr, Outcomes) {
                 let (svc, out) = (svc.clone(), out.clone());
                 let config = config.clone();
                 tokio::spawn(async move {
-                    let result = serve_connection(Server::new(stream, config), svc).await;
+                    let mut server = Server::new(stream, config);
+                    setup(&mut server);
+                    let result = serve_connection(server, svc).await;
                     out.lock().unwrap().push(result);
                 });
             }
@@ -671,4 +683,195 @@ fn the_request_method_is_kept() {
     s.write_all(b"DELETE /x HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
         .unwrap();
     assert!(read_to_close(&mut s).ends_with("gone"));
+}
+
+/// Counts the drops of what a service holds while it works: a future or a
+/// body given up when its client goes.
+#[derive(Clone, Default)]
+struct Drops(Arc<AtomicUsize>);
+
+struct DropGuard(Drops);
+
+impl Drop for DropGuard {
+    fn drop(&mut self) {
+        (self.0).0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+impl Drops {
+    fn guard(&self) -> DropGuard {
+        DropGuard(self.clone())
+    }
+
+    /// Waits (at most 5 s) for `n` drops.
+    fn reach(&self, n: usize) -> usize {
+        for _ in 0..500 {
+            if self.0.load(Ordering::SeqCst) >= n {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+/// A service that never answers (a long poll with nothing to say), its
+/// future's drops counted.
+fn never_answers(drops: &Drops) -> Svc {
+    let drops = drops.clone();
+    svc(move |_req: Request<Incoming>| {
+        let guard = drops.guard();
+        async move {
+            let _guard = guard;
+            std::future::pending::<()>().await;
+            Ok(Response::new(full("never")))
+        }
+    })
+}
+
+/// A client that closes its connection while its request is served has
+/// the service's work dropped, and the connection ends (hyper's server
+/// does the same): a handler waiting for something that never comes does
+/// not keep the connection's task, its socket and its memory for ever.
+#[test]
+fn a_client_gone_while_its_request_is_served_cancels_the_service() {
+    let drops = Drops::default();
+    let (addr, outcomes) = start(never_answers(&drops));
+    let mut s = connect(addr);
+    s.write_all(b"GET /wait HTTP/1.1\r\nHost: a\r\n\r\n")
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(drops.reach(0), 0, "dropped before the client went");
+    drop(s);
+    assert_eq!(drops.reach(1), 1, "the service's future was kept");
+    let ended = ended(&outcomes, 1);
+    assert_eq!(ended.len(), 1, "the connection goes on");
+    assert!(ended[0].contains("closed the connection"), "{ended:?}");
+}
+
+/// The same for a service that reads its request body: a client that
+/// leaves while the body waits unread, and one that leaves half-way
+/// through the body the service reads.
+#[test]
+fn a_client_gone_during_its_request_body_cancels_the_service() {
+    let drops = Drops::default();
+    let counted = drops.clone();
+    let (addr, outcomes) = start(svc(move |req: Request<Incoming>| {
+        let guard = counted.guard();
+        async move {
+            let _guard = guard;
+            if req.uri().path() == "/read" {
+                let _ = req.into_body().collect().await;
+            }
+            std::future::pending::<()>().await;
+            Ok(Response::new(full("never")))
+        }
+    }));
+    for (n, path) in ["/unread", "/read"].into_iter().enumerate() {
+        let mut s = connect(addr);
+        let head = format!("POST {path} HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nhello");
+        s.write_all(head.as_bytes()).unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+        assert_eq!(drops.reach(n), n, "{path}: dropped before the client went");
+        drop(s);
+        assert_eq!(
+            drops.reach(n + 1),
+            n + 1,
+            "{path}: the service's future was kept"
+        );
+        assert_eq!(
+            ended(&outcomes, n + 1).len(),
+            n + 1,
+            "{path}: the connection goes on"
+        );
+    }
+}
+
+/// A streamed response whose next piece is not ready: the client's going
+/// drops the body (an event stream whose client left stops).
+#[test]
+fn a_client_gone_while_a_streamed_body_waits_drops_the_body() {
+    let drops = Drops::default();
+    let counted = drops.clone();
+    let (addr, outcomes) = start(svc(move |_req: Request<Incoming>| {
+        let guard = counted.guard();
+        async move {
+            let (tx, rx) = tokio::sync::mpsc::channel(1);
+            tx.send(Frame::data(Bytes::from("first;"))).await.unwrap();
+            // The sender lives as long as the body: no end, no second piece.
+            let body = Channel(rx).map_frame(move |f| {
+                let _ = (&tx, &guard);
+                f
+            });
+            Ok(Response::new(body.boxed_unsync()))
+        }
+    }));
+    let mut s = connect(addr);
+    s.write_all(b"GET /events HTTP/1.1\r\nHost: a\r\n\r\n")
+        .unwrap();
+    let got = read_until(&mut s, "first;\r\n");
+    assert!(got.starts_with("HTTP/1.1 200 OK\r\n"), "{got}");
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(drops.reach(0), 0, "dropped before the client went");
+    drop(s);
+    assert_eq!(drops.reach(1), 1, "the body was kept");
+    assert_eq!(ended(&outcomes, 1).len(), 1, "the connection goes on");
+}
+
+/// A client that half-closes after its request (`shutdown(Write)`) and
+/// reads the answer: by default it counts as gone, as under hyper; with
+/// `set_half_close(true)` it is answered. Only a reset ends the work
+/// then.
+#[test]
+fn a_half_closed_client_is_answered_when_the_server_allows_it() {
+    let slow = || {
+        svc(|_req: Request<Incoming>| async move {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            Ok(Response::new(full("late answer")))
+        })
+    };
+    let ask = |addr| {
+        let mut s = connect(addr);
+        s.write_all(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n").unwrap();
+        s.shutdown(std::net::Shutdown::Write).unwrap();
+        read_to_close(&mut s)
+    };
+    let (addr, outcomes) = start(slow());
+    assert_eq!(ask(addr), "", "answered a client that closed its side");
+    assert!(ended(&outcomes, 1)[0].contains("closed the connection"));
+
+    let (addr, outcomes) = start_serving(slow(), Config::default(), |server| {
+        server.set_half_close(true)
+    });
+    let got = ask(addr);
+    assert!(got.starts_with("HTTP/1.1 200 OK\r\n"), "{got}");
+    assert!(got.ends_with("late answer"), "{got}");
+    assert_eq!(ended(&outcomes, 1), ["ok"]);
+
+    // A reset (the client closed with the answer's first piece unread)
+    // still ends it.
+    let drops = Drops::default();
+    let counted = drops.clone();
+    let (addr, outcomes) = start_serving(
+        svc(move |_req: Request<Incoming>| {
+            let guard = counted.guard();
+            async move {
+                let (tx, rx) = tokio::sync::mpsc::channel(1);
+                tx.send(Frame::data(Bytes::from("first;"))).await.unwrap();
+                let body = Channel(rx).map_frame(move |f| {
+                    let _ = (&tx, &guard);
+                    f
+                });
+                Ok(Response::new(body.boxed_unsync()))
+            }
+        }),
+        Config::default(),
+        |server| server.set_half_close(true),
+    );
+    let mut s = connect(addr);
+    s.write_all(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n").unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    drop(s);
+    assert_eq!(drops.reach(1), 1, "the body was kept");
+    assert_eq!(ended(&outcomes, 1).len(), 1, "the connection goes on");
 }
