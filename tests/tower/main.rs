@@ -729,6 +729,25 @@ fn never_answers(drops: &Drops) -> Svc {
     })
 }
 
+/// A service whose streamed response sends `first;` and then nothing (an
+/// event stream with nothing more to say), its body's drops counted.
+fn first_piece_then_nothing(drops: &Drops) -> Svc {
+    let drops = drops.clone();
+    svc(move |_req: Request<Incoming>| {
+        let guard = drops.guard();
+        async move {
+            let (tx, rx) = tokio::sync::mpsc::channel(1);
+            tx.send(Frame::data(Bytes::from("first;"))).await.unwrap();
+            // The sender lives as long as the body: no end, no second piece.
+            let body = Channel(rx).map_frame(move |f| {
+                let _ = (&tx, &guard);
+                f
+            });
+            Ok(Response::new(body.boxed_unsync()))
+        }
+    })
+}
+
 /// A client that closes its connection while its request is served has
 /// the service's work dropped, and the connection ends (hyper's server
 /// does the same): a handler waiting for something that never comes does
@@ -792,20 +811,7 @@ fn a_client_gone_during_its_request_body_cancels_the_service() {
 #[test]
 fn a_client_gone_while_a_streamed_body_waits_drops_the_body() {
     let drops = Drops::default();
-    let counted = drops.clone();
-    let (addr, outcomes) = start(svc(move |_req: Request<Incoming>| {
-        let guard = counted.guard();
-        async move {
-            let (tx, rx) = tokio::sync::mpsc::channel(1);
-            tx.send(Frame::data(Bytes::from("first;"))).await.unwrap();
-            // The sender lives as long as the body: no end, no second piece.
-            let body = Channel(rx).map_frame(move |f| {
-                let _ = (&tx, &guard);
-                f
-            });
-            Ok(Response::new(body.boxed_unsync()))
-        }
-    }));
+    let (addr, outcomes) = start(first_piece_then_nothing(&drops));
     let mut s = connect(addr);
     s.write_all(b"GET /events HTTP/1.1\r\nHost: a\r\n\r\n")
         .unwrap();
@@ -851,20 +857,8 @@ fn a_half_closed_client_is_answered_when_the_server_allows_it() {
     // A reset (the client closed with the answer's first piece unread)
     // still ends it.
     let drops = Drops::default();
-    let counted = drops.clone();
     let (addr, outcomes) = start_serving(
-        svc(move |_req: Request<Incoming>| {
-            let guard = counted.guard();
-            async move {
-                let (tx, rx) = tokio::sync::mpsc::channel(1);
-                tx.send(Frame::data(Bytes::from("first;"))).await.unwrap();
-                let body = Channel(rx).map_frame(move |f| {
-                    let _ = (&tx, &guard);
-                    f
-                });
-                Ok(Response::new(body.boxed_unsync()))
-            }
-        }),
+        first_piece_then_nothing(&drops),
         Config::default(),
         |server| server.set_half_close(true),
     );
