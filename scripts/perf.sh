@@ -57,7 +57,8 @@
 #             and E2E_N2 are rounded up to multiples of the depth).
 #
 # BASE=<commit> also measures that commit's hello_server and
-# blocking_server in the e2e part, in the same run, beside the work tree's
+# blocking_server (and axum_server, when E2E_SERVERS names it) in the e2e
+# part, in the same run, beside the work tree's
 # (its tree is built from `git archive` into a temporary directory, in
 # $CARGO_TARGET_DIR/perf-base), and prints the change per request: how an
 # optimization is judged (docs/benchmarks.md, "Simplicity wins ties").
@@ -125,6 +126,11 @@ if [ -n "$BASE" ] && has e2e; then
     (cd "$WORK/base-src" && CARGO_TARGET_DIR="$base_target" \
         cargo build --release --example hello_server --example blocking_server >&2)
     cp "$base_target/release/examples/hello_server" "$base_target/release/examples/blocking_server" "$WORK/base/"
+    if has e2e && [[ " $E2E_SERVERS " == *" axum_server "* ]]; then
+        (cd "$WORK/base-src" && CARGO_TARGET_DIR="$base_target" \
+            cargo build --release --features tower --example axum_server >&2)
+        cp "$base_target/release/examples/axum_server" "$WORK/base/"
+    fi
 fi
 cargo build --release -p h1proto-dev --bin callgrind_probe >&2
 cargo build --release --example hello_server --example blocking_server >&2

@@ -87,6 +87,39 @@
 //! #     assert!(got.ends_with("\r\n\r\nHello, World!"), "{got}");
 //! # });
 //! ```
+//!
+//! **The client's address**, which hyper's `serve_connection` does not
+//! know either: insert it into each request's extensions, with tower's
+//! `map_request` (`tower` with its `util` feature, as axum builds it); the
+//! router is cloned per connection (a reference count), not rebuilt. A
+//! handler takes it with axum's `Extension` extractor, or, inserted as
+//! `axum::extract::ConnectInfo(client)` (axum's `tokio` feature, on by
+//! default), with `ConnectInfo<SocketAddr>` as under `axum::serve`'s
+//! `into_make_service_with_connect_info`.
+//!
+//! ```no_run
+//! use std::net::SocketAddr;
+//! use axum::{Extension, Router, routing::get};
+//! use h1proto::Config;
+//! use h1proto::adapter::tokio::Server;
+//! use h1proto::adapter::tower::{Incoming, serve_connection};
+//! use tower::ServiceExt;
+//!
+//! async fn run(listener: tokio::net::TcpListener) -> std::io::Result<()> {
+//!     let app = Router::new().route(
+//!         "/",
+//!         get(|Extension(client): Extension<SocketAddr>| async move { client.to_string() }),
+//!     );
+//!     loop {
+//!         let (stream, client) = listener.accept().await?;
+//!         let app = app.clone().map_request(move |mut req: http::Request<Incoming>| {
+//!             req.extensions_mut().insert(client);
+//!             req
+//!         });
+//!         tokio::spawn(serve_connection(Server::new(stream, Config::default()), app));
+//!     }
+//! }
+//! ```
 
 use std::any::{Any, TypeId};
 use std::error::Error as StdError;

@@ -869,3 +869,49 @@ fn a_half_closed_client_is_answered_when_the_server_allows_it() {
     assert_eq!(drops.reach(1), 1, "the body was kept");
     assert_eq!(ended(&outcomes, 1).len(), 1, "the connection goes on");
 }
+
+/// The client's address reaches an axum handler as the documentation
+/// shows: inserted into each request's extensions by `map_request`, read
+/// with axum's `Extension` extractor.
+#[test]
+fn an_axum_handler_gets_the_clients_address_from_the_extensions() {
+    use axum::routing::get;
+    use tower::ServiceExt;
+
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    listener.set_nonblocking(true).unwrap();
+    std::thread::spawn(move || {
+        runtime().block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            let app = axum::Router::new().route(
+                "/",
+                get(
+                    |axum::Extension(client): axum::Extension<SocketAddr>| async move {
+                        client.to_string()
+                    },
+                ),
+            );
+            loop {
+                let (stream, client) = listener.accept().await.unwrap();
+                let app = app.clone().map_request(move |mut req: Request<Incoming>| {
+                    req.extensions_mut().insert(client);
+                    req
+                });
+                tokio::spawn(serve_connection(
+                    Server::new(stream, Config::default()),
+                    app,
+                ));
+            }
+        });
+    });
+    for _ in 0..2 {
+        let mut s = connect(addr);
+        let me = s.local_addr().unwrap();
+        s.write_all(b"GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+            .unwrap();
+        let got = read_to_close(&mut s);
+        assert!(got.starts_with("HTTP/1.1 200 OK\r\n"), "{got}");
+        assert!(got.ends_with(&format!("\r\n\r\n{me}")), "{got}");
+    }
+}
