@@ -8,7 +8,10 @@
 //! I/O the session asks for, reading beside a write that has to wait (the
 //! duplex contract of [`Session`]), waking at the session's deadline,
 //! handing it the wall clock for `Date` ([`Session::set_date`]) and
-//! starting a graceful shutdown when its signal fires. Every protocol
+//! starting a graceful shutdown when its signal fires; its
+//! [`while_connected`](Conn::while_connected) awaits the application's
+//! work while watching the peer, and drops the work of one that went.
+//! Every protocol
 //! decision is the session's; a runtime supplies only the four operations,
 //! about thirty lines:
 //!
@@ -203,6 +206,9 @@ pub struct Conn<R, S> {
     alarm: Alarm,
     /// The deadline the runtime's timer was last polled for.
     sleeping_until: Option<Instant>,
+    /// The peer's close of its sending half does not end the work
+    /// [`while_connected`](Conn::while_connected) awaits.
+    half_close: bool,
 }
 
 /// The waker a driver polls its shutdown signal and its timer with: it
@@ -396,6 +402,7 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
             wall: WallClock::default(),
             alarm: Alarm::default(),
             sleeping_until: None,
+            half_close: false,
         }
     }
 
@@ -436,6 +443,68 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
             call,
             asked: None,
         }
+    }
+
+    /// Awaits `work` (a handler's answer, the next piece of what is
+    /// relayed) while watching the peer, as the tokio adapter's
+    /// `Server::while_connected` does: what the session wants of the
+    /// peer's input is read meanwhile (a completion runtime's read stays
+    /// under way for the next call), and when the peer is gone first (its
+    /// connection failed, or it closed its side, unless
+    /// [`set_half_close`](Self::set_half_close) allows that) `work` is
+    /// dropped, cancelling it, and the error says why. Work that is ready
+    /// at its first poll reads nothing. A connection whose work was given
+    /// up has nothing more to do but close.
+    ///
+    /// # Errors
+    ///
+    /// The read's error when the connection failed, or `UnexpectedEof`
+    /// when the peer closed its side; `work` was dropped.
+    pub async fn while_connected<F: Future>(&mut self, work: F) -> io::Result<F::Output> {
+        let mut work = std::pin::pin!(work);
+        poll_fn(|cx| match work.as_mut().poll(cx) {
+            Poll::Ready(out) => Poll::Ready(Ok(out)),
+            Poll::Pending => self.poll_gone(cx).map(Err),
+        })
+        .await
+    }
+
+    /// Whether a peer that closes its sending half (an EOF here) while
+    /// [`while_connected`](Self::while_connected) awaits work is still
+    /// served: `false` (the default) takes the close for its going, as
+    /// hyper's server does; `true` lets the work go on, for clients that
+    /// half-close after their request and then read the answer, and only
+    /// a failed connection ends it.
+    pub fn set_half_close(&mut self, allow: bool) {
+        self.half_close = allow;
+    }
+
+    /// Reads what the session wants, and is ready once the peer is gone,
+    /// with the error that says how (see
+    /// [`while_connected`](Self::while_connected)).
+    fn poll_gone(&mut self, cx: &mut Context<'_>) -> Poll<io::Error> {
+        while self.io.read_under_way() || self.session.wants_read() {
+            let n = match self.io.poll_read(cx, &mut self.session) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Ok(n)) => n,
+                Poll::Ready(Err(e))
+                    if matches!(e.kind(), ErrorKind::Interrupted | ErrorKind::WouldBlock) =>
+                {
+                    continue;
+                }
+                Poll::Ready(Err(e)) => return Poll::Ready(e),
+            };
+            let now = self.io.now();
+            self.wall.update(now, &mut self.session);
+            self.session.handle_read(n, now);
+            if n == 0 && !self.half_close {
+                return Poll::Ready(io::Error::new(
+                    ErrorKind::UnexpectedEof,
+                    "the peer closed the connection before the work was done",
+                ));
+            }
+        }
+        Poll::Pending
     }
 
     /// One round of polls for `step`: the I/O asked for, the other

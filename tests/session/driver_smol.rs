@@ -7,6 +7,7 @@ use std::io::{self, IoSlice, Read, Write};
 use std::net::{Shutdown as Half, SocketAddr, TcpListener, TcpStream};
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -87,6 +88,15 @@ async fn serve(stream: Async<TcpStream>, config: Config, signal: ShutdownSignal)
                 (_, "/") => conn
                     .sender()
                     .send_response(Response::new("Hello, World!"))?,
+                // A long poll with nothing to say: given up when the
+                // client goes.
+                (_, "/wait") => {
+                    let work = async {
+                        let _counted = GivenUp;
+                        std::future::pending::<()>().await;
+                    };
+                    conn.while_connected(work).await?;
+                }
                 _ => {
                     let mut res = Response::new(Bytes::from_static(b"Not Found\n"));
                     *res.status_mut() = StatusCode::NOT_FOUND;
@@ -99,6 +109,18 @@ async fn serve(stream: Async<TcpStream>, config: Config, signal: ShutdownSignal)
     .await;
     conn.call(ServerSession::close).await?;
     result
+}
+
+/// How many `/wait` requests' work was dropped.
+static GIVEN_UP: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts a drop into [`GIVEN_UP`].
+struct GivenUp;
+
+impl Drop for GivenUp {
+    fn drop(&mut self) {
+        GIVEN_UP.fetch_add(1, Ordering::SeqCst);
+    }
 }
 
 /// A running server: its address, its shutdown and its thread (which ends
@@ -323,4 +345,34 @@ fn the_docs_show_the_tested_drivers_verbatim() {
             "docs/sessions.md no longer shows {name}'s driver verbatim"
         );
     }
+}
+
+/// `Conn::while_connected`: a client that goes while its request's work
+/// waits has the work dropped at once, and its connection ends.
+#[test]
+fn the_work_of_a_client_that_went_is_dropped() {
+    let server = start(Config::default());
+    let before = GIVEN_UP.load(Ordering::SeqCst);
+    let mut client = connect(server.addr);
+    client
+        .write_all(b"GET /wait HTTP/1.1\r\nHost: a\r\n\r\n")
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(GIVEN_UP.load(Ordering::SeqCst), before, "dropped too soon");
+    drop(client);
+    let gone = Instant::now();
+    while GIVEN_UP.load(Ordering::SeqCst) == before && gone.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(
+        GIVEN_UP.load(Ordering::SeqCst) > before,
+        "the work was kept"
+    );
+    // Every connection has ended: the shutdown's wait for them is short.
+    server.shutdown.begin();
+    server.thread.join().unwrap();
+    assert!(
+        gone.elapsed() < Duration::from_secs(5),
+        "a connection lived on"
+    );
 }

@@ -138,6 +138,15 @@ async fn serve(io: UringIo, config: Config, shutdown: &Shutdown) -> io::Result<(
                     }
                     conn.sender().finish(None)?;
                 }
+                // Work that takes a while, the client watched meanwhile: a
+                // read started then stays under way for the next call.
+                (_, "/slow") => {
+                    let work = tokio::time::sleep(Duration::from_millis(100));
+                    conn.while_connected(work).await?;
+                    conn.sender().send_response(Response::new("slow;"))?;
+                }
+                // Work that never ends: given up when the client goes.
+                (_, "/wait") => conn.while_connected(std::future::pending::<()>()).await?,
                 _ => conn
                     .sender()
                     .send_response(Response::new("Hello, World!"))?,
@@ -288,4 +297,42 @@ fn the_head_timeout_cancels_the_read_under_way() {
     let took = started.elapsed();
     assert!(took >= Duration::from_millis(300), "{took:?}");
     assert!(took < Duration::from_secs(3), "{took:?}");
+}
+
+/// `Conn::while_connected` on owned buffers: the read it starts while the
+/// work waits brings in a pipelined request and stays under way across
+/// the calls that follow; and a client that goes has its work dropped and
+/// its connection ended.
+#[test]
+fn the_client_is_watched_while_work_waits() {
+    let Some((addr, shutdown)) = start(Config::default(), false) else {
+        return;
+    };
+    let mut client = connect(addr);
+    client
+        .write_all(b"GET /slow HTTP/1.1\r\nHost: a\r\n\r\n")
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(30));
+    client
+        .write_all(b"GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut got = String::new();
+    client.read_to_string(&mut got).unwrap();
+    assert_eq!(got.matches("HTTP/1.1 200 OK\r\n").count(), 2, "{got}");
+    assert!(got.contains("\r\n\r\nslow;HTTP/1.1 200 OK\r\n"), "{got}");
+    assert!(got.ends_with("\r\n\r\nHello, World!"), "{got}");
+    drop(client);
+
+    let mut client = connect(addr);
+    client
+        .write_all(b"GET /wait HTTP/1.1\r\nHost: a\r\n\r\n")
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(shutdown.live() >= 1);
+    drop(client);
+    let gone = Instant::now();
+    while shutdown.live() > 0 && gone.elapsed() < Duration::from_secs(1) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(shutdown.live(), 0, "a connection lived on");
 }
