@@ -12,6 +12,7 @@ mod date_field;
 mod driver_clock;
 mod driver_smol;
 mod driver_uring;
+mod driver_wakes;
 mod echo_copies;
 mod session_buffers;
 mod session_chunk_extensions;
