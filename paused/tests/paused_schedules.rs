@@ -1,4 +1,5 @@
-//! The tokio adapter's driver under any schedule, on tokio's paused clock
+//! The tokio adapter's driver, and the tower bridge over it, under any
+//! schedule, on tokio's paused clock
 //! (which jumps to the next timer whenever every task waits): requests
 //! arriving in any pieces after any pauses, a client that reads its
 //! answers slowly through a small pipe (the server's writes wait), that
@@ -11,22 +12,33 @@
 //! without end never lets tokio's time move, and the case fails after a
 //! few seconds of real time.
 
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::mpsc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use h1proto::adapter::tokio::Server;
+use h1proto::adapter::tower::{Incoming, serve_connection};
 use h1proto::{Config, Event, Limits, ResponseDecoder, ServerSession};
-use http::{Method, Response};
+use http::{Method, Request, Response};
+use http_body::{Body, Frame};
+use http_body_util::combinators::UnsyncBoxBody;
+use http_body_util::{BodyExt, Full};
 use proptest::prelude::*;
 use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream};
 use tokio::time::sleep;
+use tower_service::Service;
 
 /// One request of a plan.
 #[derive(Debug, Clone)]
 enum Req {
     Get(u8),
     Slow(u8),
+    /// Answered in pieces, this long apart (ms).
+    Stream(u8),
     Post(Vec<u8>, bool),
 }
 
@@ -35,6 +47,7 @@ impl Req {
         match self {
             Req::Get(n) => format!("GET /p{n} HTTP/1.1\r\nHost: a\r\n\r\n").into_bytes(),
             Req::Slow(ms) => format!("GET /slow/{ms} HTTP/1.1\r\nHost: a\r\n\r\n").into_bytes(),
+            Req::Stream(ms) => format!("GET /stream/{ms} HTTP/1.1\r\nHost: a\r\n\r\n").into_bytes(),
             Req::Post(body, false) => {
                 let head = format!(
                     "POST /e HTTP/1.1\r\nHost: a\r\nContent-Length: {}\r\n\r\n",
@@ -60,6 +73,7 @@ impl Req {
         match self {
             Req::Get(n) => format!("/p{n}").into_bytes(),
             Req::Slow(ms) => format!("/slow/{ms}").into_bytes(),
+            Req::Stream(ms) => format!("/stream/{ms}").into_bytes(),
             Req::Post(body, _) => body.clone(),
         }
     }
@@ -82,12 +96,15 @@ struct Plan {
     reads: (usize, u64),
     /// A graceful shutdown's signal fires then (ms).
     shutdown: Option<u64>,
+    /// Served through the tower bridge, or by the driver's own calls.
+    tower: bool,
 }
 
 fn plan() -> impl Strategy<Value = Plan> {
     let req = prop_oneof![
         any::<u8>().prop_map(Req::Get),
         (0u8..40).prop_map(Req::Slow),
+        (0u8..20).prop_map(Req::Stream),
         (
             proptest::collection::vec(b'a'..=b'z', 0..300),
             any::<bool>()
@@ -101,9 +118,10 @@ fn plan() -> impl Strategy<Value = Plan> {
         64usize..2048,
         (1usize..512, 0u64..10),
         proptest::option::weighted(0.3, 0u64..200),
+        any::<bool>(),
     )
         .prop_map(
-            |(reqs, cuts, (fin, half_close), pipe, reads, shutdown)| Plan {
+            |(reqs, cuts, (fin, half_close), pipe, reads, shutdown, tower)| Plan {
                 reqs,
                 cuts,
                 fin,
@@ -111,13 +129,15 @@ fn plan() -> impl Strategy<Value = Plan> {
                 pipe,
                 reads,
                 shutdown,
+                tower,
             },
         )
 }
 
-/// The server: `GET /slow/N` works N ms (the client watched), a `POST`
-/// is answered with its body, any other `GET` with its path. Whether the
-/// client's close ended the work.
+/// The server: `GET /slow/N` works N ms (the client watched), `GET
+/// /stream/N` sends its path in pieces N ms apart, a `POST` is answered
+/// with its body, any other `GET` with its path; through the tower bridge
+/// or by the driver's calls. Whether the client's close ended the work.
 async fn serve(io: DuplexStream, plan: Plan) -> bool {
     let mut config = Config::default();
     config.timeouts.head = Some(Duration::from_secs(10));
@@ -126,6 +146,10 @@ async fn serve(io: DuplexStream, plan: Plan) -> bool {
     server.set_half_close(plan.half_close);
     if let Some(ms) = plan.shutdown {
         server.shutdown_on(sleep(Duration::from_millis(ms)));
+    }
+    if plan.tower {
+        let result = serve_connection(server, App).await;
+        return ended(result, &plan);
     }
     let served = async {
         while let Some(req) = server.next_request().await? {
@@ -136,6 +160,16 @@ async fn serve(io: DuplexStream, plan: Plan) -> bool {
                 let work = sleep(Duration::from_millis(ms.parse().unwrap()));
                 server.while_connected(work).await?;
                 Bytes::from(path)
+            } else if let Some(ms) = path.strip_prefix("/stream/") {
+                let gap = Duration::from_millis(ms.parse().unwrap());
+                server.sender().send_head(Response::new(()))?;
+                for piece in path.as_bytes().chunks(3) {
+                    server.while_connected(sleep(gap)).await?;
+                    server.send_data(Bytes::copy_from_slice(piece)).await?;
+                    server.flush().await?;
+                }
+                server.sender().finish(None)?;
+                continue;
             } else {
                 Bytes::from(path)
             };
@@ -145,6 +179,12 @@ async fn serve(io: DuplexStream, plan: Plan) -> bool {
     };
     let result = served.await;
     server.close().await;
+    ended(result, &plan)
+}
+
+/// Whether the client's close ended the work: the only error a plan
+/// allows, and only when it closes and the server does not allow that.
+fn ended(result: std::io::Result<()>, plan: &Plan) -> bool {
     match result {
         Ok(()) => false,
         Err(err) => {
@@ -152,6 +192,82 @@ async fn serve(io: DuplexStream, plan: Plan) -> bool {
             assert!(plan.fin && !plan.half_close, "{err}");
             true
         }
+    }
+}
+
+/// The same application as a tower service.
+#[derive(Clone)]
+struct App;
+
+type AppBody = UnsyncBoxBody<Bytes, std::io::Error>;
+
+impl Service<Request<Incoming>> for App {
+    type Response = Response<AppBody>;
+    type Error = std::io::Error;
+    type Future = Pin<Box<dyn Future<Output = std::io::Result<Response<AppBody>>> + Send>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: Request<Incoming>) -> Self::Future {
+        Box::pin(async move {
+            let path = req.uri().path().to_owned();
+            if req.method() == Method::POST {
+                let body = req.into_body().collect().await?.to_bytes();
+                return Ok(Response::new(
+                    Full::new(body).map_err(|e| match e {}).boxed_unsync(),
+                ));
+            }
+            if let Some(ms) = path.strip_prefix("/slow/") {
+                sleep(Duration::from_millis(ms.parse().unwrap())).await;
+            }
+            if let Some(ms) = path.strip_prefix("/stream/") {
+                let gap = Duration::from_millis(ms.parse().unwrap());
+                let pieces = (path.as_bytes().chunks(3))
+                    .map(Bytes::copy_from_slice)
+                    .collect();
+                let body = Pieces {
+                    pieces,
+                    gap,
+                    pause: None,
+                };
+                return Ok(Response::new(body.boxed_unsync()));
+            }
+            Ok(Response::new(
+                Full::new(Bytes::from(path))
+                    .map_err(|e| match e {})
+                    .boxed_unsync(),
+            ))
+        })
+    }
+}
+
+/// A response body of `pieces`, each after a pause of `gap`.
+struct Pieces {
+    pieces: VecDeque<Bytes>,
+    gap: Duration,
+    pause: Option<Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl Body for Pieces {
+    type Data = Bytes;
+    type Error = std::io::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<std::io::Result<Frame<Bytes>>>> {
+        if self.pieces.is_empty() {
+            return Poll::Ready(None);
+        }
+        let gap = self.gap;
+        let pause = self.pause.get_or_insert_with(|| Box::pin(sleep(gap)));
+        if pause.as_mut().poll(cx).is_pending() {
+            return Poll::Pending;
+        }
+        self.pause = None;
+        Poll::Ready(self.pieces.pop_front().map(|piece| Ok(Frame::data(piece))))
     }
 }
 
