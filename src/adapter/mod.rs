@@ -72,8 +72,12 @@ macro_rules! io_calls {
         /// `handler` returns; the connection is then closed the way its
         /// session decides. A peer's protocol error or timeout is answered
         /// by the session, then returned as an `io::Error`. On tokio, a
-        /// client that goes while `handler` works has its work dropped
-        /// ([`Server::while_connected`](super::tokio::Server::while_connected)).
+        /// client that goes while `handler` works (it closes its side, or
+        /// the connection fails) has its work dropped
+        /// (the tokio `Server::while_connected`);
+        /// a server that answers clients that half-close after their
+        /// request drives a `Server` given `set_half_close(true)` with
+        /// this function's loop.
         ///
         /// # Errors
         ///
