@@ -474,7 +474,8 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
     /// served: `false` (the default) takes the close for its going, as
     /// hyper's server does; `true` lets the work go on, for clients that
     /// half-close after their request and then read the answer, and only
-    /// a failed connection ends it.
+    /// a failed connection ends it (a peer that gives up and closes is
+    /// then not noticed either: the wire cannot tell the two apart).
     pub fn set_half_close(&mut self, allow: bool) {
         self.half_close = allow;
     }

@@ -438,7 +438,11 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Server<S> {
     /// on a request closes its socket that way. `true`: the work goes on
     /// and its answer is sent, for clients that half-close after their
     /// request and then read the answer (`nc -N`, some scripts); only a
-    /// failed connection (a reset) ends it then.
+    /// failed connection (a reset) ends it then. The wire cannot tell the
+    /// two closes apart: with `true`, a client that gives up (a browser
+    /// leaving the page, curl's `--max-time`) is not noticed either, and
+    /// its work runs to its end. Set it before the server is handed to
+    /// `serve_connection`, as [`shutdown_on`](Self::shutdown_on).
     pub fn set_half_close(&mut self, allow: bool) {
         self.runtime.half_close = allow;
     }
