@@ -4,7 +4,8 @@
 //! arriving in any pieces after any pauses, a client that reads its
 //! answers slowly through a small pipe (the server's writes wait), that
 //! closes its side or goes silent, work awaited through
-//! `while_connected`, a graceful shutdown at any time. Every request is
+//! `while_connected` (some of it never ending but by the client's close),
+//! a graceful shutdown at any time. Every request is
 //! answered in order with its own answer (up to the shutdown, or the
 //! client's close when that ended the work), and the connection closes
 //! within the hour of tokio's time. A wait the driver forgets to
@@ -37,6 +38,8 @@ use tower_service::Service;
 enum Req {
     Get(u8),
     Slow(u8),
+    /// Work that never ends: only the client's close ends it.
+    Wait,
     /// Answered in pieces, this long apart (ms).
     Stream(u8),
     Post(Vec<u8>, bool),
@@ -47,6 +50,7 @@ impl Req {
         match self {
             Req::Get(n) => format!("GET /p{n} HTTP/1.1\r\nHost: a\r\n\r\n").into_bytes(),
             Req::Slow(ms) => format!("GET /slow/{ms} HTTP/1.1\r\nHost: a\r\n\r\n").into_bytes(),
+            Req::Wait => b"GET /wait HTTP/1.1\r\nHost: a\r\n\r\n".to_vec(),
             Req::Stream(ms) => format!("GET /stream/{ms} HTTP/1.1\r\nHost: a\r\n\r\n").into_bytes(),
             Req::Post(body, false) => {
                 let head = format!(
@@ -73,6 +77,7 @@ impl Req {
         match self {
             Req::Get(n) => format!("/p{n}").into_bytes(),
             Req::Slow(ms) => format!("/slow/{ms}").into_bytes(),
+            Req::Wait => b"never".to_vec(),
             Req::Stream(ms) => format!("/stream/{ms}").into_bytes(),
             Req::Post(body, _) => body.clone(),
         }
@@ -102,10 +107,11 @@ struct Plan {
 
 fn plan() -> impl Strategy<Value = Plan> {
     let req = prop_oneof![
-        any::<u8>().prop_map(Req::Get),
-        (0u8..40).prop_map(Req::Slow),
-        (0u8..20).prop_map(Req::Stream),
-        (
+        3 => any::<u8>().prop_map(Req::Get),
+        2 => (0u8..40).prop_map(Req::Slow),
+        1 => Just(Req::Wait),
+        2 => (0u8..20).prop_map(Req::Stream),
+        3 => (
             proptest::collection::vec(b'a'..=b'z', 0..300),
             any::<bool>()
         )
@@ -122,10 +128,11 @@ fn plan() -> impl Strategy<Value = Plan> {
     )
         .prop_map(
             |(reqs, cuts, (fin, half_close), pipe, reads, shutdown, tower)| Plan {
+                // Work that never ends ends only by the client's close.
+                fin: fin || waits(&reqs),
+                half_close: half_close && !waits(&reqs),
                 reqs,
                 cuts,
-                fin,
-                half_close,
                 pipe,
                 reads,
                 shutdown,
@@ -134,7 +141,12 @@ fn plan() -> impl Strategy<Value = Plan> {
         )
 }
 
-/// The server: `GET /slow/N` works N ms (the client watched), `GET
+/// Whether some work in `reqs` never ends.
+fn waits(reqs: &[Req]) -> bool {
+    reqs.iter().any(|r| matches!(r, Req::Wait))
+}
+
+/// The server: `GET /wait` works for ever (the client watched), `GET /slow/N` works N ms (the client watched), `GET
 /// /stream/N` sends its path in pieces N ms apart, a `POST` is answered
 /// with its body, any other `GET` with its path; through the tower bridge
 /// or by the driver's calls. Whether the client's close ended the work.
@@ -156,6 +168,9 @@ async fn serve(io: DuplexStream, plan: Plan) -> bool {
             let path = req.uri().path().to_owned();
             let body = if req.method() == Method::POST {
                 server.call(ServerSession::read_body).await?
+            } else if path == "/wait" {
+                server.while_connected(std::future::pending::<()>()).await?;
+                Bytes::new()
             } else if let Some(ms) = path.strip_prefix("/slow/") {
                 let work = sleep(Duration::from_millis(ms.parse().unwrap()));
                 server.while_connected(work).await?;
@@ -218,6 +233,9 @@ impl Service<Request<Incoming>> for App {
                 return Ok(Response::new(
                     Full::new(body).map_err(|e| match e {}).boxed_unsync(),
                 ));
+            }
+            if path == "/wait" {
+                std::future::pending::<()>().await;
             }
             if let Some(ms) = path.strip_prefix("/slow/") {
                 sleep(Duration::from_millis(ms.parse().unwrap())).await;
@@ -371,6 +389,9 @@ proptest! {
         let (got, gone) = run_bounded(plan.clone());
         let got = answers(&got, plan.reqs.len());
         let want: Vec<Vec<u8>> = plan.reqs.iter().map(Req::answer).collect();
+        // Work that never ends was given up at the client's close, unless
+        // a shutdown ended the connection before it began.
+        prop_assert!(gone || !waits(&plan.reqs) || plan.shutdown.is_some());
         if plan.shutdown.is_some() || gone {
             prop_assert!(got.len() <= want.len());
             prop_assert_eq!(&got[..], &want[..got.len()]);

@@ -452,8 +452,11 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
     /// under way for the next call), and when the peer is gone first (its
     /// connection failed, or it closed its side, unless
     /// [`set_half_close`](Self::set_half_close) allows that) `work` is
-    /// dropped, cancelling it, and the error says why. Work that is ready
-    /// at its first poll reads nothing. A connection whose work was given
+    /// dropped, cancelling it, and the error says why. A close read
+    /// earlier (beside a write that waited) counts too ([`Session::peer_closed`]).
+    /// Work that is ready at its first poll reads nothing; the watch reads
+    /// no further ahead than the session does (one read's worth,
+    /// `Config::read_size`). A connection whose work was given
     /// up has nothing more to do but close.
     ///
     /// # Errors
@@ -474,8 +477,9 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
     /// served: `false` (the default) takes the close for its going, as
     /// hyper's server does; `true` lets the work go on, for clients that
     /// half-close after their request and then read the answer, and only
-    /// a failed connection ends it (a peer that gives up and closes is
-    /// then not noticed either: the wire cannot tell the two apart).
+    /// a failed connection ends it (one seen before the peer's close:
+    /// after it nothing more is read; and a peer that gives up and closes
+    /// is then not noticed either: the wire cannot tell the two apart).
     pub fn set_half_close(&mut self, allow: bool) {
         self.half_close = allow;
     }
@@ -484,28 +488,30 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
     /// with the error that says how (see
     /// [`while_connected`](Self::while_connected)).
     fn poll_gone(&mut self, cx: &mut Context<'_>) -> Poll<io::Error> {
-        while self.io.read_under_way() || self.session.wants_read() {
-            let n = match self.io.poll_read(cx, &mut self.session) {
-                Poll::Pending => return Poll::Pending,
-                Poll::Ready(Ok(n)) => n,
-                Poll::Ready(Err(e))
-                    if matches!(e.kind(), ErrorKind::Interrupted | ErrorKind::WouldBlock) =>
-                {
-                    continue;
-                }
-                Poll::Ready(Err(e)) => return Poll::Ready(e),
-            };
-            let now = self.io.now();
-            self.wall.update(now, &mut self.session);
-            self.session.handle_read(n, now);
-            if n == 0 && !self.half_close {
+        loop {
+            // A close read before (beside a write that waited) counts as
+            // one read now.
+            if self.session.peer_closed() && !self.half_close {
                 return Poll::Ready(io::Error::new(
                     ErrorKind::UnexpectedEof,
                     "the peer closed the connection before the work was done",
                 ));
             }
+            if !self.io.read_under_way() && !self.session.wants_read() {
+                return Poll::Pending;
+            }
+            let n = match self.io.poll_read(cx, &mut self.session) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Ok(n)) => n,
+                Poll::Ready(Err(e)) if e.kind() == ErrorKind::Interrupted => continue,
+                // Nothing happened (the contract of `RuntimeIo`).
+                Poll::Ready(Err(e)) if e.kind() == ErrorKind::WouldBlock => return Poll::Pending,
+                Poll::Ready(Err(e)) => return Poll::Ready(e),
+            };
+            let now = self.io.now();
+            self.wall.update(now, &mut self.session);
+            self.session.handle_read(n, now);
         }
-        Poll::Pending
     }
 
     /// One round of polls for `step`: the I/O asked for, the other

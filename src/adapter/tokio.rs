@@ -438,7 +438,8 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Server<S> {
     /// on a request closes its socket that way. `true`: the work goes on
     /// and its answer is sent, for clients that half-close after their
     /// request and then read the answer (`nc -N`, some scripts); only a
-    /// failed connection (a reset) ends it then. The wire cannot tell the
+    /// failed connection (a reset seen before the client's close: after
+    /// it, nothing more is read) ends it then. The wire cannot tell the
     /// two closes apart: with `true`, a client that gives up (a browser
     /// leaving the page, curl's `--max-time`) is not noticed either, and
     /// its work runs to its end. Set it before the server is handed to
@@ -453,8 +454,14 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Server<S> {
     /// reads it, and when the client is gone first (its connection
     /// failed, or it closed its side, unless
     /// [`set_half_close`](Self::set_half_close) allows that) `work` is
-    /// dropped, cancelling it, and the error says why. Work that is ready
-    /// at its first poll reads nothing. [`serve`] and the tower bridge
+    /// dropped, cancelling it, and the error says why. A close read
+    /// earlier (beside a write that waited) counts too. Work that is ready
+    /// at its first poll reads nothing. The watch reads no further ahead
+    /// than the session does (one read's worth, `Config::read_size`): a
+    /// client that sent more than that past what was taken (a deep
+    /// pipeline, a large body not read yet) is watched again once some
+    /// of it is taken, as hyper's server watches only while nothing is
+    /// buffered. [`serve`] and the tower bridge
     /// await the application's answers through this; an application
     /// driving [`Server`] itself may too. A connection whose work was given
     /// up has nothing more to do but [`close`](Driver::close).
@@ -504,22 +511,30 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Server<S> {
     /// wants no input (its read-ahead bound is reached, the client's close
     /// was allowed), nothing is read and the client is not watched.
     pub(crate) fn poll_gone(&mut self, cx: &mut Context<'_>) -> Poll<io::Error> {
-        while self.session.wants_read() {
-            let n = match poll_read(&mut self.io, &mut self.session, cx) {
-                Poll::Ready(Ok(n)) => n,
-                Poll::Ready(Err(err)) => return Poll::Ready(err),
-                Poll::Pending => return Poll::Pending,
-            };
-            let now = self.now();
-            self.session.handle_read(n, now);
-            if n == 0 && !self.runtime.half_close {
+        loop {
+            // A close read before (beside a write that waited) counts as
+            // one read now.
+            if self.session.peer_closed() && !self.runtime.half_close {
                 return Poll::Ready(io::Error::new(
                     io::ErrorKind::UnexpectedEof,
                     "the client closed the connection before its response was complete",
                 ));
             }
+            if !self.session.wants_read() {
+                return Poll::Pending;
+            }
+            let n = match poll_read(&mut self.io, &mut self.session, cx) {
+                Poll::Ready(Ok(n)) => n,
+                Poll::Ready(Err(err)) if err.kind() == io::ErrorKind::Interrupted => continue,
+                Poll::Ready(Err(err)) if err.kind() == io::ErrorKind::WouldBlock => {
+                    return Poll::Pending;
+                }
+                Poll::Ready(Err(err)) => return Poll::Ready(err),
+                Poll::Pending => return Poll::Pending,
+            };
+            let now = self.now();
+            self.session.handle_read(n, now);
         }
-        Poll::Pending
     }
 }
 

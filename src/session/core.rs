@@ -578,6 +578,10 @@ impl<R: ConnRole> Session for SessionOf<R> {
         self.out_lent == 0 && !self.conn.encoder.queued().is_empty()
     }
 
+    fn peer_closed(&self) -> bool {
+        self.conn.peer_closed()
+    }
+
     #[inline]
     fn holds_read_buf(&self) -> bool {
         self.read.is_held()

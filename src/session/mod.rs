@@ -150,6 +150,16 @@ pub trait Session {
     /// means the peer closed its side.
     fn handle_read(&mut self, n: usize, now: Instant);
 
+    /// `true` once a read reported the peer's close of its side
+    /// ([`handle_read`](Self::handle_read) with 0): no more input comes.
+    /// A driver that watches the peer while the application works
+    /// (`adapter::driver::Conn::while_connected`) learns so of a close
+    /// read at any time, beside a write included. `false` unless a
+    /// session says otherwise.
+    fn peer_closed(&self) -> bool {
+        false
+    }
+
     /// What to write: drain it with a vectored write
     /// (`Segments::io_slices`), then report with
     /// [`handle_write`](Self::handle_write).

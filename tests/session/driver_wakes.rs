@@ -3,9 +3,10 @@
 //! event to the next: input arriving in any pieces at any times, writes
 //! that take any sizes and block for any time, the session's deadlines,
 //! a graceful shutdown's signal, and work awaited through
-//! `while_connected`. The task is polled again only when a waker it left
-//! was woken, so a wait the driver forgets to register (the timer, the
-//! signal, a read beside the work) shows as a connection that never ends;
+//! `while_connected`, some of it never ending but by the client's close.
+//! The task is polled again only when a waker it left was woken, so a
+//! wait the driver forgets to register (the timer, the signal, the read
+//! that watches the client) shows as a connection that never ends;
 //! a poll that goes round for ever shows as one that never returns.
 //! Whatever the schedule, every request is answered in order with its own
 //! answer (up to the shutdown, if one came, or the client's close, if
@@ -140,6 +141,9 @@ async fn serve(conn: &mut Conn<Io, ServerSession>, world: &Shared) -> io::Result
         let path = req.uri().path().to_owned();
         let body = if req.method() == Method::POST {
             conn.call(ServerSession::read_body).await?
+        } else if path == "/wait" {
+            conn.while_connected(std::future::pending::<()>()).await?;
+            Bytes::new()
         } else if let Some(ms) = path.strip_prefix("/slow/") {
             let at = lock(world).now + Duration::from_millis(ms.parse().unwrap());
             conn.while_connected(Sleep(world.clone(), at)).await?;
@@ -166,6 +170,8 @@ impl Wake for Flag {
 enum Req {
     Get(u8),
     Slow(u8),
+    /// Work that never ends: only the client's close ends it.
+    Wait,
     Post(Vec<u8>, bool),
 }
 
@@ -174,6 +180,7 @@ impl Req {
         match self {
             Req::Get(n) => format!("GET /p{n} HTTP/1.1\r\nHost: a\r\n\r\n").into_bytes(),
             Req::Slow(ms) => format!("GET /slow/{ms} HTTP/1.1\r\nHost: a\r\n\r\n").into_bytes(),
+            Req::Wait => b"GET /wait HTTP/1.1\r\nHost: a\r\n\r\n".to_vec(),
             Req::Post(body, false) => {
                 let mut b = format!(
                     "POST /e HTTP/1.1\r\nHost: a\r\nContent-Length: {}\r\n\r\n",
@@ -201,6 +208,7 @@ impl Req {
         match self {
             Req::Get(n) => format!("/p{n}").into_bytes(),
             Req::Slow(ms) => format!("/slow/{ms}").into_bytes(),
+            Req::Wait => b"never".to_vec(),
             Req::Post(body, _) => body.clone(),
         }
     }
@@ -208,9 +216,10 @@ impl Req {
 
 fn req() -> impl Strategy<Value = Req> {
     prop_oneof![
-        any::<u8>().prop_map(Req::Get),
-        (0u8..40).prop_map(Req::Slow),
-        (
+        3 => any::<u8>().prop_map(Req::Get),
+        2 => (0u8..40).prop_map(Req::Slow),
+        1 => Just(Req::Wait),
+        3 => (
             proptest::collection::vec(b'a'..=b'z', 0..200),
             any::<bool>()
         )
@@ -243,15 +252,21 @@ fn plan() -> impl Strategy<Value = Plan> {
     )
         .prop_map(
             |(reqs, cuts, (fin, half_close), write_sizes, write_gaps, shutdown)| Plan {
+                // Work that never ends ends only by the client's close.
+                fin: fin || waits(&reqs),
+                half_close: half_close && !waits(&reqs),
                 reqs,
                 cuts,
-                fin,
-                half_close,
                 write_sizes,
                 write_gaps,
                 shutdown,
             },
         )
+}
+
+/// Whether some work in `reqs` never ends.
+fn waits(reqs: &[Req]) -> bool {
+    reqs.iter().any(|r| matches!(r, Req::Wait))
 }
 
 /// Runs `plan`: what the driver wrote, whether the signal fired before
@@ -411,6 +426,9 @@ proptest! {
         let (sent, signalled, gone) = run(&plan);
         let got = answers(&sent, plan.reqs.len());
         let want: Vec<Vec<u8>> = plan.reqs.iter().map(Req::answer).collect();
+        // Work that never ends was given up at the client's close, unless
+        // a shutdown ended the connection before it began.
+        prop_assert!(gone || !waits(&plan.reqs) || plan.shutdown.is_some());
         if signalled || gone {
             prop_assert!(got.len() <= want.len());
             prop_assert_eq!(&got[..], &want[..got.len()]);

@@ -732,12 +732,17 @@ fn never_answers(drops: &Drops) -> Svc {
 /// A service whose streamed response sends `first;` and then nothing (an
 /// event stream with nothing more to say), its body's drops counted.
 fn first_piece_then_nothing(drops: &Drops) -> Svc {
+    piece_then_nothing(drops, Bytes::from("first;"))
+}
+
+/// [`first_piece_then_nothing`] with `piece` first.
+fn piece_then_nothing(drops: &Drops, piece: Bytes) -> Svc {
     let drops = drops.clone();
     svc(move |_req: Request<Incoming>| {
-        let guard = drops.guard();
+        let (guard, piece) = (drops.guard(), piece.clone());
         async move {
             let (tx, rx) = tokio::sync::mpsc::channel(1);
-            tx.send(Frame::data(Bytes::from("first;"))).await.unwrap();
+            tx.send(Frame::data(piece)).await.unwrap();
             // The sender lives as long as the body: no end, no second piece.
             let body = Channel(rx).map_frame(move |f| {
                 let _ = (&tx, &guard);
@@ -914,4 +919,25 @@ fn an_axum_handler_gets_the_clients_address_from_the_extensions() {
         assert!(got.starts_with("HTTP/1.1 200 OK\r\n"), "{got}");
         assert!(got.ends_with(&format!("\r\n\r\n{me}")), "{got}");
     }
+}
+
+/// A client that closes its side while a large first piece is still being
+/// written: the close is read beside the write that waits, before the
+/// bridge waits for the next frame, and still counts as its going.
+#[test]
+fn a_close_read_beside_a_waiting_write_still_drops_the_body() {
+    let drops = Drops::default();
+    let (addr, outcomes) = start(piece_then_nothing(&drops, Bytes::from(vec![b'x'; 4 << 20])));
+    let mut s = connect(addr);
+    s.write_all(b"GET /events HTTP/1.1\r\nHost: a\r\n\r\n")
+        .unwrap();
+    s.shutdown(std::net::Shutdown::Write).unwrap();
+    // The piece fills the socket's buffers before the client reads: the
+    // server's write waits, and it reads the close beside it.
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(drops.reach(0), 0, "dropped before its first piece was out");
+    let got = read_to_close(&mut s);
+    assert!(got.starts_with("HTTP/1.1 200 OK\r\n"), "{}", &got[..100]);
+    assert_eq!(drops.reach(1), 1, "the body was kept");
+    assert_eq!(ended(&outcomes, 1).len(), 1, "the connection goes on");
 }
