@@ -835,12 +835,20 @@ fn forwards_as_read(
     }
     /// What was read back, less the `Connection` option an encoder adds
     /// to say whether the connection stays open (to an HTTP/1.0 peer, or
-    /// for a body that ends with the close).
+    /// for a body that ends with the close), and less the `Host` a request
+    /// encoder adds from the target's authority to a request that had
+    /// none (an HTTP/1.0 one in absolute or authority form).
     fn as_sent(mut again: Read, sent: &Read) -> Read {
-        again.fields.retain(|(name, value)| {
-            name != "connection"
-                || !matches!(value.as_slice(), b"close" | b"keep-alive")
-                || sent.fields.iter().any(|(n, v)| n == name && v == value)
+        let sent_has = |name: &str| sent.fields.iter().any(|(n, _)| n == name);
+        let authority = (again.start.1.parse::<http::Uri>().ok())
+            .and_then(|uri| Some(uri.authority()?.as_str().rsplit('@').next()?.to_owned()));
+        again.fields.retain(|(name, value)| match name.as_str() {
+            "connection" => {
+                !matches!(value.as_slice(), b"close" | b"keep-alive")
+                    || sent.fields.iter().any(|(n, v)| n == name && v == value)
+            }
+            "host" => sent_has("host") || authority.as_deref().map(str::as_bytes) != Some(value),
+            _ => true,
         });
         again
     }
