@@ -20,10 +20,11 @@ use std::sync::mpsc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use h1proto::adapter::tokio::Server;
 use h1proto::adapter::tower::{Incoming, serve_connection};
-use h1proto::{Config, Event, Limits, ResponseDecoder, ServerSession};
+use h1proto::{Config, ServerSession};
+use h1proto_test_support::schedule::{Req, Schedule, answers, pieces, schedule, waits};
 use http::{Method, Request, Response};
 use http_body::{Body, Frame};
 use http_body_util::combinators::UnsyncBoxBody;
@@ -33,117 +34,32 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream};
 use tokio::time::sleep;
 use tower_service::Service;
 
-/// One request of a plan.
-#[derive(Debug, Clone)]
-enum Req {
-    Get(u8),
-    Slow(u8),
-    /// Work that never ends: only the client's close ends it.
-    Wait,
-    /// Answered in pieces, this long apart (ms).
-    Stream(u8),
-    Post(Vec<u8>, bool),
-}
-
-impl Req {
-    fn bytes(&self) -> Vec<u8> {
-        match self {
-            Req::Get(n) => format!("GET /p{n} HTTP/1.1\r\nHost: a\r\n\r\n").into_bytes(),
-            Req::Slow(ms) => format!("GET /slow/{ms} HTTP/1.1\r\nHost: a\r\n\r\n").into_bytes(),
-            Req::Wait => b"GET /wait HTTP/1.1\r\nHost: a\r\n\r\n".to_vec(),
-            Req::Stream(ms) => format!("GET /stream/{ms} HTTP/1.1\r\nHost: a\r\n\r\n").into_bytes(),
-            Req::Post(body, false) => {
-                let head = format!(
-                    "POST /e HTTP/1.1\r\nHost: a\r\nContent-Length: {}\r\n\r\n",
-                    body.len()
-                );
-                [head.as_bytes(), body].concat()
-            }
-            Req::Post(body, true) => {
-                let mut b =
-                    b"POST /e HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
-                for piece in body.chunks(7) {
-                    b.extend_from_slice(format!("{:x}\r\n", piece.len()).as_bytes());
-                    b.extend_from_slice(piece);
-                    b.extend_from_slice(b"\r\n");
-                }
-                b.extend_from_slice(b"0\r\n\r\n");
-                b
-            }
-        }
-    }
-
-    fn answer(&self) -> Vec<u8> {
-        match self {
-            Req::Get(n) => format!("/p{n}").into_bytes(),
-            Req::Slow(ms) => format!("/slow/{ms}").into_bytes(),
-            Req::Wait => b"never".to_vec(),
-            Req::Stream(ms) => format!("/stream/{ms}").into_bytes(),
-            Req::Post(body, _) => body.clone(),
-        }
-    }
-}
-
+/// A schedule, the pipe and the client's reading, and the server.
 #[derive(Debug, Clone)]
 struct Plan {
-    reqs: Vec<Req>,
-    /// Where the input is cut into pieces, and the pause (ms) before each.
-    cuts: Vec<(usize, u64)>,
-    /// The client closes its side after its last piece (else it goes
-    /// silent).
-    fin: bool,
-    /// The server counts that close as no reason to give work up.
-    half_close: bool,
+    schedule: Schedule,
     /// The pipe's capacity each way.
     pipe: usize,
     /// The client reads at most this much at a time, pausing this long
     /// (ms) before each read.
     reads: (usize, u64),
-    /// A graceful shutdown's signal fires then (ms).
-    shutdown: Option<u64>,
     /// Served through the tower bridge, or by the driver's own calls.
     tower: bool,
 }
 
 fn plan() -> impl Strategy<Value = Plan> {
-    let req = prop_oneof![
-        3 => any::<u8>().prop_map(Req::Get),
-        2 => (0u8..40).prop_map(Req::Slow),
-        1 => Just(Req::Wait),
-        2 => (0u8..20).prop_map(Req::Stream),
-        3 => (
-            proptest::collection::vec(b'a'..=b'z', 0..300),
-            any::<bool>()
-        )
-            .prop_map(|(b, c)| Req::Post(b, c)),
-    ];
     (
-        proptest::collection::vec(req, 1..6),
-        proptest::collection::vec((any::<usize>(), 0u64..30), 0..10),
-        (any::<bool>(), any::<bool>()),
+        schedule(),
         64usize..2048,
         (1usize..512, 0u64..10),
-        proptest::option::weighted(0.3, 0u64..200),
         any::<bool>(),
     )
-        .prop_map(
-            |(reqs, cuts, (fin, half_close), pipe, reads, shutdown, tower)| Plan {
-                // Work that never ends ends only by the client's close.
-                fin: fin || waits(&reqs),
-                half_close: half_close && !waits(&reqs),
-                reqs,
-                cuts,
-                pipe,
-                reads,
-                shutdown,
-                tower,
-            },
-        )
-}
-
-/// Whether some work in `reqs` never ends.
-fn waits(reqs: &[Req]) -> bool {
-    reqs.iter().any(|r| matches!(r, Req::Wait))
+        .prop_map(|(schedule, pipe, reads, tower)| Plan {
+            schedule,
+            pipe,
+            reads,
+            tower,
+        })
 }
 
 /// The server: `GET /wait` works for ever (the client watched), `GET /slow/N` works N ms (the client watched), `GET
@@ -155,8 +71,8 @@ async fn serve(io: DuplexStream, plan: Plan) -> bool {
     config.timeouts.head = Some(Duration::from_secs(10));
     config.timeouts.body = Some(Duration::from_secs(10));
     let mut server = Server::new(io, config);
-    server.set_half_close(plan.half_close);
-    if let Some(ms) = plan.shutdown {
+    server.set_half_close(plan.schedule.half_close);
+    if let Some(ms) = plan.schedule.shutdown {
         server.shutdown_on(sleep(Duration::from_millis(ms)));
     }
     if plan.tower {
@@ -204,7 +120,7 @@ fn ended(result: std::io::Result<()>, plan: &Plan) -> bool {
         Ok(()) => false,
         Err(err) => {
             assert_eq!(err.kind(), std::io::ErrorKind::UnexpectedEof, "{err}");
-            assert!(plan.fin && !plan.half_close, "{err}");
+            assert!(plan.schedule.fin && !plan.schedule.half_close, "{err}");
             true
         }
     }
@@ -292,17 +208,12 @@ impl Body for Pieces {
 /// Runs `plan` on a paused clock: what the client read, and whether the
 /// client's close ended the work.
 async fn run(plan: Plan) -> (Vec<u8>, bool) {
-    let input: Vec<u8> = plan.reqs.iter().flat_map(Req::bytes).collect();
-    let mut cuts: Vec<(usize, u64)> = (plan.cuts.iter())
-        .map(|&(c, gap)| (c % (input.len() + 1), gap))
-        .collect();
-    cuts.sort();
-    cuts.dedup_by_key(|(c, _)| *c);
-    cuts.push((input.len(), 1));
+    let input: Vec<u8> = plan.schedule.reqs.iter().flat_map(Req::bytes).collect();
+    let cuts = pieces(input.len(), &plan.schedule.cuts);
     let (client, io) = tokio::io::duplex(plan.pipe);
     let (mut rx, mut tx) = tokio::io::split(client);
     let server = tokio::spawn(serve(io, plan.clone()));
-    let fin = plan.fin;
+    let fin = plan.schedule.fin;
     let writer = tokio::spawn(async move {
         let mut from = 0;
         for (cut, gap) in cuts {
@@ -343,26 +254,6 @@ async fn run(plan: Plan) -> (Vec<u8>, bool) {
     (got, gone)
 }
 
-/// The answers in `wire`, decoded.
-fn answers(wire: &[u8], n: usize) -> Vec<Vec<u8>> {
-    let mut dec = ResponseDecoder::new(Limits::default());
-    for _ in 0..n {
-        dec.expect_response_to(&Method::GET);
-    }
-    let mut buf = BytesMut::from(wire);
-    let (mut out, mut body) = (Vec::new(), Vec::new());
-    while let Some(event) = dec.decode(&mut buf).unwrap() {
-        match event {
-            Event::Head { head, .. } => assert_eq!(head.status(), 200),
-            Event::Data(data) => body.extend_from_slice(&data),
-            Event::End(_) => out.push(std::mem::take(&mut body)),
-            other => panic!("{other:?}"),
-        }
-    }
-    assert!(buf.is_empty(), "bytes past the answers: {buf:?}");
-    out
-}
-
 /// Runs `plan` on a runtime of its own, on another thread: a poll that
 /// never returns holds tokio's clock still, and shows here as a case that
 /// takes more than a few seconds of real time.
@@ -387,12 +278,12 @@ proptest! {
     #[test]
     fn every_request_is_answered_and_the_connection_closes(plan in plan()) {
         let (got, gone) = run_bounded(plan.clone());
-        let got = answers(&got, plan.reqs.len());
-        let want: Vec<Vec<u8>> = plan.reqs.iter().map(Req::answer).collect();
+        let got = answers(&got, plan.schedule.reqs.len());
+        let want: Vec<Vec<u8>> = plan.schedule.reqs.iter().map(Req::answer).collect();
         // Work that never ends was given up at the client's close, unless
         // a shutdown ended the connection before it began.
-        prop_assert!(gone || !waits(&plan.reqs) || plan.shutdown.is_some());
-        if plan.shutdown.is_some() || gone {
+        prop_assert!(gone || !waits(&plan.schedule.reqs) || plan.schedule.shutdown.is_some());
+        if plan.schedule.shutdown.is_some() || gone {
             prop_assert!(got.len() <= want.len());
             prop_assert_eq!(&got[..], &want[..got.len()]);
         } else {

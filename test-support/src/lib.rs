@@ -11,6 +11,7 @@ pub mod chunks;
 pub mod corpus;
 pub mod differential;
 pub mod fuzz;
+pub mod schedule;
 pub mod session;
 pub mod sim;
 

@@ -21,9 +21,10 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
 
-use bytes::{Buf, Bytes, BytesMut};
+use bytes::{Buf, Bytes};
 use h1proto::adapter::driver::{Conn, RuntimeIo};
-use h1proto::{Config, Event, Limits, ResponseDecoder, ServerSession, Session};
+use h1proto::{Config, ServerSession, Session};
+use h1proto_test_support::schedule::{Req, Schedule, answers, pieces, schedule, waits};
 use http::{Method, Response};
 use proptest::prelude::*;
 
@@ -134,8 +135,7 @@ impl Future for Sleep {
     }
 }
 
-/// The application: `GET /slow/N` works N ms (the client watched), a
-/// `POST` is answered with its body, any other `GET` with its path.
+/// The application of `h1proto_test_support::schedule`.
 async fn serve(conn: &mut Conn<Io, ServerSession>, world: &Shared) -> io::Result<()> {
     while let Some(req) = conn.call(ServerSession::next_request).await? {
         let path = req.uri().path().to_owned();
@@ -148,6 +148,17 @@ async fn serve(conn: &mut Conn<Io, ServerSession>, world: &Shared) -> io::Result
             let at = lock(world).now + Duration::from_millis(ms.parse().unwrap());
             conn.while_connected(Sleep(world.clone(), at)).await?;
             Bytes::from(path)
+        } else if let Some(ms) = path.strip_prefix("/stream/") {
+            let gap = Duration::from_millis(ms.parse().unwrap());
+            conn.sender().send_head(Response::new(()))?;
+            for piece in path.as_bytes().chunks(3) {
+                let at = lock(world).now + gap;
+                conn.while_connected(Sleep(world.clone(), at)).await?;
+                conn.sender().send_data(Bytes::copy_from_slice(piece))?;
+                conn.call(ServerSession::poll_write_all).await?;
+            }
+            conn.sender().finish(None)?;
+            continue;
         } else {
             Bytes::from(path)
         };
@@ -165,125 +176,37 @@ impl Wake for Flag {
     }
 }
 
-/// One request of a plan.
-#[derive(Debug, Clone)]
-enum Req {
-    Get(u8),
-    Slow(u8),
-    /// Work that never ends: only the client's close ends it.
-    Wait,
-    Post(Vec<u8>, bool),
-}
-
-impl Req {
-    fn bytes(&self) -> Vec<u8> {
-        match self {
-            Req::Get(n) => format!("GET /p{n} HTTP/1.1\r\nHost: a\r\n\r\n").into_bytes(),
-            Req::Slow(ms) => format!("GET /slow/{ms} HTTP/1.1\r\nHost: a\r\n\r\n").into_bytes(),
-            Req::Wait => b"GET /wait HTTP/1.1\r\nHost: a\r\n\r\n".to_vec(),
-            Req::Post(body, false) => {
-                let mut b = format!(
-                    "POST /e HTTP/1.1\r\nHost: a\r\nContent-Length: {}\r\n\r\n",
-                    body.len()
-                )
-                .into_bytes();
-                b.extend_from_slice(body);
-                b
-            }
-            Req::Post(body, true) => {
-                let mut b =
-                    b"POST /e HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
-                for piece in body.chunks(7) {
-                    b.extend_from_slice(format!("{:x}\r\n", piece.len()).as_bytes());
-                    b.extend_from_slice(piece);
-                    b.extend_from_slice(b"\r\n");
-                }
-                b.extend_from_slice(b"0\r\n\r\n");
-                b
-            }
-        }
-    }
-
-    fn answer(&self) -> Vec<u8> {
-        match self {
-            Req::Get(n) => format!("/p{n}").into_bytes(),
-            Req::Slow(ms) => format!("/slow/{ms}").into_bytes(),
-            Req::Wait => b"never".to_vec(),
-            Req::Post(body, _) => body.clone(),
-        }
-    }
-}
-
-fn req() -> impl Strategy<Value = Req> {
-    prop_oneof![
-        3 => any::<u8>().prop_map(Req::Get),
-        2 => (0u8..40).prop_map(Req::Slow),
-        1 => Just(Req::Wait),
-        3 => (
-            proptest::collection::vec(b'a'..=b'z', 0..200),
-            any::<bool>()
-        )
-            .prop_map(|(b, c)| Req::Post(b, c)),
-    ]
-}
-
+/// A schedule, and how the runtime takes the driver's writes.
 #[derive(Debug, Clone)]
 struct Plan {
-    reqs: Vec<Req>,
-    /// Where the input is cut into pieces, and the gap (ms) before each.
-    cuts: Vec<(usize, u64)>,
-    fin: bool,
-    /// A client's close of its side does not end the work.
-    half_close: bool,
+    schedule: Schedule,
+    /// Each write takes at most the next of these, in turn.
     write_sizes: Vec<usize>,
+    /// After each write, the next one blocks this long (ms), in turn.
     write_gaps: Vec<u64>,
-    /// A graceful shutdown's signal fires then (ms).
-    shutdown: Option<u64>,
 }
 
 fn plan() -> impl Strategy<Value = Plan> {
     (
-        proptest::collection::vec(req(), 1..6),
-        proptest::collection::vec((any::<usize>(), 0u64..30), 0..12),
-        (any::<bool>(), any::<bool>()),
+        schedule(),
         proptest::collection::vec(1usize..300, 1..5),
         proptest::collection::vec(prop_oneof![3 => Just(0u64), 1 => 1u64..20], 1..5),
-        proptest::option::weighted(0.3, 0u64..200),
     )
-        .prop_map(
-            |(reqs, cuts, (fin, half_close), write_sizes, write_gaps, shutdown)| Plan {
-                // Work that never ends ends only by the client's close.
-                fin: fin || waits(&reqs),
-                half_close: half_close && !waits(&reqs),
-                reqs,
-                cuts,
-                write_sizes,
-                write_gaps,
-                shutdown,
-            },
-        )
-}
-
-/// Whether some work in `reqs` never ends.
-fn waits(reqs: &[Req]) -> bool {
-    reqs.iter().any(|r| matches!(r, Req::Wait))
+        .prop_map(|(schedule, write_sizes, write_gaps)| Plan {
+            schedule,
+            write_sizes,
+            write_gaps,
+        })
 }
 
 /// Runs `plan`: what the driver wrote, whether the signal fired before
 /// the connection ended, and whether the client's close ended the work.
 fn run(plan: &Plan) -> (Vec<u8>, bool, bool) {
     let start = Instant::now();
-    let input: Vec<u8> = plan.reqs.iter().flat_map(Req::bytes).collect();
-    let mut at: Vec<(usize, u64)> = plan
-        .cuts
-        .iter()
-        .map(|&(c, gap)| (c % (input.len() + 1), gap))
-        .collect();
-    at.sort();
-    at.dedup_by_key(|(c, _)| *c);
+    let input: Vec<u8> = plan.schedule.reqs.iter().flat_map(Req::bytes).collect();
     let mut arrivals = VecDeque::new();
     let (mut from, mut t) = (0, start);
-    for (cut, gap) in at.into_iter().chain([(input.len(), 1)]) {
+    for (cut, gap) in pieces(input.len(), &plan.schedule.cuts) {
         t += Duration::from_millis(gap);
         if cut > from {
             arrivals.push_back((t, input[from..cut].to_vec()));
@@ -294,7 +217,7 @@ fn run(plan: &Plan) -> (Vec<u8>, bool, bool) {
         now: start,
         arrivals,
         input: VecDeque::new(),
-        fin: plan.fin,
+        fin: plan.schedule.fin,
         sent: Vec::new(),
         write_sizes: plan.write_sizes.clone(),
         writes: 0,
@@ -312,9 +235,9 @@ fn run(plan: &Plan) -> (Vec<u8>, bool, bool) {
     config.timeouts.body = Some(Duration::from_secs(10));
     let session = ServerSession::new(config, start);
     let mut conn = Conn::new(Io(world.clone()), session);
-    conn.set_half_close(plan.half_close);
+    conn.set_half_close(plan.schedule.half_close);
     let signalled = Arc::new(AtomicBool::new(false));
-    if let Some(ms) = plan.shutdown {
+    if let Some(ms) = plan.schedule.shutdown {
         let (w, flag) = (world.clone(), signalled.clone());
         let at = start + Duration::from_millis(ms);
         conn.shutdown_on(async move {
@@ -389,7 +312,7 @@ fn run(plan: &Plan) -> (Vec<u8>, bool, bool) {
         Ok(()) => false,
         Err(err) => {
             assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof, "{err}");
-            assert!(plan.fin && !plan.half_close, "{err}");
+            assert!(plan.schedule.fin && !plan.schedule.half_close, "{err}");
             true
         }
     };
@@ -398,37 +321,17 @@ fn run(plan: &Plan) -> (Vec<u8>, bool, bool) {
     (w.sent.clone(), signalled.load(Ordering::SeqCst), gone)
 }
 
-/// The answers in `wire`, decoded.
-fn answers(wire: &[u8], n: usize) -> Vec<Vec<u8>> {
-    let mut dec = ResponseDecoder::new(Limits::default());
-    for _ in 0..n {
-        dec.expect_response_to(&Method::GET);
-    }
-    let mut buf = BytesMut::from(wire);
-    let (mut out, mut body) = (Vec::new(), Vec::new());
-    while let Some(event) = dec.decode(&mut buf).unwrap() {
-        match event {
-            Event::Head { head, .. } => assert_eq!(head.status(), 200),
-            Event::Data(data) => body.extend_from_slice(&data),
-            Event::End(_) => out.push(std::mem::take(&mut body)),
-            other => panic!("{other:?}"),
-        }
-    }
-    assert!(buf.is_empty(), "bytes past the answers: {buf:?}");
-    out
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
     #[test]
     fn every_request_is_answered_and_the_connection_closes(plan in plan()) {
         let (sent, signalled, gone) = run(&plan);
-        let got = answers(&sent, plan.reqs.len());
-        let want: Vec<Vec<u8>> = plan.reqs.iter().map(Req::answer).collect();
+        let got = answers(&sent, plan.schedule.reqs.len());
+        let want: Vec<Vec<u8>> = plan.schedule.reqs.iter().map(Req::answer).collect();
         // Work that never ends was given up at the client's close, unless
         // a shutdown ended the connection before it began.
-        prop_assert!(gone || !waits(&plan.reqs) || plan.shutdown.is_some());
+        prop_assert!(gone || !waits(&plan.schedule.reqs) || plan.schedule.shutdown.is_some());
         if signalled || gone {
             prop_assert!(got.len() <= want.len());
             prop_assert_eq!(&got[..], &want[..got.len()]);
