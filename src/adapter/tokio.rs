@@ -194,11 +194,17 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
         if !self.session.wants_read() {
             return std::future::pending().await;
         }
-        let (io, session) = (&mut self.io, &mut self.session);
-        let n = poll_fn(|cx| poll_read(io, session, cx)).await?;
+        poll_fn(|cx| self.poll_read_ahead(cx)).await.map(drop)
+    }
+
+    /// One poll of a read the application did not ask for, reported to
+    /// the session when it completes: the bytes read, 0 at the peer's
+    /// close.
+    fn poll_read_ahead(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
+        let n = std::task::ready!(poll_read(&mut self.io, &mut self.session, cx))?;
         let now = self.now();
         self.session.handle_read(n, now);
-        Ok(())
+        Poll::Ready(Ok(n))
     }
 
     /// One poll of an I/O, raced against the session's deadline and the
@@ -523,17 +529,15 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Server<S> {
             if !self.session.wants_read() {
                 return Poll::Pending;
             }
-            let n = match poll_read(&mut self.io, &mut self.session, cx) {
-                Poll::Ready(Ok(n)) => n,
-                Poll::Ready(Err(err)) if err.kind() == io::ErrorKind::Interrupted => continue,
+            match self.poll_read_ahead(cx) {
+                Poll::Ready(Ok(_)) => {}
+                Poll::Ready(Err(err)) if err.kind() == io::ErrorKind::Interrupted => {}
                 Poll::Ready(Err(err)) if err.kind() == io::ErrorKind::WouldBlock => {
                     return Poll::Pending;
                 }
                 Poll::Ready(Err(err)) => return Poll::Ready(err),
                 Poll::Pending => return Poll::Pending,
-            };
-            let now = self.now();
-            self.session.handle_read(n, now);
+            }
         }
     }
 }
