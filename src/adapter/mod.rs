@@ -276,11 +276,17 @@ use crate::{ClientSession, Config, Io, ServerSession, Session};
 #[cfg(any(feature = "blocking", feature = "tokio"))]
 use driver::WallClock;
 
-/// A session and the stream it runs over, driven by runtime `R`: what
-/// [`blocking::Server`], [`blocking::Client`], [`tokio::Server`] and
-/// [`tokio::Client`] are. It dereferences to the session, so the calls
-/// that need no I/O are made on it directly; the runtime adds the calls
-/// that do.
+/// A session and the stream it runs over, driven by runtime `R`. It
+/// dereferences to the session, so the calls that need no I/O are made
+/// on it directly; the runtime adds the calls that do.
+#[cfg_attr(
+    feature = "blocking",
+    doc = "[`blocking::Server`] and [`blocking::Client`] are drivers on std's I/O."
+)]
+#[cfg_attr(
+    feature = "tokio",
+    doc = "[`tokio::Server`] and [`tokio::Client`] are drivers on tokio."
+)]
 #[cfg(any(feature = "blocking", feature = "tokio"))]
 pub struct Driver<S, T, R: Runtime> {
     io: S,
@@ -290,8 +296,9 @@ pub struct Driver<S, T, R: Runtime> {
     wall: WallClock,
 }
 
-/// A runtime the adapters drive sessions on: [`blocking::Blocking`] or
-/// [`tokio::Tokio`]. Sealed.
+/// A runtime the adapters drive sessions on; sealed.
+#[cfg_attr(feature = "blocking", doc = "[`blocking::Blocking`] is std's.")]
+#[cfg_attr(feature = "tokio", doc = "[`tokio::Tokio`] is tokio's.")]
 #[cfg(any(feature = "blocking", feature = "tokio"))]
 pub trait Runtime: sealed::Runtime {}
 
