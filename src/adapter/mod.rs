@@ -183,16 +183,26 @@ macro_rules! io_calls {
         impl<S: $($bound)+> Client<S> {
             /// Sends `req` and reads its final response with the whole body
             /// ([`ClientSession::next_full_response`](crate::ClientSession::next_full_response):
-            /// interim responses and trailers are in its extensions).
+            /// interim responses and trailers are in its extensions). One
+            /// exchange at a time: while requests queued with the session's
+            /// `send_request` still wait for their responses, the next
+            /// response would not be `req`'s, so `req` is refused; read
+            /// theirs with `next_response` (or `call(ClientSession::next_full_response)`)
+            /// first.
             ///
             /// # Errors
             ///
-            /// A usage error, an I/O error, the server's protocol error or
-            /// timeout, or the connection closing before the response.
+            /// A usage error ([`UsageError::WrongState`](crate::UsageError::WrongState)
+            /// with requests in flight), an I/O error, the server's protocol
+            /// error or timeout, or the connection closing before the
+            /// response.
             pub $($async)? fn send(
                 &mut self,
                 req: impl $crate::encode::IntoMessage<::http::request::Parts>,
             ) -> ::std::io::Result<::http::Response<::bytes::Bytes>> {
+                if self.session.connection().requests_in_flight() > 0 {
+                    return Err($crate::UsageError::WrongState.into());
+                }
                 self.session.sender().send_request(req)?;
                 let res = self.call($crate::ClientSession::next_full_response)$(.$await)??;
                 res.ok_or_else(|| ::std::io::ErrorKind::UnexpectedEof.into())
@@ -379,8 +389,9 @@ impl<S, R: Runtime> Driver<S, ClientSession, R> {
         Driver::with(io, ClientSession::new(config, R::now()))
     }
 
-    /// `true` while another request may be sent: the idle timeout of the
-    /// pool is applied first ([`ClientSession::is_reusable_at`]).
+    /// `true` while the connection may carry further requests (see
+    /// [`ClientSession::is_reusable`]): the idle timeout of the pool is
+    /// applied first ([`ClientSession::is_reusable_at`]).
     pub fn is_reusable(&mut self) -> bool {
         self.session.is_reusable_at(R::now())
     }

@@ -30,13 +30,19 @@ use crate::role::{Client, Party};
 /// reuse the connection. A request that offers a protocol switch
 /// (`Upgrade`, CONNECT) is the last sent until its response decides.
 ///
-/// If a final response other than 2xx arrives while a request body is
-/// still being sent, the client withdraws the rest: later
+/// If the final response to a request whose body is still being sent is
+/// not a 2xx, the client withdraws the rest: later
 /// [`send_data`](crate::Sender::send_data) and [`finish`](crate::Sender::finish) calls for
-/// that request queue nothing, and the connection closes after the
-/// response (RFC 9112 section 9.5). A 2xx that arrives during the upload is a server
-/// answering as it reads (an echo, a streamed upload): the body is sent to
-/// its end and the connection stays reusable.
+/// that request queue nothing, without an error, and the connection
+/// closes after the response (RFC 9112 section 9.5). A 2xx that arrives
+/// during the upload is a server answering as it reads (an echo, a
+/// streamed upload): the body is sent to its end and the connection stays
+/// reusable, unless that answer closes the connection (`Connection:
+/// close`, or a final answer before an awaited `100 Continue`): once it
+/// is complete, the rest is dropped the same way. A 101 during the upload
+/// lets the body finish: the new protocol begins after the request (RFC
+/// 9110 section 7.8). The answer to an earlier, pipelined request refuses
+/// nothing of the one being sent.
 ///
 /// If the server closes ([`recv_eof`](Self::recv_eof)) before any byte of
 /// a response due, [`poll_event`](Self::poll_event) fails with
@@ -151,15 +157,22 @@ impl ConnRole for Client {
             // RFC 9110 section 7.8: no switch the client did not offer.
             return Err(ErrorKind::UnexpectedSwitch.into());
         }
-        if conn.machine.client() == State::Body && !status.is_success() {
-            // A refusal (or a redirect) before the request was sent:
-            // the server does not want the rest, so stop (RFC 9112
-            // section 9.5). A 2xx means it is taking the body as it
-            // answers (an echo, a streamed upload): sending goes on.
+        let class = response_class(sent.request, status);
+        if conn.machine.client() == State::Body
+            && class == ResponseClass::Final
+            && !status.is_success()
+            && conn.decoder.unanswered() == 0
+        {
+            // A refusal (or a redirect) of the request being sent, the
+            // last one (an answer to one before it refuses nothing): the
+            // server does not want the rest, so stop (RFC 9112 section
+            // 9.5). A 2xx means it is taking the body as it answers (an
+            // echo, a streamed upload), and a switch begins after the
+            // request (RFC 9110 section 7.8): sending goes on.
             conn.close_for(CloseReason::RequestWithdrawn);
             conn.on(Party::Client, Input::WithdrawBody);
         }
-        if response_class(sent.request, status) == ResponseClass::Switch {
+        if class == ResponseClass::Switch {
             conn.on(Party::Server, Input::Switch);
         } else {
             // The server's own verdict, the decoder's: when it

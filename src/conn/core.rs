@@ -244,12 +244,17 @@ impl<R: ConnRole> Connection<R> {
         self.machine.verdict(self.facts())
     }
 
-    /// `true` when the local side withdrew the rest of its message (a
-    /// client whose request was refused while it was being sent): the
-    /// rest is dropped without an error. The connection's own reason to
-    /// close says so.
+    /// `true` when the rest of the message the local side is sending is
+    /// not to be sent, and is dropped without an error: a client's request
+    /// refused while it was being sent (the connection's own reason to
+    /// close says so), or one whose connection the server's complete
+    /// answer closed (a 2xx saying `Connection: close`, a final answer
+    /// before `100 Continue`): the server reads no more of it.
     pub(crate) fn withdrawn(&self) -> bool {
         self.machine.closes_for(CloseReason::RequestWithdrawn)
+            || (R::LOCAL == Party::Client
+                && self.machine.client() == State::MustClose
+                && self.encoder.body_kind().is_some())
     }
 
     /// Requests sent or received whose final response has not ended (one

@@ -95,8 +95,9 @@ impl<'a, R: ConnRole> Sender<'a, R> {
     /// Queues body bytes of the message being sent. A session's sender
     /// past `Config::flush_threshold` queued bytes: `poll_flush` asks for
     /// a write before more is queued. A client whose request the server
-    /// refused while it was being sent drops the rest (withdrawn) without
-    /// an error.
+    /// refused while it was being sent, or whose connection the server's
+    /// complete answer closed, drops the rest (withdrawn) without an
+    /// error.
     ///
     /// # Errors
     ///

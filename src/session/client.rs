@@ -190,9 +190,14 @@ impl ClientSession {
 
     // ---- Queries -----------------------------------------------------
 
-    /// `true` while another request may be queued: the connection is
-    /// open, the server has not closed it, nothing said it must close, and
-    /// no shutdown began.
+    /// `true` while the connection may carry further requests: it is
+    /// open, the server has not closed it nor sent bytes no request asked
+    /// for, nothing said it must close, and no shutdown began. What a pool
+    /// asks of a connection at rest; while a request is still being sent,
+    /// or one that offers a protocol switch waits for its answer, a new
+    /// one is refused until that is over (`send_request` says
+    /// [`UsageError::WrongState`](crate::UsageError::WrongState)) even
+    /// though this is `true`.
     pub fn is_reusable(&self) -> bool {
         self.phase == Phase::Open
             && !self.shutdown

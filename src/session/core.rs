@@ -627,6 +627,18 @@ impl<R: ConnRole> Session for SessionOf<R> {
             // The first bytes of a request head.
             self.head_since = Some(now);
         }
+        if R::LOCAL == Party::Client
+            && self.phase == Phase::Open
+            && self.conn.requests_in_flight() == 0
+        {
+            // Bytes no request asked for (a server's 408 before it closes
+            // an idle connection) would answer the next request sent: the
+            // connection refuses them now, so that a pool no longer finds
+            // it reusable and no request is sent on it.
+            if let Err(err) = self.conn.poll(&mut self.read.buf) {
+                self.fail_later(err);
+            }
+        }
     }
 
     fn output(&mut self) -> &mut Segments {

@@ -297,3 +297,194 @@ fn an_echo_answered_while_the_body_streams_keeps_both_open() {
     assert!(!pair.server.is_closed());
     assert_eq!(pair.client.keep_alive(), KeepAlive::Reusable);
 }
+
+/// `raw` handed to the client in two reads cut at every place (and
+/// whole), each on a fresh pair made by `setup`: the events and the pair.
+fn at_every_cut(setup: impl Fn() -> Pair, raw: &[u8]) -> Vec<(Pair, Vec<support::ClientEvent>)> {
+    (0..=raw.len())
+        .map(|cut| {
+            let mut pair = setup();
+            pair.inject_to_client(&raw[..cut]);
+            let mut events = pair.poll_client().unwrap();
+            pair.inject_to_client(&raw[cut..]);
+            events.extend(pair.poll_client().unwrap());
+            (pair, events)
+        })
+        .collect()
+}
+
+/// A GET, then a POST whose body is half sent: the two pipelined.
+fn get_then_half_an_upload() -> Pair {
+    let mut pair = Pair::new();
+    pair.client
+        .sender()
+        .send_request(support::get("/missing"))
+        .unwrap();
+    let post = Request::post("/upload")
+        .header("host", "example.com")
+        .header("content-length", "10")
+        .body(())
+        .unwrap();
+    pair.client.sender().send_head(post).unwrap();
+    pair.client.sender().send_data("01234").unwrap();
+    pair.drain_client();
+    pair
+}
+
+/// A refusal answers the request it follows in order (RFC 9112 section
+/// 9.3.2): a 404 to a GET pipelined before an upload does not refuse the
+/// upload, whose body goes on, and the connection stays reusable.
+#[test]
+fn a_refusal_of_an_earlier_request_leaves_the_upload_behind_it_going() {
+    let raw = b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
+    for (mut pair, events) in at_every_cut(get_then_half_an_upload, raw) {
+        assert_eq!(support::responses(&events), vec![(404, vec![])]);
+        assert_eq!(pair.client.keep_alive(), KeepAlive::Reusable);
+        assert_eq!(pair.client.requests_in_flight(), 1);
+        pair.client.sender().send_data("56789").unwrap();
+        pair.client.sender().finish(None).unwrap();
+        assert_eq!(pair.drain_client().text(), "56789");
+        pair.inject_to_client(b"HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n");
+        let events = pair.poll_client().unwrap();
+        assert_eq!(support::responses(&events), vec![(201, vec![])]);
+        assert!(!pair.client.is_closed());
+        assert_eq!(pair.client.send_state(), State::Idle);
+    }
+}
+
+/// The same against a server: the GET is refused, the upload completes
+/// and is answered, and neither side waits for the other.
+#[test]
+fn a_refused_get_and_the_upload_behind_it_both_complete_against_a_server() {
+    let mut pair = Pair::new();
+    pair.client
+        .sender()
+        .send_request(support::get("/missing"))
+        .unwrap();
+    let post = Request::post("/upload")
+        .header("host", "example.com")
+        .header("content-length", "10")
+        .body(())
+        .unwrap();
+    pair.client.sender().send_head(post).unwrap();
+    pair.client.sender().send_data("01234").unwrap();
+    let answer = |server: &mut ServerConnection, ev: &support::ServerEvent| match ev {
+        Event::Head { head, .. } if head.method() == http::Method::GET => {
+            let res = Response::builder().status(404).body("").unwrap();
+            server.sender().send_response(res).unwrap();
+        }
+        Event::End(_) if server.send_state() == State::Head => {
+            let res = Response::builder().status(201).body("").unwrap();
+            server.sender().send_response(res).unwrap();
+        }
+        _ => {}
+    };
+    let events = pair.run(answer);
+    assert_eq!(support::responses(&events), vec![(404, vec![])]);
+    pair.client.sender().send_data("56789").unwrap();
+    pair.client.sender().finish(None).unwrap();
+    let events = pair.run(answer);
+    assert_eq!(support::responses(&events), vec![(201, vec![])]);
+    assert_eq!(pair.client.requests_in_flight(), 0);
+    assert!(!pair.client.is_closed());
+    assert!(!pair.server.is_closed());
+}
+
+/// A 2xx during the upload that closes the connection: once it is
+/// complete the server stops reading (it closes), so the client stops
+/// sending, and the rest of the body is dropped without an error, as
+/// after a refusal (RFC 9112 section 9.5).
+#[test]
+fn a_closing_2xx_during_the_upload_drops_the_rest_without_an_error() {
+    let setup = || {
+        let mut pair = Pair::new();
+        let req = Request::put("/up")
+            .header("host", "example.com")
+            .header("content-length", "10")
+            .body(())
+            .unwrap();
+        pair.client.sender().send_head(req).unwrap();
+        pair.client.sender().send_data("01234").unwrap();
+        pair.drain_client();
+        pair
+    };
+    let raw = b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok";
+    for (mut pair, events) in at_every_cut(setup, raw) {
+        assert_eq!(support::responses(&events), vec![(200, b"ok".to_vec())]);
+        assert_eq!(pair.client.sender().send_data("56789"), Ok(()));
+        assert_eq!(pair.client.sender().finish(None), Ok(()));
+        assert!(pair.client.output().is_empty());
+        assert!(pair.client.is_closed());
+    }
+}
+
+/// A final answer to a request waiting for `100 Continue`, before any
+/// `100`: the body is refused (whether the server reads it is unknown)
+/// and the calls that would send it queue nothing, without an error.
+#[test]
+fn a_final_answer_before_100_continue_refuses_the_body_without_an_error() {
+    let setup = || {
+        let mut pair = Pair::new();
+        let req = Request::put("/up")
+            .header("host", "example.com")
+            .header("expect", "100-continue")
+            .header("content-length", "10")
+            .body(())
+            .unwrap();
+        pair.client.sender().send_head(req).unwrap();
+        pair.drain_client();
+        assert!(pair.client.is_waiting_for_continue());
+        pair
+    };
+    let raw = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+    for (mut pair, events) in at_every_cut(setup, raw) {
+        assert_eq!(support::responses(&events), vec![(200, b"ok".to_vec())]);
+        assert_eq!(
+            pair.client.keep_alive(),
+            KeepAlive::Close(CloseReason::RejectedContinue)
+        );
+        assert_eq!(pair.client.sender().send_data("0123456789"), Ok(()));
+        assert_eq!(pair.client.sender().finish(None), Ok(()));
+        assert!(pair.client.output().is_empty());
+        assert!(pair.client.is_closed());
+    }
+}
+
+/// A 101 that comes while the upgrade request's body is being sent: the
+/// new protocol begins after the request (RFC 9110 section 7.8; RFC 9113
+/// section 3.2 asks for the whole body first), so the body is sent to its
+/// end, and the connection is handed over then.
+#[test]
+fn a_101_during_the_upload_lets_the_body_finish_first() {
+    let setup = || {
+        let mut pair = Pair::new();
+        let req = Request::post("/up")
+            .header("host", "example.com")
+            .header("connection", "upgrade")
+            .header("upgrade", "websocket")
+            .header("content-length", "10")
+            .body(())
+            .unwrap();
+        pair.client.sender().send_head(req).unwrap();
+        pair.client.sender().send_data("01234").unwrap();
+        pair.drain_client();
+        pair
+    };
+    let raw =
+        b"HTTP/1.1 101 Switching Protocols\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n";
+    for (mut pair, events) in at_every_cut(setup, raw) {
+        assert!(
+            matches!(&events[0], Event::Head { head, .. } if head.status() == 101),
+            "{events:?}"
+        );
+        assert!(pair.client.is_switched());
+        pair.client.sender().send_data("56789").unwrap();
+        pair.client.sender().finish(None).unwrap();
+        assert_eq!(pair.drain_client().text(), "56789");
+        assert_eq!(pair.client.send_state(), State::Switched);
+        assert_eq!(
+            pair.client.keep_alive(),
+            KeepAlive::Close(CloseReason::Switched)
+        );
+    }
+}

@@ -489,6 +489,39 @@ fn a_client_keeps_interim_responses_and_trailers_in_the_extensions() {
     assert!(res.extensions().get::<TrailerFields>().is_none());
 }
 
+/// Bytes that come while no request is in flight answer none (a server's
+/// 408 before it closes an idle connection): a pool must not hand the
+/// connection out, and a request sent anyway must not take them for its
+/// answer (response queue poisoning, which `ClientConnection` refuses as
+/// `UnsolicitedResponse` too). In reads of every size.
+#[test]
+fn bytes_read_while_idle_answer_no_later_request() {
+    let stale = "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n";
+    for read_size in 1..=stale.len() {
+        let mut h = client();
+        h.s.sender().send_request(get_req("/1")).unwrap();
+        h.send("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\na");
+        let res = h.call(ClientSession::next_full_response).ready().unwrap();
+        assert_eq!(res.status(), 200);
+        assert!(h.s.is_reusable() && h.s.wants_read());
+        h.read_size = read_size;
+        h.send(stale);
+        // A driver reads while the session wants it (a pool's connection
+        // sitting idle, watched for the server's close).
+        while h.s.wants_read() && h.perform(Io::Read) {}
+        assert!(!h.s.is_reusable(), "read size {read_size}");
+        assert_eq!(
+            h.s.sender().send_request(get_req("/2")),
+            Err(h1proto::UsageError::WrongState)
+        );
+        let SessionError::Peer(err) = h.call(ClientSession::next_response).err() else {
+            panic!("read size {read_size}: not the peer's error");
+        };
+        assert_eq!(err.kind(), ErrorKind::UnsolicitedResponse);
+        assert!(h.s.is_closed());
+    }
+}
+
 #[test]
 fn a_client_waits_for_100_continue_before_its_body() {
     let mut h = client();

@@ -68,6 +68,52 @@ fn an_early_refusal_during_an_upload_is_seen_at_once() {
     });
 }
 
+/// `send` is one exchange: with a request pipelined before it still
+/// unanswered, the next response would be that one's, so `send` refuses
+/// and sends nothing; once the earlier answer is read, it goes.
+#[test]
+fn send_refuses_while_an_earlier_request_waits_for_its_answer() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let (io, mut peer) = tokio::io::duplex(64 * 1024);
+        let mut client = Client::new(io, Config::default());
+        let get = |path: &str| {
+            http::Request::get(path)
+                .header("host", "x")
+                .body(Bytes::new())
+                .unwrap()
+        };
+        client.sender().send_request(get("/first")).unwrap();
+        let err = tokio::time::timeout(Duration::from_secs(5), client.send(get("/second")))
+            .await
+            .expect("refused at once, not sent to wait for the first answer")
+            .unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput, "{err}");
+        assert_eq!(client.connection().requests_in_flight(), 1);
+        let answer = async {
+            let head = read_head(&mut peer).await;
+            assert!(head.starts_with("GET /first "), "{head}");
+            peer.write_all(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n")
+                .await
+                .unwrap();
+        };
+        let (res, ()) = tokio::join!(client.next_response(), answer);
+        assert_eq!(res.unwrap().unwrap().status(), StatusCode::NOT_FOUND);
+        let answer = async {
+            let head = read_head(&mut peer).await;
+            assert!(head.starts_with("GET /second "), "{head}");
+            peer.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nhi")
+                .await
+                .unwrap();
+        };
+        let (res, ()) = tokio::join!(client.send(get("/second")), answer);
+        assert_eq!(&res.unwrap().body()[..], b"hi");
+    });
+}
+
 #[test]
 fn a_request_pipelined_while_an_answer_is_written_is_read_and_answered_in_order() {
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -124,7 +170,7 @@ fn a_request_pipelined_while_an_answer_is_written_is_read_and_answered_in_order(
 }
 
 /// Reads the head of one request from `peer`.
-async fn read_head(peer: &mut tokio::io::DuplexStream) {
+async fn read_head(peer: &mut tokio::io::DuplexStream) -> String {
     let mut head = Vec::new();
     let mut buf = [0u8; 1];
     while !head.ends_with(b"\r\n\r\n") {
@@ -132,6 +178,7 @@ async fn read_head(peer: &mut tokio::io::DuplexStream) {
         assert!(n > 0, "closed in the head");
         head.extend_from_slice(&buf[..n]);
     }
+    String::from_utf8(head).unwrap()
 }
 
 /// A proxy waits for its client's body and watches the upstream meanwhile:
@@ -212,6 +259,15 @@ fn is_alive_looks_at_an_idle_connection_without_waiting() {
         // Bytes nobody asked for.
         peer.write_all(b"HTTP/1.1 200 OK\r\n").await.unwrap();
         assert!(!client.is_alive());
+        // Bytes nobody asked for, read ahead before the look.
+        let (mut client, mut peer) = exchange(Config::default()).await;
+        peer.write_all(b"HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n")
+            .await
+            .unwrap();
+        client.read_ahead().await.unwrap();
+        assert!(!client.is_alive());
+        let req = http::Request::get("/").header("host", "x");
+        assert!(client.send(req.body(Bytes::new()).unwrap()).await.is_err());
         // Closed by the server.
         let (mut client, peer) = exchange(Config::default()).await;
         drop(peer);
