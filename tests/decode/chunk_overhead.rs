@@ -171,7 +171,7 @@ fn one_byte_chunks_are_accepted_however_many() {
         (None, true, 100_000)
     );
 
-    // `1;a=b\r\nx\r\n`: 10 framing bytes for 1 data byte, within the 18 a
+    // `1;a=b\r\nx\r\n`: 9 framing bytes for 1 data byte, within the 18 a
     // one-byte chunk may carry. 1,000 of them are 5,000 extension bytes.
     let mut body: Vec<u8> = (0..1000).flat_map(|_| chunk(b"x", ";a=b")).collect();
     body.extend(last(""));
