@@ -200,15 +200,49 @@ type Signal = Pin<Box<dyn Future<Output = ()> + Send>>;
 pub struct Conn<R, S> {
     io: R,
     session: S,
-    signal: Option<Signal>,
     wall: WallClock,
+    waits: Waits,
+}
+
+/// What the driving loop keeps of a connection besides its I/O, its
+/// session and its wall clock. [`Conn`] and the tokio adapter's driver
+/// each keep one, and run the one loop over it ([`Parts`]).
+#[derive(Default)]
+pub(crate) struct Waits {
+    /// The graceful shutdown's signal, until it came.
+    signal: Option<Signal>,
     /// What the signal and the runtime's timer are polled with.
     alarm: Alarm,
     /// The deadline the runtime's timer was last polled for.
     sleeping_until: Option<Instant>,
     /// The peer's close of its sending half does not end the work
-    /// [`while_connected`](Conn::while_connected) awaits.
+    /// [`Conn::while_connected`] awaits.
     half_close: bool,
+}
+
+impl Waits {
+    /// A graceful shutdown begins when `signal` completes.
+    pub(crate) fn shutdown_on(&mut self, signal: impl Future<Output = ()> + Send + 'static) {
+        self.signal = Some(Box::pin(signal));
+        // The new signal has never been polled: the next wait polls it.
+        self.alarm.reset();
+    }
+
+    /// Whether the peer's close of its sending half leaves the work
+    /// watched going.
+    pub(crate) fn set_half_close(&mut self, allow: bool) {
+        self.half_close = allow;
+    }
+}
+
+/// A connection's parts, borrowed for one call: what the driving loop
+/// works on, written once for [`Conn`] and for the tokio adapter's driver
+/// (which lends its stream and timer as a [`RuntimeIo`]).
+pub(crate) struct Parts<'a, R, S> {
+    pub(crate) io: R,
+    pub(crate) session: &'a mut S,
+    pub(crate) wall: &'a mut WallClock,
+    pub(crate) waits: &'a mut Waits,
 }
 
 /// The waker a driver polls its shutdown signal and its timer with: it
@@ -377,7 +411,7 @@ impl<R, S: fmt::Debug> fmt::Debug for Conn<R, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Conn")
             .field("session", &self.session)
-            .field("shutdown_signal", &self.signal.is_some())
+            .field("shutdown_signal", &self.waits.signal.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -392,26 +426,69 @@ enum Done {
     Signal,
 }
 
+/// A runtime's I/O lent for a call is a runtime's I/O.
+impl<R: RuntimeIo + ?Sized> RuntimeIo for &mut R {
+    #[inline]
+    fn poll_read(
+        &mut self,
+        cx: &mut Context<'_>,
+        session: &mut dyn Session,
+    ) -> Poll<io::Result<usize>> {
+        (**self).poll_read(cx, session)
+    }
+
+    #[inline]
+    fn poll_write(
+        &mut self,
+        cx: &mut Context<'_>,
+        session: &mut dyn Session,
+    ) -> Poll<io::Result<usize>> {
+        (**self).poll_write(cx, session)
+    }
+
+    fn poll_shutdown_write(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        (**self).poll_shutdown_write(cx)
+    }
+
+    fn poll_sleep_until(&mut self, cx: &mut Context<'_>, at: Instant) -> Poll<()> {
+        (**self).poll_sleep_until(cx, at)
+    }
+
+    #[inline]
+    fn now(&self) -> Instant {
+        (**self).now()
+    }
+
+    fn poll_close(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        (**self).poll_close(cx)
+    }
+
+    #[inline]
+    fn read_under_way(&self) -> bool {
+        (**self).read_under_way()
+    }
+
+    #[inline]
+    fn write_under_way(&self) -> bool {
+        (**self).write_under_way()
+    }
+}
+
 impl<R: RuntimeIo, S: Session> Conn<R, S> {
     /// `session` driven over `io`.
     pub fn new(io: R, session: S) -> Self {
         Conn {
             io,
             session,
-            signal: None,
             wall: WallClock::default(),
-            alarm: Alarm::default(),
-            sleeping_until: None,
-            half_close: false,
+            waits: Waits::default(),
         }
     }
 
     /// Starts a graceful shutdown of this connection when `signal`
     /// completes: a [`Shutdown::signal`], or any future.
     pub fn shutdown_on(&mut self, signal: impl Future<Output = ()> + Send + 'static) {
-        self.signal = Some(Box::pin(signal));
-        // The new signal has never been polled: the next wait polls it.
-        self.alarm.reset();
+        self.waits.shutdown_on(signal);
     }
 
     /// The runtime's I/O and the session. A completion runtime's operation
@@ -423,6 +500,16 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
     /// The runtime's I/O.
     pub fn io_mut(&mut self) -> &mut R {
         &mut self.io
+    }
+
+    /// The parts the loop works on, for one call.
+    fn parts(&mut self) -> Parts<'_, &mut R, S> {
+        Parts {
+            io: &mut self.io,
+            session: &mut self.session,
+            wall: &mut self.wall,
+            waits: &mut self.waits,
+        }
     }
 
     /// Makes any session call until it is ready, doing the I/O it asks
@@ -438,11 +525,7 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
         &mut self,
         call: impl FnMut(&mut S, Instant) -> Result<Step<V>, SessionError>,
     ) -> impl Future<Output = io::Result<V>> {
-        Call {
-            conn: self,
-            call,
-            asked: None,
-        }
+        self.parts().call(call)
     }
 
     /// Awaits `work` (a handler's answer, the next piece of what is
@@ -464,12 +547,7 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
     /// The read's error when the connection failed, or `UnexpectedEof`
     /// when the peer closed its side; `work` was dropped.
     pub async fn while_connected<F: Future>(&mut self, work: F) -> io::Result<F::Output> {
-        let mut work = std::pin::pin!(work);
-        poll_fn(|cx| match work.as_mut().poll(cx) {
-            Poll::Ready(out) => Poll::Ready(Ok(out)),
-            Poll::Pending => self.poll_gone(cx).map(Err),
-        })
-        .await
+        self.parts().while_connected(work).await
     }
 
     /// Whether a peer that closes its sending half (an EOF here) while
@@ -481,17 +559,54 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
     /// after it nothing more is read; and a peer that gives up and closes
     /// is then not noticed either: the wire cannot tell the two apart).
     pub fn set_half_close(&mut self, allow: bool) {
-        self.half_close = allow;
+        self.waits.set_half_close(allow);
+    }
+}
+
+impl<'a, R: RuntimeIo, S: Session> Parts<'a, R, S> {
+    /// The future of one session call, doing the I/O it asks for.
+    pub(crate) fn call<V, F>(self, call: F) -> Call<'a, R, S, F>
+    where
+        F: FnMut(&mut S, Instant) -> Result<Step<V>, SessionError>,
+    {
+        Call {
+            parts: self,
+            call,
+            asked: None,
+        }
+    }
+
+    /// Awaits `work` while watching the peer ([`Conn::while_connected`]).
+    pub(crate) async fn while_connected<F: Future>(mut self, work: F) -> io::Result<F::Output> {
+        let mut work = std::pin::pin!(work);
+        poll_fn(|cx| match work.as_mut().poll(cx) {
+            Poll::Ready(out) => Poll::Ready(Ok(out)),
+            Poll::Pending => self.poll_gone(cx).map(Err),
+        })
+        .await
+    }
+
+    /// One poll of a read the application did not ask for, reported to
+    /// the session when it completes: the bytes read, 0 at the peer's
+    /// close.
+    pub(crate) fn poll_read_ahead(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
+        let n = std::task::ready!(self.io.poll_read(cx, self.session))?;
+        let now = self.io.now();
+        self.wall.update(now, self.session);
+        self.session.handle_read(n, now);
+        Poll::Ready(Ok(n))
     }
 
     /// Reads what the session wants, and is ready once the peer is gone,
-    /// with the error that says how (see
-    /// [`while_connected`](Self::while_connected)).
-    fn poll_gone(&mut self, cx: &mut Context<'_>) -> Poll<io::Error> {
+    /// with the error that says how (see [`Conn::while_connected`]).
+    /// While the session wants no input (its read-ahead bound is reached,
+    /// the peer's close was allowed), nothing is read and the peer is not
+    /// watched.
+    pub(crate) fn poll_gone(&mut self, cx: &mut Context<'_>) -> Poll<io::Error> {
         loop {
             // A close read before (beside a write that waited) counts as
             // one read now.
-            if self.session.peer_closed() && !self.half_close {
+            if self.session.peer_closed() && !self.waits.half_close {
                 return Poll::Ready(io::Error::new(
                     ErrorKind::UnexpectedEof,
                     "the peer closed the connection before the work was done",
@@ -500,26 +615,25 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
             if !self.io.read_under_way() && !self.session.wants_read() {
                 return Poll::Pending;
             }
-            let n = match self.io.poll_read(cx, &mut self.session) {
+            match self.poll_read_ahead(cx) {
                 Poll::Pending => return Poll::Pending,
-                Poll::Ready(Ok(n)) => n,
-                Poll::Ready(Err(e)) if e.kind() == ErrorKind::Interrupted => continue,
+                Poll::Ready(Ok(_)) => {}
+                Poll::Ready(Err(e)) if e.kind() == ErrorKind::Interrupted => {}
                 // Nothing happened (the contract of `RuntimeIo`).
                 Poll::Ready(Err(e)) if e.kind() == ErrorKind::WouldBlock => return Poll::Pending,
                 Poll::Ready(Err(e)) => return Poll::Ready(e),
-            };
-            let now = self.io.now();
-            self.wall.update(now, &mut self.session);
-            self.session.handle_read(n, now);
+            }
         }
     }
 
     /// One round of polls for `step`: the I/O asked for, the other
     /// direction when the session wants it or an owned operation is under
     /// way there, then, when neither is ready, the shutdown signal and the
-    /// deadline (see [`Alarm`]).
+    /// deadline (see [`Alarm`]). Inlined into the call's poll, as the
+    /// I/O's own polls are.
+    #[inline(always)]
     fn poll_io(&mut self, cx: &mut Context<'_>, step: Io) -> Poll<Done> {
-        let (io, session) = (&mut self.io, &mut self.session);
+        let (io, session) = (&mut self.io, &mut *self.session);
         match step {
             Io::Shutdown => {
                 return io
@@ -541,29 +655,39 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
                 return Poll::Ready(Done::Io(Io::Read, r));
             }
         }
-        let at = session.poll_timeout();
-        let (waker, mut due) = self.alarm.check(cx);
+        self.poll_wait(cx, step)
+    }
+
+    /// The rest of [`poll_io`](Self::poll_io) once its I/O has to wait,
+    /// out of line: an I/O that completes at once, the usual case, costs
+    /// the call no frame of its own.
+    #[inline(never)]
+    fn poll_wait(&mut self, cx: &mut Context<'_>, step: Io) -> Poll<Done> {
+        let waits = &mut *self.waits;
+        let at = self.session.poll_timeout();
+        let (waker, mut due) = waits.alarm.check(cx);
         // A deadline earlier than the one the timer was polled for: the
         // runtime moves it. A later one waits for the timer to go off
         // early, which is harmless (`handle_timeout` does nothing before
         // the deadline): moving a timer at every wait costs more than the
         // wait.
-        due |= at.is_some_and(|at| self.sleeping_until.is_none_or(|armed| at < armed));
+        due |= at.is_some_and(|at| waits.sleeping_until.is_none_or(|armed| at < armed));
         if !due {
             return Poll::Pending;
         }
         // Both are polled, whichever is ready: each registers the alarm
         // only when polled, and a ring is taken once.
         let mut cx = Context::from_waker(waker);
-        let signalled = (self.signal.as_mut()).is_some_and(|s| s.as_mut().poll(&mut cx).is_ready());
-        self.sleeping_until = at;
-        let expired = at.is_some_and(|at| io.poll_sleep_until(&mut cx, at).is_ready());
+        let signalled =
+            (waits.signal.as_mut()).is_some_and(|s| s.as_mut().poll(&mut cx).is_ready());
+        waits.sleeping_until = at;
+        let expired = at.is_some_and(|at| self.io.poll_sleep_until(&mut cx, at).is_ready());
         if signalled {
             Poll::Ready(Done::Signal)
         } else if expired {
             // Polled again at the next wait: a runtime's timer that went
             // off is set anew for the next deadline.
-            self.sleeping_until = None;
+            waits.sleeping_until = None;
             Poll::Ready(Done::Io(step, Err(ErrorKind::TimedOut.into())))
         } else {
             Poll::Pending
@@ -571,11 +695,12 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
     }
 }
 
-/// A [`Conn::call`] under way: one future for the whole call, with no
-/// more state than it keeps across polls, since a connection's task holds
-/// it while the connection waits.
-struct Call<'a, R, S, F> {
-    conn: &'a mut Conn<R, S>,
+/// A session call under way ([`Conn::call`], the tokio adapter's
+/// `Driver::call`): one future for the whole call, with no more state than
+/// it keeps across polls, since a connection's task holds it while the
+/// connection waits.
+pub(crate) struct Call<'a, R, S, F> {
+    parts: Parts<'a, R, S>,
     call: F,
     /// The I/O asked for and not done yet: the call is made again only
     /// once something happened.
@@ -593,33 +718,38 @@ where
 {
     type Output = io::Result<V>;
 
+    /// Inlined into the task that awaits the call: the value (a request
+    /// head, a few hundred bytes) is then written where the task keeps it,
+    /// not returned through a copy, and a call that completes at once (a
+    /// pipelined request already read) costs no call frame of its own.
+    #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<V>> {
         let this = self.get_mut();
-        let conn = &mut *this.conn;
+        let parts = &mut this.parts;
         // The clock as of the call's first poll, or of this wake-up after a
         // wait: an I/O that completes at once, and every session call of
         // this wake-up, take this reading. A timer that went off during
         // this poll is the one wait that does not end it: the clock is read
         // again, or the session would find its deadline still ahead and
         // the poll would go round the expired timer for ever.
-        let mut now = conn.io.now();
+        let mut now = parts.io.now();
         loop {
             let step = match this.asked {
                 Some(step) => step,
-                None => match (this.call)(&mut conn.session, now) {
+                None => match (this.call)(parts.session, now) {
                     Ok(Step::Ready(value)) => return Poll::Ready(Ok(value)),
                     Ok(Step::Io(step)) => *this.asked.insert(step),
                     Err(err) => return Poll::Ready(Err(err.into())),
                 },
             };
-            let Poll::Ready(done) = conn.poll_io(cx, step) else {
+            let Poll::Ready(done) = parts.poll_io(cx, step) else {
                 return Poll::Pending;
             };
             this.asked = None;
             match done {
                 Done::Signal => {
-                    conn.signal = None;
-                    conn.session.shutdown(now);
+                    parts.waits.signal = None;
+                    parts.session.shutdown(now);
                 }
                 // The wall clock with every read and timeout reported: the
                 // `Date` of what they lead to.
@@ -628,9 +758,9 @@ where
                         .as_ref()
                         .is_err_and(|e| e.kind() == ErrorKind::TimedOut)
                     {
-                        now = conn.io.now();
+                        now = parts.io.now();
                     }
-                    conn.wall.report(&mut conn.session, io, result, now)?;
+                    parts.wall.report(parts.session, io, result, now)?;
                 }
             }
         }

@@ -47,17 +47,14 @@ use std::time::Instant;
 
 use bytes::{Buf, Bytes};
 use http::{Request, Response};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
 use tokio::net::{TcpStream, ToSocketAddrs};
 use tokio::time::{self, Sleep};
 
-use super::driver::Alarm;
+use super::driver::{Parts, RuntimeIo, Waits};
 use super::sealed::Runtime as _;
 use super::{Driver, Runtime, sealed};
-use crate::{ClientSession, Io, ServerSession, Session, SessionError, Step};
-
-/// A signal that starts a graceful shutdown when it completes.
-type Signal = Pin<Box<dyn Future<Output = ()> + Send>>;
+use crate::{ClientSession, ServerSession, Session, SessionError, Step};
 
 /// The tokio runtime, for [`Driver`].
 #[derive(Debug)]
@@ -65,19 +62,15 @@ pub enum Tokio {}
 
 impl Runtime for Tokio {}
 
-/// What a connection driven on tokio keeps besides its session.
+/// What a connection driven on tokio keeps besides its session: what
+/// the driving loop keeps of every connection (the shutdown signal, when
+/// the timer was last set, the half-close setting), and the timer.
 #[derive(Default)]
 pub struct TokioState {
-    shutdown: Option<Signal>,
-    /// The timer for the session's deadlines (see [`arm`]).
+    waits: Waits,
+    /// The timer for the session's deadlines: made at the first wait that
+    /// has one, then moved (see [`TokioIo::poll_sleep_until`]).
     timer: Option<Pin<Box<Sleep>>>,
-    /// What the shutdown signal and the timer are polled with: they are
-    /// polled again only when its waker rang, when the timer was moved,
-    /// or when the task's waker changed.
-    alarm: Alarm,
-    /// The client's close of its sending half does not end an exchange
-    /// ([`Server::set_half_close`]).
-    half_close: bool,
 }
 
 impl sealed::Runtime for Tokio {
@@ -108,15 +101,21 @@ impl sealed::Runtime for Tokio {
 ///
 /// async fn echo(stream: impl AsyncRead + AsyncWrite + Unpin) -> std::io::Result<()> {
 ///     let mut server = Server::new(stream, h1proto::Config::default());
-///     while let Some(_req) = server.next_request().await? {
-///         server.sender().send_head(http::Response::new(()))?; // chunked
-///         while let Some(data) = server.read_data().await? {
-///             server.send_data(data).await?;
+///     let served = async {
+///         while let Some(_req) = server.next_request().await? {
+///             server.sender().send_head(http::Response::new(()))?; // chunked
+///             while let Some(data) = server.read_data().await? {
+///                 server.send_data(data).await?;
+///             }
+///             server.sender().finish(None)?;
 ///         }
-///         server.sender().finish(None)?;
+///         Ok(())
 ///     }
+///     .await;
+///     // After an error too: the answer to a client's error (a 400, a
+///     // 408) is queued, and `close` writes it.
 ///     server.close().await;
-///     Ok(())
+///     served
 /// }
 /// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
 /// # async fn read_until(client: &mut tokio::io::DuplexStream, end: &[u8]) -> String {
@@ -149,32 +148,103 @@ impl sealed::Runtime for Tokio {
 /// ```
 pub type Server<S> = Driver<S, ServerSession, Tokio>;
 
-/// A client connection over an async stream. Requests may be queued with
-/// the session's `send_request` before their responses are read
-/// (pipelining); [`send`](Driver::send) sends one and reads its response.
+/// A client connection over an async stream. [`send`](Driver::send)
+/// sends a request and reads its response, whole. A request whose body is
+/// streamed goes out with the session's sender (`send_head`, `send_data`,
+/// `finish`), [`call`](Driver::call) with [`ClientSession::poll_flush`]
+/// between pieces (it writes once more than `Config::flush_threshold` is
+/// queued, and sees a refusal the server sends during the upload); its
+/// response is read with [`next_response`](Driver::next_response) and
+/// [`read_data`](Driver::read_data). Requests may also be queued with
+/// `send_request` before their responses are read (pipelining), each
+/// response then read in order. `Host` is the caller's to set (or an
+/// absolute-form target's authority gives it).
+///
+/// ```
+/// use h1proto::ClientSession;
+/// use h1proto::adapter::tokio::Client;
+/// use tokio::io::{AsyncRead, AsyncWrite};
+///
+/// async fn upload(stream: impl AsyncRead + AsyncWrite + Unpin) -> std::io::Result<u16> {
+///     let mut client = Client::new(stream, h1proto::Config::default());
+///     // One exchange, whole.
+///     let req = http::Request::get("/").header("host", "example.com").body("");
+///     let res = client.send(req.unwrap()).await?;
+///     assert_eq!(res.body(), "hello");
+///     // A streamed upload (chunked: no `Content-Length` given).
+///     let head = http::Request::post("/upload").header("host", "example.com");
+///     client.sender().send_head(head)?;
+///     for piece in ["one ", "two ", "three"] {
+///         client.sender().send_data(piece)?;
+///         client.call(ClientSession::poll_flush).await?;
+///     }
+///     client.sender().finish(None)?;
+///     let res = client.next_response().await?.expect("a response is due");
+///     while let Some(_data) = client.read_data().await? {}
+///     Ok(res.status().as_u16())
+/// }
+/// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+/// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+/// # rt.block_on(async {
+/// #     let (io, mut server) = tokio::io::duplex(1 << 16);
+/// #     let serve = async move {
+/// #         let (mut got, mut buf) = (Vec::new(), [0u8; 1024]);
+/// #         while !got.ends_with(b"\r\n\r\n") {
+/// #             let n = server.read(&mut buf).await.unwrap();
+/// #             got.extend_from_slice(&buf[..n]);
+/// #         }
+/// #         server.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nhello").await.unwrap();
+/// #         got.clear();
+/// #         while !got.ends_with(b"0\r\n\r\n") {
+/// #             let n = server.read(&mut buf).await.unwrap();
+/// #             got.extend_from_slice(&buf[..n]);
+/// #         }
+/// #         let text = String::from_utf8(got).unwrap();
+/// #         assert!(text.contains("\r\nthree\r\n0\r\n\r\n"), "{text}");
+/// #         server.write_all(b"HTTP/1.1 201 Created\r\ncontent-length: 0\r\n\r\n").await.unwrap();
+/// #         server
+/// #     };
+/// #     let (status, _server) = tokio::join!(upload(io), serve);
+/// #     assert_eq!(status.unwrap(), 201);
+/// # });
+/// ```
 pub type Client<S> = Driver<S, ClientSession, Tokio>;
 
 impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
+    /// The parts the driving loop works on, for one call: the stream and
+    /// the timer lent as a [`RuntimeIo`].
+    #[inline]
+    fn parts(&mut self) -> Parts<'_, TokioIo<'_, S>, T> {
+        Parts {
+            io: TokioIo {
+                stream: &mut self.io,
+                timer: &mut self.runtime.timer,
+            },
+            session: &mut self.session,
+            wall: &mut self.wall,
+            waits: &mut self.runtime.waits,
+        }
+    }
+
     /// Makes any session call until it is ready, doing the I/O it asks
     /// for: the way to every session call without a wrapper here, e.g.
     /// `server.call(ServerSession::read_body)` or
-    /// `client.call(ClientSession::next_full_response)`.
+    /// `client.call(ClientSession::next_full_response)`. The loop is the
+    /// one [`Conn::call`](super::driver::Conn::call) runs, over the
+    /// stream. The future may be dropped before it is ready (a timeout
+    /// around it): what was read or written by then is the session's, and
+    /// the call may be made again.
     ///
     /// # Errors
     ///
     /// An I/O error, or the session's error as an `io::Error` (see
     /// [`SessionError`]).
+    #[inline]
     pub fn call<V>(
         &mut self,
         call: impl FnMut(&mut T, Instant) -> Result<Step<V>, SessionError>,
     ) -> impl Future<Output = io::Result<V>> {
-        Call {
-            driver: self,
-            call,
-            now: None,
-            under_way: None,
-            waited: false,
-        }
+        self.parts().call(call)
     }
 
     /// Reads once what the peer sends ahead of the application's next
@@ -194,179 +264,77 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
         if !self.session.wants_read() {
             return std::future::pending().await;
         }
-        poll_fn(|cx| self.poll_read_ahead(cx)).await.map(drop)
-    }
-
-    /// One poll of a read the application did not ask for, reported to
-    /// the session when it completes: the bytes read, 0 at the peer's
-    /// close.
-    fn poll_read_ahead(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
-        let n = std::task::ready!(poll_read(&mut self.io, &mut self.session, cx))?;
-        let now = self.now();
-        self.session.handle_read(n, now);
-        Poll::Ready(Ok(n))
-    }
-
-    /// One poll of an I/O, raced against the session's deadline and the
-    /// shutdown signal, and, for a write that cannot complete at once, a
-    /// read the session wants beside it (the duplex contract: an answer
-    /// during an upload, a pipelined request while an answer is
-    /// written). The deadline, the timer, the signal and the read are
-    /// looked at only when the I/O cannot complete at once, in
-    /// [`poll_wait`](Self::poll_wait), out of line: an I/O that completes
-    /// at once, the usual case, costs the call no frame of its own.
-    #[inline(always)]
-    fn poll_io(
-        &mut self,
-        cx: &mut Context<'_>,
-        step: Io,
-        now: Instant,
-        waited: &mut bool,
-    ) -> Poll<Done> {
-        let (io, session) = (&mut self.io, &mut self.session);
-        // A fresh I/O future each poll: all three are cancel-safe, and
-        // none keeps state between polls.
-        let io_done = match step {
-            Io::Read => poll_read(io, session, cx),
-            Io::Write if session.output().segment_count() == 1 => {
-                Pin::new(&mut *io).poll_write(cx, Buf::chunk(session.output()))
-            }
-            Io::Write => {
-                let mut slices = [IoSlice::new(&[]); 16];
-                let n = session.output().io_slices(&mut slices);
-                Pin::new(&mut *io).poll_write_vectored(cx, &slices[..n])
-            }
-            _ => pin!(io.shutdown()).poll(cx).map_ok(|()| 0),
-        };
-        match io_done {
-            Poll::Ready(done) => Poll::Ready(Done::Io(step, done)),
-            Poll::Pending => self.poll_wait(cx, step, now, waited),
-        }
-    }
-
-    /// The rest of [`poll_io`](Self::poll_io) once its I/O has to wait.
-    #[inline(never)]
-    fn poll_wait(
-        &mut self,
-        cx: &mut Context<'_>,
-        step: Io,
-        now: Instant,
-        waited: &mut bool,
-    ) -> Poll<Done> {
-        let (io, session, rt) = (&mut self.io, &mut self.session, &mut self.runtime);
-        if step == Io::Write && session.wants_read() {
-            if let Poll::Ready(done) = poll_read(io, session, cx) {
-                return Poll::Ready(Done::Io(Io::Read, done));
-            }
-        }
-        let mut due = false;
-        if !*waited {
-            *waited = true;
-            due = arm(&mut rt.timer, session.poll_timeout(), now);
-        }
-        let (waker, rang) = rt.alarm.check(cx);
-        due |= rang;
-        if due {
-            // Both are polled, whichever is ready: each registers the
-            // alarm only when polled, and a ring is taken once. A timer
-            // moved by `arm` and not polled would ring no one.
-            let mut cx = Context::from_waker(waker);
-            let signalled =
-                (rt.shutdown.as_mut()).is_some_and(|s| s.as_mut().poll(&mut cx).is_ready());
-            let expired = (rt.timer.as_mut()).is_some_and(|t| t.as_mut().poll(&mut cx).is_ready());
-            if signalled {
-                return Poll::Ready(Done::Signal);
-            }
-            if expired {
-                return Poll::Ready(Done::Io(step, Err(io::ErrorKind::TimedOut.into())));
-            }
-        }
-        Poll::Pending
+        let mut parts = self.parts();
+        poll_fn(|cx| parts.poll_read_ahead(cx)).await.map(drop)
     }
 }
 
-/// A [`Driver::call`] under way: one future for the whole call, the I/O
-/// polled in it (a future per I/O costs more than the I/O's own work),
-/// and no more state than it keeps across polls, since a connection's
-/// task holds it while the connection waits.
-struct Call<'a, S, T, F> {
-    driver: &'a mut Driver<S, T, Tokio>,
-    call: F,
-    /// The clock as of the call's start or its last I/O that waited
-    /// (read at the first poll).
-    now: Option<Instant>,
-    /// The I/O under way, if the call asked for one.
-    under_way: Option<Io>,
-    /// Whether that I/O had to wait (the timer was then armed).
-    waited: bool,
+/// A tokio stream and the connection's timer, lent for one call as the
+/// runtime's I/O of the driving loop.
+struct TokioIo<'a, S> {
+    stream: &'a mut S,
+    timer: &'a mut Option<Pin<Box<Sleep>>>,
 }
 
-// `call` is never pinned: the future only moves it by reference.
-impl<S, T, F> Unpin for Call<'_, S, T, F> {}
-
-impl<S, T, V, F> Future for Call<'_, S, T, F>
-where
-    S: AsyncRead + AsyncWrite + Unpin,
-    T: Session,
-    F: FnMut(&mut T, Instant) -> Result<Step<V>, SessionError>,
-{
-    type Output = io::Result<V>;
-
-    /// Inlined into the task that awaits the call: the value (a request
-    /// head, a few hundred bytes) is then written where the task keeps it,
-    /// not returned through a copy, and a call that completes at once (a
-    /// pipelined request already read) costs no call frame of its own.
+impl<S: AsyncRead + AsyncWrite + Unpin> RuntimeIo for TokioIo<'_, S> {
     #[inline]
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<V>> {
-        let this = self.get_mut();
-        let driver = &mut *this.driver;
-        let mut now = *this.now.get_or_insert_with(Tokio::now);
-        loop {
-            let step = match this.under_way {
-                Some(step) => step,
-                None => match (this.call)(&mut driver.session, now) {
-                    Ok(Step::Ready(value)) => return Poll::Ready(Ok(value)),
-                    Ok(Step::Io(step)) => {
-                        this.waited = false;
-                        *this.under_way.insert(step)
-                    }
-                    Err(err) => return Poll::Ready(Err(err.into())),
-                },
-            };
-            let Poll::Ready(done) = driver.poll_io(cx, step, now, &mut this.waited) else {
-                return Poll::Pending;
-            };
-            this.under_way = None;
-            // An I/O that did not wait reuses the time the call started
-            // with (most writes, and reads of bytes already there, take
-            // no time worth a clock reading).
-            if this.waited {
-                now = Tokio::now();
-                this.now = Some(now);
-            }
-            match done {
-                // The I/O asked for, or a read made while a write waits:
-                // reported, then the call is made again (a client learns
-                // of an answer during its upload; the write is asked for
-                // again if still due).
-                Done::Io(done, result) => driver.handle_io(done, result, now)?,
-                // The shutdown signal came first.
-                Done::Signal => {
-                    driver.runtime.shutdown = None;
-                    driver.session.shutdown(now);
-                }
-            }
-        }
+    fn poll_read(
+        &mut self,
+        cx: &mut Context<'_>,
+        session: &mut dyn Session,
+    ) -> Poll<io::Result<usize>> {
+        poll_read(self.stream, session, cx)
     }
-}
 
-/// How a poll of an I/O ended.
-enum Done {
-    /// An I/O and its result: the one asked for (a timeout of the timer
-    /// too), or a read made beside a write that had to wait.
-    Io(Io, io::Result<usize>),
-    /// The shutdown signal came.
-    Signal,
+    /// One segment (a response with its body, most often) with a plain
+    /// write, more with a vectored one.
+    #[inline]
+    fn poll_write(
+        &mut self,
+        cx: &mut Context<'_>,
+        session: &mut dyn Session,
+    ) -> Poll<io::Result<usize>> {
+        let stream = Pin::new(&mut *self.stream);
+        let output = session.output();
+        if output.segment_count() == 1 {
+            return stream.poll_write(cx, Buf::chunk(output));
+        }
+        let mut slices = [IoSlice::new(&[]); 16];
+        let n = output.io_slices(&mut slices);
+        stream.poll_write_vectored(cx, &slices[..n])
+    }
+
+    fn poll_shutdown_write(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut *self.stream).poll_shutdown(cx)
+    }
+
+    /// The one timer, made at the first deadline and moved to each later
+    /// one it is asked for: registering a timer for every wait would cost
+    /// more than the request waited for.
+    fn poll_sleep_until(&mut self, cx: &mut Context<'_>, at: Instant) -> Poll<()> {
+        let at = time::Instant::from_std(at);
+        let timer = match self.timer {
+            Some(timer) => {
+                if timer.deadline() != at {
+                    timer.as_mut().reset(at);
+                }
+                timer
+            }
+            None => self.timer.insert(Box::pin(time::sleep_until(at))),
+        };
+        timer.as_mut().poll(cx)
+    }
+
+    #[inline]
+    fn now(&self) -> Instant {
+        Tokio::now()
+    }
+
+    /// The stream's own shutdown too (a TLS stream's `close_notify`, a
+    /// buffered one's flush), then the socket closes when dropped.
+    fn poll_close(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.poll_shutdown_write(cx)
+    }
 }
 
 /// What a read into the driver's stack takes at most, while the session
@@ -378,9 +346,9 @@ const STACK_READ: usize = 1024;
 /// read goes to the stack first and the session's buffer is made only
 /// once bytes came, for them: a connection that waits does so without a
 /// read buffer, and one that sent a small head holds a small one.
-fn poll_read<S: AsyncRead + Unpin, T: Session>(
+fn poll_read<S: AsyncRead + Unpin>(
     io: &mut S,
-    session: &mut T,
+    session: &mut dyn Session,
     cx: &mut Context<'_>,
 ) -> Poll<io::Result<usize>> {
     if session.holds_read_buf() {
@@ -399,40 +367,11 @@ fn poll_read<S: AsyncRead + Unpin, T: Session>(
     }
 }
 
-/// Arms `timer` for `at` (drops it without a deadline) unless it is armed
-/// early enough already: made once per connection and moved only when it
-/// would go off too late or has gone off, since registering a timer for
-/// every wait would cost more than the request waited for. Going off early
-/// is harmless: the session's `handle_timeout` does nothing before its
-/// deadline. Returns whether the timer was made or moved (it must then be
-/// polled).
-#[inline]
-fn arm(timer: &mut Option<Pin<Box<Sleep>>>, at: Option<Instant>, now: Instant) -> bool {
-    let Some(at) = at.map(time::Instant::from_std) else {
-        *timer = None;
-        return false;
-    };
-    let now = time::Instant::from_std(now);
-    match timer {
-        Some(armed) if armed.deadline() <= at && armed.deadline() > now => false,
-        Some(armed) => {
-            armed.as_mut().reset(at);
-            true
-        }
-        None => {
-            *timer = Some(Box::pin(time::sleep_until(at)));
-            true
-        }
-    }
-}
-
 impl<S: AsyncRead + AsyncWrite + Unpin> Server<S> {
     /// Starts a graceful shutdown of this connection when `signal`
     /// completes (a `tokio::sync::watch` change, a `Notify`, ...).
     pub fn shutdown_on(&mut self, signal: impl Future<Output = ()> + Send + 'static) {
-        self.runtime.shutdown = Some(Box::pin(signal));
-        // The new signal has never been polled: the next wait polls it.
-        self.runtime.alarm.reset();
+        self.runtime.waits.shutdown_on(signal);
     }
 
     /// Whether a client that closes its sending half (a `shutdown` of its
@@ -448,10 +387,12 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Server<S> {
     /// it, nothing more is read) ends it then. The wire cannot tell the
     /// two closes apart: with `true`, a client that gives up (a browser
     /// leaving the page, curl's `--max-time`) is not noticed either, and
-    /// its work runs to its end. Set it before the server is handed to
-    /// `serve_connection`, as [`shutdown_on`](Self::shutdown_on).
+    /// its work runs to its end. Set it right after [`Driver::new`], as
+    /// [`shutdown_on`](Self::shutdown_on): in a [`serve`]-like loop of the
+    /// application's own, or before the server is handed to the tower
+    /// bridge's `serve_connection` (feature `tower`).
     pub fn set_half_close(&mut self, allow: bool) {
-        self.runtime.half_close = allow;
+        self.runtime.waits.set_half_close(allow);
     }
 
     /// Awaits `work` (a handler's answer, a response body's next piece)
@@ -478,17 +419,21 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Server<S> {
     ///
     /// async fn slow_answers(stream: impl AsyncRead + AsyncWrite + Unpin) -> std::io::Result<()> {
     ///     let mut server = Server::new(stream, h1proto::Config::default());
-    ///     while let Some(_req) = server.next_request().await? {
-    ///         // Cancelled if the client leaves during the second.
-    ///         let page = server.while_connected(async {
-    ///             tokio::time::sleep(std::time::Duration::from_secs(1)).await;
-    ///             http::Response::new(bytes::Bytes::from("done\n"))
-    ///         });
-    ///         let res = page.await?;
-    ///         server.sender().send_response(res)?;
+    ///     let served = async {
+    ///         while let Some(_req) = server.next_request().await? {
+    ///             // Cancelled if the client leaves during the second.
+    ///             let page = server.while_connected(async {
+    ///                 tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    ///                 http::Response::new(bytes::Bytes::from("done\n"))
+    ///             });
+    ///             let res = page.await?;
+    ///             server.sender().send_response(res)?;
+    ///         }
+    ///         Ok(())
     ///     }
-    ///     server.close().await;
-    ///     Ok(())
+    ///     .await;
+    ///     server.close().await; // after an error too (see `Server`)
+    ///     served
     /// }
     /// ```
     ///
@@ -498,12 +443,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Server<S> {
     /// `UnexpectedEof` when the client closed its side; `work` was
     /// dropped.
     pub async fn while_connected<F: Future>(&mut self, work: F) -> io::Result<F::Output> {
-        let mut work = pin!(work);
-        poll_fn(|cx| match work.as_mut().poll(cx) {
-            Poll::Ready(out) => Poll::Ready(Ok(out)),
-            Poll::Pending => self.poll_gone(cx).map(Err),
-        })
-        .await
+        self.parts().while_connected(work).await
     }
 
     /// [`serve`]'s handler's answer, unless the client goes first.
@@ -516,29 +456,9 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Server<S> {
     /// [`while_connected`](Self::while_connected)). While the session
     /// wants no input (its read-ahead bound is reached, the client's close
     /// was allowed), nothing is read and the client is not watched.
+    #[cfg(feature = "tower")]
     pub(crate) fn poll_gone(&mut self, cx: &mut Context<'_>) -> Poll<io::Error> {
-        loop {
-            // A close read before (beside a write that waited) counts as
-            // one read now.
-            if self.session.peer_closed() && !self.runtime.half_close {
-                return Poll::Ready(io::Error::new(
-                    io::ErrorKind::UnexpectedEof,
-                    "the client closed the connection before its response was complete",
-                ));
-            }
-            if !self.session.wants_read() {
-                return Poll::Pending;
-            }
-            match self.poll_read_ahead(cx) {
-                Poll::Ready(Ok(_)) => {}
-                Poll::Ready(Err(err)) if err.kind() == io::ErrorKind::Interrupted => {}
-                Poll::Ready(Err(err)) if err.kind() == io::ErrorKind::WouldBlock => {
-                    return Poll::Pending;
-                }
-                Poll::Ready(Err(err)) => return Poll::Ready(err),
-                Poll::Pending => return Poll::Pending,
-            }
-        }
+        self.parts().poll_gone(cx)
     }
 }
 
