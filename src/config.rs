@@ -54,11 +54,11 @@ pub struct Config {
     /// does.
     pub timeouts: Timeouts,
     /// Sessions only: the most one read from the peer asks for. A
-    /// connection's first read asks for 1 KiB, and a read that fills what
-    /// it was offered doubles the next, up to this bound (256 bytes once
-    /// an idle connection gave its buffers back, until input flows
-    /// again): a connection that carries small messages never holds a
-    /// large buffer. It also bounds how far a driver that reads while it
+    /// connection's first read asks for 256 bytes (as does the first
+    /// after an idle connection gave its buffers back), the reads after
+    /// it for 1 KiB, and a read that fills what it was offered doubles
+    /// the next, up to this bound: a connection that carries small
+    /// messages never holds a large buffer. It also bounds how far a driver that reads while it
     /// writes reads ahead of what is decoded. Default: 16 KiB.
     pub read_size: usize,
     /// Sessions only: queued output past which sending body data waits for

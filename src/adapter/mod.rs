@@ -122,6 +122,10 @@ macro_rules! io_calls {
             ///
             /// An I/O error, or the peer's error or timeout, as an
             /// `io::Error` (see [`SessionError`](crate::SessionError)).
+            /// The answer to the peer's error or timeout (its 400, 408,
+            /// ...) is queued by then, not written: [`close`](Self::close)
+            /// writes it, so a loop of the application's own closes after
+            /// an error too, as [`serve`] does.
             pub fn next_request(&mut self) -> $ret!(::std::io::Result<Option<::http::Request<()>>>) {
                 self.call($crate::ServerSession::next_request)
             }
@@ -137,7 +141,11 @@ macro_rules! io_calls {
             }
 
             /// [`Sender::send_data`](crate::Sender::send_data),
-            /// then writes while too much is queued.
+            /// then writes while too much is queued: pieces stay queued
+            /// (and leave together) until more than
+            /// `Config::flush_threshold` is, the session next waits for
+            /// the client, or [`flush`](Self::flush) writes them; a
+            /// stream whose next piece is not ready yet flushes first.
             ///
             /// # Errors
             ///
@@ -231,7 +239,10 @@ macro_rules! io_calls {
 
         impl Client<TcpStream> {
             /// Connects with `TCP_NODELAY` and the default
-            /// [`Config`](crate::Config).
+            /// [`Config`](crate::Config). The requests sent on it carry
+            /// the `Host` their caller gives (or an absolute-form
+            /// target's authority): the address connected to is not
+            /// added.
             ///
             /// # Errors
             ///

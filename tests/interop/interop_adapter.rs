@@ -160,6 +160,24 @@ fn readme_loop_answers_pipelined_requests_in_one_write() {
     assert_eq!(text.matches("Hello, World!").count(), 2, "{text}");
 }
 
+/// The README's loop answers a malformed request with the 400 the session
+/// queued for it, and returns the error.
+#[test]
+fn readme_loop_writes_the_answer_to_a_bad_request() {
+    let mut io = Recorder {
+        input: b"GET / HTTP/1.1\r\n\r\n".to_vec(),
+        ..Default::default()
+    };
+    let err = readme::serve(&mut io).unwrap_err();
+    assert!(err.to_string().contains("Host"), "{err}");
+    let text: String = io
+        .writes
+        .iter()
+        .map(|w| String::from_utf8_lossy(w))
+        .collect();
+    assert!(text.starts_with("HTTP/1.1 400 Bad Request\r\n"), "{text}");
+}
+
 /// The README's "Driving a connection yourself" sample is the `readme`
 /// module below, line for line.
 #[test]
@@ -238,11 +256,18 @@ mod readme {
     pub fn serve(mut io: impl Read + Write) -> io::Result<()> {
         let session = ServerSession::new(Config::default(), Instant::now());
         let mut conn = Conn { session, wall: WallClock::new() };
-        while let Some(_req) = conn.drive(&mut io, ServerSession::next_full_request)? {
-            let res = http::Response::new("Hello, World!");
-            conn.session.sender().send_response(res).expect("a response is due");
-        }
-        conn.drive(&mut io, ServerSession::close)
+        let mut answer = || -> io::Result<()> {
+            while let Some(_req) = conn.drive(&mut io, ServerSession::next_full_request)? {
+                let res = http::Response::new("Hello, World!");
+                conn.session.sender().send_response(res).expect("a response is due");
+            }
+            Ok(())
+        };
+        let served = answer();
+        // After an error too: the session has queued its answer to the
+        // peer's error (a 400, a 408), and `close` writes it.
+        conn.drive(&mut io, ServerSession::close)?;
+        served
     }
 }
 
