@@ -245,6 +245,22 @@ pub(crate) struct Parts<'a, R, S> {
     pub(crate) waits: &'a mut Waits,
 }
 
+/// A driver whose parts the loop borrows for each poll: [`Conn`], and the
+/// tokio adapter's driver. A call under way ([`Call`]) keeps the driver
+/// by one reference, not its parts, so that the future a connection's
+/// task holds while it waits stays small.
+pub(crate) trait Drive {
+    /// The runtime's I/O, lent for a poll.
+    type Io<'a>: RuntimeIo
+    where
+        Self: 'a;
+    /// The session driven.
+    type Session: Session;
+
+    /// The parts the loop works on, for one poll.
+    fn parts(&mut self) -> Parts<'_, Self::Io<'_>, Self::Session>;
+}
+
 /// The waker a driver polls its shutdown signal and its timer with: it
 /// wakes the task and notes that it did. While the task waits for I/O,
 /// the two are polled again only when it rang (one of them may be ready),
@@ -474,6 +490,24 @@ impl<R: RuntimeIo + ?Sized> RuntimeIo for &mut R {
     }
 }
 
+impl<R: RuntimeIo, S: Session> Drive for Conn<R, S> {
+    type Io<'a>
+        = &'a mut R
+    where
+        Self: 'a;
+    type Session = S;
+
+    #[inline]
+    fn parts(&mut self) -> Parts<'_, &mut R, S> {
+        Parts {
+            io: &mut self.io,
+            session: &mut self.session,
+            wall: &mut self.wall,
+            waits: &mut self.waits,
+        }
+    }
+}
+
 impl<R: RuntimeIo, S: Session> Conn<R, S> {
     /// `session` driven over `io`.
     pub fn new(io: R, session: S) -> Self {
@@ -502,16 +536,6 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
         &mut self.io
     }
 
-    /// The parts the loop works on, for one call.
-    fn parts(&mut self) -> Parts<'_, &mut R, S> {
-        Parts {
-            io: &mut self.io,
-            session: &mut self.session,
-            wall: &mut self.wall,
-            waits: &mut self.waits,
-        }
-    }
-
     /// Makes any session call until it is ready, doing the I/O it asks
     /// for: e.g. `conn.call(ServerSession::next_full_request)` or
     /// `conn.call(ServerSession::close)`.
@@ -525,7 +549,7 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
         &mut self,
         call: impl FnMut(&mut S, Instant) -> Result<Step<V>, SessionError>,
     ) -> impl Future<Output = io::Result<V>> {
-        self.parts().call(call)
+        Call::new(self, call)
     }
 
     /// Awaits `work` (a handler's answer, the next piece of what is
@@ -546,8 +570,12 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
     ///
     /// The read's error when the connection failed, or `UnexpectedEof`
     /// when the peer closed its side; `work` was dropped.
-    pub async fn while_connected<F: Future>(&mut self, work: F) -> io::Result<F::Output> {
-        self.parts().while_connected(work).await
+    pub fn while_connected<F: Future>(
+        &mut self,
+        work: F,
+    ) -> impl Future<Output = io::Result<F::Output>> {
+        // The future itself, not one around it: `work` is kept once.
+        while_connected(self, work)
     }
 
     /// Whether a peer that closes its sending half (an EOF here) while
@@ -563,29 +591,7 @@ impl<R: RuntimeIo, S: Session> Conn<R, S> {
     }
 }
 
-impl<'a, R: RuntimeIo, S: Session> Parts<'a, R, S> {
-    /// The future of one session call, doing the I/O it asks for.
-    pub(crate) fn call<V, F>(self, call: F) -> Call<'a, R, S, F>
-    where
-        F: FnMut(&mut S, Instant) -> Result<Step<V>, SessionError>,
-    {
-        Call {
-            parts: self,
-            call,
-            asked: None,
-        }
-    }
-
-    /// Awaits `work` while watching the peer ([`Conn::while_connected`]).
-    pub(crate) async fn while_connected<F: Future>(mut self, work: F) -> io::Result<F::Output> {
-        let mut work = std::pin::pin!(work);
-        poll_fn(|cx| match work.as_mut().poll(cx) {
-            Poll::Ready(out) => Poll::Ready(Ok(out)),
-            Poll::Pending => self.poll_gone(cx).map(Err),
-        })
-        .await
-    }
-
+impl<R: RuntimeIo, S: Session> Parts<'_, R, S> {
     /// One poll of a read the application did not ask for, reported to
     /// the session when it completes: the bytes read, 0 at the peer's
     /// close.
@@ -632,7 +638,7 @@ impl<'a, R: RuntimeIo, S: Session> Parts<'a, R, S> {
     /// deadline (see [`Alarm`]). Inlined into the call's poll, as the
     /// I/O's own polls are.
     #[inline(always)]
-    fn poll_io(&mut self, cx: &mut Context<'_>, step: Io) -> Poll<Done> {
+    fn poll_io(&mut self, cx: &mut Context<'_>, step: Io, waited: &mut bool) -> Poll<Done> {
         let (io, session) = (&mut self.io, &mut *self.session);
         match step {
             Io::Shutdown => {
@@ -655,17 +661,26 @@ impl<'a, R: RuntimeIo, S: Session> Parts<'a, R, S> {
                 return Poll::Ready(Done::Io(Io::Read, r));
             }
         }
-        self.poll_wait(cx, step)
+        self.poll_wait(cx, step, waited)
     }
 
     /// The rest of [`poll_io`](Self::poll_io) once its I/O has to wait,
     /// out of line: an I/O that completes at once, the usual case, costs
-    /// the call no frame of its own.
+    /// the call no frame of its own. `waited`: this I/O had to wait
+    /// before, and its deadline was looked at then (nothing has been
+    /// reported to the session since, so it has not moved): a wake-up by
+    /// the I/O alone does not read it again.
     #[inline(never)]
-    fn poll_wait(&mut self, cx: &mut Context<'_>, step: Io) -> Poll<Done> {
+    fn poll_wait(&mut self, cx: &mut Context<'_>, step: Io, waited: &mut bool) -> Poll<Done> {
         let waits = &mut *self.waits;
-        let at = self.session.poll_timeout();
         let (waker, mut due) = waits.alarm.check(cx);
+        let fresh = !std::mem::replace(waited, true);
+        if !due && !fresh {
+            // Woken by the I/O alone, and the deadline was looked at when
+            // this wait began.
+            return Poll::Pending;
+        }
+        let at = self.session.poll_timeout();
         // A deadline earlier than the one the timer was polled for: the
         // runtime moves it. A later one waits for the timer to go off
         // early, which is harmless (`handle_timeout` does nothing before
@@ -695,26 +710,56 @@ impl<'a, R: RuntimeIo, S: Session> Parts<'a, R, S> {
     }
 }
 
+/// Awaits `work` while watching the peer through `driver`
+/// ([`Conn::while_connected`]). The driver is kept by one reference and
+/// lends its parts at each poll, as [`Call`] does.
+pub(crate) async fn while_connected<D: Drive, F: Future>(
+    driver: &mut D,
+    work: F,
+) -> io::Result<F::Output> {
+    let mut work = std::pin::pin!(work);
+    poll_fn(|cx| match work.as_mut().poll(cx) {
+        Poll::Ready(out) => Poll::Ready(Ok(out)),
+        Poll::Pending => driver.parts().poll_gone(cx).map(Err),
+    })
+    .await
+}
+
 /// A session call under way ([`Conn::call`], the tokio adapter's
 /// `Driver::call`): one future for the whole call, with no more state than
 /// it keeps across polls, since a connection's task holds it while the
 /// connection waits.
-pub(crate) struct Call<'a, R, S, F> {
-    parts: Parts<'a, R, S>,
+pub(crate) struct Call<'a, D, F> {
+    driver: &'a mut D,
     call: F,
     /// The I/O asked for and not done yet: the call is made again only
     /// once something happened.
     asked: Option<Io>,
+    /// That I/O had to wait (its deadline was read then).
+    waited: bool,
+}
+
+impl<'a, D, F> Call<'a, D, F> {
+    /// The future of the session call `call`, doing the I/O it asks for
+    /// through `driver`.
+    #[inline]
+    pub(crate) fn new(driver: &'a mut D, call: F) -> Self {
+        Call {
+            driver,
+            call,
+            asked: None,
+            waited: false,
+        }
+    }
 }
 
 // `call` is never pinned: the future only moves it by reference.
-impl<R, S, F> Unpin for Call<'_, R, S, F> {}
+impl<D, F> Unpin for Call<'_, D, F> {}
 
-impl<R, S, V, F> Future for Call<'_, R, S, F>
+impl<D, V, F> Future for Call<'_, D, F>
 where
-    R: RuntimeIo,
-    S: Session,
-    F: FnMut(&mut S, Instant) -> Result<Step<V>, SessionError>,
+    D: Drive,
+    F: FnMut(&mut D::Session, Instant) -> Result<Step<V>, SessionError>,
 {
     type Output = io::Result<V>;
 
@@ -725,7 +770,7 @@ where
     #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<V>> {
         let this = self.get_mut();
-        let parts = &mut this.parts;
+        let mut parts = this.driver.parts();
         // The clock as of the call's first poll, or of this wake-up after a
         // wait: an I/O that completes at once, and every session call of
         // this wake-up, take this reading. A timer that went off during
@@ -738,11 +783,14 @@ where
                 Some(step) => step,
                 None => match (this.call)(parts.session, now) {
                     Ok(Step::Ready(value)) => return Poll::Ready(Ok(value)),
-                    Ok(Step::Io(step)) => *this.asked.insert(step),
+                    Ok(Step::Io(step)) => {
+                        this.waited = false;
+                        *this.asked.insert(step)
+                    }
                     Err(err) => return Poll::Ready(Err(err.into())),
                 },
             };
-            let Poll::Ready(done) = parts.poll_io(cx, step) else {
+            let Poll::Ready(done) = parts.poll_io(cx, step, &mut this.waited) else {
                 return Poll::Pending;
             };
             this.asked = None;

@@ -51,7 +51,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
 use tokio::net::{TcpStream, ToSocketAddrs};
 use tokio::time::{self, Sleep};
 
-use super::driver::{Parts, RuntimeIo, Waits};
+use super::driver::{self, Call, Drive, Parts, RuntimeIo, Waits};
 use super::sealed::Runtime as _;
 use super::{Driver, Runtime, sealed};
 use crate::{ClientSession, ServerSession, Session, SessionError, Step};
@@ -210,9 +210,14 @@ pub type Server<S> = Driver<S, ServerSession, Tokio>;
 /// ```
 pub type Client<S> = Driver<S, ClientSession, Tokio>;
 
-impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
-    /// The parts the driving loop works on, for one call: the stream and
-    /// the timer lent as a [`RuntimeIo`].
+impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Drive for Driver<S, T, Tokio> {
+    type Io<'a>
+        = TokioIo<'a, S>
+    where
+        Self: 'a;
+    type Session = T;
+
+    /// The stream and the timer lent as a [`RuntimeIo`].
     #[inline]
     fn parts(&mut self) -> Parts<'_, TokioIo<'_, S>, T> {
         Parts {
@@ -225,7 +230,9 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
             waits: &mut self.runtime.waits,
         }
     }
+}
 
+impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
     /// Makes any session call until it is ready, doing the I/O it asks
     /// for: the way to every session call without a wrapper here, e.g.
     /// `server.call(ServerSession::read_body)` or
@@ -244,7 +251,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
         &mut self,
         call: impl FnMut(&mut T, Instant) -> Result<Step<V>, SessionError>,
     ) -> impl Future<Output = io::Result<V>> {
-        self.parts().call(call)
+        Call::new(self, call)
     }
 
     /// Reads once what the peer sends ahead of the application's next
@@ -264,14 +271,15 @@ impl<S: AsyncRead + AsyncWrite + Unpin, T: Session> Driver<S, T, Tokio> {
         if !self.session.wants_read() {
             return std::future::pending().await;
         }
-        let mut parts = self.parts();
-        poll_fn(|cx| parts.poll_read_ahead(cx)).await.map(drop)
+        poll_fn(|cx| self.parts().poll_read_ahead(cx))
+            .await
+            .map(drop)
     }
 }
 
 /// A tokio stream and the connection's timer, lent for one call as the
 /// runtime's I/O of the driving loop.
-struct TokioIo<'a, S> {
+pub(crate) struct TokioIo<'a, S> {
     stream: &'a mut S,
     timer: &'a mut Option<Pin<Box<Sleep>>>,
 }
@@ -442,8 +450,13 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Server<S> {
     /// The read's error when the connection failed (a reset), or
     /// `UnexpectedEof` when the client closed its side; `work` was
     /// dropped.
-    pub async fn while_connected<F: Future>(&mut self, work: F) -> io::Result<F::Output> {
-        self.parts().while_connected(work).await
+    pub fn while_connected<F: Future>(
+        &mut self,
+        work: F,
+    ) -> impl Future<Output = io::Result<F::Output>> {
+        // The future itself, not one around it: `work` (a service's
+        // future, often large) is kept once.
+        driver::while_connected(self, work)
     }
 
     /// [`serve`]'s handler's answer, unless the client goes first.
