@@ -189,6 +189,37 @@ macro_rules! io_calls {
         }
 
         impl<S: $($bound)+> Client<S> {
+            /// [`Sender::send_data`](crate::Sender::send_data) on the
+            /// request being sent, then writes while too much is queued
+            /// ([`ClientSession::poll_flush`](crate::ClientSession::poll_flush)),
+            /// as `Server::send_data` does for a response: the way to
+            /// stream a request body. A refusal the server sends during the
+            /// upload is read meanwhile; the rest of the body is then
+            /// dropped without an error, and `next_response` hands out the
+            /// refusal.
+            ///
+            /// # Errors
+            ///
+            /// A usage error, or an I/O error or the write timeout while
+            /// writing; the server's protocol error in an answer read
+            /// during the upload.
+            pub $($async)? fn send_data(&mut self, data: impl Into<::bytes::Bytes>) -> ::std::io::Result<()> {
+                self.session.sender().send_data(data)?;
+                self.call($crate::ClientSession::poll_flush)$(.$await)?
+            }
+
+            /// Writes everything queued
+            /// ([`ClientSession::poll_write_all`](crate::ClientSession::poll_write_all)):
+            /// requests queued with `send_request`, or a request body's
+            /// pieces, before the application waits for something else.
+            ///
+            /// # Errors
+            ///
+            /// As [`send_data`](Self::send_data).
+            pub fn flush(&mut self) -> $ret!(::std::io::Result<()>) {
+                self.call($crate::ClientSession::poll_write_all)
+            }
+
             /// Sends `req` and reads its final response with the whole body
             /// ([`ClientSession::next_full_response`](crate::ClientSession::next_full_response):
             /// interim responses and trailers are in its extensions). One

@@ -150,10 +150,10 @@ pub type Server<S> = Driver<S, ServerSession, Tokio>;
 
 /// A client connection over an async stream. [`send`](Driver::send)
 /// sends a request and reads its response, whole. A request whose body is
-/// streamed goes out with the session's sender (`send_head`, `send_data`,
-/// `finish`), [`call`](Driver::call) with [`ClientSession::poll_flush`]
-/// between pieces (it writes once more than `Config::flush_threshold` is
-/// queued, and sees a refusal the server sends during the upload); its
+/// streamed begins with the session's `sender().send_head(..)`, its pieces
+/// go with [`send_data`](Driver::send_data) (which writes once more than
+/// `Config::flush_threshold` is queued, and sees a refusal the server
+/// sends during the upload), and `sender().finish(..)` ends it; its
 /// response is read with [`next_response`](Driver::next_response) and
 /// [`read_data`](Driver::read_data). Requests may also be queued with
 /// `send_request` before their responses are read (pipelining), each
@@ -161,7 +161,6 @@ pub type Server<S> = Driver<S, ServerSession, Tokio>;
 /// absolute-form target's authority gives it).
 ///
 /// ```
-/// use h1proto::ClientSession;
 /// use h1proto::adapter::tokio::Client;
 /// use tokio::io::{AsyncRead, AsyncWrite};
 ///
@@ -175,8 +174,7 @@ pub type Server<S> = Driver<S, ServerSession, Tokio>;
 ///     let head = http::Request::post("/upload").header("host", "example.com");
 ///     client.sender().send_head(head)?;
 ///     for piece in ["one ", "two ", "three"] {
-///         client.sender().send_data(piece)?;
-///         client.call(ClientSession::poll_flush).await?;
+///         client.send_data(piece).await?;
 ///     }
 ///     client.sender().finish(None)?;
 ///     let res = client.next_response().await?.expect("a response is due");

@@ -48,8 +48,7 @@ fn an_early_refusal_during_an_upload_is_seen_at_once() {
             // while too much is queued.
             let piece = Bytes::from(vec![b'u'; 256 * 1024]);
             for _ in 0..256 {
-                client.sender().send_data(piece.clone()).unwrap();
-                client.call(ClientSession::poll_flush).await.unwrap();
+                client.send_data(piece.clone()).await.unwrap();
                 if client.connection().send_state() == h1proto::conn::State::MustClose {
                     break;
                 }
