@@ -52,7 +52,12 @@ pub enum Event<H: MessageHead> {
     Data(Bytes),
     /// The trailer section of a chunked body (only when it has fields).
     Trailers(HeaderMap),
-    /// The message is complete, with the verdict on the connection.
+    /// The message is complete, with its verdict on the connection: what
+    /// its version, `Connection` field and framing say. A connection
+    /// hands out the same; its own [`keep_alive`](crate::conn::Connection::keep_alive)
+    /// adds the exchange's and the local side's reasons to close (a body
+    /// refused or left unread, a close asked for), and decides whether it
+    /// is reused.
     End(KeepAlive),
     /// The chunk extensions of the chunk whose data comes next, or, after
     /// the last `Data`, of the last-chunk. Only when asked for
