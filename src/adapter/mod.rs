@@ -227,7 +227,8 @@ macro_rules! io_calls {
             /// `send_request` still wait for their responses, the next
             /// response would not be `req`'s, so `req` is refused; read
             /// theirs with `next_response` (or `call(ClientSession::next_full_response)`)
-            /// first.
+            /// first. What is left unread of a response whose head was
+            /// read is skipped, as `next_response` skips it.
             ///
             /// # Errors
             ///
@@ -239,7 +240,7 @@ macro_rules! io_calls {
                 &mut self,
                 req: impl $crate::encode::IntoMessage<::http::request::Parts>,
             ) -> ::std::io::Result<::http::Response<::bytes::Bytes>> {
-                if self.session.connection().requests_in_flight() > 0 {
+                if self.session.heads_due() {
                     return Err($crate::UsageError::WrongState.into());
                 }
                 self.session.sender().send_request(req)?;

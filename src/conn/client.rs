@@ -37,9 +37,11 @@ use crate::role::{Client, Party};
 /// closes after the response (RFC 9112 section 9.5). A 2xx that arrives
 /// during the upload is a server answering as it reads (an echo, a
 /// streamed upload): the body is sent to its end and the connection stays
-/// reusable, unless that answer closes the connection (`Connection:
-/// close`, or a final answer before an awaited `100 Continue`): once it
-/// is complete, the rest is dropped the same way. A 101 during the upload
+/// reusable, unless the connection closes after that answer (it says
+/// `Connection: close`, it came before an awaited `100 Continue`, or the
+/// request itself said `close`, after which the client closes once it has
+/// read the final response, RFC 9112 section 9.6): once it is complete,
+/// the rest is dropped the same way. A 101 during the upload
 /// lets the body finish: the new protocol begins after the request (RFC
 /// 9110 section 7.8). The answer to an earlier, pipelined request refuses
 /// nothing of the one being sent.

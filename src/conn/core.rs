@@ -247,9 +247,10 @@ impl<R: ConnRole> Connection<R> {
     /// `true` when the rest of the message the local side is sending is
     /// not to be sent, and is dropped without an error: a client's request
     /// refused while it was being sent (the connection's own reason to
-    /// close says so), or one whose connection the server's complete
-    /// answer closed (a 2xx saying `Connection: close`, a final answer
-    /// before `100 Continue`): the server reads no more of it.
+    /// close says so), or one whose connection closes after the server's
+    /// complete answer (a 2xx saying `Connection: close`, a final answer
+    /// before `100 Continue`, a request that said `close`): the server
+    /// reads no more of it, and the client closes.
     pub(crate) fn withdrawn(&self) -> bool {
         self.machine.closes_for(CloseReason::RequestWithdrawn)
             || (R::LOCAL == Party::Client

@@ -224,6 +224,16 @@ impl ClientSession {
 
     // ---- Inside ------------------------------------------------------
 
+    /// `true` while a response head is still to be handed out for a
+    /// request sent: one not read yet, or one read ahead and held. The
+    /// response whose head was handed out and whose body is still being
+    /// read does not count: the next call skips the rest of it.
+    pub(crate) fn heads_due(&self) -> bool {
+        let reading = usize::from(self.conn.recv_state() == State::Body);
+        self.conn.requests_in_flight() > reading
+            || (self.held.as_ref()).is_some_and(|held| !held.ahead.is_empty())
+    }
+
     /// Reads the heads of the answer the server sent while the request is
     /// still being sent (a driver that reads while it writes brought them
     /// in), so that a final response during the upload is known at once: a

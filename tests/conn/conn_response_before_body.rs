@@ -488,3 +488,32 @@ fn a_101_during_the_upload_lets_the_body_finish_first() {
         );
     }
 }
+
+/// A client whose own request said `Connection: close` closes after
+/// reading the final response (RFC 9112 section 9.6): a 2xx complete
+/// before the upload is, ends it, and the rest is dropped without an
+/// error, as when the answer itself closes.
+#[test]
+fn a_closing_request_answered_2xx_during_its_upload_drops_the_rest() {
+    let setup = || {
+        let mut pair = Pair::new();
+        let req = Request::post("/up")
+            .header("host", "example.com")
+            .header("connection", "close")
+            .header("content-length", "10")
+            .body(())
+            .unwrap();
+        pair.client.sender().send_head(req).unwrap();
+        pair.client.sender().send_data("01234").unwrap();
+        pair.drain_client();
+        pair
+    };
+    let raw = b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n";
+    for (mut pair, events) in at_every_cut(setup, raw) {
+        assert_eq!(support::responses(&events), vec![(200, vec![])]);
+        assert_eq!(pair.client.sender().send_data("56789"), Ok(()));
+        assert_eq!(pair.client.sender().finish(None), Ok(()));
+        assert!(pair.client.output().is_empty());
+        assert!(pair.client.is_closed());
+    }
+}

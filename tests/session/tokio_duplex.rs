@@ -113,6 +113,49 @@ fn send_refuses_while_an_earlier_request_waits_for_its_answer() {
     });
 }
 
+/// `send` after an answer whose head alone was read (`next_response`, its
+/// body of no interest): no request waits for its answer, so it goes, and
+/// the rest of the previous body is skipped.
+#[test]
+fn send_after_reading_only_the_head_of_the_previous_answer() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let (io, mut peer) = tokio::io::duplex(64 * 1024);
+        let get = |path: &str| {
+            http::Request::get(path)
+                .header("host", "x")
+                .body(Bytes::new())
+                .unwrap()
+        };
+        let server = tokio::spawn(async move {
+            let head = read_head(&mut peer).await;
+            assert!(head.starts_with("GET /a "), "{head}");
+            peer.write_all(b"HTTP/1.1 404 Not Found\r\ncontent-length: 4\r\n\r\nnope")
+                .await
+                .unwrap();
+            let head = read_head(&mut peer).await;
+            assert!(head.starts_with("GET /b "), "{head}");
+            peer.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nhi")
+                .await
+                .unwrap();
+            peer
+        });
+        let mut client = Client::new(io, Config::default());
+        client.sender().send_request(get("/a")).unwrap();
+        let res = client.next_response().await.unwrap().unwrap();
+        assert_eq!(res.status(), StatusCode::NOT_FOUND);
+        let res = tokio::time::timeout(Duration::from_secs(5), client.send(get("/b")))
+            .await
+            .expect("answered within 5 s")
+            .expect("sent: no request waited for its answer");
+        assert_eq!(&res.body()[..], b"hi");
+        drop(server);
+    });
+}
+
 #[test]
 fn a_request_pipelined_while_an_answer_is_written_is_read_and_answered_in_order() {
     let rt = tokio::runtime::Builder::new_current_thread()
