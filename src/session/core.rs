@@ -431,6 +431,27 @@ impl<R: ConnRole> SessionOf<R> {
             if self.shutdown {
                 self.stop();
             }
+            self.refuse_unsolicited();
+        }
+    }
+
+    /// A client's: bytes held while no request is in flight and the
+    /// application has taken every response (a server's 408 before it
+    /// closes an idle connection) would answer the next request sent. The
+    /// connection refuses them at once, so that a pool no longer finds it
+    /// reusable and no request is sent on it (response queue poisoning).
+    /// Looked at when bytes come, and when the last response ends.
+    fn refuse_unsolicited(&mut self) {
+        if R::LOCAL == Party::Client
+            && self.phase == Phase::Open
+            && self.body_done
+            && !self.read.buf.is_empty()
+            && (self.held.as_ref()).is_none_or(|held| held.ahead.is_empty())
+            && self.conn.requests_in_flight() == 0
+        {
+            if let Err(err) = self.conn.poll(&mut self.read.buf) {
+                self.fail_later(err);
+            }
         }
     }
 
@@ -627,18 +648,7 @@ impl<R: ConnRole> Session for SessionOf<R> {
             // The first bytes of a request head.
             self.head_since = Some(now);
         }
-        if R::LOCAL == Party::Client
-            && self.phase == Phase::Open
-            && self.conn.requests_in_flight() == 0
-        {
-            // Bytes no request asked for (a server's 408 before it closes
-            // an idle connection) would answer the next request sent: the
-            // connection refuses them now, so that a pool no longer finds
-            // it reusable and no request is sent on it.
-            if let Err(err) = self.conn.poll(&mut self.read.buf) {
-                self.fail_later(err);
-            }
-        }
+        self.refuse_unsolicited();
     }
 
     fn output(&mut self) -> &mut Segments {

@@ -522,6 +522,26 @@ fn bytes_read_while_idle_answer_no_later_request() {
     }
 }
 
+/// The same when the bytes come while the application has a response to
+/// finish (a 204's head handed out, its end not yet taken): the response
+/// ends as sent, and the bytes are refused once it has.
+#[test]
+fn bytes_read_before_a_bodiless_answer_is_finished_answer_no_later_request() {
+    let mut h = client();
+    h.s.sender().send_request(get_req("/1")).unwrap();
+    h.send("HTTP/1.1 204 No Content\r\n\r\n");
+    let head = h.call(ClientSession::next_response).ready().unwrap();
+    assert_eq!(head.status(), StatusCode::NO_CONTENT);
+    h.send("HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n");
+    while h.s.wants_read() && h.perform(Io::Read) {}
+    assert!(h.call(ClientSession::read_data).ready().is_none());
+    assert!(!h.s.is_reusable());
+    let SessionError::Peer(err) = h.call(ClientSession::next_response).err() else {
+        panic!("not the peer's error");
+    };
+    assert_eq!(err.kind(), ErrorKind::UnsolicitedResponse);
+}
+
 #[test]
 fn a_client_waits_for_100_continue_before_its_body() {
     let mut h = client();
