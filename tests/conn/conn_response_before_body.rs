@@ -313,6 +313,23 @@ fn at_every_cut(setup: impl Fn() -> Pair, raw: &[u8]) -> Vec<(Pair, Vec<support:
         .collect()
 }
 
+/// A pair whose client sent the head of `req` (with `Content-Length: 10`)
+/// and `first` of its body, all of it drained to the wire.
+fn half_an_upload(pair: Pair, req: http::request::Builder, first: &'static str) -> Pair {
+    let mut pair = pair;
+    let req = req
+        .header("host", "example.com")
+        .header("content-length", "10")
+        .body(())
+        .unwrap();
+    pair.client.sender().send_head(req).unwrap();
+    if !first.is_empty() {
+        pair.client.sender().send_data(first).unwrap();
+    }
+    pair.drain_client();
+    pair
+}
+
 /// A GET, then a POST whose body is half sent: the two pipelined.
 fn get_then_half_an_upload() -> Pair {
     let mut pair = Pair::new();
@@ -320,15 +337,7 @@ fn get_then_half_an_upload() -> Pair {
         .sender()
         .send_request(support::get("/missing"))
         .unwrap();
-    let post = Request::post("/upload")
-        .header("host", "example.com")
-        .header("content-length", "10")
-        .body(())
-        .unwrap();
-    pair.client.sender().send_head(post).unwrap();
-    pair.client.sender().send_data("01234").unwrap();
-    pair.drain_client();
-    pair
+    half_an_upload(pair, Request::post("/upload"), "01234")
 }
 
 /// A refusal answers the request it follows in order (RFC 9112 section
@@ -396,18 +405,7 @@ fn a_refused_get_and_the_upload_behind_it_both_complete_against_a_server() {
 /// after a refusal (RFC 9112 section 9.5).
 #[test]
 fn a_closing_2xx_during_the_upload_drops_the_rest_without_an_error() {
-    let setup = || {
-        let mut pair = Pair::new();
-        let req = Request::put("/up")
-            .header("host", "example.com")
-            .header("content-length", "10")
-            .body(())
-            .unwrap();
-        pair.client.sender().send_head(req).unwrap();
-        pair.client.sender().send_data("01234").unwrap();
-        pair.drain_client();
-        pair
-    };
+    let setup = || half_an_upload(Pair::new(), Request::put("/up"), "01234");
     let raw = b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok";
     for (mut pair, events) in at_every_cut(setup, raw) {
         assert_eq!(support::responses(&events), vec![(200, b"ok".to_vec())]);
@@ -424,15 +422,8 @@ fn a_closing_2xx_during_the_upload_drops_the_rest_without_an_error() {
 #[test]
 fn a_final_answer_before_100_continue_refuses_the_body_without_an_error() {
     let setup = || {
-        let mut pair = Pair::new();
-        let req = Request::put("/up")
-            .header("host", "example.com")
-            .header("expect", "100-continue")
-            .header("content-length", "10")
-            .body(())
-            .unwrap();
-        pair.client.sender().send_head(req).unwrap();
-        pair.drain_client();
+        let expect = Request::put("/up").header("expect", "100-continue");
+        let pair = half_an_upload(Pair::new(), expect, "");
         assert!(pair.client.is_waiting_for_continue());
         pair
     };
@@ -457,18 +448,10 @@ fn a_final_answer_before_100_continue_refuses_the_body_without_an_error() {
 #[test]
 fn a_101_during_the_upload_lets_the_body_finish_first() {
     let setup = || {
-        let mut pair = Pair::new();
-        let req = Request::post("/up")
-            .header("host", "example.com")
+        let upgrade = Request::post("/up")
             .header("connection", "upgrade")
-            .header("upgrade", "websocket")
-            .header("content-length", "10")
-            .body(())
-            .unwrap();
-        pair.client.sender().send_head(req).unwrap();
-        pair.client.sender().send_data("01234").unwrap();
-        pair.drain_client();
-        pair
+            .header("upgrade", "websocket");
+        half_an_upload(Pair::new(), upgrade, "01234")
     };
     let raw =
         b"HTTP/1.1 101 Switching Protocols\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n";
@@ -496,17 +479,8 @@ fn a_101_during_the_upload_lets_the_body_finish_first() {
 #[test]
 fn a_closing_request_answered_2xx_during_its_upload_drops_the_rest() {
     let setup = || {
-        let mut pair = Pair::new();
-        let req = Request::post("/up")
-            .header("host", "example.com")
-            .header("connection", "close")
-            .header("content-length", "10")
-            .body(())
-            .unwrap();
-        pair.client.sender().send_head(req).unwrap();
-        pair.client.sender().send_data("01234").unwrap();
-        pair.drain_client();
-        pair
+        let close = Request::post("/up").header("connection", "close");
+        half_an_upload(Pair::new(), close, "01234")
     };
     let raw = b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n";
     for (mut pair, events) in at_every_cut(setup, raw) {

@@ -10,13 +10,26 @@ use h1proto::{ClientSession, Config};
 use http::StatusCode;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-#[test]
-fn an_early_refusal_during_an_upload_is_seen_at_once() {
-    let rt = tokio::runtime::Builder::new_current_thread()
+/// Runs `fut` on a current-thread runtime with timers.
+fn block_on<F: std::future::Future>(fut: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .unwrap();
-    rt.block_on(async {
+        .unwrap()
+        .block_on(fut)
+}
+
+/// A GET of `path` with its `Host`.
+fn get(path: &str) -> http::Request<Bytes> {
+    http::Request::get(path)
+        .header("host", "x")
+        .body(Bytes::new())
+        .unwrap()
+}
+
+#[test]
+fn an_early_refusal_during_an_upload_is_seen_at_once() {
+    block_on(async {
         // A pipe that holds 64 KiB each way: the upload fills it at once.
         let (io, mut peer) = tokio::io::duplex(64 * 1024);
         // The server: reads the head, answers 413, then reads nothing more
@@ -72,19 +85,9 @@ fn an_early_refusal_during_an_upload_is_seen_at_once() {
 /// and sends nothing; once the earlier answer is read, it goes.
 #[test]
 fn send_refuses_while_an_earlier_request_waits_for_its_answer() {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
+    block_on(async {
         let (io, mut peer) = tokio::io::duplex(64 * 1024);
         let mut client = Client::new(io, Config::default());
-        let get = |path: &str| {
-            http::Request::get(path)
-                .header("host", "x")
-                .body(Bytes::new())
-                .unwrap()
-        };
         client.sender().send_request(get("/first")).unwrap();
         let err = tokio::time::timeout(Duration::from_secs(5), client.send(get("/second")))
             .await
@@ -118,18 +121,8 @@ fn send_refuses_while_an_earlier_request_waits_for_its_answer() {
 /// the rest of the previous body is skipped.
 #[test]
 fn send_after_reading_only_the_head_of_the_previous_answer() {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
+    block_on(async {
         let (io, mut peer) = tokio::io::duplex(64 * 1024);
-        let get = |path: &str| {
-            http::Request::get(path)
-                .header("host", "x")
-                .body(Bytes::new())
-                .unwrap()
-        };
         let server = tokio::spawn(async move {
             let head = read_head(&mut peer).await;
             assert!(head.starts_with("GET /a "), "{head}");
@@ -158,11 +151,7 @@ fn send_after_reading_only_the_head_of_the_previous_answer() {
 
 #[test]
 fn a_request_pipelined_while_an_answer_is_written_is_read_and_answered_in_order() {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
+    block_on(async {
         let (io, mut peer) = tokio::io::duplex(16 * 1024);
         let server = tokio::spawn(async move {
             // No `Date`, so that the answers' bytes are known in full.
@@ -228,11 +217,7 @@ async fn read_head(peer: &mut tokio::io::DuplexStream) -> String {
 /// upstream is waiting for the body), and the session's next call takes it.
 #[test]
 fn read_ahead_brings_an_early_answer_in_without_a_deadline() {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
+    block_on(async {
         let (io, mut peer) = tokio::io::duplex(64 * 1024);
         let mut config = Config::default();
         config.timeouts.head = Some(Duration::from_millis(100));
@@ -272,11 +257,7 @@ fn read_ahead_brings_an_early_answer_in_without_a_deadline() {
 /// closed it, or the idle timeout passed.
 #[test]
 fn is_alive_looks_at_an_idle_connection_without_waiting() {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
+    block_on(async {
         let exchange = |config: Config| async move {
             let (io, mut peer) = tokio::io::duplex(64 * 1024);
             let mut client = Client::new(io, config);
