@@ -245,7 +245,7 @@ impl<S: Transport, T: Session> Driver<S, T, Blocking> {
             _ => self.io.shutdown_write().map(|()| 0),
         };
         let now = Instant::now();
-        self.handle_io(step, result, now)?;
+        self.wall.report(&mut self.session, step, result, now)?;
         Ok(now)
     }
 }

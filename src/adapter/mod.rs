@@ -3,7 +3,7 @@
 //! Each adapter is a loop over a [`ServerSession`]
 //! or [`ClientSession`] and nothing more: make the
 //! call the application wants; when the session answers with an
-//! [`Io`], do that I/O, waiting no later than the session's
+//! [`Io`](crate::Io), do that I/O, waiting no later than the session's
 //! deadline; report it; call again. Every protocol decision (when to
 //! write, `100 Continue`, error responses, timeouts, graceful shutdown,
 //! the lingering close, giving an idle connection's buffers back) is the
@@ -311,8 +311,6 @@ pub mod tokio;
 pub mod tower;
 
 #[cfg(any(feature = "blocking", feature = "tokio"))]
-use std::io;
-#[cfg(any(feature = "blocking", feature = "tokio"))]
 use std::ops::{Deref, DerefMut};
 #[cfg(any(feature = "blocking", feature = "tokio"))]
 use std::time::Instant;
@@ -325,7 +323,7 @@ use bytes::BytesMut;
     not(any(feature = "blocking", feature = "tokio")),
     allow(unused_imports)
 )]
-use crate::{ClientSession, Config, Io, ServerSession, Session};
+use crate::{ClientSession, Config, ServerSession, Session};
 #[cfg(any(feature = "blocking", feature = "tokio"))]
 use driver::WallClock;
 
@@ -408,12 +406,6 @@ impl<S, T: Session, R: Runtime> Driver<S, T, R> {
         let now = R::now();
         self.wall.update(now, &mut self.session);
         now
-    }
-
-    /// Reports to the session how the I/O `step` asked for ended, at
-    /// `now` ([`WallClock::report`]).
-    fn handle_io(&mut self, step: Io, result: io::Result<usize>, now: Instant) -> io::Result<()> {
-        self.wall.report(&mut self.session, step, result, now)
     }
 }
 

@@ -228,6 +228,7 @@ impl ClientSession {
     /// request sent: one not read yet, or one read ahead and held. The
     /// response whose head was handed out and whose body is still being
     /// read does not count: the next call skips the rest of it.
+    #[cfg(any(feature = "blocking", feature = "tokio"))]
     pub(crate) fn heads_due(&self) -> bool {
         let reading = usize::from(self.conn.recv_state() == State::Body);
         self.conn.requests_in_flight() > reading
