@@ -244,18 +244,17 @@ impl<R: ConnRole> Connection<R> {
         self.machine.verdict(self.facts())
     }
 
-    /// `true` when the rest of the message the local side is sending is
-    /// not to be sent, and is dropped without an error: a client's request
-    /// refused while it was being sent (the connection's own reason to
-    /// close says so), or one whose connection closes after the server's
-    /// complete answer (a 2xx saying `Connection: close`, a final answer
-    /// before `100 Continue`, a request that said `close`): the server
-    /// reads no more of it, and the client closes.
+    /// `true` when the machine ended the message the local side is sending
+    /// before its end, whose rest is then dropped without an error: a
+    /// client's request refused while it was being sent, or one whose
+    /// connection closes after the server's complete answer (a 2xx saying
+    /// `Connection: close`, a final answer before `100 Continue`, a
+    /// request that said `close`): the server reads no more of it, and the
+    /// client closes.
     pub(crate) fn withdrawn(&self) -> bool {
-        self.machine.closes_for(CloseReason::RequestWithdrawn)
-            || (R::LOCAL == Party::Client
-                && self.machine.client() == State::MustClose
-                && self.encoder.body_kind().is_some())
+        R::LOCAL == Party::Client
+            && matches!(self.machine.client(), State::MustClose | State::Closed)
+            && self.encoder.body_kind().is_some()
     }
 
     /// Requests sent or received whose final response has not ended (one

@@ -368,11 +368,6 @@ impl Machine {
         facts.requests.and(self.own).and(facts.responses)
     }
 
-    /// `true` when the connection's own first reason to close is `reason`.
-    pub(crate) fn closes_for(&self, reason: CloseReason) -> bool {
-        self.own == KeepAlive::Close(reason)
-    }
-
     /// `true` while the client waits for `100 Continue`.
     pub(crate) fn expects_continue(&self) -> bool {
         self.flags & Flag::ExpectContinue.bit() != 0

@@ -230,8 +230,7 @@ impl ClientSession {
     /// read does not count: the next call skips the rest of it.
     #[cfg(any(feature = "blocking", feature = "tokio"))]
     pub(crate) fn heads_due(&self) -> bool {
-        let reading = usize::from(self.conn.recv_state() == State::Body);
-        self.conn.requests_in_flight() > reading
+        <Client as crate::conn::ConnRole>::unanswered(&self.conn) > 0
             || (self.held.as_ref()).is_some_and(|held| !held.ahead.is_empty())
     }
 
